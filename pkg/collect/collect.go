@@ -1,0 +1,54 @@
+package collect
+
+import (
+	"context"
+	"time"
+
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// Scope chooses which nodes to collect.
+type Scope struct {
+	// Names lists nodes to read by name; empty means every node matching Selector.
+	Names []string
+	// Selector is a label selector over nodes, in kubectl's syntax.
+	Selector string
+}
+
+// Collector reads one Snapshot. Clients are given, never built here, so tests pass fakes.
+type Collector struct {
+	Kube    kubernetes.Interface
+	Dynamic dynamic.Interface
+	// EC2 is nil when no AWS configuration could be loaded; EC2Gap then says why.
+	EC2    EC2API
+	EC2Gap *snapshot.Gap
+	// Region is the AWS Region EC2 is read in; empty means "derive it from the nodes".
+	Region string
+	// Context and Cluster identify the cluster in the snapshot.
+	Context string
+	Cluster string
+	// Now stamps the snapshot; nil means time.Now.
+	Now func() time.Time
+	// PageSize is the Kubernetes list page size (limit); 0 means 500.
+	PageSize int64
+}
+
+// Collect reads Kubernetes, then EC2 for the instances, subnets, security groups, placement
+// groups and instance types those nodes use. It fails only when the API server cannot be
+// reached or refuses the credentials; every other failure is a Gap in the snapshot.
+func (c *Collector) Collect(ctx context.Context, scope Scope) (*snapshot.Snapshot, error) {
+	now := time.Now
+	if c.Now != nil {
+		now = c.Now
+	}
+	s := snapshot.New(now().UTC())
+	s.Context, s.Cluster, s.Region = c.Context, c.Cluster, c.Region
+	if err := c.collectKube(ctx, s, scope); err != nil {
+		return nil, err
+	}
+	c.collectEC2(ctx, s)
+	return s, nil
+}

@@ -1,0 +1,81 @@
+package diagnose
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Severity ranks a finding. The zero value is Info.
+type Severity int
+
+// The severities, from least to most severe.
+const (
+	Info Severity = iota
+	Warning
+	Critical
+)
+
+var severityNames = [...]string{"info", "warning", "critical"}
+
+// String returns "info", "warning" or "critical".
+func (s Severity) String() string {
+	if s < Info || s > Critical {
+		return fmt.Sprintf("severity(%d)", int(s))
+	}
+	return severityNames[s]
+}
+
+// MarshalText makes JSON and YAML carry the severity's name.
+func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText parses a severity name.
+func (s *Severity) UnmarshalText(b []byte) error {
+	v, err := ParseSeverity(string(b))
+	if err != nil {
+		return err
+	}
+	*s = v
+	return nil
+}
+
+// ParseSeverity parses "info", "warning" or "critical", in any case.
+func ParseSeverity(name string) (Severity, error) {
+	for i, n := range severityNames {
+		if strings.EqualFold(name, n) {
+			return Severity(i), nil
+		}
+	}
+	return Info, fmt.Errorf("unknown severity %q: use info, warning or critical", name)
+}
+
+// Finding is one problem a check found about one node or one resource.
+type Finding struct {
+	// ID is the check's stable kebab-case ID; IDs are never reused.
+	ID       string   `json:"id"`
+	Severity Severity `json:"severity"`
+	// Node is the node the finding is about, when it is about one node.
+	Node string `json:"node,omitempty"`
+	// Resource is the object at fault as kind/name, e.g. subnet/subnet-0abc or ec2nodeclass/default.
+	Resource string `json:"resource,omitempty"`
+	// Message says what is wrong, with the numbers that prove it.
+	Message string `json:"message"`
+	// Remedy names the field, setting or command to change.
+	Remedy string `json:"remedy"`
+}
+
+// less orders findings by severity (worst first), then ID, node and resource.
+func (f Finding) less(g Finding) bool {
+	if f.Severity != g.Severity {
+		return f.Severity > g.Severity
+	}
+	if f.ID != g.ID {
+		return f.ID < g.ID
+	}
+	if f.Node != g.Node {
+		return f.Node < g.Node
+	}
+	if f.Resource != g.Resource {
+		return f.Resource < g.Resource
+	}
+	return f.Message < g.Message
+}

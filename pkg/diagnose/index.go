@@ -1,0 +1,166 @@
+package diagnose
+
+import (
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// Index is a Snapshot with its objects keyed for lookup and each node joined with its
+// instance, subnet, instance type, NodeClaim, NodePool and EC2NodeClass. It is built once per
+// Analyze and shared, read-only, by every check.
+type Index struct {
+	Snapshot *snapshot.Snapshot
+
+	// Nodes holds every node, sorted by name.
+	Nodes []*NodeInfo
+
+	Instances       map[string]*snapshot.Instance
+	Subnets         map[string]*snapshot.Subnet
+	SecurityGroups  map[string]*snapshot.SecurityGroup
+	PlacementGroups map[string]*snapshot.PlacementGroup // by ID and by name
+	InstanceTypes   map[string]*snapshot.InstanceType
+	NodePools       map[string]*snapshot.NodePool
+	NodeClasses     map[string]*snapshot.EC2NodeClass
+	ENIConfigs      map[string]*snapshot.ENIConfig
+}
+
+// NodeInfo is one node joined with everything karpnet knows about it. Pointers are nil when
+// the object is unknown.
+type NodeInfo struct {
+	Node *corev1.Node
+	// EC2 is true when the node should be an EC2 instance (an aws providerID, or none at all
+	// on a node carrying EC2 or Karpenter labels). Non-EC2 nodes are skipped.
+	EC2 bool
+	// Provider is the parsed providerID; ProviderErr says why it did not parse.
+	Provider    ProviderID
+	ProviderErr error
+
+	Instance *snapshot.Instance
+	Subnet   *snapshot.Subnet
+	Type     *snapshot.InstanceType
+	Claim    *snapshot.NodeClaim
+	Pool     *snapshot.NodePool
+	Class    *snapshot.EC2NodeClass
+
+	// PoolName and ClassName are the node's NodePool and EC2NodeClass names, even when the
+	// objects themselves were not found.
+	PoolName  string
+	ClassName string
+}
+
+// Checked reports whether the node takes part in EC2 checks: an EC2 node whose providerID parses.
+func (n *NodeInfo) Checked() bool { return n.EC2 && n.ProviderErr == nil }
+
+// Name returns the node's name.
+func (n *NodeInfo) Name() string { return n.Node.Name }
+
+// NewIndex indexes s. It does not modify s.
+func NewIndex(s *snapshot.Snapshot) *Index {
+	x := &Index{
+		Snapshot:        s,
+		Instances:       keyed(s.Instances, func(v *snapshot.Instance) string { return v.ID }),
+		Subnets:         keyed(s.Subnets, func(v *snapshot.Subnet) string { return v.ID }),
+		SecurityGroups:  keyed(s.SecurityGroups, func(v *snapshot.SecurityGroup) string { return v.ID }),
+		PlacementGroups: keyed(s.PlacementGroups, func(v *snapshot.PlacementGroup) string { return v.ID }),
+		InstanceTypes:   keyed(s.InstanceTypes, func(v *snapshot.InstanceType) string { return v.Name }),
+		NodePools:       keyed(s.NodePools, func(v *snapshot.NodePool) string { return v.Name }),
+		NodeClasses:     keyed(s.NodeClasses, func(v *snapshot.EC2NodeClass) string { return v.Name }),
+		ENIConfigs:      keyed(s.ENIConfigs, func(v *snapshot.ENIConfig) string { return v.Name }),
+	}
+	for i := range s.PlacementGroups {
+		if pg := &s.PlacementGroups[i]; pg.Name != "" {
+			if _, ok := x.PlacementGroups[pg.Name]; !ok {
+				x.PlacementGroups[pg.Name] = pg
+			}
+		}
+	}
+	claimsByNode := make(map[string]*snapshot.NodeClaim, len(s.NodeClaims))
+	claimsByProvider := make(map[string]*snapshot.NodeClaim, len(s.NodeClaims))
+	for i := range s.NodeClaims {
+		c := &s.NodeClaims[i]
+		if c.NodeName != "" {
+			claimsByNode[c.NodeName] = c
+		}
+		if c.ProviderID != "" {
+			claimsByProvider[c.ProviderID] = c
+		}
+	}
+	x.Nodes = make([]*NodeInfo, 0, len(s.Nodes))
+	for i := range s.Nodes {
+		n := &NodeInfo{Node: &s.Nodes[i]}
+		n.Claim = claimsByNode[n.Node.Name]
+		if n.Claim == nil && n.Node.Spec.ProviderID != "" {
+			n.Claim = claimsByProvider[n.Node.Spec.ProviderID]
+		}
+		x.join(n)
+		x.Nodes = append(x.Nodes, n)
+	}
+	slices.SortFunc(x.Nodes, func(a, b *NodeInfo) int { return strings.Compare(a.Name(), b.Name()) })
+	return x
+}
+
+func (x *Index) join(n *NodeInfo) {
+	node := n.Node
+	n.Provider, n.ProviderErr = ParseProviderID(node.Spec.ProviderID)
+	n.EC2 = isEC2ProviderID(node.Spec.ProviderID) || (node.Spec.ProviderID == "" && looksLikeEC2(node))
+	if n.Checked() {
+		n.Instance = x.Instances[n.Provider.InstanceID]
+	}
+	if n.Instance != nil {
+		n.Subnet = x.Subnets[n.Instance.SubnetID]
+		n.Type = x.InstanceTypes[n.Instance.Type]
+	} else if t := node.Labels[corev1.LabelInstanceTypeStable]; t != "" {
+		n.Type = x.InstanceTypes[t]
+	}
+
+	n.PoolName = node.Labels[snapshot.LabelNodePool]
+	if n.PoolName == "" && n.Claim != nil {
+		n.PoolName = n.Claim.NodePool()
+	}
+	n.Pool = x.NodePools[n.PoolName]
+
+	switch {
+	case n.Claim != nil && n.Claim.NodeClassRef.Name != "" && isEC2NodeClassRef(n.Claim.NodeClassRef):
+		n.ClassName = n.Claim.NodeClassRef.Name
+	case node.Labels[snapshot.LabelEC2NodeClass] != "":
+		n.ClassName = node.Labels[snapshot.LabelEC2NodeClass]
+	case n.Pool != nil && isEC2NodeClassRef(n.Pool.NodeClassRef):
+		n.ClassName = n.Pool.NodeClassRef.Name
+	}
+	n.Class = x.NodeClasses[n.ClassName]
+}
+
+// isEC2NodeClassRef reports whether ref points at an EC2NodeClass (an empty kind counts, as
+// v1beta1 NodePools may omit it).
+func isEC2NodeClassRef(ref snapshot.NodeClassRef) bool {
+	return ref.Kind == "" || ref.Kind == snapshot.KindEC2NodeClass
+}
+
+// looksLikeEC2 reports whether a node without providerID carries labels only EC2 nodes have.
+func looksLikeEC2(node *corev1.Node) bool {
+	for k := range node.Labels {
+		if strings.HasPrefix(k, "karpenter.sh/") || strings.HasPrefix(k, "karpenter.k8s.aws/") ||
+			strings.HasPrefix(k, "eks.amazonaws.com/nodegroup") || strings.HasPrefix(k, "k8s.io/cloud-provider-aws") {
+			return true
+		}
+	}
+	return false
+}
+
+// Unavailable reports whether source could not be read (see snapshot.Snapshot.Unavailable).
+func (x *Index) Unavailable(source string) bool { return x.Snapshot.Unavailable(source) }
+
+// Setting returns an aws-node (VPC CNI) env setting, or def.
+func (x *Index) Setting(name, def string) string { return x.Snapshot.AWSNode.Setting(name, def) }
+
+func keyed[T any](items []T, key func(*T) string) map[string]*T {
+	m := make(map[string]*T, len(items))
+	for i := range items {
+		m[key(&items[i])] = &items[i]
+	}
+	return m
+}

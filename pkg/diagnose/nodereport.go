@@ -1,0 +1,123 @@
+package diagnose
+
+// NodeReport is one node's whole networking picture, as `describe node` shows it and as the
+// "nodes" list of a Report carries it. Sections that could not be computed are nil.
+type NodeReport struct {
+	Identity       Identity          `json:"identity"`
+	Addresses      []AddressReport   `json:"addresses"`
+	Subnet         *SubnetReport     `json:"subnet,omitempty"`
+	SecurityGroups *SecurityGroups   `json:"securityGroups,omitempty"`
+	ENIs           []ENIReport       `json:"enis"`
+	Capacity       *CapacityReport   `json:"capacity,omitempty"`
+	EFA            *EFAReport        `json:"efa,omitempty"`
+	Placement      *PlacementReport  `json:"placement,omitempty"`
+	Findings       []Finding         `json:"findings"`
+	// Status is the node's worst severity, or "ok" when it has no findings.
+	Status string `json:"status"`
+}
+
+// Identity ties a Node to its instance and to Karpenter.
+type Identity struct {
+	Node          string `json:"node"`
+	ProviderID    string `json:"providerID,omitempty"`
+	InstanceID    string `json:"instanceID,omitempty"`
+	InstanceState string `json:"instanceState,omitempty"`
+	InstanceType  string `json:"instanceType,omitempty"`
+	Zone          string `json:"zone,omitempty"`
+	ZoneID        string `json:"zoneID,omitempty"`
+	NodePool      string `json:"nodePool,omitempty"`
+	NodeClass     string `json:"nodeClass,omitempty"`
+	NodeClaim     string `json:"nodeClaim,omitempty"`
+	// Skipped says why the node was not checked against EC2 (a non-EC2 providerID).
+	Skipped string `json:"skipped,omitempty"`
+}
+
+// AddressReport is one InternalIP of the node.
+type AddressReport struct {
+	Address string `json:"address"`
+	// InSubnet tells whether the address lies in the instance subnet's CIDR (nil: unknown).
+	InSubnet *bool `json:"inSubnet,omitempty"`
+	// IsPrimaryIP tells whether it equals the instance's primary private IP (nil: unknown).
+	IsPrimaryIP *bool `json:"isPrimaryIP,omitempty"`
+}
+
+// SubnetReport is the instance's subnet.
+type SubnetReport struct {
+	ID           string `json:"id"`
+	CIDR         string `json:"cidr,omitempty"`
+	Zone         string `json:"zone,omitempty"`
+	ZoneID       string `json:"zoneID,omitempty"`
+	AvailableIPs *int32 `json:"availableIPs,omitempty"`
+	// Selected tells whether the EC2NodeClass status selects the subnet (nil: no NodeClass).
+	Selected *bool `json:"selected,omitempty"`
+}
+
+// SecurityGroups compares the instance's security groups with its EC2NodeClass's resolved set.
+type SecurityGroups struct {
+	Groups []SecurityGroupReport `json:"groups"`
+	// NodeClass is the EC2NodeClass's status.securityGroups IDs, when known.
+	NodeClass []string `json:"nodeClass,omitempty"`
+	// Match tells whether the two sets are equal (nil: no NodeClass to compare with).
+	Match *bool `json:"match,omitempty"`
+}
+
+// SecurityGroupReport is one security group of the instance.
+type SecurityGroupReport struct {
+	ID          string `json:"id"`
+	Name        string `json:"name,omitempty"`
+	InNodeClass *bool  `json:"inNodeClass,omitempty"`
+}
+
+// ENIReport is one network interface attached to the instance.
+type ENIReport struct {
+	NetworkCardIndex int32    `json:"networkCardIndex"`
+	DeviceIndex      int32    `json:"deviceIndex"`
+	ID               string   `json:"id"`
+	InterfaceType    string   `json:"interfaceType"`
+	SubnetID         string   `json:"subnetID,omitempty"`
+	PrivateIPs       []string `json:"privateIPs,omitempty"`
+	IPv4Prefixes     []string `json:"ipv4Prefixes,omitempty"`
+	SecurityGroups   []string `json:"securityGroups,omitempty"`
+}
+
+// CapacityReport compares the pods a node advertises with what its ENIs can give pods.
+type CapacityReport struct {
+	// Pods is the node's status.capacity.pods.
+	Pods int64 `json:"pods"`
+	// IPCapacity is the most pod IPs the node's ENIs can ever give (see Formula).
+	IPCapacity int64 `json:"ipCapacity"`
+	// Inputs of the formula.
+	DefaultCardENIs  int32 `json:"defaultCardENIs"`
+	IPv4PerENI       int32 `json:"ipv4PerENI"`
+	PrefixDelegation bool  `json:"prefixDelegation"`
+	CustomNetworking bool  `json:"customNetworking"`
+	TrunkENI         bool  `json:"trunkENI"`
+	EFAOnlyOnCard0   int32 `json:"efaOnlyOnCard0"`
+	UsableENIs       int32 `json:"usableENIs"`
+	// ENIsAttached counts the ENIs attached on the default network card.
+	ENIsAttached int `json:"enisAttached"`
+	// Formula is the computation with its numbers, e.g. "(3 - 0) x (10 - 1) + 2 = 29".
+	Formula string `json:"formula"`
+}
+
+// EFAReport is the node's Elastic Fabric Adapter picture.
+type EFAReport struct {
+	Supported     bool  `json:"supported"`
+	MaxInterfaces int32 `json:"maxInterfaces"`
+	// Attached counts ENIs of type efa and efa-only.
+	Attached int `json:"attached"`
+	// Allocatable is the node's allocatable vpc.amazonaws.com/efa.
+	Allocatable int64 `json:"allocatable"`
+	// NodeClassEFAOnly counts efa-only entries in the EC2NodeClass's networkInterfaces.
+	NodeClassEFAOnly int `json:"nodeClassEFAOnly,omitempty"`
+}
+
+// PlacementReport is the instance's placement group and what its EC2NodeClass selects.
+type PlacementReport struct {
+	GroupName string `json:"groupName,omitempty"`
+	GroupID   string `json:"groupID,omitempty"`
+	Strategy  string `json:"strategy,omitempty"`
+	Partition int32  `json:"partition,omitempty"`
+	// NodeClassSelects is the EC2NodeClass's placementGroupSelector as name=... or id=....
+	NodeClassSelects string `json:"nodeClassSelects,omitempty"`
+}

@@ -1,0 +1,65 @@
+package diagnose
+
+import (
+	"time"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// Report kind and API version: the JSON/YAML output is a public interface.
+const (
+	ReportKind       = "Report"
+	ReportAPIVersion = "karpnet/v1alpha1"
+)
+
+// Report is the result of Analyze: what was checked and what was found.
+type Report struct {
+	Kind       string         `json:"kind"`
+	APIVersion string         `json:"apiVersion"`
+	Taken      time.Time      `json:"taken"`
+	Context    string         `json:"context,omitempty"`
+	Cluster    string         `json:"cluster,omitempty"`
+	Region     string         `json:"region,omitempty"`
+	Summary    Summary        `json:"summary"`
+	Nodes      []NodeReport   `json:"nodes"`
+	Findings   []Finding      `json:"findings"`
+	Gaps       []snapshot.Gap `json:"gaps"`
+}
+
+// Summary counts nodes by their worst finding.
+type Summary struct {
+	// Nodes is the number of nodes checked.
+	Nodes        int `json:"nodes"`
+	Clean        int `json:"clean"`
+	WithInfo     int `json:"withInfo"`
+	WithWarnings int `json:"withWarnings"`
+	WithCritical int `json:"withCritical"`
+	// Skipped counts nodes whose providerID is not an EC2 one (hybrid nodes, other clouds).
+	Skipped int `json:"skipped"`
+	// Findings counts all findings by severity name.
+	Findings map[string]int `json:"findings"`
+}
+
+// Options choose what Analyze reports.
+type Options struct {
+	// Nodes limits node reports and node findings to these names; nil means every node.
+	Nodes map[string]bool
+	// Resources adds resource findings (kind/name) to a selection, e.g. nodepool/default
+	// for --nodepool. Findings on resources used by selected nodes are always kept.
+	Resources map[string]bool
+	// Only runs just these check IDs; Skip leaves these out.
+	Only []string
+	Skip []string
+}
+
+// Worst returns the most severe severity among findings, and false when there are none.
+func Worst(findings []Finding) (Severity, bool) {
+	if len(findings) == 0 {
+		return Info, false
+	}
+	w := Info
+	for _, f := range findings {
+		w = max(w, f.Severity)
+	}
+	return w, true
+}

@@ -1,0 +1,128 @@
+package snapshot
+
+import "time"
+
+// Instance is what karpnet keeps of an EC2 instance from DescribeInstances.
+type Instance struct {
+	ID             string            `json:"id"`
+	Type           string            `json:"type"`
+	State          string            `json:"state"`
+	Zone           string            `json:"zone"`
+	ZoneID         string            `json:"zoneID,omitempty"`
+	VpcID          string            `json:"vpcID,omitempty"`
+	SubnetID       string            `json:"subnetID,omitempty"`
+	PrivateIP      string            `json:"privateIP,omitempty"`
+	SecurityGroups []GroupRef        `json:"securityGroups,omitempty"`
+	ENIs           []ENI             `json:"enis,omitempty"`
+	Placement      Placement         `json:"placement,omitzero"`
+	LaunchTime     time.Time         `json:"launchTime,omitzero"`
+	Tags           map[string]string `json:"tags,omitempty"`
+}
+
+// GroupRef names a security group by ID and name.
+type GroupRef struct {
+	ID   string `json:"id"`
+	Name string `json:"name,omitempty"`
+}
+
+// ENI is a network interface attached to an instance.
+type ENI struct {
+	ID string `json:"id"`
+	// InterfaceType is interface, efa, efa-only, trunk or branch.
+	InterfaceType    string     `json:"interfaceType"`
+	NetworkCardIndex int32      `json:"networkCardIndex"`
+	DeviceIndex      int32      `json:"deviceIndex"`
+	SubnetID         string     `json:"subnetID,omitempty"`
+	PrimaryIP        string     `json:"primaryIP,omitempty"`
+	PrivateIPs       []string   `json:"privateIPs,omitempty"`
+	IPv4Prefixes     []string   `json:"ipv4Prefixes,omitempty"`
+	IPv6Prefixes     []string   `json:"ipv6Prefixes,omitempty"`
+	SecurityGroups   []GroupRef `json:"securityGroups,omitempty"`
+	Description      string     `json:"description,omitempty"`
+	Status           string     `json:"status,omitempty"`
+}
+
+// Placement is where an instance was placed.
+type Placement struct {
+	GroupName       string `json:"groupName,omitempty"`
+	GroupID         string `json:"groupID,omitempty"`
+	PartitionNumber int32  `json:"partitionNumber,omitempty"`
+	Tenancy         string `json:"tenancy,omitempty"`
+}
+
+// Subnet is what karpnet keeps of an EC2 subnet from DescribeSubnets.
+type Subnet struct {
+	ID           string            `json:"id"`
+	VpcID        string            `json:"vpcID,omitempty"`
+	CIDR         string            `json:"cidr"`
+	Zone         string            `json:"zone"`
+	ZoneID       string            `json:"zoneID,omitempty"`
+	AvailableIPs int32             `json:"availableIPs"`
+	Tags         map[string]string `json:"tags,omitempty"`
+}
+
+// SecurityGroup is what karpnet keeps of a security group from DescribeSecurityGroups.
+type SecurityGroup struct {
+	ID       string            `json:"id"`
+	Name     string            `json:"name"`
+	VpcID    string            `json:"vpcID,omitempty"`
+	Inbound  []Rule            `json:"inbound,omitempty"`
+	Outbound []Rule            `json:"outbound,omitempty"`
+	Tags     map[string]string `json:"tags,omitempty"`
+}
+
+// Rule is one security-group permission. Protocol "-1" means all traffic.
+type Rule struct {
+	Protocol      string   `json:"protocol"`
+	FromPort      int32    `json:"fromPort,omitempty"`
+	ToPort        int32    `json:"toPort,omitempty"`
+	CIDRs         []string `json:"cidrs,omitempty"`
+	IPv6CIDRs     []string `json:"ipv6CIDRs,omitempty"`
+	GroupIDs      []string `json:"groupIDs,omitempty"`
+	PrefixListIDs []string `json:"prefixListIDs,omitempty"`
+}
+
+// PlacementGroup is what karpnet keeps of a placement group from DescribePlacementGroups.
+type PlacementGroup struct {
+	ID             string `json:"id"`
+	Name           string `json:"name"`
+	Strategy       string `json:"strategy"`
+	PartitionCount int32  `json:"partitionCount,omitempty"`
+	SpreadLevel    string `json:"spreadLevel,omitempty"`
+	State          string `json:"state,omitempty"`
+}
+
+// InstanceType holds the network limits of an instance type from DescribeInstanceTypes.
+type InstanceType struct {
+	Name string `json:"name"`
+	// Hypervisor is nitro or xen; empty for bare metal.
+	Hypervisor string `json:"hypervisor,omitempty"`
+	BareMetal  bool   `json:"bareMetal,omitempty"`
+	VCPUs      int32  `json:"vcpus,omitempty"`
+	// MaxENIs is NetworkInfo.MaximumNetworkInterfaces, over all network cards.
+	MaxENIs                 int32         `json:"maxENIs"`
+	DefaultNetworkCardIndex int32         `json:"defaultNetworkCardIndex"`
+	NetworkCards            []NetworkCard `json:"networkCards,omitempty"`
+	IPv4PerENI              int32         `json:"ipv4PerENI"`
+	IPv6PerENI              int32         `json:"ipv6PerENI,omitempty"`
+	EFASupported            bool          `json:"efaSupported,omitempty"`
+	MaxEFAInterfaces        int32         `json:"maxEFAInterfaces,omitempty"`
+	NetworkPerformance      string        `json:"networkPerformance,omitempty"`
+}
+
+// NetworkCard is one network card of an instance type.
+type NetworkCard struct {
+	Index   int32 `json:"index"`
+	MaxENIs int32 `json:"maxENIs"`
+}
+
+// DefaultCardENIs returns the number of ENIs the default network card takes, which is what
+// Karpenter, nodeadm and the VPC CNI use for max pods. Without card data it is MaxENIs.
+func (t *InstanceType) DefaultCardENIs() int32 {
+	for _, c := range t.NetworkCards {
+		if c.Index == t.DefaultNetworkCardIndex {
+			return c.MaxENIs
+		}
+	}
+	return t.MaxENIs
+}

@@ -1,0 +1,157 @@
+package snapshot
+
+import "time"
+
+// Well-known Karpenter labels and API groups.
+const (
+	LabelNodePool     = "karpenter.sh/nodepool"
+	LabelEC2NodeClass = "karpenter.k8s.aws/ec2nodeclass"
+	KarpenterGroup    = "karpenter.sh"
+	AWSGroup          = "karpenter.k8s.aws"
+	KindEC2NodeClass  = "EC2NodeClass"
+)
+
+// NodeClassRef points a NodePool or NodeClaim at its NodeClass.
+type NodeClassRef struct {
+	Group string `json:"group,omitempty"`
+	Kind  string `json:"kind,omitempty"`
+	Name  string `json:"name"`
+}
+
+// Condition is a Karpenter status condition, kept verbatim.
+type Condition struct {
+	Type               string    `json:"type"`
+	Status             string    `json:"status"`
+	Reason             string    `json:"reason,omitempty"`
+	Message            string    `json:"message,omitempty"`
+	LastTransitionTime time.Time `json:"lastTransitionTime,omitzero"`
+}
+
+// Requirement is a NodePool or NodeClaim scheduling requirement.
+type Requirement struct {
+	Key      string   `json:"key"`
+	Operator string   `json:"operator"`
+	Values   []string `json:"values,omitempty"`
+}
+
+// Kubelet is the part of Karpenter's kubelet configuration that decides pod density.
+// It lives in EC2NodeClass.spec.kubelet at v1 and in NodePool.spec.template.spec.kubelet at v1beta1.
+type Kubelet struct {
+	// MaxPods is kubelet.maxPods when it is a number.
+	MaxPods *int32 `json:"maxPods,omitempty"`
+	// MaxPodsExpression is kubelet.maxPods when it is a CEL expression (Karpenter's NodeClassCEL gate).
+	MaxPodsExpression string `json:"maxPodsExpression,omitempty"`
+	PodsPerCore       *int32 `json:"podsPerCore,omitempty"`
+}
+
+// NodePool is the part of a karpenter.sh NodePool that networking checks read.
+type NodePool struct {
+	Name         string        `json:"name"`
+	APIVersion   string        `json:"apiVersion,omitempty"`
+	NodeClassRef NodeClassRef  `json:"nodeClassRef"`
+	Requirements []Requirement `json:"requirements,omitempty"`
+	// Labels are spec.template.metadata.labels, which Karpenter copies onto every node.
+	Labels     map[string]string `json:"labels,omitempty"`
+	Kubelet    *Kubelet          `json:"kubelet,omitempty"`
+	Conditions []Condition       `json:"conditions,omitempty"`
+}
+
+// NodeClaim is the part of a karpenter.sh NodeClaim that links a Node to its NodePool and NodeClass.
+type NodeClaim struct {
+	Name         string            `json:"name"`
+	APIVersion   string            `json:"apiVersion,omitempty"`
+	Labels       map[string]string `json:"labels,omitempty"`
+	NodeClassRef NodeClassRef      `json:"nodeClassRef"`
+	ProviderID   string            `json:"providerID,omitempty"`
+	NodeName     string            `json:"nodeName,omitempty"`
+	Conditions   []Condition       `json:"conditions,omitempty"`
+}
+
+// NodePool returns the claim's NodePool name, from its karpenter.sh/nodepool label.
+func (c *NodeClaim) NodePool() string { return c.Labels[LabelNodePool] }
+
+// SelectorTerm is one subnet or security-group selector term.
+type SelectorTerm struct {
+	Tags map[string]string `json:"tags,omitempty"`
+	ID   string            `json:"id,omitempty"`
+	Name string            `json:"name,omitempty"`
+}
+
+// NetworkInterface is one entry of EC2NodeClass.spec.networkInterfaces (Karpenter v1.11+).
+type NetworkInterface struct {
+	NetworkCardIndex int32  `json:"networkCardIndex"`
+	DeviceIndex      int32  `json:"deviceIndex"`
+	InterfaceType    string `json:"interfaceType"`
+}
+
+// PlacementGroupSelector is EC2NodeClass.spec.placementGroupSelector (Karpenter v1.11+).
+type PlacementGroupSelector struct {
+	Name string `json:"name,omitempty"`
+	ID   string `json:"id,omitempty"`
+}
+
+// SubnetStatus is one subnet Karpenter resolved for an EC2NodeClass.
+type SubnetStatus struct {
+	ID     string `json:"id"`
+	Zone   string `json:"zone,omitempty"`
+	ZoneID string `json:"zoneID,omitempty"`
+}
+
+// SecurityGroupStatus is one security group Karpenter resolved for an EC2NodeClass.
+type SecurityGroupStatus struct {
+	ID   string `json:"id"`
+	Name string `json:"name,omitempty"`
+}
+
+// EC2NodeClass is the networking part of a karpenter.k8s.aws EC2NodeClass, at v1 or v1beta1.
+type EC2NodeClass struct {
+	Name                       string                  `json:"name"`
+	APIVersion                 string                  `json:"apiVersion,omitempty"`
+	AMIFamily                  string                  `json:"amiFamily,omitempty"`
+	SubnetSelectorTerms        []SelectorTerm          `json:"subnetSelectorTerms,omitempty"`
+	SecurityGroupSelectorTerms []SelectorTerm          `json:"securityGroupSelectorTerms,omitempty"`
+	AssociatePublicIPAddress   *bool                   `json:"associatePublicIPAddress,omitempty"`
+	IPPrefixCount              *int32                  `json:"ipPrefixCount,omitempty"`
+	NetworkInterfaces          []NetworkInterface      `json:"networkInterfaces,omitempty"`
+	PlacementGroupSelector     *PlacementGroupSelector `json:"placementGroupSelector,omitempty"`
+	Kubelet                    *Kubelet                `json:"kubelet,omitempty"`
+
+	StatusSubnets        []SubnetStatus        `json:"statusSubnets,omitempty"`
+	StatusSecurityGroups []SecurityGroupStatus `json:"statusSecurityGroups,omitempty"`
+	Conditions           []Condition           `json:"conditions,omitempty"`
+}
+
+// ENIConfig is a VPC CNI custom-networking ENIConfig (crd.k8s.amazonaws.com/v1alpha1).
+type ENIConfig struct {
+	Name           string   `json:"name"`
+	Subnet         string   `json:"subnet"`
+	SecurityGroups []string `json:"securityGroups,omitempty"`
+}
+
+// AWSNode is what karpnet reads of the kube-system/aws-node DaemonSet (the VPC CNI).
+type AWSNode struct {
+	Image string `json:"image,omitempty"`
+	// Env holds the literal env values of the aws-node container.
+	Env map[string]string `json:"env,omitempty"`
+}
+
+// Setting returns the aws-node env value for name, or def when it is unset or the DaemonSet is absent.
+func (a *AWSNode) Setting(name, def string) string {
+	if a == nil {
+		return def
+	}
+	if v, ok := a.Env[name]; ok {
+		return v
+	}
+	return def
+}
+
+// SandboxFailure is a FailedCreatePodSandBox event of a pod on a node.
+type SandboxFailure struct {
+	Node      string    `json:"node"`
+	Namespace string    `json:"namespace"`
+	Pod       string    `json:"pod"`
+	Message   string    `json:"message"`
+	Count     int32     `json:"count"`
+	LastSeen  time.Time `json:"lastSeen"`
+}

@@ -1,0 +1,65 @@
+package snapshot
+
+import (
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Kind, APIVersion and FormatVersion identify a saved snapshot. FormatVersion grows when a
+// change would make an older karpnet misread a newer file; additive fields keep it.
+const (
+	Kind          = "Snapshot"
+	APIVersion    = "karpnet/v1alpha1"
+	FormatVersion = 1
+)
+
+// Snapshot is everything karpnet read at one moment, from Kubernetes and from EC2.
+// Checks read it and never call time.Now: Taken is "now" for them.
+type Snapshot struct {
+	Kind          string `json:"kind"`
+	APIVersion    string `json:"apiVersion"`
+	FormatVersion int    `json:"formatVersion"`
+
+	// Taken is when collection started.
+	Taken time.Time `json:"taken"`
+	// Context is the kubeconfig context, Cluster the API server URL or a cluster name.
+	Context string `json:"context,omitempty"`
+	Cluster string `json:"cluster,omitempty"`
+	// Region is the AWS Region EC2 was read in.
+	Region string `json:"region,omitempty"`
+
+	// Kubernetes.
+	Nodes           []corev1.Node    `json:"nodes"`
+	NodeClaims      []NodeClaim      `json:"nodeClaims,omitempty"`
+	NodePools       []NodePool       `json:"nodePools,omitempty"`
+	NodeClasses     []EC2NodeClass   `json:"nodeClasses,omitempty"`
+	ENIConfigs      []ENIConfig      `json:"eniConfigs,omitempty"`
+	AWSNode         *AWSNode         `json:"awsNode,omitempty"`
+	SandboxFailures []SandboxFailure `json:"sandboxFailures,omitempty"`
+
+	// EC2.
+	Instances       []Instance       `json:"instances,omitempty"`
+	Subnets         []Subnet         `json:"subnets,omitempty"`
+	SecurityGroups  []SecurityGroup  `json:"securityGroups,omitempty"`
+	PlacementGroups []PlacementGroup `json:"placementGroups,omitempty"`
+	InstanceTypes   []InstanceType   `json:"instanceTypes,omitempty"`
+
+	// Gaps lists every source that could not be read.
+	Gaps []Gap `json:"gaps,omitempty"`
+}
+
+// New returns an empty Snapshot stamped with the current kind, API version and format version.
+func New(taken time.Time) *Snapshot {
+	return &Snapshot{Kind: Kind, APIVersion: APIVersion, FormatVersion: FormatVersion, Taken: taken}
+}
+
+// Gap records a source that could not be read. It is reported, not fatal.
+type Gap struct {
+	// Source names what was not read, e.g. "ec2:DescribeSubnets" or "karpenter.sh/v1 nodepools".
+	Source string `json:"source"`
+	// Reason is why, e.g. "UnauthorizedOperation", "forbidden", "CRD not installed".
+	Reason string `json:"reason"`
+	// Remedy is the permission, flag or setting that would let karpnet read it.
+	Remedy string `json:"remedy"`
+}

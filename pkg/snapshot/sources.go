@@ -1,0 +1,34 @@
+package snapshot
+
+// Gap sources. A Gap whose Source is SourceEC2 or SourceKubernetes covers every source of that
+// side (no credentials, no Region); the others name one request.
+const (
+	SourceEC2                     = "ec2"
+	SourceDescribeInstances       = "ec2:DescribeInstances"
+	SourceDescribeSubnets         = "ec2:DescribeSubnets"
+	SourceDescribeSecurityGroups  = "ec2:DescribeSecurityGroups"
+	SourceDescribePlacementGroups = "ec2:DescribePlacementGroups"
+	SourceDescribeInstanceTypes   = "ec2:DescribeInstanceTypes"
+
+	SourceNodes       = "nodes"
+	SourceNodeClaims  = "nodeclaims.karpenter.sh"
+	SourceNodePools   = "nodepools.karpenter.sh"
+	SourceNodeClasses = "ec2nodeclasses.karpenter.k8s.aws"
+	SourceENIConfigs  = "eniconfigs.crd.k8s.amazonaws.com"
+	SourceAWSNode     = "daemonsets.apps kube-system/aws-node"
+	SourceEvents      = "events"
+)
+
+// Unavailable reports whether the snapshot has a Gap for source, directly or through the
+// "ec2" gap that covers every ec2:* source.
+func (s *Snapshot) Unavailable(source string) bool {
+	for _, g := range s.Gaps {
+		if g.Source == source {
+			return true
+		}
+		if g.Source == SourceEC2 && len(source) > len(SourceEC2) && source[:len(SourceEC2)+1] == SourceEC2+":" {
+			return true
+		}
+	}
+	return false
+}
