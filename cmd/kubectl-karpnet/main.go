@@ -1,20 +1,22 @@
+// Command kubectl-karpnet is the karpnet kubectl plugin: networking diagnostics for
+// Karpenter-provisioned EKS nodes. Run it as `kubectl karpnet`.
 package main
 
 import (
-	_ "github.com/aws/aws-sdk-go-v2/config"
-	_ "github.com/aws/aws-sdk-go-v2/service/ec2"
-	_ "github.com/charmbracelet/lipgloss"
-	_ "github.com/google/go-cmp/cmp"
-	_ "github.com/spf13/cobra"
-	_ "k8s.io/cli-runtime/pkg/genericclioptions"
-	_ "k8s.io/cli-runtime/pkg/genericiooptions"
-	_ "k8s.io/client-go/dynamic"
-	_ "k8s.io/client-go/dynamic/fake"
-	_ "k8s.io/client-go/kubernetes"
-	_ "k8s.io/client-go/kubernetes/fake"
-	_ "k8s.io/client-go/plugin/pkg/client/auth"
-	_ "sigs.k8s.io/yaml"
-	_ "golang.org/x/sync/errgroup"
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/cmd"
 )
 
-func main() {}
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
+	code := cmd.Execute(ctx, streams, os.Args[1:])
+	stop()
+	os.Exit(code)
+}

@@ -1,9 +1,15 @@
 package collect
 
 import (
+	"cmp"
 	"context"
+	"slices"
+	"strings"
+	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
@@ -17,5 +23,194 @@ type EC2API interface {
 	DescribeInstanceTypes(context.Context, *ec2.DescribeInstanceTypesInput, ...func(*ec2.Options)) (*ec2.DescribeInstanceTypesOutput, error)
 }
 
-// collectEC2 is written by the EC2 collector work.
-func (c *Collector) collectEC2(ctx context.Context, s *snapshot.Snapshot) {}
+// collectEC2 reads from EC2 what the Kubernetes half of s refers to: the nodes' instances,
+// then, concurrently, their subnets, security groups, placement groups and instance types,
+// together with the subnets and groups of EC2NodeClasses and ENIConfigs. Requests are batched
+// (ceil(nodes/200) DescribeInstances calls plus one call per other kind for usual clusters).
+// Every failure becomes a Gap.
+func (c *Collector) collectEC2(ctx context.Context, s *snapshot.Snapshot) {
+	if c.EC2 == nil {
+		gap := snapshot.Gap{Source: snapshot.SourceEC2, Reason: "no AWS configuration was loaded",
+			Remedy: "configure AWS access (--profile, --region, AWS_PROFILE, `aws sso login`)"}
+		if c.EC2Gap != nil {
+			gap = *c.EC2Gap
+		}
+		s.Gaps = append(s.Gaps, gap)
+		return
+	}
+	ids := ec2InstanceIDs(s.Nodes)
+	if kubeRefs := ec2References(s, nil); len(ids) == 0 && kubeRefs.empty() {
+		return
+	}
+	region := c.ec2Region(s)
+	if region == "" {
+		s.Gaps = append(s.Gaps, snapshot.Gap{Source: snapshot.SourceEC2,
+			Reason: "no AWS Region: none is configured and no node has an aws:///ZONE/ providerID",
+			Remedy: "pass --region or set AWS_REGION"})
+		return
+	}
+	s.Region = region
+	call := ec2Call{api: c.EC2, region: region}
+	r := &ec2Result{}
+	instances := r.describeInstances(ctx, call, ids)
+	if !r.anyWhole() {
+		r.describeReferences(ctx, call, ec2References(s, instances))
+	}
+	r.fill(s, instances)
+}
+
+// ec2Region picks the Region: the Collector's (--region), else the one of the AWS
+// configuration the EC2 client was built with (AWS_REGION, the profile), else the one most
+// node providerIDs are in.
+func (c *Collector) ec2Region(s *snapshot.Snapshot) string {
+	if c.Region != "" {
+		return c.Region
+	}
+	if o, ok := c.EC2.(interface{ Options() ec2.Options }); ok && o.Options().Region != "" {
+		return o.Options().Region
+	}
+	return ec2RegionOfNodes(s.Nodes)
+}
+
+func (r ec2Refs) empty() bool {
+	return len(r.subnets)+len(r.securityGroups)+len(r.placementNames)+len(r.placementIDs)+len(r.instanceTypes) == 0
+}
+
+// ec2Result gathers what concurrent calls return.
+type ec2Result struct {
+	mu              sync.Mutex
+	subnets         []snapshot.Subnet
+	securityGroups  []snapshot.SecurityGroup
+	placementGroups []snapshot.PlacementGroup
+	instanceTypes   []snapshot.InstanceType
+	failures        []ec2Failure
+}
+
+func (r *ec2Result) fail(source, region string, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.failures = append(r.failures, ec2Classify(source, region, err))
+}
+
+func (r *ec2Result) anyWhole() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.ContainsFunc(r.failures, func(f ec2Failure) bool { return f.whole })
+}
+
+// describeInstances describes ids in concurrent batches of 200.
+func (r *ec2Result) describeInstances(ctx context.Context, call ec2Call, ids []string) []types.Instance {
+	batches := ec2Batches(ids, ec2FilterBatch)
+	results := make([][]types.Instance, len(batches))
+	var g errgroup.Group
+	g.SetLimit(ec2Concurrency)
+	for i, batch := range batches {
+		g.Go(func() error {
+			out, err := call.instances(ctx, batch)
+			results[i] = out
+			if err != nil {
+				r.fail(snapshot.SourceDescribeInstances, call.region, err)
+			}
+			return nil
+		})
+	}
+	_ = g.Wait() // tasks report through r.fail and never return an error
+	return slices.Concat(results...)
+}
+
+// describeReferences describes subnets, security groups, placement groups and instance
+// types, every batch of each kind at once, bounded by ec2Concurrency.
+func (r *ec2Result) describeReferences(ctx context.Context, call ec2Call, refs ec2Refs) {
+	var g errgroup.Group
+	g.SetLimit(ec2Concurrency)
+	for _, batch := range ec2Batches(refs.subnets, ec2FilterBatch) {
+		g.Go(func() error {
+			out, err := call.subnets(ctx, batch)
+			r.add(snapshot.SourceDescribeSubnets, call.region, err, func() {
+				for _, v := range out {
+					r.subnets = append(r.subnets, ec2Subnet(v))
+				}
+			})
+			return nil
+		})
+	}
+	for _, batch := range ec2Batches(refs.securityGroups, ec2FilterBatch) {
+		g.Go(func() error {
+			out, err := call.securityGroups(ctx, batch)
+			r.add(snapshot.SourceDescribeSecurityGroups, call.region, err, func() {
+				for _, v := range out {
+					r.securityGroups = append(r.securityGroups, ec2SecurityGroup(v))
+				}
+			})
+			return nil
+		})
+	}
+	placement := func(batch []string, describe func(context.Context, []string) ([]types.PlacementGroup, error)) {
+		g.Go(func() error {
+			out, err := describe(ctx, batch)
+			r.add(snapshot.SourceDescribePlacementGroups, call.region, err, func() {
+				for _, v := range out {
+					r.placementGroups = append(r.placementGroups, ec2PlacementGroup(v))
+				}
+			})
+			return nil
+		})
+	}
+	for _, batch := range ec2Batches(refs.placementNames, ec2FilterBatch) {
+		placement(batch, call.placementGroupsByName)
+	}
+	for _, batch := range ec2Batches(refs.placementIDs, ec2FilterBatch) {
+		placement(batch, call.placementGroupsByID)
+	}
+	for _, batch := range ec2Batches(refs.instanceTypes, ec2TypeBatch) {
+		g.Go(func() error {
+			out, err := call.instanceTypes(ctx, batch)
+			r.add(snapshot.SourceDescribeInstanceTypes, call.region, err, func() {
+				for _, v := range out {
+					r.instanceTypes = append(r.instanceTypes, ec2InstanceType(v))
+				}
+			})
+			return nil
+		})
+	}
+	_ = g.Wait() // tasks report through r.add and never return an error
+}
+
+// add records a call's failure, or keeps its results with keep, under the lock.
+func (r *ec2Result) add(source, region string, err error, keep func()) {
+	if err != nil {
+		r.fail(source, region, err)
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	keep()
+}
+
+// fill puts the results in s, each slice sorted and unique by ID or name, and the gaps.
+func (r *ec2Result) fill(s *snapshot.Snapshot, instances []types.Instance) {
+	s.Instances = make([]snapshot.Instance, 0, len(instances))
+	for _, in := range instances {
+		if in.InstanceId != nil {
+			s.Instances = append(s.Instances, ec2Instance(in))
+		}
+	}
+	s.Instances = ec2SortUnique(s.Instances, func(v snapshot.Instance) string { return v.ID })
+	s.Subnets = ec2SortUnique(r.subnets, func(v snapshot.Subnet) string { return v.ID })
+	s.SecurityGroups = ec2SortUnique(r.securityGroups, func(v snapshot.SecurityGroup) string { return v.ID })
+	s.PlacementGroups = ec2SortUnique(r.placementGroups, func(v snapshot.PlacementGroup) string { return cmp.Or(v.ID, v.Name) })
+	s.InstanceTypes = ec2SortUnique(r.instanceTypes, func(v snapshot.InstanceType) string { return v.Name })
+	slices.SortStableFunc(r.failures, func(a, b ec2Failure) int { return strings.Compare(a.gap.Source, b.gap.Source) })
+	s.Gaps = append(s.Gaps, ec2Gaps(r.failures)...)
+}
+
+// ec2SortUnique sorts items by key and drops later duplicates and empty keys; nil for none.
+func ec2SortUnique[T any](items []T, key func(T) string) []T {
+	items = slices.DeleteFunc(items, func(v T) bool { return key(v) == "" })
+	slices.SortStableFunc(items, func(a, b T) int { return strings.Compare(key(a), key(b)) })
+	items = slices.CompactFunc(items, func(a, b T) bool { return key(a) == key(b) })
+	if len(items) == 0 {
+		return nil
+	}
+	return items
+}

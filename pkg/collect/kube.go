@@ -2,11 +2,119 @@ package collect
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"net/url"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
-// collectKube is written by the Kubernetes collector work.
+// ErrAPIServer marks an error that ended a collection because the Kubernetes API server could
+// not be reached or refused the credentials. The command maps it to exit code 3.
+var ErrAPIServer = errors.New("kubernetes API server unavailable")
+
+// ErrNodeNotFound marks an error for a node named on the command line that does not exist.
+var ErrNodeNotFound = errors.New("node not found")
+
+// kubeDefaultPageSize is the list page size when Collector.PageSize is 0.
+const kubeDefaultPageSize = 500
+
+// collectKube reads nodes, Karpenter objects, ENIConfigs, the aws-node DaemonSet and pod
+// sandbox failures into s. Only an API server that cannot be used is an error; any other
+// failure becomes a Gap.
 func (c *Collector) collectKube(ctx context.Context, s *snapshot.Snapshot, scope Scope) error {
+	if c.Kube == nil || c.Dynamic == nil {
+		return errors.New("reading kubernetes: no client configured: check --context/--kubeconfig")
+	}
+	steps := []func(context.Context, *snapshot.Snapshot, Scope) error{
+		c.kubeNodes,
+		c.kubeKarpenter,
+		c.kubeAWSNode,
+		c.kubeENIConfigs,
+		c.kubeSandboxFailures,
+	}
+	for _, step := range steps {
+		if err := step(ctx, s, scope); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// kubePageSize returns the list limit to use.
+func (c *Collector) kubePageSize() int64 {
+	if c.PageSize > 0 {
+		return c.PageSize
+	}
+	return kubeDefaultPageSize
+}
+
+// kubeError is an error with its own message that wraps a sentinel and a cause.
+type kubeError struct {
+	msg  string
+	errs []error
+}
+
+func (e *kubeError) Error() string   { return e.msg }
+func (e *kubeError) Unwrap() []error { return e.errs }
+
+// kubeFail records err, met while reading source with verb on resource, as a Gap in s, or
+// returns the error that ends collection (API server unreachable, credentials refused,
+// context cancelled).
+func (c *Collector) kubeFail(s *snapshot.Snapshot, source, verb, resource string, err error) error {
+	switch {
+	case apierrors.IsForbidden(err):
+		s.Gaps = append(s.Gaps, snapshot.Gap{
+			Source: source,
+			Reason: "forbidden",
+			Remedy: fmt.Sprintf("grant %s on %s (see the ClusterRole in the README)", verb, resource),
+		})
+		return nil
+	case apierrors.IsUnauthorized(err):
+		return &kubeError{
+			msg:  fmt.Sprintf("the API server refused the credentials: %v: log in again or check --user", err),
+			errs: []error{ErrAPIServer, err},
+		}
+	case errors.Is(err, context.Canceled):
+		return fmt.Errorf("reading %s: %w", source, err)
+	}
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		s.Gaps = append(s.Gaps, snapshot.Gap{
+			Source: source,
+			Reason: kubeReason(err),
+			Remedy: fmt.Sprintf("retry later; the API server answered %s %s: %v", verb, resource, err),
+		})
+		return nil
+	}
+	return c.kubeUnreachable(err)
+}
+
+// kubeUnreachable builds the error for an API server that did not answer at all.
+func (c *Collector) kubeUnreachable(err error) error {
+	where, cause := c.Cluster, err
+	var uerr *url.Error
+	if errors.As(err, &uerr) {
+		cause = uerr.Err
+		if u, perr := url.Parse(uerr.URL); perr == nil && u.Host != "" {
+			where = u.Scheme + "://" + u.Host
+		}
+	}
+	if where == "" {
+		where = "the configured address"
+	}
+	return &kubeError{
+		msg:  fmt.Sprintf("cannot reach the API server at %s: %v: check --context/--kubeconfig", where, cause),
+		errs: []error{ErrAPIServer, err},
+	}
+}
+
+// kubeReason returns a short reason for an API status error.
+func kubeReason(err error) string {
+	if r := apierrors.ReasonForError(err); r != "" {
+		return string(r)
+	}
+	return "error"
 }

@@ -1,8 +1,175 @@
 package diagnose
 
-import "github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
 
-// Analyze runs the chosen checks over s and returns a deterministic Report.
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// StatusOK and StatusSkipped are the NodeReport statuses besides a severity name.
+const (
+	StatusOK      = "ok"
+	StatusSkipped = "skipped"
+)
+
+// Analyze runs the chosen checks over s and returns a deterministic Report: findings sorted by
+// severity, ID, node and resource, and one NodeReport per selected node in name order. Unknown
+// check IDs in opts are ignored; call ValidateCheckIDs first to reject them.
 func Analyze(s *snapshot.Snapshot, opts Options) Report {
-	panic("not yet written")
+	x := NewIndex(s)
+	var all []Finding
+	for _, c := range selectChecks(opts.Only, opts.Skip) {
+		all = append(all, c.Run(x)...)
+	}
+	slices.SortFunc(all, compareFindings)
+
+	r := Report{
+		Kind:       ReportKind,
+		APIVersion: ReportAPIVersion,
+		Taken:      s.Taken,
+		Context:    s.Context,
+		Cluster:    s.Cluster,
+		Region:     s.Region,
+		Nodes:      []NodeReport{},
+		Findings:   []Finding{},
+		Gaps:       slices.Clone(s.Gaps),
+		Summary:    Summary{Findings: map[string]int{}},
+	}
+	if r.Gaps == nil {
+		r.Gaps = []snapshot.Gap{}
+	}
+	slices.SortStableFunc(r.Gaps, func(a, b snapshot.Gap) int {
+		return cmp.Or(strings.Compare(a.Source, b.Source), strings.Compare(a.Reason, b.Reason))
+	})
+	for sev := Info; sev <= Critical; sev++ {
+		r.Summary.Findings[sev.String()] = 0
+	}
+
+	byNode := map[string][]Finding{}
+	related := map[string]bool{}
+	for _, n := range x.Nodes {
+		if opts.Nodes != nil && !opts.Nodes[n.Name()] {
+			continue
+		}
+		related[nodeRef(n.Name())] = true
+		if n.Instance != nil && n.Instance.SubnetID != "" {
+			related[subnetRef(n.Instance.SubnetID)] = true
+		}
+		if n.ClassName != "" {
+			related[n.ClassRef()] = true
+		}
+		if n.PoolName != "" {
+			related["nodepool/"+n.PoolName] = true
+		}
+	}
+	for _, f := range all {
+		if !keep(f, opts, related) {
+			continue
+		}
+		r.Findings = append(r.Findings, f)
+		r.Summary.Findings[f.Severity.String()]++
+		if f.Node != "" {
+			byNode[f.Node] = append(byNode[f.Node], f)
+		}
+	}
+
+	for _, n := range x.Nodes {
+		if opts.Nodes != nil && !opts.Nodes[n.Name()] {
+			continue
+		}
+		nr := Describe(x, n)
+		if found := byNode[n.Name()]; found != nil {
+			nr.Findings = found
+		}
+		nr.Status = StatusOK
+		switch worst, found := Worst(nr.Findings); {
+		case !n.EC2:
+			nr.Status = StatusSkipped
+			r.Summary.Skipped++
+		case !found:
+			r.Summary.Nodes++
+			r.Summary.Clean++
+		default:
+			nr.Status = worst.String()
+			r.Summary.Nodes++
+			switch worst {
+			case Info:
+				r.Summary.WithInfo++
+			case Warning:
+				r.Summary.WithWarnings++
+			default:
+				r.Summary.WithCritical++
+			}
+		}
+		r.Nodes = append(r.Nodes, nr)
+	}
+	return r
+}
+
+// keep reports whether a finding belongs in a report limited by opts: node findings of the
+// selected nodes, resource findings on what those nodes use or on opts.Resources, and every
+// data-unavailable finding.
+func keep(f Finding, opts Options, related map[string]bool) bool {
+	switch {
+	case opts.Nodes == nil || f.ID == dataUnavailable.ID:
+		return true
+	case f.Node != "":
+		return opts.Nodes[f.Node]
+	default:
+		return related[f.Resource] || opts.Resources[f.Resource]
+	}
+}
+
+// compareFindings orders findings as Finding.less does.
+func compareFindings(a, b Finding) int {
+	switch {
+	case a.less(b):
+		return -1
+	case b.less(a):
+		return 1
+	}
+	return 0
+}
+
+// selectChecks returns the catalogue limited to only (when non-empty) and without skip.
+func selectChecks(only, skip []string) []Check {
+	var out []Check
+	for _, c := range Checks() {
+		if len(only) > 0 && !slices.Contains(only, c.ID) || slices.Contains(skip, c.ID) {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// ValidateCheckIDs returns an error naming every ID that is not a built-in check, with the
+// list of valid IDs.
+func ValidateCheckIDs(ids []string) error {
+	valid := CheckIDs()
+	var unknown []string
+	for _, id := range ids {
+		if !slices.Contains(valid, id) && !slices.Contains(unknown, id) {
+			unknown = append(unknown, id)
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	word := "check ID"
+	if len(unknown) > 1 {
+		word = "check IDs"
+	}
+	return fmt.Errorf("unknown %s %s: use one of %s", word, strings.Join(quoteAll(unknown), ", "), strings.Join(valid, ", "))
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = fmt.Sprintf("%q", s)
+	}
+	return out
 }

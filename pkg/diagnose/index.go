@@ -164,3 +164,49 @@ func keyed[T any](items []T, key func(*T) string) map[string]*T {
 	}
 	return m
 }
+
+// ClassRef returns the resource name of the node's EC2NodeClass, ec2nodeclass/NAME, or "".
+func (n *NodeInfo) ClassRef() string {
+	if n.ClassName == "" {
+		return ""
+	}
+	return "ec2nodeclass/" + n.ClassName
+}
+
+// InternalIPs returns the node's InternalIP addresses in status order.
+func (n *NodeInfo) InternalIPs() []string {
+	var ips []string
+	for _, a := range n.Node.Status.Addresses {
+		if a.Type == corev1.NodeInternalIP && a.Address != "" {
+			ips = append(ips, a.Address)
+		}
+	}
+	return ips
+}
+
+// nodeRef returns the resource name of a node, node/NAME.
+func nodeRef(name string) string { return "node/" + name }
+
+// subnetRef returns the resource name of a subnet, subnet/ID.
+func subnetRef(id string) string { return "subnet/" + id }
+
+// sortedKeys returns the keys of m in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// checkedNodes returns the nodes that take part in EC2 checks.
+func (x *Index) checkedNodes() []*NodeInfo {
+	var nodes []*NodeInfo
+	for _, n := range x.Nodes {
+		if n.Checked() {
+			nodes = append(nodes, n)
+		}
+	}
+	return nodes
+}

@@ -3,15 +3,15 @@ package diagnose
 // NodeReport is one node's whole networking picture, as `describe node` shows it and as the
 // "nodes" list of a Report carries it. Sections that could not be computed are nil.
 type NodeReport struct {
-	Identity       Identity          `json:"identity"`
-	Addresses      []AddressReport   `json:"addresses"`
-	Subnet         *SubnetReport     `json:"subnet,omitempty"`
-	SecurityGroups *SecurityGroups   `json:"securityGroups,omitempty"`
-	ENIs           []ENIReport       `json:"enis"`
-	Capacity       *CapacityReport   `json:"capacity,omitempty"`
-	EFA            *EFAReport        `json:"efa,omitempty"`
-	Placement      *PlacementReport  `json:"placement,omitempty"`
-	Findings       []Finding         `json:"findings"`
+	Identity       Identity         `json:"identity"`
+	Addresses      []AddressReport  `json:"addresses"`
+	Subnet         *SubnetReport    `json:"subnet,omitempty"`
+	SecurityGroups *SecurityGroups  `json:"securityGroups,omitempty"`
+	ENIs           []ENIReport      `json:"enis"`
+	Capacity       *CapacityReport  `json:"capacity,omitempty"`
+	EFA            *EFAReport       `json:"efa,omitempty"`
+	Placement      *PlacementReport `json:"placement,omitempty"`
+	Findings       []Finding        `json:"findings"`
 	// Status is the node's worst severity, or "ok" when it has no findings.
 	Status string `json:"status"`
 }

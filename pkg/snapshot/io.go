@@ -47,7 +47,14 @@ func Read(r io.Reader) (*Snapshot, error) {
 		}
 		return nil, fmt.Errorf("malformed: %w", err)
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+	// A gzip stream is only checked, and may only turn out cut short, after the JSON ends.
+	switch _, err := dec.Token(); {
+	case errors.Is(err, io.EOF):
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return nil, errors.New("the file is empty or truncated")
+	case errors.Is(err, gzip.ErrChecksum):
+		return nil, fmt.Errorf("malformed: %w", err)
+	default:
 		return nil, errors.New("malformed: unexpected data after the snapshot")
 	}
 	switch {

@@ -1,0 +1,62 @@
+package cluster
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// Identity of the demo cluster.
+const (
+	Context    = "demo"
+	ClusterARN = "arn:aws:eks:us-west-2:111122223333:cluster/demo"
+	Region     = region
+
+	region      = "us-west-2"
+	clusterName = "demo"
+)
+
+// Taken returns the fixed time the demo snapshot was taken.
+func Taken() time.Time { return time.Date(2026, 11, 20, 9, 30, 0, 0, time.UTC) }
+
+// Build returns the demo snapshot.
+func Build() *snapshot.Snapshot {
+	s := snapshot.New(Taken())
+	s.Context, s.Cluster, s.Region = Context, ClusterARN, Region
+	net := newNetwork()
+	s.AWSNode, s.ENIConfigs = net.cni()
+
+	// Nodes first: they take addresses from the subnets, whose free counts follow.
+	b := &builder{net: net, s: s}
+	for _, p := range plans() {
+		b.add(p)
+	}
+	s.Subnets = net.snapshotSubnets()
+	s.SecurityGroups = net.snapshotSecurityGroups()
+	s.PlacementGroups = []snapshot.PlacementGroup{net.placementGroup}
+	s.NodeClasses = net.nodeClasses(s.Subnets)
+	s.NodePools = nodePools()
+	for _, t := range instanceTypes() {
+		s.InstanceTypes = append(s.InstanceTypes, t.snapshotType())
+	}
+
+	slices.SortFunc(s.Nodes, func(a, b corev1.Node) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(s.NodeClaims, func(a, b snapshot.NodeClaim) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(s.Instances, func(a, b snapshot.Instance) int { return strings.Compare(a.ID, b.ID) })
+	return s
+}
+
+// Encode returns the demo snapshot as snapshot.Write writes it.
+func Encode() ([]byte, error) {
+	var buf bytes.Buffer
+	if err := snapshot.Write(&buf, Build()); err != nil {
+		return nil, fmt.Errorf("encoding the demo snapshot: %w", err)
+	}
+	return buf.Bytes(), nil
+}

@@ -1,0 +1,132 @@
+package cluster
+
+import (
+	"fmt"
+	"maps"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	apitypes "k8s.io/apimachinery/pkg/types"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// builder adds planned nodes, with their instances and NodeClaims, to a snapshot.
+type builder struct {
+	net *network
+	s   *snapshot.Snapshot
+}
+
+// nodeName is the EC2 resource name of a primary address, as kubelet registers it.
+func nodeName(ip string) string {
+	return "ip-" + strings.ReplaceAll(ip, ".", "-") + "." + region + ".compute.internal"
+}
+
+// launchAge is how long ago a planned node's instance started.
+func launchAge(p nodePlan) time.Duration {
+	switch p.kind {
+	case managedNode:
+		return time.Duration(30*24+number("age", p.key, 24)) * time.Hour
+	case hybridNode:
+		return 61 * 24 * time.Hour
+	}
+	if p.pool == "training" {
+		return time.Duration(3*24+number("age", p.key, 6)) * time.Hour
+	}
+	return time.Duration(90+number("age", p.key, 14*24*60)) * time.Minute
+}
+
+func (b *builder) add(p nodePlan) {
+	if p.kind == hybridNode {
+		b.s.Nodes = append(b.s.Nodes, hybrid(p, Taken().Add(-launchAge(p))))
+		return
+	}
+	m := newMachine(b.net, p)
+	launched := Taken().Add(-launchAge(p)).Truncate(time.Second)
+	name := nodeName(m.ip)
+	claim := p.pool + "-" + suffix(p.key)
+	tags := map[string]string{"Name": name, "kubernetes.io/cluster/" + clusterName: "owned"}
+	if p.kind == karpenterNode {
+		tags["karpenter.sh/nodepool"] = p.pool
+		tags["karpenter.sh/nodeclaim"] = claim
+		tags["karpenter.k8s.aws/ec2nodeclass"] = p.class
+		tags["eks:eks-cluster-name"] = clusterName
+	} else {
+		tags["eks:cluster-name"] = clusterName
+		tags["eks:nodegroup-name"] = p.pool
+	}
+	if p.fault != instanceMissing {
+		b.s.Instances = append(b.s.Instances, m.instance(b.net, launched, tags))
+	}
+	node := m.node(name, launched.Add(47*time.Second))
+	if p.kind == karpenterNode {
+		c := m.claim(claim, name, launched)
+		maps.Copy(node.Labels, c.Labels)
+		node.Labels["karpenter.sh/registered"] = "true"
+		node.Labels["karpenter.sh/initialized"] = "true"
+		node.OwnerReferences = []metav1.OwnerReference{{
+			APIVersion: v1Karpenter, Kind: "NodeClaim", Name: claim, UID: apitypes.UID(uid(claim)),
+			BlockOwnerDeletion: ptr(true),
+		}}
+		node.Finalizers = []string{"karpenter.sh/termination"}
+		b.s.NodeClaims = append(b.s.NodeClaims, c)
+	}
+	if p.fault == wrongTypeLabel {
+		node.Labels[corev1.LabelInstanceTypeStable] = "m5.xlarge"
+	}
+	if p.fault == sandboxFailures {
+		b.s.SandboxFailures = append(b.s.SandboxFailures, failures(name)...)
+	}
+	b.s.Nodes = append(b.s.Nodes, node)
+}
+
+// claim returns the NodeClaim that launched the machine.
+func (m *machine) claim(name, node string, launched time.Time) snapshot.NodeClaim {
+	p := m.plan
+	capacity := "on-demand"
+	if p.spot {
+		capacity = "spot"
+	}
+	labels := map[string]string{
+		snapshot.LabelNodePool:                  p.pool,
+		snapshot.LabelEC2NodeClass:              p.class,
+		"karpenter.sh/capacity-type":            capacity,
+		corev1.LabelInstanceTypeStable:          m.typ.name,
+		corev1.LabelTopologyZone:                m.zone,
+		corev1.LabelTopologyRegion:              region,
+		"topology.k8s.aws/zone-id":              zoneID(m.zone),
+		corev1.LabelArchStable:                  "amd64",
+		corev1.LabelOSStable:                    "linux",
+		"workload-class":                        p.pool,
+		"karpenter.k8s.aws/instance-category":   m.typ.name[:1],
+		"karpenter.k8s.aws/instance-family":     m.typ.family(),
+		"karpenter.k8s.aws/instance-generation": m.typ.generation(),
+		"karpenter.k8s.aws/instance-size":       m.typ.size(),
+		"karpenter.k8s.aws/instance-cpu":        fmt.Sprint(m.typ.vcpus),
+		"karpenter.k8s.aws/instance-memory":     fmt.Sprint(m.typ.memoryMiB),
+		"karpenter.k8s.aws/instance-hypervisor": m.typ.hypervisor,
+	}
+	if p.class == "efa" {
+		labels["karpenter.k8s.aws/placement-group-id"] = hexID("pg", "training")
+	}
+	c := snapshot.NodeClaim{
+		Name: name, APIVersion: v1Karpenter, Labels: labels, NodeClassRef: classRef(p.class),
+		ProviderID: "aws:///" + m.zone + "/" + m.id, NodeName: node,
+		Conditions: conditions(launched.Add(50*time.Second), "Launched", "Registered", "Initialized", "Ready"),
+	}
+	drift := ""
+	switch {
+	case p.fault == extraSecurityGroup:
+		drift = "SecurityGroupDrift"
+	case p.subnet == "legacy-c":
+		drift = "SubnetDrift"
+	}
+	if drift != "" {
+		c.Conditions = append(c.Conditions, snapshot.Condition{
+			Type: "Drifted", Status: "True", Reason: drift, LastTransitionTime: Taken().Add(-3 * time.Hour),
+		})
+	}
+	return c
+}

@@ -1,0 +1,101 @@
+package cluster
+
+import "fmt"
+
+// kind is how a node came to be.
+type kind int
+
+const (
+	karpenterNode kind = iota
+	managedNode
+	hybridNode
+)
+
+// fault is a deliberate problem planted on one node.
+type fault int
+
+const (
+	noFault fault = iota
+	// instanceTerminated: the node's instance was terminated out of band; the Node remains.
+	instanceTerminated
+	// instanceMissing: EC2 does not return the node's instance at all.
+	instanceMissing
+	// extraSecurityGroup: someone attached a debug security group to the instance by hand.
+	extraSecurityGroup
+	// wrongTypeLabel: the node's instance-type label was overwritten by hand.
+	wrongTypeLabel
+	// sandboxFailures: pods on the node cannot get an IP address.
+	sandboxFailures
+)
+
+// nodePlan is one node of the demo cluster.
+type nodePlan struct {
+	// key names the node in the generator; every ID and address derives from it.
+	key   string
+	kind  kind
+	pool  string // NodePool, or managed node group
+	class string // EC2NodeClass
+	typ   string
+	zone  string // a, b or c
+	// subnet is the key of the launch subnet.
+	subnet string
+	spot   bool
+	fault  fault
+}
+
+// plans lists every node: 18 general, 8 batch, 2 training, 3 managed and 1 hybrid.
+func plans() []nodePlan {
+	var out []nodePlan
+	general := []string{"m5.large", "m6i.xlarge", "c6i.xlarge", "m5.xlarge", "m6i.large", "c6i.2xlarge"}
+	faults := map[string]fault{
+		"general-a-2": instanceTerminated,
+		"general-b-4": instanceMissing,
+		"general-a-5": extraSecurityGroup,
+		"general-b-1": wrongTypeLabel,
+	}
+	for _, z := range []string{"a", "b", "c"} {
+		for i, typ := range general {
+			key := fmt.Sprintf("general-%s-%d", z, i)
+			p := nodePlan{
+				key: key, pool: "general", class: "default", typ: typ, zone: z,
+				subnet: "private-" + z, spot: i%3 != 0, fault: faults[key],
+			}
+			switch key {
+			case "general-b-1":
+				p.typ = "m5.2xlarge" // its label says m5.xlarge
+			case "general-c-1":
+				p.subnet = "legacy-c" // launched before the subnet lost its discovery tag
+			}
+			out = append(out, p)
+		}
+	}
+	batch := []struct{ zone, typ string }{
+		{"a", "m5.xlarge"}, {"a", "m6i.xlarge"},
+		{"b", "m5.xlarge"}, {"b", "m6i.large"},
+		{"c", "m5.2xlarge"}, {"c", "m6i.xlarge"}, {"c", "m5.xlarge"}, {"c", "m4.large"},
+	}
+	for i, b := range batch {
+		p := nodePlan{
+			key: fmt.Sprintf("batch-%s-%d", b.zone, i), pool: "batch", class: "batch", typ: b.typ,
+			zone: b.zone, subnet: "batch-" + b.zone, spot: true,
+		}
+		if b.typ == "m4.large" {
+			// A Xen type: no prefix delegation, one usable ENI, yet kubelet.maxPods is 110.
+			p.fault, p.spot = sandboxFailures, false
+		}
+		out = append(out, p)
+	}
+	for i := range 2 {
+		out = append(out, nodePlan{
+			key: fmt.Sprintf("training-b-%d", i), pool: "training", class: "efa", typ: "p5.48xlarge",
+			zone: "b", subnet: "ml-b",
+		})
+	}
+	for _, z := range []string{"a", "b", "c"} {
+		out = append(out, nodePlan{
+			key: "system-" + z, kind: managedNode, pool: "system", typ: "m5.large", zone: z, subnet: "private-" + z,
+		})
+	}
+	out = append(out, nodePlan{key: "hybrid-0", kind: hybridNode, pool: "edge"})
+	return out
+}

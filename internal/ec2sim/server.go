@@ -1,0 +1,237 @@
+package ec2sim
+
+import (
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// APIVersion is the EC2 API version the server accepts.
+const APIVersion = "2016-11-15"
+
+// Action names the server answers.
+const (
+	DescribeInstances       = "DescribeInstances"
+	DescribeSubnets         = "DescribeSubnets"
+	DescribeSecurityGroups  = "DescribeSecurityGroups"
+	DescribePlacementGroups = "DescribePlacementGroups"
+	DescribeInstanceTypes   = "DescribeInstanceTypes"
+)
+
+// Server is an EC2 query-protocol server holding instances, subnets, security groups,
+// placement groups and instance types. Its methods are safe for concurrent use.
+type Server struct {
+	mu sync.Mutex
+
+	instances map[string]snapshot.Instance
+	subnets   map[string]snapshot.Subnet
+	groups    map[string]snapshot.SecurityGroup
+	placement map[string]snapshot.PlacementGroup
+	types     map[string]snapshot.InstanceType
+	// sorted caches the sorted keys of each map; nil after a change.
+	sorted map[string][]string
+
+	pageSize int
+	faults   faults
+	requests []Request
+	now      func() time.Time
+}
+
+// Request is one request the server received, recorded before any fault is applied.
+type Request struct {
+	Action string
+	// Region is the Region of the request's SigV4 credential scope; empty when unsigned.
+	Region string
+	// Filters maps each filter name to its values.
+	Filters map[string][]string
+	// Lists holds flat list parameters such as InstanceType or GroupName, by name.
+	Lists map[string][]string
+	// NextToken is the page token the request carried.
+	NextToken string
+}
+
+// Values returns how many filter and list values the request carried, which is the size of
+// the batch it asked for.
+func (r Request) Values() int {
+	n := 0
+	for _, v := range r.Filters {
+		n += len(v)
+	}
+	for _, v := range r.Lists {
+		n += len(v)
+	}
+	return n
+}
+
+// New returns an empty Server that answers every result on one page.
+func New() *Server {
+	return &Server{
+		instances: map[string]snapshot.Instance{},
+		subnets:   map[string]snapshot.Subnet{},
+		groups:    map[string]snapshot.SecurityGroup{},
+		placement: map[string]snapshot.PlacementGroup{},
+		types:     map[string]snapshot.InstanceType{},
+		now:       time.Now,
+	}
+}
+
+// AddInstances adds or replaces instances by ID.
+func (s *Server) AddInstances(items ...snapshot.Instance) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, v := range items {
+		s.instances[v.ID] = v
+	}
+	s.sorted = nil
+}
+
+// AddSubnets adds or replaces subnets by ID.
+func (s *Server) AddSubnets(items ...snapshot.Subnet) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, v := range items {
+		s.subnets[v.ID] = v
+	}
+	s.sorted = nil
+}
+
+// AddSecurityGroups adds or replaces security groups by ID.
+func (s *Server) AddSecurityGroups(items ...snapshot.SecurityGroup) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, v := range items {
+		s.groups[v.ID] = v
+	}
+	s.sorted = nil
+}
+
+// AddPlacementGroups adds or replaces placement groups by ID.
+func (s *Server) AddPlacementGroups(items ...snapshot.PlacementGroup) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, v := range items {
+		s.placement[v.ID] = v
+	}
+	s.sorted = nil
+}
+
+// AddInstanceTypes adds or replaces instance types by name.
+func (s *Server) AddInstanceTypes(items ...snapshot.InstanceType) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, v := range items {
+		s.types[v.Name] = v
+	}
+	s.sorted = nil
+}
+
+// SetPageSize makes paginated actions answer at most n items a page, with a NextToken for
+// the rest; 0 means one page (or MaxResults when the request sets it).
+func (s *Server) SetPageSize(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pageSize = n
+}
+
+// Count returns how many requests of action the server received, failed ones included.
+func (s *Server) Count(action string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, r := range s.requests {
+		if r.Action == action {
+			n++
+		}
+	}
+	return n
+}
+
+// Total returns how many requests the server received.
+func (s *Server) Total() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.requests)
+}
+
+// Requests returns a copy of every request received, in arrival order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.requests)
+}
+
+// Start serves s on a loopback httptest server that tb closes at cleanup, and returns its URL.
+func (s *Server) Start(tb testing.TB) string {
+	tb.Helper()
+	ts := httptest.NewServer(s)
+	tb.Cleanup(ts.Close)
+	return ts.URL
+}
+
+// NewHTTPServer serves s on a new loopback httptest server; the caller closes it.
+func (s *Server) NewHTTPServer() *httptest.Server { return httptest.NewServer(s) }
+
+// ServeHTTP answers one EC2 query-protocol request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		writeError(w, http.StatusBadRequest, "InvalidAction", "only POST requests are served")
+		return
+	}
+	if err := r.ParseForm(); err != nil {
+		writeError(w, http.StatusBadRequest, "MalformedQueryString", err.Error())
+		return
+	}
+	q, err := parseQuery(r.PostForm)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "InvalidParameterValue", err.Error())
+		return
+	}
+	action := r.PostForm.Get("Action")
+	s.record(Request{
+		Action: action, Region: signingRegion(r.Header.Get("Authorization")),
+		Filters: q.filterMap(), Lists: maps.Clone(q.lists), NextToken: q.nextToken,
+	})
+	if f := s.fault(r.Context(), action); f != nil {
+		writeError(w, f.status, f.code, f.message)
+		return
+	}
+	if r.Header.Get("Authorization") == "" {
+		writeError(w, http.StatusUnauthorized, "AuthFailure", "AWS was not able to validate the provided access credentials")
+		return
+	}
+	if v := r.PostForm.Get("Version"); v != APIVersion {
+		writeError(w, http.StatusBadRequest, "InvalidParameterValue", "unsupported Version "+v)
+		return
+	}
+	s.answer(w, action, q)
+}
+
+func (s *Server) record(r Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests = append(s.requests, r)
+}
+
+// sortedKeys returns the sorted keys of m, cached under name until the next change.
+// s.mu must be held.
+func sortedKeys[T any](s *Server, name string, m map[string]T) []string {
+	if keys, ok := s.sorted[name]; ok {
+		return keys
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	if s.sorted == nil {
+		s.sorted = map[string][]string{}
+	}
+	s.sorted[name] = keys
+	return keys
+}

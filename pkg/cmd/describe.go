@@ -1,0 +1,101 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/printer"
+)
+
+const describeExample = `  # One node's networking sheet
+  %[1]s describe node ip-10-0-12-34.us-west-2.compute.internal
+
+  # Every spot node, as YAML
+  %[1]s describe node -l karpenter.sh/capacity-type=spot -o yaml`
+
+// describeOptions are the flags of `describe node`.
+type describeOptions struct {
+	*commonOptions
+
+	selector string
+	output   string
+
+	sel    selection
+	format printer.Format
+}
+
+func newCmdDescribe(common *commonOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "describe",
+		Short: "Show the whole networking picture of nodes",
+		Args:  cobra.NoArgs,
+		RunE:  func(c *cobra.Command, _ []string) error { return c.Help() },
+	}
+	cmd.AddCommand(newCmdDescribeNode(common))
+	return cmd
+}
+
+func newCmdDescribeNode(common *commonOptions) *cobra.Command {
+	o := &describeOptions{commonOptions: common}
+	cmd := &cobra.Command{
+		Use:     "node NAME... | -l SELECTOR",
+		Aliases: []string{"nodes", "no"},
+		Short:   "Show one node's identity, addresses, subnet, security groups, ENIs, pod capacity, EFA, placement and findings",
+		Example: fmt.Sprintf(describeExample, "kubectl karpnet"),
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := o.complete(args); err != nil {
+				return err
+			}
+			return o.run(c.Context())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&o.selector, "selector", "l", o.selector, "label selector over nodes, instead of names")
+	f.StringVarP(&o.output, "output", "o", o.output, "output format: json or yaml (default: the text sheet)")
+	return cmd
+}
+
+func (o *describeOptions) complete(args []string) error {
+	if err := o.validate(); err != nil {
+		return err
+	}
+	switch {
+	case len(args) == 0 && o.selector == "":
+		return usageErrorf("name at least one node, or pass -l SELECTOR: list nodes with kubectl get nodes")
+	case len(args) > 0 && o.selector != "":
+		return usageErrorf("pass node names or -l SELECTOR, not both")
+	}
+	o.format = printer.Table
+	if o.output != "" {
+		f, err := printer.ParseFormat(o.output)
+		if err != nil || (f != printer.JSON && f != printer.YAML) {
+			return usageErrorf("-o/--output %q: use json or yaml, or leave it out for the text sheet", o.output)
+		}
+		o.format = f
+	}
+	var err error
+	o.sel, err = newSelection(args, o.selector, "", "")
+	return err
+}
+
+func (o *describeOptions) run(ctx context.Context) error {
+	snap, err := o.load(ctx, o.sel.scope())
+	if err != nil {
+		return err
+	}
+	opts, err := o.sel.options(snap, nil, nil)
+	if err != nil {
+		return err
+	}
+	report := diagnose.Analyze(snap, opts)
+	if len(report.Nodes) == 0 {
+		return usageErrorf("no node matches %q: list nodes with kubectl get nodes --show-labels", o.selector)
+	}
+	if err := printer.PrintNodes(o.Out, report, o.format, o.styles()); err != nil {
+		return fmt.Errorf("printing the node sheet: %w", err)
+	}
+	return nil
+}

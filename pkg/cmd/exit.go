@@ -1,0 +1,58 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Exit codes are part of karpnet's interface (see the README).
+const (
+	// ExitOK: no finding at or above --fail-on.
+	ExitOK = 0
+	// ExitFindings: at least one finding at or above --fail-on.
+	ExitFindings = 1
+	// ExitUsage: bad flags or arguments.
+	ExitUsage = 2
+	// ExitCollect: could not collect at all (API server unreachable or unauthenticated,
+	// snapshot unreadable).
+	ExitCollect = 3
+)
+
+// exitError carries an exit code with the error to print. A nil err prints nothing.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageErrorf returns an error that exits with ExitUsage.
+func usageErrorf(format string, args ...any) error {
+	return &exitError{code: ExitUsage, err: fmt.Errorf(format, args...)}
+}
+
+// collectError wraps err to exit with ExitCollect.
+func collectError(err error) error { return &exitError{code: ExitCollect, err: err} }
+
+// errFindings ends a run whose findings reach --fail-on; the report was already printed.
+var errFindings = &exitError{code: ExitFindings}
+
+// exitCode maps an error from a command to its exit code. Errors that carry no code come
+// from cobra's own parsing (unknown flag or command, wrong argument count): usage errors.
+func exitCode(err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	var e *exitError
+	if errors.As(err, &e) {
+		return e.code
+	}
+	return ExitUsage
+}

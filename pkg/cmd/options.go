@@ -1,0 +1,168 @@
+package cmd
+
+import (
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/collect"
+	"github.com/karpnet/kubectl-karpnet/pkg/demo"
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+	"github.com/karpnet/kubectl-karpnet/pkg/style"
+)
+
+// commonOptions are the flags and streams every command shares: kubectl's connection
+// flags, AWS flags, snapshot files and colour.
+type commonOptions struct {
+	genericiooptions.IOStreams
+	configFlags *genericclioptions.ConfigFlags
+
+	region       string
+	profile      string
+	snapshotFile string
+	saveSnapshot string
+	color        string
+
+	// demo makes load return the embedded demo snapshot.
+	demo bool
+	// newCollector builds the live collector; tests replace it to use fakes.
+	newCollector func(ctx context.Context, o *commonOptions) (*collect.Collector, error)
+	// getenv reads the environment (NO_COLOR); tests replace it.
+	getenv func(string) string
+}
+
+func newCommonOptions(streams genericiooptions.IOStreams) *commonOptions {
+	return &commonOptions{
+		IOStreams:    streams,
+		configFlags:  genericclioptions.NewConfigFlags(true),
+		color:        string(style.ColorAuto),
+		newCollector: liveCollector,
+		getenv:       os.Getenv,
+	}
+}
+
+func (o *commonOptions) addFlags(cmd *cobra.Command) {
+	f := cmd.PersistentFlags()
+	o.configFlags.AddFlags(f)
+	f.StringVar(&o.region, "region", o.region, "AWS Region to read EC2 in (default: AWS config, else the nodes' providerIDs)")
+	f.StringVar(&o.profile, "profile", o.profile, "AWS shared config profile to use (default: AWS_PROFILE or default)")
+	f.StringVar(&o.snapshotFile, "snapshot", o.snapshotFile, "diagnose a saved snapshot FILE instead of a live cluster (no cluster or AWS access)")
+	f.StringVar(&o.saveSnapshot, "save-snapshot", o.saveSnapshot, "write everything collected to FILE (gzip-compressed when it ends in .gz)")
+	f.StringVar(&o.color, "color", o.color, "colour text output: auto, always or never (NO_COLOR is honoured)")
+}
+
+// validate checks the shared flags without I/O.
+func (o *commonOptions) validate() error {
+	if _, err := style.ParseColorMode(o.color); err != nil {
+		return usageErrorf("--color: %v", err)
+	}
+	if o.snapshotFile != "" && o.demo {
+		return usageErrorf("--snapshot cannot be used with demo: drop one of them")
+	}
+	if o.snapshotFile != "" && o.saveSnapshot != "" && o.snapshotFile == o.saveSnapshot {
+		return usageErrorf("--snapshot and --save-snapshot name the same file: choose another output file")
+	}
+	return nil
+}
+
+// styles returns the text styles for out, with colour decided by --color and NO_COLOR.
+func (o *commonOptions) styles() *style.Styles {
+	mode, _ := style.ParseColorMode(o.color)
+	return style.New(style.Renderer(o.Out, style.Enabled(mode, o.Out, o.getenv)))
+}
+
+// load returns the snapshot to diagnose: the demo, a saved file, or a live collection of
+// scope. It saves the snapshot when --save-snapshot is set.
+func (o *commonOptions) load(ctx context.Context, scope collect.Scope) (*snapshot.Snapshot, error) {
+	var (
+		s   *snapshot.Snapshot
+		err error
+	)
+	switch {
+	case o.demo:
+		s, err = demo.Snapshot()
+		if err != nil {
+			return nil, collectError(fmt.Errorf("reading the embedded demo snapshot: %w", err))
+		}
+	case o.snapshotFile != "":
+		s, err = readSnapshotFile(o.snapshotFile)
+		if err != nil {
+			return nil, collectError(err)
+		}
+	default:
+		c, err := o.newCollector(ctx, o)
+		if err != nil {
+			return nil, collectError(err)
+		}
+		s, err = c.Collect(ctx, scope)
+		if errors.Is(err, collect.ErrNodeNotFound) {
+			return nil, &exitError{code: ExitUsage, err: err}
+		}
+		if err != nil {
+			return nil, collectError(err)
+		}
+	}
+	if o.saveSnapshot != "" {
+		if err := writeSnapshotFile(o.saveSnapshot, s); err != nil {
+			return nil, collectError(err)
+		}
+		fmt.Fprintf(o.ErrOut, "snapshot saved to %s\n", o.saveSnapshot)
+	}
+	return s, nil
+}
+
+func readSnapshotFile(name string) (*snapshot.Snapshot, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open snapshot %s: %w", name, causeOf(err))
+	}
+	defer f.Close()
+	s, err := snapshot.Read(f)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot %s: %w", name, err)
+	}
+	return s, nil
+}
+
+func writeSnapshotFile(name string, s *snapshot.Snapshot) (err error) {
+	f, err := os.Create(name)
+	if err != nil {
+		return fmt.Errorf("cannot write snapshot %s: %w", name, causeOf(err))
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("writing snapshot %s: %w", name, cerr)
+		}
+	}()
+	var w io.Writer = f
+	if strings.HasSuffix(name, ".gz") {
+		zw := gzip.NewWriter(f)
+		defer func() {
+			if cerr := zw.Close(); err == nil && cerr != nil {
+				err = fmt.Errorf("writing snapshot %s: %w", name, cerr)
+			}
+		}()
+		w = zw
+	}
+	if err := snapshot.Write(w, s); err != nil {
+		return fmt.Errorf("writing snapshot %s: %w", name, err)
+	}
+	return nil
+}
+
+// causeOf drops the path from an *os.PathError, whose message would repeat the file name.
+func causeOf(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

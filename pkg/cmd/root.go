@@ -1,0 +1,89 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+)
+
+const rootExample = `  # Try karpnet on the embedded demo cluster, no cluster or AWS access needed
+  %[1]s demo check
+
+  # Check every node of the current cluster; exit 1 on critical findings
+  %[1]s check
+
+  # Fail CI on warnings too, for one NodePool, as JSON
+  %[1]s check --nodepool general --fail-on warning -o json
+
+  # Show one node's whole networking picture
+  %[1]s describe node ip-10-0-12-34.us-west-2.compute.internal
+
+  # Save what was read, and diagnose it later without cluster or AWS access
+  %[1]s check --save-snapshot cluster.json.gz
+  %[1]s check --snapshot cluster.json.gz`
+
+// NewCmdKarpnet returns the root command, `kubectl karpnet`.
+func NewCmdKarpnet(streams genericiooptions.IOStreams) *cobra.Command {
+	return newRootCmd(newCommonOptions(streams))
+}
+
+func newRootCmd(o *commonOptions) *cobra.Command {
+	streams := o.IOStreams
+	cmd := &cobra.Command{
+		Use:   "karpnet",
+		Short: "Networking diagnostics for Karpenter-provisioned EKS nodes",
+		Long: `karpnet joins each node with its EC2 instance, subnet, security groups, ENIs, prefixes,
+EFA interfaces, placement group and instance-type limits, and with its NodeClaim, NodePool,
+EC2NodeClass, ENIConfig and VPC CNI settings, then flags what is misconfigured.
+It only reads: Kubernetes get/list, and EC2 Describe* calls.`,
+		Example:       fmt.Sprintf(rootExample, "kubectl karpnet"),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl karpnet"},
+		Args:          cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return c.Help()
+		},
+	}
+	cmd.SetOut(streams.Out)
+	cmd.SetErr(streams.ErrOut)
+	cmd.SetIn(streams.In)
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageErrorf("%v: see '%s --help'", err, c.CommandPath())
+	})
+	o.addFlags(cmd)
+	cmd.AddCommand(
+		newCmdCheck(o),
+		newCmdDescribe(o),
+		newCmdDemo(o),
+		newCmdVersion(o),
+	)
+	return cmd
+}
+
+// Execute runs karpnet with args and returns its exit code. Errors are printed once, to
+// streams.ErrOut, as "error: ...".
+func Execute(ctx context.Context, streams genericiooptions.IOStreams, args []string) int {
+	return execute(ctx, newCommonOptions(streams), args)
+}
+
+// execute runs the root command over o, which tests build with fake collectors.
+func execute(ctx context.Context, o *commonOptions, args []string) int {
+	streams := o.IOStreams
+	cmd := newRootCmd(o)
+	cmd.SetArgs(args)
+	err := cmd.ExecuteContext(ctx)
+	var coded *exitError
+	switch {
+	case err == nil || errors.Is(err, errFindings):
+	case errors.As(err, &coded):
+		fmt.Fprintf(streams.ErrOut, "error: %s\n", err)
+	default:
+		// cobra's own parsing errors: unknown command or flag, wrong argument count.
+		fmt.Fprintf(streams.ErrOut, "error: %s: see 'kubectl karpnet --help'\n", err)
+	}
+	return exitCode(err)
+}

@@ -1,0 +1,92 @@
+package cmd
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/collect"
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// selection is the typed form of the node-choosing flags: names, -l, --nodepool, --nodeclass.
+type selection struct {
+	names     []string
+	selector  labels.Selector
+	nodePool  string
+	nodeClass string
+}
+
+// newSelection parses the flags into a selection.
+func newSelection(names []string, selector, nodePool, nodeClass string) (selection, error) {
+	sel := selection{names: names, nodePool: nodePool, nodeClass: nodeClass}
+	var err error
+	sel.selector, err = labels.Parse(selector)
+	if err != nil {
+		return sel, usageErrorf("-l/--selector %q: %v", selector, err)
+	}
+	for _, v := range []struct{ flag, key, value string }{
+		{"--nodepool", snapshot.LabelNodePool, nodePool},
+		{"--nodeclass", snapshot.LabelEC2NodeClass, nodeClass},
+	} {
+		if v.value == "" {
+			continue
+		}
+		r, err := labels.NewRequirement(v.key, "=", []string{v.value})
+		if err != nil {
+			return sel, usageErrorf("%s %q is not a valid name", v.flag, v.value)
+		}
+		sel.selector = sel.selector.Add(*r)
+	}
+	return sel, nil
+}
+
+// scope is what the live collector should read.
+func (s selection) scope() collect.Scope {
+	return collect.Scope{Names: s.names, Selector: s.selector.String()}
+}
+
+// options resolves the selection against a snapshot (which may hold more nodes than were
+// asked for, e.g. a saved one) into diagnose options. Named nodes that do not exist are a
+// usage error.
+func (s selection) options(snap *snapshot.Snapshot, only, skip []string) (diagnose.Options, error) {
+	opts := diagnose.Options{Only: only, Skip: skip}
+	if len(s.names) == 0 && s.selector.Empty() {
+		return opts, nil
+	}
+	opts.Nodes = map[string]bool{}
+	present := map[string]bool{}
+	for i := range snap.Nodes {
+		n := &snap.Nodes[i]
+		present[n.Name] = true
+		if len(s.names) == 0 && s.selector.Matches(labels.Set(n.Labels)) {
+			opts.Nodes[n.Name] = true
+		}
+	}
+	for _, name := range s.names {
+		if !present[name] {
+			return opts, &exitError{code: ExitUsage, err: fmt.Errorf("node %q not found: list nodes with kubectl get nodes", name)}
+		}
+		if s.selector.Matches(labels.Set(nodeLabels(snap, name))) {
+			opts.Nodes[name] = true
+		}
+	}
+	opts.Resources = map[string]bool{}
+	if s.nodePool != "" {
+		opts.Resources["nodepool/"+s.nodePool] = true
+	}
+	if s.nodeClass != "" {
+		opts.Resources["ec2nodeclass/"+s.nodeClass] = true
+	}
+	return opts, nil
+}
+
+func nodeLabels(snap *snapshot.Snapshot, name string) map[string]string {
+	for i := range snap.Nodes {
+		if snap.Nodes[i].Name == name {
+			return snap.Nodes[i].Labels
+		}
+	}
+	return nil
+}

@@ -1,0 +1,67 @@
+package collect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+)
+
+// Retry policy of the EC2 client: the SDK's standard retryer (exponential backoff with jitter,
+// throttling errors such as RequestLimitExceeded included), capped so an incident-time run
+// gives up within seconds rather than minutes.
+const (
+	ec2MaxAttempts = 5
+	ec2MaxBackoff  = 5 * time.Second
+)
+
+// LoadEC2 builds an EC2 client from the standard AWS configuration chain (environment,
+// AWS_PROFILE, shared config and credentials files, SSO, web identity, container and instance
+// roles, AWS_ENDPOINT_URL_EC2, AWS_CA_BUNDLE). A non-empty region or profile overrides the
+// configured one. Credentials are resolved lazily: missing ones show up as a gap when EC2 is
+// first called, not here. A profile that does not exist is an error that says what to do.
+func LoadEC2(ctx context.Context, region, profile string) (EC2API, error) {
+	opts := []func(*config.LoadOptions) error{
+		config.WithRetryer(func() aws.Retryer {
+			return retry.AddWithMaxBackoffDelay(
+				retry.AddWithMaxAttempts(retry.NewStandard(), ec2MaxAttempts), ec2MaxBackoff)
+		}),
+	}
+	if region != "" {
+		opts = append(opts, config.WithRegion(region))
+	}
+	if profile != "" {
+		opts = append(opts, config.WithSharedConfigProfile(profile))
+	}
+	cfg, err := config.LoadDefaultConfig(ctx, opts...)
+	if err != nil {
+		return nil, ec2ConfigError(err, profile)
+	}
+	return ec2.NewFromConfig(cfg), nil
+}
+
+// ec2ConfigError explains an AWS configuration failure and what to do about it.
+func ec2ConfigError(err error, profile string) error {
+	var notExist config.SharedConfigProfileNotExistError
+	if errors.As(err, &notExist) {
+		where := "~/.aws/config"
+		if len(notExist.Filename) > 0 {
+			where = strings.Join(notExist.Filename, ", ")
+		} else if f := os.Getenv("AWS_CONFIG_FILE"); f != "" {
+			where = f
+		}
+		flag := "pass an existing --profile or unset AWS_PROFILE"
+		if profile != "" {
+			flag = "pass an existing --profile"
+		}
+		return fmt.Errorf("AWS profile %q not found in %s: %s", notExist.Profile, where, flag)
+	}
+	return fmt.Errorf("loading AWS configuration: %w: check AWS_PROFILE, --profile and ~/.aws/config", err)
+}

@@ -1,0 +1,201 @@
+package collect
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+	"github.com/aws/smithy-go"
+)
+
+// EC2 limits that shape the batches.
+const (
+	// ec2FilterBatch is the most values EC2 accepts in one filter.
+	ec2FilterBatch = 200
+	// ec2TypeBatch is the most instance types one DescribeInstanceTypes call takes.
+	ec2TypeBatch = 100
+	// ec2PageSize is MaxResults for filtered Describe calls (EC2 allows up to 1000).
+	ec2PageSize = 1000
+	// ec2Concurrency bounds how many EC2 requests run at once.
+	ec2Concurrency = 4
+)
+
+// ec2Call runs Describe calls in one Region.
+type ec2Call struct {
+	api    EC2API
+	region string
+}
+
+func (c ec2Call) opt(o *ec2.Options) { o.Region = c.region }
+
+func ec2Filter(name string, values []string) []types.Filter {
+	return []types.Filter{{Name: aws.String(name), Values: values}}
+}
+
+// instances describes instances by ID through the instance-id filter (unknown IDs are simply
+// absent), following NextToken.
+func (c ec2Call) instances(ctx context.Context, ids []string) ([]types.Instance, error) {
+	pages := ec2.NewDescribeInstancesPaginator(c.api, &ec2.DescribeInstancesInput{
+		Filters: ec2Filter("instance-id", ids), MaxResults: aws.Int32(ec2PageSize),
+	})
+	var out []types.Instance
+	for pages.HasMorePages() {
+		page, err := pages.NextPage(ctx, c.opt)
+		if err != nil {
+			return out, err
+		}
+		for _, r := range page.Reservations {
+			out = append(out, r.Instances...)
+		}
+	}
+	return out, nil
+}
+
+// subnets describes subnets through the subnet-id filter, following NextToken.
+func (c ec2Call) subnets(ctx context.Context, ids []string) ([]types.Subnet, error) {
+	pages := ec2.NewDescribeSubnetsPaginator(c.api, &ec2.DescribeSubnetsInput{
+		Filters: ec2Filter("subnet-id", ids), MaxResults: aws.Int32(ec2PageSize),
+	})
+	var out []types.Subnet
+	for pages.HasMorePages() {
+		page, err := pages.NextPage(ctx, c.opt)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, page.Subnets...)
+	}
+	return out, nil
+}
+
+// securityGroups describes security groups through the group-id filter, following NextToken.
+func (c ec2Call) securityGroups(ctx context.Context, ids []string) ([]types.SecurityGroup, error) {
+	pages := ec2.NewDescribeSecurityGroupsPaginator(c.api, &ec2.DescribeSecurityGroupsInput{
+		Filters: ec2Filter("group-id", ids), MaxResults: aws.Int32(ec2PageSize),
+	})
+	var out []types.SecurityGroup
+	for pages.HasMorePages() {
+		page, err := pages.NextPage(ctx, c.opt)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, page.SecurityGroups...)
+	}
+	return out, nil
+}
+
+// placementGroupsByName describes placement groups through the group-name filter, which
+// leaves unknown names out instead of failing.
+func (c ec2Call) placementGroupsByName(ctx context.Context, names []string) ([]types.PlacementGroup, error) {
+	out, err := c.api.DescribePlacementGroups(ctx, &ec2.DescribePlacementGroupsInput{
+		Filters: ec2Filter("group-name", names),
+	}, c.opt)
+	if err != nil {
+		return nil, err
+	}
+	return out.PlacementGroups, nil
+}
+
+// placementGroupsByID describes placement groups by GroupId (DescribePlacementGroups has no
+// group-id filter). One unknown ID fails the call, so after such a failure each ID is asked
+// alone and the unknown ones are left out.
+func (c ec2Call) placementGroupsByID(ctx context.Context, ids []string) ([]types.PlacementGroup, error) {
+	out, err := c.api.DescribePlacementGroups(ctx, &ec2.DescribePlacementGroupsInput{GroupIds: ids}, c.opt)
+	if err == nil {
+		return out.PlacementGroups, nil
+	}
+	if !ec2IsUnknownPlacementGroup(err) {
+		return nil, err
+	}
+	if len(ids) == 1 {
+		return nil, nil
+	}
+	var groups []types.PlacementGroup
+	for _, id := range ids {
+		one, err := c.placementGroupsByID(ctx, []string{id})
+		if err != nil {
+			return groups, err
+		}
+		groups = append(groups, one...)
+	}
+	return groups, nil
+}
+
+func ec2IsUnknownPlacementGroup(err error) bool {
+	var apiErr smithy.APIError
+	if !errors.As(err, &apiErr) {
+		return false
+	}
+	switch apiErr.ErrorCode() {
+	case "InvalidPlacementGroup.Unknown", "InvalidPlacementGroupId.NotFound", "InvalidPlacementGroupId.Malformed",
+		"InvalidPlacementGroup.NotFound":
+		return true
+	}
+	return false
+}
+
+// instanceTypes describes instance types by name, following NextToken. Unknown names fail
+// the call with InvalidInstanceType listing them; the call is then made once more without them.
+func (c ec2Call) instanceTypes(ctx context.Context, names []string) ([]types.InstanceTypeInfo, error) {
+	out, err := c.instanceTypesOnce(ctx, names)
+	if err == nil {
+		return out, nil
+	}
+	unknown := ec2UnknownInstanceTypes(err)
+	if len(unknown) == 0 {
+		return nil, err
+	}
+	var rest []string
+	for _, n := range names {
+		if !unknown[n] {
+			rest = append(rest, n)
+		}
+	}
+	switch len(rest) {
+	case 0:
+		return nil, nil
+	case len(names):
+		return nil, err
+	}
+	return c.instanceTypesOnce(ctx, rest)
+}
+
+func (c ec2Call) instanceTypesOnce(ctx context.Context, names []string) ([]types.InstanceTypeInfo, error) {
+	in := &ec2.DescribeInstanceTypesInput{InstanceTypes: make([]types.InstanceType, len(names))}
+	for i, n := range names {
+		in.InstanceTypes[i] = types.InstanceType(n)
+	}
+	pages := ec2.NewDescribeInstanceTypesPaginator(c.api, in)
+	var out []types.InstanceTypeInfo
+	for pages.HasMorePages() {
+		page, err := pages.NextPage(ctx, c.opt)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, page.InstanceTypes...)
+	}
+	return out, nil
+}
+
+// ec2UnknownInstanceTypes reads the names out of an InvalidInstanceType error such as
+// "The following supplied instance types do not exist: [x1.foo, y2.bar]".
+func ec2UnknownInstanceTypes(err error) map[string]bool {
+	var apiErr smithy.APIError
+	if !errors.As(err, &apiErr) || apiErr.ErrorCode() != "InvalidInstanceType" {
+		return nil
+	}
+	msg := apiErr.ErrorMessage()
+	start, end := strings.LastIndex(msg, "["), strings.LastIndex(msg, "]")
+	if start < 0 || end < start {
+		return nil
+	}
+	out := map[string]bool{}
+	for _, n := range strings.Split(msg[start+1:end], ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			out[n] = true
+		}
+	}
+	return out
+}

@@ -1,0 +1,131 @@
+package collect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+	"github.com/aws/smithy-go"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// ec2CredentialsRemedy is what to do when EC2 refuses or cannot be sent our credentials.
+const ec2CredentialsRemedy = "configure AWS credentials: pass --profile or set AWS_PROFILE " +
+	"(run `aws sso login` for an SSO profile)"
+
+// ec2Failure is a failed EC2 source turned into a gap. whole is true when the failure covers
+// every EC2 call (no or rejected credentials, unreachable endpoint), so one "ec2" gap replaces
+// the per-call ones.
+type ec2Failure struct {
+	gap   snapshot.Gap
+	whole bool
+}
+
+// ec2Classify turns the error of one EC2 call into a gap for source, naming the IAM action,
+// flag or command that would fix it.
+func ec2Classify(source, region string, err error) ec2Failure {
+	action := source // e.g. "ec2:DescribeSubnets", the IAM action of the same name
+	if msg, ok := ec2CredentialsProblem(err); ok {
+		remedy := ec2CredentialsRemedy
+		if strings.Contains(strings.ToLower(msg), "sso") {
+			remedy = "run `aws sso login` (with --profile when not the default) and retry"
+		}
+		return ec2Failure{whole: true, gap: snapshot.Gap{
+			Source: snapshot.SourceEC2, Reason: "no AWS credentials: " + ec2Short(msg), Remedy: remedy,
+		}}
+	}
+	var apiErr smithy.APIError
+	if errors.As(err, &apiErr) {
+		code := apiErr.ErrorCode()
+		reason := code + ": " + ec2Short(apiErr.ErrorMessage())
+		switch code {
+		case "UnauthorizedOperation", "AccessDenied", "AccessDeniedException":
+			return ec2Failure{gap: snapshot.Gap{Source: source, Reason: reason,
+				Remedy: fmt.Sprintf("allow %s to the caller", action)}}
+		case "AuthFailure", "InvalidClientTokenId", "UnrecognizedClientException", "ExpiredToken",
+			"ExpiredTokenException", "RequestExpired", "SignatureDoesNotMatch", "InvalidAccessKeyId":
+			return ec2Failure{whole: true, gap: snapshot.Gap{Source: snapshot.SourceEC2, Reason: reason,
+				Remedy: "refresh or fix the AWS credentials (`aws sso login`, AWS_PROFILE or --profile)"}}
+		case "OptInRequired", "InvalidRegion":
+			return ec2Failure{whole: true, gap: snapshot.Gap{Source: snapshot.SourceEC2, Reason: reason,
+				Remedy: fmt.Sprintf("pass the cluster's Region with --region (Region %q is not usable)", region)}}
+		case "RequestLimitExceeded", "Throttling", "ThrottlingException":
+			return ec2Failure{gap: snapshot.Gap{Source: source, Reason: reason,
+				Remedy: "retry in a minute: EC2 is throttling this account's Describe calls, which Karpenter shares"}}
+		}
+		return ec2Failure{gap: snapshot.Gap{Source: source, Reason: reason,
+			Remedy: "retry; if it persists, check --region and AWS_ENDPOINT_URL_EC2"}}
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) || ec2IsTimeout(err) {
+		return ec2Failure{gap: snapshot.Gap{Source: source, Reason: "timeout: " + ec2Short(err.Error()),
+			Remedy: fmt.Sprintf("retry, or check network access to the EC2 endpoint in %s", region)}}
+	}
+	var netErr net.Error
+	var opErr *net.OpError
+	if errors.As(err, &netErr) || errors.As(err, &opErr) {
+		return ec2Failure{whole: true, gap: snapshot.Gap{Source: snapshot.SourceEC2,
+			Reason: "cannot reach EC2: " + ec2Short(err.Error()),
+			Remedy: "check network access to EC2, --region and AWS_ENDPOINT_URL_EC2"}}
+	}
+	return ec2Failure{gap: snapshot.Gap{Source: source, Reason: ec2Short(err.Error()),
+		Remedy: "retry; if it persists, check --region, --profile and AWS_ENDPOINT_URL_EC2"}}
+}
+
+// ec2CredentialsProblem reports whether err is a failure to obtain credentials before the
+// request was sent, and returns the credential provider's message. The SDK marks it as a
+// SigningError or, in the smithy auth path, as "get identity: get credentials: ...".
+func ec2CredentialsProblem(err error) (string, bool) {
+	var signErr *v4.SigningError
+	if errors.As(err, &signErr) {
+		return signErr.Err.Error(), true
+	}
+	var apiErr smithy.APIError
+	if errors.As(err, &apiErr) {
+		return "", false
+	}
+	_, msg, ok := strings.Cut(err.Error(), "get identity: ")
+	if !ok {
+		return "", false
+	}
+	return strings.TrimPrefix(msg, "get credentials: "), true
+}
+
+func ec2IsTimeout(err error) bool {
+	var t interface{ Timeout() bool }
+	return errors.As(err, &t) && t.Timeout()
+}
+
+// ec2Short keeps the first line of an error message, without an encoded authorization
+// message, at most 300 bytes.
+func ec2Short(msg string) string {
+	msg, _, _ = strings.Cut(msg, "\n")
+	msg, _, _ = strings.Cut(msg, " Encoded authorization failure message:")
+	msg = strings.TrimSpace(msg)
+	if len(msg) > 300 {
+		msg = msg[:297] + "..."
+	}
+	return msg
+}
+
+// ec2Gaps turns failures into gaps: one "ec2" gap when any failure covers all of EC2, else one
+// gap per source, in the order given.
+func ec2Gaps(failures []ec2Failure) []snapshot.Gap {
+	for _, f := range failures {
+		if f.whole {
+			return []snapshot.Gap{f.gap}
+		}
+	}
+	var out []snapshot.Gap
+	seen := map[string]bool{}
+	for _, f := range failures {
+		if !seen[f.gap.Source] {
+			seen[f.gap.Source] = true
+			out = append(out, f.gap)
+		}
+	}
+	return out
+}

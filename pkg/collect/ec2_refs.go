@@ -1,0 +1,199 @@
+package collect
+
+import (
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// ec2ProviderID returns the zone and instance ID of an aws:///ZONE/i-... providerID.
+func ec2ProviderID(id string) (zone, instance string, ok bool) {
+	rest, ok := strings.CutPrefix(id, "aws:///")
+	if !ok {
+		return "", "", false
+	}
+	zone, instance, ok = strings.Cut(rest, "/")
+	if !ok || zone == "" || !strings.HasPrefix(instance, "i-") || strings.Contains(instance, "/") {
+		return "", "", false
+	}
+	return zone, instance, true
+}
+
+// RegionFromZone returns the Region of an Availability Zone, Local Zone or Wavelength Zone
+// name: us-west-2a, us-west-2-lax-1a and us-east-1-wl1-bos-wlz-1 all give the Region of their
+// first numbered part (us-west-2, us-west-2, us-east-1). It returns "" for anything else.
+func RegionFromZone(zone string) string {
+	parts := strings.Split(zone, "-")
+	for i, p := range parts {
+		if p == "" || p[0] < '0' || p[0] > '9' {
+			continue
+		}
+		if i < 2 {
+			return ""
+		}
+		digits := strings.TrimRightFunc(p, func(r rune) bool { return r < '0' || r > '9' })
+		if strings.IndexFunc(digits, func(r rune) bool { return r < '0' || r > '9' }) >= 0 {
+			return ""
+		}
+		return strings.Join(parts[:i], "-") + "-" + digits
+	}
+	return ""
+}
+
+// ec2RegionOfNodes returns the Region most of the nodes' providerIDs are in (ties go to the
+// first in name order), or "".
+func ec2RegionOfNodes(nodes []corev1.Node) string {
+	counts := map[string]int{}
+	for _, n := range nodes {
+		if zone, _, ok := ec2ProviderID(n.Spec.ProviderID); ok {
+			if r := RegionFromZone(zone); r != "" {
+				counts[r]++
+			}
+		}
+	}
+	best := ""
+	for r, n := range counts {
+		if n > counts[best] || (n == counts[best] && r < best) {
+			best = r
+		}
+	}
+	return best
+}
+
+// ec2InstanceIDs returns the instance IDs of the nodes' providerIDs, sorted and unique.
+func ec2InstanceIDs(nodes []corev1.Node) []string {
+	ids := make([]string, 0, len(nodes))
+	for _, n := range nodes {
+		if _, id, ok := ec2ProviderID(n.Spec.ProviderID); ok {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
+
+// ec2IDSet collects IDs and returns them sorted and unique.
+type ec2IDSet map[string]struct{}
+
+func (s ec2IDSet) add(ids ...string) {
+	for _, id := range ids {
+		if id != "" {
+			s[id] = struct{}{}
+		}
+	}
+}
+
+func (s ec2IDSet) sorted() []string {
+	out := make([]string, 0, len(s))
+	for id := range s {
+		out = append(out, id)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// ec2Refs are the IDs and names the second round of EC2 calls describes.
+type ec2Refs struct {
+	subnets        []string
+	securityGroups []string
+	// placementNames and placementIDs are placement groups to describe by name and by ID.
+	placementNames []string
+	placementIDs   []string
+	instanceTypes  []string
+}
+
+// ec2References gathers what the instances, nodes, EC2NodeClasses and ENIConfigs refer to.
+func ec2References(s *snapshot.Snapshot, instances []types.Instance) ec2Refs {
+	subnets, groups, typeSet := ec2IDSet{}, ec2IDSet{}, ec2IDSet{}
+	names, ids := ec2IDSet{}, ec2IDSet{}
+	nameOfID := map[string]string{}
+	for _, in := range instances {
+		subnets.add(ec2Deref(in.SubnetId))
+		for _, g := range in.SecurityGroups {
+			groups.add(ec2Deref(g.GroupId))
+		}
+		for _, eni := range in.NetworkInterfaces {
+			subnets.add(ec2Deref(eni.SubnetId))
+			for _, g := range eni.Groups {
+				groups.add(ec2Deref(g.GroupId))
+			}
+		}
+		if p := in.Placement; p != nil {
+			name, id := ec2Deref(p.GroupName), ec2Deref(p.GroupId)
+			switch {
+			case name != "":
+				names.add(name)
+				if id != "" {
+					nameOfID[id] = name
+				}
+			case id != "":
+				ids.add(id)
+			}
+		}
+		if ec2ValidTypeName(string(in.InstanceType)) {
+			typeSet.add(string(in.InstanceType))
+		}
+	}
+	for _, n := range s.Nodes {
+		for _, label := range []string{corev1.LabelInstanceTypeStable, corev1.LabelInstanceType} {
+			if t := n.Labels[label]; ec2ValidTypeName(t) {
+				typeSet.add(t)
+			}
+		}
+	}
+	for _, nc := range s.NodeClasses {
+		for _, st := range nc.StatusSubnets {
+			subnets.add(st.ID)
+		}
+		for _, st := range nc.StatusSecurityGroups {
+			groups.add(st.ID)
+		}
+		if sel := nc.PlacementGroupSelector; sel != nil {
+			names.add(sel.Name)
+			if _, known := nameOfID[sel.ID]; !known {
+				ids.add(sel.ID)
+			}
+		}
+	}
+	for _, ec := range s.ENIConfigs {
+		subnets.add(ec.Subnet)
+		groups.add(ec.SecurityGroups...)
+	}
+	return ec2Refs{
+		subnets: subnets.sorted(), securityGroups: groups.sorted(),
+		placementNames: names.sorted(), placementIDs: ids.sorted(), instanceTypes: typeSet.sorted(),
+	}
+}
+
+// ec2ValidTypeName reports whether t looks like an EC2 instance type name (family.size), so a
+// label from another provider never fails a DescribeInstanceTypes call.
+func ec2ValidTypeName(t string) bool {
+	family, size, ok := strings.Cut(t, ".")
+	return ok && family != "" && size != "" && !strings.ContainsFunc(t, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '.')
+	})
+}
+
+// ec2Batches cuts ids into batches of at most size.
+func ec2Batches(ids []string, size int) [][]string {
+	var out [][]string
+	for len(ids) > 0 {
+		n := min(size, len(ids))
+		out = append(out, ids[:n:n])
+		ids = ids[n:]
+	}
+	return out
+}
+
+// ec2Deref returns *p, or the zero value for nil.
+func ec2Deref[T any](p *T) T {
+	if p == nil {
+		return *new(T)
+	}
+	return *p
+}

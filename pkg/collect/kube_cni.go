@@ -1,0 +1,78 @@
+package collect
+
+import (
+	"context"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// The VPC CNI DaemonSet, its container and the setting that turns on custom networking.
+const (
+	kubeAWSNodeNamespace = "kube-system"
+	kubeAWSNodeName      = "aws-node"
+	kubeCustomNetworkEnv = "AWS_VPC_K8S_CNI_CUSTOM_NETWORK_CFG"
+)
+
+// kubeAWSNode reads the image and literal env of the aws-node container. A missing DaemonSet
+// (another CNI, or EKS Auto Mode) leaves s.AWSNode nil without a Gap.
+func (c *Collector) kubeAWSNode(ctx context.Context, s *snapshot.Snapshot, _ Scope) error {
+	ds, err := c.Kube.AppsV1().DaemonSets(kubeAWSNodeNamespace).Get(ctx, kubeAWSNodeName, metav1.GetOptions{})
+	switch {
+	case err == nil:
+		s.AWSNode = kubeDecodeAWSNode(ds)
+		return nil
+	case apierrors.IsNotFound(err):
+		s.AWSNode = nil
+		return nil
+	default:
+		return c.kubeFail(s, snapshot.SourceAWSNode, "get", "daemonsets.apps in kube-system", err)
+	}
+}
+
+// kubeDecodeAWSNode keeps the aws-node container's image and the env values set literally;
+// values taken from a ConfigMap, Secret or field reference are skipped.
+func kubeDecodeAWSNode(ds *appsv1.DaemonSet) *snapshot.AWSNode {
+	out := &snapshot.AWSNode{}
+	containers := ds.Spec.Template.Spec.Containers
+	for i := range containers {
+		ct := &containers[i]
+		if ct.Name != kubeAWSNodeName {
+			continue
+		}
+		out.Image = ct.Image
+		for _, e := range ct.Env {
+			if e.ValueFrom != nil {
+				continue
+			}
+			if out.Env == nil {
+				out.Env = make(map[string]string)
+			}
+			out.Env[e.Name] = e.Value
+		}
+	}
+	return out
+}
+
+// kubeENIConfigs lists the ENIConfigs. Their CRD being absent is a Gap only when aws-node has
+// custom networking on, since ENIConfigs are then required.
+func (c *Collector) kubeENIConfigs(ctx context.Context, s *snapshot.Snapshot, _ Scope) error {
+	remedy := ""
+	if strings.EqualFold(s.AWSNode.Setting(kubeCustomNetworkEnv, "false"), "true") {
+		remedy = "install the ENIConfig CRD that ships with the VPC CNI, or set " +
+			kubeCustomNetworkEnv + "=false on the aws-node DaemonSet"
+	}
+	items, err := c.kubeReadCRD(ctx, s, kubeENIConfigsCRD(), false, nil, remedy)
+	if err != nil {
+		return err
+	}
+	s.ENIConfigs = nil
+	for i := range items {
+		s.ENIConfigs = append(s.ENIConfigs, kubeDecodeENIConfig(&items[i]))
+	}
+	return nil
+}

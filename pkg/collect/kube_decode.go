@@ -1,0 +1,100 @@
+package collect
+
+import (
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// kubeDecodeNodeClaim reads a karpenter.sh NodeClaim at v1 or v1beta1.
+func kubeDecodeNodeClaim(u *unstructured.Unstructured) snapshot.NodeClaim {
+	o := u.Object
+	return snapshot.NodeClaim{
+		Name:         u.GetName(),
+		APIVersion:   u.GetAPIVersion(),
+		Labels:       kubeStrMap(o, "metadata", "labels"),
+		NodeClassRef: kubeNodeClassRef(kubeMap(o, "spec", "nodeClassRef")),
+		ProviderID:   kubeStr(o, "status", "providerID"),
+		NodeName:     kubeStr(o, "status", "nodeName"),
+		Conditions:   kubeConditions(o),
+	}
+}
+
+// kubeDecodeNodePool reads a karpenter.sh NodePool at v1 or v1beta1 (where kubelet lives in
+// spec.template.spec.kubelet).
+func kubeDecodeNodePool(u *unstructured.Unstructured) snapshot.NodePool {
+	o := u.Object
+	return snapshot.NodePool{
+		Name:         u.GetName(),
+		APIVersion:   u.GetAPIVersion(),
+		NodeClassRef: kubeNodeClassRef(kubeMap(o, "spec", "template", "spec", "nodeClassRef")),
+		Requirements: kubeRequirements(o, "spec", "template", "spec", "requirements"),
+		Labels:       kubeStrMap(o, "spec", "template", "metadata", "labels"),
+		Kubelet:      kubeKubelet(kubeMap(o, "spec", "template", "spec", "kubelet")),
+		Conditions:   kubeConditions(o),
+	}
+}
+
+// kubeNodeClassRef reads a nodeClassRef: v1 has group/kind/name, v1beta1 apiVersion/kind/name
+// with kind optional. A ref without a group or API version is Karpenter AWS's EC2NodeClass.
+func kubeNodeClassRef(m map[string]any) snapshot.NodeClassRef {
+	ref := snapshot.NodeClassRef{Group: kubeStr(m, "group"), Kind: kubeStr(m, "kind"), Name: kubeStr(m, "name")}
+	if ref.Name == "" {
+		return ref
+	}
+	if ref.Group == "" {
+		if av := kubeStr(m, "apiVersion"); av != "" {
+			if gv, err := schema.ParseGroupVersion(av); err == nil {
+				ref.Group = gv.Group
+			}
+		} else {
+			ref.Group = snapshot.AWSGroup
+		}
+	}
+	if ref.Kind == "" && ref.Group == snapshot.AWSGroup {
+		ref.Kind = snapshot.KindEC2NodeClass
+	}
+	return ref
+}
+
+// kubeIsEC2NodeClass reports whether ref names an EC2NodeClass.
+func kubeIsEC2NodeClass(ref snapshot.NodeClassRef) bool {
+	return ref.Name != "" && ref.Group == snapshot.AWSGroup && ref.Kind == snapshot.KindEC2NodeClass
+}
+
+// kubeRequirements reads a list of scheduling requirements.
+func kubeRequirements(m map[string]any, path ...string) []snapshot.Requirement {
+	var out []snapshot.Requirement
+	for _, r := range kubeMaps(m, path...) {
+		req := snapshot.Requirement{
+			Key:      kubeStr(r, "key"),
+			Operator: kubeStr(r, "operator"),
+			Values:   kubeStrs(r, "values"),
+		}
+		if req.Key != "" {
+			out = append(out, req)
+		}
+	}
+	return out
+}
+
+// kubeKubelet reads the pod-density part of a kubelet configuration, typed or open map.
+// maxPods may be a number or, with Karpenter's NodeClassCEL gate, a CEL expression string.
+// It returns nil when the configuration sets neither maxPods nor podsPerCore.
+func kubeKubelet(m map[string]any) *snapshot.Kubelet {
+	if m == nil {
+		return nil
+	}
+	k := &snapshot.Kubelet{PodsPerCore: kubeToInt32(m["podsPerCore"])}
+	switch v := m["maxPods"].(type) {
+	case string:
+		k.MaxPodsExpression = v
+	default:
+		k.MaxPods = kubeToInt32(v)
+	}
+	if k.MaxPods == nil && k.MaxPodsExpression == "" && k.PodsPerCore == nil {
+		return nil
+	}
+	return k
+}

@@ -1,0 +1,167 @@
+package collect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// kubeCRD describes a custom resource read through the dynamic client.
+type kubeCRD struct {
+	source   string   // the snapshot Gap source
+	group    string   // API group
+	resource string   // plural resource name
+	versions []string // versions to try, preferred first
+}
+
+// kubeNodeClaimsCRD, kubeNodePoolsCRD, kubeNodeClassesCRD and kubeENIConfigsCRD describe the
+// custom resources karpnet reads.
+func kubeNodeClaimsCRD() kubeCRD {
+	return kubeCRD{snapshot.SourceNodeClaims, snapshot.KarpenterGroup, "nodeclaims", []string{"v1", "v1beta1"}}
+}
+
+func kubeNodePoolsCRD() kubeCRD {
+	return kubeCRD{snapshot.SourceNodePools, snapshot.KarpenterGroup, "nodepools", []string{"v1", "v1beta1"}}
+}
+
+func kubeNodeClassesCRD() kubeCRD {
+	return kubeCRD{snapshot.SourceNodeClasses, snapshot.AWSGroup, "ec2nodeclasses", []string{"v1", "v1beta1"}}
+}
+
+func kubeENIConfigsCRD() kubeCRD {
+	return kubeCRD{snapshot.SourceENIConfigs, "crd.k8s.amazonaws.com", "eniconfigs", []string{"v1alpha1"}}
+}
+
+// gvr returns the resource at version v.
+func (r kubeCRD) gvr(v string) schema.GroupVersionResource {
+	return schema.GroupVersionResource{Group: r.group, Version: v, Resource: r.resource}
+}
+
+// qualified returns resource.group, as RBAC rules and kubectl name it.
+func (r kubeCRD) qualified() string { return r.resource + "." + r.group }
+
+// notInstalledGap returns the Gap for a CRD that serves none of the versions karpnet reads.
+func (r kubeCRD) notInstalledGap(remedy string) snapshot.Gap {
+	return snapshot.Gap{
+		Source: r.source,
+		Reason: fmt.Sprintf("CRD not installed (%s %s)", r.group, strings.Join(r.versions, "/")),
+		Remedy: remedy,
+	}
+}
+
+// errKubeNotServed says that no version of a custom resource is served: its CRD is absent.
+var errKubeNotServed = errors.New("resource not served")
+
+// kubeListCRD lists every object of r at the first served version, page by page. A list
+// answered NotFound means the version is not served; errKubeNotServed follows when none is.
+func (c *Collector) kubeListCRD(ctx context.Context, r kubeCRD) ([]unstructured.Unstructured, error) {
+	for _, v := range r.versions {
+		items, err := c.kubeListDynamic(ctx, r.gvr(v))
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		return items, err
+	}
+	return nil, errKubeNotServed
+}
+
+// kubeListDynamic lists every object of gvr, page by page, sorted by name.
+func (c *Collector) kubeListDynamic(ctx context.Context, gvr schema.GroupVersionResource) ([]unstructured.Unstructured, error) {
+	var items []unstructured.Unstructured
+	err := kubePaginate(c.kubePageSize(), func(opts metav1.ListOptions) (string, error) {
+		list, err := c.Dynamic.Resource(gvr).List(ctx, opts)
+		if err != nil {
+			return "", err
+		}
+		items = append(items, list.Items...)
+		return list.GetContinue(), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(items, func(a, b unstructured.Unstructured) int { return strings.Compare(a.GetName(), b.GetName()) })
+	return items, nil
+}
+
+// kubeGetCRD reads the named objects of r with one GET each, at the first served version.
+// Because a GET answers NotFound both for a missing object and for a version that is not
+// served, a NotFound is settled with a one-item list of that version. Missing objects are
+// left out; errKubeNotServed follows when no version is served.
+func (c *Collector) kubeGetCRD(ctx context.Context, r kubeCRD, names []string) ([]unstructured.Unstructured, error) {
+	for _, v := range r.versions {
+		items, served, err := c.kubeGetAt(ctx, r.gvr(v), names)
+		if err != nil {
+			return nil, err
+		}
+		if served {
+			slices.SortFunc(items, func(a, b unstructured.Unstructured) int { return strings.Compare(a.GetName(), b.GetName()) })
+			return items, nil
+		}
+	}
+	return nil, errKubeNotServed
+}
+
+// kubeGetAt reads names at one version; served is false when the version is not served.
+func (c *Collector) kubeGetAt(ctx context.Context, gvr schema.GroupVersionResource, names []string) (items []unstructured.Unstructured, served bool, err error) {
+	probed := false
+	for _, name := range kubeUnique(names) {
+		u, err := c.Dynamic.Resource(gvr).Get(ctx, name, metav1.GetOptions{})
+		if err == nil {
+			items = append(items, *u)
+			continue
+		}
+		if !apierrors.IsNotFound(err) {
+			return nil, false, err
+		}
+		if probed {
+			continue
+		}
+		_, err = c.Dynamic.Resource(gvr).List(ctx, metav1.ListOptions{Limit: 1})
+		if apierrors.IsNotFound(err) {
+			return nil, false, nil
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		probed = true
+	}
+	return items, true, nil
+}
+
+// kubeReadCRD reads r by name when byName is set, else lists it. It returns the objects, or
+// records a Gap (CRD not installed with notInstalled as remedy, forbidden, other API errors)
+// and returns none. The error is set only when collection must end.
+func (c *Collector) kubeReadCRD(ctx context.Context, s *snapshot.Snapshot, r kubeCRD, byName bool, names []string, notInstalled string) ([]unstructured.Unstructured, error) {
+	var items []unstructured.Unstructured
+	var err error
+	verb := "list"
+	if byName {
+		if len(names) == 0 {
+			return nil, nil
+		}
+		verb = "get"
+		items, err = c.kubeGetCRD(ctx, r, names)
+	} else {
+		items, err = c.kubeListCRD(ctx, r)
+	}
+	switch {
+	case err == nil:
+		return items, nil
+	case errors.Is(err, errKubeNotServed):
+		if notInstalled != "" {
+			s.Gaps = append(s.Gaps, r.notInstalledGap(notInstalled))
+		}
+		return nil, nil
+	default:
+		return nil, c.kubeFail(s, r.source, verb, r.qualified(), err)
+	}
+}

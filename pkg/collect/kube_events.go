@@ -1,0 +1,102 @@
+package collect
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// kubeSandboxReason is the kubelet event reason for a pod whose network could not be set up.
+const kubeSandboxReason = "FailedCreatePodSandBox"
+
+// kubeSandboxFailures lists FailedCreatePodSandBox events in every namespace, page by page.
+// When the scope is narrowed to some nodes, only events of those nodes are kept.
+func (c *Collector) kubeSandboxFailures(ctx context.Context, s *snapshot.Snapshot, scope Scope) error {
+	var keep map[string]bool
+	if len(scope.Names) > 0 || scope.Selector != "" {
+		keep = make(map[string]bool, len(s.Nodes))
+		for i := range s.Nodes {
+			keep[s.Nodes[i].Name] = true
+		}
+	}
+	selector := fields.OneTermEqualSelector("reason", kubeSandboxReason).String()
+	var out []snapshot.SandboxFailure
+	err := kubePaginate(c.kubePageSize(), func(opts metav1.ListOptions) (string, error) {
+		opts.FieldSelector = selector
+		list, err := c.Kube.CoreV1().Events(metav1.NamespaceAll).List(ctx, opts)
+		if err != nil {
+			return "", err
+		}
+		for i := range list.Items {
+			ev := &list.Items[i]
+			if ev.Reason != kubeSandboxReason {
+				continue
+			}
+			f := kubeDecodeSandboxEvent(ev)
+			if f.Node == "" || (keep != nil && !keep[f.Node]) {
+				continue
+			}
+			out = append(out, f)
+		}
+		return list.Continue, nil
+	})
+	if err != nil {
+		return c.kubeFail(s, snapshot.SourceEvents, "list", "events (core, all namespaces)", err)
+	}
+	slices.SortFunc(out, func(a, b snapshot.SandboxFailure) int {
+		return cmp.Or(
+			cmp.Compare(a.Node, b.Node),
+			cmp.Compare(a.Namespace, b.Namespace),
+			cmp.Compare(a.Pod, b.Pod),
+			a.LastSeen.Compare(b.LastSeen),
+			cmp.Compare(a.Message, b.Message),
+		)
+	})
+	s.SandboxFailures = out
+	return nil
+}
+
+// kubeDecodeSandboxEvent maps an event to the node it happened on, its pod, and how often and
+// when it was last seen.
+func kubeDecodeSandboxEvent(ev *corev1.Event) snapshot.SandboxFailure {
+	f := snapshot.SandboxFailure{
+		Node:      ev.Source.Host,
+		Namespace: ev.InvolvedObject.Namespace,
+		Pod:       ev.InvolvedObject.Name,
+		Message:   ev.Message,
+		Count:     ev.Count,
+	}
+	if f.Node == "" {
+		f.Node = ev.ReportingInstance
+	}
+	if f.Namespace == "" {
+		f.Namespace = ev.Namespace
+	}
+	if ev.Series != nil && ev.Series.Count > f.Count {
+		f.Count = ev.Series.Count
+	}
+	f.Count = max(f.Count, 1)
+	var seen time.Time
+	switch {
+	case !ev.LastTimestamp.IsZero():
+		seen = ev.LastTimestamp.Time
+	case !ev.EventTime.IsZero():
+		seen = ev.EventTime.Time
+	case !ev.FirstTimestamp.IsZero():
+		seen = ev.FirstTimestamp.Time
+	}
+	if ev.Series != nil && ev.Series.LastObservedTime.After(seen) {
+		seen = ev.Series.LastObservedTime.Time
+	}
+	if !seen.IsZero() {
+		f.LastSeen = seen.UTC()
+	}
+	return f
+}

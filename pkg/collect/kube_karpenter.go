@@ -1,0 +1,172 @@
+package collect
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// kubeKarpenterRemedy is the remedy of a missing Karpenter CRD.
+const kubeKarpenterRemedy = "install Karpenter's CRDs, or ignore this on clusters without Karpenter"
+
+// kubeKarpenter reads NodeClaims, NodePools and EC2NodeClasses. With named nodes it GETs the
+// objects those nodes point at, and lists a kind only when a Karpenter node's object of that
+// kind cannot be named; otherwise it lists all three.
+func (c *Collector) kubeKarpenter(ctx context.Context, s *snapshot.Snapshot, scope Scope) error {
+	scoped := len(scope.Names) > 0
+
+	names, known := kubeClaimNames(s.Nodes)
+	items, err := c.kubeReadCRD(ctx, s, kubeNodeClaimsCRD(), scoped && known, names, kubeKarpenterRemedy)
+	if err != nil {
+		return err
+	}
+	s.NodeClaims = nil
+	for i := range items {
+		s.NodeClaims = append(s.NodeClaims, kubeDecodeNodeClaim(&items[i]))
+	}
+
+	names, known = kubePoolNames(s.Nodes, s.NodeClaims)
+	if items, err = c.kubeReadCRD(ctx, s, kubeNodePoolsCRD(), scoped && known, names, kubeKarpenterRemedy); err != nil {
+		return err
+	}
+	s.NodePools = nil
+	for i := range items {
+		s.NodePools = append(s.NodePools, kubeDecodeNodePool(&items[i]))
+	}
+
+	names, known = kubeClassNames(s.Nodes, s.NodeClaims, s.NodePools)
+	if items, err = c.kubeReadCRD(ctx, s, kubeNodeClassesCRD(), scoped && known, names, kubeKarpenterRemedy); err != nil {
+		return err
+	}
+	s.NodeClasses = nil
+	for i := range items {
+		s.NodeClasses = append(s.NodeClasses, kubeDecodeNodeClass(&items[i]))
+	}
+	return nil
+}
+
+// kubeIsKarpenterNode reports whether Karpenter launched n: it carries a NodePool label or is
+// owned by a NodeClaim.
+func kubeIsKarpenterNode(n *corev1.Node) bool {
+	_, labelled := n.Labels[snapshot.LabelNodePool]
+	return labelled || kubeOwningClaim(n) != ""
+}
+
+// kubeOwningClaim returns the name of the NodeClaim that owns n, or "".
+func kubeOwningClaim(n *corev1.Node) string {
+	for _, ref := range n.OwnerReferences {
+		gv, err := schema.ParseGroupVersion(ref.APIVersion)
+		if ref.Kind == "NodeClaim" && err == nil && gv.Group == snapshot.KarpenterGroup {
+			return ref.Name
+		}
+	}
+	return ""
+}
+
+// kubeClaimNames returns the NodeClaims that own the nodes; known is false when a Karpenter
+// node has no owning NodeClaim.
+func kubeClaimNames(nodes []corev1.Node) (names []string, known bool) {
+	known = true
+	for i := range nodes {
+		n := &nodes[i]
+		if claim := kubeOwningClaim(n); claim != "" {
+			names = append(names, claim)
+		} else if kubeIsKarpenterNode(n) {
+			known = false
+		}
+	}
+	return kubeSorted(names), known
+}
+
+// kubePoolNames returns the NodePools of the Karpenter nodes, from the node label or the
+// node's claim; known is false when one cannot be named.
+func kubePoolNames(nodes []corev1.Node, claims []snapshot.NodeClaim) (names []string, known bool) {
+	known = true
+	for i := range nodes {
+		n := &nodes[i]
+		if !kubeIsKarpenterNode(n) {
+			continue
+		}
+		if p := kubeNodePool(n, kubeClaimFor(n, claims)); p != "" {
+			names = append(names, p)
+		} else {
+			known = false
+		}
+	}
+	return kubeSorted(names), known
+}
+
+// kubeClassNames returns the EC2NodeClasses of the Karpenter nodes, from the node label, the
+// node's claim or its pool; known is false when one cannot be named. A node whose claim or pool
+// points at another kind of NodeClass (EKS Auto Mode) needs none.
+func kubeClassNames(nodes []corev1.Node, claims []snapshot.NodeClaim, pools []snapshot.NodePool) (names []string, known bool) {
+	known = true
+	for i := range nodes {
+		n := &nodes[i]
+		if !kubeIsKarpenterNode(n) {
+			continue
+		}
+		if c := n.Labels[snapshot.LabelEC2NodeClass]; c != "" {
+			names = append(names, c)
+			continue
+		}
+		claim := kubeClaimFor(n, claims)
+		ref := snapshot.NodeClassRef{}
+		if claim != nil {
+			ref = claim.NodeClassRef
+		}
+		if ref.Name == "" {
+			pool := kubeNodePool(n, claim)
+			if j := slices.IndexFunc(pools, func(p snapshot.NodePool) bool { return p.Name == pool }); j >= 0 {
+				ref = pools[j].NodeClassRef
+			}
+		}
+		switch {
+		case kubeIsEC2NodeClass(ref):
+			names = append(names, ref.Name)
+		case ref.Name == "":
+			known = false
+		}
+	}
+	return kubeSorted(names), known
+}
+
+// kubeNodePool returns the NodePool of n from its label, else from its claim's label.
+func kubeNodePool(n *corev1.Node, claim *snapshot.NodeClaim) string {
+	if p := n.Labels[snapshot.LabelNodePool]; p != "" {
+		return p
+	}
+	if claim != nil {
+		return claim.NodePool()
+	}
+	return ""
+}
+
+// kubeClaimFor returns the claim of n: the one owning it, else the one naming it or its
+// providerID in its status.
+func kubeClaimFor(n *corev1.Node, claims []snapshot.NodeClaim) *snapshot.NodeClaim {
+	if owner := kubeOwningClaim(n); owner != "" {
+		if i := slices.IndexFunc(claims, func(c snapshot.NodeClaim) bool { return c.Name == owner }); i >= 0 {
+			return &claims[i]
+		}
+	}
+	i := slices.IndexFunc(claims, func(c snapshot.NodeClaim) bool {
+		return (c.NodeName != "" && c.NodeName == n.Name) || (c.ProviderID != "" && c.ProviderID == n.Spec.ProviderID)
+	})
+	if i < 0 {
+		return nil
+	}
+	return &claims[i]
+}
+
+// kubeSorted returns names sorted, without repeats or empty strings.
+func kubeSorted(names []string) []string {
+	out := kubeUnique(names)
+	slices.SortFunc(out, strings.Compare)
+	return out
+}

@@ -1,0 +1,121 @@
+package collect
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// kubeNodes reads the nodes in scope: a GET per named node, otherwise a paginated LIST with
+// the label selector. Heavy fields are dropped and nodes are sorted by name.
+func (c *Collector) kubeNodes(ctx context.Context, s *snapshot.Snapshot, scope Scope) error {
+	var nodes []corev1.Node
+	if len(scope.Names) > 0 {
+		got, err := c.kubeGetNodes(ctx, s, scope.Names)
+		if err != nil {
+			return err
+		}
+		nodes = got
+	} else {
+		err := kubePaginate(c.kubePageSize(), func(opts metav1.ListOptions) (string, error) {
+			opts.LabelSelector = scope.Selector
+			list, err := c.Kube.CoreV1().Nodes().List(ctx, opts)
+			if err != nil {
+				return "", err
+			}
+			nodes = append(nodes, list.Items...)
+			return list.Continue, nil
+		})
+		if err != nil {
+			return c.kubeFail(s, snapshot.SourceNodes, "list", "nodes", err)
+		}
+	}
+	for i := range nodes {
+		kubeStripNode(&nodes[i])
+	}
+	slices.SortFunc(nodes, func(a, b corev1.Node) int { return strings.Compare(a.Name, b.Name) })
+	s.Nodes = nodes
+	return nil
+}
+
+// kubeGetNodes reads each named node once. Names that do not exist end collection with an
+// error wrapping ErrNodeNotFound.
+func (c *Collector) kubeGetNodes(ctx context.Context, s *snapshot.Snapshot, names []string) ([]corev1.Node, error) {
+	var nodes []corev1.Node
+	var missing []string
+	for _, name := range kubeUnique(names) {
+		n, err := c.Kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		switch {
+		case err == nil:
+			nodes = append(nodes, *n)
+		case apierrors.IsNotFound(err):
+			missing = append(missing, name)
+		default:
+			return nil, c.kubeFail(s, snapshot.SourceNodes, "get", "nodes", err)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, kubeNodesNotFound(missing)
+	}
+	return nodes, nil
+}
+
+// kubeNodesNotFound builds the error for named nodes that do not exist.
+func kubeNodesNotFound(missing []string) error {
+	quoted := make([]string, len(missing))
+	for i, m := range missing {
+		quoted[i] = fmt.Sprintf("%q", m)
+	}
+	what := "node"
+	if len(missing) > 1 {
+		what = "nodes"
+	}
+	return &kubeError{
+		msg:  fmt.Sprintf("%s %s not found: list nodes with kubectl get nodes", what, strings.Join(quoted, ", ")),
+		errs: []error{ErrNodeNotFound},
+	}
+}
+
+// kubeStripNode drops the fields that make nodes heavy and that no check reads.
+func kubeStripNode(n *corev1.Node) {
+	n.ManagedFields = nil
+	n.Status.Images = nil
+	n.Status.VolumesInUse = nil
+	n.Status.VolumesAttached = nil
+}
+
+// kubeUnique returns names without empty strings or repeats, in first-seen order.
+func kubeUnique(names []string) []string {
+	seen := make(map[string]bool, len(names))
+	out := make([]string, 0, len(names))
+	for _, n := range names {
+		if n != "" && !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// kubePaginate calls page with Limit set and each Continue token in turn until the server
+// returns an empty token.
+func kubePaginate(limit int64, page func(metav1.ListOptions) (string, error)) error {
+	opts := metav1.ListOptions{Limit: limit}
+	for {
+		next, err := page(opts)
+		if err != nil {
+			return err
+		}
+		if next == "" || next == opts.Continue {
+			return nil
+		}
+		opts.Continue = next
+	}
+}

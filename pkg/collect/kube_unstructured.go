@@ -1,0 +1,135 @@
+package collect
+
+import (
+	"math"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// The kube* readers below take a field out of an unstructured object and return the zero
+// value when the field is absent or has another type than expected, so that one malformed
+// field never fails collection.
+
+// kubeField returns the value at path, or nil.
+func kubeField(m map[string]any, path ...string) any {
+	v, ok, err := unstructured.NestedFieldNoCopy(m, path...)
+	if !ok || err != nil {
+		return nil
+	}
+	return v
+}
+
+// kubeStr returns the string at path.
+func kubeStr(m map[string]any, path ...string) string {
+	v, _ := kubeField(m, path...).(string)
+	return v
+}
+
+// kubeMap returns the object at path.
+func kubeMap(m map[string]any, path ...string) map[string]any {
+	v, _ := kubeField(m, path...).(map[string]any)
+	return v
+}
+
+// kubeMaps returns the objects of the list at path, skipping items that are not objects.
+func kubeMaps(m map[string]any, path ...string) []map[string]any {
+	list, _ := kubeField(m, path...).([]any)
+	var out []map[string]any
+	for _, item := range list {
+		if obj, ok := item.(map[string]any); ok {
+			out = append(out, obj)
+		}
+	}
+	return out
+}
+
+// kubeStrs returns the strings of the list at path, skipping items that are not strings.
+func kubeStrs(m map[string]any, path ...string) []string {
+	list, _ := kubeField(m, path...).([]any)
+	var out []string
+	for _, item := range list {
+		if s, ok := item.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// kubeStrMap returns the string values of the object at path, skipping the others.
+func kubeStrMap(m map[string]any, path ...string) map[string]string {
+	obj := kubeMap(m, path...)
+	if len(obj) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(obj))
+	for k, v := range obj {
+		if s, ok := v.(string); ok {
+			out[k] = s
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// kubeInt32 returns the number at path when it is a whole number that fits an int32. JSON
+// decoders give int64 or float64; both are accepted.
+func kubeInt32(m map[string]any, path ...string) *int32 {
+	return kubeToInt32(kubeField(m, path...))
+}
+
+// kubeToInt32 converts a decoded JSON number to an int32, or returns nil.
+func kubeToInt32(v any) *int32 {
+	var f float64
+	switch n := v.(type) {
+	case int64:
+		f = float64(n)
+	case int:
+		f = float64(n)
+	case int32:
+		f = float64(n)
+	case float64:
+		f = n
+	default:
+		return nil
+	}
+	if f != math.Trunc(f) || f < math.MinInt32 || f > math.MaxInt32 {
+		return nil
+	}
+	i := int32(f)
+	return &i
+}
+
+// kubeBool returns the boolean at path, or nil.
+func kubeBool(m map[string]any, path ...string) *bool {
+	b, ok := kubeField(m, path...).(bool)
+	if !ok {
+		return nil
+	}
+	return &b
+}
+
+// kubeConditions returns status.conditions as they are, dropping items without a type.
+func kubeConditions(m map[string]any) []snapshot.Condition {
+	var out []snapshot.Condition
+	for _, c := range kubeMaps(m, "status", "conditions") {
+		cond := snapshot.Condition{
+			Type:    kubeStr(c, "type"),
+			Status:  kubeStr(c, "status"),
+			Reason:  kubeStr(c, "reason"),
+			Message: kubeStr(c, "message"),
+		}
+		if cond.Type == "" {
+			continue
+		}
+		if t, err := time.Parse(time.RFC3339, kubeStr(c, "lastTransitionTime")); err == nil {
+			cond.LastTransitionTime = t.UTC()
+		}
+		out = append(out, cond)
+	}
+	return out
+}

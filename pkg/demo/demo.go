@@ -1,0 +1,46 @@
+package demo
+
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	"slices"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+//go:generate go run ../../hack/gendemo -o cluster.json
+
+// FileName is the name of the embedded snapshot file, next to this source file.
+const FileName = "cluster.json"
+
+//go:embed cluster.json
+var embedded []byte
+
+// Bytes returns a copy of the embedded snapshot file as written by snapshot.Write.
+func Bytes() []byte { return bytes.Clone(embedded) }
+
+// Snapshot decodes the embedded demo snapshot. Each call returns a new Snapshot the caller
+// may modify.
+func Snapshot() (*snapshot.Snapshot, error) {
+	s, err := snapshot.Read(bytes.NewReader(embedded))
+	if err != nil {
+		return nil, fmt.Errorf("reading the embedded demo snapshot: %w: rebuild karpnet after go generate ./pkg/demo", err)
+	}
+	return s, nil
+}
+
+// NodeNames returns the names of the demo cluster's nodes, sorted, for completion and examples.
+// It returns nil when the embedded snapshot cannot be read.
+func NodeNames() []string {
+	s, err := Snapshot()
+	if err != nil {
+		return nil
+	}
+	names := make([]string, 0, len(s.Nodes))
+	for _, n := range s.Nodes {
+		names = append(names, n.Name)
+	}
+	slices.Sort(names)
+	return names
+}

@@ -1,0 +1,97 @@
+package demo_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/demo"
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+)
+
+// finding is the part of a diagnose.Finding that identifies it.
+type finding struct {
+	ID       string
+	Severity string
+	Node     string
+	Resource string
+}
+
+// TestAnalyze checks that karpnet finds exactly the faults planted in the demo cluster and
+// that every other node is clean.
+func TestAnalyze(t *testing.T) {
+	s, err := demo.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := diagnose.Analyze(s, diagnose.Options{})
+
+	const (
+		terminated = "ip-10-0-15-186.us-west-2.compute.internal" // general, instance terminated
+		missing    = "ip-10-0-19-98.us-west-2.compute.internal"  // general, instance not returned
+		xenMaxPods = "ip-10-0-50-20.us-west-2.compute.internal"  // batch m4.large, maxPods 110
+		typeLabel  = "ip-10-0-16-33.us-west-2.compute.internal"  // general, label m5.xlarge on m5.2xlarge
+		extraSG    = "ip-10-0-15-126.us-west-2.compute.internal" // general, debug SG attached by hand
+		legacy     = "ip-10-0-59-16.us-west-2.compute.internal"  // general, in the untagged legacy subnet
+		podsFull   = "subnet/subnet-0c8ae009df552f60f"           // pod subnet us-west-2b, 12 free
+		batchLow   = "subnet/subnet-02720e173c311fcb4"           // batch us-west-2a, 4 free
+		defaultNC  = "ec2nodeclass/default"
+		stagingNC  = "ec2nodeclass/staging" // SubnetsReady=False
+		nodeRef    = "node/"
+		critical   = "critical"
+		warning    = "warning"
+	)
+	want := []finding{
+		{"instance-not-found", critical, missing, nodeRef + missing},
+		{"instance-not-running", critical, terminated, nodeRef + terminated},
+		{"max-pods-exceeds-ip-capacity", critical, xenMaxPods, nodeRef + xenMaxPods},
+		{"nodeclass-not-ready", critical, "", stagingNC},
+		{"subnet-ip-exhaustion", critical, "", podsFull},
+		{"instance-type-mismatch", warning, typeLabel, nodeRef + typeLabel},
+		{"security-group-drift", warning, extraSG, defaultNC},
+		{"subnet-ip-exhaustion", warning, "", batchLow},
+		{"subnet-not-selected", warning, legacy, defaultNC},
+	}
+	var got []finding
+	for _, f := range r.Findings {
+		got = append(got, finding{f.ID, f.Severity.String(), f.Node, f.Resource})
+		if f.Message == "" || f.Remedy == "" {
+			t.Errorf("%s on %s%s: got message %q and remedy %q, want both", f.ID, f.Node, f.Resource, f.Message, f.Remedy)
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("findings differ (-want +got):\n%s", diff)
+	}
+
+	sum := r.Summary
+	if sum.Nodes+sum.Skipped < 30 {
+		t.Errorf("summary: got %d checked and %d skipped nodes, want at least 30 in all", sum.Nodes, sum.Skipped)
+	}
+	if sum.Skipped != 1 {
+		t.Errorf("summary: got %d skipped nodes, want 1 (the hybrid node)", sum.Skipped)
+	}
+	if 2*sum.Clean <= sum.Nodes {
+		t.Errorf("summary: got %d clean of %d checked nodes, want a majority clean", sum.Clean, sum.Nodes)
+	}
+}
+
+// TestSandboxFailures checks the pod sandbox events: they sit on the node whose max pods is
+// above its IP capacity and carry the VPC CNI's message.
+func TestSandboxFailures(t *testing.T) {
+	s, err := demo.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.SandboxFailures) == 0 {
+		t.Fatal("got no sandbox failures, want some")
+	}
+	for _, f := range s.SandboxFailures {
+		if f.Node != "ip-10-0-50-20.us-west-2.compute.internal" {
+			t.Errorf("%s/%s: got node %s, want the m4.large batch node", f.Namespace, f.Pod, f.Node)
+		}
+		if !strings.Contains(f.Message, "failed to assign an IP address to container") || f.Count < 1 || !f.LastSeen.Before(s.Taken) {
+			t.Errorf("%s/%s: got message %q, count %d, last seen %v", f.Namespace, f.Pod, f.Message, f.Count, f.LastSeen)
+		}
+	}
+}

@@ -1,0 +1,208 @@
+package diagnose
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// providerIDInvalid finds EC2 nodes whose spec.providerID is missing or malformed. On EKS the
+// providerID is the only link from a Node to its instance: Karpenter matches NodeClaims by it and
+// the AWS cloud provider uses it to set addresses and delete Nodes of terminated instances.
+var providerIDInvalid = Check{
+	ID:       "provider-id-invalid",
+	Severity: Warning,
+	Title:    "EC2 node has no parsable aws:///ZONE/INSTANCE-ID providerID",
+	Run: func(x *Index) []Finding {
+		var out []Finding
+		for _, n := range x.Nodes {
+			if !n.EC2 || n.ProviderErr == nil {
+				continue
+			}
+			out = append(out, Finding{
+				ID:       "provider-id-invalid",
+				Severity: Warning,
+				Node:     n.Name(),
+				Resource: nodeRef(n.Name()),
+				Message:  fmt.Sprintf("node looks like an EC2 instance but its %v, so it cannot be matched to an instance", n.ProviderErr),
+				Remedy: "spec.providerID is set once at registration by kubelet and the AWS cloud provider: check that " +
+					"kubelet runs with --cloud-provider=external and the cloud controller manager is healthy, then replace the node",
+			})
+		}
+		return out
+	},
+}
+
+// instanceNotFound finds nodes whose instance DescribeInstances does not know. On EKS this is a
+// Node left behind by a terminated instance (often held by Karpenter's termination finalizer),
+// or karpnet looking in the wrong Region.
+var instanceNotFound = Check{
+	ID:       "instance-not-found",
+	Severity: Critical,
+	Title:    "the node's EC2 instance does not exist",
+	Run: func(x *Index) []Finding {
+		if x.Unavailable(snapshot.SourceDescribeInstances) {
+			return nil
+		}
+		region := x.Snapshot.Region
+		if region == "" {
+			region = "(unknown)"
+		}
+		var out []Finding
+		for _, n := range x.checkedNodes() {
+			if n.Instance != nil {
+				continue
+			}
+			out = append(out, Finding{
+				ID:       "instance-not-found",
+				Severity: Critical,
+				Node:     n.Name(),
+				Resource: nodeRef(n.Name()),
+				Message: fmt.Sprintf("DescribeInstances in Region %s returned no instance %s for providerID %s",
+					region, n.Provider.InstanceID, n.Node.Spec.ProviderID),
+				Remedy: instanceNotFoundRemedy(n, x.Snapshot.Region),
+			})
+		}
+		return out
+	},
+}
+
+// instanceNotRunning finds nodes whose instance is pending, stopping, stopped, shutting down or
+// terminated. Pods on such a Node cannot run or reach the network, and Karpenter or the cloud
+// provider should already have removed the Node.
+var instanceNotRunning = Check{
+	ID:       "instance-not-running",
+	Severity: Critical,
+	Title:    "the node's EC2 instance is not running",
+	Run: func(x *Index) []Finding {
+		var out []Finding
+		for _, n := range x.checkedNodes() {
+			if n.Instance == nil || n.Instance.State == "" || n.Instance.State == "running" {
+				continue
+			}
+			out = append(out, Finding{
+				ID:       "instance-not-running",
+				Severity: Critical,
+				Node:     n.Name(),
+				Resource: nodeRef(n.Name()),
+				Message:  fmt.Sprintf("instance %s is %s but Node %s still exists", n.Instance.ID, n.Instance.State, n.Name()),
+				Remedy:   instanceNotRunningRemedy(n),
+			})
+		}
+		return out
+	},
+}
+
+// zoneMismatch finds nodes whose zone label, providerID zone and instance zone disagree. On EKS
+// topology spread, EBS volume attachment and Karpenter's zonal subnet choice all trust the label.
+var zoneMismatch = Check{
+	ID:       "zone-mismatch",
+	Severity: Warning,
+	Title:    "zone label, providerID zone and instance zone disagree",
+	Run: func(x *Index) []Finding {
+		var out []Finding
+		for _, n := range x.checkedNodes() {
+			label := n.Node.Labels[corev1.LabelTopologyZone]
+			zones := map[string]string{"providerID": n.Provider.Zone}
+			if label != "" {
+				zones["label "+corev1.LabelTopologyZone] = label
+			}
+			if n.Instance != nil && n.Instance.Zone != "" {
+				zones["instance"] = n.Instance.Zone
+			}
+			distinct := map[string]bool{}
+			for _, z := range zones {
+				distinct[z] = true
+			}
+			if len(distinct) < 2 {
+				continue
+			}
+			var parts []string
+			for _, k := range sortedKeys(zones) {
+				parts = append(parts, fmt.Sprintf("%s %s", k, zones[k]))
+			}
+			out = append(out, Finding{
+				ID:       "zone-mismatch",
+				Severity: Warning,
+				Node:     n.Name(),
+				Resource: nodeRef(n.Name()),
+				Message:  "the node's zones disagree: " + strings.Join(parts, ", "),
+				Remedy: "the instance's zone is the truth: fix or remove the " + corev1.LabelTopologyZone +
+					" label (NodePool spec.template.metadata.labels or node group labels) and replace the node",
+			})
+		}
+		return out
+	},
+}
+
+// instanceTypeMismatch finds nodes whose instance-type label is not the instance's type.
+// Karpenter's scheduling, max-pods and the EFA device plugin's node affinity read the label.
+var instanceTypeMismatch = Check{
+	ID:       "instance-type-mismatch",
+	Severity: Warning,
+	Title:    "instance-type label differs from the instance's type",
+	Run: func(x *Index) []Finding {
+		var out []Finding
+		for _, n := range x.checkedNodes() {
+			label := n.Node.Labels[corev1.LabelInstanceTypeStable]
+			if n.Instance == nil || label == "" || n.Instance.Type == "" || label == n.Instance.Type {
+				continue
+			}
+			out = append(out, Finding{
+				ID:       "instance-type-mismatch",
+				Severity: Warning,
+				Node:     n.Name(),
+				Resource: nodeRef(n.Name()),
+				Message: fmt.Sprintf("label %s is %s but instance %s is %s",
+					corev1.LabelInstanceTypeStable, label, n.Instance.ID, n.Instance.Type),
+				Remedy: "remove the " + corev1.LabelInstanceTypeStable + " label from NodePool spec.template.metadata.labels " +
+					"or the node group's labels (kubelet and Karpenter set it) and replace the node",
+			})
+		}
+		return out
+	},
+}
+
+// zoneRegion returns the Region of an availability zone or local zone name, e.g. us-west-2 for
+// us-west-2a or us-west-2-lax-1a, or the zone itself when it does not look like one.
+func zoneRegion(zone string) string {
+	parts := strings.Split(zone, "-")
+	for i := 1; i < len(parts); i++ {
+		p := parts[i]
+		j := 0
+		for j < len(p) && p[j] >= '0' && p[j] <= '9' {
+			j++
+		}
+		if j > 0 {
+			return strings.Join(parts[:i], "-") + "-" + p[:j]
+		}
+	}
+	return zone
+}
+
+// instanceNotFoundRemedy says to delete the stale Node, or to use the Region of the
+// providerID's zone when karpnet looked in another one.
+func instanceNotFoundRemedy(n *NodeInfo, region string) string {
+	remedy := fmt.Sprintf("the instance is gone: delete the stale Node (kubectl delete node %s) and check that "+
+		"Karpenter's karpenter.sh/termination finalizer is not stuck", n.Name())
+	if want := zoneRegion(n.Provider.Zone); want != region {
+		remedy += fmt.Sprintf("; if the instance is in %s (the providerID's zone is %s), pass --region %s", want, n.Provider.Zone, want)
+	}
+	return remedy
+}
+
+// instanceNotRunningRemedy fits the instance state: wait, start it, or delete the Node.
+func instanceNotRunningRemedy(n *NodeInfo) string {
+	del := fmt.Sprintf("delete the Node (kubectl delete node %s) and check Karpenter's karpenter.sh/termination finalizer", n.Name())
+	switch n.Instance.State {
+	case "pending":
+		return "wait for the instance to start; if it stays pending, " + del
+	case "stopping", "stopped":
+		return fmt.Sprintf("start the instance (aws ec2 start-instances --instance-ids %s) if it was stopped on purpose, otherwise %s",
+			n.Instance.ID, del)
+	}
+	return "the instance is gone: " + del
+}

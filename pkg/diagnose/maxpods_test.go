@@ -1,0 +1,226 @@
+package diagnose
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// upstreamTypes reads testdata/instance-info.jsonl (nodeadm's table) as instance types with one
+// default network card.
+func upstreamTypes(t *testing.T) map[string]snapshot.InstanceType {
+	t.Helper()
+	f, err := os.Open("testdata/instance-info.jsonl")
+	if err != nil {
+		t.Fatalf("opening instance-info.jsonl: %v", err)
+	}
+	defer f.Close()
+	types := map[string]snapshot.InstanceType{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var row struct {
+			InstanceType              string `json:"instanceType"`
+			DefaultMaxENIs            int32  `json:"defaultMaxENIs"`
+			IPv4AddressesPerInterface int32  `json:"ipv4AddressesPerInterface"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
+			t.Fatalf("decoding %q: %v", sc.Text(), err)
+		}
+		types[row.InstanceType] = snapshot.InstanceType{
+			Name:         row.InstanceType,
+			Hypervisor:   "nitro",
+			MaxENIs:      row.DefaultMaxENIs,
+			NetworkCards: []snapshot.NetworkCard{{Index: 0, MaxENIs: row.DefaultMaxENIs}},
+			IPv4PerENI:   row.IPv4AddressesPerInterface,
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatalf("reading instance-info.jsonl: %v", err)
+	}
+	return types
+}
+
+// upstreamMaxPods reads testdata/eni-max-pods.txt (the VPC CNI's table).
+func upstreamMaxPods(t *testing.T) map[string]int64 {
+	t.Helper()
+	b, err := os.ReadFile("testdata/eni-max-pods.txt")
+	if err != nil {
+		t.Fatalf("reading eni-max-pods.txt: %v", err)
+	}
+	pods := map[string]int64{}
+	for line := range strings.Lines(string(b)) {
+		fields := strings.Fields(line)
+		if len(fields) != 2 || strings.HasPrefix(fields[0], "#") {
+			continue
+		}
+		n, err := strconv.ParseInt(fields[1], 10, 64)
+		if err != nil {
+			t.Fatalf("parsing %q: %v", line, err)
+		}
+		pods[fields[0]] = n
+	}
+	return pods
+}
+
+// TestIPCapacityMatchesUpstreamTables checks the default formula against every instance type
+// that both nodeadm's instance-info.jsonl and the VPC CNI's eni-max-pods.txt list.
+func TestIPCapacityMatchesUpstreamTables(t *testing.T) {
+	types, pods := upstreamTypes(t), upstreamMaxPods(t)
+	compared := 0
+	for name, it := range types {
+		want, ok := pods[name]
+		if !ok {
+			continue
+		}
+		compared++
+		if got := IPCapacity(&it, CNISettings{}, nil, nil).IPCapacity; got != want {
+			t.Errorf("IPCapacity(%s) = %d, want %d from eni-max-pods.txt", name, got, want)
+		}
+		if got := ENILimitedPods(&it); got != want {
+			t.Errorf("ENILimitedPods(%s) = %d, want %d from eni-max-pods.txt", name, got, want)
+		}
+	}
+	if compared < 1000 {
+		t.Fatalf("compared %d instance types, want at least 1000: are the testdata tables intact?", compared)
+	}
+}
+
+func TestIPCapacity(t *testing.T) {
+	types, pods := upstreamTypes(t), upstreamMaxPods(t)
+	typ := func(name string) *snapshot.InstanceType {
+		it, ok := types[name]
+		if !ok {
+			t.Fatalf("%s is not in instance-info.jsonl", name)
+		}
+		return &it
+	}
+	p5 := typ("p5.48xlarge")
+	p5.MaxENIs = 64
+	p5.NetworkCards = nil
+	for i := range int32(32) {
+		p5.NetworkCards = append(p5.NetworkCards, snapshot.NetworkCard{Index: i, MaxENIs: 2})
+	}
+	xen := typ("m4.large")
+	xen.Hypervisor = "xen"
+	eni := func(typ string, card, device int32) snapshot.ENI {
+		return snapshot.ENI{ID: "eni-x", InterfaceType: typ, NetworkCardIndex: card, DeviceIndex: device}
+	}
+
+	tests := []struct {
+		name     string
+		typ      *snapshot.InstanceType
+		cni      CNISettings
+		attached []snapshot.ENI
+		nics     []snapshot.NetworkInterface
+		want     int64
+		formula  string
+	}{
+		{name: "m5.large", typ: typ("m5.large"), want: pods["m5.large"], formula: "(3 ENIs - 0) x (10 IPv4 - 1) + 2 = 29"},
+		{name: "c5.large", typ: typ("c5.large"), want: pods["c5.large"], formula: "(3 ENIs - 0) x (10 IPv4 - 1) + 2 = 29"},
+		{name: "t3.medium", typ: typ("t3.medium"), want: pods["t3.medium"], formula: "(3 ENIs - 0) x (6 IPv4 - 1) + 2 = 17"},
+		{name: "p5.48xlarge counts the default card only", typ: p5, want: pods["p5.48xlarge"], formula: "(2 ENIs - 0) x (50 IPv4 - 1) + 2 = 100"},
+		{
+			name: "c6i.2xlarge with custom networking", typ: typ("c6i.2xlarge"), cni: CNISettings{CustomNetworking: true},
+			want: 44, formula: "(4 ENIs - 1 custom networking) x (15 IPv4 - 1) + 2 = 44",
+		},
+		{
+			name: "m5.large with prefix delegation", typ: typ("m5.large"), cni: CNISettings{PrefixDelegation: true},
+			want: 434, formula: "(3 ENIs - 0) x (10 IPv4 - 1) x 16 + 2 = 434",
+		},
+		{
+			name: "prefix delegation needs Nitro", typ: xen, cni: CNISettings{PrefixDelegation: true},
+			want: pods["m4.large"], formula: "(2 ENIs - 0) x (10 IPv4 - 1) + 2 = 20",
+		},
+		{
+			name: "trunk ENI takes one", typ: typ("m5.large"),
+			attached: []snapshot.ENI{eni("interface", 0, 0), eni("trunk", 0, 1)},
+			want:     20, formula: "(3 ENIs - 1 trunk) x (10 IPv4 - 1) + 2 = 20",
+		},
+		{
+			name: "MAX_ENI caps first", typ: typ("m5.large"), cni: CNISettings{MaxENI: 2, CustomNetworking: true},
+			want: 11, formula: "(2 ENIs (MAX_ENI) - 1 custom networking) x (10 IPv4 - 1) + 2 = 11",
+		},
+		{
+			name: "MAX_ENI above the limit is ignored", typ: typ("m5.large"), cni: CNISettings{MaxENI: 8},
+			want: 29, formula: "(3 ENIs - 0) x (10 IPv4 - 1) + 2 = 29",
+		},
+		{
+			name: "attached efa-only on card 0 wins over the NodeClass", typ: p5,
+			attached: []snapshot.ENI{eni("interface", 0, 0), eni("efa-only", 0, 1), eni("efa-only", 1, 0)},
+			nics:     []snapshot.NetworkInterface{{InterfaceType: "efa-only"}, {InterfaceType: "efa-only"}},
+			want:     51, formula: "(2 ENIs - 1 efa-only) x (50 IPv4 - 1) + 2 = 51",
+		},
+		{
+			name: "NodeClass efa-only on card 0 when none attached", typ: p5,
+			nics: []snapshot.NetworkInterface{{InterfaceType: "interface"}, {DeviceIndex: 1, InterfaceType: "efa-only"}, {NetworkCardIndex: 1, InterfaceType: "efa-only"}},
+			want: 51, formula: "(2 ENIs - 1 efa-only) x (50 IPv4 - 1) + 2 = 51",
+		},
+		{
+			name: "no usable ENI gives 0", typ: typ("t3.nano"), cni: CNISettings{CustomNetworking: true},
+			attached: []snapshot.ENI{eni("trunk", 0, 1)},
+			want:     0, formula: "2 ENIs - 1 custom networking - 1 trunk leaves no ENI for pods = 0",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := IPCapacity(tc.typ, tc.cni, tc.attached, tc.nics)
+			if got.IPCapacity != tc.want {
+				t.Errorf("IPCapacity = %d, want %d", got.IPCapacity, tc.want)
+			}
+			if got.Formula != tc.formula {
+				t.Errorf("Formula = %q, want %q", got.Formula, tc.formula)
+			}
+		})
+	}
+}
+
+func TestIPCapacityReportFields(t *testing.T) {
+	it := m5Large()
+	attached := []snapshot.ENI{
+		{InterfaceType: "interface"}, {InterfaceType: "trunk", DeviceIndex: 1}, {InterfaceType: "interface", NetworkCardIndex: 1},
+	}
+	got := IPCapacity(&it, CNISettings{CustomNetworking: true, PrefixDelegation: true}, attached, nil)
+	want := CapacityReport{
+		IPCapacity: 146, DefaultCardENIs: 3, IPv4PerENI: 10, PrefixDelegation: true, CustomNetworking: true,
+		TrunkENI: true, UsableENIs: 1, ENIsAttached: 2,
+		Formula: "(3 ENIs - 1 custom networking - 1 trunk) x (10 IPv4 - 1) x 16 + 2 = 146",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("IPCapacity report mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestCNISettingsFrom(t *testing.T) {
+	tests := []struct {
+		name string
+		node *snapshot.AWSNode
+		want CNISettings
+	}{
+		{name: "absent DaemonSet gives defaults", node: nil, want: CNISettings{}},
+		{name: "empty env gives defaults", node: &snapshot.AWSNode{}, want: CNISettings{}},
+		{
+			name: "all set",
+			node: &snapshot.AWSNode{Env: map[string]string{SettingCustomNetwork: "true", SettingPrefixDelegation: "True", SettingMaxENI: "2"}},
+			want: CNISettings{CustomNetworking: true, PrefixDelegation: true, MaxENI: 2},
+		},
+		{
+			name: "unparsable values are ignored",
+			node: &snapshot.AWSNode{Env: map[string]string{SettingCustomNetwork: "yes", SettingMaxENI: "-1"}},
+			want: CNISettings{},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, CNISettingsFrom(tc.node)); diff != "" {
+				t.Errorf("CNISettingsFrom mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,66 @@
+package diagnose
+
+import (
+	"fmt"
+	"strings"
+)
+
+// securityGroupDrift finds Karpenter nodes whose instance security groups differ from those
+// their EC2NodeClass resolves. Karpenter marks such NodeClaims Drifted (SecurityGroupDrift) and
+// replaces them; until then the node may lack the rules that let it reach the control plane,
+// CoreDNS or its peers, or carry groups that were meant to be removed.
+var securityGroupDrift = Check{
+	ID:       "security-group-drift",
+	Severity: Warning,
+	Title:    "the instance's security groups differ from its EC2NodeClass status.securityGroups",
+	Run: func(x *Index) []Finding {
+		var out []Finding
+		for _, n := range x.checkedNodes() {
+			if n.Class == nil || len(n.Class.StatusSecurityGroups) == 0 || n.Instance == nil || len(n.Instance.SecurityGroups) == 0 {
+				continue
+			}
+			have := map[string]bool{}
+			for _, g := range n.Instance.SecurityGroups {
+				have[g.ID] = true
+			}
+			want := map[string]bool{}
+			for _, g := range n.Class.StatusSecurityGroups {
+				want[g.ID] = true
+			}
+			missing, extra := setDiff(want, have), setDiff(have, want)
+			if len(missing) == 0 && len(extra) == 0 {
+				continue
+			}
+			var parts []string
+			if len(missing) > 0 {
+				parts = append(parts, "missing "+strings.Join(missing, ", "))
+			}
+			if len(extra) > 0 {
+				parts = append(parts, "extra "+strings.Join(extra, ", "))
+			}
+			out = append(out, Finding{
+				ID:       "security-group-drift",
+				Severity: Warning,
+				Node:     n.Name(),
+				Resource: n.ClassRef(),
+				Message: fmt.Sprintf("instance %s security groups differ from EC2NodeClass %s status.securityGroups: %s; "+
+					"Karpenter will replace the node as drifted (SecurityGroupDrift)",
+					n.Instance.ID, n.ClassName, strings.Join(parts, "; ")),
+				Remedy: fmt.Sprintf("make spec.securityGroupSelectorTerms of EC2NodeClass %s select exactly the groups the "+
+					"nodes need and let Karpenter replace drifted nodes; do not add groups to Karpenter instances by hand", n.ClassName),
+			})
+		}
+		return out
+	},
+}
+
+// setDiff returns the sorted keys of a that are not in b.
+func setDiff(a, b map[string]bool) []string {
+	var out []string
+	for _, k := range sortedKeys(a) {
+		if !b[k] {
+			out = append(out, k)
+		}
+	}
+	return out
+}

@@ -1,0 +1,179 @@
+package diagnose
+
+import (
+	"fmt"
+	"net/netip"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// awsReservedIPs is the number of addresses AWS reserves in every subnet.
+const awsReservedIPs = 5
+
+// subnetUse is one subnet that nodes use or an EC2NodeClass selects, with what one more node
+// placed in it would take.
+type subnetUse struct {
+	subnet *snapshot.Subnet
+	// classes are the EC2NodeClasses that select the subnet or have nodes in it, sorted.
+	classes []string
+	// need is the largest ENI-limited max pods + 1 of the instance types that may land in the
+	// subnet; 0 when no type is known. needFrom says, as a phrase, what
+	// gives it.
+	need     int64
+	needFrom string
+	// podSubnet is true for an ENIConfig subnet that pods take addresses from.
+	podSubnet bool
+}
+
+// subnetUses returns, sorted by subnet ID, every known subnet used by a checked node's
+// instance, listed in an EC2NodeClass's status.subnets, or (with custom networking on) named by
+// an ENIConfig.
+//
+// Without custom networking a node's pods take addresses of its own subnet, so the next node
+// needs its largest ENI-limited max pods + 1 there. With custom networking pods take addresses
+// of the node's ENIConfig subnet: the node subnet gives one address per node and the pod subnet
+// needs what the node's secondary ENIs can hold.
+func subnetUses(x *Index) []subnetUse {
+	cni := CNISettingsFrom(x.Snapshot.AWSNode)
+	classesOf := map[string]map[string]bool{}
+	plainTypes := map[string]map[string]*snapshot.InstanceType{}
+	classTypes := map[string]map[string]*snapshot.InstanceType{}
+	podNeeds := map[string]subnetUse{}
+	for _, n := range x.checkedNodes() {
+		if n.ClassName != "" {
+			addType(classTypes, n.ClassName, n.Type)
+		}
+		if cni.CustomNetworking && n.Type != nil {
+			if cfg := x.ENIConfigs[ENIConfigName(n.Node, x.Snapshot.AWSNode)]; cfg != nil && cfg.Subnet != "" {
+				need := podSubnetNeed(n, cni)
+				podNeeds[cfg.Subnet] = largerNeed(podNeeds[cfg.Subnet], need, fmt.Sprintf(
+					"one more node with ENIConfig %s (%s) can take %d pod addresses here", cfg.Name, n.Type.Name, need))
+			}
+		}
+		if n.Instance == nil || n.Instance.SubnetID == "" {
+			continue
+		}
+		id := n.Instance.SubnetID
+		if n.ClassName != "" {
+			addToSet(classesOf, id, n.ClassName)
+		} else {
+			addType(plainTypes, id, n.Type)
+		}
+	}
+	for _, c := range x.Snapshot.NodeClasses {
+		for _, s := range c.StatusSubnets {
+			addToSet(classesOf, s.ID, c.Name)
+		}
+	}
+	ids := map[string]bool{}
+	for id := range classesOf {
+		ids[id] = true
+	}
+	for id := range plainTypes {
+		ids[id] = true
+	}
+	for id := range podNeeds {
+		ids[id] = true
+	}
+	var uses []subnetUse
+	for _, id := range sortedKeys(ids) {
+		s := x.Subnets[id]
+		if s == nil {
+			continue
+		}
+		u := subnetUse{subnet: s, classes: sortedKeys(classesOf[id])}
+		switch {
+		case cni.CustomNetworking:
+			if len(u.classes) > 0 || len(plainTypes[id]) > 0 {
+				u = largerNeed(u, 1, "one more node takes 1 address here (its pods use ENIConfig subnets)")
+			}
+		default:
+			for _, c := range u.classes {
+				if need, t := largestNeed(classTypes[c]); need > 0 {
+					u = largerNeed(u, need, fmt.Sprintf(
+						"one more node of EC2NodeClass %s (%s) needs up to %d (%d ENI-limited pods + 1)", c, t, need, need-1))
+				}
+			}
+			if u.need == 0 {
+				if need, t := largestNeed(plainTypes[id]); need > 0 {
+					u = largerNeed(u, need, fmt.Sprintf(
+						"one more node like its non-Karpenter nodes (%s) needs up to %d (%d ENI-limited pods + 1)", t, need, need-1))
+				}
+			}
+		}
+		if p, ok := podNeeds[id]; ok {
+			u = largerNeed(u, p.need, p.needFrom)
+			u.podSubnet = true
+		}
+		uses = append(uses, u)
+	}
+	return uses
+}
+
+// podSubnetNeed is what one node's pods can take from its ENIConfig subnet: its pod IP
+// capacity without the two host-network pods, and no more than its capacity.pods.
+func podSubnetNeed(n *NodeInfo, cni CNISettings) int64 {
+	var attached []snapshot.ENI
+	if n.Instance != nil {
+		attached = n.Instance.ENIs
+	}
+	var nics []snapshot.NetworkInterface
+	if n.Class != nil {
+		nics = n.Class.NetworkInterfaces
+	}
+	c := IPCapacity(n.Type, cni, attached, nics)
+	need := max(c.IPCapacity-2, 0)
+	if pods, ok := n.Node.Status.Capacity[corev1.ResourcePods]; ok && pods.Value() > 0 {
+		need = min(need, pods.Value())
+	}
+	return need
+}
+
+// largerNeed returns u with need and needFrom raised to need when it is larger.
+func largerNeed(u subnetUse, need int64, from string) subnetUse {
+	if need > u.need {
+		u.need, u.needFrom = need, from
+	}
+	return u
+}
+
+func addToSet(m map[string]map[string]bool, k, v string) {
+	if m[k] == nil {
+		m[k] = map[string]bool{}
+	}
+	m[k][v] = true
+}
+
+func addType(m map[string]map[string]*snapshot.InstanceType, k string, t *snapshot.InstanceType) {
+	if m[k] == nil {
+		m[k] = map[string]*snapshot.InstanceType{}
+	}
+	if t != nil {
+		m[k][t.Name] = t
+	}
+}
+
+// largestNeed returns the largest ENI-limited max pods + 1 among types, and the type giving it
+// (the first by name on a tie); 0 when there is none.
+func largestNeed(types map[string]*snapshot.InstanceType) (int64, string) {
+	var need int64
+	var from string
+	for _, name := range sortedKeys(types) {
+		if pods := ENILimitedPods(types[name]); pods > 0 && pods+1 > need {
+			need, from = pods+1, name
+		}
+	}
+	return need, from
+}
+
+// usableIPs returns the addresses of an IPv4 CIDR that instances can use (all but the five AWS
+// reserves), or 0 when the CIDR does not parse.
+func usableIPs(cidr string) int64 {
+	p, err := netip.ParsePrefix(cidr)
+	if err != nil || !p.Addr().Is4() {
+		return 0
+	}
+	return max(int64(1)<<(32-p.Bits())-awsReservedIPs, 0)
+}

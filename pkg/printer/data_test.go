@@ -1,0 +1,91 @@
+package printer
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+	"sigs.k8s.io/yaml"
+)
+
+func TestJSONRoundTrip(t *testing.T) {
+	tests := []struct {
+		name   string
+		print  printFunc
+		report diagnose.Report
+	}{
+		{name: "check with findings", print: printReport, report: findingsReport()},
+		{name: "clean check", print: printReport, report: cleanReport()},
+		{name: "describe", print: printNodes, report: nodesReport(gpuNodeReport(), goneNodeReport(), skippedNodeReport())},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := tt.print(&buf, tt.report, JSON, nil); err != nil {
+				t.Fatalf("printing JSON: %v", err)
+			}
+			var got diagnose.Report
+			if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
+				t.Fatalf("decoding the printed JSON: %v\n%s", err, buf.String())
+			}
+			want := publicReport(tt.report)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("JSON round trip changed the report (-want +got):\n%s", diff)
+			}
+			if !got.Taken.Equal(tt.report.Taken) {
+				t.Errorf("taken = %v, want the instant %v", got.Taken, tt.report.Taken)
+			}
+			if !strings.Contains(buf.String(), "\n  \"kind\": \"Report\"") {
+				t.Errorf("JSON is not indented by two spaces or lacks kind:\n%s", buf.String())
+			}
+		})
+	}
+}
+
+func TestYAMLKeysEqualJSON(t *testing.T) {
+	for _, r := range []diagnose.Report{findingsReport(), cleanReport(), nodesReport(goneNodeReport())} {
+		t.Run(r.Context, func(t *testing.T) {
+			var j, y bytes.Buffer
+			if err := PrintReport(&j, r, JSON, nil); err != nil {
+				t.Fatalf("printing JSON: %v", err)
+			}
+			if err := PrintReport(&y, r, YAML, nil); err != nil {
+				t.Fatalf("printing YAML: %v", err)
+			}
+			var fromJSON, fromYAML any
+			if err := json.Unmarshal(j.Bytes(), &fromJSON); err != nil {
+				t.Fatalf("decoding JSON: %v", err)
+			}
+			if err := yaml.Unmarshal(y.Bytes(), &fromYAML); err != nil {
+				t.Fatalf("decoding YAML: %v", err)
+			}
+			if diff := cmp.Diff(fromJSON, fromYAML); diff != "" {
+				t.Errorf("YAML and JSON carry different data (-json +yaml):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestPublicReportFillsDefaults(t *testing.T) {
+	got := publicReport(diagnose.Report{Nodes: []diagnose.NodeReport{{Identity: diagnose.Identity{Node: "a"}}}})
+	want := diagnose.Report{
+		Kind:       diagnose.ReportKind,
+		APIVersion: diagnose.ReportAPIVersion,
+		Summary:    diagnose.Summary{Findings: map[string]int{}},
+		Nodes: []diagnose.NodeReport{{
+			Identity:  diagnose.Identity{Node: "a"},
+			Addresses: []diagnose.AddressReport{},
+			ENIs:      []diagnose.ENIReport{},
+			Findings:  []diagnose.Finding{},
+		}},
+		Findings: []diagnose.Finding{},
+		Gaps:     []snapshot.Gap{},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("publicReport (-want +got):\n%s", diff)
+	}
+}

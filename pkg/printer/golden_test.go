@@ -1,0 +1,86 @@
+package printer
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/style"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// printFunc is PrintReport or PrintNodes.
+type printFunc func(w *bytes.Buffer, r diagnose.Report, f Format, st *style.Styles) error
+
+func printReport(w *bytes.Buffer, r diagnose.Report, f Format, st *style.Styles) error {
+	return PrintReport(w, r, f, st)
+}
+
+func printNodes(w *bytes.Buffer, r diagnose.Report, f Format, st *style.Styles) error {
+	return PrintNodes(w, r, f, st)
+}
+
+// goldenCase is one rendering compared with testdata/<golden>.
+type goldenCase struct {
+	golden string
+	print  printFunc
+	report diagnose.Report
+	format Format
+}
+
+func goldenCases() []goldenCase {
+	return []goldenCase{
+		{golden: "check.table.golden", print: printReport, report: findingsReport(), format: Table},
+		{golden: "check.wide.golden", print: printReport, report: findingsReport(), format: Wide},
+		{golden: "check.json.golden", print: printReport, report: findingsReport(), format: JSON},
+		{golden: "check.yaml.golden", print: printReport, report: findingsReport(), format: YAML},
+		{golden: "clean.table.golden", print: printReport, report: cleanReport(), format: Table},
+		{golden: "clean.wide.golden", print: printReport, report: cleanReport(), format: Wide},
+		{golden: "clean.json.golden", print: printReport, report: cleanReport(), format: JSON},
+		{golden: "clean.yaml.golden", print: printReport, report: cleanReport(), format: YAML},
+		{golden: "describe-full.table.golden", print: printNodes, report: nodesReport(gpuNodeReport()), format: Table},
+		{golden: "describe-missing.table.golden", print: printNodes, report: nodesReport(goneNodeReport()), format: Table},
+		{golden: "describe-skipped.table.golden", print: printNodes, report: nodesReport(skippedNodeReport()), format: Table},
+		{
+			golden: "describe-three.table.golden", print: printNodes, format: Table,
+			report: nodesReport(gpuNodeReport(), goneNodeReport(), skippedNodeReport()),
+		},
+		{golden: "describe-full.json.golden", print: printNodes, report: nodesReport(gpuNodeReport()), format: JSON},
+		{golden: "describe-missing.yaml.golden", print: printNodes, report: nodesReport(goneNodeReport()), format: YAML},
+	}
+}
+
+// plainStyles returns styles with colour forced off.
+func plainStyles() *style.Styles { return style.New(style.Renderer(&bytes.Buffer{}, false)) }
+
+// colourStyles returns styles with colour forced on.
+func colourStyles() *style.Styles { return style.New(style.Renderer(&bytes.Buffer{}, true)) }
+
+func TestGolden(t *testing.T) {
+	for _, tc := range goldenCases() {
+		t.Run(tc.golden, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := tc.print(&buf, tc.report, tc.format, plainStyles()); err != nil {
+				t.Fatalf("printing: %v", err)
+			}
+			path := filepath.Join("testdata", tc.golden)
+			if *update {
+				if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+					t.Fatalf("writing %s: %v", path, err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("reading %s (run go test -update to create it): %v", path, err)
+			}
+			if diff := cmp.Diff(string(want), buf.String()); diff != "" {
+				t.Errorf("output differs from %s (-want +got):\n%s", path, diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,149 @@
+package printer
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/style"
+)
+
+// PrintReport writes the `check` output of r to w in format f. Text formats list the findings
+// worst first (the order of r.Findings) and end with a summary line; wide adds each remedy.
+// st colours the text; nil means no colour.
+func PrintReport(w io.Writer, r diagnose.Report, f Format, st *style.Styles) error {
+	if !f.text() {
+		return printData(w, r, f)
+	}
+	t := &text{st: orPlain(st)}
+	reportText(t, r, f == Wide)
+	if err := t.flush(w); err != nil {
+		return fmt.Errorf("writing the report: %w", err)
+	}
+	return nil
+}
+
+// printData writes r as data, or fails on an unknown format.
+func printData(w io.Writer, r diagnose.Report, f Format) error {
+	switch f {
+	case JSON, YAML:
+		return writeData(w, r, f)
+	}
+	_, err := ParseFormat(string(f))
+	if err == nil {
+		err = fmt.Errorf("unsupported output format %q", f)
+	}
+	return err
+}
+
+// orPlain returns st, or colourless styles when st is nil.
+func orPlain(st *style.Styles) *style.Styles {
+	if st != nil {
+		return st
+	}
+	return style.New(style.Renderer(io.Discard, false))
+}
+
+func reportText(t *text, r diagnose.Report, wide bool) {
+	t.fields([]kv{
+		{"context", orUnknown(r.Context)},
+		{"region", orUnknown(r.Region)},
+		{"taken", taken(r.Taken)},
+	})
+	t.blank()
+	if len(r.Findings) == 0 {
+		t.line(t.st.OK.Mark() + " no findings: every check passed")
+	}
+	for i, f := range r.Findings {
+		if i > 0 {
+			t.blank()
+		}
+		finding(t, 0, f, subject(f), wide)
+	}
+	t.blank()
+	summary(t, r.Summary)
+}
+
+// finding writes one finding at indent: a head line with the severity, the ID and subj, then
+// the message and, when withRemedy, the remedy, indented under it.
+func finding(t *text, indent int, f diagnose.Finding, subj string, withRemedy bool) {
+	lvl := t.st.Level(f.Severity.String())
+	head := pad(lvl.Badge(), width(t.st.Critical.Badge())) + "  " + t.st.Strong.Render(f.ID)
+	ind := strings.Repeat(" ", indent)
+	switch {
+	case subj == "":
+		t.line(ind + head)
+	case indent+width(head)+2+width(subj) <= Width:
+		t.line(ind + head + "  " + subj)
+	default:
+		t.line(ind + head)
+		t.para(indent+4, subj)
+	}
+	t.para(indent+4, f.Message)
+	if withRemedy && f.Remedy != "" {
+		t.hanging(indent+4, t.st.Label.Render("remedy:")+" ", f.Remedy)
+	}
+}
+
+// subject names what a finding is about: node/NAME, its resource, or both.
+func subject(f diagnose.Finding) string {
+	var parts []string
+	if f.Node != "" {
+		parts = append(parts, "node/"+f.Node)
+	}
+	if f.Resource != "" && f.Resource != "node/"+f.Node {
+		parts = append(parts, f.Resource)
+	}
+	return strings.Join(parts, "  ")
+}
+
+// summary writes "N nodes checked: C clean, ..." with non-zero problem counts coloured.
+func summary(t *text, s diagnose.Summary) {
+	count := func(n int, what string, lvl style.Level) string {
+		txt := fmt.Sprintf("%d %s", n, what)
+		if n == 0 {
+			return txt
+		}
+		return lvl.Style.Render(txt)
+	}
+	parts := []string{
+		fmt.Sprintf("%d clean", s.Clean),
+		count(s.WithWarnings, "with warnings", t.st.Warning),
+		count(s.WithCritical, "with criticals", t.st.Critical),
+	}
+	if s.WithInfo > 0 {
+		parts = append(parts, count(s.WithInfo, "with info", t.st.Info))
+	}
+	if s.Skipped > 0 {
+		parts = append(parts, fmt.Sprintf("%d skipped (not EC2)", s.Skipped))
+	}
+	nodes := "nodes"
+	if s.Nodes == 1 {
+		nodes = "node"
+	}
+	parts[0] = fmt.Sprintf("%d %s checked: %s", s.Nodes, nodes, parts[0])
+	for i := range parts[:len(parts)-1] {
+		parts[i] += ","
+	}
+	for _, l := range pack(parts, " ", Width) {
+		t.line(l)
+	}
+}
+
+// taken formats a snapshot time as RFC 3339 in UTC.
+func taken(tm time.Time) string {
+	if tm.IsZero() {
+		return "unknown"
+	}
+	return tm.UTC().Format(time.RFC3339)
+}
+
+// orUnknown returns s, or "unknown" when it is empty.
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}

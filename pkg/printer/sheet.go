@@ -1,0 +1,217 @@
+package printer
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/style"
+)
+
+// noData is what a section says when it could not be computed.
+const noData = "unknown (no data)"
+
+// indent is how far section bodies sit from their headers.
+const indent = 2
+
+// PrintNodes writes the `describe node` output of r to w in format f. Text formats print one
+// sheet per node of r.Nodes, separated by a blank line; JSON and YAML print r as data, so the
+// caller passes a Report that holds just the described nodes and their findings.
+// st colours the text; nil means no colour.
+func PrintNodes(w io.Writer, r diagnose.Report, f Format, st *style.Styles) error {
+	if !f.text() {
+		return printData(w, r, f)
+	}
+	t := &text{st: orPlain(st)}
+	if len(r.Nodes) == 0 {
+		t.line("no nodes to describe")
+	}
+	for i, n := range r.Nodes {
+		if i > 0 {
+			t.blank()
+		}
+		sheet(t, n)
+	}
+	if err := t.flush(w); err != nil {
+		return fmt.Errorf("writing the node sheets: %w", err)
+	}
+	return nil
+}
+
+// sheet writes one node's sheet: a title line, then its sections in a fixed order.
+func sheet(t *text, n diagnose.NodeReport) {
+	status := n.Status
+	if status == "" {
+		status = style.LevelOK
+		if worst, ok := diagnose.Worst(n.Findings); ok {
+			status = worst.String()
+		}
+	}
+	title := t.st.Title.Render("node/" + n.Identity.Node)
+	if width(title)+2+width(t.st.Critical.Badge()) <= Width {
+		t.line(title + "  " + t.st.Level(status).Badge())
+	} else {
+		t.para(0, "node/"+n.Identity.Node)
+		t.line(t.st.Level(status).Badge())
+	}
+	identity(t, n.Identity)
+	if n.Identity.Skipped != "" {
+		return
+	}
+	addresses(t, n.Addresses)
+	subnet(t, n.Subnet)
+	securityGroups(t, n.SecurityGroups)
+	enis(t, n.ENIs)
+	capacity(t, n.Capacity)
+	efa(t, n.EFA)
+	placement(t, n.Placement)
+	findings(t, n.Findings)
+}
+
+func identity(t *text, id diagnose.Identity) {
+	t.header("Identity")
+	instance := orUnknown(id.InstanceID)
+	if id.InstanceState != "" {
+		instance += " (" + id.InstanceState + ")"
+	}
+	zone := orUnknown(id.Zone)
+	if id.ZoneID != "" {
+		zone += " (" + id.ZoneID + ")"
+	}
+	pairs := []kv{
+		{"Node", orUnknown(id.Node)},
+		{"Provider ID", orUnknown(id.ProviderID)},
+	}
+	if id.Skipped != "" {
+		t.kvs(indent, append(pairs, kv{"Skipped", id.Skipped}))
+		return
+	}
+	t.kvs(indent, append(pairs,
+		kv{"Instance", instance},
+		kv{"Instance type", orUnknown(id.InstanceType)},
+		kv{"Zone", zone},
+		kv{"NodePool", orUnknown(id.NodePool)},
+		kv{"EC2NodeClass", orUnknown(id.NodeClass)},
+		kv{"NodeClaim", orUnknown(id.NodeClaim)},
+	))
+}
+
+func addresses(t *text, addrs []diagnose.AddressReport) {
+	t.header("Addresses")
+	if len(addrs) == 0 {
+		t.para(indent, "none: the node reports no InternalIP")
+		return
+	}
+	aw := 0
+	for _, a := range addrs {
+		aw = max(aw, width(a.Address))
+	}
+	for _, a := range addrs {
+		t.hanging(indent, pad(t.st.Strong.Render(a.Address), aw)+"  ",
+			"in subnet CIDR: "+triState(a.InSubnet)+"  primary IP: "+triState(a.IsPrimaryIP))
+	}
+}
+
+func subnet(t *text, s *diagnose.SubnetReport) {
+	t.header("Subnet")
+	if s == nil {
+		t.para(indent, noData)
+		return
+	}
+	zone := orUnknown(s.Zone)
+	if s.ZoneID != "" {
+		zone += " (" + s.ZoneID + ")"
+	}
+	avail := "unknown"
+	if s.AvailableIPs != nil {
+		avail = strconv.Itoa(int(*s.AvailableIPs))
+	}
+	selected := triState(s.Selected)
+	if s.Selected == nil {
+		selected = "unknown (no EC2NodeClass)"
+	}
+	t.kvs(indent, []kv{
+		{"ID", orUnknown(s.ID)},
+		{"CIDR", orUnknown(s.CIDR)},
+		{"Zone", zone},
+		{"Available IPs", avail},
+		{"Selected by EC2NodeClass", selected},
+	})
+}
+
+// maxGroupName is the widest a security group name shows in a sheet; JSON has it whole.
+// maxGroupID is the widest ID the column of IDs is padded to: real ones are 20 columns.
+const (
+	maxGroupName = 40
+	maxGroupID   = 24
+)
+
+func securityGroups(t *text, sgs *diagnose.SecurityGroups) {
+	t.header("Security groups")
+	if sgs == nil {
+		t.para(indent, noData)
+		return
+	}
+	if len(sgs.Groups) == 0 {
+		t.para(indent, "none attached")
+	}
+	iw, nw := 0, 0
+	for _, g := range sgs.Groups {
+		iw = max(iw, min(width(g.ID), maxGroupID))
+		nw = max(nw, width(shorten(g.Name, maxGroupName)))
+	}
+	for _, g := range sgs.Groups {
+		head := pad(t.st.Strong.Render(g.ID), iw) + "  " + pad(shorten(g.Name, maxGroupName), nw) + "  "
+		t.hanging(indent, head, "in EC2NodeClass: "+triState(g.InNodeClass))
+	}
+	match := triState(sgs.Match)
+	if sgs.Match == nil {
+		match = "unknown (no EC2NodeClass)"
+	}
+	set := "unknown"
+	if sgs.NodeClass != nil {
+		set = orNone(strings.Join(sgs.NodeClass, ", "))
+	}
+	t.kvs(indent, []kv{
+		{"Matches EC2NodeClass", match},
+		{"EC2NodeClass set", set},
+	})
+}
+
+// triState renders an optional yes/no.
+func triState(b *bool) string {
+	switch {
+	case b == nil:
+		return "unknown"
+	case *b:
+		return "yes"
+	}
+	return "no"
+}
+
+// yesNo renders a boolean.
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// orNone returns s, or "none" when it is empty.
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// shorten cuts s to n columns, ending it with an ellipsis when cut.
+func shorten(s string, n int) string {
+	if width(s) <= n {
+		return s
+	}
+	head, _ := cut(s, n-1)
+	return head + "…"
+}

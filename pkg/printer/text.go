@@ -1,0 +1,110 @@
+package printer
+
+import (
+	"io"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/style"
+)
+
+// text accumulates styled lines that each fit Width columns, then writes them at once.
+type text struct {
+	b  strings.Builder
+	st *style.Styles
+}
+
+// kv is one "label: value" line of a sheet section.
+type kv struct {
+	label string
+	value string
+}
+
+// line writes s, which the caller has made fit, and a newline.
+func (t *text) line(s string) {
+	t.b.WriteString(strings.TrimRight(s, " "))
+	t.b.WriteByte('\n')
+}
+
+// blank writes an empty line.
+func (t *text) blank() { t.b.WriteByte('\n') }
+
+// para writes plain s wrapped to Width, every line indented by indent spaces.
+func (t *text) para(indent int, s string) {
+	ind := strings.Repeat(" ", indent)
+	for _, l := range wrap(s, Width-indent) {
+		t.line(ind + l)
+	}
+}
+
+// hanging writes head (styled) at indent followed by plain s wrapped after it; continuation
+// lines line up under the start of s. When s needs wrapping and head is wider than half the
+// width, s goes on the next lines instead.
+func (t *text) hanging(indent int, head, s string) {
+	ind := strings.Repeat(" ", indent)
+	hw := width(head)
+	if indent+hw > Width {
+		// Only absurdly long names get here: wrap the head too, at the cost of its style.
+		t.para(indent, ansi.Strip(head))
+		t.para(indent+4, s)
+		return
+	}
+	if indent+hw > Width/2 && indent+hw+width(s) > Width {
+		t.line(ind + head)
+		t.para(indent+4, s)
+		return
+	}
+	lines := wrap(s, Width-indent-hw)
+	if len(lines) == 0 {
+		t.line(ind + head)
+		return
+	}
+	t.line(ind + head + lines[0])
+	cont := strings.Repeat(" ", indent+hw)
+	for _, l := range lines[1:] {
+		t.line(cont + l)
+	}
+}
+
+// kvs writes label/value lines at indent with the values aligned.
+func (t *text) kvs(indent int, pairs []kv) {
+	lw := 0
+	for _, p := range pairs {
+		lw = max(lw, width(p.label)+2)
+	}
+	for _, p := range pairs {
+		t.hanging(indent, pad(t.st.Label.Render(p.label+":"), lw), p.value)
+	}
+}
+
+// header writes a section header.
+func (t *text) header(title string) { t.line(t.st.Header.Render(title)) }
+
+// fields writes label/value pairs side by side, two spaces apart, on as few lines as fit. A
+// pair too wide for one line gets lines of its own, wrapped.
+func (t *text) fields(pairs []kv) {
+	var parts []string
+	flush := func() {
+		for _, l := range pack(parts, "  ", Width) {
+			t.line(l)
+		}
+		parts = nil
+	}
+	for _, p := range pairs {
+		head := t.st.Label.Render(p.label+":") + " "
+		if width(head)+width(p.value) > Width {
+			flush()
+			t.hanging(0, head, p.value)
+			continue
+		}
+		parts = append(parts, head+p.value)
+	}
+	flush()
+}
+
+// flush writes everything accumulated to w.
+func (t *text) flush(w io.Writer) error {
+	_, err := io.WriteString(w, t.b.String())
+	return err
+}
