@@ -51,6 +51,14 @@ func nodeCapacity(n *NodeInfo, cni CNISettings) (CapacityReport, bool) {
 	if !ok || n.Type == nil {
 		return CapacityReport{}, false
 	}
+	r := nodeIPCapacity(n, cni)
+	r.Pods = pods.Value()
+	return r, true
+}
+
+// nodeIPCapacity is IPCapacity for a node whose type is known, from its attached ENIs and its
+// EC2NodeClass's networkInterfaces.
+func nodeIPCapacity(n *NodeInfo, cni CNISettings) CapacityReport {
 	var enis []snapshot.ENI
 	if n.Instance != nil {
 		enis = n.Instance.ENIs
@@ -59,9 +67,7 @@ func nodeCapacity(n *NodeInfo, cni CNISettings) (CapacityReport, bool) {
 	if n.Class != nil {
 		nics = n.Class.NetworkInterfaces
 	}
-	r := IPCapacity(n.Type, cni, enis, nics)
-	r.Pods = pods.Value()
-	return r, true
+	return IPCapacity(n.Type, cni, enis, nics)
 }
 
 // maxPodsRemedy names where to lower maxPods for this node, and the CNI or Karpenter setting

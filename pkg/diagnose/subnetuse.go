@@ -115,15 +115,7 @@ func subnetUses(x *Index) []subnetUse {
 // podSubnetNeed is what one node's pods can take from its ENIConfig subnet: its pod IP
 // capacity without the two host-network pods, and no more than its capacity.pods.
 func podSubnetNeed(n *NodeInfo, cni CNISettings) int64 {
-	var attached []snapshot.ENI
-	if n.Instance != nil {
-		attached = n.Instance.ENIs
-	}
-	var nics []snapshot.NetworkInterface
-	if n.Class != nil {
-		nics = n.Class.NetworkInterfaces
-	}
-	c := IPCapacity(n.Type, cni, attached, nics)
+	c := nodeIPCapacity(n, cni)
 	need := max(c.IPCapacity-2, 0)
 	if pods, ok := n.Node.Status.Capacity[corev1.ResourcePods]; ok && pods.Value() > 0 {
 		need = min(need, pods.Value())
