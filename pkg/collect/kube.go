@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/url"
 
+	"golang.org/x/sync/errgroup"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
@@ -28,16 +30,41 @@ func (c *Collector) collectKube(ctx context.Context, s *snapshot.Snapshot, scope
 	if c.Kube == nil || c.Dynamic == nil {
 		return errors.New("reading kubernetes: no client configured: check --context/--kubeconfig")
 	}
-	steps := []func(context.Context, *snapshot.Snapshot, Scope) error{
-		c.kubeNodes,
-		c.kubeKarpenter,
-		c.kubeAWSNode,
-		c.kubeENIConfigs,
-		c.kubeSandboxFailures,
+	if err := c.kubeNodes(ctx, s, scope); err != nil {
+		return err
 	}
-	for _, step := range steps {
-		if err := step(ctx, s, scope); err != nil {
-			return err
+	// The rest depends only on the nodes: read it concurrently, each group into its own part,
+	// then merge the parts in a fixed order so the snapshot stays deterministic.
+	groups := [][]func(context.Context, *snapshot.Snapshot, Scope) error{
+		{c.kubeKarpenter},
+		{c.kubeAWSNode, c.kubeENIConfigs}, // whether a missing ENIConfig CRD matters depends on aws-node
+		{c.kubeSandboxFailures},
+	}
+	parts := make([]*snapshot.Snapshot, len(groups))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, steps := range groups {
+		parts[i] = &snapshot.Snapshot{Nodes: s.Nodes}
+		g.Go(func() error {
+			for _, step := range steps {
+				if err := step(gctx, parts[i], scope); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	for _, p := range parts {
+		s.NodeClaims = append(s.NodeClaims, p.NodeClaims...)
+		s.NodePools = append(s.NodePools, p.NodePools...)
+		s.NodeClasses = append(s.NodeClasses, p.NodeClasses...)
+		s.ENIConfigs = append(s.ENIConfigs, p.ENIConfigs...)
+		s.SandboxFailures = append(s.SandboxFailures, p.SandboxFailures...)
+		s.Gaps = append(s.Gaps, p.Gaps...)
+		if p.AWSNode != nil {
+			s.AWSNode = p.AWSNode
 		}
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/api/errors"
@@ -202,23 +203,28 @@ func (p *kubePager) react(a clienttesting.Action) (bool, runtime.Object, error) 
 
 // kubePagedDynamic wraps a dynamic client so that lists honour Limit and Continue (the dynamic
 // fake drops both from cluster-scoped list calls), and records the options of every list call.
+// The collector lists resources concurrently, so recording takes mu.
 type kubePagedDynamic struct {
 	dynamic.Interface
+	mu    *sync.Mutex
 	calls *[]metav1.ListOptions
 }
 
 func (d kubePagedDynamic) Resource(gvr schema.GroupVersionResource) dynamic.NamespaceableResourceInterface {
-	return kubePagedResource{d.Interface.Resource(gvr), d.calls}
+	return kubePagedResource{d.Interface.Resource(gvr), d.mu, d.calls}
 }
 
 // kubePagedResource pages the lists of one resource.
 type kubePagedResource struct {
 	dynamic.NamespaceableResourceInterface
+	mu    *sync.Mutex
 	calls *[]metav1.ListOptions
 }
 
 func (r kubePagedResource) List(ctx context.Context, opts metav1.ListOptions) (*unstructured.UnstructuredList, error) {
+	r.mu.Lock()
 	*r.calls = append(*r.calls, opts)
+	r.mu.Unlock()
 	full, err := r.NamespaceableResourceInterface.List(ctx, metav1.ListOptions{LabelSelector: opts.LabelSelector})
 	if err != nil {
 		return nil, err

@@ -1,6 +1,8 @@
 package collect
 
 import (
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -103,7 +105,8 @@ func TestCollectKubeNamedNodesUseGets(t *testing.T) {
 			if err != nil {
 				t.Fatalf("collectKube: %v", err)
 			}
-			if diff := cmp.Diff(tc.wantActions, kubeActions(dyn.Actions())); diff != "" {
+			// Sources are read concurrently: compare the requests as sorted lists.
+			if diff := cmp.Diff(tc.wantActions, kubeActions(dyn.Actions()), cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
 				t.Errorf("dynamic requests mismatch (-want +got):\n%s", diff)
 			}
 			for _, a := range kube.Actions() {
@@ -159,7 +162,7 @@ func TestCollectKubePagination(t *testing.T) {
 			typedPager := &kubePager{tracker: kube.Tracker()}
 			kube.PrependReactor("list", "*", typedPager.react)
 			var dynCalls []metav1.ListOptions
-			paged := kubePagedDynamic{Interface: dyn, calls: &dynCalls}
+			paged := kubePagedDynamic{Interface: dyn, mu: &sync.Mutex{}, calls: &dynCalls}
 
 			s, err := kubeCollect(t, &Collector{Kube: kube, Dynamic: paged, PageSize: tc.pageSize}, Scope{})
 			if err != nil {
