@@ -75,6 +75,14 @@ func (s selection) options(snap *snapshot.Snapshot, only, skip []string) (diagno
 	opts.Resources = map[string]bool{}
 	if s.nodePool != "" {
 		opts.Resources["nodepool/"+s.nodePool] = true
+		// The pool's EC2NodeClass is part of it even when the pool has no node (yet): a class
+		// that is not Ready is why it launches none.
+		for _, p := range snap.NodePools {
+			if p.Name == s.nodePool && p.NodeClassRef.Name != "" &&
+				(p.NodeClassRef.Kind == "" || p.NodeClassRef.Kind == snapshot.KindEC2NodeClass) {
+				opts.Resources["ec2nodeclass/"+p.NodeClassRef.Name] = true
+			}
+		}
 	}
 	if s.nodeClass != "" {
 		opts.Resources["ec2nodeclass/"+s.nodeClass] = true

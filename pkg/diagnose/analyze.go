@@ -58,6 +58,15 @@ func Analyze(s *snapshot.Snapshot, opts Options) Report {
 		if n.Instance != nil && n.Instance.SubnetID != "" {
 			related[subnetRef(n.Instance.SubnetID)] = true
 		}
+		for _, e := range n.instanceENIs() {
+			if e.SubnetID != "" {
+				related[subnetRef(e.SubnetID)] = true
+			}
+		}
+		// With custom networking the node's pods take addresses from its ENIConfig subnet.
+		if cfg := x.ENIConfigs[ENIConfigName(n.Node, s.AWSNode)]; cfg != nil && cfg.Subnet != "" {
+			related[subnetRef(cfg.Subnet)] = true
+		}
 		if n.ClassName != "" {
 			related[n.ClassRef()] = true
 		}

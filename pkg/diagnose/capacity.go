@@ -59,10 +59,7 @@ func nodeCapacity(n *NodeInfo, cni CNISettings) (CapacityReport, bool) {
 // nodeIPCapacity is IPCapacity for a node whose type is known, from its attached ENIs and its
 // EC2NodeClass's networkInterfaces.
 func nodeIPCapacity(n *NodeInfo, cni CNISettings) CapacityReport {
-	var enis []snapshot.ENI
-	if n.Instance != nil {
-		enis = n.Instance.ENIs
-	}
+	enis := n.instanceENIs()
 	var nics []snapshot.NetworkInterface
 	if n.Class != nil {
 		nics = n.Class.NetworkInterfaces

@@ -11,7 +11,7 @@ import (
 func TestPurePackagesStayPure(t *testing.T) {
 	goTool, err := exec.LookPath("go")
 	if err != nil {
-		t.Skipf("the go command is not on PATH: %v", err)
+		t.Fatalf("the go command is needed to list package dependencies, and is not on PATH: %v", err)
 	}
 	const module = "github.com/karpnet/kubectl-karpnet"
 	cmd := exec.CommandContext(t.Context(), goTool, "list", "-deps", module+"/pkg/diagnose", module+"/pkg/snapshot")

@@ -210,3 +210,11 @@ func (x *Index) checkedNodes() []*NodeInfo {
 	}
 	return nodes
 }
+
+// instanceENIs returns the ENIs attached to the node's instance, nil when it is unknown.
+func (n *NodeInfo) instanceENIs() []snapshot.ENI {
+	if n.Instance == nil {
+		return nil
+	}
+	return n.Instance.ENIs
+}

@@ -1,0 +1,78 @@
+package cmd
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestLiveCollectorFromKubeconfig runs the real collector built from kubectl's flags, against
+// a kubeconfig that is missing and one whose API server is gone. Both end with exit code 3
+// and one line, without reaching AWS.
+func TestLiveCollectorFromKubeconfig(t *testing.T) {
+	dir := t.TempDir()
+	// An empty AWS configuration, so the test never depends on the machine's.
+	awsConfig := filepath.Join(dir, "aws-config")
+	if err := os.WriteFile(awsConfig, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("AWS_CONFIG_FILE", awsConfig)
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", awsConfig)
+
+	gone := httptest.NewServer(http.NotFoundHandler())
+	gone.Close()
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(kubeconfig, []byte(`apiVersion: v1
+kind: Config
+clusters:
+- name: gone
+  cluster:
+    server: `+gone.URL+`
+contexts:
+- name: gone
+  context:
+    cluster: gone
+    user: nobody
+current-context: gone
+users:
+- name: nobody
+  user:
+    token: not-a-real-token
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "no-kubeconfig")
+
+	tests := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{name: "missing kubeconfig", args: []string{"check", "--kubeconfig", missing}, want: []string{"loading kubeconfig", missing, "--kubeconfig"}},
+		{name: "unknown context", args: []string{"check", "--kubeconfig", kubeconfig, "--context", "prod"}, want: []string{"loading kubeconfig", `"prod"`}},
+		{
+			name: "API server gone",
+			args: []string{"check", "--kubeconfig", kubeconfig, "--region", "us-west-2", "--profile", "no-such-profile"},
+			want: []string{"cannot reach the API server at " + gone.URL, "--context/--kubeconfig"},
+		},
+		{
+			name: "API server gone, describe",
+			args: []string{"describe", "node", "ip-10-0-1-10.us-west-2.compute.internal", "--kubeconfig", kubeconfig, "--profile", "no-such-profile"},
+			want: []string{"cannot reach the API server at " + gone.URL},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, _, _ := newTestOptions()
+			o.newCollector = liveCollector
+			r := runWith(t, o, tt.args...)
+			wantCode(t, r, ExitCollect)
+			wantOneErrorLine(t, r, tt.want...)
+			if r.stdout != "" {
+				t.Errorf("stdout: got %q, want nothing", r.stdout)
+			}
+		})
+	}
+}
