@@ -75,6 +75,18 @@ func TestLiveJoinsEveryNode(t *testing.T) {
 	}
 }
 
+func TestLiveUnknownNodePoolOrClass(t *testing.T) {
+	for _, args := range [][]string{{"--nodeclass", "gpu"}, {"--nodepool", "gpu"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			r := newLiveCluster(t).run(t, append([]string{"check"}, args...)...)
+			wantCode(t, r, ExitUsage)
+			if !strings.Contains(r.stderr, `"gpu" not found`) || strings.Count(r.stderr, "\n") != 1 {
+				t.Errorf("stderr: got %q, want one line saying gpu is not found", r.stderr)
+			}
+		})
+	}
+}
+
 func TestLiveSelection(t *testing.T) {
 	tests := []struct {
 		name string
@@ -84,7 +96,6 @@ func TestLiveSelection(t *testing.T) {
 		{name: "named node", args: []string{liveNodeA}, want: []string{liveNodeA}},
 		{name: "selector", args: []string{"-l", "karpenter.sh/capacity-type=spot"}, want: []string{liveNodeB}},
 		{name: "nodepool", args: []string{"--nodepool", "general"}, want: []string{liveNodeA, liveNodeB}},
-		{name: "nodeclass nobody uses", args: []string{"--nodeclass", "gpu"}, want: nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

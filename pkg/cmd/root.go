@@ -75,7 +75,7 @@ func execute(ctx context.Context, o *commonOptions, args []string) int {
 	streams := o.IOStreams
 	cmd := newRootCmd(o)
 	cmd.SetArgs(args)
-	err := cmd.ExecuteContext(ctx)
+	failed, err := cmd.ExecuteContextC(ctx)
 	var coded *exitError
 	switch {
 	case err == nil || errors.Is(err, errFindings):
@@ -83,7 +83,7 @@ func execute(ctx context.Context, o *commonOptions, args []string) int {
 		fmt.Fprintf(streams.ErrOut, "error: %s\n", err)
 	default:
 		// cobra's own parsing errors: unknown command or flag, wrong argument count.
-		fmt.Fprintf(streams.ErrOut, "error: %s: see 'kubectl karpnet --help'\n", err)
+		fmt.Fprintf(streams.ErrOut, "error: %s: see '%s --help'\n", err, failed.CommandPath())
 	}
 	return exitCode(err)
 }

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -72,6 +73,9 @@ func (s selection) options(snap *snapshot.Snapshot, only, skip []string) (diagno
 			opts.Nodes[name] = true
 		}
 	}
+	if err := s.known(snap, opts.Nodes); err != nil {
+		return opts, err
+	}
 	opts.Resources = map[string]bool{}
 	if s.nodePool != "" {
 		opts.Resources["nodepool/"+s.nodePool] = true
@@ -95,6 +99,23 @@ func nodeLabels(snap *snapshot.Snapshot, name string) map[string]string {
 		if snap.Nodes[i].Name == name {
 			return snap.Nodes[i].Labels
 		}
+	}
+	return nil
+}
+
+// known rejects a --nodepool or --nodeclass that names nothing: no such object was read and no
+// selected node carries it, which is almost always a typo that would otherwise pass as clean.
+func (s selection) known(snap *snapshot.Snapshot, selected map[string]bool) error {
+	if len(selected) > 0 {
+		return nil
+	}
+	if s.nodePool != "" && !snap.Unavailable(snapshot.SourceNodePools) &&
+		!slices.ContainsFunc(snap.NodePools, func(p snapshot.NodePool) bool { return p.Name == s.nodePool }) {
+		return usageErrorf("NodePool %q not found: list NodePools with kubectl get nodepools", s.nodePool)
+	}
+	if s.nodeClass != "" && !snap.Unavailable(snapshot.SourceNodeClasses) &&
+		!slices.ContainsFunc(snap.NodeClasses, func(c snapshot.EC2NodeClass) bool { return c.Name == s.nodeClass }) {
+		return usageErrorf("EC2NodeClass %q not found: list them with kubectl get ec2nodeclasses", s.nodeClass)
 	}
 	return nil
 }

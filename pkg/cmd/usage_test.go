@@ -28,7 +28,7 @@ func TestUsageErrors(t *testing.T) {
 		{name: "unknown shorthand flag", args: []string{"check", "-z"}, want: []string{"unknown shorthand flag: 'z'", "kubectl karpnet check --help"}},
 		{name: "flag without its value", args: []string{"demo", "check", "--fail-on"}, want: []string{"flag needs an argument", "--fail-on"}},
 		{name: "unknown subcommand", args: []string{"inspect"}, want: []string{`unknown command "inspect"`, "kubectl karpnet --help"}},
-		{name: "unknown demo subcommand", args: []string{"demo", "inspect"}, want: []string{`unknown command "inspect"`}},
+		{name: "unknown demo subcommand", args: []string{"demo", "inspect"}, want: []string{`unknown command "inspect"`, "kubectl karpnet demo --help"}},
 		{name: "describe node with no name", args: []string{"demo", "describe", "node"}, want: []string{"name at least one node", "-l SELECTOR"}},
 		{name: "describe node with names and -l", args: []string{"demo", "describe", "node", demoNode, "-l", "a=b"}, want: []string{"not both"}},
 		{name: "describe -o wide", args: []string{"demo", "describe", "node", demoNode, "-o", "wide"}, want: []string{"-o/--output", `"wide"`, "json or yaml"}},

@@ -166,3 +166,22 @@ func findings(t *text, list []diagnose.Finding) {
 		finding(t, indent, f, f.Resource, true)
 	}
 }
+
+// related writes, once after the sheets, the findings that are about no single node: the
+// subnets, NodePools and EC2NodeClasses of the described nodes, and data that could not be read.
+func related(t *text, list []diagnose.Finding) {
+	var shared []diagnose.Finding
+	for _, f := range list {
+		if f.Node == "" {
+			shared = append(shared, f)
+		}
+	}
+	if len(shared) == 0 {
+		return
+	}
+	t.blank()
+	t.line(t.st.Title.Render("Findings on what these nodes use"))
+	for _, f := range shared {
+		finding(t, indent, f, f.Resource, true)
+	}
+}

@@ -17,7 +17,8 @@ const noData = "unknown (no data)"
 const indent = 2
 
 // PrintNodes writes the `describe node` output of r to w in format f. Text formats print one
-// sheet per node of r.Nodes, separated by a blank line; JSON and YAML print r as data, so the
+// sheet per node of r.Nodes, separated by a blank line, then the findings on resources those
+// nodes use (their subnets, NodePools, EC2NodeClasses) and on data that could not be read; JSON and YAML print r as data, so the
 // caller passes a Report that holds just the described nodes and their findings.
 // st colours the text; nil means no colour.
 func PrintNodes(w io.Writer, r diagnose.Report, f Format, st *style.Styles) error {
@@ -34,6 +35,7 @@ func PrintNodes(w io.Writer, r diagnose.Report, f Format, st *style.Styles) erro
 		}
 		sheet(t, n)
 	}
+	related(t, r.Findings)
 	if err := t.flush(w); err != nil {
 		return fmt.Errorf("writing the node sheets: %w", err)
 	}
