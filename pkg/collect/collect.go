@@ -34,6 +34,9 @@ type Collector struct {
 	Now func() time.Time
 	// PageSize is the Kubernetes list page size (limit); 0 means 500.
 	PageSize int64
+	// RequestTimeout bounds each EC2 request, with its retries (kubectl's --request-timeout);
+	// 0 means no bound.
+	RequestTimeout time.Duration
 }
 
 // Collect reads Kubernetes, then EC2 for the instances, subnets, security groups, placement

@@ -50,7 +50,11 @@ func (c *Collector) collectEC2(ctx context.Context, s *snapshot.Snapshot) {
 		return
 	}
 	s.Region = region
-	call := ec2Call{api: c.EC2, region: region}
+	api := c.EC2
+	if c.RequestTimeout > 0 {
+		api = ec2RequestTimeout{api: api, d: c.RequestTimeout}
+	}
+	call := ec2Call{api: api, region: region}
 	r := &ec2Result{}
 	instances := r.describeInstances(ctx, call, ids)
 	if !r.anyWhole() {

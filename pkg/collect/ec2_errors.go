@@ -60,6 +60,13 @@ func ec2Classify(source, region string, err error) ec2Failure {
 		return ec2Failure{gap: snapshot.Gap{Source: source, Reason: reason,
 			Remedy: "retry; if it persists, check --region and AWS_ENDPOINT_URL_EC2"}}
 	}
+	var ours *ec2TimeoutError
+	if errors.As(err, &ours) {
+		// No answer within --request-timeout: EC2 is unreachable, so do not wait on the other calls.
+		return ec2Failure{whole: true, gap: snapshot.Gap{Source: snapshot.SourceEC2, Reason: ours.Error(),
+			Remedy: fmt.Sprintf("check network access to the EC2 endpoint in %s (AWS_ENDPOINT_URL_EC2, proxies), "+
+				"or raise --request-timeout", region)}}
+	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) || ec2IsTimeout(err) {
 		return ec2Failure{gap: snapshot.Gap{Source: source, Reason: "timeout: " + ec2Short(err.Error()),
 			Remedy: fmt.Sprintf("retry, or check network access to the EC2 endpoint in %s", region)}}
