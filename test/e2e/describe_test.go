@@ -1,0 +1,55 @@
+package e2e
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files under testdata/")
+
+// awsIDs are the IDs EC2 generates; goldens name them by order of appearance instead.
+var awsIDs = regexp.MustCompile(`\b(i|eni|subnet|sg|vpc|pg)-[0-9a-f]{8,17}\b`)
+
+// stableIDs replaces every EC2 ID in s with KIND-000N (as wide as the ID, so columns stay
+// aligned), N counting distinct IDs of that kind in order of first appearance, so output from a
+// fresh moto compares with a golden file.
+func stableIDs(s string) string {
+	seen := map[string]string{}
+	count := map[string]int{}
+	return awsIDs.ReplaceAllStringFunc(s, func(id string) string {
+		if v, ok := seen[id]; ok {
+			return v
+		}
+		kind := awsIDs.FindStringSubmatch(id)[1]
+		count[kind]++
+		seen[id] = fmt.Sprintf("%s-%0*d", kind, len(id)-len(kind)-1, count[kind])
+		return seen[id]
+	})
+}
+
+func TestDescribeNodeGolden(t *testing.T) {
+	c := newHealthyCluster(t)
+	r := karpnet(t, runOpts{}, "describe", "node", c.nodes[1])
+	wantCode(t, r, 0)
+	got := stableIDs(r.stdout)
+	golden := filepath.Join("testdata", "describe-node-healthy.golden")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("reading %s (run go test ./test/e2e -run TestDescribeNodeGolden -update): %v", golden, err)
+	}
+	if got != string(want) {
+		t.Errorf("describe node output differs from %s (-update rewrites it):\n--- got\n%s\n--- want\n%s", golden, got, want)
+	}
+}

@@ -1,0 +1,127 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// kubeResetTimeout bounds the wait for deleted objects to be gone.
+const kubeResetTimeout = 30 * time.Second
+
+// Resources that Reset empties besides Karpenter's.
+var (
+	kubeNodesGVR      = schema.GroupVersionResource{Version: "v1", Resource: "nodes"}
+	kubeEventsGVR     = schema.GroupVersionResource{Version: "v1", Resource: "events"}
+	kubeDaemonSetsGVR = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "daemonsets"}
+	kubeENIConfigsGVR = schema.GroupVersionResource{Group: "crd.k8s.amazonaws.com", Version: "v1alpha1", Resource: "eniconfigs"}
+)
+
+// kubeAWSNodeSelector selects the VPC CNI DaemonSet by name.
+const kubeAWSNodeSelector = "metadata.name=aws-node"
+
+// Reset deletes every Node, NodeClaim, NodePool, EC2NodeClass (at whichever version is
+// served), ENIConfig, the kube-system DaemonSet aws-node, and the Events of all namespaces,
+// clearing finalizers first, and waits until they are gone. The CRDs stay.
+func (k *Kube) Reset(ctx context.Context) error {
+	for _, gr := range kubeKarpenterResources() {
+		for _, v := range kubeKarpenterVersions() {
+			done, err := k.deleteAll(ctx, gr.WithVersion(v), "", "")
+			if err != nil {
+				return err
+			}
+			if done { // every served version reads the same objects
+				break
+			}
+		}
+	}
+	for _, t := range []struct {
+		gvr       schema.GroupVersionResource
+		namespace string
+		selector  string
+	}{
+		{kubeNodesGVR, "", ""},
+		{kubeENIConfigsGVR, "", ""},
+		{kubeDaemonSetsGVR, metav1.NamespaceSystem, kubeAWSNodeSelector},
+		{kubeEventsGVR, metav1.NamespaceAll, ""},
+	} {
+		if _, err := k.deleteAll(ctx, t.gvr, t.namespace, t.selector); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deleteAll deletes the objects of gvr in namespace (all namespaces, or cluster scope, when
+// empty) that match the field selector, and waits until none is left. It reports false,
+// without error, when gvr is not served.
+func (k *Kube) deleteAll(ctx context.Context, gvr schema.GroupVersionResource, namespace, selector string) (bool, error) {
+	opts := metav1.ListOptions{FieldSelector: selector}
+	list, err := k.dynamic.Resource(gvr).Namespace(namespace).List(ctx, opts)
+	if apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("listing %s: %w", gvr.Resource, err)
+	}
+	if len(list.Items) == 0 {
+		return true, nil
+	}
+	if err := k.clearFinalizers(ctx, gvr, namespace, selector); err != nil {
+		return true, err
+	}
+	var namespaces []string
+	for _, item := range list.Items {
+		if !slices.Contains(namespaces, item.GetNamespace()) {
+			namespaces = append(namespaces, item.GetNamespace())
+		}
+	}
+	background := metav1.DeletePropagationBackground
+	for _, ns := range namespaces {
+		err := k.dynamic.Resource(gvr).Namespace(ns).DeleteCollection(ctx,
+			metav1.DeleteOptions{PropagationPolicy: &background}, opts)
+		if err != nil {
+			return true, fmt.Errorf("deleting %s in %q: %w", gvr.Resource, ns, err)
+		}
+	}
+	return true, kubePoll(ctx, kubeResetTimeout, func(ctx context.Context) error {
+		left, err := k.dynamic.Resource(gvr).Namespace(namespace).List(ctx, opts)
+		if err != nil {
+			return err
+		}
+		if n := len(left.Items); n > 0 {
+			return fmt.Errorf("%d left, first %s/%s", n, left.Items[0].GetNamespace(), left.Items[0].GetName())
+		}
+		return nil
+	}, "waiting for "+gvr.Resource+" to be deleted")
+}
+
+// clearFinalizers removes the finalizers of every object of gvr in namespace matching the
+// field selector. An unserved resource or an object deleted meanwhile is not an error.
+func (k *Kube) clearFinalizers(ctx context.Context, gvr schema.GroupVersionResource, namespace, selector string) error {
+	list, err := k.dynamic.Resource(gvr).Namespace(namespace).List(ctx, metav1.ListOptions{FieldSelector: selector})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("listing %s: %w", gvr.Resource, err)
+	}
+	patch := []byte(`{"metadata":{"finalizers":null}}`)
+	for _, item := range list.Items {
+		if len(item.GetFinalizers()) == 0 {
+			continue
+		}
+		_, err := k.dynamic.Resource(gvr).Namespace(item.GetNamespace()).Patch(ctx, item.GetName(),
+			types.MergePatchType, patch, metav1.PatchOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("clearing the finalizers of %s %s: %w", gvr.Resource, item.GetName(), err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,144 @@
+package e2e
+
+import (
+	"fmt"
+	"hash/crc32"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// nodeClassSpec describes an EC2NodeClass and what Karpenter resolved for it.
+type nodeClassSpec struct {
+	name    string
+	version string // "v1" (default) or "v1beta1"
+	subnets []subnetRef
+	sgs     []string
+	maxPods int64 // spec.kubelet.maxPods at v1; 0 leaves it out
+	// notReady, when set, is the sub-condition that is False, with its reason and message.
+	notReady *[3]string
+}
+
+type subnetRef struct{ id, zone string }
+
+// nodeClass creates an EC2NodeClass with its status.
+func (w *world) nodeClass(s nodeClassSpec) {
+	w.t.Helper()
+	version := s.version
+	if version == "" {
+		version = "v1"
+	}
+	var subnetTerms, sgTerms, statusSubnets, statusSGs []any
+	for _, sn := range s.subnets {
+		subnetTerms = append(subnetTerms, map[string]any{"id": sn.id})
+		statusSubnets = append(statusSubnets, map[string]any{"id": sn.id, "zone": sn.zone})
+	}
+	for _, sg := range s.sgs {
+		sgTerms = append(sgTerms, map[string]any{"id": sg})
+		statusSGs = append(statusSGs, map[string]any{"id": sg})
+	}
+	spec := map[string]any{
+		"role":                       "KarpenterNodeRole-e2e",
+		"subnetSelectorTerms":        subnetTerms,
+		"securityGroupSelectorTerms": sgTerms,
+	}
+	if version == "v1" {
+		spec["amiSelectorTerms"] = []any{map[string]any{"alias": "al2023@latest"}}
+		if s.maxPods > 0 {
+			spec["kubelet"] = map[string]any{"maxPods": s.maxPods}
+		}
+	} else {
+		spec["amiFamily"] = "AL2023"
+	}
+	conditions := []any{}
+	ready := condition("Ready", "True", "Ready", "")
+	for _, t := range []string{"AMIsReady", "SubnetsReady", "SecurityGroupsReady", "InstanceProfileReady", "ValidationSucceeded"} {
+		c := condition(t, "True", t, "")
+		if s.notReady != nil && s.notReady[0] == t {
+			c = condition(t, "False", s.notReady[1], s.notReady[2])
+			ready = condition("Ready", "False", "UnhealthyDependents", s.notReady[0]+"=False")
+		}
+		conditions = append(conditions, c)
+	}
+	conditions = append(conditions, ready)
+	status := map[string]any{"conditions": conditions}
+	if s.notReady == nil || s.notReady[0] != "SubnetsReady" {
+		status["subnets"] = statusSubnets
+	}
+	status["securityGroups"] = statusSGs
+	gvr := schema.GroupVersionResource{Group: "karpenter.k8s.aws", Version: version, Resource: "ec2nodeclasses"}
+	w.create(gvr, map[string]any{
+		"apiVersion": "karpenter.k8s.aws/" + version, "kind": "EC2NodeClass",
+		"metadata": map[string]any{"name": s.name}, "spec": spec,
+	}, status)
+}
+
+// nodePool creates a NodePool over the given zones pointing at nodeClass. At v1beta1, maxPods
+// goes in its kubelet settings.
+func (w *world) nodePool(name, version, nodeClass string, zones []string, maxPods int64) {
+	w.t.Helper()
+	if version == "" {
+		version = "v1"
+	}
+	var zoneValues []any
+	for _, z := range zones {
+		zoneValues = append(zoneValues, z)
+	}
+	ref := map[string]any{"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": nodeClass}
+	if version == "v1beta1" {
+		ref = map[string]any{"name": nodeClass}
+	}
+	tmplSpec := map[string]any{
+		"nodeClassRef": ref,
+		"requirements": []any{
+			map[string]any{"key": "topology.kubernetes.io/zone", "operator": "In", "values": zoneValues},
+		},
+	}
+	if version == "v1beta1" && maxPods > 0 {
+		tmplSpec["kubelet"] = map[string]any{"maxPods": maxPods}
+	}
+	gvr := schema.GroupVersionResource{Group: "karpenter.sh", Version: version, Resource: "nodepools"}
+	w.create(gvr, map[string]any{
+		"apiVersion": "karpenter.sh/" + version, "kind": "NodePool",
+		"metadata": map[string]any{"name": name},
+		"spec":     map[string]any{"template": map[string]any{"spec": tmplSpec}},
+	}, map[string]any{"conditions": []any{condition("Ready", "True", "Ready", "")}})
+}
+
+// karpenterNode registers in as a Karpenter node: a NodeClaim and its Node. edit may change the
+// Node before it is created (a wrong label, a wrong address).
+func (w *world) karpenterNode(name, pool, class, version string, in ec2types.Instance, pods int64, edit func(*nodeSpec)) {
+	w.t.Helper()
+	if version == "" {
+		version = "v1"
+	}
+	claim := fmt.Sprintf("%s-%05x", pool, crc32.ChecksumIEEE([]byte(name))&0xfffff)
+	ref := map[string]any{"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": class}
+	if version == "v1beta1" {
+		ref = map[string]any{"name": class}
+	}
+	gvr := schema.GroupVersionResource{Group: "karpenter.sh", Version: version, Resource: "nodeclaims"}
+	w.create(gvr, map[string]any{
+		"apiVersion": "karpenter.sh/" + version, "kind": "NodeClaim",
+		"metadata": map[string]any{"name": claim, "labels": map[string]any{"karpenter.sh/nodepool": pool}},
+		"spec": map[string]any{
+			"nodeClassRef": ref,
+			"requirements": []any{map[string]any{"key": "node.kubernetes.io/instance-type", "operator": "In",
+				"values": []any{string(in.InstanceType)}}},
+		},
+	}, map[string]any{
+		"providerID": providerID(in), "nodeName": name,
+		"conditions": []any{condition("Launched", "True", "Launched", ""), condition("Registered", "True", "Registered", ""),
+			condition("Initialized", "True", "Initialized", ""), condition("Ready", "True", "Ready", "")},
+	})
+	s := nodeSpec{
+		name: name, providerID: providerID(in), zone: aws.ToString(in.Placement.AvailabilityZone),
+		typ: string(in.InstanceType), internalIP: aws.ToString(in.PrivateIpAddress), pods: pods,
+		nodePool: pool, nodeClass: class, nodeClaim: claim,
+	}
+	if edit != nil {
+		edit(&s)
+	}
+	w.node(s)
+}

@@ -1,0 +1,130 @@
+package e2e
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/karpnet/kubectl-karpnet/test/e2e/harness"
+)
+
+// world is one scenario's cluster: EC2 state in moto and objects in the API server, both reset
+// when it is made.
+type world struct {
+	t     *testing.T
+	ec2   *ec2.Client
+	kube  kubernetes.Interface
+	dyn   dynamic.Interface
+	vpcID string
+}
+
+// newWorld resets moto and the API server, installs the Karpenter CRD set and creates a VPC.
+func newWorld(t *testing.T, crds harness.CRDSet) *world {
+	t.Helper()
+	ctx := t.Context()
+	if err := env.moto.Reset(ctx); err != nil {
+		t.Fatalf("resetting moto: %v", err)
+	}
+	if err := env.kube.Reset(ctx); err != nil {
+		t.Fatalf("resetting the API server: %v", err)
+	}
+	if err := env.kube.InstallCRDs(ctx, crds); err != nil {
+		t.Fatalf("installing the %s CRDs: %v", crds, err)
+	}
+	w := &world{t: t, ec2: env.moto.EC2(ctx, region)}
+	var err error
+	if w.kube, err = kubernetes.NewForConfig(env.kube.Admin); err != nil {
+		t.Fatalf("building the Kubernetes client: %v", err)
+	}
+	if w.dyn, err = dynamic.NewForConfig(env.kube.Admin); err != nil {
+		t.Fatalf("building the dynamic client: %v", err)
+	}
+	vpc, err := w.ec2.CreateVpc(ctx, &ec2.CreateVpcInput{CidrBlock: aws.String("10.0.0.0/16")})
+	if err != nil {
+		t.Fatalf("creating the VPC: %v", err)
+	}
+	w.vpcID = aws.ToString(vpc.Vpc.VpcId)
+	return w
+}
+
+// subnet creates a subnet and returns its ID.
+func (w *world) subnet(cidr, zone string) string {
+	w.t.Helper()
+	out, err := w.ec2.CreateSubnet(w.t.Context(), &ec2.CreateSubnetInput{
+		VpcId: aws.String(w.vpcID), CidrBlock: aws.String(cidr), AvailabilityZone: aws.String(zone),
+	})
+	if err != nil {
+		w.t.Fatalf("creating subnet %s in %s: %v", cidr, zone, err)
+	}
+	return aws.ToString(out.Subnet.SubnetId)
+}
+
+// securityGroup creates a security group and returns its ID. With self, it allows all traffic
+// in from and out to itself, as EFA needs.
+func (w *world) securityGroup(name string, self bool) string {
+	w.t.Helper()
+	ctx := w.t.Context()
+	out, err := w.ec2.CreateSecurityGroup(ctx, &ec2.CreateSecurityGroupInput{
+		GroupName: aws.String(name), Description: aws.String(name), VpcId: aws.String(w.vpcID),
+	})
+	if err != nil {
+		w.t.Fatalf("creating security group %s: %v", name, err)
+	}
+	id := aws.ToString(out.GroupId)
+	if self {
+		perm := []ec2types.IpPermission{{IpProtocol: aws.String("-1"), UserIdGroupPairs: []ec2types.UserIdGroupPair{{GroupId: aws.String(id)}}}}
+		if _, err := w.ec2.AuthorizeSecurityGroupIngress(ctx, &ec2.AuthorizeSecurityGroupIngressInput{GroupId: aws.String(id), IpPermissions: perm}); err != nil {
+			w.t.Fatalf("allowing %s in from itself: %v", name, err)
+		}
+		if _, err := w.ec2.AuthorizeSecurityGroupEgress(ctx, &ec2.AuthorizeSecurityGroupEgressInput{GroupId: aws.String(id), IpPermissions: perm}); err != nil {
+			w.t.Fatalf("allowing %s out to itself: %v", name, err)
+		}
+	}
+	return id
+}
+
+// instanceSpec describes one instance to launch.
+type instanceSpec struct {
+	typ    string
+	subnet string
+	sgs    []string
+	ip     string // primary private IP; empty lets EC2 choose
+}
+
+// instance launches one instance and returns it as DescribeInstances shows it.
+func (w *world) instance(s instanceSpec) ec2types.Instance {
+	w.t.Helper()
+	in := &ec2.RunInstancesInput{
+		ImageId: aws.String("ami-0123456789abcdef0"), InstanceType: ec2types.InstanceType(s.typ),
+		MinCount: aws.Int32(1), MaxCount: aws.Int32(1),
+		SubnetId: aws.String(s.subnet), SecurityGroupIds: s.sgs,
+	}
+	if s.ip != "" {
+		in.PrivateIpAddress = aws.String(s.ip)
+	}
+	out, err := w.ec2.RunInstances(w.t.Context(), in)
+	if err != nil {
+		w.t.Fatalf("launching a %s in %s: %v", s.typ, s.subnet, err)
+	}
+	return w.describe(aws.ToString(out.Instances[0].InstanceId))
+}
+
+// describe returns one instance as DescribeInstances shows it now.
+func (w *world) describe(id string) ec2types.Instance {
+	w.t.Helper()
+	out, err := w.ec2.DescribeInstances(w.t.Context(), &ec2.DescribeInstancesInput{InstanceIds: []string{id}})
+	if err != nil || len(out.Reservations) != 1 || len(out.Reservations[0].Instances) != 1 {
+		w.t.Fatalf("describing instance %s: %v", id, err)
+	}
+	return out.Reservations[0].Instances[0]
+}
+
+// providerID is the providerID the AWS cloud provider gives the instance's Node.
+func providerID(in ec2types.Instance) string {
+	return fmt.Sprintf("aws:///%s/%s", aws.ToString(in.Placement.AvailabilityZone), aws.ToString(in.InstanceId))
+}
