@@ -17,6 +17,7 @@ func kubeDecodeNodeClaim(u *unstructured.Unstructured) snapshot.NodeClaim {
 		NodeClassRef: kubeNodeClassRef(kubeMap(o, "spec", "nodeClassRef")),
 		ProviderID:   kubeStr(o, "status", "providerID"),
 		NodeName:     kubeStr(o, "status", "nodeName"),
+		Requests:     kubeQuantityMap(o, "spec", "resources", "requests"),
 		Conditions:   kubeConditions(o),
 	}
 }

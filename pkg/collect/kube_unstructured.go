@@ -2,6 +2,7 @@ package collect
 
 import (
 	"math"
+	"strconv"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -130,6 +131,26 @@ func kubeConditions(m map[string]any) []snapshot.Condition {
 			cond.LastTransitionTime = t.UTC()
 		}
 		out = append(out, cond)
+	}
+	return out
+}
+
+// kubeQuantityMap reads a map of resource quantities, written as strings or as JSON numbers,
+// into quantity strings; other values are skipped.
+func kubeQuantityMap(m map[string]any, path ...string) map[string]string {
+	out := map[string]string{}
+	for k, v := range kubeMap(m, path...) {
+		switch q := v.(type) {
+		case string:
+			out[k] = q
+		case int64:
+			out[k] = strconv.FormatInt(q, 10)
+		case float64:
+			out[k] = strconv.FormatFloat(q, 'f', -1, 64)
+		}
+	}
+	if len(out) == 0 {
+		return nil
 	}
 	return out
 }

@@ -224,8 +224,19 @@ func TestCheckCatalogue(t *testing.T) {
 		"internal-ip-outside-subnet", "internal-ip-not-instance-ip", "subnet-not-selected", "security-group-drift",
 		"subnet-ip-exhaustion", "max-pods-exceeds-ip-capacity", "nodeclass-not-ready", "data-unavailable",
 	}
-	if diff := cmp.Diff(want, CheckIDs()); diff != "" {
-		t.Errorf("check IDs changed (-want +got):\n%s", diff)
+	var core []string
+	for _, c := range coreChecks() {
+		core = append(core, c.ID)
+	}
+	if diff := cmp.Diff(want, core); diff != "" {
+		t.Errorf("core check IDs changed (-want +got):\n%s", diff)
+	}
+	seen := map[string]bool{}
+	for _, id := range CheckIDs() {
+		if seen[id] {
+			t.Errorf("check ID %s is used twice", id)
+		}
+		seen[id] = true
 	}
 	for _, c := range Checks() {
 		if c.Run == nil || c.Title == "" {

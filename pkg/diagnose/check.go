@@ -12,8 +12,17 @@ type Check struct {
 	Run func(*Index) []Finding
 }
 
-// Checks returns every built-in check in catalogue order.
+// Checks returns every built-in check in catalogue order: the core checks, then each family.
 func Checks() []Check {
+	var all []Check
+	for _, family := range [][]Check{coreChecks(), cniChecks(), efaChecks(), placementChecks(), consistencyChecks()} {
+		all = append(all, family...)
+	}
+	return all
+}
+
+// coreChecks are identity, addressing, subnet, security-group, capacity and data checks.
+func coreChecks() []Check {
 	return []Check{
 		providerIDInvalid,
 		instanceNotFound,

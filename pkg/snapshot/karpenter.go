@@ -64,7 +64,10 @@ type NodeClaim struct {
 	NodeClassRef NodeClassRef      `json:"nodeClassRef"`
 	ProviderID   string            `json:"providerID,omitempty"`
 	NodeName     string            `json:"nodeName,omitempty"`
-	Conditions   []Condition       `json:"conditions,omitempty"`
+	// Requests are spec.resources.requests as quantity strings, e.g. vpc.amazonaws.com/efa: "8":
+	// what the pods Karpenter launched the node for asked of it.
+	Requests   map[string]string `json:"requests,omitempty"`
+	Conditions []Condition       `json:"conditions,omitempty"`
 }
 
 // NodePool returns the claim's NodePool name, from its karpenter.sh/nodepool label.

@@ -1,0 +1,4 @@
+package diagnose
+
+// placementChecks are the placement-group checks.
+func placementChecks() []Check { return nil }
