@@ -18,6 +18,9 @@ type nodeClassSpec struct {
 	maxPods int64 // spec.kubelet.maxPods at v1; 0 leaves it out
 	// notReady, when set, is the sub-condition that is False, with its reason and message.
 	notReady *[3]string
+	// spec holds further spec fields (networkInterfaces, placementGroupSelector,
+	// associatePublicIPAddress, ...), set as given.
+	spec map[string]any
 }
 
 type subnetRef struct{ id, zone string }
@@ -42,6 +45,9 @@ func (w *world) nodeClass(s nodeClassSpec) {
 		"role":                       "KarpenterNodeRole-e2e",
 		"subnetSelectorTerms":        subnetTerms,
 		"securityGroupSelectorTerms": sgTerms,
+	}
+	for k, v := range s.spec {
+		spec[k] = v
 	}
 	if version == "v1" {
 		spec["amiSelectorTerms"] = []any{map[string]any{"alias": "al2023@latest"}}
@@ -118,20 +124,6 @@ func (w *world) karpenterNode(name, pool, class, version string, in ec2types.Ins
 	if version == "v1beta1" {
 		ref = map[string]any{"name": class}
 	}
-	gvr := schema.GroupVersionResource{Group: "karpenter.sh", Version: version, Resource: "nodeclaims"}
-	w.create(gvr, map[string]any{
-		"apiVersion": "karpenter.sh/" + version, "kind": "NodeClaim",
-		"metadata": map[string]any{"name": claim, "labels": map[string]any{"karpenter.sh/nodepool": pool}},
-		"spec": map[string]any{
-			"nodeClassRef": ref,
-			"requirements": []any{map[string]any{"key": "node.kubernetes.io/instance-type", "operator": "In",
-				"values": []any{string(in.InstanceType)}}},
-		},
-	}, map[string]any{
-		"providerID": providerID(in), "nodeName": name,
-		"conditions": []any{condition("Launched", "True", "Launched", ""), condition("Registered", "True", "Registered", ""),
-			condition("Initialized", "True", "Initialized", ""), condition("Ready", "True", "Ready", "")},
-	})
 	s := nodeSpec{
 		name: name, providerID: providerID(in), zone: aws.ToString(in.Placement.AvailabilityZone),
 		typ: string(in.InstanceType), internalIP: aws.ToString(in.PrivateIpAddress), pods: pods,
@@ -140,5 +132,24 @@ func (w *world) karpenterNode(name, pool, class, version string, in ec2types.Ins
 	if edit != nil {
 		edit(&s)
 	}
+	claimSpec := map[string]any{
+		"nodeClassRef": ref,
+		"requirements": []any{map[string]any{"key": "node.kubernetes.io/instance-type", "operator": "In",
+			"values": []any{string(in.InstanceType)}}},
+	}
+	if len(s.claimRequests) > 0 {
+		claimSpec["resources"] = map[string]any{"requests": s.claimRequests}
+	}
+	conditions := []any{condition("Launched", "True", "Launched", ""), condition("Registered", "True", "Registered", ""),
+		condition("Initialized", "True", "Initialized", ""), condition("Ready", "True", "Ready", "")}
+	for _, c := range s.claimConditions {
+		conditions = append(conditions, c)
+	}
+	gvr := schema.GroupVersionResource{Group: "karpenter.sh", Version: version, Resource: "nodeclaims"}
+	w.create(gvr, map[string]any{
+		"apiVersion": "karpenter.sh/" + version, "kind": "NodeClaim",
+		"metadata": map[string]any{"name": claim, "labels": map[string]any{"karpenter.sh/nodepool": pool}},
+		"spec":     claimSpec,
+	}, map[string]any{"providerID": s.providerID, "nodeName": name, "conditions": conditions})
 	w.node(s)
 }

@@ -35,6 +35,14 @@ type nodeSpec struct {
 	nodeClass  string
 	nodeClaim  string // owner reference, as Karpenter sets it
 	labels     map[string]string
+	// extra is added to capacity and allocatable (e.g. vpc.amazonaws.com/pod-eni).
+	extra corev1.ResourceList
+	// conditions replace the Ready=True condition when set.
+	conditions []corev1.NodeCondition
+	// claimRequests and claimConditions go on the node's NodeClaim (karpenterNode only):
+	// spec.resources.requests, and status conditions added to Launched/Registered/Initialized/Ready.
+	claimRequests   map[string]any
+	claimConditions []map[string]any
 }
 
 // node creates the Node, then writes its status through the status subresource.
@@ -84,6 +92,9 @@ func (w *world) node(s nodeSpec) {
 	if s.efa > 0 {
 		res["vpc.amazonaws.com/efa"] = *resource.NewQuantity(s.efa, resource.DecimalSI)
 	}
+	for k, v := range s.extra {
+		res[k] = v
+	}
 	created.Status = corev1.NodeStatus{
 		Capacity:    res,
 		Allocatable: res,
@@ -91,6 +102,9 @@ func (w *world) node(s nodeSpec) {
 			Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
 			LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now(),
 		}},
+	}
+	if len(s.conditions) > 0 {
+		created.Status.Conditions = s.conditions
 	}
 	if s.internalIP != "" {
 		created.Status.Addresses = []corev1.NodeAddress{
