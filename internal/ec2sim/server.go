@@ -81,54 +81,39 @@ func New() *Server {
 	}
 }
 
-// AddInstances adds or replaces instances by ID.
-func (s *Server) AddInstances(items ...snapshot.Instance) {
+// add stores items in m under their keys, for the Add methods.
+func add[T any](s *Server, m map[string]T, items []T, key func(T) string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, v := range items {
-		s.instances[v.ID] = v
+		m[key(v)] = v
 	}
 	s.sorted = nil
+}
+
+// AddInstances adds or replaces instances by ID.
+func (s *Server) AddInstances(items ...snapshot.Instance) {
+	add(s, s.instances, items, func(v snapshot.Instance) string { return v.ID })
 }
 
 // AddSubnets adds or replaces subnets by ID.
 func (s *Server) AddSubnets(items ...snapshot.Subnet) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, v := range items {
-		s.subnets[v.ID] = v
-	}
-	s.sorted = nil
+	add(s, s.subnets, items, func(v snapshot.Subnet) string { return v.ID })
 }
 
 // AddSecurityGroups adds or replaces security groups by ID.
 func (s *Server) AddSecurityGroups(items ...snapshot.SecurityGroup) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, v := range items {
-		s.groups[v.ID] = v
-	}
-	s.sorted = nil
+	add(s, s.groups, items, func(v snapshot.SecurityGroup) string { return v.ID })
 }
 
 // AddPlacementGroups adds or replaces placement groups by ID.
 func (s *Server) AddPlacementGroups(items ...snapshot.PlacementGroup) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, v := range items {
-		s.placement[v.ID] = v
-	}
-	s.sorted = nil
+	add(s, s.placement, items, func(v snapshot.PlacementGroup) string { return v.ID })
 }
 
 // AddInstanceTypes adds or replaces instance types by name.
 func (s *Server) AddInstanceTypes(items ...snapshot.InstanceType) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, v := range items {
-		s.types[v.Name] = v
-	}
-	s.sorted = nil
+	add(s, s.types, items, func(v snapshot.InstanceType) string { return v.Name })
 }
 
 // SetPageSize makes paginated actions answer at most n items a page, with a NextToken for
