@@ -45,8 +45,9 @@ func TestDemoGoldens(t *testing.T) {
 
 func TestDemoFailOnAndCheckFilters(t *testing.T) {
 	all := []string{
-		"instance-not-found", "instance-not-running", "instance-type-mismatch", "max-pods-exceeds-ip-capacity",
-		"nodeclass-not-ready", "security-group-drift", "subnet-ip-exhaustion", "subnet-not-selected",
+		"instance-not-found", "instance-not-running", "instance-type-mismatch", "max-pods-below-ip-capacity",
+		"max-pods-exceeds-ip-capacity", "nodeclaim-drifted", "nodeclass-not-ready", "pod-ip-allocation-failures",
+		"security-group-drift", "subnet-ip-exhaustion", "subnet-not-selected",
 	}
 	tests := []struct {
 		name    string
@@ -76,17 +77,19 @@ func TestDemoFailOnAndCheckFilters(t *testing.T) {
 		{
 			name: "skip every check with criticals",
 			args: []string{"--skip", "instance-not-found,instance-not-running,max-pods-exceeds-ip-capacity",
-				"--skip", "nodeclass-not-ready,subnet-ip-exhaustion"},
-			code:    ExitOK,
-			wantIDs: []string{"instance-type-mismatch", "security-group-drift", "subnet-not-selected"},
+				"--skip", "nodeclass-not-ready,subnet-ip-exhaustion,pod-ip-allocation-failures"},
+			code: ExitOK,
+			wantIDs: []string{"instance-type-mismatch", "max-pods-below-ip-capacity", "nodeclaim-drifted",
+				"security-group-drift", "subnet-not-selected"},
 		},
 		{
 			name: "skip one check",
 			args: []string{"--skip", "instance-type-mismatch"},
 			code: ExitFindings,
 			wantIDs: []string{
-				"instance-not-found", "instance-not-running", "max-pods-exceeds-ip-capacity",
-				"nodeclass-not-ready", "security-group-drift", "subnet-ip-exhaustion", "subnet-not-selected",
+				"instance-not-found", "instance-not-running", "max-pods-below-ip-capacity", "max-pods-exceeds-ip-capacity",
+				"nodeclaim-drifted", "nodeclass-not-ready", "pod-ip-allocation-failures", "security-group-drift",
+				"subnet-ip-exhaustion", "subnet-not-selected",
 			},
 		},
 	}
@@ -218,7 +221,7 @@ func TestDemoNodePoolWithoutNodes(t *testing.T) {
 	if len(rep.Nodes) != 0 {
 		t.Errorf("nodes: got %v, want none in NodePool staging", rep.nodeNames())
 	}
-	other := run(t, "demo", "check", "--nodepool", "training", "--skip", "subnet-ip-exhaustion", "-o", "json")
+	other := run(t, "demo", "check", "--nodepool", "training", "--skip", "subnet-ip-exhaustion,max-pods-below-ip-capacity", "-o", "json")
 	wantCode(t, other, ExitOK)
 	if ids := findingIDs(t, other.stdout); len(ids) != 0 {
 		t.Errorf("--nodepool training: got findings %v, want none: the staging class is not training's", ids)

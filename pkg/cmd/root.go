@@ -59,6 +59,7 @@ It only reads: Kubernetes get/list, and EC2 Describe* calls.`,
 		newCmdCheck(o),
 		newCmdDescribe(o),
 		newCmdDemo(o),
+		newCmdMaxPods(o),
 		newCmdVersion(o),
 	)
 	return cmd

@@ -37,21 +37,29 @@ func TestAnalyze(t *testing.T) {
 		podsFull   = "subnet/subnet-0c8ae009df552f60f"           // pod subnet us-west-2b, 12 free
 		batchLow   = "subnet/subnet-02720e173c311fcb4"           // batch us-west-2a, 4 free
 		defaultNC  = "ec2nodeclass/default"
-		stagingNC  = "ec2nodeclass/staging" // SubnetsReady=False
+		stagingNC  = "ec2nodeclass/staging"                      // SubnetsReady=False
+		training1  = "ip-10-0-64-138.us-west-2.compute.internal" // efa class: no kubelet.maxPods with PD
+		training2  = "ip-10-0-64-178.us-west-2.compute.internal"
 		nodeRef    = "node/"
 		critical   = "critical"
 		warning    = "warning"
+		info       = "info"
 	)
 	want := []finding{
 		{"instance-not-found", critical, missing, nodeRef + missing},
 		{"instance-not-running", critical, terminated, nodeRef + terminated},
 		{"max-pods-exceeds-ip-capacity", critical, xenMaxPods, nodeRef + xenMaxPods},
 		{"nodeclass-not-ready", critical, "", stagingNC},
+		{"pod-ip-allocation-failures", critical, xenMaxPods, nodeRef + xenMaxPods},
 		{"subnet-ip-exhaustion", critical, "", podsFull},
 		{"instance-type-mismatch", warning, typeLabel, nodeRef + typeLabel},
 		{"security-group-drift", warning, extraSG, defaultNC},
 		{"subnet-ip-exhaustion", warning, "", batchLow},
 		{"subnet-not-selected", warning, legacy, defaultNC},
+		{"max-pods-below-ip-capacity", info, training1, nodeRef + training1},
+		{"max-pods-below-ip-capacity", info, training2, nodeRef + training2},
+		{"nodeclaim-drifted", info, extraSG, "nodeclaim/general-kdbmg"},
+		{"nodeclaim-drifted", info, legacy, "nodeclaim/general-vh4wf"},
 	}
 	var got []finding
 	for _, f := range r.Findings {

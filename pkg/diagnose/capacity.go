@@ -83,7 +83,7 @@ func maxPodsRemedy(n *NodeInfo, r CapacityReport) string {
 	if (r.CustomNetworking || r.TrunkENI) && n.ClassName != "" && !explicitMaxPods(n) {
 		parts = append(parts, "or set Karpenter's RESERVED_ENIS=1 (settings.reservedENIs) so it leaves out the ENI that custom networking or the trunk takes")
 	}
-	if !r.PrefixDelegation && n.Type.Hypervisor == "nitro" {
+	if !r.PrefixDelegation && n.Type.Nitro() {
 		parts = append(parts, fmt.Sprintf("or enable prefix delegation (aws-node %s=true) on this Nitro type", SettingPrefixDelegation))
 	}
 	return strings.Join(parts, ", ")

@@ -1,5 +1,90 @@
 package diagnose
 
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
 // cniChecks are the VPC CNI checks: pod IP capacity and allocation, prefix delegation, custom
 // networking, security groups for pods, the CNI version, and node network readiness.
-func cniChecks() []Check { return nil }
+func cniChecks() []Check {
+	return []Check{
+		maxPodsBelowIPCapacity,
+		podIPAllocationFailures,
+		prefixDelegationInactive,
+		eniConfigMissing,
+		eniConfigZoneMismatch,
+		eniConfigSubnetMismatch,
+		trunkENIMissing,
+		vpcCNIVersionTooOld,
+		nodeNetworkNotReady,
+		nodeClaimDrifted,
+	}
+}
+
+// awsNodeResource is the resource name of the VPC CNI DaemonSet.
+const awsNodeResource = "daemonset/kube-system/aws-node"
+
+// vpcCNI reports whether the cluster runs the VPC CNI as the aws-node DaemonSet and karpnet
+// could read it. Without it pods may not take VPC addresses at all (another CNI), so VPC CNI
+// checks stay silent.
+func (x *Index) vpcCNI() bool {
+	return x.Snapshot.AWSNode != nil && !x.Unavailable(snapshot.SourceAWSNode)
+}
+
+// cniSettingOn reports whether the aws-node env turns the boolean setting name on.
+func (x *Index) cniSettingOn(name string) bool {
+	on, err := strconv.ParseBool(strings.TrimSpace(x.Setting(name, "false")))
+	return err == nil && on
+}
+
+// cniNodeZone returns the node's zone: its instance's, else its topology.kubernetes.io/zone label.
+func cniNodeZone(n *NodeInfo) string {
+	if n.Instance != nil && n.Instance.Zone != "" {
+		return n.Instance.Zone
+	}
+	return n.Node.Labels[corev1.LabelTopologyZone]
+}
+
+// cniPodsCapacity returns the node's status.capacity.pods, false when it advertises none.
+func cniPodsCapacity(n *NodeInfo) (int64, bool) {
+	q, ok := n.Node.Status.Capacity[corev1.ResourcePods]
+	if !ok {
+		return 0, false
+	}
+	return q.Value(), true
+}
+
+// prefixDelegationUsable reports whether aws-node has prefix delegation on and runs a VPC CNI
+// that supports it (an unparsable version counts as supporting it; vpc-cni-version-too-old
+// reports a version that does not).
+func (x *Index) prefixDelegationUsable() bool {
+	if !x.vpcCNI() || !x.cniSettingOn(SettingPrefixDelegation) {
+		return false
+	}
+	v, ok := parseCNIVersion(x.Snapshot.AWSNode.Image)
+	return !ok || !v.less(cniFeatureVersion(SettingPrefixDelegation))
+}
+
+// cniCount writes n and word, adding "s" to word unless n is 1: "1 pod", "3 pods".
+func cniCount(n int64, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// cniInstanceGone reports whether the node's instance is known to be missing or not running;
+// instance-not-found and instance-not-running report those nodes, and their pods are not
+// placed there any more.
+func (x *Index) cniInstanceGone(n *NodeInfo) bool {
+	if n.Instance == nil {
+		return !x.Unavailable(snapshot.SourceDescribeInstances)
+	}
+	return n.Instance.State != "" && n.Instance.State != "running"
+}

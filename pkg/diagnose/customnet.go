@@ -1,6 +1,8 @@
 package diagnose
 
 import (
+	"fmt"
+
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
@@ -15,19 +17,47 @@ const (
 	defaultENIConfigName       = "default"
 )
 
+// eniConfigChoice is the ENIConfig the VPC CNI picks for a node and what picked it.
+type eniConfigChoice struct {
+	// Name is the ENIConfig name.
+	Name string
+	// Kind is "label", "annotation" or "" when no label or annotation named one.
+	Kind string
+	// Key is the label or annotation key that named it.
+	Key string
+}
+
+// from describes where the choice came from, e.g. `label topology.kubernetes.io/zone`.
+func (c eniConfigChoice) from() string {
+	if c.Kind == "" {
+		return fmt.Sprintf("no ENIConfig label or annotation, so %q", c.Name)
+	}
+	return c.Kind + " " + c.Key
+}
+
+// chooseENIConfig returns the ENIConfig the VPC CNI uses for node: the label
+// vpc.amazonaws.com/externalEniConfig, else the annotation named by ENI_CONFIG_ANNOTATION_DEF,
+// else the label named by ENI_CONFIG_LABEL_DEF (both default k8s.amazonaws.com/eniConfig),
+// else "default".
+func chooseENIConfig(node *corev1.Node, awsNode *snapshot.AWSNode) eniConfigChoice {
+	if v := node.Labels[labelExternalENIConfig]; v != "" {
+		return eniConfigChoice{Name: v, Kind: "label", Key: labelExternalENIConfig}
+	}
+	annotation := awsNode.Setting(SettingENIConfigAnnotation, defaultENIConfigKey)
+	if v := node.Annotations[annotation]; v != "" {
+		return eniConfigChoice{Name: v, Kind: "annotation", Key: annotation}
+	}
+	label := awsNode.Setting(SettingENIConfigLabel, defaultENIConfigKey)
+	if v := node.Labels[label]; v != "" {
+		return eniConfigChoice{Name: v, Kind: "label", Key: label}
+	}
+	return eniConfigChoice{Name: defaultENIConfigName}
+}
+
 // ENIConfigName returns the name of the ENIConfig the VPC CNI uses for node: the label
 // vpc.amazonaws.com/externalEniConfig, else the annotation named by ENI_CONFIG_ANNOTATION_DEF,
 // else the label named by ENI_CONFIG_LABEL_DEF (both default k8s.amazonaws.com/eniConfig),
 // else "default".
 func ENIConfigName(node *corev1.Node, awsNode *snapshot.AWSNode) string {
-	if v := node.Labels[labelExternalENIConfig]; v != "" {
-		return v
-	}
-	if v := node.Annotations[awsNode.Setting(SettingENIConfigAnnotation, defaultENIConfigKey)]; v != "" {
-		return v
-	}
-	if v := node.Labels[awsNode.Setting(SettingENIConfigLabel, defaultENIConfigKey)]; v != "" {
-		return v
-	}
-	return defaultENIConfigName
+	return chooseENIConfig(node, awsNode).Name
 }

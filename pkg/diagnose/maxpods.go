@@ -69,7 +69,7 @@ func IPCapacity(t *snapshot.InstanceType, cni CNISettings, attached []snapshot.E
 	r := CapacityReport{
 		DefaultCardENIs:  t.DefaultCardENIs(),
 		IPv4PerENI:       t.IPv4PerENI,
-		PrefixDelegation: cni.PrefixDelegation && t.Hypervisor == "nitro",
+		PrefixDelegation: cni.PrefixDelegation && t.Nitro(),
 		CustomNetworking: cni.CustomNetworking,
 	}
 	var attachedEFAOnly int32

@@ -126,3 +126,7 @@ func (t *InstanceType) DefaultCardENIs() int32 {
 	}
 	return t.MaxENIs
 }
+
+// Nitro reports whether the type runs on the Nitro system: a nitro hypervisor, or bare metal
+// (which reports none). Prefix delegation works only there.
+func (t *InstanceType) Nitro() bool { return t.Hypervisor == "nitro" || t.BareMetal }

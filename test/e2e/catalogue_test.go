@@ -126,6 +126,7 @@ func TestCatalogue(t *testing.T) {
 		{"internal-ip-outside-subnet", "critical", "ip-10-0-0-16" + dom, "node/ip-10-0-0-16" + dom},
 		{"max-pods-exceeds-ip-capacity", "critical", "ip-10-0-16-12" + dom, "node/ip-10-0-16-12" + dom},
 		{"nodeclass-not-ready", "critical", "", "ec2nodeclass/broken"},
+		{"pod-ip-allocation-failures", "critical", "ip-10-0-16-12" + dom, "node/ip-10-0-16-12" + dom},
 		{"provider-id-invalid", "warning", "ip-10-0-0-11" + dom, "node/ip-10-0-0-11" + dom},
 		{"security-group-drift", "warning", "ip-10-0-16-11" + dom, "ec2nodeclass/default"},
 		{"subnet-ip-exhaustion", "critical", "", "subnet/" + tiny.id},

@@ -15,6 +15,8 @@ const (
 	// batchMaxPods is kubelet.maxPods of the batch EC2NodeClass, which relies on prefix
 	// delegation for the IP addresses.
 	batchMaxPods = 110
+	// defaultMaxPods is kubelet.maxPods of the default EC2NodeClass.
+	defaultMaxPods = 110
 )
 
 func allZones() []string { return []string{region + "a", region + "b", region + "c"} }
@@ -49,7 +51,10 @@ func (n *network) nodeClasses(subnets []snapshot.Subnet) []snapshot.EC2NodeClass
 			Conditions:                 conditions(since, ready...),
 		}
 	}
+	// The platform team raised max pods for prefix delegation on the general class; the efa
+	// class still has Karpenter's secondary-IP value (aws/karpenter-provider-aws#8210).
 	def := class("default", clusterName)
+	def.Kubelet = &snapshot.Kubelet{MaxPods: ptr[int32](defaultMaxPods)}
 
 	batch := class("batch", "demo-batch")
 	batch.Kubelet = &snapshot.Kubelet{MaxPods: ptr[int32](batchMaxPods)}

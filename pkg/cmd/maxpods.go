@@ -1,0 +1,217 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	"github.com/spf13/cobra"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/collect"
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+const maxPodsExample = `  # Max pods of two instance types as the VPC CNI, the EKS calculator and Karpenter see them
+  %[1]s max-pods m5.large c6i.2xlarge --region us-west-2
+
+  # With prefix delegation on in the VPC CNI (ENABLE_PREFIX_DELEGATION=true)
+  %[1]s max-pods m5.large --prefix-delegation
+
+  # Custom networking, with Karpenter's RESERVED_ENIS=1
+  %[1]s max-pods c6i.2xlarge --custom-networking --reserved-enis 1
+
+  # Every figure as JSON
+  %[1]s max-pods p5.48xlarge -o json`
+
+// maxPodsOptions are the flags of `max-pods`.
+type maxPodsOptions struct {
+	*commonOptions
+
+	density diagnose.MaxPodsOptions
+	output  string
+
+	// Set by complete.
+	types []string
+}
+
+func newCmdMaxPods(common *commonOptions) *cobra.Command {
+	o := &maxPodsOptions{commonOptions: common, output: "table"}
+	cmd := &cobra.Command{
+		Use:   "max-pods TYPE...",
+		Short: "Show the max pods of instance types: secondary IPs, prefix delegation and Karpenter's value",
+		Long: `max-pods reads the network limits of instance types from EC2 (DescribeInstanceTypes) and prints,
+for each: the ENIs of its default network card, IPv4 addresses per ENI, vCPUs, whether it is Nitro
+("metal" for bare metal), and four max-pods values:
+
+  SECONDARY-IP       ENIs x (IPv4 - 1) + 2, as in the VPC CNI's eni-max-pods.txt
+  PREFIX-DELEGATION  ENIs x (IPv4 - 1) x 16 + 2, Nitro and bare metal only, capped at 110
+                     (250 above 30 vCPUs) unless --max-allowed
+  RECOMMENDED        the kubelet maxPods for the chosen VPC CNI mode, capped the same way
+  KARPENTER          what Karpenter sets when kubelet.maxPods is unset; it ignores prefixes
+
+--custom-networking and --pod-eni each take one ENI from the VPC CNI values; --reserved-enis
+(Karpenter's RESERVED_ENIS) changes only KARPENTER; --efa-only changes both.
+
+Exit codes: 0 printed; 2 usage error, unknown instance type or no AWS Region; 3 EC2 not readable.`,
+		Example: fmt.Sprintf(maxPodsExample, "kubectl karpnet"),
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := o.complete(args); err != nil {
+				return err
+			}
+			return o.run(c.Context())
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&o.density.PrefixDelegation, "prefix-delegation", false, "the VPC CNI runs with ENABLE_PREFIX_DELEGATION=true")
+	f.BoolVar(&o.density.CustomNetworking, "custom-networking", false, "the VPC CNI runs with AWS_VPC_K8S_CNI_CUSTOM_NETWORK_CFG=true (one ENI fewer)")
+	f.BoolVar(&o.density.PodENI, "pod-eni", false, "the VPC CNI runs with ENABLE_POD_ENI=true (the trunk ENI takes one)")
+	f.Int32Var(&o.density.ReservedENIs, "reserved-enis", 0, "Karpenter's RESERVED_ENIS setting")
+	f.Int32Var(&o.density.EFAOnly, "efa-only", 0, "efa-only interfaces on network card 0 (EC2NodeClass spec.networkInterfaces)")
+	f.BoolVar(&o.density.MaxAllowed, "max-allowed", false, "do not cap at 110 (250 above 30 vCPUs)")
+	f.StringVarP(&o.output, "output", "o", o.output, "output format: table or json")
+	return cmd
+}
+
+// complete checks the flags and arguments; it does no I/O.
+func (o *maxPodsOptions) complete(args []string) error {
+	if err := o.validate(); err != nil {
+		return err
+	}
+	if o.snapshotFile != "" || o.saveSnapshot != "" || o.demo {
+		return usageErrorf("max-pods reads instance types from EC2 only: drop --snapshot and --save-snapshot")
+	}
+	if o.output != "table" && o.output != "json" {
+		return usageErrorf("-o/--output: unknown format %q: use table or json", o.output)
+	}
+	if o.density.ReservedENIs < 0 || o.density.EFAOnly < 0 {
+		return usageErrorf("--reserved-enis and --efa-only cannot be negative: pass 0 or more")
+	}
+	o.types = nil
+	for _, a := range args {
+		if a = strings.TrimSpace(a); a != "" && !slices.Contains(o.types, a) {
+			o.types = append(o.types, a)
+		}
+	}
+	if len(o.types) == 0 {
+		return usageErrorf("no instance type given: pass one or more, e.g. m5.large")
+	}
+	return nil
+}
+
+// run reads the types from EC2, computes their max pods and prints them.
+func (o *maxPodsOptions) run(ctx context.Context) error {
+	api, err := collect.LoadEC2(ctx, o.region, o.profile)
+	if err != nil {
+		return collectError(err)
+	}
+	region := o.region
+	if c, ok := api.(interface{ Options() ec2.Options }); ok && region == "" {
+		region = c.Options().Region
+	}
+	if region == "" {
+		return usageErrorf("no AWS Region configured: pass --region (or set AWS_REGION)")
+	}
+	found, err := collect.DescribeInstanceTypes(ctx, api, region, o.types)
+	if err != nil {
+		return collectError(err)
+	}
+	byName := map[string]*snapshot.InstanceType{}
+	for i := range found {
+		byName[found[i].Name] = &found[i]
+	}
+	var rows []diagnose.MaxPods
+	var unknown []string
+	for _, name := range o.types {
+		t, ok := byName[name]
+		if !ok {
+			unknown = append(unknown, name)
+			continue
+		}
+		rows = append(rows, diagnose.MaxPodsFor(t, o.density))
+	}
+	if len(unknown) > 0 {
+		return usageErrorf("EC2 does not know instance type %s in %s: check the spelling, or pass the --region "+
+			"where it is offered", strings.Join(unknown, ", "), region)
+	}
+	if o.output == "json" {
+		return writeMaxPodsJSON(o.Out, rows)
+	}
+	return writeMaxPodsTable(o.Out, rows, o.density)
+}
+
+// writeMaxPodsJSON prints rows as a JSON list.
+func writeMaxPodsJSON(w io.Writer, rows []diagnose.MaxPods) error {
+	if rows == nil {
+		rows = []diagnose.MaxPods{}
+	}
+	b, err := json.MarshalIndent(rows, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding max pods: %w", err)
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}
+
+// writeMaxPodsTable prints rows as an aligned table, then what RECOMMENDED and KARPENTER assume.
+func writeMaxPodsTable(w io.Writer, rows []diagnose.MaxPods, d diagnose.MaxPodsOptions) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TYPE\tENIS\tIPV4/ENI\tVCPUS\tNITRO\tSECONDARY-IP\tPREFIX-DELEGATION\tRECOMMENDED\tKARPENTER")
+	for _, r := range rows {
+		nitro := "no"
+		switch {
+		case r.Nitro && r.BareMetal:
+			nitro = "metal"
+		case r.Nitro:
+			nitro = "yes"
+		}
+		pd := "-"
+		if r.PrefixDelegation != nil {
+			pd = strconv.FormatInt(*r.PrefixDelegation, 10)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%d\t%s\t%d\t%d\n",
+			r.InstanceType, r.ENIs, r.IPv4PerENI, r.VCPUs, nitro, r.SecondaryIP, pd, r.Recommended, r.Karpenter)
+	}
+	if err := tw.Flush(); err != nil {
+		return fmt.Errorf("writing the table: %w", err)
+	}
+	_, err := fmt.Fprintf(w, "\n%s\n", strings.Join(maxPodsLegend(d), "\n"))
+	return err
+}
+
+// maxPodsLegend says what the RECOMMENDED and KARPENTER columns assume, in lines that fit
+// 100 columns.
+func maxPodsLegend(d diagnose.MaxPodsOptions) []string {
+	cni := "VPC CNI: secondary IPs"
+	if d.PrefixDelegation {
+		cni = "VPC CNI: prefix delegation (secondary IPs on other than Nitro)"
+	}
+	if d.CustomNetworking {
+		cni += ", custom networking"
+	}
+	if d.PodENI {
+		cni += ", a trunk ENI"
+	}
+	var efa string
+	if d.EFAOnly > 0 {
+		efa = fmt.Sprintf(", %d efa-only", d.EFAOnly)
+		cni += efa + " on card 0"
+	}
+	limit := "capped at 110 (250 above 30 vCPUs)"
+	if d.MaxAllowed {
+		limit = "uncapped (--max-allowed)"
+	}
+	return []string{
+		cni,
+		"RECOMMENDED: kubelet maxPods for that VPC CNI, " + limit,
+		fmt.Sprintf("KARPENTER: its value when kubelet.maxPods is unset (RESERVED_ENIS=%d%s); ignores prefixes",
+			d.ReservedENIs, efa),
+	}
+}

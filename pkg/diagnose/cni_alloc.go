@@ -1,0 +1,103 @@
+package diagnose
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// allocationWindow is how far back before the snapshot a sandbox failure still counts.
+const allocationWindow = time.Hour
+
+// allocationFailureTexts are the messages of the VPC CNI (and the EC2 errors it passes on) when
+// it has no IP for a pod.
+var allocationFailureTexts = [...]string{
+	"failed to assign an IP address to container",
+	"no available IP addresses",
+	"InsufficientCidrBlocks",
+}
+
+// maxNamedPods is how many pods a finding names before "and N more".
+const maxNamedPods = 3
+
+// podIPAllocationFailures finds nodes where kubelet could not start pods in the last hour
+// because the VPC CNI had no IP address for them. Those pods stay in ContainerCreating: the
+// node's ENIs are full (max pods above the IP capacity), the subnet is exhausted or, with
+// prefix delegation, too fragmented for a /28, or custom networking has no ENIConfig.
+var podIPAllocationFailures = Check{
+	ID:       "pod-ip-allocation-failures",
+	Severity: Critical,
+	Title:    "pods on the node failed to get an IP address from the VPC CNI",
+	Run: func(x *Index) []Finding {
+		if x.Unavailable(snapshot.SourceEvents) {
+			return nil
+		}
+		byNode := map[string][]snapshot.SandboxFailure{}
+		since := x.Snapshot.Taken.Add(-allocationWindow)
+		for _, f := range x.Snapshot.SandboxFailures {
+			if f.LastSeen.After(since) && isAllocationFailure(f.Message) {
+				byNode[f.Node] = append(byNode[f.Node], f)
+			}
+		}
+		var out []Finding
+		for _, n := range x.checkedNodes() {
+			if fs := byNode[n.Name()]; len(fs) > 0 {
+				out = append(out, allocationFinding(n, fs, x.Snapshot.Taken))
+			}
+		}
+		return out
+	},
+}
+
+// isAllocationFailure reports whether a sandbox failure message says the pod got no IP.
+func isAllocationFailure(msg string) bool {
+	for _, t := range allocationFailureTexts {
+		if strings.Contains(strings.ToLower(msg), strings.ToLower(t)) {
+			return true
+		}
+	}
+	return false
+}
+
+// allocationFinding summarises a node's sandbox failures: how many, which pods, the newest message.
+func allocationFinding(n *NodeInfo, fs []snapshot.SandboxFailure, taken time.Time) Finding {
+	var count int64
+	pods := map[string]bool{}
+	newest := fs[0]
+	for _, f := range fs {
+		count += int64(max(f.Count, 1))
+		pods[f.Namespace+"/"+f.Pod] = true
+		if f.LastSeen.After(newest.LastSeen) || f.LastSeen.Equal(newest.LastSeen) && f.Message < newest.Message {
+			newest = f
+		}
+	}
+	names := sortedKeys(pods)
+	podList := strings.Join(names[:min(len(names), maxNamedPods)], ", ")
+	if len(names) > maxNamedPods {
+		podList += fmt.Sprintf(" and %d more", len(names)-maxNamedPods)
+	}
+	return Finding{
+		ID:       "pod-ip-allocation-failures",
+		Severity: Critical,
+		Node:     n.Name(),
+		Resource: nodeRef(n.Name()),
+		Message: fmt.Sprintf("%s in the hour before %s for %s (%s) because the VPC CNI had no IP address; newest at %s: %s",
+			cniCount(count, "FailedCreatePodSandBox event"), taken.UTC().Format(time.RFC3339), cniCount(int64(len(names)), "pod"), podList,
+			newest.LastSeen.UTC().Format(time.RFC3339), newest.Message),
+		Remedy: allocationRemedy(n, newest.Message),
+	}
+}
+
+// allocationRemedy says where to look, by the cause the message names.
+func allocationRemedy(n *NodeInfo, msg string) string {
+	describe := fmt.Sprintf("kubectl karpnet describe node %s", n.Name())
+	if strings.Contains(msg, "InsufficientCidrBlocks") {
+		return "the pod subnet has free addresses but no free contiguous /28 for a prefix: reserve prefix space with " +
+			"aws ec2 create-subnet-cidr-reservation --reservation-type prefix, or give pods a new subnet; see " + describe
+	}
+	return fmt.Sprintf("compare the node's capacity.pods with its pod IP capacity and the free addresses of its pod subnet "+
+		"(%s), then read ipamd's log on the node (/var/log/aws-routed-eni/ipamd.log) for the EC2 error; "+
+		"lower kubelet maxPods, free or add subnet space, or fix the node's ENIConfig accordingly", describe)
+}

@@ -1,0 +1,170 @@
+package diagnose
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// cniCustomNetworking reports whether aws-node has custom networking on and the ENIConfigs were read.
+func (x *Index) cniCustomNetworking() bool {
+	return x.vpcCNI() && x.cniSettingOn(SettingCustomNetwork) && !x.Unavailable(snapshot.SourceENIConfigs)
+}
+
+// eniConfigMissing finds nodes whose ENIConfig does not exist under custom networking. ipamd
+// then logs "No ENIConfig could be found for this node" and attaches no secondary ENI, so every
+// pod that is not host-network stays in ContainerCreating.
+var eniConfigMissing = Check{
+	ID:       "eniconfig-missing",
+	Severity: Critical,
+	Title:    "custom networking is on and the node's ENIConfig does not exist",
+	Run: func(x *Index) []Finding {
+		if !x.cniCustomNetworking() {
+			return nil
+		}
+		known := sortedKeys(x.ENIConfigs)
+		if len(known) == 0 {
+			known = []string{"none"}
+		}
+		var out []Finding
+		for _, n := range x.checkedNodes() {
+			c := chooseENIConfig(n.Node, x.Snapshot.AWSNode)
+			if x.ENIConfigs[c.Name] != nil || x.cniInstanceGone(n) {
+				continue
+			}
+			out = append(out, Finding{
+				ID:       "eniconfig-missing",
+				Severity: Critical,
+				Node:     n.Name(),
+				Resource: nodeRef(n.Name()),
+				Message: fmt.Sprintf("%s=true and the node's ENIConfig is %q (%s), but no ENIConfig has that name "+
+					"(ENIConfigs: %s): ipamd attaches no secondary ENI and pods get no IP address",
+					SettingCustomNetwork, c.Name, c.from(), strings.Join(known, ", ")),
+				Remedy: eniConfigMissingRemedy(n, c),
+			})
+		}
+		return out
+	},
+}
+
+// eniConfigMissingRemedy says which ENIConfig to create, or how to point the node at one.
+func eniConfigMissingRemedy(n *NodeInfo, c eniConfigChoice) string {
+	in := ""
+	if z := cniNodeZone(n); z != "" {
+		in = " in " + z
+	}
+	create := fmt.Sprintf("create ENIConfig %s (crd.k8s.amazonaws.com/v1alpha1) with spec.subnet a pod subnet%s and "+
+		"spec.securityGroups", c.Name, in)
+	if c.Kind == "" {
+		return create + fmt.Sprintf(", or set %s=%s on aws-node and create one ENIConfig named after each zone",
+			SettingENIConfigLabel, "topology.kubernetes.io/zone")
+	}
+	return create + fmt.Sprintf(", or change the node's %s %s to an existing ENIConfig", c.Kind, c.Key)
+}
+
+// eniConfigZoneMismatch finds nodes whose ENIConfig names a subnet in another zone. An ENI can
+// only be attached to an instance in its subnet's zone, so ipamd fails to create secondary ENIs
+// and pods get no IP address. It happens when one ENIConfig label is set for a NodePool that
+// spans zones.
+var eniConfigZoneMismatch = Check{
+	ID:       "eniconfig-zone-mismatch",
+	Severity: Critical,
+	Title:    "the node's ENIConfig subnet is in another zone",
+	Run: func(x *Index) []Finding {
+		if !x.cniCustomNetworking() {
+			return nil
+		}
+		var out []Finding
+		for _, n := range x.checkedNodes() {
+			c := chooseENIConfig(n.Node, x.Snapshot.AWSNode)
+			cfg := x.ENIConfigs[c.Name]
+			if cfg == nil || x.cniInstanceGone(n) {
+				continue
+			}
+			s, zone := x.Subnets[cfg.Subnet], cniNodeZone(n)
+			if s == nil || s.Zone == "" || zone == "" || s.Zone == zone {
+				continue
+			}
+			out = append(out, Finding{
+				ID:       "eniconfig-zone-mismatch",
+				Severity: Critical,
+				Node:     n.Name(),
+				Resource: nodeRef(n.Name()),
+				Message: fmt.Sprintf("the node is in %s but its ENIConfig %q (%s) puts pods in %s in %s: "+
+					"ipamd cannot attach an ENI from another zone, so pods get no IP address",
+					zone, c.Name, c.from(), cfg.Subnet, s.Zone),
+				Remedy: eniConfigZoneRemedy(n, c, zone),
+			})
+		}
+		return out
+	},
+}
+
+// eniConfigZoneRemedy says how to give the node an ENIConfig of its own zone.
+func eniConfigZoneRemedy(n *NodeInfo, c eniConfigChoice, zone string) string {
+	perZone := fmt.Sprintf("set %s=topology.kubernetes.io/zone on aws-node and name one ENIConfig after each zone",
+		SettingENIConfigLabel)
+	if c.Kind == "label" && n.Pool != nil && n.Pool.Labels[c.Key] == c.Name {
+		return fmt.Sprintf("remove label %s=%s from spec.template.metadata.labels of NodePool %s, which gives every "+
+			"zone one ENIConfig, and %s", c.Key, c.Name, n.Pool.Name, perZone)
+	}
+	how := fmt.Sprintf("change its %s %s", c.Kind, c.Key)
+	if c.Kind == "" {
+		how = "label it " + defaultENIConfigKey + "=NAME"
+	}
+	return fmt.Sprintf("give the node an ENIConfig whose spec.subnet is in %s (%s), or %s", zone, how, perZone)
+}
+
+// eniConfigSubnetMismatch finds nodes with secondary ENIs outside their ENIConfig's subnet.
+// The VPC CNI reads the ENIConfig only when it creates an ENI: after the ENIConfig changes, or
+// when ENIs come from elsewhere, pods keep taking addresses (and security groups) from the old
+// subnet until the node is replaced.
+var eniConfigSubnetMismatch = Check{
+	ID:       "eniconfig-subnet-mismatch",
+	Severity: Warning,
+	Title:    "secondary ENIs are not in the node's ENIConfig subnet",
+	Run: func(x *Index) []Finding {
+		if !x.cniCustomNetworking() {
+			return nil
+		}
+		var out []Finding
+		for _, n := range x.checkedNodes() {
+			c := chooseENIConfig(n.Node, x.Snapshot.AWSNode)
+			cfg := x.ENIConfigs[c.Name]
+			if cfg == nil || cfg.Subnet == "" {
+				continue
+			}
+			var wrong []string
+			for _, e := range n.instanceENIs() {
+				if e.NetworkCardIndex == 0 && e.DeviceIndex > 0 && e.InterfaceType == "interface" &&
+					e.SubnetID != "" && e.SubnetID != cfg.Subnet {
+					wrong = append(wrong, fmt.Sprintf("%s (device %d) in %s", e.ID, e.DeviceIndex, e.SubnetID))
+				}
+			}
+			if len(wrong) == 0 {
+				continue
+			}
+			out = append(out, Finding{
+				ID:       "eniconfig-subnet-mismatch",
+				Severity: Warning,
+				Node:     n.Name(),
+				Resource: nodeRef(n.Name()),
+				Message: fmt.Sprintf("ENIConfig %q (%s) names %s, but the node has secondary ENIs elsewhere: %s; pods on "+
+					"them take addresses and security groups from the wrong subnet", c.Name, c.from(), cfg.Subnet,
+					strings.Join(wrong, ", ")),
+				Remedy: cniReplaceNodeRemedy(n, "so the VPC CNI creates its ENIs from the current ENIConfig (it never moves an attached ENI)"),
+			})
+		}
+		return out
+	},
+}
+
+// cniReplaceNodeRemedy says how to replace the node: delete its NodeClaim, or drain and terminate it.
+func cniReplaceNodeRemedy(n *NodeInfo, why string) string {
+	if n.Claim != nil {
+		return fmt.Sprintf("replace the node %s: kubectl delete nodeclaim %s", why, n.Claim.Name)
+	}
+	return fmt.Sprintf("replace the node %s: kubectl drain %s --ignore-daemonsets --delete-emptydir-data, then terminate its instance",
+		why, n.Name())
+}

@@ -1,0 +1,160 @@
+package diagnose
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// Pod subnets of the custom-networking fixture.
+const (
+	podSubnetA = "subnet-0podsa"
+	podSubnetB = "subnet-0podsb"
+)
+
+// perZoneENIConfigs turns custom networking on with ENI_CONFIG_LABEL_DEF set to the zone label
+// and one ENIConfig per zone, each with a pod subnet in its zone.
+func perZoneENIConfigs(s *snapshot.Snapshot) {
+	s.AWSNode.Env[SettingCustomNetwork] = "true"
+	s.AWSNode.Env[SettingENIConfigLabel] = corev1.LabelTopologyZone
+	s.ENIConfigs = []snapshot.ENIConfig{
+		{Name: "us-west-2a", Subnet: podSubnetA, SecurityGroups: []string{sgNodes}},
+		{Name: "us-west-2b", Subnet: podSubnetB, SecurityGroups: []string{sgNodes}},
+	}
+	s.Subnets = append(s.Subnets,
+		snapshot.Subnet{ID: podSubnetA, CIDR: "100.64.0.0/18", Zone: "us-west-2a", AvailableIPs: 16000},
+		snapshot.Subnet{ID: podSubnetB, CIDR: "100.64.64.0/18", Zone: "us-west-2b", AvailableIPs: 16000},
+	)
+	in := &s.Instances[0]
+	in.ENIs = append(in.ENIs, snapshot.ENI{ID: "eni-0second", InterfaceType: "interface", DeviceIndex: 1, SubnetID: podSubnetA})
+}
+
+func TestENIConfigMissing(t *testing.T) {
+	finding := func(msg, remedy string) []Finding {
+		return []Finding{{ID: "eniconfig-missing", Severity: Critical, Node: nodeA, Resource: "node/" + nodeA, Message: msg, Remedy: remedy}}
+	}
+	runCheckCases(t, eniConfigMissing, []checkCase{
+		{name: "custom networking off is silent"},
+		{name: "an ENIConfig per zone is silent", edit: perZoneENIConfigs},
+		{
+			name: "no ENIConfig for the node's zone fires",
+			edit: edits(perZoneENIConfigs, func(s *snapshot.Snapshot) { s.ENIConfigs = s.ENIConfigs[1:] }),
+			want: finding(`AWS_VPC_K8S_CNI_CUSTOM_NETWORK_CFG=true and the node's ENIConfig is "us-west-2a" `+
+				`(label topology.kubernetes.io/zone), but no ENIConfig has that name (ENIConfigs: us-west-2b): `+
+				`ipamd attaches no secondary ENI and pods get no IP address`,
+				"create ENIConfig us-west-2a (crd.k8s.amazonaws.com/v1alpha1) with spec.subnet a pod subnet in us-west-2a and "+
+					"spec.securityGroups, or change the node's label topology.kubernetes.io/zone to an existing ENIConfig"),
+		},
+		{
+			name: "no label falls back to an absent default",
+			edit: edits(perZoneENIConfigs, func(s *snapshot.Snapshot) { delete(s.AWSNode.Env, SettingENIConfigLabel) }),
+			want: finding(`AWS_VPC_K8S_CNI_CUSTOM_NETWORK_CFG=true and the node's ENIConfig is "default" `+
+				`(no ENIConfig label or annotation, so "default"), but no ENIConfig has that name (ENIConfigs: us-west-2a, us-west-2b): `+
+				`ipamd attaches no secondary ENI and pods get no IP address`,
+				"create ENIConfig default (crd.k8s.amazonaws.com/v1alpha1) with spec.subnet a pod subnet in us-west-2a and "+
+					"spec.securityGroups, or set ENI_CONFIG_LABEL_DEF=topology.kubernetes.io/zone on aws-node and create one "+
+					"ENIConfig named after each zone"),
+		},
+		{
+			name: "the annotation wins over the label",
+			edit: edits(perZoneENIConfigs, func(s *snapshot.Snapshot) {
+				s.Nodes[0].Annotations = map[string]string{"k8s.amazonaws.com/eniConfig": "pods-gpu"}
+			}),
+			want: finding(`AWS_VPC_K8S_CNI_CUSTOM_NETWORK_CFG=true and the node's ENIConfig is "pods-gpu" `+
+				`(annotation k8s.amazonaws.com/eniConfig), but no ENIConfig has that name (ENIConfigs: us-west-2a, us-west-2b): `+
+				`ipamd attaches no secondary ENI and pods get no IP address`,
+				"create ENIConfig pods-gpu (crd.k8s.amazonaws.com/v1alpha1) with spec.subnet a pod subnet in us-west-2a and "+
+					"spec.securityGroups, or change the node's annotation k8s.amazonaws.com/eniConfig to an existing ENIConfig"),
+		},
+		{name: "a terminated instance is silent", edit: edits(perZoneENIConfigs, func(s *snapshot.Snapshot) {
+			s.ENIConfigs = nil
+			s.Instances[0].State = "terminated"
+		})},
+		{name: "ENIConfig gap is silent", edit: edits(perZoneENIConfigs, func(s *snapshot.Snapshot) { s.ENIConfigs = nil }, gap(snapshot.SourceENIConfigs))},
+		{name: "aws-node gap is silent", edit: edits(perZoneENIConfigs, func(s *snapshot.Snapshot) { s.ENIConfigs = nil }, gap(snapshot.SourceAWSNode))},
+		{name: "no aws-node DaemonSet is silent", edit: edits(perZoneENIConfigs, func(s *snapshot.Snapshot) {
+			s.ENIConfigs, s.AWSNode = nil, nil
+		})},
+	})
+}
+
+func TestENIConfigZoneMismatch(t *testing.T) {
+	finding := func(msg, remedy string) []Finding {
+		return []Finding{{ID: "eniconfig-zone-mismatch", Severity: Critical, Node: nodeA, Resource: "node/" + nodeA, Message: msg, Remedy: remedy}}
+	}
+	const perZone = "set ENI_CONFIG_LABEL_DEF=topology.kubernetes.io/zone on aws-node and name one ENIConfig after each zone"
+	runCheckCases(t, eniConfigZoneMismatch, []checkCase{
+		{name: "ENIConfig of the node's zone is silent", edit: perZoneENIConfigs},
+		{
+			name: "ENIConfig subnet in another zone fires",
+			edit: edits(perZoneENIConfigs, func(s *snapshot.Snapshot) { s.ENIConfigs[0].Subnet = podSubnetB }),
+			want: finding(`the node is in us-west-2a but its ENIConfig "us-west-2a" (label topology.kubernetes.io/zone) puts pods `+
+				`in subnet-0podsb in us-west-2b: ipamd cannot attach an ENI from another zone, so pods get no IP address`,
+				"give the node an ENIConfig whose spec.subnet is in us-west-2a (change its label topology.kubernetes.io/zone), or "+perZone),
+		},
+		{
+			name: "one ENIConfig label in a NodePool over several zones",
+			edit: edits(perZoneENIConfigs, func(s *snapshot.Snapshot) { delete(s.AWSNode.Env, SettingENIConfigLabel) }, func(s *snapshot.Snapshot) {
+				s.NodePools[0].Labels = map[string]string{"k8s.amazonaws.com/eniConfig": "us-west-2b"}
+				s.Nodes[0].Labels["k8s.amazonaws.com/eniConfig"] = "us-west-2b"
+			}),
+			want: finding(`the node is in us-west-2a but its ENIConfig "us-west-2b" (label k8s.amazonaws.com/eniConfig) puts pods `+
+				`in subnet-0podsb in us-west-2b: ipamd cannot attach an ENI from another zone, so pods get no IP address`,
+				"remove label k8s.amazonaws.com/eniConfig=us-west-2b from spec.template.metadata.labels of NodePool default, "+
+					"which gives every zone one ENIConfig, and "+perZone),
+		},
+		{
+			name: "the zone label stands in for an unknown instance",
+			edit: edits(perZoneENIConfigs, func(s *snapshot.Snapshot) {
+				s.ENIConfigs[0].Subnet = podSubnetB
+				s.Instances = nil
+			}, gap(snapshot.SourceDescribeInstances)),
+			want: finding(`the node is in us-west-2a but its ENIConfig "us-west-2a" (label topology.kubernetes.io/zone) puts pods `+
+				`in subnet-0podsb in us-west-2b: ipamd cannot attach an ENI from another zone, so pods get no IP address`,
+				"give the node an ENIConfig whose spec.subnet is in us-west-2a (change its label topology.kubernetes.io/zone), or "+perZone),
+		},
+		{name: "unknown subnet is silent", edit: edits(perZoneENIConfigs, func(s *snapshot.Snapshot) { s.ENIConfigs[0].Subnet = "subnet-0gone" })},
+		{name: "missing ENIConfig is left to eniconfig-missing", edit: edits(perZoneENIConfigs, func(s *snapshot.Snapshot) { s.ENIConfigs = nil })},
+		{name: "custom networking off is silent", edit: edits(perZoneENIConfigs, cniEnv(SettingCustomNetwork, "false"), func(s *snapshot.Snapshot) {
+			s.ENIConfigs[0].Subnet = podSubnetB
+		})},
+		{name: "subnets gap is silent", edit: edits(perZoneENIConfigs, func(s *snapshot.Snapshot) {
+			s.ENIConfigs[0].Subnet = podSubnetB
+			s.Subnets = nil
+		}, gap(snapshot.SourceDescribeSubnets))},
+	})
+}
+
+func TestENIConfigSubnetMismatch(t *testing.T) {
+	finding := func(msg string) []Finding {
+		return []Finding{{ID: "eniconfig-subnet-mismatch", Severity: Warning, Node: nodeA, Resource: "node/" + nodeA, Message: msg,
+			Remedy: "replace the node so the VPC CNI creates its ENIs from the current ENIConfig (it never moves an attached ENI): " +
+				"kubectl delete nodeclaim default-abcde"}}
+	}
+	addENI := func(e snapshot.ENI) func(*snapshot.Snapshot) {
+		return func(s *snapshot.Snapshot) { s.Instances[0].ENIs = append(s.Instances[0].ENIs, e) }
+	}
+	runCheckCases(t, eniConfigSubnetMismatch, []checkCase{
+		{name: "secondary ENI in the ENIConfig subnet is silent", edit: perZoneENIConfigs},
+		{
+			name: "secondary ENIs left in the node subnet fire",
+			edit: edits(perZoneENIConfigs, addENI(snapshot.ENI{ID: "eni-0third", InterfaceType: "interface", DeviceIndex: 2, SubnetID: subnetA})),
+			want: finding(`ENIConfig "us-west-2a" (label topology.kubernetes.io/zone) names subnet-0podsa, but the node has ` +
+				`secondary ENIs elsewhere: eni-0third (device 2) in subnet-0aaa; pods on them take addresses and security groups ` +
+				`from the wrong subnet`),
+		},
+		{name: "trunk, efa-only and other cards' ENIs are ignored", edit: edits(perZoneENIConfigs,
+			addENI(snapshot.ENI{ID: "eni-0trunk", InterfaceType: "trunk", DeviceIndex: 2, SubnetID: subnetA}),
+			addENI(snapshot.ENI{ID: "eni-0efaonly", InterfaceType: "efa-only", DeviceIndex: 3, SubnetID: subnetA}),
+			addENI(snapshot.ENI{ID: "eni-0card1", InterfaceType: "interface", NetworkCardIndex: 1, DeviceIndex: 1, SubnetID: subnetA}),
+		)},
+		{name: "the primary ENI is in the node subnet by design", edit: perZoneENIConfigs},
+		{name: "custom networking off is silent", edit: edits(perZoneENIConfigs, cniEnv(SettingCustomNetwork, "false"),
+			addENI(snapshot.ENI{ID: "eni-0third", InterfaceType: "interface", DeviceIndex: 2, SubnetID: subnetA}))},
+		{name: "missing ENIConfig is silent", edit: edits(perZoneENIConfigs, func(s *snapshot.Snapshot) { s.ENIConfigs = nil },
+			addENI(snapshot.ENI{ID: "eni-0third", InterfaceType: "interface", DeviceIndex: 2, SubnetID: subnetA}))},
+		{name: "instances gap is silent", edit: edits(perZoneENIConfigs, func(s *snapshot.Snapshot) { s.Instances = nil }, gap(snapshot.SourceDescribeInstances))},
+	})
+}

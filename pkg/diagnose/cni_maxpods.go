@@ -1,0 +1,137 @@
+package diagnose
+
+import (
+	"fmt"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// Kubelet max-pods caps that the EKS max-pods calculator applies to prefix-delegation values:
+// 110, or 250 on types with more than 30 vCPUs.
+const (
+	maxPodsCapSmall   = 110
+	maxPodsCapLarge   = 250
+	maxPodsCapLargeAt = 30
+)
+
+// karpenterPodsIssue is the Karpenter issue about max pods ignoring prefix delegation.
+const karpenterPodsIssue = "aws/karpenter-provider-aws#8210"
+
+// maxPodsBelowIPCapacity finds Nitro nodes that run with prefix delegation on but advertise the
+// secondary-IP max pods. Karpenter computes max pods from ENIs x IPs per ENI and never from
+// /28 prefixes, and writes that number into the node's kubelet configuration; with prefix
+// delegation each node could hold several times more pods, so Karpenter launches far more
+// nodes (and pays for them) than the pods need.
+var maxPodsBelowIPCapacity = Check{
+	ID:       "max-pods-below-ip-capacity",
+	Severity: Info,
+	Title:    "prefix delegation is on but max pods is the secondary-IP value",
+	Run: func(x *Index) []Finding {
+		if !x.prefixDelegationUsable() {
+			return nil
+		}
+		cni := CNISettingsFrom(x.Snapshot.AWSNode)
+		var out []Finding
+		for _, n := range x.checkedNodes() {
+			if x.cniInstanceGone(n) {
+				continue
+			}
+			if f, ok := maxPodsBelowFinding(n, cni); ok {
+				out = append(out, f)
+			}
+		}
+		return out
+	},
+}
+
+// maxPodsBelowFinding returns the finding for one node when its capacity.pods is a
+// secondary-IP value below what prefixes allow.
+func maxPodsBelowFinding(n *NodeInfo, cni CNISettings) (Finding, bool) {
+	pods, ok := cniPodsCapacity(n)
+	if !ok || n.Type == nil || !n.Type.Nitro() || explicitMaxPods(n) {
+		return Finding{}, false
+	}
+	formula, ok := secondaryIPMaxPods(n, pods)
+	if !ok {
+		return Finding{}, false
+	}
+	c := nodeIPCapacity(n, cni)
+	limit := int64(maxPodsCapSmall)
+	if n.Type.VCPUs > maxPodsCapLargeAt {
+		limit = maxPodsCapLarge
+	}
+	allowed := min(c.IPCapacity, limit)
+	if allowed <= pods {
+		return Finding{}, false
+	}
+	return Finding{
+		ID:       "max-pods-below-ip-capacity",
+		Severity: Info,
+		Node:     n.Name(),
+		Resource: nodeRef(n.Name()),
+		Message: fmt.Sprintf("prefix delegation is on but capacity.pods %d is the secondary-IP value for %s (%s); "+
+			"with /28 prefixes its ENIs give %s pod IPs, so it could run %d pods "+
+			"(max pods is capped at %d, or %d above %d vCPUs; this type has %d)",
+			pods, n.Type.Name, formula, c.Formula, allowed,
+			maxPodsCapSmall, maxPodsCapLarge, maxPodsCapLargeAt, n.Type.VCPUs),
+		Remedy: maxPodsBelowRemedy(n, allowed),
+	}, true
+}
+
+// secondaryIPMaxPods reports whether pods is the max pods that Karpenter, nodeadm or
+// eni-max-pods.txt give the node's type without prefixes, and returns that formula. Karpenter
+// leaves out the efa-only ENIs of its EC2NodeClass on card 0 and RESERVED_ENIS, which karpnet
+// cannot read: pods may be the value with no ENI reserved or with one (custom networking or
+// security groups for pods).
+func secondaryIPMaxPods(n *NodeInfo, pods int64) (string, bool) {
+	t := n.Type
+	var efaOnly int32
+	if n.Class != nil {
+		for _, ni := range n.Class.NetworkInterfaces {
+			if ni.NetworkCardIndex == 0 && ni.InterfaceType == interfaceEFAOnly {
+				efaOnly++
+			}
+		}
+	}
+	for reserved := range int32(2) {
+		usable := t.DefaultCardENIs() - reserved - efaOnly
+		if usable <= 0 || t.IPv4PerENI <= 0 {
+			continue
+		}
+		if v := int64(usable)*int64(t.IPv4PerENI-1) + 2; v == pods {
+			return secondaryIPFormula(t, reserved, efaOnly, v), true
+		}
+	}
+	return "", false
+}
+
+// secondaryIPFormula writes the secondary-IP max pods computation, e.g.
+// "(3 ENIs - 1 reserved) x (10 IPv4 - 1) + 2 = 20".
+func secondaryIPFormula(t *snapshot.InstanceType, reserved, efaOnly int32, v int64) string {
+	enis := fmt.Sprintf("%d ENIs", t.DefaultCardENIs())
+	if reserved > 0 {
+		enis += fmt.Sprintf(" - %d reserved", reserved)
+	}
+	if efaOnly > 0 {
+		enis += fmt.Sprintf(" - %d efa-only", efaOnly)
+	}
+	if reserved > 0 || efaOnly > 0 {
+		enis = "(" + enis + ")"
+	}
+	return fmt.Sprintf("%s x (%d IPv4 - 1) + 2 = %d", enis, t.IPv4PerENI, v)
+}
+
+// maxPodsBelowRemedy names where to raise max pods for the node.
+func maxPodsBelowRemedy(n *NodeInfo, allowed int64) string {
+	karpenter := fmt.Sprintf("; Karpenter computes max pods without prefix delegation (%s), so it must be set "+
+		"explicitly, one value for every instance type it launches (use the smallest type's)", karpenterPodsIssue)
+	switch {
+	case n.PoolName != "" && (n.Pool != nil && isV1beta1(n.Pool.APIVersion) || n.Class != nil && isV1beta1(n.Class.APIVersion)):
+		return fmt.Sprintf("set spec.template.spec.kubelet.maxPods of NodePool %s to %d", n.PoolName, allowed) + karpenter
+	case n.ClassName != "":
+		return fmt.Sprintf("set spec.kubelet.maxPods of EC2NodeClass %s to %d", n.ClassName, allowed) + karpenter
+	default:
+		return fmt.Sprintf("set the node group's max pods to %d (nodeadm NodeConfig spec.kubelet.config.maxPods, "+
+			"or max-pods-calculator.sh --cni-prefix-delegation-enabled)", allowed)
+	}
+}

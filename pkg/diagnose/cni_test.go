@@ -1,0 +1,75 @@
+package diagnose
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+func TestCNICatalogue(t *testing.T) {
+	type entry struct {
+		ID       string
+		Severity Severity
+	}
+	want := []entry{
+		{"max-pods-below-ip-capacity", Info},
+		{"pod-ip-allocation-failures", Critical},
+		{"prefix-delegation-inactive", Warning},
+		{"eniconfig-missing", Critical},
+		{"eniconfig-zone-mismatch", Critical},
+		{"eniconfig-subnet-mismatch", Warning},
+		{"trunk-eni-missing", Warning},
+		{"vpc-cni-version-too-old", Warning},
+		{"node-network-not-ready", Critical},
+		{"nodeclaim-drifted", Info},
+	}
+	var got []entry
+	for _, c := range cniChecks() {
+		got = append(got, entry{c.ID, c.Severity})
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("VPC CNI checks changed (-want +got):\n%s", diff)
+	}
+}
+
+// TestCNIChecksSilentOnHealthy runs every VPC CNI check over the healthy fixture, with and
+// without the aws-node DaemonSet.
+func TestCNIChecksSilentOnHealthy(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(*snapshot.Snapshot)
+	}{
+		{name: "healthy"},
+		{name: "no aws-node", edit: func(s *snapshot.Snapshot) { s.AWSNode = nil }},
+		{name: "nothing from EC2", edit: func(s *snapshot.Snapshot) {
+			s.Instances, s.Subnets, s.InstanceTypes = nil, nil, nil
+			s.Gaps = []snapshot.Gap{{Source: snapshot.SourceEC2, Reason: "no credentials"}}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := healthy()
+			if tc.edit != nil {
+				tc.edit(s)
+			}
+			x := NewIndex(s)
+			for _, c := range cniChecks() {
+				if got := c.Run(x); len(got) != 0 {
+					t.Errorf("%s: got %+v, want no finding", c.ID, got)
+				}
+			}
+		})
+	}
+}
+
+func TestCNICount(t *testing.T) {
+	for _, tc := range []struct {
+		n    int64
+		want string
+	}{{0, "0 pods"}, {1, "1 pod"}, {4, "4 pods"}} {
+		if got := cniCount(tc.n, "pod"); got != tc.want {
+			t.Errorf("cniCount(%d, pod) = %q, want %q", tc.n, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,123 @@
+package diagnose
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// VPC CNI settings that turn on features newer than some VPC CNI releases.
+const (
+	SettingPodENI          = "ENABLE_POD_ENI"
+	SettingSubnetDiscovery = "ENABLE_SUBNET_DISCOVERY"
+	SettingMultiNIC        = "ENABLE_MULTI_NIC"
+)
+
+// cniVersion is a VPC CNI release as major, minor, patch.
+type cniVersion [3]int
+
+// String returns the version as "1.9.0".
+func (v cniVersion) String() string { return fmt.Sprintf("%d.%d.%d", v[0], v[1], v[2]) }
+
+// less reports whether v is older than w.
+func (v cniVersion) less(w cniVersion) bool { return slices.Compare(v[:], w[:]) < 0 }
+
+// cniFeature is a setting and the first VPC CNI release that knows it.
+type cniFeature struct {
+	setting string
+	since   cniVersion
+}
+
+// cniFeatures are the settings whose feature a too-old VPC CNI ignores, sorted by setting,
+// with the release that brought each (the VPC CNI README's configuration variables).
+func cniFeatures() []cniFeature {
+	return []cniFeature{
+		{SettingMultiNIC, cniVersion{1, 20, 0}},
+		{SettingPodENI, cniVersion{1, 7, 0}},
+		{SettingPrefixDelegation, cniVersion{1, 9, 0}},
+		{SettingSubnetDiscovery, cniVersion{1, 18, 0}},
+	}
+}
+
+// cniFeatureVersion returns the release that brought setting, or 0.0.0.
+func cniFeatureVersion(setting string) cniVersion {
+	for _, f := range cniFeatures() {
+		if f.setting == setting {
+			return f.since
+		}
+	}
+	return cniVersion{}
+}
+
+// parseCNIVersion reads the version from an aws-node image tag, e.g.
+// ".../amazon-k8s-cni:v1.8.0-eksbuild.1" gives 1.8.0. It fails on an image without a tag (a
+// digest only) or a tag that is not a version.
+func parseCNIVersion(image string) (cniVersion, bool) {
+	image, _, _ = strings.Cut(image, "@")
+	name := image[strings.LastIndex(image, "/")+1:]
+	_, tag, ok := strings.Cut(name, ":")
+	if !ok {
+		return cniVersion{}, false
+	}
+	tag = strings.TrimPrefix(tag, "v")
+	if i := strings.IndexAny(tag, "-+"); i >= 0 {
+		tag = tag[:i]
+	}
+	parts := strings.Split(tag, ".")
+	if len(parts) != 3 {
+		return cniVersion{}, false
+	}
+	var v cniVersion
+	for i, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 0 {
+			return cniVersion{}, false
+		}
+		v[i] = n
+	}
+	return v, true
+}
+
+// vpcCNIVersionTooOld finds an aws-node whose env turns on a feature its VPC CNI release does
+// not have yet. The old release ignores the setting silently: prefix delegation, security
+// groups for pods, subnet discovery or multi-NIC look configured but nothing happens, and
+// kubelet maxPods set for prefixes then overruns the node's real pod IPs.
+var vpcCNIVersionTooOld = Check{
+	ID:       "vpc-cni-version-too-old",
+	Severity: Warning,
+	Title:    "aws-node turns on a feature its VPC CNI version does not have",
+	Run: func(x *Index) []Finding {
+		if !x.vpcCNI() {
+			return nil
+		}
+		image := x.Snapshot.AWSNode.Image
+		v, ok := parseCNIVersion(image)
+		if !ok {
+			return nil
+		}
+		var needs []string
+		var newest cniVersion
+		for _, f := range cniFeatures() {
+			if x.cniSettingOn(f.setting) && v.less(f.since) {
+				needs = append(needs, fmt.Sprintf("%s=true (needs %s)", f.setting, f.since))
+				if newest.less(f.since) {
+					newest = f.since
+				}
+			}
+		}
+		if len(needs) == 0 {
+			return nil
+		}
+		return []Finding{{
+			ID:       "vpc-cni-version-too-old",
+			Severity: Warning,
+			Resource: awsNodeResource,
+			Message: fmt.Sprintf("aws-node runs VPC CNI %s (image %s), which ignores %s",
+				v, image, strings.Join(needs, ", ")),
+			Remedy: fmt.Sprintf("upgrade the VPC CNI to %s or later (aws eks update-addon --cluster-name CLUSTER "+
+				"--addon-name vpc-cni --addon-version VERSION, listed by aws eks describe-addon-versions --addon-name vpc-cni; "+
+				"or the aws-vpc-cni Helm chart), or remove those settings from the aws-node DaemonSet's env", newest),
+		}}
+	},
+}

@@ -1,0 +1,95 @@
+package diagnose
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// nodeClassPublicIPMultiENI finds EC2NodeClasses that set associatePublicIPAddress: true and
+// launch several network interfaces: more than one spec.networkInterfaces entry, or EFA
+// NodeClaims, for which Karpenter puts one EFA interface on each network card of the type.
+// EC2 refuses a public IP when an instance is launched with several network interfaces
+// (InvalidParameterCombination), so every such launch fails and the pods stay Pending.
+var nodeClassPublicIPMultiENI = Check{
+	ID:       "nodeclass-public-ip-multi-eni",
+	Severity: Critical,
+	Title:    "associatePublicIPAddress is true on an EC2NodeClass that launches several network interfaces",
+	Run: func(x *Index) []Finding {
+		efaClaims := publicIPEFAClaims(x)
+		var out []Finding
+		for _, name := range sortedKeys(x.NodeClasses) {
+			c := x.NodeClasses[name]
+			if c.AssociatePublicIPAddress == nil || !*c.AssociatePublicIPAddress {
+				continue
+			}
+			var why []string
+			if k := len(c.NetworkInterfaces); k > 1 {
+				why = append(why, fmt.Sprintf("spec.networkInterfaces has %d entries", k))
+			}
+			if claims := efaClaims[name]; len(claims) > 0 {
+				subject := "NodeClaim %s requests"
+				if len(claims) > 1 {
+					subject = "NodeClaims %s request"
+				}
+				why = append(why, fmt.Sprintf(subject+" vpc.amazonaws.com/efa, for which Karpenter launches one EFA "+
+					"interface per network card", strings.Join(sortedKeys(claims), ", ")))
+			}
+			if len(why) == 0 {
+				continue
+			}
+			out = append(out, Finding{
+				ID: "nodeclass-public-ip-multi-eni", Severity: Critical, Resource: "ec2nodeclass/" + name,
+				Message: fmt.Sprintf("EC2NodeClass %s sets associatePublicIPAddress: true and launches several network "+
+					"interfaces (%s): EC2 rejects such launches with InvalidParameterCombination (\"The "+
+					"associatePublicIPAddress parameter cannot be specified when launching with multiple network "+
+					"interfaces\")", name, strings.Join(why, "; ")),
+				Remedy: fmt.Sprintf("remove spec.associatePublicIPAddress from EC2NodeClass %s (or set it to false) and "+
+					"give the nodes outbound access through a NAT gateway in private subnets", name),
+			})
+		}
+		return out
+	},
+}
+
+// publicIPEFAClaims returns, per EC2NodeClass, the NodeClaims that request EFA on an
+// instance type with more than one EFA interface. Claims whose type is unknown are left out:
+// on a type with one EFA interface Karpenter launches a single interface, which EC2 accepts
+// with a public IP.
+func publicIPEFAClaims(x *Index) map[string]map[string]bool {
+	typeOf := map[*snapshot.NodeClaim]*snapshot.InstanceType{}
+	for _, n := range x.Nodes {
+		if n.Claim != nil && n.Type != nil {
+			typeOf[n.Claim] = n.Type
+		}
+	}
+	out := map[string]map[string]bool{}
+	for i := range x.Snapshot.NodeClaims {
+		c := &x.Snapshot.NodeClaims[i]
+		if c.NodeClassRef.Name == "" || !isEC2NodeClassRef(c.NodeClassRef) || !requestsEFA(c) {
+			continue
+		}
+		t := typeOf[c]
+		if t == nil {
+			t = x.InstanceTypes[c.Labels[corev1.LabelInstanceTypeStable]]
+		}
+		if t == nil || t.MaxEFAInterfaces <= 1 {
+			continue
+		}
+		if out[c.NodeClassRef.Name] == nil {
+			out[c.NodeClassRef.Name] = map[string]bool{}
+		}
+		out[c.NodeClassRef.Name][c.Name] = true
+	}
+	return out
+}
+
+// requestsEFA reports whether a NodeClaim requests a positive vpc.amazonaws.com/efa.
+func requestsEFA(c *snapshot.NodeClaim) bool {
+	q, err := resource.ParseQuantity(c.Requests["vpc.amazonaws.com/efa"])
+	return err == nil && q.Sign() > 0
+}

@@ -1,0 +1,178 @@
+package diagnose
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// efaPluginGrace is how long a new node may take before the EFA device plugin advertises
+// vpc.amazonaws.com/efa on it.
+const efaPluginGrace = 10 * time.Minute
+
+// efaUnsupportedInstanceType finds nodes that are meant to carry EFA (efa-only entries in
+// their EC2NodeClass spec.networkInterfaces, or a NodeClaim requesting vpc.amazonaws.com/efa)
+// on an instance type without EFA. EC2 refuses EFA interfaces on such types, so the node has
+// none and the pods that need EFA get no OS-bypass network; Karpenter 1.11+ also filters such
+// types out of the class, so the node is an old one that drift will replace.
+var efaUnsupportedInstanceType = Check{
+	ID:       "efa-unsupported-instance-type",
+	Severity: Critical,
+	Title:    "the node is meant to have EFA but its instance type does not support EFA",
+	Run: func(x *Index) []Finding {
+		var out []Finding
+		for _, n := range x.checkedNodes() {
+			if n.Type == nil || n.Type.EFASupported {
+				continue
+			}
+			var asks, fixes []string
+			if k := classEFAOnly(n.Class); k > 0 {
+				asks = append(asks, fmt.Sprintf("EC2NodeClass %s spec.networkInterfaces has %s",
+					n.ClassName, countText(k, "efa-only entry", "efa-only entries")))
+				fixes = append(fixes, fmt.Sprintf("limit the NodePools of EC2NodeClass %s to EFA-capable instance types "+
+					"(spec.template.spec.requirements on node.kubernetes.io/instance-type, e.g. p5.48xlarge, p4d.24xlarge, "+
+					"c5n.18xlarge) and replace this node (%s)", n.ClassName, claimOrNode(n)))
+			}
+			if q := claimEFARequest(n.Claim); q > 0 {
+				asks = append(asks, fmt.Sprintf("NodeClaim %s requests %s: %d", n.Claim.Name, ResourceEFA, q))
+				fixes = append(fixes, fmt.Sprintf("make the pods that request %s select EFA-capable instance types "+
+					"(node.kubernetes.io/instance-type in their nodeAffinity or in the NodePool requirements)", ResourceEFA))
+			}
+			if len(asks) == 0 {
+				continue
+			}
+			out = append(out, Finding{
+				ID:       "efa-unsupported-instance-type",
+				Severity: Critical,
+				Node:     n.Name(),
+				Resource: nodeRef(n.Name()),
+				Message: fmt.Sprintf("instance type %s does not support EFA (EfaSupported=false), yet %s",
+					n.Type.Name, strings.Join(asks, " and ")),
+				Remedy: strings.Join(fixes, "; "),
+			})
+		}
+		return out
+	},
+}
+
+// efaInterfaceCountMismatch finds nodes whose attached EFA interfaces differ in number from
+// what their EC2NodeClass spec.networkInterfaces asks for, or (without efa-only entries) from
+// the vpc.amazonaws.com/efa capacity the node advertises. NCCL and MPI jobs size their rails
+// by the EFA devices they are given: a node with fewer runs collectives slower or fails to
+// start them. EFA interfaces are attached only at launch, so the node must be replaced.
+// Nodes whose instance type has no EFA are left to efa-unsupported-instance-type.
+var efaInterfaceCountMismatch = Check{
+	ID:       "efa-interface-count-mismatch",
+	Severity: Critical,
+	Title:    "the EFA interfaces attached differ from what the EC2NodeClass or node capacity says",
+	Run: func(x *Index) []Finding {
+		var out []Finding
+		for _, n := range x.checkedNodes() {
+			if n.Instance == nil || len(n.Instance.ENIs) == 0 || n.Type != nil && !n.Type.EFASupported {
+				continue
+			}
+			efas := efaInterfaces(n)
+			attached := int64(len(efas))
+			var want int64
+			var says, remedy string
+			if k := classEFAOnly(n.Class); k > 0 {
+				want = k
+				says = fmt.Sprintf("EC2NodeClass %s spec.networkInterfaces has %s", n.ClassName,
+					countText(k, "efa-only entry", "efa-only entries"))
+				remedy = fmt.Sprintf("EFA interfaces are attached only at launch: replace the node (%s) so Karpenter "+
+					"launches it with spec.networkInterfaces of EC2NodeClass %s", claimOrNode(n), n.ClassName)
+			} else if q, ok := n.Node.Status.Capacity[ResourceEFA]; ok {
+				want = q.Value()
+				says = fmt.Sprintf("the node's capacity %s is %d", ResourceEFA, want)
+				remedy = fmt.Sprintf("restart the aws-efa-k8s-device-plugin pod on the node so it counts the EFA devices "+
+					"again; if EC2 still shows fewer EFA interfaces than pods expect, replace the node (%s)", claimOrNode(n))
+			} else {
+				continue
+			}
+			if attached == want {
+				continue
+			}
+			out = append(out, Finding{
+				ID:       "efa-interface-count-mismatch",
+				Severity: Critical,
+				Node:     n.Name(),
+				Resource: nodeRef(n.Name()),
+				Message: fmt.Sprintf("instance %s has %s attached, but %s",
+					n.Instance.ID, efaTypeCounts(efas), says),
+				Remedy: remedy,
+			})
+		}
+		return out
+	},
+}
+
+// efaResourceNotAdvertised finds nodes with EFA interfaces attached that do not advertise
+// allocatable vpc.amazonaws.com/efa. The aws-efa-k8s-device-plugin DaemonSet advertises it;
+// when its pod does not run on the node (a taint it does not tolerate, an instance type missing
+// from its node affinity list) pods requesting EFA never schedule there and the EFA hardware
+// sits idle. New nodes get a few minutes for the plugin to start.
+var efaResourceNotAdvertised = Check{
+	ID:       "efa-resource-not-advertised",
+	Severity: Warning,
+	Title:    "the node has EFA interfaces but no allocatable vpc.amazonaws.com/efa",
+	Run: func(x *Index) []Finding {
+		var out []Finding
+		for _, n := range efaNodes(x) {
+			if q, ok := n.Node.Status.Allocatable[ResourceEFA]; ok && q.Value() > 0 {
+				continue
+			}
+			if created := n.Node.CreationTimestamp; !created.IsZero() && x.Snapshot.Taken.Sub(created.Time) < efaPluginGrace {
+				continue
+			}
+			state := "missing"
+			if _, ok := n.Node.Status.Allocatable[ResourceEFA]; ok {
+				state = "0"
+			}
+			typ := n.Instance.Type
+			out = append(out, Finding{
+				ID:       "efa-resource-not-advertised",
+				Severity: Warning,
+				Node:     n.Name(),
+				Resource: nodeRef(n.Name()),
+				Message: fmt.Sprintf("instance %s has %s attached but the node's allocatable %s is %s: "+
+					"the EFA device plugin is not running there, so pods requesting %s cannot schedule on it%s",
+					n.Instance.ID, efaTypeCounts(efaInterfaces(n)), ResourceEFA, state, ResourceEFA, taintsText(n.Node.Spec.Taints)),
+				Remedy: efaPluginRemedy(n, typ),
+			})
+		}
+		return out
+	},
+}
+
+// efaPluginRemedy says how to get the EFA device plugin onto the node.
+func efaPluginRemedy(n *NodeInfo, typ string) string {
+	fix := "make the aws-efa-k8s-device-plugin DaemonSet run on this node: "
+	if taintsText(n.Node.Spec.Taints) != "" {
+		fix += "add tolerations for the node's taints (Helm value tolerations) and "
+	}
+	return fix + fmt.Sprintf("list instance type %s in its node affinity (Helm value supportedInstanceLabels.values); "+
+		"then check kubectl -n kube-system get pods -o wide", typ)
+}
+
+// taintsText lists the node's own taints as "; node taints: key=value:Effect, ...", or ""
+// without any. The node.kubernetes.io/ condition taints are left out: DaemonSet pods
+// tolerate them.
+func taintsText(taints []corev1.Taint) string {
+	var parts []string
+	for _, t := range taints {
+		if strings.HasPrefix(t.Key, "node.kubernetes.io/") {
+			continue
+		}
+		s := t.Key
+		if t.Value != "" {
+			s += "=" + t.Value
+		}
+		parts = append(parts, s+":"+string(t.Effect))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "; node taints: " + strings.Join(sortedUnique(parts), ", ")
+}

@@ -1,0 +1,140 @@
+package diagnose
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// efaSecurityGroupSelfRuleMissing finds EFA interfaces none of whose security groups allows
+// all traffic in from and out to the group itself. EFA's OS-bypass traffic is not plain IP:
+// EC2 requires such a self-referencing all-traffic rule in both directions, and without it
+// NCCL/libfabric between nodes hangs or falls back to TCP sockets. An outbound rule to
+// 0.0.0.0/0 is not enough.
+var efaSecurityGroupSelfRuleMissing = Check{
+	ID:       "efa-security-group-self-rule-missing",
+	Severity: Critical,
+	Title:    "no security group of an EFA interface allows all traffic to and from itself",
+	Run: func(x *Index) []Finding {
+		if x.Unavailable(snapshot.SourceDescribeSecurityGroups) {
+			return nil
+		}
+		var out []Finding
+		for _, n := range efaNodes(x) {
+			if f, ok := efaSelfRuleFinding(x, n); ok {
+				out = append(out, f)
+			}
+		}
+		return out
+	},
+}
+
+// efaSelfRuleFinding checks every EFA interface of n; an interface with a group that was not
+// read is left out, as that group may carry the rules.
+func efaSelfRuleFinding(x *Index, n *NodeInfo) (Finding, bool) {
+	efas := efaInterfaces(n)
+	var bad []string
+	lacks := map[string]string{}
+	var common []string
+	for _, e := range efas {
+		groups := e.SecurityGroups
+		if len(groups) == 0 {
+			groups = n.Instance.SecurityGroups
+		}
+		if len(groups) == 0 {
+			continue
+		}
+		ok, known := false, true
+		var ids []string
+		gaps := map[string]string{}
+		for _, g := range groups {
+			sg := x.SecurityGroups[g.ID]
+			if sg == nil {
+				known = false
+				continue
+			}
+			ids = append(ids, g.ID)
+			in, out := selfAllowsAll(sg.Inbound, sg.ID), selfAllowsAll(sg.Outbound, sg.ID)
+			ok = ok || in && out
+			gaps[g.ID] = selfRuleGap(in, out)
+		}
+		if ok || !known {
+			continue
+		}
+		bad = append(bad, e.ID)
+		maps.Copy(lacks, gaps)
+		slices.Sort(ids)
+		if common == nil {
+			common = ids
+		} else {
+			common = slices.DeleteFunc(common, func(id string) bool { return !slices.Contains(ids, id) })
+		}
+	}
+	if len(bad) == 0 {
+		return Finding{}, false
+	}
+	slices.Sort(bad)
+	var groupText []string
+	for _, id := range sortedKeys(lacks) {
+		groupText = append(groupText, fmt.Sprintf("%s (%s)", id, lacks[id]))
+	}
+	resource, groupWord := nodeRef(n.Name()), "security groups"
+	if len(lacks) == 1 {
+		groupWord = "security group"
+		resource = "securitygroup/" + sortedKeys(lacks)[0]
+	}
+	target := "a security group every EFA interface carries"
+	if len(common) > 0 {
+		target = common[0]
+	}
+	remedy := fmt.Sprintf("allow all traffic in from and out to the group itself on %s: aws ec2 authorize-security-group-ingress "+
+		"--group-id %s --protocol -1 --source-group %s, and aws ec2 authorize-security-group-egress --group-id %s "+
+		"--ip-permissions 'IpProtocol=-1,UserIdGroupPairs=[{GroupId=%s}]'", target, target, target, target, target)
+	if n.ClassName != "" {
+		remedy += fmt.Sprintf("; or select a group that has these rules in spec.securityGroupSelectorTerms of EC2NodeClass %s", n.ClassName)
+	}
+	return Finding{
+		ID:       "efa-security-group-self-rule-missing",
+		Severity: Critical,
+		Node:     n.Name(),
+		Resource: resource,
+		Message: fmt.Sprintf("%d of %d EFA interfaces of instance %s (%s) are in %s %s; none allows all traffic "+
+			"(protocol -1) in from and out to itself, so EFA traffic between nodes is dropped",
+			len(bad), len(efas), n.Instance.ID, abbreviate(bad, 3), groupWord, strings.Join(groupText, ", ")),
+		Remedy: remedy,
+	}, true
+}
+
+// selfAllowsAll reports whether rules hold an all-traffic rule naming the group id itself.
+func selfAllowsAll(rules []snapshot.Rule, id string) bool {
+	for _, r := range rules {
+		if r.Protocol == "-1" && slices.Contains(r.GroupIDs, id) {
+			return true
+		}
+	}
+	return false
+}
+
+// selfRuleGap says which self-referencing all-traffic rules a group lacks.
+func selfRuleGap(in, out bool) string {
+	switch {
+	case !in && !out:
+		return "no inbound or outbound all-traffic rule with itself"
+	case !in:
+		return "no inbound all-traffic rule from itself"
+	case !out:
+		return "no outbound all-traffic rule to itself"
+	}
+	return "allows all traffic with itself"
+}
+
+// abbreviate joins the first limit items and says how many more there are.
+func abbreviate(items []string, limit int) string {
+	if len(items) <= limit+1 {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:limit], ", "), len(items)-limit)
+}

@@ -1,0 +1,164 @@
+package diagnose
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// efaSpread counts where the EFA nodes of one EC2NodeClass or placement group sit.
+type efaSpread struct {
+	nodes int
+	// subnets counts nodes per "subnet-... in ZONE", zones per zone.
+	subnets map[string]int
+	zones   map[string]int
+	// bySubnet counts nodes per subnet ID, to name the busiest one.
+	bySubnet map[string]int
+}
+
+func (s *efaSpread) add(subnet, zone string) {
+	s.nodes++
+	s.subnets[fmt.Sprintf("%s in %s", cmp.Or(subnet, "an unknown subnet"), cmp.Or(zone, "an unknown zone"))]++
+	if zone != "" {
+		s.zones[zone]++
+	}
+	if subnet != "" {
+		s.bySubnet[subnet]++
+	}
+}
+
+// split reports whether the nodes sit in more than one subnet or zone.
+func (s *efaSpread) split() bool { return len(s.bySubnet) > 1 || len(s.zones) > 1 }
+
+// busiest returns the subnet with the most nodes (the first by ID on a tie).
+func (s *efaSpread) busiest() string {
+	best := ""
+	for _, id := range sortedKeys(s.bySubnet) {
+		if best == "" || s.bySubnet[id] > s.bySubnet[best] {
+			best = id
+		}
+	}
+	return best
+}
+
+// efaSubnetSplit finds EC2NodeClasses and placement groups whose EFA nodes sit in more than
+// one subnet or zone. EFA's OS-bypass traffic is only assured between interfaces of one
+// subnet and does not cross zones, so a job spread over them loses EFA between some of its
+// nodes (or runs far slower). Karpenter picks a subnet per zone, so a class that selects
+// several subnets or a NodePool that allows several zones spreads EFA nodes.
+var efaSubnetSplit = Check{
+	ID:       "efa-subnet-split",
+	Severity: Warning,
+	Title:    "the EFA nodes of one EC2NodeClass or placement group sit in more than one subnet or zone",
+	Run: func(x *Index) []Finding {
+		classes, groups := map[string]*efaSpread{}, map[string]*efaSpread{}
+		add := func(m map[string]*efaSpread, key string, in *snapshot.Instance, zone string) {
+			if m[key] == nil {
+				m[key] = &efaSpread{subnets: map[string]int{}, zones: map[string]int{}, bySubnet: map[string]int{}}
+			}
+			m[key].add(in.SubnetID, zone)
+		}
+		for _, n := range efaNodes(x) {
+			in := n.Instance
+			zone := in.Zone
+			if zone == "" && n.Subnet != nil {
+				zone = n.Subnet.Zone
+			}
+			if n.ClassName != "" {
+				add(classes, n.ClassName, in, zone)
+			}
+			if inPlacementGroup(in.Placement) {
+				name := cmp.Or(in.Placement.GroupName, in.Placement.GroupID)
+				if g := instanceGroup(x, in); g != nil {
+					name = groupName(g)
+				}
+				add(groups, name, in, zone)
+			}
+		}
+		var out []Finding
+		for _, name := range sortedKeys(classes) {
+			if s := classes[name]; s.split() {
+				out = append(out, splitFinding("ec2nodeclass/"+name, "EC2NodeClass "+name, s,
+					fmt.Sprintf("narrow spec.subnetSelectorTerms of EC2NodeClass %s to one subnet (id: %s), or pin one zone "+
+						"(topology.kubernetes.io/zone In) in its NodePools, and replace the EFA nodes elsewhere", name, s.busiest())))
+			}
+		}
+		for _, name := range sortedKeys(groups) {
+			if s := groups[name]; s.split() {
+				out = append(out, splitFinding("placementgroup/"+name, "placement group "+name, s,
+					fmt.Sprintf("launch the EFA nodes of placement group %s into one subnet: select only %s in "+
+						"spec.subnetSelectorTerms of the EC2NodeClasses that use the group, and replace the nodes elsewhere",
+						name, s.busiest())))
+			}
+		}
+		return out
+	},
+}
+
+// splitFinding describes where the EFA nodes of what sit.
+func splitFinding(resource, what string, s *efaSpread, remedy string) Finding {
+	return Finding{
+		ID:       "efa-subnet-split",
+		Severity: Warning,
+		Resource: resource,
+		Message: fmt.Sprintf("%s of %s sit in %s and %s: %s; EFA OS-bypass traffic is only assured within one "+
+			"subnet and does not cross zones",
+			countText(int64(s.nodes), "EFA node", "EFA nodes"), what,
+			countText(int64(len(s.bySubnet)), "subnet", "subnets"), countText(int64(len(s.zones)), "zone", "zones"),
+			countsText(s.subnets)),
+		Remedy: remedy,
+	}
+}
+
+// efaWithoutPlacementGroup finds EFA nodes whose instance is in no placement group, or in
+// one whose strategy is not cluster. EFA jobs (NCCL, MPI) are latency-bound: a cluster
+// placement group packs their instances onto one low-latency network segment, which is what
+// EFA's all-reduce numbers assume. Nodes whose EC2NodeClass selects a group are left to the
+// placement-group checks.
+var efaWithoutPlacementGroup = Check{
+	ID:       "efa-without-placement-group",
+	Severity: Warning,
+	Title:    "an EFA node is not in a cluster placement group",
+	Run: func(x *Index) []Finding {
+		var out []Finding
+		for _, n := range efaNodes(x) {
+			if selectsGroup(n.Class) {
+				continue
+			}
+			in := n.Instance
+			f := Finding{ID: "efa-without-placement-group", Severity: Warning, Node: n.Name()}
+			efas := efaTypeCounts(efaInterfaces(n))
+			if !inPlacementGroup(in.Placement) {
+				f.Resource = cmp.Or(n.ClassRef(), nodeRef(n.Name()))
+				f.Message = fmt.Sprintf("instance %s (%s) has %s attached but is in no placement group, so its EFA "+
+					"traffic to other nodes crosses the zone's wider network with higher, less even latency", in.ID, in.Type, efas)
+				f.Remedy = "create a cluster placement group (aws ec2 create-placement-group --group-name NAME --strategy cluster), " +
+					"select it in " + placementWhere(n) + " with one zone pinned, and replace the node"
+				out = append(out, f)
+				continue
+			}
+			g := instanceGroup(x, in)
+			if g == nil || g.Strategy == strategyCluster || g.Strategy == "" {
+				continue
+			}
+			f.Resource = groupRef(g)
+			f.Message = fmt.Sprintf("instance %s (%s) has %s attached but is in %s placement group %s, not a cluster one, "+
+				"so its EFA traffic to other nodes does not get cluster placement's low latency", in.ID, in.Type, efas,
+				g.Strategy, groupName(g))
+			f.Remedy = "select a cluster-strategy placement group in " + placementWhere(n) + " and replace the node"
+			out = append(out, f)
+		}
+		slices.SortFunc(out, compareFindings)
+		return out
+	},
+}
+
+// placementWhere names where a node's placement group is chosen.
+func placementWhere(n *NodeInfo) string {
+	if n.ClassName != "" {
+		return fmt.Sprintf("spec.placementGroupSelector of EC2NodeClass %s (Karpenter 1.11+)", n.ClassName)
+	}
+	return "the node group's launch template (Placement.GroupName)"
+}

@@ -1,0 +1,182 @@
+package diagnose
+
+import (
+	"testing"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+func TestEFASecurityGroupSelfRuleMissing(t *testing.T) {
+	const sgEFA = "sg-0efa"
+	noSelfOut := func(s *snapshot.Snapshot) {
+		s.SecurityGroups[0].Outbound = []snapshot.Rule{{Protocol: "-1", CIDRs: []string{"0.0.0.0/0"}}}
+	}
+	// addGroup puts every EFA interface of instance E1 also in sgEFA, with the given rules.
+	addGroup := func(in, out []snapshot.Rule) func(*snapshot.Snapshot) {
+		return func(s *snapshot.Snapshot) {
+			s.SecurityGroups = append(s.SecurityGroups, snapshot.SecurityGroup{ID: sgEFA, Name: "efa", Inbound: in, Outbound: out})
+			enis := findInstance(s, instE1).ENIs
+			for i := 1; i < len(enis); i++ {
+				enis[i].SecurityGroups = append(enis[i].SecurityGroups, snapshot.GroupRef{ID: sgEFA})
+			}
+		}
+	}
+	self := []snapshot.Rule{{Protocol: "-1", GroupIDs: []string{sgEFA}}}
+	remedy := func(g string) string {
+		return "allow all traffic in from and out to the group itself on " + g + ": aws ec2 authorize-security-group-ingress " +
+			"--group-id " + g + " --protocol -1 --source-group " + g + ", and aws ec2 authorize-security-group-egress " +
+			"--group-id " + g + " --ip-permissions 'IpProtocol=-1,UserIdGroupPairs=[{GroupId=" + g + "}]'; or select a " +
+			"group that has these rules in spec.securityGroupSelectorTerms of EC2NodeClass efa"
+	}
+	finding := func(node, inst, enis, resource, groups string) Finding {
+		return Finding{ID: "efa-security-group-self-rule-missing", Severity: Critical, Node: node, Resource: resource,
+			Message: "3 of 3 EFA interfaces of instance " + inst + " (" + enis + ") are in " + groups + "; none allows all " +
+				"traffic (protocol -1) in from and out to itself, so EFA traffic between nodes is dropped",
+			Remedy: remedy(sgNodes)}
+	}
+	runClusterCases(t, efaSecurityGroupSelfRuleMissing, []checkCase{
+		{name: "a group with both self rules is silent"},
+		{
+			name: "outbound only to 0.0.0.0/0 fires on every EFA node",
+			edit: noSelfOut,
+			want: []Finding{
+				finding(nodeE1, instE1, "eni-0efa1e1e1, eni-0efa2e1e1, eni-0efa3e1e1", "securitygroup/"+sgNodes,
+					"security group sg-0nodes (no outbound all-traffic rule to itself)"),
+				finding(nodeE2, instE2, "eni-0efa1e2e2, eni-0efa2e2e2, eni-0efa3e2e2", "securitygroup/"+sgNodes,
+					"security group sg-0nodes (no outbound all-traffic rule to itself)"),
+			},
+		},
+		{
+			name: "two groups lacking the rules name the node",
+			edit: edits(func(s *snapshot.Snapshot) {
+				s.SecurityGroups[0].Inbound = nil
+				findInstance(s, instE2).ENIs = findInstance(s, instE2).ENIs[:1]
+			},
+				addGroup([]snapshot.Rule{{Protocol: "tcp", FromPort: 0, ToPort: 65535, GroupIDs: []string{sgEFA}}}, self)),
+			want: func() []Finding {
+				f := finding(nodeE1, instE1, "eni-0efa1e1e1, eni-0efa2e1e1, eni-0efa3e1e1", "node/"+nodeE1,
+					"security groups sg-0efa (no inbound all-traffic rule from itself), sg-0nodes (no inbound all-traffic rule from itself)")
+				f.Remedy = remedy(sgEFA)
+				return []Finding{f}
+			}(),
+		},
+		{
+			name: "another group with both self rules is enough",
+			edit: edits(noSelfOut, func(s *snapshot.Snapshot) { findInstance(s, instE2).ENIs = findInstance(s, instE2).ENIs[:1] },
+				addGroup(self, self)),
+		},
+		{
+			name: "a group that was not read may carry the rules",
+			edit: edits(noSelfOut, func(s *snapshot.Snapshot) {
+				findInstance(s, instE2).ENIs = findInstance(s, instE2).ENIs[:1]
+				for i := range findInstance(s, instE1).ENIs {
+					findInstance(s, instE1).ENIs[i].SecurityGroups = append(findInstance(s, instE1).ENIs[i].SecurityGroups, snapshot.GroupRef{ID: "sg-0other"})
+				}
+			}),
+		},
+		{
+			name: "interfaces without groups use the instance's",
+			edit: edits(noSelfOut, func(s *snapshot.Snapshot) {
+				findInstance(s, instE2).ENIs = findInstance(s, instE2).ENIs[:1]
+				for i := range findInstance(s, instE1).ENIs {
+					findInstance(s, instE1).ENIs[i].SecurityGroups = nil
+				}
+			}),
+			want: []Finding{finding(nodeE1, instE1, "eni-0efa1e1e1, eni-0efa2e1e1, eni-0efa3e1e1", "securitygroup/"+sgNodes,
+				"security group sg-0nodes (no outbound all-traffic rule to itself)")},
+		},
+		{name: "security groups gap is silent", edit: edits(noSelfOut, gap(snapshot.SourceDescribeSecurityGroups))},
+		{name: "instances gap is silent", edit: edits(noSelfOut, func(s *snapshot.Snapshot) { s.Instances = nil }, gap(snapshot.SourceDescribeInstances))},
+	})
+}
+
+func TestEFASubnetSplit(t *testing.T) {
+	moveE2 := func(subnet, zone string) func(*snapshot.Snapshot) {
+		return func(s *snapshot.Snapshot) {
+			in := findInstance(s, instE2)
+			in.SubnetID, in.Zone = subnet, zone
+			for i := range in.ENIs {
+				in.ENIs[i].SubnetID = subnet
+			}
+		}
+	}
+	const tail = "; EFA OS-bypass traffic is only assured within one subnet and does not cross zones"
+	classFix := "narrow spec.subnetSelectorTerms of EC2NodeClass efa to one subnet (id: subnet-0aaa), or pin one zone " +
+		"(topology.kubernetes.io/zone In) in its NodePools, and replace the EFA nodes elsewhere"
+	groupFix := "launch the EFA nodes of placement group training into one subnet: select only subnet-0aaa in " +
+		"spec.subnetSelectorTerms of the EC2NodeClasses that use the group, and replace the nodes elsewhere"
+	runClusterCases(t, efaSubnetSplit, []checkCase{
+		{name: "EFA nodes in one subnet are silent"},
+		{
+			name: "two zones fire for the class and the group",
+			edit: moveE2(subnetB, "us-west-2b"),
+			want: []Finding{
+				{ID: "efa-subnet-split", Severity: Warning, Resource: "ec2nodeclass/efa",
+					Message: "2 EFA nodes of EC2NodeClass efa sit in 2 subnets and 2 zones: subnet-0aaa in us-west-2a (1 node), " +
+						"subnet-0bbb in us-west-2b (1 node)" + tail, Remedy: classFix},
+				{ID: "efa-subnet-split", Severity: Warning, Resource: "placementgroup/training",
+					Message: "2 EFA nodes of placement group training sit in 2 subnets and 2 zones: subnet-0aaa in us-west-2a " +
+						"(1 node), subnet-0bbb in us-west-2b (1 node)" + tail, Remedy: groupFix},
+			},
+		},
+		{
+			name: "two subnets of one zone fire; nodes outside any group count for the class only",
+			edit: edits(moveE2(subnetB, "us-west-2a"), func(s *snapshot.Snapshot) { findInstance(s, instE2).Placement = snapshot.Placement{} }),
+			want: []Finding{{ID: "efa-subnet-split", Severity: Warning, Resource: "ec2nodeclass/efa",
+				Message: "2 EFA nodes of EC2NodeClass efa sit in 2 subnets and 1 zone: subnet-0aaa in us-west-2a (1 node), " +
+					"subnet-0bbb in us-west-2a (1 node)" + tail, Remedy: classFix}},
+		},
+		{
+			name: "a node without EFA interfaces elsewhere is silent",
+			edit: edits(moveE2(subnetB, "us-west-2b"), func(s *snapshot.Snapshot) { findInstance(s, instE2).ENIs = findInstance(s, instE2).ENIs[:1] }),
+		},
+		{name: "instances gap is silent", edit: edits(moveE2(subnetB, "us-west-2b"), func(s *snapshot.Snapshot) { s.Instances = nil }, gap(snapshot.SourceDescribeInstances))},
+	})
+}
+
+func TestEFAWithoutPlacementGroup(t *testing.T) {
+	noSelector := func(s *snapshot.Snapshot) { findClass(s, "efa").PlacementGroupSelector = nil }
+	outOfGroup := func(s *snapshot.Snapshot) { findInstance(s, instE1).Placement = snapshot.Placement{} }
+	spread := func(s *snapshot.Snapshot) { s.PlacementGroups[0].Strategy = strategySpread }
+	none := func(node, inst, resource, where string) Finding {
+		return Finding{ID: "efa-without-placement-group", Severity: Warning, Node: node, Resource: resource,
+			Message: "instance " + inst + " (p4d.24xlarge) has 3 EFA interfaces (efa 0, efa-only 3) attached but is in no " +
+				"placement group, so its EFA traffic to other nodes crosses the zone's wider network with higher, less even latency",
+			Remedy: "create a cluster placement group (aws ec2 create-placement-group --group-name NAME --strategy cluster), " +
+				"select it in " + where + " with one zone pinned, and replace the node"}
+	}
+	notCluster := func(node, inst string) Finding {
+		return Finding{ID: "efa-without-placement-group", Severity: Warning, Node: node, Resource: "placementgroup/training",
+			Message: "instance " + inst + " (p4d.24xlarge) has 3 EFA interfaces (efa 0, efa-only 3) attached but is in spread " +
+				"placement group training, not a cluster one, so its EFA traffic to other nodes does not get cluster placement's low latency",
+			Remedy: "select a cluster-strategy placement group in spec.placementGroupSelector of EC2NodeClass efa (Karpenter 1.11+) and replace the node"}
+	}
+	runClusterCases(t, efaWithoutPlacementGroup, []checkCase{
+		{name: "EFA nodes in a cluster group are silent"},
+		{
+			name: "an EFA node in no group fires",
+			edit: edits(noSelector, outOfGroup),
+			want: []Finding{none(nodeE1, instE1, "ec2nodeclass/efa", "spec.placementGroupSelector of EC2NodeClass efa (Karpenter 1.11+)")},
+		},
+		{
+			name: "a non-Karpenter EFA node names the launch template",
+			edit: edits(noSelector, outOfGroup, func(s *snapshot.Snapshot) {
+				n := findNode(s, nodeE1)
+				n.Labels = map[string]string{"eks.amazonaws.com/nodegroup": "training"}
+				s.NodeClaims = s.NodeClaims[:1]
+			}),
+			want: []Finding{none(nodeE1, instE1, "node/"+nodeE1, "the node group's launch template (Placement.GroupName)")},
+		},
+		{
+			name: "EFA nodes in a spread group fire",
+			edit: edits(noSelector, spread),
+			want: []Finding{notCluster(nodeE1, instE1), notCluster(nodeE2, instE2)},
+		},
+		{name: "a class that selects a group is left to the placement checks", edit: edits(outOfGroup, spread)},
+		{
+			name: "a group that was not read is silent",
+			edit: edits(noSelector, func(s *snapshot.Snapshot) { s.PlacementGroups = nil }, gap(snapshot.SourceDescribePlacementGroups)),
+		},
+		{name: "instances gap is silent", edit: edits(noSelector, outOfGroup, func(s *snapshot.Snapshot) { s.Instances = nil }, gap(snapshot.SourceDescribeInstances))},
+	})
+}

@@ -1,0 +1,131 @@
+package diagnose
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// motoTypes reads testdata/moto-instance-types.jsonl: the DescribeInstanceTypes limits moto
+// serves for every type that eni-max-pods.txt lists.
+func motoTypes(t *testing.T) map[string]snapshot.InstanceType {
+	t.Helper()
+	f, err := os.Open("testdata/moto-instance-types.jsonl")
+	if err != nil {
+		t.Fatalf("opening moto-instance-types.jsonl: %v", err)
+	}
+	defer f.Close()
+	types := map[string]snapshot.InstanceType{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var it snapshot.InstanceType
+		if err := json.Unmarshal(sc.Bytes(), &it); err != nil {
+			t.Fatalf("decoding %q: %v", sc.Text(), err)
+		}
+		types[it.Name] = it
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatalf("reading moto-instance-types.jsonl: %v", err)
+	}
+	return types
+}
+
+// TestMaxPodsMatchesENIMaxPodsFile checks the plain secondary-IP value, and Karpenter's value
+// without reserved ENIs, against eni-max-pods.txt for every type moto's DescribeInstanceTypes
+// data knows, multi-card types such as p5.48xlarge included.
+func TestMaxPodsMatchesENIMaxPodsFile(t *testing.T) {
+	types, pods := motoTypes(t), upstreamMaxPods(t)
+	compared := 0
+	for name, it := range types {
+		want, ok := pods[name]
+		if !ok {
+			t.Errorf("%s is in moto-instance-types.jsonl but not in eni-max-pods.txt", name)
+			continue
+		}
+		compared++
+		got := MaxPodsFor(&it, MaxPodsOptions{})
+		if got.SecondaryIP != want {
+			t.Errorf("MaxPodsFor(%s).SecondaryIP = %d, want %d from eni-max-pods.txt", name, got.SecondaryIP, want)
+		}
+		if got.Karpenter != want {
+			t.Errorf("MaxPodsFor(%s).Karpenter = %d, want %d from eni-max-pods.txt", name, got.Karpenter, want)
+		}
+	}
+	if compared != 1263 {
+		t.Errorf("compared %d instance types, want 1263: is testdata/moto-instance-types.jsonl intact?", compared)
+	}
+}
+
+func TestMaxPodsFor(t *testing.T) {
+	types := motoTypes(t)
+	typ := func(name string) *snapshot.InstanceType {
+		it, ok := types[name]
+		if !ok {
+			t.Fatalf("%s is not in moto-instance-types.jsonl", name)
+		}
+		return &it
+	}
+	n := func(v int64) *int64 { return &v }
+	m5 := MaxPods{InstanceType: "m5.large", ENIs: 3, IPv4PerENI: 10, VCPUs: 2, Nitro: true}
+	with := func(m MaxPods, secondary int64, pd *int64, recommended, karpenter int64) MaxPods {
+		m.SecondaryIP, m.PrefixDelegation, m.Recommended, m.Karpenter = secondary, pd, recommended, karpenter
+		return m
+	}
+	tests := []struct {
+		name string
+		typ  *snapshot.InstanceType
+		opts MaxPodsOptions
+		want MaxPods
+	}{
+		{"defaults cap prefixes at 110", typ("m5.large"), MaxPodsOptions{}, with(m5, 29, n(110), 29, 29)},
+		{"prefix delegation recommends the prefix value", typ("m5.large"), MaxPodsOptions{PrefixDelegation: true},
+			with(m5, 29, n(110), 110, 29)},
+		{"max allowed leaves prefixes uncapped", typ("m5.large"), MaxPodsOptions{PrefixDelegation: true, MaxAllowed: true},
+			with(m5, 29, n(3*9*16+2), 434, 29)},
+		{"custom networking takes an ENI from the CNI, not from Karpenter", typ("m5.large"), MaxPodsOptions{CustomNetworking: true},
+			with(m5, 20, n(110), 20, 29)},
+		{"pod ENI takes the trunk's ENI", typ("m5.large"), MaxPodsOptions{PodENI: true, MaxAllowed: true},
+			with(m5, 20, n(2*9*16+2), 20, 29)},
+		{"custom networking and pod ENI take two", typ("m5.large"), MaxPodsOptions{CustomNetworking: true, PodENI: true},
+			with(m5, 11, n(110), 11, 29)},
+		{"reserved ENIs lower only Karpenter's value", typ("m5.large"), MaxPodsOptions{ReservedENIs: 1}, with(m5, 29, n(110), 29, 20)},
+		{"reserving every ENI leaves 0", typ("m5.large"), MaxPodsOptions{ReservedENIs: 5}, with(m5, 29, n(110), 29, 0)},
+		{"efa-only on card 0 lowers both", typ("m5.large"), MaxPodsOptions{EFAOnly: 1}, with(m5, 20, n(110), 20, 20)},
+		{"multi-card type counts the default card only", typ("p5.48xlarge"), MaxPodsOptions{PrefixDelegation: true},
+			MaxPods{InstanceType: "p5.48xlarge", ENIs: 2, IPv4PerENI: 50, VCPUs: 192, Nitro: true,
+				SecondaryIP: 100, PrefixDelegation: n(250), Recommended: 250, Karpenter: 100}},
+		{"large type caps at 250", typ("c5.24xlarge"), MaxPodsOptions{},
+			MaxPods{InstanceType: "c5.24xlarge", ENIs: 15, IPv4PerENI: 50, VCPUs: 96, Nitro: true,
+				SecondaryIP: 737, PrefixDelegation: n(250), Recommended: 250, Karpenter: 737}},
+		{"bare metal delegates prefixes", typ("c5.metal"), MaxPodsOptions{PrefixDelegation: true, MaxAllowed: true},
+			MaxPods{InstanceType: "c5.metal", ENIs: 15, IPv4PerENI: 50, VCPUs: 96, Nitro: true, BareMetal: true,
+				SecondaryIP: 737, PrefixDelegation: n(15*49*16 + 2), Recommended: 15*49*16 + 2, Karpenter: 737}},
+		{"Xen type has no prefix value", typ("m4.large"), MaxPodsOptions{PrefixDelegation: true},
+			MaxPods{InstanceType: "m4.large", ENIs: 2, IPv4PerENI: 10, VCPUs: 2, SecondaryIP: 20, Recommended: 20, Karpenter: 20}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := MaxPodsFor(tc.typ, tc.opts)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("MaxPodsFor(%s, %+v) mismatch (-want +got):\n%s", tc.typ.Name, tc.opts, diff)
+			}
+		})
+	}
+}
+
+func TestMaxPodsCap(t *testing.T) {
+	for _, tc := range []struct {
+		vcpus int32
+		want  int64
+	}{{2, 110}, {30, 110}, {32, 250}, {192, 250}} {
+		if got := MaxPodsCap(tc.vcpus); got != tc.want {
+			t.Errorf("MaxPodsCap(%d) = %d, want %d", tc.vcpus, got, tc.want)
+		}
+	}
+}

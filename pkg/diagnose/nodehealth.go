@@ -1,0 +1,143 @@
+package diagnose
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// conditionNetworkingReady is the node condition the EKS node monitoring agent sets.
+const conditionNetworkingReady = corev1.NodeConditionType("NetworkingReady")
+
+// networkNotReadyTexts mark a NotReady node whose cause is the network plugin, as kubelet
+// reports it ("container runtime network not ready: NetworkReady=false
+// reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized").
+var networkNotReadyTexts = [...]string{
+	"networkpluginnotready",
+	"cni plugin not initialized",
+	"network plugin is not ready",
+	"networkready=false",
+}
+
+// nodeNetworkNotReady finds nodes that are not ready because of their network: kubelet's
+// Ready condition blames the CNI, NetworkUnavailable is True, or the EKS node monitoring agent
+// reports NetworkingReady=False. No pod can start on such a node; on a new Karpenter node it is
+// usually aws-node failing to reach the EKS API or EC2 (security groups, routes, IAM), and
+// Karpenter deletes the node after 15 minutes without registration.
+var nodeNetworkNotReady = Check{
+	ID:       "node-network-not-ready",
+	Severity: Critical,
+	Title:    "the node is not ready because of its network",
+	Run: func(x *Index) []Finding {
+		var out []Finding
+		for _, n := range x.checkedNodes() {
+			var bad []string
+			for _, c := range n.Node.Status.Conditions {
+				if networkConditionBad(c) {
+					bad = append(bad, fmt.Sprintf("%s=%s reason %s: \"%s\"", c.Type, c.Status, c.Reason, c.Message))
+				}
+			}
+			if len(bad) == 0 {
+				continue
+			}
+			slices.Sort(bad)
+			out = append(out, Finding{
+				ID:       "node-network-not-ready",
+				Severity: Critical,
+				Node:     n.Name(),
+				Resource: nodeRef(n.Name()),
+				Message:  "node conditions show its network is down: " + strings.Join(bad, "; "),
+				Remedy: fmt.Sprintf("read the aws-node pod's log on the node (kubectl -n kube-system logs -c aws-node "+
+					"$(kubectl -n kube-system get pod -l k8s-app=aws-node --field-selector spec.nodeName=%s -o name)) and "+
+					"ipamd's log (/var/log/aws-routed-eni/ipamd.log); the usual causes are security groups that do not allow "+
+					"the node to reach the EKS API, a subnet without a route to EC2 and the API, or a node or IRSA role "+
+					"without AmazonEKS_CNI_Policy", n.Name()),
+			})
+		}
+		return out
+	},
+}
+
+// networkConditionBad reports whether a node condition says the node's network is down.
+func networkConditionBad(c corev1.NodeCondition) bool {
+	switch c.Type {
+	case corev1.NodeReady:
+		if c.Status == corev1.ConditionTrue {
+			return false
+		}
+		text := strings.ToLower(c.Reason + " " + c.Message)
+		for _, t := range networkNotReadyTexts {
+			if strings.Contains(text, t) {
+				return true
+			}
+		}
+	case corev1.NodeNetworkUnavailable:
+		return c.Status == corev1.ConditionTrue
+	case conditionNetworkingReady:
+		return c.Status == corev1.ConditionFalse
+	}
+	return false
+}
+
+// networkDrift returns, for a Drifted reason Karpenter gives for a networking change, what
+// changed and what to fix when the change was not meant; false for other reasons.
+func networkDrift(reason, class string) (string, bool) {
+	switch reason {
+	case "SubnetDrift":
+		return fmt.Sprintf("the instance's subnet is no longer in status.subnets of EC2NodeClass %s; "+
+			"if the subnet should stay, add it back to spec.subnetSelectorTerms", class), true
+	case "SecurityGroupDrift":
+		return fmt.Sprintf("the instance's security groups differ from status.securityGroups of EC2NodeClass %s; "+
+			"if they should stay, fix spec.securityGroupSelectorTerms", class), true
+	case "PlacementGroupDrift":
+		return fmt.Sprintf("the node's karpenter.k8s.aws/placement-group-id label differs from the placement group of "+
+			"spec.placementGroupSelector of EC2NodeClass %s; if the old group should stay, point the selector back at it", class), true
+	}
+	return "", false
+}
+
+// nodeClaimDrifted finds Karpenter nodes whose NodeClaim drifted for a networking reason:
+// their subnet, security groups or placement group no longer match the EC2NodeClass. Karpenter
+// will replace them, as its disruption budgets allow; until then they run with the old network.
+var nodeClaimDrifted = Check{
+	ID:       "nodeclaim-drifted",
+	Severity: Info,
+	Title:    "Karpenter will replace the node: its network drifted from the EC2NodeClass",
+	Run: func(x *Index) []Finding {
+		var out []Finding
+		for _, n := range x.checkedNodes() {
+			if n.Claim == nil {
+				continue
+			}
+			c := findCondition(n.Claim.Conditions, "Drifted")
+			if c == nil || c.Status != "True" {
+				continue
+			}
+			class := n.ClassName
+			if class == "" {
+				class = "(unknown)"
+			}
+			what, ok := networkDrift(c.Reason, class)
+			if !ok {
+				continue
+			}
+			detail := ""
+			if c.Message != "" {
+				detail = fmt.Sprintf(" (\"%s\")", c.Message)
+			}
+			out = append(out, Finding{
+				ID:       "nodeclaim-drifted",
+				Severity: Info,
+				Node:     n.Name(),
+				Resource: "nodeclaim/" + n.Claim.Name,
+				Message:  fmt.Sprintf("NodeClaim %s is Drifted=True with reason %s%s: %s", n.Claim.Name, c.Reason, detail, what),
+				Remedy: fmt.Sprintf("nothing to do if the change was meant: Karpenter replaces the node as spec.disruption.budgets "+
+					"of NodePool %s allow (kubectl delete nodeclaim %s does it now); otherwise revert the EC2NodeClass change",
+					n.PoolName, n.Claim.Name),
+			})
+		}
+		return out
+	},
+}

@@ -1,0 +1,99 @@
+package diagnose
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+func TestNodeNetworkNotReady(t *testing.T) {
+	conditions := func(cs ...corev1.NodeCondition) func(*snapshot.Snapshot) {
+		return func(s *snapshot.Snapshot) { s.Nodes[0].Status.Conditions = cs }
+	}
+	const cniMessage = "container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady " +
+		"message:Network plugin returns error: cni plugin not initialized"
+	remedy := "read the aws-node pod's log on the node (kubectl -n kube-system logs -c aws-node $(kubectl -n kube-system get pod " +
+		"-l k8s-app=aws-node --field-selector spec.nodeName=" + nodeA + " -o name)) and ipamd's log " +
+		"(/var/log/aws-routed-eni/ipamd.log); the usual causes are security groups that do not allow the node to reach " +
+		"the EKS API, a subnet without a route to EC2 and the API, or a node or IRSA role without AmazonEKS_CNI_Policy"
+	finding := func(msg string) []Finding {
+		return []Finding{{ID: "node-network-not-ready", Severity: Critical, Node: nodeA, Resource: "node/" + nodeA, Message: msg, Remedy: remedy}}
+	}
+	runCheckCases(t, nodeNetworkNotReady, []checkCase{
+		{name: "Ready is silent", edit: conditions(corev1.NodeCondition{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady"})},
+		{
+			name: "kubelet NotReady for the CNI fires",
+			edit: conditions(corev1.NodeCondition{Type: corev1.NodeReady, Status: corev1.ConditionFalse, Reason: "KubeletNotReady", Message: cniMessage}),
+			want: finding(`node conditions show its network is down: Ready=False reason KubeletNotReady: "` + cniMessage + `"`),
+		},
+		{
+			name: "NetworkUnavailable and NetworkingReady fire together",
+			edit: conditions(
+				corev1.NodeCondition{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady"},
+				corev1.NodeCondition{Type: corev1.NodeNetworkUnavailable, Status: corev1.ConditionTrue, Reason: "NoRouteCreated", Message: "route not created"},
+				corev1.NodeCondition{Type: "NetworkingReady", Status: corev1.ConditionFalse, Reason: "IPAMDNotReady", Message: "ipamd is not running"},
+			),
+			want: finding(`node conditions show its network is down: NetworkUnavailable=True reason NoRouteCreated: "route not created"; ` +
+				`NetworkingReady=False reason IPAMDNotReady: "ipamd is not running"`),
+		},
+		{name: "NotReady for another cause is silent", edit: conditions(corev1.NodeCondition{
+			Type: corev1.NodeReady, Status: corev1.ConditionFalse, Reason: "KubeletNotReady", Message: "PLEG is not healthy: pleg was last seen active 3m0s ago",
+		})},
+		{name: "a lost kubelet is silent", edit: conditions(corev1.NodeCondition{
+			Type: corev1.NodeReady, Status: corev1.ConditionUnknown, Reason: "NodeStatusUnknown", Message: "Kubelet stopped posting node status.",
+		})},
+		{name: "NetworkUnavailable False is silent", edit: conditions(corev1.NodeCondition{Type: corev1.NodeNetworkUnavailable, Status: corev1.ConditionFalse})},
+		{name: "a non-EC2 node is silent", edit: edits(conditions(corev1.NodeCondition{
+			Type: corev1.NodeReady, Status: corev1.ConditionFalse, Reason: "KubeletNotReady", Message: cniMessage,
+		}), func(s *snapshot.Snapshot) {
+			s.Nodes[0].Spec.ProviderID = "kind://docker/kind/kind-worker"
+			s.Nodes[0].Labels = nil
+		})},
+	})
+}
+
+func TestNodeClaimDrifted(t *testing.T) {
+	drifted := func(reason, msg string) func(*snapshot.Snapshot) {
+		return func(s *snapshot.Snapshot) {
+			s.NodeClaims[0].Conditions = []snapshot.Condition{{Type: "Ready", Status: "True"}, {Type: "Drifted", Status: "True", Reason: reason, Message: msg}}
+		}
+	}
+	finding := func(msg string) []Finding {
+		return []Finding{{
+			ID: "nodeclaim-drifted", Severity: Info, Node: nodeA, Resource: "nodeclaim/default-abcde", Message: msg,
+			Remedy: "nothing to do if the change was meant: Karpenter replaces the node as spec.disruption.budgets of NodePool " +
+				"default allow (kubectl delete nodeclaim default-abcde does it now); otherwise revert the EC2NodeClass change",
+		}}
+	}
+	runCheckCases(t, nodeClaimDrifted, []checkCase{
+		{name: "no drift is silent"},
+		{
+			name: "subnet drift fires",
+			edit: drifted("SubnetDrift", ""),
+			want: finding("NodeClaim default-abcde is Drifted=True with reason SubnetDrift: the instance's subnet is no longer in " +
+				"status.subnets of EC2NodeClass default; if the subnet should stay, add it back to spec.subnetSelectorTerms"),
+		},
+		{
+			name: "security group drift fires with its message",
+			edit: drifted("SecurityGroupDrift", "security groups changed"),
+			want: finding(`NodeClaim default-abcde is Drifted=True with reason SecurityGroupDrift ("security groups changed"): ` +
+				"the instance's security groups differ from status.securityGroups of EC2NodeClass default; if they should stay, " +
+				"fix spec.securityGroupSelectorTerms"),
+		},
+		{
+			name: "placement group drift fires",
+			edit: drifted("PlacementGroupDrift", ""),
+			want: finding("NodeClaim default-abcde is Drifted=True with reason PlacementGroupDrift: the node's " +
+				"karpenter.k8s.aws/placement-group-id label differs from the placement group of spec.placementGroupSelector of " +
+				"EC2NodeClass default; if the old group should stay, point the selector back at it"),
+		},
+		{name: "other drift reasons are silent", edit: drifted("NodeClassDrift", "")},
+		{name: "AMI drift is silent", edit: drifted("AMIDrift", "")},
+		{name: "Drifted False is silent", edit: func(s *snapshot.Snapshot) {
+			s.NodeClaims[0].Conditions = []snapshot.Condition{{Type: "Drifted", Status: "False", Reason: "SubnetDrift"}}
+		}},
+		{name: "NodeClaims gap is silent", edit: edits(drifted("SubnetDrift", ""), func(s *snapshot.Snapshot) { s.NodeClaims = nil }, gap(snapshot.SourceNodeClaims))},
+	})
+}

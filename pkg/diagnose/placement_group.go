@@ -1,0 +1,146 @@
+package diagnose
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// placementGroupUnavailable finds EC2NodeClasses whose placementGroupSelector names a group
+// EC2 does not have, or one that is not available. Karpenter then sets PlacementGroupReady=False
+// and the class not Ready, so none of its NodePools launches nodes: pending pods stay Pending.
+// Karpenter never creates placement groups itself.
+var placementGroupUnavailable = Check{
+	ID:       "placement-group-unavailable",
+	Severity: Critical,
+	Title:    "an EC2NodeClass selects a placement group that does not exist or is not available",
+	Run: func(x *Index) []Finding {
+		if x.Unavailable(snapshot.SourceDescribePlacementGroups) {
+			return nil
+		}
+		var out []Finding
+		for _, name := range sortedKeys(x.NodeClasses) {
+			c := x.NodeClasses[name]
+			if !selectsGroup(c) {
+				continue
+			}
+			sel := c.PlacementGroupSelector
+			g := selectedGroup(x, c)
+			f := Finding{ID: "placement-group-unavailable", Severity: Critical, Resource: "ec2nodeclass/" + c.Name}
+			impact := "so Karpenter marks it PlacementGroupReady=False and launches no nodes for it"
+			if pools := poolsOfClass(x, c.Name); len(pools) > 0 {
+				impact += " (NodePool " + strings.Join(pools, ", ") + ")"
+			}
+			switch {
+			case g == nil:
+				f.Message = fmt.Sprintf("EC2NodeClass %s spec.placementGroupSelector selects %s, which DescribePlacementGroups "+
+					"did not return%s, %s", c.Name, selectorText(sel), inRegion(x), impact)
+				f.Remedy = fmt.Sprintf("create the group (aws ec2 create-placement-group --group-name NAME --strategy "+
+					"cluster|partition|spread) or point spec.placementGroupSelector of EC2NodeClass %s at an existing one "+
+					"(aws ec2 describe-placement-groups)", c.Name)
+			case g.State != "" && g.State != placementGroupAvailable:
+				f.Message = fmt.Sprintf("EC2NodeClass %s spec.placementGroupSelector selects %s placement group %s, whose "+
+					"state is %s, not available, %s", c.Name, g.Strategy, groupName(g), g.State, impact)
+				f.Remedy = fmt.Sprintf("wait for a pending group to become available; for a deleting or deleted one, point "+
+					"spec.placementGroupSelector of EC2NodeClass %s at an available group", c.Name)
+			default:
+				continue
+			}
+			out = append(out, f)
+		}
+		return out
+	},
+}
+
+// inRegion is " in REGION" when the snapshot's Region is known.
+func inRegion(x *Index) string {
+	if x.Snapshot.Region == "" {
+		return ""
+	}
+	return " in " + x.Snapshot.Region
+}
+
+// poolsOfClass returns the sorted names of the NodePools that use an EC2NodeClass.
+func poolsOfClass(x *Index, class string) []string {
+	var pools []string
+	for _, p := range x.Snapshot.NodePools {
+		if p.NodeClassRef.Name == class && isEC2NodeClassRef(p.NodeClassRef) {
+			pools = append(pools, p.Name)
+		}
+	}
+	slices.Sort(pools)
+	return pools
+}
+
+// groupMembers counts, per placement group (by its record), the snapshot's instances in
+// each zone whose state is one of states.
+func groupMembers(x *Index, states ...string) map[*snapshot.PlacementGroup]map[string]int {
+	out := map[*snapshot.PlacementGroup]map[string]int{}
+	for i := range x.Snapshot.Instances {
+		in := &x.Snapshot.Instances[i]
+		if !slices.Contains(states, in.State) || in.Zone == "" {
+			continue
+		}
+		if g := instanceGroup(x, in); g != nil {
+			if out[g] == nil {
+				out[g] = map[string]int{}
+			}
+			out[g][in.Zone]++
+		}
+	}
+	return out
+}
+
+// sortedGroups returns the groups of m ordered by name, then ID.
+func sortedGroups[V any](m map[*snapshot.PlacementGroup]V) []*snapshot.PlacementGroup {
+	var gs []*snapshot.PlacementGroup
+	for g := range m {
+		gs = append(gs, g)
+	}
+	slices.SortFunc(gs, func(a, b *snapshot.PlacementGroup) int {
+		return cmp.Or(strings.Compare(groupName(a), groupName(b)), strings.Compare(a.ID, b.ID))
+	})
+	return gs
+}
+
+// placementGroupSpreadLimit finds rack spread placement groups that hold 7 running instances
+// in one zone, EC2's limit. The next launch there fails ("You've reached the limit of
+// instances in this spread placement group"); Karpenter treats it as no capacity for that
+// group and zone, and replace-then-delete disruption (drift, consolidation) of the group's
+// nodes in that zone is blocked.
+var placementGroupSpreadLimit = Check{
+	ID:       "placement-group-spread-limit",
+	Severity: Warning,
+	Title:    "a spread placement group holds 7 running instances in one zone",
+	Run: func(x *Index) []Finding {
+		var out []Finding
+		members := groupMembers(x, "running")
+		for _, g := range sortedGroups(members) {
+			if g.Strategy != strategySpread || g.SpreadLevel != "" && g.SpreadLevel != spreadLevelRack {
+				continue
+			}
+			var full []string
+			for _, zone := range sortedKeys(members[g]) {
+				if members[g][zone] >= spreadLimitPerZone {
+					full = append(full, fmt.Sprintf("%s (%d)", zone, members[g][zone]))
+				}
+			}
+			if len(full) == 0 {
+				continue
+			}
+			out = append(out, Finding{
+				ID: "placement-group-spread-limit", Severity: Warning, Resource: groupRef(g),
+				Message: fmt.Sprintf("spread placement group %s holds %d running instances, EC2's limit per zone, in %s: "+
+					"the next launch there fails and nodes there cannot be replaced before they are removed",
+					groupName(g), spreadLimitPerZone, strings.Join(full, ", ")),
+				Remedy: fmt.Sprintf("allow more zones in the NodePools whose EC2NodeClass selects %s (topology.kubernetes.io/zone), "+
+					"select another spread group for further nodes, or use a partition group for more than %d nodes per zone",
+					groupName(g), spreadLimitPerZone),
+			})
+		}
+		return out
+	},
+}

@@ -1,0 +1,187 @@
+package diagnose
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// taintUnregistered is the taint Karpenter keeps on a node until its registration hooks ran.
+const taintUnregistered = "karpenter.sh/unregistered"
+
+// placementGroupMismatch finds instances in another placement group than their EC2NodeClass
+// selects, or than the node's karpenter.k8s.aws/placement-group-id label says. Karpenter
+// places nodes by the selector and decides drift (PlacementGroupDrift) and pod affinity by the
+// label; an instance elsewhere loses the placement the workload was built around (cluster
+// latency, spread or partition fault isolation) without anything saying so.
+var placementGroupMismatch = Check{
+	ID:       "placement-group-mismatch",
+	Severity: Warning,
+	Title:    "the instance is in another placement group than its EC2NodeClass or node label says",
+	Run: func(x *Index) []Finding {
+		var out []Finding
+		for _, n := range x.checkedNodes() {
+			if n.Instance == nil {
+				continue
+			}
+			p := n.Instance.Placement
+			if selectsGroup(n.Class) {
+				if !inPlacementGroup(p) {
+					continue // placement-group-missing
+				}
+				sel := n.Class.PlacementGroupSelector
+				if same, known := isGroup(x, p, sel.ID, sel.Name); known && !same {
+					out = append(out, Finding{
+						ID: "placement-group-mismatch", Severity: Warning, Node: n.Name(), Resource: n.ClassRef(),
+						Message: fmt.Sprintf("instance %s is in placement group %s, but EC2NodeClass %s "+
+							"spec.placementGroupSelector selects %s", n.Instance.ID, placementText(x, p), n.ClassName, selectorText(sel)),
+						Remedy: fmt.Sprintf("if the selector was changed, Karpenter replaces the node as drifted "+
+							"(PlacementGroupDrift); otherwise replace it (%s) so it launches into the selected group", claimOrNode(n)),
+					})
+					continue
+				}
+			}
+			label := n.Node.Labels[labelPlacementGroupID]
+			if label == "" || !inPlacementGroup(p) && selectsGroup(n.Class) {
+				continue
+			}
+			same, known := isGroup(x, p, label, "")
+			if !inPlacementGroup(p) {
+				same, known = false, true
+			}
+			if !known || same {
+				continue
+			}
+			out = append(out, Finding{
+				ID: "placement-group-mismatch", Severity: Warning, Node: n.Name(), Resource: nodeRef(n.Name()),
+				Message: fmt.Sprintf("instance %s is in %s, but the node label %s is %s",
+					n.Instance.ID, placementPhrase(x, p), labelPlacementGroupID, label),
+				Remedy: labelMismatchRemedy(x, n),
+			})
+		}
+		return out
+	},
+}
+
+// placementPhrase is "placement group NAME (ID)" or "no placement group".
+func placementPhrase(x *Index, p snapshot.Placement) string {
+	if !inPlacementGroup(p) {
+		return "no placement group"
+	}
+	return "placement group " + placementText(x, p)
+}
+
+// placementGroupMissing finds instances in no placement group although their EC2NodeClass
+// selects one. Such a node, launched before the selector was set or by a Karpenter older than
+// v1.11 (which ignores the field), lacks the placement its workload relies on: cluster
+// latency for EFA and HPC jobs, or the rack isolation of spread and partition groups.
+var placementGroupMissing = Check{
+	ID:       "placement-group-missing",
+	Severity: Critical,
+	Title:    "the EC2NodeClass selects a placement group and the instance is in none",
+	Run: func(x *Index) []Finding {
+		var out []Finding
+		for _, n := range x.checkedNodes() {
+			if n.Instance == nil || !selectsGroup(n.Class) || inPlacementGroup(n.Instance.Placement) {
+				continue
+			}
+			sel := n.Class.PlacementGroupSelector
+			kind := "placement group"
+			if g := selectedGroup(x, n.Class); g != nil && g.Strategy != "" {
+				kind = g.Strategy + " placement group"
+			}
+			out = append(out, Finding{
+				ID: "placement-group-missing", Severity: Critical, Node: n.Name(), Resource: n.ClassRef(),
+				Message: fmt.Sprintf("instance %s is in no placement group, but EC2NodeClass %s spec.placementGroupSelector "+
+					"selects the %s with %s", n.Instance.ID, n.ClassName, kind, selectorText(sel)),
+				Remedy: fmt.Sprintf("replace the node (%s) so Karpenter launches it into the group; Karpenter honours "+
+					"spec.placementGroupSelector from v1.11, and only while the group resolves "+
+					"(kubectl describe ec2nodeclass %s: PlacementGroupReady)", claimOrNode(n), n.ClassName),
+			})
+		}
+		return out
+	},
+}
+
+// placementGroupPartitionMismatch finds Karpenter nodes in a partition placement group whose
+// karpenter.k8s.aws/placement-group-partition label is absent, empty or not the instance's
+// partition. Workloads such as Kafka, HDFS or Cassandra spread replicas over partitions with
+// topologySpreadConstraints on that label; a wrong label puts replicas that should sit on
+// separate racks onto the same one. Nodes still being registered (taint
+// karpenter.sh/unregistered) are skipped, as Karpenter fills the label then.
+var placementGroupPartitionMismatch = Check{
+	ID:       "placement-group-partition-mismatch",
+	Severity: Warning,
+	Title:    "the node's placement-group-partition label differs from the instance's partition",
+	Run: func(x *Index) []Finding {
+		var out []Finding
+		for _, n := range x.checkedNodes() {
+			if n.Instance == nil || n.PoolName == "" && n.ClassName == "" || registering(n) {
+				continue
+			}
+			g := instanceGroup(x, n.Instance)
+			if g == nil || g.Strategy != strategyPartition {
+				continue
+			}
+			part := n.Instance.Placement.PartitionNumber
+			label, ok := n.Node.Labels[labelPlacementGroupPartition]
+			var state string
+			switch {
+			case !ok:
+				state = "absent"
+			case label == "":
+				state = "empty"
+			case part > 0 && label != strconv.Itoa(int(part)):
+				state = strconv.Quote(label)
+			default:
+				continue
+			}
+			partText, fix := "a partition", "the instance's partition number"
+			if part > 0 {
+				partText, fix = fmt.Sprintf("partition %d", part), strconv.Itoa(int(part))
+			}
+			out = append(out, Finding{
+				ID: "placement-group-partition-mismatch", Severity: Warning, Node: n.Name(), Resource: nodeRef(n.Name()),
+				Message: fmt.Sprintf("instance %s is in %s of partition placement group %s, but the node label %s is %s",
+					n.Instance.ID, partText, groupName(g), labelPlacementGroupPartition, state),
+				Remedy: fmt.Sprintf("set the label to the instance's Placement.PartitionNumber (kubectl label node %s %s=%s "+
+					"--overwrite) or replace the node (%s); Karpenter v1.11+ fills it at registration",
+					n.Name(), labelPlacementGroupPartition, fix, claimOrNode(n)),
+			})
+		}
+		return out
+	},
+}
+
+// labelMismatchRemedy says how to bring the placement-group-id label and the instance together.
+func labelMismatchRemedy(x *Index, n *NodeInfo) string {
+	remedy := fmt.Sprintf("Karpenter sets the label at launch and decides drift by it: replace the node (%s)", claimOrNode(n))
+	if v := placementLabelValue(x, n.Instance.Placement); v != "" {
+		remedy += fmt.Sprintf(", or if the label was edited by hand, restore it (kubectl label node %s %s=%s --overwrite)",
+			n.Name(), labelPlacementGroupID, v)
+	}
+	return remedy
+}
+
+// registering reports whether Karpenter has not finished registering the node.
+func registering(n *NodeInfo) bool {
+	for _, t := range n.Node.Spec.Taints {
+		if t.Key == taintUnregistered {
+			return true
+		}
+	}
+	return false
+}
+
+// placementLabelValue is the placement-group-id label value the instance's placement gives:
+// its group ID, or "" in no group.
+func placementLabelValue(x *Index, p snapshot.Placement) string {
+	if p.GroupID != "" {
+		return p.GroupID
+	}
+	if g := lookupGroup(x, p.GroupID, p.GroupName); g != nil {
+		return g.ID
+	}
+	return ""
+}

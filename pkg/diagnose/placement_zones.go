@@ -1,0 +1,171 @@
+package diagnose
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// placementZoneIDKey is the zone-ID requirement key NodePools may pin zones with.
+const placementZoneIDKey = "topology.k8s.aws/zone-id"
+
+// placementGroupClusterMultiAZ finds cluster placement groups whose instances sit in more
+// than one zone, and NodePools that select a cluster group through their EC2NodeClass while
+// allowing several zones. A cluster group lives in one zone: EC2 pins it with the first
+// launch, and every launch Karpenter or EC2 Fleet sends to another zone fails for lack of
+// capacity, so scale-ups stall and retry; Karpenter's placement design asks for one zone
+// pinned in the NodePool.
+var placementGroupClusterMultiAZ = Check{
+	ID:       "placement-group-cluster-multi-az",
+	Severity: Warning,
+	Title:    "a cluster placement group's instances or NodePools span more than one zone",
+	Run: func(x *Index) []Finding {
+		var out []Finding
+		members := groupMembers(x, "pending", "running", "stopping", "stopped")
+		for _, g := range sortedGroups(members) {
+			if g.Strategy != strategyCluster || len(members[g]) < 2 {
+				continue
+			}
+			out = append(out, Finding{
+				ID: "placement-group-cluster-multi-az", Severity: Warning, Resource: groupRef(g),
+				Message: fmt.Sprintf("cluster placement group %s has instances in %d zones: %s; a cluster group "+
+					"lives in one zone", groupName(g), len(members[g]), zoneCounts(members[g])),
+				Remedy: fmt.Sprintf("pin one zone (topology.kubernetes.io/zone In [%s]) in the NodePools whose EC2NodeClass "+
+					"selects %s, and replace the instances in the other zones", busiestZone(members[g]), groupName(g)),
+			})
+		}
+		for _, name := range sortedKeys(x.NodePools) {
+			p := x.NodePools[name]
+			if !isEC2NodeClassRef(p.NodeClassRef) {
+				continue
+			}
+			c := x.NodeClasses[p.NodeClassRef.Name]
+			g := selectedGroup(x, c)
+			if g == nil || g.Strategy != strategyCluster {
+				continue
+			}
+			zones, any := poolAllowedZones(x, p, c)
+			if !any && len(zones) < 2 {
+				continue
+			}
+			allows := "any zone (no topology.kubernetes.io/zone requirement)"
+			if !any {
+				allows = "zones " + strings.Join(zones, ", ")
+			}
+			pin := cmp.Or(busiestZone(members[g]), firstOf(zones), "ZONE")
+			out = append(out, Finding{
+				ID: "placement-group-cluster-multi-az", Severity: Warning, Resource: "nodepool/" + p.Name,
+				Message: fmt.Sprintf("NodePool %s allows %s, but its EC2NodeClass %s selects cluster placement group %s, "+
+					"which lives in one zone: launches in the other zones fail for lack of capacity",
+					p.Name, allows, c.Name, groupName(g)),
+				Remedy: fmt.Sprintf("add {key: topology.kubernetes.io/zone, operator: In, values: [%s]} to "+
+					"spec.template.spec.requirements of NodePool %s", pin, p.Name),
+			})
+		}
+		return out
+	},
+}
+
+// poolAllowedZones returns the zones a NodePool can launch into: the zones of its EC2NodeClass's
+// resolved subnets that its zone and zone-ID requirements allow. Without resolved subnets it is
+// the In values of its zone requirement; any is true when it has no zone requirement at all.
+func poolAllowedZones(x *Index, p *snapshot.NodePool, c *snapshot.EC2NodeClass) (zones []string, any bool) {
+	zoneKeys := []string{corev1.LabelTopologyZone, corev1.LabelFailureDomainBetaZone}
+	var reqs []snapshot.Requirement
+	for _, r := range p.Requirements {
+		if slices.Contains(zoneKeys, r.Key) || r.Key == placementZoneIDKey {
+			reqs = append(reqs, r)
+		}
+	}
+	seen := map[string]bool{}
+	for _, s := range c.StatusSubnets {
+		zone, id := s.Zone, s.ZoneID
+		if sn := x.Subnets[s.ID]; sn != nil {
+			zone, id = cmp.Or(zone, sn.Zone), cmp.Or(id, sn.ZoneID)
+		}
+		if zone == "" || seen[zone] {
+			continue
+		}
+		seen[zone] = true
+		ok := true
+		for _, r := range reqs {
+			v := zone
+			if r.Key == placementZoneIDKey {
+				if id == "" {
+					continue
+				}
+				v = id
+			}
+			ok = ok && requirementAllows(r, v)
+		}
+		if ok {
+			zones = append(zones, zone)
+		}
+	}
+	if len(seen) > 0 {
+		slices.Sort(zones)
+		return zones, false
+	}
+	if len(reqs) == 0 {
+		return nil, true
+	}
+	var in []string
+	for _, r := range reqs {
+		if r.Operator != string(corev1.NodeSelectorOpIn) {
+			continue
+		}
+		vals := sortedUnique(r.Values)
+		if in != nil {
+			vals = slices.DeleteFunc(vals, func(v string) bool { return !slices.Contains(in, v) })
+		}
+		in = vals
+	}
+	return in, false
+}
+
+// requirementAllows reports whether a value meets one In, NotIn, Exists or DoesNotExist
+// requirement; other operators do not limit zones.
+func requirementAllows(r snapshot.Requirement, v string) bool {
+	switch corev1.NodeSelectorOperator(r.Operator) {
+	case corev1.NodeSelectorOpIn:
+		return slices.Contains(r.Values, v)
+	case corev1.NodeSelectorOpNotIn:
+		return !slices.Contains(r.Values, v)
+	case corev1.NodeSelectorOpDoesNotExist:
+		return false
+	}
+	return true
+}
+
+// zoneCounts lists instances per zone as "zone (N instances)".
+func zoneCounts(m map[string]int) string {
+	var parts []string
+	for _, z := range sortedKeys(m) {
+		parts = append(parts, fmt.Sprintf("%s (%s)", z, countText(int64(m[z]), "instance", "instances")))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// busiestZone returns the zone with the most instances (the first by name on a tie), or "".
+func busiestZone(m map[string]int) string {
+	best := ""
+	for _, z := range sortedKeys(m) {
+		if best == "" || m[z] > m[best] {
+			best = z
+		}
+	}
+	return best
+}
+
+// firstOf returns the first element of ss, or "".
+func firstOf(ss []string) string {
+	if len(ss) == 0 {
+		return ""
+	}
+	return ss[0]
+}

@@ -1,0 +1,136 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+)
+
+// maxPodsBatch is how many instance types one `max-pods` run is given.
+const maxPodsBatch = 250
+
+// maxPodsRow is what the test reads of `max-pods -o json`.
+type maxPodsRow struct {
+	InstanceType     string `json:"instanceType"`
+	ENIs             int32  `json:"enis"`
+	SecondaryIP      int64  `json:"secondaryIP"`
+	PrefixDelegation *int64 `json:"prefixDelegation"`
+	Karpenter        int64  `json:"karpenter"`
+}
+
+// eniMaxPods reads testdata/eni-max-pods.txt, the VPC CNI's table (aws/amazon-vpc-cni-k8s
+// misc/eni-max-pods.txt at b52188387f2e, Apache-2.0, copied verbatim).
+func eniMaxPods(t *testing.T) map[string]int64 {
+	t.Helper()
+	b, err := os.ReadFile("testdata/eni-max-pods.txt")
+	if err != nil {
+		t.Fatalf("reading eni-max-pods.txt: %v", err)
+	}
+	pods := map[string]int64{}
+	for line := range strings.Lines(string(b)) {
+		fields := strings.Fields(line)
+		if len(fields) != 2 || strings.HasPrefix(fields[0], "#") {
+			continue
+		}
+		n, err := strconv.ParseInt(fields[1], 10, 64)
+		if err != nil {
+			t.Fatalf("parsing %q: %v", line, err)
+		}
+		pods[fields[0]] = n
+	}
+	return pods
+}
+
+// motoInstanceTypes lists every instance type moto's DescribeInstanceTypes knows.
+func motoInstanceTypes(t *testing.T) []string {
+	t.Helper()
+	pages := ec2.NewDescribeInstanceTypesPaginator(env.moto.EC2(t.Context(), region), &ec2.DescribeInstanceTypesInput{})
+	var names []string
+	for pages.HasMorePages() {
+		page, err := pages.NextPage(t.Context())
+		if err != nil {
+			t.Fatalf("listing moto's instance types: %v", err)
+		}
+		for _, it := range page.InstanceTypes {
+			names = append(names, string(it.InstanceType))
+		}
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
+// TestMaxPodsMatchesENIMaxPods runs `kubectl karpnet max-pods -o json` over every instance type
+// that both moto (real DescribeInstanceTypes data) and the VPC CNI's eni-max-pods.txt know, and
+// expects the plain secondary-IP value, and Karpenter's, to equal the file's for each.
+func TestMaxPodsMatchesENIMaxPods(t *testing.T) {
+	file := eniMaxPods(t)
+	var names []string
+	for _, n := range motoInstanceTypes(t) {
+		if _, ok := file[n]; ok {
+			names = append(names, n)
+		}
+	}
+	if len(names) < 1000 {
+		t.Fatalf("moto and eni-max-pods.txt share %d instance types, want more than 1000", len(names))
+	}
+	got := map[string]maxPodsRow{}
+	for batch := range slices.Chunk(names, maxPodsBatch) {
+		before, err := env.moto.Requests(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := karpnet(t, runOpts{}, append([]string{"max-pods", "-o", "json"}, batch...)...)
+		wantCode(t, r, 0)
+		after, err := env.moto.Requests(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		// DescribeInstanceTypes takes at most 100 types per call.
+		calls, want := after["DescribeInstanceTypes"]-before["DescribeInstanceTypes"], (len(batch)+99)/100
+		if calls != want {
+			t.Errorf("max-pods of %d types made %d DescribeInstanceTypes calls, want %d", len(batch), calls, want)
+		}
+		var rows []maxPodsRow
+		if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil {
+			t.Fatalf("decoding max-pods -o json: %v\n%s", err, r.stdout)
+		}
+		for _, row := range rows {
+			got[row.InstanceType] = row
+		}
+	}
+	var mismatches []string
+	for _, n := range names {
+		row, ok := got[n]
+		switch {
+		case !ok:
+			mismatches = append(mismatches, n+": missing from the output")
+		case row.SecondaryIP != file[n] || row.Karpenter != file[n]:
+			mismatches = append(mismatches, fmt.Sprintf("%s: secondary-IP %d, Karpenter %d, eni-max-pods.txt %d (ENIs %d)",
+				n, row.SecondaryIP, row.Karpenter, file[n], row.ENIs))
+		}
+	}
+	t.Logf("compared %d instance types (moto knows %d of the %d in eni-max-pods.txt); %d mismatches",
+		len(names), len(names), len(file), len(mismatches))
+	for _, m := range mismatches {
+		t.Errorf("mismatch: %s", m)
+	}
+	if p5 := got["p5.48xlarge"]; p5.ENIs != 2 || p5.SecondaryIP != 100 {
+		t.Errorf("p5.48xlarge: got %d ENIs and %d pods, want the default card's 2 ENIs and 100 pods", p5.ENIs, p5.SecondaryIP)
+	}
+}
+
+// TestMaxPodsUnknownType expects a misspelt type to be named, with exit code 2 and nothing on
+// stdout.
+func TestMaxPodsUnknownType(t *testing.T) {
+	r := karpnet(t, runOpts{}, "max-pods", "m5.large", "m5.largest")
+	wantCode(t, r, 2)
+	if r.stdout != "" || !strings.Contains(r.stderr, "m5.largest") || strings.Contains(r.stderr, "m5.large,") {
+		t.Errorf("got stdout %q and stderr %q, want only an error naming m5.largest", r.stdout, r.stderr)
+	}
+}
