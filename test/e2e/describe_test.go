@@ -3,6 +3,7 @@ package e2e
 import (
 	"flag"
 	"fmt"
+	"github.com/karpnet/kubectl-karpnet/test/e2e/harness"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -31,9 +32,20 @@ func stableIDs(s string) string {
 	})
 }
 
+// TestDescribeNodeGolden describes a node of a one-node cluster. It has one security group:
+// moto's IDs are random, so with two the sheet's order (sorted by ID) would change run to run.
 func TestDescribeNodeGolden(t *testing.T) {
-	c := newHealthyCluster(t)
-	r := karpnet(t, runOpts{}, "describe", "node", c.nodes[1])
+	w := newWorld(t, harness.CRDsV1)
+	b := subnetRef{w.subnet("10.0.16.0/20", "us-west-2b"), "us-west-2b"}
+	sgs := []string{w.securityGroup("eks-cluster-sg-e2e", true)}
+	w.nodeClass(nodeClassSpec{name: "default", subnets: []subnetRef{b}, sgs: sgs})
+	w.nodePool("general", "v1", "default", []string{"us-west-2b"}, 0)
+	w.awsNode(map[string]string{"WARM_ENI_TARGET": "1"})
+	in := w.instance(instanceSpec{typ: "m5.large", subnet: b.id, sgs: sgs, ip: "10.0.16.10"})
+	const name = "ip-10-0-16-10.us-west-2.compute.internal"
+	w.karpenterNode(name, "general", "default", "v1", in, 29, nil)
+
+	r := karpnet(t, runOpts{}, "describe", "node", name)
 	wantCode(t, r, 0)
 	got := stableIDs(r.stdout)
 	golden := filepath.Join("testdata", "describe-node-healthy.golden")
