@@ -11,7 +11,8 @@ func newCmdDemo(common *commonOptions) *cobra.Command {
 		Long: `demo runs karpnet over a snapshot of a realistic cluster that ships inside the binary:
 a general NodePool over three zones, an EFA NodePool in a cluster placement group with
 efa-only interfaces, custom networking with ENIConfigs and prefix delegation, and a few
-deliberate faults among mostly healthy nodes. Without a subcommand it runs check.`,
+deliberate faults among mostly healthy nodes. Without a subcommand it opens the terminal UI
+(on a terminal; elsewhere use demo check).`,
 		Example: `  kubectl karpnet demo
   kubectl karpnet demo check -o wide
   kubectl karpnet demo describe node ip-10-0-64-21.us-west-2.compute.internal`,
@@ -21,9 +22,8 @@ deliberate faults among mostly healthy nodes. Without a subcommand it runs check
 			return nil
 		},
 	}
-	check := newCmdCheck(common)
-	cmd.RunE = check.RunE
-	cmd.Flags().AddFlagSet(check.Flags())
-	cmd.AddCommand(check, newCmdDescribe(common))
+	tuiCmd := newCmdTUI(common)
+	cmd.RunE = tuiCmd.RunE
+	cmd.AddCommand(newCmdCheck(common), newCmdDescribe(common), tuiCmd)
 	return cmd
 }

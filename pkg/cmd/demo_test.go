@@ -123,21 +123,6 @@ func TestDemoOnlyText(t *testing.T) {
 	}
 }
 
-func TestDemoWithoutSubcommandIsCheck(t *testing.T) {
-	for _, extra := range [][]string{nil, {"-o", "json"}, {"--fail-on", "never", "-o", "wide"}} {
-		t.Run(strings.Join(append([]string{"demo"}, extra...), " "), func(t *testing.T) {
-			got := run(t, append([]string{"demo"}, extra...)...)
-			want := run(t, append([]string{"demo", "check"}, extra...)...)
-			if diff := cmp.Diff(want, got, cmp.AllowUnexported(result{})); diff != "" {
-				t.Errorf("demo vs demo check (-want +got):\n%s", diff)
-			}
-			if got.stdout == "" {
-				t.Error("stdout: got nothing, want a report")
-			}
-		})
-	}
-}
-
 func TestDemoCheckNamedNodes(t *testing.T) {
 	tests := []struct {
 		name      string

@@ -37,6 +37,8 @@ type commonOptions struct {
 	newCollector func(ctx context.Context, o *commonOptions) (*collect.Collector, error)
 	// getenv reads the environment (NO_COLOR); tests replace it.
 	getenv func(string) string
+	// isTerminal tells whether a stream is a terminal; tests replace it.
+	isTerminal func(any) bool
 }
 
 func newCommonOptions(streams genericiooptions.IOStreams) *commonOptions {
@@ -46,6 +48,7 @@ func newCommonOptions(streams genericiooptions.IOStreams) *commonOptions {
 		color:        string(style.ColorAuto),
 		newCollector: liveCollector,
 		getenv:       os.Getenv,
+		isTerminal:   style.IsTerminal,
 	}
 }
 

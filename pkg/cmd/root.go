@@ -44,10 +44,9 @@ It only reads: Kubernetes get/list, and EC2 Describe* calls.`,
 		SilenceErrors: true,
 		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl karpnet"},
 		Args:          cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			return c.Help()
-		},
 	}
+	tuiCmd := newCmdTUI(o)
+	cmd.RunE = tuiCmd.RunE
 	cmd.SetOut(streams.Out)
 	cmd.SetErr(streams.ErrOut)
 	cmd.SetIn(streams.In)
@@ -61,6 +60,7 @@ It only reads: Kubernetes get/list, and EC2 Describe* calls.`,
 		newCmdDemo(o),
 		newCmdMaxPods(o),
 		newCmdVersion(o),
+		tuiCmd,
 	)
 	return cmd
 }

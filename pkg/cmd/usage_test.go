@@ -89,12 +89,25 @@ func TestHelp(t *testing.T) {
 	}
 }
 
-// TestNoArgumentsPrintsHelp checks that karpnet alone prints its help and succeeds.
-func TestNoArgumentsPrintsHelp(t *testing.T) {
-	r := run(t)
-	wantCode(t, r, ExitOK)
-	if !strings.Contains(r.stdout, "kubectl karpnet [command]") || !strings.Contains(r.stdout, "Available Commands:") {
-		t.Errorf("stdout: got\n%s\nwant the root help", r.stdout)
+// TestTUINeedsATerminal checks that karpnet alone, tui and demo never start the terminal UI on
+// a pipe: they say which text command to run instead, and exit 2.
+func TestTUINeedsATerminal(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "for text output run kubectl karpnet check"},
+		{[]string{"tui"}, "for text output run kubectl karpnet check"},
+		{[]string{"demo"}, "for text output run kubectl karpnet demo check"},
+		{[]string{"demo", "tui"}, "for text output run kubectl karpnet demo check"},
+	} {
+		t.Run(strings.Join(append([]string{"karpnet"}, tt.args...), " "), func(t *testing.T) {
+			r := run(t, tt.args...)
+			wantCode(t, r, ExitUsage)
+			if r.stdout != "" || !strings.Contains(r.stderr, tt.want) || strings.Count(r.stderr, "\n") != 1 {
+				t.Errorf("got stdout %q, stderr %q; want no stdout and one line saying %q", r.stdout, r.stderr, tt.want)
+			}
+		})
 	}
 }
 

@@ -34,6 +34,7 @@ func Analyze(s *snapshot.Snapshot, opts Options) Report {
 		Cluster:    s.Cluster,
 		Region:     s.Region,
 		Nodes:      []NodeReport{},
+		Subnets:    []SubnetUse{},
 		Findings:   []Finding{},
 		Gaps:       slices.Clone(s.Gaps),
 		Summary:    Summary{Findings: map[string]int{}},
@@ -115,7 +116,35 @@ func Analyze(s *snapshot.Snapshot, opts Options) Report {
 		}
 		r.Nodes = append(r.Nodes, nr)
 	}
+	r.Subnets = reportSubnets(x, opts, related)
 	return r
+}
+
+// reportSubnets lists the subnets of subnetUses, limited like resource findings when nodes are
+// selected, with how many of the report's nodes sit in each.
+func reportSubnets(x *Index, opts Options, related map[string]bool) []SubnetUse {
+	nodes := map[string]int{}
+	for _, n := range x.Nodes {
+		if n.Instance != nil && (opts.Nodes == nil || opts.Nodes[n.Name()]) {
+			nodes[n.Instance.SubnetID]++
+		}
+	}
+	out := []SubnetUse{}
+	for _, u := range subnetUses(x) {
+		s := u.subnet
+		if opts.Nodes != nil && !related[subnetRef(s.ID)] {
+			continue
+		}
+		classes := u.classes
+		if len(classes) == 0 {
+			classes = nil
+		}
+		out = append(out, SubnetUse{
+			ID: s.ID, CIDR: s.CIDR, Zone: s.Zone, ZoneID: s.ZoneID, AvailableIPs: s.AvailableIPs,
+			UsableIPs: usableIPs(s.CIDR), NodeClasses: classes, Nodes: nodes[s.ID], PodSubnet: u.podSubnet,
+		})
+	}
+	return out
 }
 
 // keep reports whether a finding belongs in a report limited by opts: node findings of the

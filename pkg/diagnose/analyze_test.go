@@ -257,3 +257,24 @@ func TestFindingsCarryTheirCheck(t *testing.T) {
 		}
 	}
 }
+
+func TestReportSubnets(t *testing.T) {
+	s := healthy()
+	s.AWSNode = &snapshot.AWSNode{Env: map[string]string{SettingCustomNetwork: "true", SettingENIConfigLabel: corev1.LabelTopologyZone}}
+	s.ENIConfigs = []snapshot.ENIConfig{{Name: "us-west-2a", Subnet: "subnet-0pod"}}
+	s.Subnets = append(s.Subnets, snapshot.Subnet{ID: "subnet-0pod", CIDR: "100.64.0.0/20", Zone: "us-west-2a", AvailableIPs: 4000})
+	s.Subnets = append(s.Subnets, snapshot.Subnet{ID: "subnet-0unused", CIDR: "10.0.200.0/24", Zone: "us-west-2c", AvailableIPs: 200})
+
+	got := Analyze(s, Options{}).Subnets
+	want := []SubnetUse{
+		{ID: subnetA, CIDR: s.Subnets[0].CIDR, Zone: s.Subnets[0].Zone, ZoneID: s.Subnets[0].ZoneID,
+			AvailableIPs: s.Subnets[0].AvailableIPs, UsableIPs: usableIPs(s.Subnets[0].CIDR), NodeClasses: []string{"default"}, Nodes: 1},
+		{ID: "subnet-0pod", CIDR: "100.64.0.0/20", Zone: "us-west-2a", AvailableIPs: 4000, UsableIPs: 4091, PodSubnet: true},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Report.Subnets (-want +got):\n%s", diff)
+	}
+	if got := Analyze(s, Options{Nodes: map[string]bool{"nobody": true}}).Subnets; len(got) != 0 {
+		t.Errorf("Report.Subnets for a selection of no node: got %+v, want none", got)
+	}
+}

@@ -22,6 +22,7 @@ type Report struct {
 	Region     string         `json:"region,omitempty"`
 	Summary    Summary        `json:"summary"`
 	Nodes      []NodeReport   `json:"nodes"`
+	Subnets    []SubnetUse    `json:"subnets"`
 	Findings   []Finding      `json:"findings"`
 	Gaps       []snapshot.Gap `json:"gaps"`
 }
@@ -62,4 +63,22 @@ func Worst(findings []Finding) (Severity, bool) {
 		w = max(w, f.Severity)
 	}
 	return w, true
+}
+
+// SubnetUse is one subnet the report's nodes use, an EC2NodeClass selects, or (with custom
+// networking) an ENIConfig gives pods, with its free addresses.
+type SubnetUse struct {
+	ID     string `json:"id"`
+	CIDR   string `json:"cidr"`
+	Zone   string `json:"zone"`
+	ZoneID string `json:"zoneID,omitempty"`
+	// AvailableIPs is EC2's AvailableIpAddressCount; UsableIPs the CIDR's size less AWS's five.
+	AvailableIPs int32 `json:"availableIPs"`
+	UsableIPs    int64 `json:"usableIPs"`
+	// NodeClasses select the subnet in their status.subnets, or have nodes in it.
+	NodeClasses []string `json:"nodeClasses,omitempty"`
+	// Nodes counts the nodes whose instance (primary ENI) is in the subnet.
+	Nodes int `json:"nodes"`
+	// PodSubnet is true for an ENIConfig subnet that pods take addresses from.
+	PodSubnet bool `json:"podSubnet,omitempty"`
 }

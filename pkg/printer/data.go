@@ -47,6 +47,7 @@ func publicReport(r diagnose.Report) diagnose.Report {
 		r.Summary.Findings = map[string]int{}
 	}
 	r.Findings = nonNil(r.Findings)
+	r.Subnets = nonNil(r.Subnets)
 	r.Gaps = nonNil(r.Gaps)
 	nodes := make([]diagnose.NodeReport, len(r.Nodes))
 	for i, n := range r.Nodes {

@@ -82,6 +82,7 @@ func TestPublicReportFillsDefaults(t *testing.T) {
 			ENIs:      []diagnose.ENIReport{},
 			Findings:  []diagnose.Finding{},
 		}},
+		Subnets:  []diagnose.SubnetUse{},
 		Findings: []diagnose.Finding{},
 		Gaps:     []snapshot.Gap{},
 	}

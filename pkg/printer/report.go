@@ -75,7 +75,7 @@ func finding(t *text, indent int, f diagnose.Finding, subj string, withRemedy bo
 	switch {
 	case subj == "":
 		t.line(ind + head)
-	case indent+width(head)+2+width(subj) <= Width:
+	case indent+width(head)+2+width(subj) <= t.limit():
 		t.line(ind + head + "  " + subj)
 	default:
 		t.line(ind + head)
@@ -127,7 +127,7 @@ func summary(t *text, s diagnose.Summary) {
 	for i := range parts[:len(parts)-1] {
 		parts[i] += ","
 	}
-	for _, l := range pack(parts, " ", Width) {
+	for _, l := range pack(parts, " ", t.limit()) {
 		t.line(l)
 	}
 }

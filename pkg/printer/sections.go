@@ -46,7 +46,7 @@ func enis(t *text, list []diagnose.ENIReport) {
 const maxColumn = 24
 
 // table writes rows as columns two spaces apart, the first row as styled headings. A row that
-// would pass Width is wrapped rather than cut.
+// would pass the line limit is wrapped rather than cut.
 func table(t *text, ind int, rows [][]string) {
 	widths := make([]int, len(rows[0]))
 	for _, r := range rows {
@@ -68,7 +68,7 @@ func table(t *text, ind int, rows [][]string) {
 			b.WriteString(c)
 			plain += width(c)
 		}
-		if ind+plain > Width {
+		if ind+plain > t.limit() {
 			t.para(ind, b.String())
 			continue
 		}

@@ -52,7 +52,7 @@ func sheet(t *text, n diagnose.NodeReport) {
 		}
 	}
 	title := t.st.Title.Render("node/" + n.Identity.Node)
-	if width(title)+2+width(t.st.Critical.Badge()) <= Width {
+	if width(title)+2+width(t.st.Critical.Badge()) <= t.limit() {
 		t.line(title + "  " + t.st.Level(status).Badge())
 	} else {
 		t.para(0, "node/"+n.Identity.Node)

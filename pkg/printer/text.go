@@ -9,10 +9,20 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/style"
 )
 
-// text accumulates styled lines that each fit Width columns, then writes them at once.
+// text accumulates styled lines that each fit its line limit, then writes them at once.
 type text struct {
 	b  strings.Builder
 	st *style.Styles
+	// cols is the most columns a line takes; zero means Width.
+	cols int
+}
+
+// limit returns the most columns a line may take.
+func (t *text) limit() int {
+	if t.cols > 0 {
+		return t.cols
+	}
+	return Width
 }
 
 // kv is one "label: value" line of a sheet section.
@@ -30,10 +40,10 @@ func (t *text) line(s string) {
 // blank writes an empty line.
 func (t *text) blank() { t.b.WriteByte('\n') }
 
-// para writes plain s wrapped to Width, every line indented by indent spaces.
+// para writes plain s wrapped to the line limit, every line indented by indent spaces.
 func (t *text) para(indent int, s string) {
 	ind := strings.Repeat(" ", indent)
-	for _, l := range wrap(s, Width-indent) {
+	for _, l := range wrap(s, t.limit()-indent) {
 		t.line(ind + l)
 	}
 }
@@ -44,18 +54,18 @@ func (t *text) para(indent int, s string) {
 func (t *text) hanging(indent int, head, s string) {
 	ind := strings.Repeat(" ", indent)
 	hw := width(head)
-	if indent+hw > Width {
+	if indent+hw > t.limit() {
 		// Only absurdly long names get here: wrap the head too, at the cost of its style.
 		t.para(indent, ansi.Strip(head))
 		t.para(indent+4, s)
 		return
 	}
-	if indent+hw > Width/2 && indent+hw+width(s) > Width {
+	if indent+hw > t.limit()/2 && indent+hw+width(s) > t.limit() {
 		t.line(ind + head)
 		t.para(indent+4, s)
 		return
 	}
-	lines := wrap(s, Width-indent-hw)
+	lines := wrap(s, t.limit()-indent-hw)
 	if len(lines) == 0 {
 		t.line(ind + head)
 		return
@@ -86,14 +96,14 @@ func (t *text) header(title string) { t.line(t.st.Header.Render(title)) }
 func (t *text) fields(pairs []kv) {
 	var parts []string
 	flush := func() {
-		for _, l := range pack(parts, "  ", Width) {
+		for _, l := range pack(parts, "  ", t.limit()) {
 			t.line(l)
 		}
 		parts = nil
 	}
 	for _, p := range pairs {
 		head := t.st.Label.Render(p.label+":") + " "
-		if width(head)+width(p.value) > Width {
+		if width(head)+width(p.value) > t.limit() {
 			flush()
 			t.hanging(0, head, p.value)
 			continue

@@ -55,7 +55,12 @@ func Enabled(mode ColorMode, out io.Writer, env func(string) string) bool {
 	if env != nil && (env("NO_COLOR") != "" || env("TERM") == "dumb") {
 		return false
 	}
-	f, ok := out.(fder)
+	return IsTerminal(out)
+}
+
+// IsTerminal reports whether w is a terminal (an *os.File, or anything with Fd, on a TTY).
+func IsTerminal(w any) bool {
+	f, ok := w.(fder)
 	return ok && term.IsTerminal(f.Fd())
 }
 

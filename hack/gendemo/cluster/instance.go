@@ -61,6 +61,8 @@ func (m *machine) podCapacity() int64 {
 		return 110
 	case m.plan.class == "batch":
 		return batchMaxPods
+	case m.plan.class == "default":
+		return defaultMaxPods
 	}
 	usable := int64(m.typ.cardENIs - 1)
 	return usable*int64(m.typ.ipv4-1) + 2

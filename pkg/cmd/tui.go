@@ -1,0 +1,76 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/collect"
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/style"
+	"github.com/karpnet/kubectl-karpnet/pkg/tui"
+)
+
+// tuiOptions runs the full-screen browser over the report check would print.
+type tuiOptions struct {
+	*commonOptions
+	// fallback names the text command to use when the output is not a terminal.
+	fallback string
+}
+
+func newCmdTUI(common *commonOptions) *cobra.Command {
+	o := &tuiOptions{commonOptions: common, fallback: "kubectl karpnet check"}
+	return &cobra.Command{
+		Use:   "tui",
+		Short: "Browse every node's network in a full-screen terminal UI (the default without a subcommand)",
+		Long: `tui opens a full-screen view of the nodes, worst first, with their subnets, ENIs, pod
+capacity, EFA interfaces and placement groups; Enter drills into a node, f lists findings by
+check, s lists subnets, / filters, r re-collects, ? shows every key. It needs a terminal:
+for pipes and CI use check.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error { return o.run(c.Context()) },
+	}
+}
+
+// run starts the TUI; the first load happens inside it, with a spinner.
+func (o *tuiOptions) run(ctx context.Context) error {
+	if err := o.validate(); err != nil {
+		return err
+	}
+	fallback := o.fallback
+	if o.demo {
+		fallback = "kubectl karpnet demo check"
+	}
+	if !o.isTerminal(o.Out) || !o.isTerminal(o.In) {
+		return usageErrorf("the terminal UI needs a terminal: for text output run %s", fallback)
+	}
+	mode, _ := style.ParseColorMode(o.color)
+	st := style.New(style.Renderer(o.Out, style.Enabled(mode, o.Out, o.getenv)))
+	title := "demo"
+	if !o.demo {
+		title = o.contextName()
+	}
+	load := func(ctx context.Context) (diagnose.Report, error) {
+		snap, err := o.load(ctx, collect.Scope{})
+		if err != nil {
+			return diagnose.Report{}, err
+		}
+		return diagnose.Analyze(snap, diagnose.Options{}), nil
+	}
+	if err := tui.Run(ctx, load, tui.Options{In: o.In, Out: o.Out, Styles: st, Title: title, AltScreen: true}); err != nil {
+		return fmt.Errorf("terminal UI: %w", err)
+	}
+	return nil
+}
+
+// contextName is the kubeconfig context the TUI shows in its header.
+func (o *commonOptions) contextName() string {
+	if o.configFlags.Context != nil && *o.configFlags.Context != "" {
+		return *o.configFlags.Context
+	}
+	if raw, err := o.configFlags.ToRawKubeConfigLoader().RawConfig(); err == nil {
+		return raw.CurrentContext
+	}
+	return ""
+}

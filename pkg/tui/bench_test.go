@@ -1,0 +1,72 @@
+package tui
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+)
+
+// syntheticReport builds a report of n nodes across pools, zones and subnets, one in ten
+// with a finding, for benchmarks at cluster scale.
+func syntheticReport(n int) diagnose.Report {
+	r := diagnose.Report{Taken: time.Date(2026, 11, 20, 9, 30, 0, 0, time.UTC), Context: "bench", Region: "us-west-2"}
+	pools := []string{"general", "batch", "training", "gpu", "spot"}
+	zones := []string{"us-west-2a", "us-west-2b", "us-west-2c"}
+	for i := range n {
+		ip := fmt.Sprintf("10.%d.%d.%d", i/65536, i/256%256, i%256)
+		avail := int32(200 - i%200)
+		nr := diagnose.NodeReport{
+			Identity: diagnose.Identity{
+				Node: fmt.Sprintf("ip-10-%d-%d.us-west-2.compute.internal", i/250, i%250), InstanceType: "m6i.xlarge",
+				Zone: zones[i%len(zones)], NodePool: pools[i%len(pools)], NodeClass: "default",
+			},
+			Addresses: []diagnose.AddressReport{{Address: ip}},
+			Subnet: &diagnose.SubnetReport{ID: fmt.Sprintf("subnet-%017d", i%40), CIDR: "10.0.0.0/22",
+				Zone: zones[i%len(zones)], AvailableIPs: &avail},
+			Capacity: &diagnose.CapacityReport{Pods: 58, IPCapacity: 58, DefaultCardENIs: 4, ENIsAttached: 2},
+			Status:   "ok",
+		}
+		if i%10 == 0 {
+			f := diagnose.Finding{ID: "max-pods-exceeds-ip-capacity", Severity: diagnose.Critical, Node: nr.Identity.Node,
+				Message: "capacity.pods is above what the ENIs can give"}
+			nr.Findings, nr.Status = []diagnose.Finding{f}, "critical"
+			r.Findings = append(r.Findings, f)
+		}
+		r.Nodes = append(r.Nodes, nr)
+	}
+	return r
+}
+
+// BenchmarkFilterKeystroke measures one more filter character over 5,000 nodes, and the frame after it.
+func BenchmarkFilterKeystroke(b *testing.B) {
+	m := press(b, ready(b, syntheticReport(5000), 200, 60), "/", "i", "p", "-", "1", "0", "-", "1")
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		next := update(b, m, keyMsg("2"))
+		_ = next.View()
+	}
+}
+
+// BenchmarkView measures rendering the nodes view of 5,000 nodes at 200x60.
+func BenchmarkView(b *testing.B) {
+	m := ready(b, syntheticReport(5000), 200, 60)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		_ = m.View()
+	}
+}
+
+// BenchmarkLoadReport measures deriving the rows of a 5,000-node report when it arrives.
+func BenchmarkLoadReport(b *testing.B) {
+	r := syntheticReport(5000)
+	m := ready(b, r, 200, 60)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		_ = update(b, m, reportMsg{r})
+	}
+}

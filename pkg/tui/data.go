@@ -1,0 +1,106 @@
+package tui
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/style"
+)
+
+// groupBy is what the nodes table is grouped by.
+type groupBy int
+
+// The groupings, in the order `g` cycles through them.
+const (
+	groupNone groupBy = iota
+	groupPool
+	groupClass
+	groupZone
+	groupSubnet
+	numGroups
+)
+
+// String names the grouping for the status line.
+func (g groupBy) String() string {
+	return [...]string{"none", "NodePool", "NodeClass", "zone", "subnet"}[g]
+}
+
+// data is everything derived from one report, computed once when it arrives.
+type data struct {
+	report diagnose.Report
+	// rows are the nodes, worst first.
+	rows []row
+	// byName maps a node name to its index in rows.
+	byName map[string]int
+	// widths are the widest cell of each column, headings included.
+	widths [numCols]int
+	// counts are node counts by level name.
+	counts  map[string]int
+	subnets []subnetRow
+	groups  []findingGroup
+}
+
+// derive computes the rows, subnets and finding groups of r.
+func derive(r diagnose.Report, st *style.Styles) *data {
+	d := &data{report: r, byName: make(map[string]int, len(r.Nodes)), counts: map[string]int{}}
+	d.rows = make([]row, len(r.Nodes))
+	for i, n := range r.Nodes {
+		d.rows[i] = newRow(i, n)
+	}
+	sortRows(d.rows)
+	for i, c := range columns() {
+		d.widths[i] = width(c.title)
+	}
+	d.widths[colLevel] = levelWidth(st)
+	for i, rw := range d.rows {
+		d.byName[rw.name] = i
+		d.counts[rw.level]++
+		for c := colName; c < numCols; c++ {
+			d.widths[c] = max(d.widths[c], width(rw.cells[c]))
+		}
+	}
+	d.subnets = deriveSubnets(r)
+	d.groups = deriveGroups(r.Findings)
+	return d
+}
+
+// findingGroup is every finding of one check.
+type findingGroup struct {
+	id       string
+	severity diagnose.Severity
+	findings []diagnose.Finding
+	// hays are each finding's lower-case ID, node, resource and message.
+	hays  []string
+	nodes int
+}
+
+// deriveGroups groups findings by check ID, worst first, then by most findings.
+func deriveGroups(list []diagnose.Finding) []findingGroup {
+	at := map[string]int{}
+	var groups []findingGroup
+	nodes := map[string]map[string]bool{}
+	for _, f := range list {
+		i, ok := at[f.ID]
+		if !ok {
+			i = len(groups)
+			at[f.ID] = i
+			groups = append(groups, findingGroup{id: f.ID, severity: f.Severity})
+			nodes[f.ID] = map[string]bool{}
+		}
+		g := &groups[i]
+		g.severity = max(g.severity, f.Severity)
+		g.findings = append(g.findings, f)
+		g.hays = append(g.hays, strings.ToLower(strings.Join([]string{f.ID, f.Node, f.Resource, f.Message}, "\n")))
+		if f.Node != "" && !nodes[f.ID][f.Node] {
+			nodes[f.ID][f.Node] = true
+			g.nodes++
+		}
+	}
+	slices.SortStableFunc(groups, func(a, b findingGroup) int {
+		return cmp.Or(cmp.Compare(b.severity, a.severity), cmp.Compare(len(b.findings), len(a.findings)),
+			strings.Compare(a.id, b.id))
+	})
+	return groups
+}

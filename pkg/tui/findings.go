@@ -1,0 +1,147 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+)
+
+// findingsModel lists findings grouped by check ID; opening a group lists its findings.
+type findingsModel struct {
+	d *data
+	// groups are the shown groups' indices, and counts how many of each group's findings show.
+	groups []int
+	counts []int
+	list   cursorList
+	// open is the index of the opened group in d.groups, or -1 when the groups are listed.
+	open  int
+	items []int
+	inner cursorList
+	width int
+}
+
+// newFindingsModel lists no groups until setData.
+func newFindingsModel() findingsModel { return findingsModel{open: -1} }
+
+// setData shows a new report's findings; an opened group stays open while it exists.
+func (m findingsModel) setData(d *data, sel selection) findingsModel {
+	openID := ""
+	if m.open >= 0 && m.d != nil {
+		openID = m.d.groups[m.open].id
+	}
+	m.d, m.open = d, -1
+	for i, g := range d.groups {
+		if g.id == openID {
+			m.open = i
+		}
+	}
+	return m.apply(sel)
+}
+
+// setSize fits the list into w columns and h lines.
+func (m findingsModel) setSize(w, h int) findingsModel {
+	m.width = w
+	m.list.resize(h - 1)
+	m.inner.resize(h - 1)
+	return m
+}
+
+// apply shows the groups, and the opened group's findings, that sel matches.
+func (m findingsModel) apply(sel selection) findingsModel {
+	if m.d == nil {
+		return m
+	}
+	m.groups, m.counts = nil, nil
+	for gi, g := range m.d.groups {
+		n := 0
+		for fi, f := range g.findings {
+			if sel.match(levelRank(f.Severity.String()), g.hays[fi]) {
+				n++
+			}
+		}
+		if n > 0 {
+			m.groups, m.counts = append(m.groups, gi), append(m.counts, n)
+		}
+	}
+	m.list.reset(len(m.groups), m.list.cursor)
+	m.items = nil
+	if m.open >= 0 {
+		g := m.d.groups[m.open]
+		for fi, f := range g.findings {
+			if sel.match(levelRank(f.Severity.String()), g.hays[fi]) {
+				m.items = append(m.items, fi)
+			}
+		}
+	}
+	m.inner.reset(len(m.items), m.inner.cursor)
+	return m
+}
+
+// active returns the list the cursor keys move.
+func (m *findingsModel) active() *cursorList {
+	if m.open >= 0 {
+		return &m.inner
+	}
+	return &m.list
+}
+
+// enter opens the group under the cursor, with sel applied to its findings.
+func (m findingsModel) enter(sel selection) findingsModel {
+	if m.open >= 0 || len(m.groups) == 0 {
+		return m
+	}
+	m.open = m.groups[m.list.cursor]
+	m.inner.cursor, m.inner.offset = 0, 0
+	return m.apply(sel)
+}
+
+// selectedFinding returns the finding under the cursor in an opened group.
+func (m findingsModel) selectedFinding() (diagnose.Finding, bool) {
+	if m.open < 0 || len(m.items) == 0 {
+		return diagnose.Finding{}, false
+	}
+	return m.d.groups[m.open].findings[m.items[m.inner.cursor]], true
+}
+
+// view renders the groups, or the opened group's findings, height lines at most.
+func (m findingsModel) view(th theme) string {
+	var b strings.Builder
+	if m.open >= 0 {
+		g := m.d.groups[m.open]
+		b.WriteString(th.Header.Render(fit(fmt.Sprintf("%s  %d findings, %d nodes: enter opens a node, esc goes back",
+			g.id, len(g.findings), g.nodes), m.width, false)))
+		from, to := m.inner.visible()
+		for i := from; i < to; i++ {
+			f := g.findings[m.items[i]]
+			subj := f.Resource
+			if f.Node != "" {
+				subj = "node/" + f.Node
+			}
+			line := th.Level(f.Severity.String()).Mark() + " " + th.Strong.Render(subj) + "  " + f.Message
+			b.WriteString("\n" + cursorLine(th, line, i == m.inner.cursor, m.width))
+		}
+		return b.String()
+	}
+	b.WriteString(th.Label.Render(fit("  LEVEL       CHECK                              FINDINGS  NODES  FIRST MESSAGE", m.width, false)))
+	if len(m.groups) == 0 {
+		b.WriteString("\n" + th.Dim.Render("  no findings match"))
+	}
+	from, to := m.list.visible()
+	for i := from; i < to; i++ {
+		g := m.d.groups[m.groups[i]]
+		line := fmt.Sprintf("%s  %s  %8d  %5d  %s", fit(th.Level(g.severity.String()).Badge(), 10, true),
+			fit(g.id, 33, true), m.counts[i], g.nodes, g.findings[0].Message)
+		b.WriteString("\n" + cursorLine(th, line, i == m.list.cursor, m.width))
+	}
+	return b.String()
+}
+
+// cursorLine prefixes line with the cursor marker, cuts it to w columns and highlights it
+// when selected.
+func cursorLine(th theme, line string, selected bool, w int) string {
+	if !selected {
+		return fit("  "+line, w, false)
+	}
+	return th.Selected.Render(fit("▸ "+line, w, false))
+}

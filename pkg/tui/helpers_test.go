@@ -1,0 +1,73 @@
+package tui
+
+import (
+	"context"
+	"io"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/demo"
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/style"
+)
+
+// demoReport analyses the embedded demo cluster.
+func demoReport(tb testing.TB) diagnose.Report {
+	tb.Helper()
+	s, err := demo.Snapshot()
+	if err != nil {
+		tb.Fatalf("reading the demo snapshot: %v", err)
+	}
+	return diagnose.Analyze(s, diagnose.Options{})
+}
+
+// plain returns colourless styles, so screens are stable text.
+func plain() *style.Styles { return style.New(style.Renderer(io.Discard, false)) }
+
+// fixedLoader always returns r.
+func fixedLoader(r diagnose.Report) Loader {
+	return func(context.Context) (diagnose.Report, error) { return r, nil }
+}
+
+// ready returns a model showing r on a w by h screen.
+func ready(tb testing.TB, r diagnose.Report, w, h int) Model {
+	tb.Helper()
+	m := New(fixedLoader(r), Options{Styles: plain(), Title: "demo"})
+	m = update(tb, m, tea.WindowSizeMsg{Width: w, Height: h})
+	return update(tb, m, reportMsg{r})
+}
+
+// update sends msg to m and returns the new root model.
+func update(tb testing.TB, m Model, msg tea.Msg) Model {
+	tb.Helper()
+	next, _ := m.Update(msg)
+	got, ok := next.(Model)
+	if !ok {
+		tb.Fatalf("Update returned %T, want tui.Model", next)
+	}
+	return got
+}
+
+// press sends each key in keys to m: names such as "enter", "esc", "down", or single runes.
+func press(tb testing.TB, m Model, keys ...string) Model {
+	tb.Helper()
+	for _, k := range keys {
+		m = update(tb, m, keyMsg(k))
+	}
+	return m
+}
+
+// keyMsg builds the key message for a key name or a single rune.
+func keyMsg(k string) tea.KeyMsg {
+	named := map[string]tea.KeyType{
+		"enter": tea.KeyEnter, "esc": tea.KeyEsc, "up": tea.KeyUp, "down": tea.KeyDown,
+		"pgup": tea.KeyPgUp, "pgdown": tea.KeyPgDown, "home": tea.KeyHome, "end": tea.KeyEnd,
+		"tab": tea.KeyTab, "shift+tab": tea.KeyShiftTab, "backspace": tea.KeyBackspace,
+		"ctrl+c": tea.KeyCtrlC, "left": tea.KeyLeft, "right": tea.KeyRight,
+	}
+	if t, ok := named[k]; ok {
+		return tea.KeyMsg{Type: t}
+	}
+	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
+}

@@ -1,0 +1,101 @@
+package tui
+
+import "github.com/charmbracelet/bubbles/key"
+
+// keyMap holds every binding; the same bindings drive the help footer and the full help.
+type keyMap struct {
+	Up       key.Binding
+	Down     key.Binding
+	PageUp   key.Binding
+	PageDown key.Binding
+	Home     key.Binding
+	End      key.Binding
+	Open     key.Binding
+	Back     key.Binding
+	NextTab  key.Binding
+	PrevTab  key.Binding
+	Filter   key.Binding
+	Apply    key.Binding
+	Critical key.Binding
+	Warning  key.Binding
+	Info     key.Binding
+	Group    key.Binding
+	Nodes    key.Binding
+	Findings key.Binding
+	Subnets  key.Binding
+	Refresh  key.Binding
+	Help     key.Binding
+	Quit     key.Binding
+}
+
+// defaultKeys returns the k9s-like key map.
+func defaultKeys() keyMap {
+	b := func(help, desc string, keys ...string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
+	}
+	return keyMap{
+		Up:       b("↑/k", "up", "up", "k"),
+		Down:     b("↓/j", "down", "down", "j"),
+		PageUp:   b("pgup", "page up", "pgup", "ctrl+b"),
+		PageDown: b("pgdn", "page down", "pgdown", "ctrl+f", " "),
+		Home:     b("home", "top", "home"),
+		End:      b("end", "bottom", "end", "G"),
+		Open:     b("enter", "open", "enter"),
+		Back:     b("esc", "back", "esc"),
+		NextTab:  b("tab/→", "next section", "tab", "right", "l"),
+		PrevTab:  b("⇧tab/←", "previous section", "shift+tab", "left", "h"),
+		Filter:   b("/", "filter", "/"),
+		Apply:    b("enter", "keep filter", "enter"),
+		Critical: b("1", "critical only", "1"),
+		Warning:  b("2", "warning only", "2"),
+		Info:     b("3", "info only", "3"),
+		Group:    b("g", "group by", "g"),
+		Nodes:    b("n", "nodes", "n"),
+		Findings: b("f", "findings", "f"),
+		Subnets:  b("s", "subnets", "s"),
+		Refresh:  b("r", "refresh", "r"),
+		Help:     b("?", "help", "?"),
+		Quit:     b("q", "quit", "q", "ctrl+c"),
+	}
+}
+
+// helpKeys is what the footer shows for one screen: help.KeyMap over the key map.
+type helpKeys struct {
+	short []key.Binding
+	full  [][]key.Binding
+}
+
+// ShortHelp returns the bindings of the one-line footer.
+func (h helpKeys) ShortHelp() []key.Binding { return h.short }
+
+// FullHelp returns the columns of the full help.
+func (h helpKeys) FullHelp() [][]key.Binding { return h.full }
+
+// forView returns the bindings that apply to view v.
+func (k keyMap) forView(v view, filtering bool) helpKeys {
+	if filtering {
+		b := []key.Binding{k.Apply, k.Back}
+		return helpKeys{short: b, full: [][]key.Binding{b}}
+	}
+	move := []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Home, k.End}
+	narrow := []key.Binding{k.Filter, k.Critical, k.Warning, k.Info}
+	views := []key.Binding{k.Nodes, k.Findings, k.Subnets, k.Refresh, k.Help, k.Quit}
+	switch v {
+	case viewNode:
+		nav := []key.Binding{k.NextTab, k.PrevTab, k.Back}
+		return helpKeys{
+			short: []key.Binding{k.Up, k.Down, k.NextTab, k.Back, k.Refresh, k.Help, k.Quit},
+			full:  [][]key.Binding{move, nav, {k.Refresh, k.Help, k.Quit}},
+		}
+	case viewNodes:
+		narrow = append(narrow, k.Group)
+		return helpKeys{
+			short: []key.Binding{k.Down, k.Open, k.Filter, k.Group, k.Findings, k.Subnets, k.Help, k.Quit},
+			full:  [][]key.Binding{move, append([]key.Binding{k.Open, k.Back}, narrow...), views},
+		}
+	}
+	return helpKeys{
+		short: []key.Binding{k.Down, k.Open, k.Back, k.Filter, k.Nodes, k.Help, k.Quit},
+		full:  [][]key.Binding{move, append([]key.Binding{k.Open, k.Back}, narrow...), views},
+	}
+}

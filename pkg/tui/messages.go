@@ -1,0 +1,29 @@
+package tui
+
+import (
+	"context"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+)
+
+// reportMsg carries a freshly loaded report.
+type reportMsg struct{ report diagnose.Report }
+
+// errMsg carries a failed load.
+type errMsg struct{ err error }
+
+// Error returns the load error's text.
+func (e errMsg) Error() string { return e.err.Error() }
+
+// loadCmd runs load in the background and reports its result as a message.
+func loadCmd(ctx context.Context, load Loader) tea.Cmd {
+	return func() tea.Msg {
+		r, err := load(ctx)
+		if err != nil {
+			return errMsg{err}
+		}
+		return reportMsg{r}
+	}
+}

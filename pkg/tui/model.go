@@ -1,0 +1,144 @@
+package tui
+
+import (
+	"context"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/spinner"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/style"
+)
+
+// state is where the root model is in loading the first report.
+type state int
+
+// The root states.
+const (
+	stateLoading state = iota
+	stateFailed
+	stateReady
+)
+
+// view is the screen shown once a report is ready.
+type view int
+
+// The views.
+const (
+	viewNodes view = iota
+	viewNode
+	viewFindings
+	viewSubnets
+)
+
+// Default size, used until the terminal reports its own.
+const (
+	defaultWidth  = 80
+	defaultHeight = 24
+	// tallScreen is the height from which the subnet strip takes two lines.
+	tallScreen = 40
+)
+
+// Model is the root tea.Model: loading until the first report, then the views over it.
+type Model struct {
+	ctx   context.Context
+	load  Loader
+	title string
+	th    theme
+	keys  keyMap
+	help  help.Model
+	spin  spinner.Model
+	input textinput.Model
+
+	state state
+	view  view
+	// back is the view Esc returns to from the node view.
+	back view
+	// busy is set while a load runs; err is the last failed load.
+	busy bool
+	err  error
+
+	data     *data
+	sel      selection
+	nodes    nodesModel
+	node     nodeModel
+	findings findingsModel
+	subnets  subnetsModel
+
+	width, height int
+}
+
+// newModel builds the root model in the loading state.
+func newModel(load Loader, title string, st *style.Styles) Model {
+	th := newTheme(st)
+	h := help.New()
+	h.Styles = th.helpStyles()
+	in := textinput.New()
+	in.Prompt = "/"
+	in.Placeholder = "name, pool, type, zone, subnet, IP or check"
+	in.Cursor.SetMode(cursor.CursorStatic)
+	th.styleInput(&in)
+	m := Model{
+		ctx: context.Background(), load: load, title: title, th: th, keys: defaultKeys(), help: h,
+		spin:  spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(st.Header)),
+		input: in, busy: true, findings: newFindingsModel(),
+	}
+	return m.resize(defaultWidth, defaultHeight)
+}
+
+// Init starts the first load and the spinner.
+func (m Model) Init() tea.Cmd {
+	return tea.Batch(loadCmd(m.ctx, m.load), m.spin.Tick)
+}
+
+// headerLines is how many lines the subnet strip may take at the current height.
+func (m Model) stripLines() int {
+	if m.height >= tallScreen {
+		return 2
+	}
+	return 1
+}
+
+// bodyHeight is what is left for the active view once the header and footer are drawn.
+func (m Model) bodyHeight() int {
+	return m.bodyHeightFor(headerView(m.th, m.title, m.data, m.width, m.stripLines()), m.helpView())
+}
+
+// bodyHeightFor is bodyHeight for an already rendered header and help footer.
+func (m Model) bodyHeightFor(header, help string) int {
+	used := strings.Count(header, "\n") + 1 + 1 + strings.Count(help, "\n") + 1
+	return max(m.height-used, 2)
+}
+
+// resize lays every view out for a w by h screen.
+func (m Model) resize(w, h int) Model {
+	m.width, m.height = max(w, 20), max(h, 8)
+	m.help.Width = m.width
+	m.input.Width = max(m.width/2, 10)
+	body := m.bodyHeight()
+	m.nodes = m.nodes.setSize(m.width, body)
+	m.findings = m.findings.setSize(m.width, body)
+	m.subnets = m.subnets.setSize(m.width, body)
+	if m.view == viewNode {
+		m.node = m.node.render(m.th, m.width, body)
+	}
+	return m
+}
+
+// helpView renders the short or full help for the active view, each line cut to the width.
+func (m Model) helpView() string {
+	keys := m.keys.forView(m.view, m.input.Focused())
+	// Drop bindings before the last two (help and quit) until the footer fits.
+	for len(keys.short) > 2 && width(m.help.ShortHelpView(keys.short)) > m.width {
+		n := len(keys.short)
+		keys.short = append(keys.short[:n-3:n-3], keys.short[n-2:]...)
+	}
+	lines := strings.Split(m.help.View(keys), "\n")
+	for i, l := range lines {
+		lines[i] = fit(l, m.width, false)
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,133 @@
+package tui
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/viewport"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/printer"
+)
+
+// tab is a section of the node view and the sheet header it starts at.
+type tab struct {
+	label, short, header string
+}
+
+// nodeTabs returns the node view's sections in sheet order.
+func nodeTabs() []tab {
+	return []tab{
+		{"Overview", "Overview", "Identity"},
+		{"Addresses & subnet", "Addr", "Addresses"},
+		{"Security groups", "SGs", "Security groups"},
+		{"ENIs", "ENIs", "ENIs"},
+		{"Capacity", "Cap", "Pod capacity"},
+		{"EFA & placement", "EFA", "EFA"},
+		{"Findings", "Find", "Findings"},
+	}
+}
+
+// maxSheet is the widest the sheet is laid out, for lines the eye can follow.
+const maxSheet = 120
+
+// section is a tab found in a rendered sheet, at line.
+type section struct {
+	tab  tab
+	line int
+}
+
+// nodeModel is one node's describe sheet in a viewport, with tabs that jump to its sections.
+type nodeModel struct {
+	report   diagnose.NodeReport
+	findings int
+	sections []section
+	// tab is the active section.
+	tab int
+	vp  viewport.Model
+}
+
+// newNodeModel renders n's sheet for a w by h area, the tab bar included.
+func newNodeModel(n diagnose.NodeReport, th theme, w, h int) nodeModel {
+	m := nodeModel{report: n, findings: len(n.Findings), vp: viewport.New(w, max(h-1, 1))}
+	return m.render(th, w, h)
+}
+
+// render lays the sheet out for a w by h area, keeping the scroll position.
+func (m nodeModel) render(th theme, w, h int) nodeModel {
+	offset := m.vp.YOffset
+	m.vp.Width, m.vp.Height = w, max(h-1, 1)
+	sheet := strings.TrimRight(printer.NodeSheet(m.report, min(w-1, maxSheet), th.Styles), "\n")
+	m.vp.SetContent(sheet)
+	m.sections = m.sections[:0:0]
+	tabs := nodeTabs()
+	for i, l := range strings.Split(sheet, "\n") {
+		plain := ansi.Strip(l)
+		for _, t := range tabs {
+			if plain == t.header {
+				m.sections = append(m.sections, section{tab: t, line: i})
+			}
+		}
+	}
+	m.vp.SetYOffset(offset)
+	m.tab = min(m.tab, max(len(m.sections)-1, 0))
+	return m
+}
+
+// name returns the node's name.
+func (m nodeModel) name() string { return m.report.Identity.Node }
+
+// jump moves to the section delta tabs away, wrapping around.
+func (m nodeModel) jump(delta int) nodeModel {
+	if len(m.sections) == 0 {
+		return m
+	}
+	m.tab = (m.tab + delta + len(m.sections)) % len(m.sections)
+	m.vp.SetYOffset(m.sections[m.tab].line)
+	return m
+}
+
+// scrolled updates the active tab after the viewport moved: the last section started above
+// the top line, or a later one already chosen when the sheet cannot scroll further.
+func (m nodeModel) scrolled() nodeModel {
+	at := 0
+	for i, s := range m.sections {
+		if s.line <= m.vp.YOffset {
+			at = i
+		}
+	}
+	if !(m.vp.AtBottom() && m.tab > at) {
+		m.tab = at
+	}
+	return m
+}
+
+// view renders the tab bar and the visible part of the sheet.
+func (m nodeModel) view(th theme) string {
+	return m.tabBar(th, false) + "\n" + m.vp.View()
+}
+
+// tabBar renders the sections with the active one bracketed, short labels when narrow.
+func (m nodeModel) tabBar(th theme, short bool) string {
+	parts := make([]string, len(m.sections))
+	for i, s := range m.sections {
+		label := s.tab.label
+		if short {
+			label = s.tab.short
+		}
+		if s.tab.header == "Findings" {
+			label += " (" + strconv.Itoa(m.findings) + ")"
+		}
+		if i == m.tab {
+			parts[i] = th.TabActive.Render("[" + label + "]")
+			continue
+		}
+		parts[i] = th.Tab.Render(" " + label + " ")
+	}
+	bar := strings.Join(parts, " ")
+	if !short && width(bar) > m.vp.Width {
+		return m.tabBar(th, true)
+	}
+	return fit(bar, m.vp.Width, false)
+}

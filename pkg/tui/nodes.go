@@ -1,0 +1,165 @@
+package tui
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// nodeLine is one line of the nodes table: a row, or a group heading when row is negative.
+type nodeLine struct {
+	row int
+	// key and count describe a heading: the group's value and how many nodes it shows.
+	key   string
+	count int
+}
+
+// nodesModel is the nodes table: every node worst first, narrowed and grouped.
+type nodesModel struct {
+	d     *data
+	group groupBy
+	// order is rows' indices in display order: worst first, or grouped.
+	order  []int
+	lines  []nodeLine
+	list   cursorList
+	layout layout
+	width  int
+}
+
+// setData shows a new report, keeping the cursor on the same node when it is still there.
+func (m nodesModel) setData(d *data, sel selection) nodesModel {
+	name, _ := m.selectedName()
+	m.d = d
+	m.layout = newLayout(d, m.width)
+	m.order = groupOrder(d.rows, m.group)
+	return m.apply(sel, name)
+}
+
+// setSize fits the table into w columns and h lines, the column headings included.
+func (m nodesModel) setSize(w, h int) nodesModel {
+	m.width = w
+	m.list.resize(h - 1)
+	if m.d != nil {
+		m.layout = newLayout(m.d, w)
+	}
+	return m
+}
+
+// cycleGroup switches to the next grouping.
+func (m nodesModel) cycleGroup(sel selection) nodesModel {
+	name, _ := m.selectedName()
+	m.group = (m.group + 1) % numGroups
+	m.order = groupOrder(m.d.rows, m.group)
+	return m.apply(sel, name)
+}
+
+// apply rebuilds the visible lines for sel and puts the cursor on node name, or keeps its place.
+func (m nodesModel) apply(sel selection, name string) nodesModel {
+	if m.d == nil {
+		return m
+	}
+	lines := make([]nodeLine, 0, len(m.lines))
+	heading, key := -1, ""
+	for _, ri := range m.order {
+		r := &m.d.rows[ri]
+		if !sel.match(r.rank, r.hay) {
+			continue
+		}
+		if m.group != groupNone {
+			if k := r.groups[m.group]; heading < 0 || k != key {
+				key, heading = k, len(lines)
+				lines = append(lines, nodeLine{row: -1, key: k})
+			}
+			lines[heading].count++
+		}
+		lines = append(lines, nodeLine{row: ri})
+	}
+	m.lines = lines
+	skips := make([]bool, len(lines))
+	cursor := m.list.cursor
+	for i, l := range lines {
+		skips[i] = l.row < 0
+		if l.row >= 0 && name != "" && m.d.rows[l.row].name == name {
+			cursor = i
+		}
+	}
+	m.list.skips = skips
+	m.list.reset(len(lines), cursor)
+	return m
+}
+
+// groupOrder returns row indices ordered by group, groups in the order of their worst node.
+func groupOrder(rows []row, g groupBy) []int {
+	order := make([]int, len(rows))
+	for i := range order {
+		order[i] = i
+	}
+	if g == groupNone {
+		return order
+	}
+	first := map[string]int{}
+	for i, r := range rows {
+		if _, ok := first[r.groups[g]]; !ok {
+			first[r.groups[g]] = i
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return first[rows[a].groups[g]] - first[rows[b].groups[g]] })
+	return order
+}
+
+// selectedName returns the name of the node under the cursor.
+func (m nodesModel) selectedName() (string, bool) {
+	if m.d == nil || m.list.cursor >= len(m.lines) || m.lines[m.list.cursor].row < 0 {
+		return "", false
+	}
+	return m.d.rows[m.lines[m.list.cursor].row].name, true
+}
+
+// shown counts the nodes the table shows.
+func (m nodesModel) shown() int {
+	n := len(m.lines)
+	for _, l := range m.lines {
+		if l.row < 0 {
+			n--
+		}
+	}
+	return n
+}
+
+// view renders the column headings and the visible lines, height lines in all.
+func (m nodesModel) view(th theme) string {
+	var b strings.Builder
+	var headings [numCols]string
+	for c, col := range columns() {
+		headings[c] = col.title
+	}
+	b.WriteString(strings.Repeat(" ", markerCols))
+	var hb strings.Builder
+	m.layout.line(&hb, th, &headings, true)
+	b.WriteString(th.Label.Render(hb.String()))
+	if len(m.lines) == 0 {
+		b.WriteString("\n" + th.Dim.Render("  no nodes match: esc clears the filter, 1/2/3 toggle severities"))
+	}
+	from, to := m.list.visible()
+	for i := from; i < to; i++ {
+		b.WriteByte('\n')
+		l := m.lines[i]
+		if l.row < 0 {
+			b.WriteString(th.Header.Render(fit(fmt.Sprintf("▾ %s %s (%d)", m.group, l.key, l.count), m.width, false)))
+			continue
+		}
+		var rb strings.Builder
+		if i == m.list.cursor {
+			rb.WriteString("▸ ")
+		} else {
+			rb.WriteString("  ")
+		}
+		m.layout.line(&rb, th, &m.d.rows[l.row].cells, false)
+		if i == m.list.cursor {
+			b.WriteString(th.Selected.Render(rb.String()))
+			continue
+		}
+		b.WriteString(rb.String())
+	}
+	return b.String()
+}

@@ -1,0 +1,172 @@
+package tui
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/style"
+)
+
+// The columns of the nodes table, in display order.
+const (
+	colLevel = iota
+	colName
+	colPool
+	colType
+	colZone
+	colSubnet
+	colIP
+	colENIs
+	colPods
+	colEFA
+	colPG
+	colFindings
+	numCols
+)
+
+// none fills a cell whose value is unknown or absent.
+const none = "-"
+
+// row is one node's line of the nodes table, computed once per report.
+type row struct {
+	// node indexes Report.Nodes.
+	node  int
+	name  string
+	level string
+	rank  int
+	// findings counts the node's findings.
+	findings int
+	cells    [numCols]string
+	// hay is the lower-case text the filter searches: name, pool, type, zone, subnet, IPs and
+	// check IDs, one per line so a query never spans two fields.
+	hay    string
+	groups [numGroups]string
+}
+
+// levelRank orders levels worst first: a higher rank is worse.
+func levelRank(level string) int {
+	switch level {
+	case style.LevelCritical:
+		return 4
+	case style.LevelWarning:
+		return 3
+	case style.LevelInfo:
+		return 2
+	case style.LevelOK:
+		return 1
+	}
+	return 0
+}
+
+// nodeLevel returns the node's status, computing it from its findings when unset.
+func nodeLevel(n diagnose.NodeReport) string {
+	switch {
+	case n.Identity.Skipped != "":
+		return style.LevelSkipped
+	case n.Status != "":
+		return n.Status
+	}
+	if w, ok := diagnose.Worst(n.Findings); ok {
+		return w.String()
+	}
+	return style.LevelOK
+}
+
+// newRow computes the cells, search text and group keys of node i.
+func newRow(i int, n diagnose.NodeReport) row {
+	id := n.Identity
+	r := row{node: i, name: id.Node, level: nodeLevel(n), findings: len(n.Findings)}
+	r.rank = levelRank(r.level)
+	subnet := ""
+	if n.Subnet != nil {
+		subnet = n.Subnet.ID
+	}
+	ips := make([]string, 0, len(n.Addresses))
+	for _, a := range n.Addresses {
+		ips = append(ips, a.Address)
+	}
+	r.cells = [numCols]string{
+		colLevel:    r.level,
+		colName:     id.Node,
+		colPool:     orDash(id.NodePool),
+		colType:     orDash(id.InstanceType),
+		colZone:     orDash(id.Zone),
+		colSubnet:   orDash(subnet),
+		colIP:       orDash(strings.Join(ips, ",")),
+		colENIs:     enis(n),
+		colPods:     pods(n.Capacity),
+		colEFA:      efaCount(n.EFA),
+		colPG:       placementGroup(n.Placement),
+		colFindings: strconv.Itoa(len(n.Findings)),
+	}
+	hay := []string{id.Node, id.NodePool, id.InstanceType, id.Zone, subnet}
+	hay = append(hay, ips...)
+	for _, f := range n.Findings {
+		hay = append(hay, f.ID)
+	}
+	r.hay = strings.ToLower(strings.Join(hay, "\n"))
+	r.groups = [numGroups]string{
+		groupPool:   orNone(id.NodePool),
+		groupClass:  orNone(id.NodeClass),
+		groupZone:   orNone(id.Zone),
+		groupSubnet: orNone(subnet),
+	}
+	return r
+}
+
+// sortRows orders rows worst first, then by most findings, then by name.
+func sortRows(rows []row) {
+	slices.SortStableFunc(rows, func(a, b row) int {
+		if c := cmp.Compare(b.rank, a.rank); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.findings, a.findings); c != 0 {
+			return c
+		}
+		return strings.Compare(a.name, b.name)
+	})
+}
+
+// enis renders ENIs attached on the default card over the most it takes.
+func enis(n diagnose.NodeReport) string {
+	if c := n.Capacity; c != nil {
+		return strconv.Itoa(c.ENIsAttached) + "/" + strconv.Itoa(int(c.DefaultCardENIs))
+	}
+	if len(n.ENIs) > 0 {
+		return strconv.Itoa(len(n.ENIs)) + "/?"
+	}
+	return none
+}
+
+// pods renders capacity.pods over the IP capacity.
+func pods(c *diagnose.CapacityReport) string {
+	if c == nil {
+		return none
+	}
+	return strconv.FormatInt(c.Pods, 10) + "/" + strconv.FormatInt(c.IPCapacity, 10)
+}
+
+// efaCount renders attached EFA interfaces, or a dash when the type has none.
+func efaCount(e *diagnose.EFAReport) string {
+	if e == nil || (!e.Supported && e.Attached == 0) {
+		return none
+	}
+	return strconv.Itoa(e.Attached) + "/" + strconv.Itoa(int(e.MaxInterfaces))
+}
+
+// placementGroup names the instance's placement group.
+func placementGroup(p *diagnose.PlacementReport) string {
+	if p == nil {
+		return none
+	}
+	return orDash(cmp.Or(p.GroupName, p.GroupID))
+}
+
+// orDash returns s, or a dash when it is empty.
+func orDash(s string) string { return cmp.Or(s, none) }
+
+// orNone returns s, or "(none)" when it is empty.
+func orNone(s string) string { return cmp.Or(s, "(none)") }

@@ -1,0 +1,84 @@
+package tui
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/charmbracelet/x/exp/teatest"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+)
+
+// flakyLoader returns r on its first call and fails on every later one.
+func flakyLoader(r diagnose.Report) Loader {
+	var calls atomic.Int32
+	return func(context.Context) (diagnose.Report, error) {
+		if calls.Add(1) == 1 {
+			return r, nil
+		}
+		return diagnose.Report{}, errors.New("listing nodes: the server has asked for the client to provide credentials")
+	}
+}
+
+// TestScreens drives the program as a terminal would and compares the final screen with
+// testdata/TestScreens/NAME.golden; run `go test ./pkg/tui -update` to rewrite them.
+func TestScreens(t *testing.T) {
+	r := demoReport(t)
+	key := func(k string) tea.Msg { return keyMsg(k) }
+	tests := []struct {
+		name  string
+		w, h  int
+		load  Loader
+		msgs  []tea.Msg
+		typed string
+		// waitOn is text the screen shows once the input took effect; empty for none.
+		waitOn string
+	}{
+		{name: "start_80x24", w: 80, h: 24},
+		{name: "start_200x60", w: 200, h: 60},
+		{name: "filter_80x24", w: 80, h: 24, typed: "/general", waitOn: "nodes 18/32"},
+		{name: "drilldown_80x24", w: 80, h: 24, msgs: []tea.Msg{key("down"), key("down"), key("enter")}, waitOn: "[Overview]"},
+		{name: "drilldown_200x60", w: 200, h: 60, msgs: []tea.Msg{key("down"), key("down"), key("enter")}, waitOn: "[Overview]"},
+		{name: "findings_80x24", w: 80, h: 24, typed: "f", waitOn: "findings 11/11"},
+		{name: "findings_200x60", w: 200, h: 60, typed: "f", msgs: []tea.Msg{key("enter")}, waitOn: "findings › subnet-ip-exhaustion"},
+		{name: "subnets_80x24", w: 80, h: 24, typed: "s", waitOn: "subnets 11/11"},
+		{name: "help_80x24", w: 80, h: 24, typed: "?", waitOn: "page down"},
+		{name: "refresh_error_80x24", w: 80, h: 24, load: flakyLoader(r), typed: "r", waitOn: "refresh failed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			load := tt.load
+			if load == nil {
+				load = fixedLoader(r)
+			}
+			tm := teatest.NewTestModel(t, New(load, Options{Styles: plain(), Title: "demo"}),
+				teatest.WithInitialTermSize(tt.w, tt.h))
+			waitFor(t, tm, "nodes 32/32")
+			tm.Type(tt.typed)
+			for _, msg := range tt.msgs {
+				tm.Send(msg)
+			}
+			if tt.waitOn != "" {
+				waitFor(t, tm, tt.waitOn)
+			}
+			if err := tm.Quit(); err != nil {
+				t.Fatalf("quitting: %v", err)
+			}
+			final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second))
+			golden.RequireEqual(t, []byte(final.View()))
+		})
+	}
+}
+
+// waitFor waits until the program has drawn text.
+func waitFor(t *testing.T, tm *teatest.TestModel, text string) {
+	t.Helper()
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(text)) },
+		teatest.WithDuration(5*time.Second), teatest.WithCheckInterval(5*time.Millisecond))
+}

@@ -1,0 +1,90 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+)
+
+// subnetBar is the width of the bar in the subnets view.
+const subnetBar = 20
+
+// subnetsModel lists the subnets the nodes use, worst first.
+type subnetsModel struct {
+	d     *data
+	shown []int
+	list  cursorList
+	width int
+}
+
+// setData shows a new report's subnets.
+func (m subnetsModel) setData(d *data, sel selection) subnetsModel {
+	m.d = d
+	return m.apply(sel)
+}
+
+// setSize fits the list into w columns and h lines.
+func (m subnetsModel) setSize(w, h int) subnetsModel {
+	m.width = w
+	m.list.resize(h - 1)
+	return m
+}
+
+// apply shows the subnets sel matches; the severity toggles match a subnet's own findings.
+func (m subnetsModel) apply(sel selection) subnetsModel {
+	if m.d == nil {
+		return m
+	}
+	m.shown = nil
+	for i, s := range m.d.subnets {
+		if sel.match(levelRank(s.level), s.hay) {
+			m.shown = append(m.shown, i)
+		}
+	}
+	m.list.reset(len(m.shown), m.list.cursor)
+	return m
+}
+
+// selectedID returns the ID of the subnet under the cursor.
+func (m subnetsModel) selectedID() (string, bool) {
+	if len(m.shown) == 0 {
+		return "", false
+	}
+	return m.d.subnets[m.shown[m.list.cursor]].id, true
+}
+
+// wideSubnets is the screen width from which the subnets view shows CIDRs and a longer bar.
+const wideSubnets = 110
+
+// view renders the headings and the visible subnets.
+func (m subnetsModel) view(th theme) string {
+	wide := m.width >= wideSubnets
+	barCells := stripBar
+	if wide {
+		barCells = subnetBar
+	}
+	cidr := func(s string) string {
+		if wide {
+			return fmt.Sprintf("%-18s  ", s)
+		}
+		return ""
+	}
+	var b strings.Builder
+	head := fmt.Sprintf("    %-24s  %-10s  %s%-*s  %-16s  %5s  %s", "SUBNET", "ZONE", cidr("CIDR"),
+		barCells+2, "USED", "FREE", "NODES", "NODECLASSES")
+	b.WriteString(th.Label.Render(fit(head, m.width, false)))
+	if len(m.shown) == 0 {
+		b.WriteString("\n" + th.Dim.Render("  no subnets match"))
+	}
+	from, to := m.list.visible()
+	for i := from; i < to; i++ {
+		s := m.d.subnets[m.shown[i]]
+		classes := strings.Join(s.classes, ",")
+		if classes == "" {
+			classes = none
+		}
+		line := fmt.Sprintf("%s %-24s  %-10s  %s%s  %-16s  %5d  %s", th.Level(s.level).Mark(), s.id,
+			orDash(s.zone), cidr(orDash(s.cidr)), bar(th, s, barCells), freeText(s), s.nodes, classes)
+		b.WriteString("\n" + cursorLine(th, line, i == m.list.cursor, m.width))
+	}
+	return b.String()
+}

@@ -1,0 +1,132 @@
+package tui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/style"
+)
+
+// column describes one column of the nodes table.
+type column struct {
+	title string
+	// max is the widest the column grows; longer cells are cut with an ellipsis.
+	max int
+	// prio decides which columns a narrow screen keeps: lower is kept first.
+	prio int
+}
+
+// columns returns the nodes table's columns, indexed by the col constants.
+func columns() [numCols]column {
+	return [numCols]column{
+		colLevel:    {"", 10, 0},
+		colName:     {"NAME", 48, 0},
+		colPool:     {"POOL", 16, 2},
+		colType:     {"TYPE", 14, 3},
+		colZone:     {"ZONE", 12, 4},
+		colSubnet:   {"SUBNET", 24, 7},
+		colIP:       {"IP", 15, 5},
+		colENIs:     {"ENIS", 5, 6},
+		colPods:     {"PODS/IPS", 9, 8},
+		colEFA:      {"EFA", 5, 9},
+		colPG:       {"PG", 16, 10},
+		colFindings: {"FIND", 4, 1},
+	}
+}
+
+// gap separates columns; the marker column before the first holds the cursor.
+const (
+	gap        = "  "
+	markerCols = 2
+	// minName is the narrowest the name column gets before other columns give way.
+	minName = 24
+	// wideBadge is the screen width from which the level column names the level.
+	wideBadge = 120
+)
+
+// layout is which columns show at a screen width, and how wide each is.
+type layout struct {
+	show   []int
+	widths [numCols]int
+}
+
+// newLayout fits columns into width: by priority, each at most its natural width, the name
+// column taking what is left up to its own width.
+func newLayout(d *data, width int) layout {
+	var l layout
+	cols := columns()
+	for c := range numCols {
+		l.widths[c] = min(d.widths[c], cols[c].max)
+	}
+	l.widths[colLevel] = 1
+	if width >= wideBadge {
+		l.widths[colLevel] = d.widths[colLevel]
+	}
+	name := l.widths[colName]
+	l.widths[colName] = min(name, minName)
+	used := markerCols + l.widths[colLevel] + len(gap) + l.widths[colName]
+	chosen := [numCols]bool{colLevel: true, colName: true}
+	for prio := 1; prio <= 10; prio++ {
+		for c := range numCols {
+			if cols[c].prio == prio && used+len(gap)+l.widths[c] <= width {
+				chosen[c] = true
+				used += len(gap) + l.widths[c]
+			}
+		}
+	}
+	l.widths[colName] = max(min(name, l.widths[colName]+width-used), 1)
+	for c := range numCols {
+		if chosen[c] {
+			l.show = append(l.show, c)
+		}
+	}
+	return l
+}
+
+// line renders cells in the layout's columns, styling the level cell with th.
+func (l layout) line(b *strings.Builder, th theme, cells *[numCols]string, heading bool) {
+	for i, c := range l.show {
+		if i > 0 {
+			b.WriteString(gap)
+		}
+		cell := cells[c]
+		if c == colLevel && !heading {
+			lvl := th.Level(cell)
+			if l.widths[c] == 1 {
+				cell = lvl.Mark()
+			} else {
+				cell = lvl.Badge()
+			}
+		}
+		if i == len(l.show)-1 {
+			b.WriteString(fit(cell, l.widths[c], false))
+			continue
+		}
+		b.WriteString(fit(cell, l.widths[c], true))
+	}
+}
+
+// fit cuts s to w columns with an ellipsis, and pads it to w when pad is set.
+func fit(s string, w int, pad bool) string {
+	sw := width(s)
+	if sw > w {
+		return ansi.Truncate(s, w, "…")
+	}
+	if pad && sw < w {
+		return s + strings.Repeat(" ", w-sw)
+	}
+	return s
+}
+
+// width returns the display width of s, ignoring ANSI sequences.
+func width(s string) int { return ansi.StringWidth(s) }
+
+// levelWidth is the width of the widest level badge.
+func levelWidth(st *style.Styles) int {
+	w := 0
+	for _, l := range []style.Level{st.Critical, st.Warning, st.Info, st.OK, st.Skipped} {
+		w = max(w, width(l.Glyph+" "+l.Name))
+	}
+	return w
+}

@@ -1,0 +1,64 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/style"
+)
+
+// Loader collects a snapshot and analyses it. Run calls it at start and on each refresh,
+// always inside a tea.Cmd, with the program's context.
+type Loader func(ctx context.Context) (diagnose.Report, error)
+
+// Options configure the TUI.
+type Options struct {
+	// In is where keys come from; nil means standard input.
+	In io.Reader
+	// Out is the terminal to draw on; nil means standard output.
+	Out io.Writer
+	// Styles colours the views; the caller decides colour (--color, NO_COLOR). Nil means no colour.
+	Styles *style.Styles
+	// Title names what is shown in the header, e.g. the kubeconfig context or "demo".
+	Title string
+	// AltScreen draws on the terminal's alternate screen, as real use wants.
+	AltScreen bool
+}
+
+// Run shows the TUI until the user quits or ctx ends. A cancelled ctx is not an error.
+func Run(ctx context.Context, load Loader, opts Options) error {
+	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithMouseCellMotion()}
+	if opts.In != nil {
+		popts = append(popts, tea.WithInput(opts.In))
+	}
+	if opts.Out != nil {
+		popts = append(popts, tea.WithOutput(opts.Out))
+	}
+	if opts.AltScreen {
+		popts = append(popts, tea.WithAltScreen())
+	}
+	m := New(load, opts)
+	m.ctx = ctx
+	if _, err := tea.NewProgram(m, popts...).Run(); err != nil {
+		if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+			return nil
+		}
+		return fmt.Errorf("running the terminal UI: %w: use `kubectl karpnet check` for plain output", err)
+	}
+	return nil
+}
+
+// New returns the root model, loading until the first report arrives. Run uses it; tests drive
+// it with Update and View or with teatest.
+func New(load Loader, opts Options) Model {
+	st := opts.Styles
+	if st == nil {
+		st = style.New(style.Renderer(io.Discard, false))
+	}
+	return newModel(load, opts.Title, st)
+}

@@ -1,0 +1,167 @@
+package tui
+
+import (
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/spinner"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+)
+
+// wheelLines is how far one mouse wheel step scrolls.
+const wheelLines = 3
+
+// Update handles a message: loads, the terminal size, keys and the mouse.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		return m.resize(msg.Width, msg.Height), nil
+	case spinner.TickMsg:
+		if !m.busy {
+			return m, nil
+		}
+		var cmd tea.Cmd
+		m.spin, cmd = m.spin.Update(msg)
+		return m, cmd
+	case reportMsg:
+		return m.loaded(msg.report), nil
+	case errMsg:
+		m.busy, m.err = false, msg.err
+		if m.data == nil {
+			m.state = stateFailed
+		}
+		return m.resize(m.width, m.height), nil
+	case tea.KeyMsg:
+		return m.key(msg)
+	case tea.MouseMsg:
+		return m.mouse(msg), nil
+	}
+	return m, nil
+}
+
+// loaded shows a new report, keeping the view, the cursor and an open node where they are.
+func (m Model) loaded(r diagnose.Report) Model {
+	m.busy, m.err, m.state = false, nil, stateReady
+	m.data = derive(r, m.th.Styles)
+	m = m.resize(m.width, m.height)
+	m.nodes = m.nodes.setData(m.data, m.sel)
+	m.findings = m.findings.setData(m.data, m.sel)
+	m.subnets = m.subnets.setData(m.data, m.sel)
+	if m.view == viewNode {
+		n, ok := m.nodeReport(m.node.name())
+		if !ok {
+			m.view = m.back
+			return m.resize(m.width, m.height)
+		}
+		m.node.report, m.node.findings = n, len(n.Findings)
+		m.node = m.node.render(m.th, m.width, m.bodyHeight())
+	}
+	return m
+}
+
+// nodeReport finds a node of the current report by name.
+func (m Model) nodeReport(name string) (diagnose.NodeReport, bool) {
+	i, ok := m.data.byName[name]
+	if !ok {
+		return diagnose.NodeReport{}, false
+	}
+	return m.data.report.Nodes[m.data.rows[i].node], true
+}
+
+// key handles a key press: the filter input first, then global keys, then the view's.
+func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	if m.input.Focused() {
+		return m.filterKey(msg)
+	}
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Quit):
+		return m, tea.Quit
+	case key.Matches(msg, k.Help):
+		m.help.ShowAll = !m.help.ShowAll
+		return m.resize(m.width, m.height), nil
+	case key.Matches(msg, k.Refresh):
+		if m.busy {
+			return m, nil
+		}
+		m.busy = true
+		return m, tea.Batch(loadCmd(m.ctx, m.load), m.spin.Tick)
+	}
+	if m.state != stateReady {
+		return m, nil
+	}
+	switch {
+	case key.Matches(msg, k.Filter) && m.view != viewNode:
+		m.input.Focus()
+		return m.resize(m.width, m.height), nil
+	case key.Matches(msg, k.Critical):
+		return m.toggle(4), nil
+	case key.Matches(msg, k.Warning):
+		return m.toggle(3), nil
+	case key.Matches(msg, k.Info):
+		return m.toggle(2), nil
+	case key.Matches(msg, k.Group) && m.view == viewNodes:
+		m.nodes = m.nodes.cycleGroup(m.sel)
+		return m, nil
+	case key.Matches(msg, k.Nodes):
+		return m.switchTo(viewNodes), nil
+	case key.Matches(msg, k.Findings):
+		return m.switchTo(viewFindings), nil
+	case key.Matches(msg, k.Subnets):
+		return m.switchTo(viewSubnets), nil
+	case key.Matches(msg, k.Open):
+		return m.open(), nil
+	case key.Matches(msg, k.Back):
+		return m.goBack(), nil
+	}
+	return m.move(msg), nil
+}
+
+// filterKey edits the filter: Enter keeps it, Esc clears it, anything else narrows live.
+func (m Model) filterKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	switch msg.String() {
+	case "ctrl+c":
+		return m, tea.Quit
+	case "esc":
+		m.input.SetValue("")
+		m.input.Blur()
+		m.sel = m.sel.withQuery("")
+		return m.applySel().resize(m.width, m.height), nil
+	case "enter":
+		m.input.Blur()
+		return m.resize(m.width, m.height), nil
+	}
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(msg)
+	if sel := m.sel.withQuery(m.input.Value()); sel != m.sel {
+		m.sel = sel
+		m = m.applySel()
+	}
+	return m, cmd
+}
+
+// toggle switches the severity of level rank on or off.
+func (m Model) toggle(rank int) Model {
+	m.sel.only[rank] = !m.sel.only[rank]
+	return m.applySel()
+}
+
+// applySel narrows the active view to the selection.
+func (m Model) applySel() Model {
+	switch m.view {
+	case viewNodes:
+		name, _ := m.nodes.selectedName()
+		m.nodes = m.nodes.apply(m.sel, name)
+	case viewFindings:
+		m.findings = m.findings.apply(m.sel)
+	case viewSubnets:
+		m.subnets = m.subnets.apply(m.sel)
+	}
+	return m
+}
+
+// switchTo shows view v with the selection applied.
+func (m Model) switchTo(v view) Model {
+	m.view = v
+	return m.applySel().resize(m.width, m.height)
+}

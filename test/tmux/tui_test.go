@@ -1,0 +1,125 @@
+// Package tmux drives the real kubectl-karpnet binary's terminal UI in tmux, as a person would:
+// it types keys with send-keys and reads the screen with capture-pane.
+package tmux
+
+import (
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// session is one tmux server and session running the plugin.
+type session struct {
+	t      *testing.T
+	socket string
+}
+
+// start builds the plugin and runs `kubectl-karpnet args...` in a detached tmux session of
+// width x height.
+func start(t *testing.T, width, height int, args ...string) *session {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Fatalf("tmux is needed to drive the terminal UI and is not on PATH: apt-get install tmux")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "kubectl-karpnet")
+	_, file, _, _ := runtime.Caller(0)
+	build := exec.CommandContext(t.Context(), "go", "build", "-o", bin, "./cmd/kubectl-karpnet")
+	build.Dir = filepath.Join(filepath.Dir(file), "..", "..")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building kubectl-karpnet: %v\n%s", err, out)
+	}
+	s := &session{t: t, socket: filepath.Join(dir, "tmux.sock")}
+	command := strings.Join(append([]string{bin}, args...), " ")
+	s.tmux("new-session", "-d", "-s", "karpnet", "-x", strconv.Itoa(width), "-y", strconv.Itoa(height),
+		"env", "TERM=xterm-256color", "NO_COLOR=1", "sh", "-c", command+"; echo EXITED $?; sleep 30")
+	t.Cleanup(func() { _ = exec.Command("tmux", "-S", s.socket, "kill-server").Run() })
+	return s
+}
+
+func (s *session) tmux(args ...string) string {
+	s.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-S", s.socket}, args...)...).CombinedOutput()
+	if err != nil {
+		s.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// screen returns what the pane shows now.
+func (s *session) screen() string { return s.tmux("capture-pane", "-p", "-t", "karpnet") }
+
+// keys types keys into the pane (tmux key names, e.g. Enter, Escape, or literal text).
+func (s *session) keys(keys ...string) {
+	s.tmux(append([]string{"send-keys", "-t", "karpnet"}, keys...)...)
+}
+
+// waitFor waits until the screen satisfies ok, failing with the last screen after 15 s.
+func (s *session) waitFor(what string, ok func(screen string) bool) string {
+	s.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		scr := s.screen()
+		if ok(scr) {
+			return scr
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("waiting for %s; the screen shows:\n%s", what, scr)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func contains(subs ...string) func(string) bool {
+	return func(scr string) bool {
+		for _, sub := range subs {
+			if !strings.Contains(scr, sub) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// The demo's node whose batch pool over-packs an m4.large, and a healthy general node.
+const (
+	brokenNode  = "ip-10-0-50-20.us-west-2.compute.internal"
+	healthyNode = "ip-10-0-1-69.us-west-2.compute.internal"
+)
+
+// TestDemoTUI opens the demo in the terminal UI, filters to one node, opens it, goes back and quits.
+func TestDemoTUI(t *testing.T) {
+	s := start(t, 120, 40, "demo")
+	s.waitFor("the nodes view", contains("ip-10-0-", "critical"))
+
+	s.keys("/")
+	s.keys("-l", "10-0-50-20")
+	s.waitFor("the filter to leave only "+brokenNode, func(scr string) bool {
+		return strings.Contains(scr, "10-0-50-20") && !strings.Contains(scr, "10-0-1-69.")
+	})
+
+	s.keys("Enter") // leave the filter prompt
+	s.keys("Enter") // open the node
+	s.waitFor("the node view of "+brokenNode, contains("m4.large", "i-08edcb6bdabe64dbb"))
+
+	s.keys("Escape")
+	s.waitFor("the nodes view again", func(scr string) bool {
+		return strings.Contains(scr, "10-0-50-20") && !strings.Contains(scr, "i-08edcb6bdabe64dbb")
+	})
+
+	s.keys("q")
+	s.waitFor("the program to exit 0", contains("EXITED 0"))
+}
+
+// TestTUIRefusesAPipe checks that without a terminal the UI never starts.
+func TestTUIRefusesAPipe(t *testing.T) {
+	s := start(t, 100, 10, "demo", "|", "cat")
+	scr := s.waitFor("the refusal", contains("EXITED"))
+	if !strings.Contains(scr, "kubectl karpnet demo check") {
+		t.Errorf("screen: got\n%s\nwant a pointer to kubectl karpnet demo check", scr)
+	}
+}
