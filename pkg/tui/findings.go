@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"github.com/charmbracelet/x/ansi"
 	"strings"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
@@ -143,5 +144,7 @@ func cursorLine(th theme, line string, selected bool, w int) string {
 	if !selected {
 		return fit("  "+line, w, false)
 	}
-	return th.Selected.Render(fit("▸ "+line, w, false))
+	// The row's own colours end in resets that would cut the highlight short: highlight the
+	// plain text (the glyphs still say the severity).
+	return th.Selected.Render(fit("▸ "+ansi.Strip(line), w, false))
 }

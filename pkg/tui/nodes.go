@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"github.com/charmbracelet/x/ansi"
 	"slices"
 	"strings"
 )
@@ -156,7 +157,7 @@ func (m nodesModel) view(th theme) string {
 		}
 		m.layout.line(&rb, th, &m.d.rows[l.row].cells, false)
 		if i == m.list.cursor {
-			b.WriteString(th.Selected.Render(rb.String()))
+			b.WriteString(th.Selected.Render(ansi.Strip(rb.String())))
 			continue
 		}
 		b.WriteString(rb.String())
