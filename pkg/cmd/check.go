@@ -68,6 +68,7 @@ Exit codes: 0 no finding at or above --fail-on; 1 findings at or above it; 2 usa
 	f.StringVar(&o.failOn, "fail-on", o.failOn, "exit 1 when a finding is at or above this severity: critical, warning, info or never")
 	f.StringSliceVar(&o.only, "only", o.only, "run only these check IDs (comma-separated)")
 	f.StringSliceVar(&o.skip, "skip", o.skip, "skip these check IDs (comma-separated)")
+	registerCheckCompletion(cmd, o)
 	return cmd
 }
 

@@ -55,6 +55,7 @@ func newCmdDescribeNode(common *commonOptions) *cobra.Command {
 	f := cmd.Flags()
 	f.StringVarP(&o.selector, "selector", "l", o.selector, "label selector over nodes, instead of names")
 	f.StringVarP(&o.output, "output", "o", o.output, "output format: json or yaml (default: the text sheet)")
+	registerDescribeCompletion(cmd, o)
 	return cmd
 }
 

@@ -77,6 +77,7 @@ Exit codes: 0 printed; 2 usage error, unknown instance type or no AWS Region; 3 
 	f.Int32Var(&o.density.EFAOnly, "efa-only", 0, "efa-only interfaces on network card 0 (EC2NodeClass spec.networkInterfaces)")
 	f.BoolVar(&o.density.MaxAllowed, "max-allowed", false, "do not cap at 110 (250 above 30 vCPUs)")
 	f.StringVarP(&o.output, "output", "o", o.output, "output format: table or json")
+	registerMaxPodsCompletion(cmd)
 	return cmd
 }
 

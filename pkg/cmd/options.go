@@ -60,6 +60,7 @@ func (o *commonOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.snapshotFile, "snapshot", o.snapshotFile, "diagnose a saved snapshot FILE instead of a live cluster (no cluster or AWS access)")
 	f.StringVar(&o.saveSnapshot, "save-snapshot", o.saveSnapshot, "write everything collected to FILE (gzip-compressed when it ends in .gz)")
 	f.StringVar(&o.color, "color", o.color, "colour text output: auto, always or never (NO_COLOR is honoured)")
+	o.registerCommonCompletion(cmd)
 }
 
 // validate checks the shared flags without I/O.

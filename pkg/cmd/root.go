@@ -59,8 +59,9 @@ It only reads: Kubernetes get/list, and EC2 Describe* calls.`,
 		newCmdDescribe(o),
 		newCmdDemo(o),
 		newCmdMaxPods(o),
-		newCmdVersion(o),
+		registerVersionCompletion(newCmdVersion(o)),
 		tuiCmd,
+		newCmdCompletion(o),
 	)
 	return cmd
 }
