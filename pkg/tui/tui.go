@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/charmbracelet/lipgloss"
 	"io"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -42,6 +43,9 @@ func Run(ctx context.Context, load Loader, opts Options) error {
 	if opts.AltScreen {
 		popts = append(popts, tea.WithAltScreen())
 	}
+	// bubbles' default styles use adaptive colours; without a known background lipgloss would
+	// query the terminal for it and could swallow the first keys typed while waiting.
+	lipgloss.SetHasDarkBackground(true)
 	m := New(load, opts)
 	m.ctx = ctx
 	if _, err := tea.NewProgram(m, popts...).Run(); err != nil {

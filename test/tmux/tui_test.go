@@ -97,6 +97,7 @@ func TestDemoTUI(t *testing.T) {
 	s.waitFor("the nodes view", contains("ip-10-0-", "critical"))
 
 	s.keys("/")
+	s.waitFor("the filter prompt", contains("enter keep filter"))
 	s.keys("-l", "10-0-50-20")
 	s.waitFor("the filter to leave only "+brokenNode, func(scr string) bool {
 		return strings.Contains(scr, "10-0-50-20") && !strings.Contains(scr, "10-0-1-69.")
