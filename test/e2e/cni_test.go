@@ -72,8 +72,9 @@ func (w *world) cniAttachTrunk(in ec2types.Instance, subnet string, sgs []string
 	}
 }
 
-// cniShiftSnapshot moves a saved snapshot's "taken" time forward by d.
-func cniShiftSnapshot(t *testing.T, file string, d time.Duration) {
+// shiftSnapshot moves a saved snapshot's "taken" time forward by d: replaying it runs the
+// checks as if the cluster had been read that much later.
+func shiftSnapshot(t *testing.T, file string, d time.Duration) {
 	t.Helper()
 	b, err := os.ReadFile(file)
 	if err != nil {
@@ -216,7 +217,7 @@ func TestVPCCNI(t *testing.T) {
 
 	// The same cluster 15 minutes later: the fragmented node still has no prefix, well past
 	// the few minutes ipamd needs to attach one.
-	cniShiftSnapshot(t, snap, 15*time.Minute)
+	shiftSnapshot(t, snap, 15*time.Minute)
 	r = karpnet(t, runOpts{}, "check", "-o", "json", "--snapshot", snap)
 	wantCode(t, r, 1)
 	later := append(want[:7:7], finding{"prefix-delegation-inactive", "warning", node("16-20"), "node/" + node("16-20")})

@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -108,26 +106,8 @@ func laterSnapshot(t *testing.T) string {
 	if r.code != 0 && r.code != 1 {
 		wantCode(t, r, 1)
 	}
-	b, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var s map[string]any
-	if err := json.Unmarshal(b, &s); err != nil {
-		t.Fatalf("decoding the snapshot: %v", err)
-	}
-	taken, err := time.Parse(time.RFC3339Nano, s["taken"].(string))
-	if err != nil {
-		t.Fatalf("parsing the snapshot's taken time: %v", err)
-	}
 	// Replay the cluster 15 minutes later: nodes are then past their start-up grace.
-	s["taken"] = taken.Add(15 * time.Minute).Format(time.RFC3339Nano)
-	if b, err = json.Marshal(s); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(file, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	shiftSnapshot(t, file, 15*time.Minute)
 	return file
 }
 
