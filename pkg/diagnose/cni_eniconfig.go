@@ -12,6 +12,23 @@ func (x *Index) cniCustomNetworking() bool {
 	return x.vpcCNI() && x.cniSettingOn(SettingCustomNetwork) && !x.Unavailable(snapshot.SourceENIConfigs)
 }
 
+// eniConfigFindings runs f, under custom networking, for every checked node with the ENIConfig
+// the VPC CNI chooses for it and that ENIConfig (nil when none has the name), and collects the
+// findings f returns.
+func (x *Index) eniConfigFindings(f func(n *NodeInfo, c eniConfigChoice, cfg *snapshot.ENIConfig) (Finding, bool)) []Finding {
+	if !x.cniCustomNetworking() {
+		return nil
+	}
+	var out []Finding
+	for _, n := range x.checkedNodes() {
+		c := chooseENIConfig(n.Node, x.Snapshot.AWSNode)
+		if finding, ok := f(n, c, x.ENIConfigs[c.Name]); ok {
+			out = append(out, finding)
+		}
+	}
+	return out
+}
+
 // eniConfigMissing finds nodes whose ENIConfig does not exist under custom networking. ipamd
 // then logs "No ENIConfig could be found for this node" and attaches no secondary ENI, so every
 // pod that is not host-network stays in ContainerCreating.
@@ -20,20 +37,15 @@ var eniConfigMissing = Check{
 	Severity: Critical,
 	Title:    "custom networking is on and the node's ENIConfig does not exist",
 	Run: func(x *Index) []Finding {
-		if !x.cniCustomNetworking() {
-			return nil
-		}
 		known := sortedKeys(x.ENIConfigs)
 		if len(known) == 0 {
 			known = []string{"none"}
 		}
-		var out []Finding
-		for _, n := range x.checkedNodes() {
-			c := chooseENIConfig(n.Node, x.Snapshot.AWSNode)
-			if x.ENIConfigs[c.Name] != nil || x.cniInstanceGone(n) {
-				continue
+		return x.eniConfigFindings(func(n *NodeInfo, c eniConfigChoice, cfg *snapshot.ENIConfig) (Finding, bool) {
+			if cfg != nil || x.cniInstanceGone(n) {
+				return Finding{}, false
 			}
-			out = append(out, Finding{
+			return Finding{
 				ID:       "eniconfig-missing",
 				Severity: Critical,
 				Node:     n.Name(),
@@ -42,9 +54,8 @@ var eniConfigMissing = Check{
 					"(ENIConfigs: %s): ipamd attaches no secondary ENI and pods get no IP address",
 					SettingCustomNetwork, c.Name, c.from(), strings.Join(known, ", ")),
 				Remedy: eniConfigMissingRemedy(n, c),
-			})
-		}
-		return out
+			}, true
+		})
 	},
 }
 
@@ -72,21 +83,15 @@ var eniConfigZoneMismatch = Check{
 	Severity: Critical,
 	Title:    "the node's ENIConfig subnet is in another zone",
 	Run: func(x *Index) []Finding {
-		if !x.cniCustomNetworking() {
-			return nil
-		}
-		var out []Finding
-		for _, n := range x.checkedNodes() {
-			c := chooseENIConfig(n.Node, x.Snapshot.AWSNode)
-			cfg := x.ENIConfigs[c.Name]
+		return x.eniConfigFindings(func(n *NodeInfo, c eniConfigChoice, cfg *snapshot.ENIConfig) (Finding, bool) {
 			if cfg == nil || x.cniInstanceGone(n) {
-				continue
+				return Finding{}, false
 			}
 			s, zone := x.Subnets[cfg.Subnet], cniNodeZone(n)
 			if s == nil || s.Zone == "" || zone == "" || s.Zone == zone {
-				continue
+				return Finding{}, false
 			}
-			out = append(out, Finding{
+			return Finding{
 				ID:       "eniconfig-zone-mismatch",
 				Severity: Critical,
 				Node:     n.Name(),
@@ -95,9 +100,8 @@ var eniConfigZoneMismatch = Check{
 					"ipamd cannot attach an ENI from another zone, so pods get no IP address",
 					zone, c.Name, c.from(), cfg.Subnet, s.Zone),
 				Remedy: eniConfigZoneRemedy(n, c, zone),
-			})
-		}
-		return out
+			}, true
+		})
 	},
 }
 
@@ -125,15 +129,9 @@ var eniConfigSubnetMismatch = Check{
 	Severity: Warning,
 	Title:    "secondary ENIs are not in the node's ENIConfig subnet",
 	Run: func(x *Index) []Finding {
-		if !x.cniCustomNetworking() {
-			return nil
-		}
-		var out []Finding
-		for _, n := range x.checkedNodes() {
-			c := chooseENIConfig(n.Node, x.Snapshot.AWSNode)
-			cfg := x.ENIConfigs[c.Name]
+		return x.eniConfigFindings(func(n *NodeInfo, c eniConfigChoice, cfg *snapshot.ENIConfig) (Finding, bool) {
 			if cfg == nil || cfg.Subnet == "" {
-				continue
+				return Finding{}, false
 			}
 			var wrong []string
 			for _, e := range n.instanceENIs() {
@@ -143,9 +141,9 @@ var eniConfigSubnetMismatch = Check{
 				}
 			}
 			if len(wrong) == 0 {
-				continue
+				return Finding{}, false
 			}
-			out = append(out, Finding{
+			return Finding{
 				ID:       "eniconfig-subnet-mismatch",
 				Severity: Warning,
 				Node:     n.Name(),
@@ -154,9 +152,8 @@ var eniConfigSubnetMismatch = Check{
 					"them take addresses and security groups from the wrong subnet", c.Name, c.from(), cfg.Subnet,
 					strings.Join(wrong, ", ")),
 				Remedy: cniReplaceNodeRemedy(n, "so the VPC CNI creates its ENIs from the current ENIConfig (it never moves an attached ENI)"),
-			})
-		}
-		return out
+			}, true
+		})
 	},
 }
 
