@@ -2,10 +2,8 @@ package diagnose
 
 import (
 	"fmt"
-	"slices"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
@@ -121,19 +119,7 @@ func findClass(s *snapshot.Snapshot, name string) *snapshot.EC2NodeClass {
 // runClusterCases runs single-check cases over the EFA cluster instead of the healthy fixture.
 func runClusterCases(t *testing.T, c Check, cases []checkCase) {
 	t.Helper()
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			s := efaCluster()
-			if tc.edit != nil {
-				tc.edit(s)
-			}
-			got := c.Run(NewIndex(s))
-			slices.SortFunc(got, compareFindings)
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("%s findings mismatch (-want +got):\n%s", c.ID, diff)
-			}
-		})
-	}
+	runCasesOver(t, efaCluster, c, cases)
 }
 
 // familyIDs returns the IDs of a family's checks in order.

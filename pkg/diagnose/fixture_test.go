@@ -105,12 +105,18 @@ type checkCase struct {
 	want []Finding
 }
 
-// runCheckCases runs every case of a single-check table.
+// runCheckCases runs every case of a single-check table over the healthy fixture.
 func runCheckCases(t *testing.T, c Check, cases []checkCase) {
+	t.Helper()
+	runCasesOver(t, healthy, c, cases)
+}
+
+// runCasesOver runs every case of a single-check table over a fresh snapshot from base.
+func runCasesOver(t *testing.T, base func() *snapshot.Snapshot, c Check, cases []checkCase) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			s := healthy()
+			s := base()
 			if tc.edit != nil {
 				tc.edit(s)
 			}
