@@ -11,6 +11,16 @@ const (
 	KindEC2NodeClass  = "EC2NodeClass"
 )
 
+// EKS Auto Mode labels, API group and kind. Auto Mode nodes carry both karpenter.sh/nodepool
+// and LabelComputeType=ComputeTypeAuto; their NodeClass is named by LabelAutoNodeClass.
+const (
+	LabelComputeType   = "eks.amazonaws.com/compute-type"
+	ComputeTypeAuto    = "auto"
+	LabelAutoNodeClass = "eks.amazonaws.com/nodeclass"
+	AutoModeGroup      = "eks.amazonaws.com"
+	KindNodeClass      = "NodeClass"
+)
+
 // NodeClassRef points a NodePool or NodeClaim at its NodeClass.
 type NodeClassRef struct {
 	Group string `json:"group,omitempty"`
@@ -80,11 +90,15 @@ type SelectorTerm struct {
 	Name string            `json:"name,omitempty"`
 }
 
-// NetworkInterface is one entry of EC2NodeClass.spec.networkInterfaces (Karpenter v1.11+).
+// NetworkInterface is one entry of EC2NodeClass.spec.networkInterfaces (Karpenter v1.11+) or
+// of an Auto Mode NodeClass's spec.advancedNetworking.networkInterfaces.
 type NetworkInterface struct {
 	NetworkCardIndex int32  `json:"networkCardIndex"`
 	DeviceIndex      int32  `json:"deviceIndex"`
 	InterfaceType    string `json:"interfaceType"`
+	// SecondaryIPv4PrefixCount is the number of /28 prefixes an Auto Mode static interface
+	// gets at launch.
+	SecondaryIPv4PrefixCount *int32 `json:"secondaryIPv4PrefixCount,omitempty"`
 }
 
 // PlacementGroupSelector is EC2NodeClass.spec.placementGroupSelector (Karpenter v1.11+).
@@ -106,10 +120,15 @@ type SecurityGroupStatus struct {
 	Name string `json:"name,omitempty"`
 }
 
-// EC2NodeClass is the networking part of a karpenter.k8s.aws EC2NodeClass, at v1 or v1beta1.
+// EC2NodeClass is the networking part of a karpenter.k8s.aws EC2NodeClass, at v1 or v1beta1,
+// or of an EKS Auto Mode NodeClass (eks.amazonaws.com/v1), told apart by Group and Kind.
 type EC2NodeClass struct {
-	Name                       string                  `json:"name"`
-	APIVersion                 string                  `json:"apiVersion,omitempty"`
+	Name       string `json:"name"`
+	APIVersion string `json:"apiVersion,omitempty"`
+	// Group and Kind are empty for an EC2NodeClass, AutoModeGroup and KindNodeClass for an
+	// Auto Mode NodeClass.
+	Group                      string                  `json:"group,omitempty"`
+	Kind                       string                  `json:"kind,omitempty"`
 	AMIFamily                  string                  `json:"amiFamily,omitempty"`
 	SubnetSelectorTerms        []SelectorTerm          `json:"subnetSelectorTerms,omitempty"`
 	SecurityGroupSelectorTerms []SelectorTerm          `json:"securityGroupSelectorTerms,omitempty"`
@@ -119,9 +138,27 @@ type EC2NodeClass struct {
 	PlacementGroupSelector     *PlacementGroupSelector `json:"placementGroupSelector,omitempty"`
 	Kubelet                    *Kubelet                `json:"kubelet,omitempty"`
 
+	// PodSubnetSelectorTerms and PodSecurityGroupSelectorTerms are an Auto Mode NodeClass's
+	// pod subnets and their security groups; IPv4PrefixSize is its
+	// spec.advancedNetworking.ipv4PrefixSize ("", "Auto" or "32").
+	PodSubnetSelectorTerms        []SelectorTerm `json:"podSubnetSelectorTerms,omitempty"`
+	PodSecurityGroupSelectorTerms []SelectorTerm `json:"podSecurityGroupSelectorTerms,omitempty"`
+	IPv4PrefixSize                string         `json:"ipv4PrefixSize,omitempty"`
+
 	StatusSubnets        []SubnetStatus        `json:"statusSubnets,omitempty"`
 	StatusSecurityGroups []SecurityGroupStatus `json:"statusSecurityGroups,omitempty"`
 	Conditions           []Condition           `json:"conditions,omitempty"`
+}
+
+// AutoMode reports whether c is an EKS Auto Mode NodeClass.
+func (c *EC2NodeClass) AutoMode() bool { return c.Group == AutoModeGroup && c.Kind == KindNodeClass }
+
+// KindName returns the class's kind, EC2NodeClass or NodeClass, for display.
+func (c *EC2NodeClass) KindName() string {
+	if c.AutoMode() {
+		return KindNodeClass
+	}
+	return KindEC2NodeClass
 }
 
 // ENIConfig is a VPC CNI custom-networking ENIConfig (crd.k8s.amazonaws.com/v1alpha1).
