@@ -11,6 +11,8 @@ type faults struct {
 	failures map[string]*failure
 	latency  time.Duration
 	bucket   *bucket
+	// throttled counts the requests the bucket refused.
+	throttled int
 }
 
 // failure is an injected error answer for one action.
@@ -84,6 +86,13 @@ func (s *Server) SetThrottle(capacity int, refillPerSecond float64) {
 	}
 }
 
+// Throttled returns how many requests the throttle answered with RequestLimitExceeded.
+func (s *Server) Throttled() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.faults.throttled
+}
+
 // fault waits the configured latency, then returns the throttle or injected error the request
 // gets, or nil.
 func (s *Server) fault(ctx context.Context, action string) *apiError {
@@ -102,6 +111,7 @@ func (s *Server) fault(ctx context.Context, action string) *apiError {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if b := s.faults.bucket; b != nil && !b.take(s.now()) {
+		s.faults.throttled++
 		return &apiError{status: http.StatusServiceUnavailable, code: "RequestLimitExceeded", message: "Request limit exceeded."}
 	}
 	if f := s.faults.failures[action]; f != nil && f.remaining != 0 {

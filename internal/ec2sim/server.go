@@ -137,6 +137,17 @@ func (s *Server) Count(action string) int {
 	return n
 }
 
+// Counts returns how many requests of each action the server received, failed ones included.
+func (s *Server) Counts() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]int{}
+	for _, r := range s.requests {
+		out[r.Action]++
+	}
+	return out
+}
+
 // Total returns how many requests the server received.
 func (s *Server) Total() int {
 	s.mu.Lock()
