@@ -38,7 +38,8 @@ func kubeDecodeNodePool(u *unstructured.Unstructured) snapshot.NodePool {
 }
 
 // kubeNodeClassRef reads a nodeClassRef: v1 has group/kind/name, v1beta1 apiVersion/kind/name
-// with kind optional. A ref without a group or API version is Karpenter AWS's EC2NodeClass.
+// with kind optional. A ref without a group or API version is Karpenter AWS's EC2NodeClass; an
+// eks.amazonaws.com ref keeps its group and, when it has no kind, is an Auto Mode NodeClass.
 func kubeNodeClassRef(m map[string]any) snapshot.NodeClassRef {
 	ref := snapshot.NodeClassRef{Group: kubeStr(m, "group"), Kind: kubeStr(m, "kind"), Name: kubeStr(m, "name")}
 	if ref.Name == "" {
@@ -53,8 +54,12 @@ func kubeNodeClassRef(m map[string]any) snapshot.NodeClassRef {
 			ref.Group = snapshot.AWSGroup
 		}
 	}
-	if ref.Kind == "" && ref.Group == snapshot.AWSGroup {
+	switch {
+	case ref.Kind != "":
+	case ref.Group == snapshot.AWSGroup:
 		ref.Kind = snapshot.KindEC2NodeClass
+	case ref.Group == snapshot.AutoModeGroup:
+		ref.Kind = snapshot.KindNodeClass
 	}
 	return ref
 }

@@ -14,9 +14,9 @@ import (
 // kubeKarpenterRemedy is the remedy of a missing Karpenter CRD.
 const kubeKarpenterRemedy = "install Karpenter's CRDs, or ignore this on clusters without Karpenter"
 
-// kubeKarpenter reads NodeClaims, NodePools and EC2NodeClasses. With named nodes it GETs the
-// objects those nodes point at, and lists a kind only when a Karpenter node's object of that
-// kind cannot be named; otherwise it lists all three.
+// kubeKarpenter reads NodeClaims, NodePools, EC2NodeClasses and EKS Auto Mode NodeClasses.
+// With named nodes it GETs the objects those nodes point at, and lists a kind only when a
+// Karpenter node's object of that kind cannot be named; otherwise it lists them all.
 func (c *Collector) kubeKarpenter(ctx context.Context, s *snapshot.Snapshot, scope Scope) error {
 	scoped := len(scope.Names) > 0
 
@@ -40,14 +40,14 @@ func (c *Collector) kubeKarpenter(ctx context.Context, s *snapshot.Snapshot, sco
 	}
 
 	names, known = kubeClassNames(s.Nodes, s.NodeClaims, s.NodePools)
-	if items, err = c.kubeReadCRD(ctx, s, kubeNodeClassesCRD(), scoped && known, names, kubeKarpenterRemedy); err != nil {
+	if items, err = c.kubeReadCRD(ctx, s, kubeNodeClassesCRD(), scoped && known, names, kubeEC2NodeClassRemedy(s)); err != nil {
 		return err
 	}
 	s.NodeClasses = nil
 	for i := range items {
 		s.NodeClasses = append(s.NodeClasses, kubeDecodeNodeClass(&items[i]))
 	}
-	return nil
+	return c.kubeAutoNodeClasses(ctx, s, scope)
 }
 
 // kubeIsKarpenterNode reports whether Karpenter launched n: it carries a NodePool label or is
@@ -102,8 +102,8 @@ func kubePoolNames(nodes []corev1.Node, claims []snapshot.NodeClaim) (names []st
 }
 
 // kubeClassNames returns the EC2NodeClasses of the Karpenter nodes, from the node label, the
-// node's claim or its pool; known is false when one cannot be named. A node whose claim or pool
-// points at another kind of NodeClass (EKS Auto Mode) needs none.
+// node's claim or its pool; known is false when one cannot be named. An EKS Auto Mode node (its
+// NodeClass label, or a claim or pool pointing at another kind of NodeClass) needs none.
 func kubeClassNames(nodes []corev1.Node, claims []snapshot.NodeClaim, pools []snapshot.NodePool) (names []string, known bool) {
 	known = true
 	for i := range nodes {
@@ -115,18 +115,10 @@ func kubeClassNames(nodes []corev1.Node, claims []snapshot.NodeClaim, pools []sn
 			names = append(names, c)
 			continue
 		}
-		claim := kubeClaimFor(n, claims)
-		ref := snapshot.NodeClassRef{}
-		if claim != nil {
-			ref = claim.NodeClassRef
+		if n.Labels[snapshot.LabelAutoNodeClass] != "" {
+			continue
 		}
-		if ref.Name == "" {
-			pool := kubeNodePool(n, claim)
-			if j := slices.IndexFunc(pools, func(p snapshot.NodePool) bool { return p.Name == pool }); j >= 0 {
-				ref = pools[j].NodeClassRef
-			}
-		}
-		switch {
+		switch ref := kubeClassRef(n, claims, pools); {
 		case kubeIsEC2NodeClass(ref):
 			names = append(names, ref.Name)
 		case ref.Name == "":
@@ -134,6 +126,19 @@ func kubeClassNames(nodes []corev1.Node, claims []snapshot.NodeClaim, pools []sn
 		}
 	}
 	return kubeSorted(names), known
+}
+
+// kubeClassRef returns the nodeClassRef of n's claim, else of its pool, or an empty ref.
+func kubeClassRef(n *corev1.Node, claims []snapshot.NodeClaim, pools []snapshot.NodePool) snapshot.NodeClassRef {
+	claim := kubeClaimFor(n, claims)
+	if claim != nil && claim.NodeClassRef.Name != "" {
+		return claim.NodeClassRef
+	}
+	pool := kubeNodePool(n, claim)
+	if j := slices.IndexFunc(pools, func(p snapshot.NodePool) bool { return p.Name == pool }); j >= 0 {
+		return pools[j].NodeClassRef
+	}
+	return snapshot.NodeClassRef{}
 }
 
 // kubeNodePool returns the NodePool of n from its label, else from its claim's label.
