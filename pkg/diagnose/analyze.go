@@ -135,9 +135,9 @@ func reportSubnets(x *Index, opts Options, related map[string]bool) []SubnetUse 
 		if opts.Nodes != nil && !related[subnetRef(s.ID)] {
 			continue
 		}
-		classes := u.classes
-		if len(classes) == 0 {
-			classes = nil
+		var classes []string
+		for _, key := range u.classes {
+			classes = append(classes, reportClassName(key))
 		}
 		out = append(out, SubnetUse{
 			ID: s.ID, CIDR: s.CIDR, Zone: s.Zone, ZoneID: s.ZoneID, AvailableIPs: s.AvailableIPs,
@@ -210,4 +210,14 @@ func quoteAll(ss []string) []string {
 		out[i] = fmt.Sprintf("%q", s)
 	}
 	return out
+}
+
+// reportClassName names a class in SubnetUse.NodeClasses: an EC2NodeClass by its name, as
+// always, and an Auto Mode NodeClass as nodeclass/NAME.
+func reportClassName(key string) string {
+	kind, name, _ := strings.Cut(key, "/")
+	if kind == snapshot.KindNodeClass {
+		return kindRef(kind, name)
+	}
+	return name
 }

@@ -15,6 +15,8 @@ import (
 // happens with custom networking or security groups for pods (one ENI fewer) unless
 // RESERVED_ENIS is set, and with a kubelet maxPods above the ENI limit. Without the aws-node
 // DaemonSet pods may not take VPC addresses at all (an overlay CNI), so the check stays silent.
+// EKS Auto Mode nodes are left out: Auto Mode sets max pods itself by a formula it does not
+// publish, and its CNI is not aws-node.
 var maxPodsExceedsIPCapacity = Check{
 	ID:       "max-pods-exceeds-ip-capacity",
 	Severity: Critical,
@@ -25,7 +27,7 @@ var maxPodsExceedsIPCapacity = Check{
 		}
 		cni := CNISettingsFrom(x.Snapshot.AWSNode)
 		var out []Finding
-		for _, n := range x.checkedNodes() {
+		for _, n := range x.vpcCNINodes() {
 			r, ok := nodeCapacity(n, cni)
 			if !ok || r.Pods <= r.IPCapacity {
 				continue
@@ -45,13 +47,19 @@ var maxPodsExceedsIPCapacity = Check{
 }
 
 // nodeCapacity computes the node's CapacityReport; false when the node advertises no pods
-// capacity or its instance type is unknown.
+// capacity or its instance type is unknown. On an EKS Auto Mode node the IP capacity is an
+// estimate (autoModeCapacity) and cni is not used.
 func nodeCapacity(n *NodeInfo, cni CNISettings) (CapacityReport, bool) {
 	pods, ok := n.Node.Status.Capacity[corev1.ResourcePods]
 	if !ok || n.Type == nil {
 		return CapacityReport{}, false
 	}
-	r := nodeIPCapacity(n, cni)
+	var r CapacityReport
+	if n.AutoMode() {
+		r = autoModeCapacity(n.Type, n.instanceENIs(), n.Class)
+	} else {
+		r = nodeIPCapacity(n, cni)
+	}
 	r.Pods = pods.Value()
 	return r, true
 }

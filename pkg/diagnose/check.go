@@ -15,7 +15,7 @@ type Check struct {
 // Checks returns every built-in check in catalogue order: the core checks, then each family.
 func Checks() []Check {
 	var all []Check
-	for _, family := range [][]Check{coreChecks(), cniChecks(), efaChecks(), placementChecks(), consistencyChecks()} {
+	for _, family := range [][]Check{coreChecks(), cniChecks(), efaChecks(), placementChecks(), consistencyChecks(), autoModeChecks()} {
 		all = append(all, family...)
 	}
 	return all

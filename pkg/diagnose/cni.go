@@ -43,6 +43,26 @@ func (x *Index) cniSettingOn(name string) bool {
 	return err == nil && on
 }
 
+// vpcCNINodes returns the checked nodes whose pods the VPC CNI (aws-node) networks: all but
+// EKS Auto Mode nodes, where AWS runs its own CNI on the node, aws-node has no pod and none
+// of its settings (prefix delegation, WARM_*, custom networking, pods' ENIs) apply.
+func (x *Index) vpcCNINodes() []*NodeInfo {
+	var nodes []*NodeInfo
+	for _, n := range x.checkedNodes() {
+		if !n.AutoMode() {
+			nodes = append(nodes, n)
+		}
+	}
+	return nodes
+}
+
+// onlyAutoMode reports whether the snapshot has checked nodes and all of them are EKS Auto
+// Mode nodes, so that aws-node runs on none of them.
+func (x *Index) onlyAutoMode() bool {
+	nodes := x.checkedNodes()
+	return len(nodes) > 0 && len(x.vpcCNINodes()) == 0
+}
+
 // cniNodeZone returns the node's zone: its instance's, else its topology.kubernetes.io/zone label.
 func cniNodeZone(n *NodeInfo) string {
 	if n.Instance != nil && n.Instance.Zone != "" {

@@ -25,7 +25,9 @@ const maxNamedPods = 3
 // podIPAllocationFailures finds nodes where kubelet could not start pods in the last hour
 // because the VPC CNI had no IP address for them. Those pods stay in ContainerCreating: the
 // node's ENIs are full (max pods above the IP capacity), the subnet is exhausted or, with
-// prefix delegation, too fragmented for a /28, or custom networking has no ENIConfig.
+// prefix delegation, too fragmented for a /28, or custom networking has no ENIConfig. EKS
+// Auto Mode's own CNI reports the same message; there the causes are its pod subnets (another
+// zone, exhausted), fragmentation, or static networkInterfaces with no IPs for pods.
 var podIPAllocationFailures = Check{
 	ID:       "pod-ip-allocation-failures",
 	Severity: Critical,
@@ -73,6 +75,10 @@ func allocationFinding(n *NodeInfo, fs []snapshot.SandboxFailure, taken time.Tim
 			newest = f
 		}
 	}
+	cniName := "the VPC CNI"
+	if n.AutoMode() {
+		cniName = "the Auto Mode CNI"
+	}
 	names := sortedKeys(pods)
 	podList := strings.Join(names[:min(len(names), maxNamedPods)], ", ")
 	if len(names) > maxNamedPods {
@@ -83,8 +89,9 @@ func allocationFinding(n *NodeInfo, fs []snapshot.SandboxFailure, taken time.Tim
 		Severity: Critical,
 		Node:     n.Name(),
 		Resource: nodeRef(n.Name()),
-		Message: fmt.Sprintf("%s in the hour before %s for %s (%s) because the VPC CNI had no IP address; newest at %s: %s",
+		Message: fmt.Sprintf("%s in the hour before %s for %s (%s) because %s had no IP address; newest at %s: %s",
 			cniCount(count, "FailedCreatePodSandBox event"), taken.UTC().Format(time.RFC3339), cniCount(int64(len(names)), "pod"), podList,
+			cniName,
 			newest.LastSeen.UTC().Format(time.RFC3339), newest.Message),
 		Remedy: allocationRemedy(n, newest.Message),
 	}
@@ -93,6 +100,9 @@ func allocationFinding(n *NodeInfo, fs []snapshot.SandboxFailure, taken time.Tim
 // allocationRemedy says where to look, by the cause the message names.
 func allocationRemedy(n *NodeInfo, msg string) string {
 	describe := fmt.Sprintf("kubectl karpnet describe node %s", n.Name())
+	if n.AutoMode() {
+		return autoAllocationRemedy(n, msg, describe)
+	}
 	if strings.Contains(msg, "InsufficientCidrBlocks") {
 		return "the pod subnet has free addresses but no free contiguous /28 for a prefix: reserve prefix space with " +
 			"aws ec2 create-subnet-cidr-reservation --reservation-type prefix, or give pods a new subnet; see " + describe
@@ -100,4 +110,22 @@ func allocationRemedy(n *NodeInfo, msg string) string {
 	return fmt.Sprintf("compare the node's capacity.pods with its pod IP capacity and the free addresses of its pod subnet "+
 		"(%s), then read ipamd's log on the node (/var/log/aws-routed-eni/ipamd.log) for the EC2 error; "+
 		"lower kubelet maxPods, free or add subnet space, or fix the node's ENIConfig accordingly", describe)
+}
+
+// autoAllocationRemedy says where an EKS Auto Mode node's pod addresses come from and what to
+// change: there is no ipamd log or ENIConfig to look at.
+func autoAllocationRemedy(n *NodeInfo, msg, describe string) string {
+	class := "its NodeClass"
+	if n.ClassName != "" {
+		class = n.ClassLabel()
+	}
+	if strings.Contains(msg, "InsufficientCidrBlocks") {
+		return fmt.Sprintf("the pod subnet has free addresses but no free contiguous /28: set "+
+			"spec.advancedNetworking.ipv4PrefixSize: \"32\" on %s for secondary IPs, reserve prefix space with aws ec2 "+
+			"create-subnet-cidr-reservation --reservation-type prefix, or add subnets; see %s", class, describe)
+	}
+	return fmt.Sprintf("check the free addresses of the node's subnets and, when %s sets spec.podSubnetSelectorTerms, "+
+		"that they select a subnet in the node's zone with free addresses (%s); with static "+
+		"spec.advancedNetworking.networkInterfaces give the primary interface secondaryIPv4PrefixCount, as Auto Mode "+
+		"adds no addresses after launch", class, describe)
 }

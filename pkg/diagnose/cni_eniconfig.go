@@ -20,7 +20,7 @@ func (x *Index) eniConfigFindings(f func(n *NodeInfo, c eniConfigChoice, cfg *sn
 		return nil
 	}
 	var out []Finding
-	for _, n := range x.checkedNodes() {
+	for _, n := range x.vpcCNINodes() {
 		c := chooseENIConfig(n.Node, x.Snapshot.AWSNode)
 		if finding, ok := f(n, c, x.ENIConfigs[c.Name]); ok {
 			out = append(out, finding)

@@ -32,7 +32,7 @@ var maxPodsBelowIPCapacity = Check{
 		}
 		cni := CNISettingsFrom(x.Snapshot.AWSNode)
 		var out []Finding
-		for _, n := range x.checkedNodes() {
+		for _, n := range x.vpcCNINodes() {
 			if x.cniInstanceGone(n) {
 				continue
 			}

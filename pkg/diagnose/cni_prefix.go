@@ -33,7 +33,7 @@ var prefixDelegationInactive = Check{
 			family = "IPv6"
 		}
 		var out []Finding
-		for _, n := range x.checkedNodes() {
+		for _, n := range x.vpcCNINodes() {
 			if n.Type == nil || !n.Type.Nitro() || n.Instance == nil || n.Instance.State != "running" {
 				continue
 			}

@@ -116,10 +116,10 @@ type classZone struct{ id, zone, zoneID string }
 func poolZoneFinding(x *Index, p *snapshot.NodePool) (Finding, bool) {
 	zones := zoneRuleOf(p.Requirements, corev1.LabelTopologyZone, corev1.LabelFailureDomainBetaZone)
 	ids := zoneRuleOf(p.Requirements, labelZoneID)
-	if !zones.constrained() && !ids.constrained() || !isEC2NodeClassRef(p.NodeClassRef) {
+	if !zones.constrained() && !ids.constrained() {
 		return Finding{}, false
 	}
-	c := x.NodeClasses[p.NodeClassRef.Name]
+	c := x.ClassOf(p.NodeClassRef)
 	if c == nil || len(c.StatusSubnets) == 0 {
 		return Finding{}, false
 	}
@@ -147,12 +147,12 @@ func poolZoneFinding(x *Index, p *snapshot.NodePool) (Finding, bool) {
 		rules = append(rules, ids.describe(labelZoneID))
 	}
 	has := subnetZones(subnets, ids.constrained())
-	ref := fmt.Sprintf("EC2NodeClass %s", c.Name)
+	ref := classLabel(c)
 	if !usable {
 		return Finding{
 			ID: "nodepool-zone-unreachable", Severity: Critical, Resource: "nodepool/" + p.Name,
 			Message: fmt.Sprintf("NodePool %s requires %s but %s has subnets only in %s: no zone is left, "+
-				"so Karpenter can launch no node for this NodePool", p.Name, strings.Join(rules, " and "), ref, has),
+				"so %s can launch no node for this NodePool", p.Name, strings.Join(rules, " and "), ref, has, launcher(c)),
 			Remedy: fmt.Sprintf("add a subnet in a required zone to spec.subnetSelectorTerms of %s, or change the zone "+
 				"requirement in spec.template.spec.requirements of NodePool %s to zones the class has subnets in (%s)",
 				ref, p.Name, has),
@@ -176,8 +176,8 @@ func poolZoneFinding(x *Index, p *snapshot.NodePool) (Finding, bool) {
 	return Finding{
 		ID: "nodepool-zone-unreachable", Severity: Warning, Resource: "nodepool/" + p.Name,
 		Message: fmt.Sprintf("NodePool %s requires %s but %s has no subnet in %s (its subnets are in %s): "+
-			"Karpenter launches no node there, so pods that must run in %s stay Pending",
-			p.Name, strings.Join(rules, " and "), ref, list, has, list),
+			"%s launches no node there, so pods that must run in %s stay Pending",
+			p.Name, strings.Join(rules, " and "), ref, list, has, launcher(c), list),
 		Remedy: fmt.Sprintf("add a subnet in %s to spec.subnetSelectorTerms of %s, or remove %s from the zone "+
 			"requirement in spec.template.spec.requirements of NodePool %s", list, ref, list, p.Name),
 	}, true

@@ -10,7 +10,8 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
-// nodeClassPublicIPMultiENI finds EC2NodeClasses that set associatePublicIPAddress: true and
+// nodeClassPublicIPMultiENI finds EC2NodeClasses (and Auto Mode NodeClasses, under
+// spec.advancedNetworking) that set associatePublicIPAddress: true and
 // launch several network interfaces: more than one spec.networkInterfaces entry, or EFA
 // NodeClaims, for which Karpenter puts one EFA interface on each network card of the type.
 // EC2 refuses a public IP when an instance is launched with several network interfaces
@@ -22,41 +23,41 @@ var nodeClassPublicIPMultiENI = Check{
 	Run: func(x *Index) []Finding {
 		efaClaims := publicIPEFAClaims(x)
 		var out []Finding
-		for _, name := range sortedKeys(x.NodeClasses) {
-			c := x.NodeClasses[name]
+		for _, c := range x.sortedClasses() {
 			if c.AssociatePublicIPAddress == nil || !*c.AssociatePublicIPAddress {
 				continue
 			}
 			var why []string
 			if k := len(c.NetworkInterfaces); k > 1 {
-				why = append(why, fmt.Sprintf("spec.networkInterfaces has %d entries", k))
+				why = append(why, fmt.Sprintf("%s has %d entries", classField(c, "spec.networkInterfaces"), k))
 			}
-			if claims := efaClaims[name]; len(claims) > 0 {
+			if claims := efaClaims[ClassKey(c.KindName(), c.Name)]; len(claims) > 0 {
 				subject := "NodeClaim %s requests"
 				if len(claims) > 1 {
 					subject = "NodeClaims %s request"
 				}
-				why = append(why, fmt.Sprintf(subject+" vpc.amazonaws.com/efa, for which Karpenter launches one EFA "+
-					"interface per network card", strings.Join(sortedKeys(claims), ", ")))
+				why = append(why, fmt.Sprintf(subject+" vpc.amazonaws.com/efa, for which %s launches one EFA "+
+					"interface per network card", strings.Join(sortedKeys(claims), ", "), launcher(c)))
 			}
 			if len(why) == 0 {
 				continue
 			}
+			field := classField(c, "spec.associatePublicIPAddress")
 			out = append(out, Finding{
-				ID: "nodeclass-public-ip-multi-eni", Severity: Critical, Resource: "ec2nodeclass/" + name,
-				Message: fmt.Sprintf("EC2NodeClass %s sets associatePublicIPAddress: true and launches several network "+
+				ID: "nodeclass-public-ip-multi-eni", Severity: Critical, Resource: classRef(c),
+				Message: fmt.Sprintf("%s sets %s: true and launches several network "+
 					"interfaces (%s): EC2 rejects such launches with InvalidParameterCombination (\"The "+
 					"associatePublicIPAddress parameter cannot be specified when launching with multiple network "+
-					"interfaces\")", name, strings.Join(why, "; ")),
-				Remedy: fmt.Sprintf("remove spec.associatePublicIPAddress from EC2NodeClass %s (or set it to false) and "+
-					"give the nodes outbound access through a NAT gateway in private subnets", name),
+					"interfaces\")", classLabel(c), strings.TrimPrefix(field, "spec."), strings.Join(why, "; ")),
+				Remedy: fmt.Sprintf("remove %s from %s (or set it to false) and "+
+					"give the nodes outbound access through a NAT gateway in private subnets", field, classLabel(c)),
 			})
 		}
 		return out
 	},
 }
 
-// publicIPEFAClaims returns, per EC2NodeClass, the NodeClaims that request EFA on an
+// publicIPEFAClaims returns, per class (by ClassKey), the NodeClaims that request EFA on an
 // instance type with more than one EFA interface. Claims whose type is unknown are left out:
 // on a type with one EFA interface Karpenter launches a single interface, which EC2 accepts
 // with a public IP.
@@ -70,7 +71,8 @@ func publicIPEFAClaims(x *Index) map[string]map[string]bool {
 	out := map[string]map[string]bool{}
 	for i := range x.Snapshot.NodeClaims {
 		c := &x.Snapshot.NodeClaims[i]
-		if c.NodeClassRef.Name == "" || !isEC2NodeClassRef(c.NodeClassRef) || !requestsEFA(c) {
+		kind := refKind(c.NodeClassRef)
+		if c.NodeClassRef.Name == "" || kind == "" || !requestsEFA(c) {
 			continue
 		}
 		t := typeOf[c]
@@ -80,10 +82,11 @@ func publicIPEFAClaims(x *Index) map[string]map[string]bool {
 		if t == nil || t.MaxEFAInterfaces <= 1 {
 			continue
 		}
-		if out[c.NodeClassRef.Name] == nil {
-			out[c.NodeClassRef.Name] = map[string]bool{}
+		key := ClassKey(kind, c.NodeClassRef.Name)
+		if out[key] == nil {
+			out[key] = map[string]bool{}
 		}
-		out[c.NodeClassRef.Name][c.Name] = true
+		out[key][c.Name] = true
 	}
 	return out
 }

@@ -85,7 +85,7 @@ func nodeToNodeFinding(x *Index, n *NodeInfo) (Finding, bool) {
 	resource, where := nodeRef(n.Name()), "the node group's security groups"
 	if n.ClassName != "" {
 		resource = n.ClassRef()
-		where = "spec.securityGroupSelectorTerms of EC2NodeClass " + n.ClassName
+		where = "spec.securityGroupSelectorTerms of " + n.ClassLabel()
 	}
 	return Finding{
 		ID: "security-group-node-to-node-blocked", Severity: Warning, Node: n.Name(), Resource: resource,

@@ -20,8 +20,8 @@ var nodeClassSubnetVPCMismatch = Check{
 	Run: func(x *Index) []Finding {
 		cluster := clusterVPC(x)
 		var out []Finding
-		for _, name := range sortedKeys(x.NodeClasses) {
-			if f, ok := classVPCFinding(x, x.NodeClasses[name], cluster); ok {
+		for _, c := range x.sortedClasses() {
+			if f, ok := classVPCFinding(x, c, cluster); ok {
 				out = append(out, f)
 			}
 		}
@@ -81,14 +81,14 @@ func classVPCFinding(x *Index, c *snapshot.EC2NodeClass, cluster string) (Findin
 	}
 	slices.Sort(outside)
 	var msg, remedy string
-	selectors := "spec.subnetSelectorTerms and spec.securityGroupSelectorTerms of EC2NodeClass " + c.Name
+	selectors := "spec.subnetSelectorTerms and spec.securityGroupSelectorTerms of " + classLabel(c)
 	switch {
 	case len(byVPC) > 1:
-		msg = fmt.Sprintf("EC2NodeClass %s resolves subnets and security groups in %d VPCs: %s; EC2 rejects launches "+
+		msg = fmt.Sprintf("%s resolves subnets and security groups in %d VPCs: %s; EC2 rejects launches "+
 			"that pair a subnet with a security group of another VPC (\"Security group ... and subnet ... belong "+
-			"to different networks\")", c.Name, len(byVPC), strings.Join(groups, ", "))
+			"to different networks\")", classLabel(c), len(byVPC), strings.Join(groups, ", "))
 	default:
-		msg = fmt.Sprintf("EC2NodeClass %s resolves subnets and security groups only in %s", c.Name, groups[0])
+		msg = fmt.Sprintf("%s resolves subnets and security groups only in %s", classLabel(c), groups[0])
 	}
 	if cluster != "" {
 		msg += fmt.Sprintf("; the cluster's nodes run in %s, and a node launched in another VPC cannot reach the cluster", cluster)
@@ -99,7 +99,7 @@ func classVPCFinding(x *Index, c *snapshot.EC2NodeClass, cluster string) (Findin
 			"so select by ID or by tags only that VPC's subnets and groups carry", selectors)
 	}
 	return Finding{
-		ID: "nodeclass-subnet-vpc-mismatch", Severity: Critical, Resource: "ec2nodeclass/" + c.Name,
+		ID: "nodeclass-subnet-vpc-mismatch", Severity: Critical, Resource: classRef(c),
 		Message: msg, Remedy: remedy,
 	}, true
 }

@@ -28,11 +28,12 @@ func Describe(x *Index, n *NodeInfo) NodeReport {
 		return r
 	}
 	r.SecurityGroups = describeSecurityGroups(x, n)
-	if !x.Unavailable(snapshot.SourceAWSNode) {
+	if n.AutoMode() || !x.Unavailable(snapshot.SourceAWSNode) {
 		if c, ok := nodeCapacity(n, CNISettingsFrom(x.Snapshot.AWSNode)); ok {
 			r.Capacity = &c
 		}
 	}
+	r.AutoMode = describeAutoMode(x, n)
 	r.EFA = describeEFA(n)
 	r.Placement = describePlacement(x, n)
 	return r
@@ -47,6 +48,10 @@ func describeIdentity(n *NodeInfo) Identity {
 		InstanceType: n.Node.Labels[corev1.LabelInstanceTypeStable],
 		NodePool:     n.PoolName,
 		NodeClass:    n.ClassName,
+		AutoMode:     n.AutoMode(),
+	}
+	if n.AutoMode() {
+		id.NodeClassKind = snapshot.KindNodeClass
 	}
 	if id.Zone == "" {
 		id.Zone = n.Node.Labels[corev1.LabelTopologyZone]

@@ -29,11 +29,11 @@ var efaUnsupportedInstanceType = Check{
 			}
 			var asks, fixes []string
 			if k := classEFAOnly(n.Class); k > 0 {
-				asks = append(asks, fmt.Sprintf("EC2NodeClass %s spec.networkInterfaces has %s",
-					n.ClassName, countText(k, "efa-only entry", "efa-only entries")))
-				fixes = append(fixes, fmt.Sprintf("limit the NodePools of EC2NodeClass %s to EFA-capable instance types "+
+				asks = append(asks, fmt.Sprintf("%s %s has %s",
+					n.ClassLabel(), classField(n.Class, "spec.networkInterfaces"), countText(k, "efa-only entry", "efa-only entries")))
+				fixes = append(fixes, fmt.Sprintf("limit the NodePools of %s to EFA-capable instance types "+
 					"(spec.template.spec.requirements on node.kubernetes.io/instance-type, e.g. p5.48xlarge, p4d.24xlarge, "+
-					"c5n.18xlarge) and replace this node (%s)", n.ClassName, claimOrNode(n)))
+					"c5n.18xlarge) and replace this node (%s)", n.ClassLabel(), claimOrNode(n)))
 			}
 			if q := claimEFARequest(n.Claim); q > 0 {
 				asks = append(asks, fmt.Sprintf("NodeClaim %s requests %s: %d", n.Claim.Name, ResourceEFA, q))
@@ -79,10 +79,10 @@ var efaInterfaceCountMismatch = Check{
 			var says, remedy string
 			if k := classEFAOnly(n.Class); k > 0 {
 				want = k
-				says = fmt.Sprintf("EC2NodeClass %s spec.networkInterfaces has %s", n.ClassName,
-					countText(k, "efa-only entry", "efa-only entries"))
-				remedy = fmt.Sprintf("EFA interfaces are attached only at launch: replace the node (%s) so Karpenter "+
-					"launches it with spec.networkInterfaces of EC2NodeClass %s", claimOrNode(n), n.ClassName)
+				field := classField(n.Class, "spec.networkInterfaces")
+				says = fmt.Sprintf("%s %s has %s", n.ClassLabel(), field, countText(k, "efa-only entry", "efa-only entries"))
+				remedy = fmt.Sprintf("EFA interfaces are attached only at launch: replace the node (%s) so %s "+
+					"launches it with %s of %s", claimOrNode(n), n.launcher(), field, n.ClassLabel())
 			} else if q, ok := n.Node.Status.Capacity[ResourceEFA]; ok {
 				want = q.Value()
 				says = fmt.Sprintf("the node's capacity %s is %d", ResourceEFA, want)

@@ -94,7 +94,7 @@ func efaSelfRuleFinding(x *Index, n *NodeInfo) (Finding, bool) {
 		"--group-id %s --protocol -1 --source-group %s, and aws ec2 authorize-security-group-egress --group-id %s "+
 		"--ip-permissions 'IpProtocol=-1,UserIdGroupPairs=[{GroupId=%s}]'", target, target, target, target, target)
 	if n.ClassName != "" {
-		remedy += fmt.Sprintf("; or select a group that has these rules in spec.securityGroupSelectorTerms of EC2NodeClass %s", n.ClassName)
+		remedy += fmt.Sprintf("; or select a group that has these rules in spec.securityGroupSelectorTerms of %s", n.ClassLabel())
 	}
 	return Finding{
 		ID:       "efa-security-group-self-rule-missing",

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
@@ -67,7 +68,7 @@ var efaSubnetSplit = Check{
 				zone = n.Subnet.Zone
 			}
 			if n.ClassName != "" {
-				add(classes, n.ClassName, in, zone)
+				add(classes, n.ClassRef(), in, zone)
 			}
 			if inPlacementGroup(in.Placement) {
 				name := cmp.Or(in.Placement.GroupName, in.Placement.GroupID)
@@ -78,11 +79,16 @@ var efaSubnetSplit = Check{
 			}
 		}
 		var out []Finding
-		for _, name := range sortedKeys(classes) {
-			if s := classes[name]; s.split() {
-				out = append(out, splitFinding("ec2nodeclass/"+name, "EC2NodeClass "+name, s,
-					fmt.Sprintf("narrow spec.subnetSelectorTerms of EC2NodeClass %s to one subnet (id: %s), or pin one zone "+
-						"(topology.kubernetes.io/zone In) in its NodePools, and replace the EFA nodes elsewhere", name, s.busiest())))
+		for _, ref := range sortedKeys(classes) {
+			if s := classes[ref]; s.split() {
+				kind, name, _ := strings.Cut(ref, "/")
+				label := snapshot.KindEC2NodeClass + " " + name
+				if kind == strings.ToLower(snapshot.KindNodeClass) {
+					label = snapshot.KindNodeClass + " " + name
+				}
+				out = append(out, splitFinding(ref, label, s,
+					fmt.Sprintf("narrow spec.subnetSelectorTerms of %s to one subnet (id: %s), or pin one zone "+
+						"(topology.kubernetes.io/zone In) in its NodePools, and replace the EFA nodes elsewhere", label, s.busiest())))
 			}
 		}
 		for _, name := range sortedKeys(groups) {
@@ -158,6 +164,9 @@ var efaWithoutPlacementGroup = Check{
 // placementWhere names where a node's placement group is chosen.
 func placementWhere(n *NodeInfo) string {
 	if n.ClassName != "" {
+		if n.AutoMode() {
+			return "spec.placementGroupSelector of " + n.ClassLabel()
+		}
 		return fmt.Sprintf("spec.placementGroupSelector of EC2NodeClass %s (Karpenter 1.11+)", n.ClassName)
 	}
 	return "the node group's launch template (Placement.GroupName)"

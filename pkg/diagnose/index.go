@@ -10,8 +10,9 @@ import (
 )
 
 // Index is a Snapshot with its objects keyed for lookup and each node joined with its
-// instance, subnet, instance type, NodeClaim, NodePool and EC2NodeClass. It is built once per
-// Analyze and shared, read-only, by every check.
+// instance, subnet, instance type, NodeClaim, NodePool and NodeClass (a self-managed
+// EC2NodeClass or an EKS Auto Mode NodeClass). It is built once per Analyze and shared,
+// read-only, by every check.
 type Index struct {
 	Snapshot *snapshot.Snapshot
 
@@ -24,8 +25,10 @@ type Index struct {
 	PlacementGroups map[string]*snapshot.PlacementGroup // by ID and by name
 	InstanceTypes   map[string]*snapshot.InstanceType
 	NodePools       map[string]*snapshot.NodePool
-	NodeClasses     map[string]*snapshot.EC2NodeClass
-	ENIConfigs      map[string]*snapshot.ENIConfig
+	// NodeClasses holds EC2NodeClasses and Auto Mode NodeClasses keyed by ClassKey(kind, name),
+	// as the two kinds may share a name; look them up with NodeClass or ClassOf.
+	NodeClasses map[string]*snapshot.EC2NodeClass
+	ENIConfigs  map[string]*snapshot.ENIConfig
 }
 
 // NodeInfo is one node joined with everything karpnet knows about it. Pointers are nil when
@@ -46,10 +49,12 @@ type NodeInfo struct {
 	Pool     *snapshot.NodePool
 	Class    *snapshot.EC2NodeClass
 
-	// PoolName and ClassName are the node's NodePool and EC2NodeClass names, even when the
-	// objects themselves were not found.
+	// PoolName and ClassName are the node's NodePool and NodeClass names, even when the
+	// objects themselves were not found. ClassKind is snapshot.KindEC2NodeClass, or
+	// snapshot.KindNodeClass on an EKS Auto Mode node.
 	PoolName  string
 	ClassName string
+	ClassKind string
 }
 
 // Checked reports whether the node takes part in EC2 checks: an EC2 node whose providerID parses.
@@ -68,7 +73,7 @@ func NewIndex(s *snapshot.Snapshot) *Index {
 		PlacementGroups: keyed(s.PlacementGroups, func(v *snapshot.PlacementGroup) string { return v.ID }),
 		InstanceTypes:   keyed(s.InstanceTypes, func(v *snapshot.InstanceType) string { return v.Name }),
 		NodePools:       keyed(s.NodePools, func(v *snapshot.NodePool) string { return v.Name }),
-		NodeClasses:     keyed(s.NodeClasses, func(v *snapshot.EC2NodeClass) string { return v.Name }),
+		NodeClasses:     keyed(s.NodeClasses, func(v *snapshot.EC2NodeClass) string { return ClassKey(v.KindName(), v.Name) }),
 		ENIConfigs:      keyed(s.ENIConfigs, func(v *snapshot.ENIConfig) string { return v.Name }),
 	}
 	for i := range s.PlacementGroups {
@@ -123,27 +128,37 @@ func (x *Index) join(n *NodeInfo) {
 	}
 	n.Pool = x.NodePools[n.PoolName]
 
-	switch {
-	case n.Claim != nil && n.Claim.NodeClassRef.Name != "" && isEC2NodeClassRef(n.Claim.NodeClassRef):
-		n.ClassName = n.Claim.NodeClassRef.Name
-	case node.Labels[snapshot.LabelEC2NodeClass] != "":
-		n.ClassName = node.Labels[snapshot.LabelEC2NodeClass]
-	case n.Pool != nil && isEC2NodeClassRef(n.Pool.NodeClassRef):
-		n.ClassName = n.Pool.NodeClassRef.Name
+	if autoModeNode(node, n.Claim) {
+		n.ClassKind = snapshot.KindNodeClass
+		switch {
+		case node.Labels[snapshot.LabelAutoNodeClass] != "":
+			n.ClassName = node.Labels[snapshot.LabelAutoNodeClass]
+		case n.Claim != nil && n.Claim.NodeClassRef.Name != "" && isAutoModeRef(n.Claim.NodeClassRef):
+			n.ClassName = n.Claim.NodeClassRef.Name
+		case n.Pool != nil && isAutoModeRef(n.Pool.NodeClassRef):
+			n.ClassName = n.Pool.NodeClassRef.Name
+		}
+	} else {
+		n.ClassKind = snapshot.KindEC2NodeClass
+		switch {
+		case n.Claim != nil && n.Claim.NodeClassRef.Name != "" && isEC2NodeClassRef(n.Claim.NodeClassRef):
+			n.ClassName = n.Claim.NodeClassRef.Name
+		case node.Labels[snapshot.LabelEC2NodeClass] != "":
+			n.ClassName = node.Labels[snapshot.LabelEC2NodeClass]
+		case n.Pool != nil && isEC2NodeClassRef(n.Pool.NodeClassRef):
+			n.ClassName = n.Pool.NodeClassRef.Name
+		}
 	}
-	n.Class = x.NodeClasses[n.ClassName]
-}
-
-// isEC2NodeClassRef reports whether ref points at an EC2NodeClass (an empty kind counts, as
-// v1beta1 NodePools may omit it).
-func isEC2NodeClassRef(ref snapshot.NodeClassRef) bool {
-	return ref.Kind == "" || ref.Kind == snapshot.KindEC2NodeClass
+	if n.ClassName != "" {
+		n.Class = x.NodeClasses[ClassKey(n.ClassKind, n.ClassName)]
+	}
 }
 
 // looksLikeEC2 reports whether a node without providerID carries labels only EC2 nodes have.
 func looksLikeEC2(node *corev1.Node) bool {
 	for k := range node.Labels {
 		if strings.HasPrefix(k, "karpenter.sh/") || strings.HasPrefix(k, "karpenter.k8s.aws/") ||
+			k == snapshot.LabelComputeType && node.Labels[k] == snapshot.ComputeTypeAuto ||
 			strings.HasPrefix(k, "eks.amazonaws.com/nodegroup") || strings.HasPrefix(k, "k8s.io/cloud-provider-aws") {
 			return true
 		}
@@ -163,14 +178,6 @@ func keyed[T any](items []T, key func(*T) string) map[string]*T {
 		m[key(&items[i])] = &items[i]
 	}
 	return m
-}
-
-// ClassRef returns the resource name of the node's EC2NodeClass, ec2nodeclass/NAME, or "".
-func (n *NodeInfo) ClassRef() string {
-	if n.ClassName == "" {
-		return ""
-	}
-	return "ec2nodeclass/" + n.ClassName
 }
 
 // InternalIPs returns the node's InternalIP addresses in status order.

@@ -29,23 +29,45 @@ func conditionField(conditionType string) string {
 	return ""
 }
 
-// nodeClassNotReady finds EC2NodeClasses that NodePools use but Karpenter does not consider
-// Ready. Karpenter skips such NodePools entirely: no node is launched for their pending pods
-// (NodeClaim events NodeClassNotReady), which on EKS looks like pods stuck Pending.
+// autoConditionField names the Auto Mode NodeClass field or setting behind each readiness
+// condition: the same selectors, but Auto Mode launches with the cluster IAM role and has no
+// AMI or kubelet fields.
+func autoConditionField(conditionType string) string {
+	switch conditionType {
+	case "AMIsReady":
+		return ""
+	case "ValidationSucceeded":
+		return "the EKS cluster IAM role's permissions (spec.tags needs its extra tagging permissions)"
+	}
+	return conditionField(conditionType)
+}
+
+// reasonUnauthorizedNodeRole is the InstanceProfileReady reason of an Auto Mode NodeClass whose
+// node role may not join nodes to the cluster.
+const reasonUnauthorizedNodeRole = "UnauthorizedNodeRole"
+
+// autoNodePolicyARN is the EKS access policy an Auto Mode node role's access entry needs.
+const autoNodePolicyARN = "arn:aws:eks::aws:cluster-access-policy/AmazonEKSAutoNodePolicy"
+
+// nodeClassNotReady finds EC2NodeClasses and Auto Mode NodeClasses that NodePools use but
+// Karpenter (or Auto Mode's Karpenter-derived compute controller) does not consider Ready. Such
+// NodePools are skipped entirely: no node is launched for their pending pods (NodeClaim events
+// NodeClassNotReady), which on EKS looks like pods stuck Pending.
 var nodeClassNotReady = Check{
 	ID:       "nodeclass-not-ready",
 	Severity: Critical,
-	Title:    "an EC2NodeClass used by a NodePool is not Ready",
+	Title:    "an EC2NodeClass or NodeClass used by a NodePool is not Ready",
 	Run: func(x *Index) []Finding {
 		pools := map[string][]string{}
 		for _, p := range x.Snapshot.NodePools {
-			if p.NodeClassRef.Name != "" && isEC2NodeClassRef(p.NodeClassRef) {
-				pools[p.NodeClassRef.Name] = append(pools[p.NodeClassRef.Name], p.Name)
+			if kind := refKind(p.NodeClassRef); kind != "" && p.NodeClassRef.Name != "" {
+				key := ClassKey(kind, p.NodeClassRef.Name)
+				pools[key] = append(pools[key], p.Name)
 			}
 		}
 		var out []Finding
-		for _, name := range sortedKeys(pools) {
-			c := x.NodeClasses[name]
+		for _, key := range sortedKeys(pools) {
+			c := x.NodeClasses[key]
 			if c == nil {
 				continue
 			}
@@ -53,14 +75,14 @@ var nodeClassNotReady = Check{
 			if ready == nil || ready.Status != "False" {
 				continue
 			}
-			slices.Sort(pools[name])
-			out = append(out, notReadyFinding(c, *ready, pools[name]))
+			slices.Sort(pools[key])
+			out = append(out, notReadyFinding(c, *ready, pools[key]))
 		}
 		return out
 	},
 }
 
-// notReadyFinding describes why an EC2NodeClass is not Ready, naming each False condition.
+// notReadyFinding describes why a class is not Ready, naming each False condition verbatim.
 func notReadyFinding(c *snapshot.EC2NodeClass, ready snapshot.Condition, pools []string) Finding {
 	var failed []snapshot.Condition
 	for _, cond := range c.Conditions {
@@ -72,7 +94,12 @@ func notReadyFinding(c *snapshot.EC2NodeClass, ready snapshot.Condition, pools [
 	if len(failed) == 0 {
 		failed = []snapshot.Condition{ready}
 	}
+	field := conditionField
+	if c.AutoMode() {
+		field = autoConditionField
+	}
 	var causes, fields []string
+	unauthorized := false
 	for _, cond := range failed {
 		cause := cond.Type + "=False"
 		switch {
@@ -82,21 +109,38 @@ func notReadyFinding(c *snapshot.EC2NodeClass, ready snapshot.Condition, pools [
 			cause += fmt.Sprintf(" (%s%s)", cond.Reason, cond.Message)
 		}
 		causes = append(causes, cause)
-		if f := conditionField(cond.Type); f != "" && cond.Reason != "DependenciesNotReady" && !slices.Contains(fields, f) {
+		unauthorized = unauthorized || cond.Reason == reasonUnauthorizedNodeRole
+		if f := field(cond.Type); f != "" && cond.Reason != "DependenciesNotReady" && !slices.Contains(fields, f) {
 			fields = append(fields, f)
 		}
 	}
-	remedy := fmt.Sprintf("see the conditions in kubectl describe ec2nodeclass %s", c.Name)
+	label, describe := classLabel(c), "kubectl describe "+classRef(c)
+	describe = strings.Replace(describe, "/", " ", 1)
+	remedy := "see the conditions in " + describe
 	if len(fields) > 0 {
-		remedy = fmt.Sprintf("fix EC2NodeClass %s (%s), then check kubectl describe ec2nodeclass %s",
-			c.Name, strings.Join(fields, "; "), c.Name)
+		remedy = fmt.Sprintf("fix %s (%s), then check %s", label, strings.Join(fields, "; "), describe)
+	}
+	if c.AutoMode() && unauthorized {
+		remedy = fmt.Sprintf("give the node role of %s (spec.role) an EKS access entry of type EC2 with "+
+			"AmazonEKSAutoNodePolicy: aws eks create-access-entry --cluster-name CLUSTER --principal-arn ROLE_ARN --type EC2, "+
+			"then aws eks associate-access-policy --cluster-name CLUSTER --principal-arn ROLE_ARN "+
+			"--access-scope type=cluster --policy-arn %s", label, autoNodePolicyARN)
+		fields = slices.DeleteFunc(fields, func(f string) bool { return f == field("InstanceProfileReady") })
+		if len(fields) > 0 {
+			remedy += fmt.Sprintf("; fix %s (%s)", label, strings.Join(fields, "; "))
+		}
+		remedy += ", then check " + describe
+	}
+	launcher := "Karpenter"
+	if c.AutoMode() {
+		launcher = "EKS Auto Mode"
 	}
 	return Finding{
 		ID:       "nodeclass-not-ready",
 		Severity: Critical,
-		Resource: "ec2nodeclass/" + c.Name,
-		Message: fmt.Sprintf("EC2NodeClass %s is not Ready, so Karpenter launches no nodes for NodePool %s: %s",
-			c.Name, strings.Join(pools, ", "), strings.Join(causes, "; ")),
+		Resource: classRef(c),
+		Message: fmt.Sprintf("%s is not Ready, so %s launches no nodes for NodePool %s: %s",
+			label, launcher, strings.Join(pools, ", "), strings.Join(causes, "; ")),
 		Remedy: remedy,
 	}
 }

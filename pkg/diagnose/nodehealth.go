@@ -43,21 +43,33 @@ var nodeNetworkNotReady = Check{
 				continue
 			}
 			slices.Sort(bad)
+			remedy := networkNotReadyRemedy(n)
+			if n.AutoMode() {
+				remedy = "EKS Auto Mode runs the node's CNI itself: check that the node's security groups let it reach " +
+					"the cluster endpoint (VPC Reachability Analyzer from the instance to the kubernetes endpoint IPs on TCP " +
+					"443), that its subnet routes to the endpoint and to AWS APIs, and collect the node's logs with a " +
+					"NodeDiagnostic resource (nodediagnostics.eks.amazonaws.com)"
+			}
 			out = append(out, Finding{
 				ID:       "node-network-not-ready",
 				Severity: Critical,
 				Node:     n.Name(),
 				Resource: nodeRef(n.Name()),
 				Message:  "node conditions show its network is down: " + strings.Join(bad, "; "),
-				Remedy: fmt.Sprintf("read the aws-node pod's log on the node (kubectl -n kube-system logs -c aws-node "+
-					"$(kubectl -n kube-system get pod -l k8s-app=aws-node --field-selector spec.nodeName=%s -o name)) and "+
-					"ipamd's log (/var/log/aws-routed-eni/ipamd.log); the usual causes are security groups that do not allow "+
-					"the node to reach the EKS API, a subnet without a route to EC2 and the API, or a node or IRSA role "+
-					"without AmazonEKS_CNI_Policy", n.Name()),
+				Remedy:   remedy,
 			})
 		}
 		return out
 	},
+}
+
+// networkNotReadyRemedy points at aws-node and ipamd logs of a VPC CNI node.
+func networkNotReadyRemedy(n *NodeInfo) string {
+	return fmt.Sprintf("read the aws-node pod's log on the node (kubectl -n kube-system logs -c aws-node "+
+		"$(kubectl -n kube-system get pod -l k8s-app=aws-node --field-selector spec.nodeName=%s -o name)) and "+
+		"ipamd's log (/var/log/aws-routed-eni/ipamd.log); the usual causes are security groups that do not allow "+
+		"the node to reach the EKS API, a subnet without a route to EC2 and the API, or a node or IRSA role "+
+		"without AmazonEKS_CNI_Policy", n.Name())
 }
 
 // networkConditionBad reports whether a node condition says the node's network is down.
@@ -86,14 +98,14 @@ func networkConditionBad(c corev1.NodeCondition) bool {
 func networkDrift(reason, class string) (string, bool) {
 	switch reason {
 	case "SubnetDrift":
-		return fmt.Sprintf("the instance's subnet is no longer in status.subnets of EC2NodeClass %s; "+
+		return fmt.Sprintf("the instance's subnet is no longer in status.subnets of %s; "+
 			"if the subnet should stay, add it back to spec.subnetSelectorTerms", class), true
 	case "SecurityGroupDrift":
-		return fmt.Sprintf("the instance's security groups differ from status.securityGroups of EC2NodeClass %s; "+
+		return fmt.Sprintf("the instance's security groups differ from status.securityGroups of %s; "+
 			"if they should stay, fix spec.securityGroupSelectorTerms", class), true
 	case "PlacementGroupDrift":
 		return fmt.Sprintf("the node's karpenter.k8s.aws/placement-group-id label differs from the placement group of "+
-			"spec.placementGroupSelector of EC2NodeClass %s; if the old group should stay, point the selector back at it", class), true
+			"spec.placementGroupSelector of %s; if the old group should stay, point the selector back at it", class), true
 	}
 	return "", false
 }
@@ -115,9 +127,9 @@ var nodeClaimDrifted = Check{
 			if c == nil || c.Status != "True" {
 				continue
 			}
-			class := n.ClassName
-			if class == "" {
-				class = "(unknown)"
+			class := n.ClassLabel()
+			if n.ClassName == "" {
+				class = n.classKind() + " (unknown)"
 			}
 			what, ok := networkDrift(c.Reason, class)
 			if !ok {

@@ -11,7 +11,9 @@ type NodeReport struct {
 	Capacity       *CapacityReport  `json:"capacity,omitempty"`
 	EFA            *EFAReport       `json:"efa,omitempty"`
 	Placement      *PlacementReport `json:"placement,omitempty"`
-	Findings       []Finding        `json:"findings"`
+	// AutoMode is the pod networking of an EKS Auto Mode node's NodeClass; nil on other nodes.
+	AutoMode *AutoModeReport `json:"autoMode,omitempty"`
+	Findings []Finding       `json:"findings"`
 	// Status is the node's worst severity, or "ok" when it has no findings.
 	Status string `json:"status"`
 }
@@ -27,7 +29,11 @@ type Identity struct {
 	ZoneID        string `json:"zoneID,omitempty"`
 	NodePool      string `json:"nodePool,omitempty"`
 	NodeClass     string `json:"nodeClass,omitempty"`
-	NodeClaim     string `json:"nodeClaim,omitempty"`
+	// NodeClassKind is NodeClass on an EKS Auto Mode node; empty means an EC2NodeClass.
+	NodeClassKind string `json:"nodeClassKind,omitempty"`
+	// AutoMode is true on an EKS Auto Mode node (label eks.amazonaws.com/compute-type=auto).
+	AutoMode  bool   `json:"autoMode,omitempty"`
+	NodeClaim string `json:"nodeClaim,omitempty"`
 	// Skipped says why the node was not checked against EC2 (a non-EC2 providerID).
 	Skipped string `json:"skipped,omitempty"`
 }
@@ -80,8 +86,13 @@ type ENIReport struct {
 	SecurityGroups   []string `json:"securityGroups,omitempty"`
 }
 
-// CapacityReport compares the pods a node advertises with what its ENIs can give pods.
+// CapacityReport compares the pods a node advertises with what its ENIs can give pods. On an
+// EKS Auto Mode node Pods is the figure to trust and IPCapacity only an estimate (Estimate).
 type CapacityReport struct {
+	// AutoMode is true on an EKS Auto Mode node, whose max pods EKS sets by a formula it does
+	// not publish; Estimate is true when IPCapacity is karpnet's estimate of it.
+	AutoMode bool `json:"autoMode,omitempty"`
+	Estimate bool `json:"estimate,omitempty"`
 	// Pods is the node's status.capacity.pods.
 	Pods int64 `json:"pods"`
 	// IPCapacity is the most pod IPs the node's ENIs can ever give (see Formula).
@@ -120,4 +131,21 @@ type PlacementReport struct {
 	Partition int32  `json:"partition,omitempty"`
 	// NodeClassSelects is the EC2NodeClass's placementGroupSelector as name=... or id=....
 	NodeClassSelects string `json:"nodeClassSelects,omitempty"`
+}
+
+// AutoModeReport is the pod networking an EKS Auto Mode node gets from its NodeClass.
+type AutoModeReport struct {
+	NodeClass string `json:"nodeClass,omitempty"`
+	// IPv4PrefixSize is spec.advancedNetworking.ipv4PrefixSize as written ("" means Auto);
+	// IPMode says what it means.
+	IPv4PrefixSize string `json:"ipv4PrefixSize,omitempty"`
+	IPMode         string `json:"ipMode,omitempty"`
+	// PodSubnetSelectorTerms and PodSecurityGroupSelectorTerms render the NodeClass's terms,
+	// e.g. "tags kubernetes.io/role/pod=1"; empty when pods use the node subnets.
+	PodSubnetSelectorTerms        []string `json:"podSubnetSelectorTerms,omitempty"`
+	PodSecurityGroupSelectorTerms []string `json:"podSecurityGroupSelectorTerms,omitempty"`
+	// PodSubnets are the known subnets in the node's zone that the pod terms select.
+	PodSubnets []string `json:"podSubnets,omitempty"`
+	// StaticInterfaces counts spec.advancedNetworking.networkInterfaces entries.
+	StaticInterfaces int `json:"staticInterfaces,omitempty"`
 }

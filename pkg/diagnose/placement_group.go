@@ -9,7 +9,8 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
-// placementGroupUnavailable finds EC2NodeClasses whose placementGroupSelector names a group
+// placementGroupUnavailable finds EC2NodeClasses and Auto Mode NodeClasses whose
+// placementGroupSelector names a group
 // EC2 does not have, or one that is not available. Karpenter then sets PlacementGroupReady=False
 // and the class not Ready, so none of its NodePools launches nodes: pending pods stay Pending.
 // Karpenter never creates placement groups itself.
@@ -22,30 +23,29 @@ var placementGroupUnavailable = Check{
 			return nil
 		}
 		var out []Finding
-		for _, name := range sortedKeys(x.NodeClasses) {
-			c := x.NodeClasses[name]
+		for _, c := range x.sortedClasses() {
 			if !selectsGroup(c) {
 				continue
 			}
 			sel := c.PlacementGroupSelector
 			g := selectedGroup(x, c)
-			f := Finding{ID: "placement-group-unavailable", Severity: Critical, Resource: "ec2nodeclass/" + c.Name}
-			impact := "so Karpenter marks it PlacementGroupReady=False and launches no nodes for it"
-			if pools := poolsOfClass(x, c.Name); len(pools) > 0 {
+			f := Finding{ID: "placement-group-unavailable", Severity: Critical, Resource: classRef(c)}
+			impact := fmt.Sprintf("so %s marks it PlacementGroupReady=False and launches no nodes for it", launcher(c))
+			if pools := poolsOfClass(x, c); len(pools) > 0 {
 				impact += " (NodePool " + strings.Join(pools, ", ") + ")"
 			}
 			switch {
 			case g == nil:
-				f.Message = fmt.Sprintf("EC2NodeClass %s spec.placementGroupSelector selects %s, which DescribePlacementGroups "+
-					"did not return%s, %s", c.Name, selectorText(sel), inRegion(x), impact)
+				f.Message = fmt.Sprintf("%s spec.placementGroupSelector selects %s, which DescribePlacementGroups "+
+					"did not return%s, %s", classLabel(c), selectorText(sel), inRegion(x), impact)
 				f.Remedy = fmt.Sprintf("create the group (aws ec2 create-placement-group --group-name NAME --strategy "+
-					"cluster|partition|spread) or point spec.placementGroupSelector of EC2NodeClass %s at an existing one "+
-					"(aws ec2 describe-placement-groups)", c.Name)
+					"cluster|partition|spread) or point spec.placementGroupSelector of %s at an existing one "+
+					"(aws ec2 describe-placement-groups)", classLabel(c))
 			case g.State != "" && g.State != placementGroupAvailable:
-				f.Message = fmt.Sprintf("EC2NodeClass %s spec.placementGroupSelector selects %s placement group %s, whose "+
-					"state is %s, not available, %s", c.Name, g.Strategy, groupName(g), g.State, impact)
+				f.Message = fmt.Sprintf("%s spec.placementGroupSelector selects %s placement group %s, whose "+
+					"state is %s, not available, %s", classLabel(c), g.Strategy, groupName(g), g.State, impact)
 				f.Remedy = fmt.Sprintf("wait for a pending group to become available; for a deleting or deleted one, point "+
-					"spec.placementGroupSelector of EC2NodeClass %s at an available group", c.Name)
+					"spec.placementGroupSelector of %s at an available group", classLabel(c))
 			default:
 				continue
 			}
@@ -63,11 +63,11 @@ func inRegion(x *Index) string {
 	return " in " + x.Snapshot.Region
 }
 
-// poolsOfClass returns the sorted names of the NodePools that use an EC2NodeClass.
-func poolsOfClass(x *Index, class string) []string {
+// poolsOfClass returns the sorted names of the NodePools that use class c.
+func poolsOfClass(x *Index, c *snapshot.EC2NodeClass) []string {
 	var pools []string
 	for _, p := range x.Snapshot.NodePools {
-		if p.NodeClassRef.Name == class && isEC2NodeClassRef(p.NodeClassRef) {
+		if refersTo(p.NodeClassRef, c) {
 			pools = append(pools, p.Name)
 		}
 	}

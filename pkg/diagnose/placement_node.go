@@ -3,6 +3,7 @@ package diagnose
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
@@ -34,10 +35,10 @@ var placementGroupMismatch = Check{
 				if same, known := isGroup(x, p, sel.ID, sel.Name); known && !same {
 					out = append(out, Finding{
 						ID: "placement-group-mismatch", Severity: Warning, Node: n.Name(), Resource: n.ClassRef(),
-						Message: fmt.Sprintf("instance %s is in placement group %s, but EC2NodeClass %s "+
-							"spec.placementGroupSelector selects %s", n.Instance.ID, placementText(x, p), n.ClassName, selectorText(sel)),
-						Remedy: fmt.Sprintf("if the selector was changed, Karpenter replaces the node as drifted "+
-							"(PlacementGroupDrift); otherwise replace it (%s) so it launches into the selected group", claimOrNode(n)),
+						Message: fmt.Sprintf("instance %s is in placement group %s, but %s "+
+							"spec.placementGroupSelector selects %s", n.Instance.ID, placementText(x, p), n.ClassLabel(), selectorText(sel)),
+						Remedy: fmt.Sprintf("if the selector was changed, %s replaces the node as drifted "+
+							"(PlacementGroupDrift); otherwise replace it (%s) so it launches into the selected group", n.launcher(), claimOrNode(n)),
 					})
 					continue
 				}
@@ -93,11 +94,9 @@ var placementGroupMissing = Check{
 			}
 			out = append(out, Finding{
 				ID: "placement-group-missing", Severity: Critical, Node: n.Name(), Resource: n.ClassRef(),
-				Message: fmt.Sprintf("instance %s is in no placement group, but EC2NodeClass %s spec.placementGroupSelector "+
-					"selects the %s with %s", n.Instance.ID, n.ClassName, kind, selectorText(sel)),
-				Remedy: fmt.Sprintf("replace the node (%s) so Karpenter launches it into the group; Karpenter honours "+
-					"spec.placementGroupSelector from v1.11, and only while the group resolves "+
-					"(kubectl describe ec2nodeclass %s: PlacementGroupReady)", claimOrNode(n), n.ClassName),
+				Message: fmt.Sprintf("instance %s is in no placement group, but %s spec.placementGroupSelector "+
+					"selects the %s with %s", n.Instance.ID, n.ClassLabel(), kind, selectorText(sel)),
+				Remedy: placementMissingRemedy(n),
 			})
 		}
 		return out
@@ -109,7 +108,8 @@ var placementGroupMissing = Check{
 // partition. Workloads such as Kafka, HDFS or Cassandra spread replicas over partitions with
 // topologySpreadConstraints on that label; a wrong label puts replicas that should sit on
 // separate racks onto the same one. Nodes still being registered (taint
-// karpenter.sh/unregistered) are skipped, as Karpenter fills the label then.
+// karpenter.sh/unregistered) are skipped, as Karpenter fills the label then. EKS Auto Mode
+// nodes are skipped too: Auto Mode does not use karpenter.k8s.aws labels.
 var placementGroupPartitionMismatch = Check{
 	ID:       "placement-group-partition-mismatch",
 	Severity: Warning,
@@ -117,7 +117,7 @@ var placementGroupPartitionMismatch = Check{
 	Run: func(x *Index) []Finding {
 		var out []Finding
 		for _, n := range x.checkedNodes() {
-			if n.Instance == nil || n.PoolName == "" && n.ClassName == "" || registering(n) {
+			if n.Instance == nil || n.PoolName == "" && n.ClassName == "" || registering(n) || n.AutoMode() {
 				continue
 			}
 			g := instanceGroup(x, n.Instance)
@@ -152,6 +152,18 @@ var placementGroupPartitionMismatch = Check{
 		}
 		return out
 	},
+}
+
+// placementMissingRemedy says how to get the node into its class's placement group.
+func placementMissingRemedy(n *NodeInfo) string {
+	describe := "kubectl describe " + strings.Replace(n.ClassRef(), "/", " ", 1)
+	if n.AutoMode() {
+		return fmt.Sprintf("replace the node (%s) so EKS Auto Mode launches it into the group; Auto Mode honours "+
+			"spec.placementGroupSelector since May 2026, and only while the group resolves (%s)", claimOrNode(n), describe)
+	}
+	return fmt.Sprintf("replace the node (%s) so Karpenter launches it into the group; Karpenter honours "+
+		"spec.placementGroupSelector from v1.11, and only while the group resolves "+
+		"(%s: PlacementGroupReady)", claimOrNode(n), describe)
 }
 
 // labelMismatchRemedy says how to bring the placement-group-id label and the instance together.

@@ -41,10 +41,7 @@ var placementGroupClusterMultiAZ = Check{
 		}
 		for _, name := range sortedKeys(x.NodePools) {
 			p := x.NodePools[name]
-			if !isEC2NodeClassRef(p.NodeClassRef) {
-				continue
-			}
-			c := x.NodeClasses[p.NodeClassRef.Name]
+			c := x.ClassOf(p.NodeClassRef)
 			g := selectedGroup(x, c)
 			if g == nil || g.Strategy != strategyCluster {
 				continue
@@ -60,9 +57,9 @@ var placementGroupClusterMultiAZ = Check{
 			pin := cmp.Or(busiestZone(members[g]), firstOf(zones), "ZONE")
 			out = append(out, Finding{
 				ID: "placement-group-cluster-multi-az", Severity: Warning, Resource: "nodepool/" + p.Name,
-				Message: fmt.Sprintf("NodePool %s allows %s, but its EC2NodeClass %s selects cluster placement group %s, "+
+				Message: fmt.Sprintf("NodePool %s allows %s, but its %s selects cluster placement group %s, "+
 					"which lives in one zone: launches in the other zones fail for lack of capacity",
-					p.Name, allows, c.Name, groupName(g)),
+					p.Name, allows, classLabel(c), groupName(g)),
 				Remedy: fmt.Sprintf("add {key: topology.kubernetes.io/zone, operator: In, values: [%s]} to "+
 					"spec.template.spec.requirements of NodePool %s", pin, p.Name),
 			})

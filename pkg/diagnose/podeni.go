@@ -25,7 +25,7 @@ var trunkENIMissing = Check{
 	Run: func(x *Index) []Finding {
 		podENI := x.vpcCNI() && x.cniSettingOn(SettingPodENI)
 		var out []Finding
-		for _, n := range x.checkedNodes() {
+		for _, n := range x.vpcCNINodes() {
 			if n.Instance == nil || n.Instance.State != "running" {
 				continue
 			}

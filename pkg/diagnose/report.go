@@ -75,10 +75,12 @@ type SubnetUse struct {
 	// AvailableIPs is EC2's AvailableIpAddressCount; UsableIPs the CIDR's size less AWS's five.
 	AvailableIPs int32 `json:"availableIPs"`
 	UsableIPs    int64 `json:"usableIPs"`
-	// NodeClasses select the subnet in their status.subnets, or have nodes in it.
+	// NodeClasses select the subnet in their status.subnets, or have nodes in it: EC2NodeClass
+	// names, and EKS Auto Mode NodeClasses as nodeclass/NAME.
 	NodeClasses []string `json:"nodeClasses,omitempty"`
 	// Nodes counts the nodes whose instance (primary ENI) is in the subnet.
 	Nodes int `json:"nodes"`
-	// PodSubnet is true for an ENIConfig subnet that pods take addresses from.
+	// PodSubnet is true for an ENIConfig subnet, or an Auto Mode NodeClass's pod subnet, that
+	// pods take addresses from.
 	PodSubnet bool `json:"podSubnet,omitempty"`
 }

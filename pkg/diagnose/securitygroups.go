@@ -5,8 +5,8 @@ import (
 	"strings"
 )
 
-// securityGroupDrift finds Karpenter nodes whose instance security groups differ from those
-// their EC2NodeClass resolves. Karpenter marks such NodeClaims Drifted (SecurityGroupDrift) and
+// securityGroupDrift finds Karpenter and EKS Auto Mode nodes whose instance security groups
+// differ from those their EC2NodeClass or NodeClass resolves. Karpenter marks such NodeClaims Drifted (SecurityGroupDrift) and
 // replaces them; until then the node may lack the rules that let it reach the control plane,
 // CoreDNS or its peers, or carry groups that were meant to be removed.
 var securityGroupDrift = Check{
@@ -43,11 +43,12 @@ var securityGroupDrift = Check{
 				Severity: Warning,
 				Node:     n.Name(),
 				Resource: n.ClassRef(),
-				Message: fmt.Sprintf("instance %s security groups differ from EC2NodeClass %s status.securityGroups: %s; "+
-					"Karpenter will replace the node as drifted (SecurityGroupDrift)",
-					n.Instance.ID, n.ClassName, strings.Join(parts, "; ")),
-				Remedy: fmt.Sprintf("make spec.securityGroupSelectorTerms of EC2NodeClass %s select exactly the groups the "+
-					"nodes need and let Karpenter replace drifted nodes; do not add groups to Karpenter instances by hand", n.ClassName),
+				Message: fmt.Sprintf("instance %s security groups differ from %s status.securityGroups: %s; "+
+					"%s will replace the node as drifted (SecurityGroupDrift)",
+					n.Instance.ID, n.ClassLabel(), strings.Join(parts, "; "), n.launcher()),
+				Remedy: fmt.Sprintf("make spec.securityGroupSelectorTerms of %s select exactly the groups the "+
+					"nodes need and let %s replace drifted nodes; do not add groups to %s instances by hand",
+					n.ClassLabel(), n.launcher(), n.launcher()),
 			})
 		}
 		return out

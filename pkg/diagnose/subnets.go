@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
-// subnetNotSelected finds Karpenter nodes whose instance sits in a subnet their EC2NodeClass no
-// longer resolves. Karpenter marks such NodeClaims Drifted (reason SubnetDrift) and replaces
+// subnetNotSelected finds Karpenter and EKS Auto Mode nodes whose instance sits in a subnet
+// their EC2NodeClass or NodeClass no longer resolves (the primary ENI's subnet: Auto Mode pod
+// ENIs may use other subnets of the zone). Karpenter marks such NodeClaims Drifted (reason SubnetDrift) and replaces
 // them; until then the node may sit in a subnet the cluster was meant to leave.
 var subnetNotSelected = Check{
 	ID:       "subnet-not-selected",
@@ -34,11 +37,11 @@ var subnetNotSelected = Check{
 				Severity: Warning,
 				Node:     n.Name(),
 				Resource: n.ClassRef(),
-				Message: fmt.Sprintf("instance %s is in %s, which EC2NodeClass %s does not select (status.subnets: %s); "+
-					"Karpenter will replace the node as drifted (SubnetDrift)",
-					n.Instance.ID, n.Instance.SubnetID, n.ClassName, strings.Join(ids, ", ")),
-				Remedy: fmt.Sprintf("if %s should be used, make it match spec.subnetSelectorTerms of EC2NodeClass %s "+
-					"(tags or id); otherwise let Karpenter replace the node", n.Instance.SubnetID, n.ClassName),
+				Message: fmt.Sprintf("instance %s is in %s, which %s does not select (status.subnets: %s); "+
+					"%s will replace the node as drifted (SubnetDrift)",
+					n.Instance.ID, n.Instance.SubnetID, n.ClassLabel(), strings.Join(ids, ", "), n.launcher()),
+				Remedy: fmt.Sprintf("if %s should be used, make it match spec.subnetSelectorTerms of %s "+
+					"(tags or id); otherwise let %s replace the node", n.Instance.SubnetID, n.ClassLabel(), n.launcher()),
 			})
 		}
 		return out
@@ -103,15 +106,37 @@ func exhaustionFinding(u subnetUse, cni CNISettings) (Finding, bool) {
 // exhaustionRemedy says where more addresses come from for this kind of subnet.
 func exhaustionRemedy(u subnetUse, cni CNISettings) string {
 	s := u.subnet
+	if u.podSubnet && len(u.podClasses) > 0 {
+		return fmt.Sprintf("add pod subnets in %s to spec.podSubnetSelectorTerms of NodeClass %s, or add a secondary "+
+			"CIDR to the VPC for a new one; secondary-IP mode (spec.advancedNetworking.ipv4PrefixSize: \"32\") takes "+
+			"single addresses instead of /28 prefixes", s.Zone, strings.Join(u.podClasses, ", "))
+	}
 	if u.podSubnet {
 		return fmt.Sprintf("point the ENIConfigs of %s at a larger pod subnet (kubectl edit eniconfig; spec.subnet), "+
 			"or add a secondary CIDR to the VPC for a new one", s.Zone)
 	}
 	where := "the node group's subnet list"
-	if len(u.classes) > 0 {
-		where = "spec.subnetSelectorTerms of EC2NodeClass " + strings.Join(u.classes, ", ")
+	var names []string
+	for _, kind := range []string{snapshot.KindEC2NodeClass, snapshot.KindNodeClass} {
+		var of []string
+		for _, key := range u.classes {
+			if k, name, _ := strings.Cut(key, "/"); k == kind {
+				of = append(of, name)
+			}
+		}
+		if len(of) > 0 {
+			names = append(names, kind+" "+strings.Join(of, ", "))
+		}
+	}
+	if len(names) > 0 {
+		where = "spec.subnetSelectorTerms of " + strings.Join(names, " and ")
 	}
 	remedy := fmt.Sprintf("add subnets in %s to %s, or give the VPC a larger or secondary CIDR", s.Zone, where)
+	if len(u.classes) > 0 && allAutoMode(u.classes) {
+		return remedy + "; Auto Mode pods can take addresses from other subnets (spec.podSubnetSelectorTerms with " +
+			"spec.podSecurityGroupSelectorTerms), and secondary-IP mode (spec.advancedNetworking.ipv4PrefixSize: \"32\") " +
+			"takes single addresses instead of /28 prefixes"
+	}
 	if !cni.PrefixDelegation && !cni.CustomNetworking {
 		remedy += fmt.Sprintf("; custom networking moves pod addresses to other subnets, and prefix delegation "+
 			"(aws-node %s=true) packs them into /28 prefixes", SettingPrefixDelegation)

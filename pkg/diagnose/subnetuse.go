@@ -3,6 +3,8 @@ package diagnose
 import (
 	"fmt"
 	"net/netip"
+	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -16,25 +18,29 @@ const awsReservedIPs = 5
 // placed in it would take.
 type subnetUse struct {
 	subnet *snapshot.Subnet
-	// classes are the EC2NodeClasses that select the subnet or have nodes in it, sorted.
+	// classes are the classes that select the subnet or have nodes in it, as sorted ClassKeys.
 	classes []string
 	// need is the largest ENI-limited max pods + 1 of the instance types that may land in the
 	// subnet; 0 when no type is known. needFrom says, as a phrase, what
 	// gives it.
 	need     int64
 	needFrom string
-	// podSubnet is true for an ENIConfig subnet that pods take addresses from.
-	podSubnet bool
+	// podSubnet is true for an ENIConfig subnet, or an Auto Mode pod subnet, that pods take
+	// addresses from; podClasses are the Auto Mode NodeClasses whose pod terms select it.
+	podSubnet  bool
+	podClasses []string
 }
 
 // subnetUses returns, sorted by subnet ID, every known subnet used by a checked node's
 // instance, listed in an EC2NodeClass's status.subnets, or (with custom networking on) named by
-// an ENIConfig.
+// an ENIConfig, or selected by the podSubnetSelectorTerms of an Auto Mode NodeClass with nodes
+// in its zone.
 //
 // Without custom networking a node's pods take addresses of its own subnet, so the next node
 // needs its largest ENI-limited max pods + 1 there. With custom networking pods take addresses
 // of the node's ENIConfig subnet: the node subnet gives one address per node and the pod subnet
-// needs what the node's secondary ENIs can hold.
+// needs what the node's secondary ENIs can hold. EKS Auto Mode nodes are sized by the Auto
+// Mode estimate and never use ENIConfigs; with pod subnets their pods use those instead.
 func subnetUses(x *Index) []subnetUse {
 	cni := CNISettingsFrom(x.Snapshot.AWSNode)
 	classesOf := map[string]map[string]bool{}
@@ -42,10 +48,13 @@ func subnetUses(x *Index) []subnetUse {
 	classTypes := map[string]map[string]*snapshot.InstanceType{}
 	podNeeds := map[string]subnetUse{}
 	for _, n := range x.checkedNodes() {
+		key := ClassKey(n.classKind(), n.ClassName)
 		if n.ClassName != "" {
-			addType(classTypes, n.ClassName, n.Type)
+			addType(classTypes, key, n.Type)
 		}
-		if cni.CustomNetworking && n.Type != nil {
+		if n.AutoMode() {
+			addAutoPodNeeds(x, n, podNeeds)
+		} else if cni.CustomNetworking && n.Type != nil {
 			if cfg := x.ENIConfigs[ENIConfigName(n.Node, x.Snapshot.AWSNode)]; cfg != nil && cfg.Subnet != "" {
 				need := podSubnetNeed(n, cni)
 				podNeeds[cfg.Subnet] = largerNeed(podNeeds[cfg.Subnet], need, fmt.Sprintf(
@@ -57,14 +66,14 @@ func subnetUses(x *Index) []subnetUse {
 		}
 		id := n.Instance.SubnetID
 		if n.ClassName != "" {
-			addToSet(classesOf, id, n.ClassName)
+			addToSet(classesOf, id, key)
 		} else {
 			addType(plainTypes, id, n.Type)
 		}
 	}
-	for _, c := range x.Snapshot.NodeClasses {
+	for _, c := range x.sortedClasses() {
 		for _, s := range c.StatusSubnets {
-			addToSet(classesOf, s.ID, c.Name)
+			addToSet(classesOf, s.ID, ClassKey(c.KindName(), c.Name))
 		}
 	}
 	ids := map[string]bool{}
@@ -85,15 +94,15 @@ func subnetUses(x *Index) []subnetUse {
 		}
 		u := subnetUse{subnet: s, classes: sortedKeys(classesOf[id])}
 		switch {
-		case cni.CustomNetworking:
+		case cni.CustomNetworking && !allAutoMode(u.classes):
 			if len(u.classes) > 0 || len(plainTypes[id]) > 0 {
 				u = largerNeed(u, 1, "one more node takes 1 address here (its pods use ENIConfig subnets)")
 			}
 		default:
 			for _, c := range u.classes {
-				if need, t := largestNeed(classTypes[c]); need > 0 {
+				if need, t := largestNeedOf(c, classTypes[c]); need > 0 {
 					u = largerNeed(u, need, fmt.Sprintf(
-						"one more node of EC2NodeClass %s (%s) needs up to %d (%d ENI-limited pods + 1)", c, t, need, need-1))
+						"one more node of %s (%s) needs up to %d (%s + 1)", keyLabel(c), t, need, podsPhrase(c, need-1)))
 				}
 			}
 			if u.need == 0 {
@@ -106,6 +115,7 @@ func subnetUses(x *Index) []subnetUse {
 		if p, ok := podNeeds[id]; ok {
 			u = largerNeed(u, p.need, p.needFrom)
 			u.podSubnet = true
+			u.podClasses = p.podClasses
 		}
 		uses = append(uses, u)
 	}
@@ -168,4 +178,73 @@ func usableIPs(cidr string) int64 {
 		return 0
 	}
 	return max(int64(1)<<(32-p.Bits())-awsReservedIPs, 0)
+}
+
+// addAutoPodNeeds records, for an Auto Mode node whose NodeClass has pod subnets, what one
+// more such node can take from each pod subnet of its zone: its estimated pod IPs, no more
+// than its capacity.pods.
+func addAutoPodNeeds(x *Index, n *NodeInfo, podNeeds map[string]subnetUse) {
+	c := n.Class
+	if c == nil || len(c.PodSubnetSelectorTerms) == 0 || n.Type == nil {
+		return
+	}
+	need := autoModeCapacity(n.Type, n.instanceENIs(), c).IPCapacity
+	if pods, ok := cniPodsCapacity(n); ok && pods > 0 {
+		need = min(need, pods)
+	}
+	subnets, _ := podSubnetsOf(x, c)
+	zone := cniNodeZone(n)
+	for _, s := range subnets {
+		if zone != "" && s.Zone != "" && s.Zone != zone {
+			continue
+		}
+		u := largerNeed(podNeeds[s.ID], need, fmt.Sprintf(
+			"one more node of %s (%s) can take an estimated %d pod addresses here", n.ClassLabel(), n.Type.Name, need))
+		if !slices.Contains(u.podClasses, c.Name) {
+			u.podClasses = append(u.podClasses, c.Name)
+			slices.Sort(u.podClasses)
+		}
+		podNeeds[s.ID] = u
+	}
+}
+
+// allAutoMode reports whether every class key is an Auto Mode NodeClass's (true for none).
+func allAutoMode(keys []string) bool {
+	for _, k := range keys {
+		if !strings.HasPrefix(k, snapshot.KindNodeClass+"/") {
+			return false
+		}
+	}
+	return true
+}
+
+// keyLabel names the class of a ClassKey for messages: "EC2NodeClass NAME" or "NodeClass NAME".
+func keyLabel(key string) string {
+	kind, name, _ := strings.Cut(key, "/")
+	return kind + " " + name
+}
+
+// largestNeedOf is largestNeed for the node types of the class with the given key, using the
+// Auto Mode estimate for an Auto Mode NodeClass.
+func largestNeedOf(key string, types map[string]*snapshot.InstanceType) (int64, string) {
+	if !strings.HasPrefix(key, snapshot.KindNodeClass+"/") {
+		return largestNeed(types)
+	}
+	var need int64
+	var from string
+	for _, name := range sortedKeys(types) {
+		if pods := autoModeCapacity(types[name], nil, nil).IPCapacity; pods > 0 && pods+1 > need {
+			need, from = pods+1, name
+		}
+	}
+	return need, from
+}
+
+// podsPhrase says where a class's pod count comes from: "29 ENI-limited pods" or, for an Auto
+// Mode NodeClass, "an estimated 27 pods".
+func podsPhrase(key string, pods int64) string {
+	if strings.HasPrefix(key, snapshot.KindNodeClass+"/") {
+		return fmt.Sprintf("an estimated %d pods", pods)
+	}
+	return fmt.Sprintf("%d ENI-limited pods", pods)
 }

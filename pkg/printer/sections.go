@@ -93,6 +93,10 @@ func capacity(t *text, c *diagnose.CapacityReport) {
 		t.para(indent, noData)
 		return
 	}
+	if c.AutoMode {
+		autoCapacity(t, c)
+		return
+	}
 	t.kvs(indent, []kv{
 		{"capacity.pods", strconv.FormatInt(c.Pods, 10)},
 		{"IP capacity", strconv.FormatInt(c.IPCapacity, 10)},
@@ -108,7 +112,7 @@ func capacity(t *text, c *diagnose.CapacityReport) {
 	})
 }
 
-func efa(t *text, e *diagnose.EFAReport) {
+func efa(t *text, e *diagnose.EFAReport, kind string) {
 	t.header("EFA")
 	if e == nil {
 		t.para(indent, noData)
@@ -119,11 +123,11 @@ func efa(t *text, e *diagnose.EFAReport) {
 		{"Maximum EFA interfaces", strconv.Itoa(int(e.MaxInterfaces))},
 		{"Attached", strconv.Itoa(e.Attached)},
 		{"Allocatable vpc.amazonaws.com/efa", strconv.FormatInt(e.Allocatable, 10)},
-		{"EC2NodeClass efa-only entries", strconv.Itoa(e.NodeClassEFAOnly)},
+		{kind + " efa-only entries", strconv.Itoa(e.NodeClassEFAOnly)},
 	})
 }
 
-func placement(t *text, p *diagnose.PlacementReport) {
+func placement(t *text, p *diagnose.PlacementReport, kind string) {
 	t.header("Placement")
 	if p == nil {
 		t.para(indent, noData)
@@ -143,7 +147,7 @@ func placement(t *text, p *diagnose.PlacementReport) {
 	if p.Partition != 0 || p.Strategy == "partition" {
 		pairs = append(pairs, kv{"Partition", strconv.Itoa(int(p.Partition))})
 	}
-	pairs = append(pairs, kv{"EC2NodeClass selects", orNothing(p.NodeClassSelects)})
+	pairs = append(pairs, kv{kind + " selects", orNothing(p.NodeClassSelects)})
 	t.kvs(indent, pairs)
 }
 

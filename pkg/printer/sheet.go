@@ -62,14 +62,30 @@ func sheet(t *text, n diagnose.NodeReport) {
 	if n.Identity.Skipped != "" {
 		return
 	}
+	kind := classKind(n.Identity)
 	addresses(t, n.Addresses)
-	subnet(t, n.Subnet)
-	securityGroups(t, n.SecurityGroups)
+	subnet(t, n.Subnet, kind)
+	securityGroups(t, n.SecurityGroups, kind)
 	enis(t, n.ENIs)
 	capacity(t, n.Capacity)
-	efa(t, n.EFA)
-	placement(t, n.Placement)
+	if n.Identity.AutoMode {
+		autoMode(t, n.AutoMode)
+	}
+	efa(t, n.EFA, kind)
+	placement(t, n.Placement, kind)
 	findings(t, n.Findings)
+}
+
+// classKind is the kind of the node's class as the sheet names it: NodeClass on an EKS Auto
+// Mode node, EC2NodeClass otherwise.
+func classKind(id diagnose.Identity) string {
+	if id.NodeClassKind != "" {
+		return id.NodeClassKind
+	}
+	if id.AutoMode {
+		return "NodeClass"
+	}
+	return "EC2NodeClass"
 }
 
 func identity(t *text, id diagnose.Identity) {
@@ -90,14 +106,18 @@ func identity(t *text, id diagnose.Identity) {
 		t.kvs(indent, append(pairs, kv{"Skipped", id.Skipped}))
 		return
 	}
-	t.kvs(indent, append(pairs,
+	pairs = append(pairs,
 		kv{"Instance", instance},
 		kv{"Instance type", orUnknown(id.InstanceType)},
 		kv{"Zone", zone},
 		kv{"NodePool", orUnknown(id.NodePool)},
-		kv{"EC2NodeClass", orUnknown(id.NodeClass)},
+		kv{classKind(id), orUnknown(id.NodeClass)},
 		kv{"NodeClaim", orUnknown(id.NodeClaim)},
-	))
+	)
+	if id.AutoMode {
+		pairs = append(pairs, kv{"EKS Auto Mode", "yes (AWS runs the node's CNI; aws-node settings do not apply)"})
+	}
+	t.kvs(indent, pairs)
 }
 
 func addresses(t *text, addrs []diagnose.AddressReport) {
@@ -116,7 +136,7 @@ func addresses(t *text, addrs []diagnose.AddressReport) {
 	}
 }
 
-func subnet(t *text, s *diagnose.SubnetReport) {
+func subnet(t *text, s *diagnose.SubnetReport, kind string) {
 	t.header("Subnet")
 	if s == nil {
 		t.para(indent, noData)
@@ -132,14 +152,14 @@ func subnet(t *text, s *diagnose.SubnetReport) {
 	}
 	selected := triState(s.Selected)
 	if s.Selected == nil {
-		selected = "unknown (no EC2NodeClass)"
+		selected = "unknown (no " + kind + ")"
 	}
 	t.kvs(indent, []kv{
 		{"ID", orUnknown(s.ID)},
 		{"CIDR", orUnknown(s.CIDR)},
 		{"Zone", zone},
 		{"Available IPs", avail},
-		{"Selected by EC2NodeClass", selected},
+		{"Selected by " + kind, selected},
 	})
 }
 
@@ -150,7 +170,7 @@ const (
 	maxGroupID   = 24
 )
 
-func securityGroups(t *text, sgs *diagnose.SecurityGroups) {
+func securityGroups(t *text, sgs *diagnose.SecurityGroups, kind string) {
 	t.header("Security groups")
 	if sgs == nil {
 		t.para(indent, noData)
@@ -166,19 +186,19 @@ func securityGroups(t *text, sgs *diagnose.SecurityGroups) {
 	}
 	for _, g := range sgs.Groups {
 		head := pad(t.st.Strong.Render(g.ID), iw) + "  " + pad(shorten(g.Name, maxGroupName), nw) + "  "
-		t.hanging(indent, head, "in EC2NodeClass: "+triState(g.InNodeClass))
+		t.hanging(indent, head, "in "+kind+": "+triState(g.InNodeClass))
 	}
 	match := triState(sgs.Match)
 	if sgs.Match == nil {
-		match = "unknown (no EC2NodeClass)"
+		match = "unknown (no " + kind + ")"
 	}
 	set := "unknown"
 	if sgs.NodeClass != nil {
 		set = orNone(strings.Join(sgs.NodeClass, ", "))
 	}
 	t.kvs(indent, []kv{
-		{"Matches EC2NodeClass", match},
-		{"EC2NodeClass set", set},
+		{"Matches " + kind, match},
+		{kind + " set", set},
 	})
 }
 

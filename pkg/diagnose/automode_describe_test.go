@@ -1,0 +1,209 @@
+package diagnose
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+func TestDescribeAutoMode(t *testing.T) {
+	const tail = "; EKS does not publish Auto Mode's max pods, capacity.pods is the real figure"
+	autoMode := "Auto: /28 prefixes, with /32 secondary IPs when the subnet is too fragmented"
+	capacity := &CapacityReport{
+		AutoMode: true, Estimate: true, Pods: 27, IPCapacity: 27, DefaultCardENIs: 3, IPv4PerENI: 10,
+		PrefixDelegation: true, UsableENIs: 3, ENIsAttached: 2,
+		Formula: "estimate min(110, 3 ENIs x (10 IPv4 - 1)) = 27" + tail,
+	}
+	type view struct {
+		Identity Identity
+		Capacity *CapacityReport
+		AutoMode *AutoModeReport
+	}
+	identity := Identity{
+		Node: autoNode, ProviderID: "aws:///us-west-2a/" + autoInstance, InstanceID: autoInstance, InstanceState: "running",
+		InstanceType: "m5.large", Zone: "us-west-2a", ZoneID: "usw2-az1", NodePool: "general", NodeClass: "default",
+		NodeClassKind: snapshot.KindNodeClass, AutoMode: true, NodeClaim: "general-xyz12",
+	}
+	cases := []struct {
+		name string
+		edit func(*snapshot.Snapshot)
+		want view
+	}{
+		{
+			name: "capacity.pods with an estimated IP capacity",
+			want: view{identity, capacity, &AutoModeReport{NodeClass: "default", IPMode: autoMode}},
+		},
+		{
+			name: "the estimate does not need aws-node",
+			edit: edits(func(s *snapshot.Snapshot) { s.AWSNode = nil }, gap(snapshot.SourceAWSNode)),
+			want: view{identity, capacity, &AutoModeReport{NodeClass: "default", IPMode: autoMode}},
+		},
+		{
+			name: "pod subnets leave out the primary ENI",
+			edit: withPodSubnets,
+			want: view{identity, &CapacityReport{
+				AutoMode: true, Estimate: true, Pods: 27, IPCapacity: 18, DefaultCardENIs: 3, IPv4PerENI: 10,
+				PrefixDelegation: true, UsableENIs: 2, ENIsAttached: 2,
+				Formula: "estimate min(110, (3 ENIs - 1 primary (pod subnets)) x (10 IPv4 - 1)) = 18" + tail,
+			}, &AutoModeReport{
+				NodeClass: "default", IPMode: autoMode, PodSubnetSelectorTerms: []string{"tags kubernetes.io/role/pod=1"},
+				PodSecurityGroupSelectorTerms: []string{"id sg-0pods"}, PodSubnets: []string{autoPodSubnetA},
+			}},
+		},
+		{
+			name: "secondary-IP mode and static interfaces",
+			edit: func(s *snapshot.Snapshot) {
+				c := autoClass(s)
+				c.IPv4PrefixSize = "32"
+				c.NetworkInterfaces = []snapshot.NetworkInterface{{InterfaceType: "interface"}, {NetworkCardIndex: 1, InterfaceType: interfaceEFAOnly}}
+			},
+			want: view{identity, &CapacityReport{
+				AutoMode: true, Estimate: true, Pods: 27, IPCapacity: 27, DefaultCardENIs: 3, IPv4PerENI: 10,
+				UsableENIs: 3, ENIsAttached: 2,
+				Formula: "estimate min(110, 3 ENIs x (10 IPv4 - 1)) = 27" + tail +
+					"; with static networkInterfaces only the IPs given at launch serve pods",
+			}, &AutoModeReport{
+				NodeClass: "default", IPv4PrefixSize: "32", IPMode: `"32": secondary IPs only, no prefixes`, StaticInterfaces: 2,
+			}},
+		},
+		{
+			name: "unread NodeClass keeps the name only",
+			edit: func(s *snapshot.Snapshot) { s.NodeClasses = s.NodeClasses[:1] },
+			want: view{identity, capacity, &AutoModeReport{NodeClass: "default"}},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := autoHealthy()
+			if tc.edit != nil {
+				tc.edit(s)
+			}
+			r := describeFirst(s)
+			got := view{r.Identity, r.Capacity, r.AutoMode}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Describe mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestNodeClassNotReadyAutoMode(t *testing.T) {
+	unauthorized := func(s *snapshot.Snapshot) {
+		autoClass(s).Conditions = []snapshot.Condition{
+			{Type: "Ready", Status: "False", Reason: "UnhealthyDependents", Message: "ValidationSucceeded=False, InstanceProfileReady=False"},
+			{Type: "InstanceProfileReady", Status: "False", Reason: "UnauthorizedNodeRole",
+				Message: "Role AutoModeCustomRole is unauthorized to join nodes to the cluster"},
+			{Type: "ValidationSucceeded", Status: "False", Reason: "DependenciesNotReady"},
+		}
+	}
+	accessEntry := "give the node role of NodeClass default (spec.role) an EKS access entry of type EC2 with " +
+		"AmazonEKSAutoNodePolicy: aws eks create-access-entry --cluster-name CLUSTER --principal-arn ROLE_ARN --type EC2, " +
+		"then aws eks associate-access-policy --cluster-name CLUSTER --principal-arn ROLE_ARN --access-scope type=cluster " +
+		"--policy-arn arn:aws:eks::aws:cluster-access-policy/AmazonEKSAutoNodePolicy"
+	message := "NodeClass default is not Ready, so EKS Auto Mode launches no nodes for NodePool general: " +
+		"InstanceProfileReady=False (UnauthorizedNodeRole: Role AutoModeCustomRole is unauthorized to join nodes to the cluster); " +
+		"ValidationSucceeded=False (DependenciesNotReady)"
+	runCasesOver(t, autoHealthy, nodeClassNotReady, []checkCase{
+		{name: "Ready NodeClass is silent"},
+		{
+			name: "UnauthorizedNodeRole names the access entry",
+			edit: unauthorized,
+			want: []Finding{{
+				ID: "nodeclass-not-ready", Severity: Critical, Resource: "nodeclass/default", Message: message,
+				Remedy: accessEntry + ", then check kubectl describe nodeclass default",
+			}},
+		},
+		{
+			name: "other failed conditions are kept in the remedy",
+			edit: edits(unauthorized, func(s *snapshot.Snapshot) {
+				c := autoClass(s)
+				c.Conditions = append(c.Conditions, snapshot.Condition{Type: "SubnetsReady", Status: "False",
+					Message: "SubnetSelector did not match any Subnets"})
+			}),
+			want: []Finding{{
+				ID: "nodeclass-not-ready", Severity: Critical, Resource: "nodeclass/default",
+				Message: "NodeClass default is not Ready, so EKS Auto Mode launches no nodes for NodePool general: " +
+					"InstanceProfileReady=False (UnauthorizedNodeRole: Role AutoModeCustomRole is unauthorized to join nodes to the cluster); " +
+					"SubnetsReady=False (SubnetSelector did not match any Subnets); ValidationSucceeded=False (DependenciesNotReady)",
+				Remedy: accessEntry + "; fix NodeClass default (spec.subnetSelectorTerms), then check kubectl describe nodeclass default",
+			}},
+		},
+		{
+			name: "the EC2NodeClass of the same name is not the NodePool's",
+			edit: func(s *snapshot.Snapshot) {
+				s.NodeClasses[0].Conditions = []snapshot.Condition{{Type: "Ready", Status: "False", Reason: "NodeClassNotReady"}}
+			},
+		},
+		{name: "NodeClass not read is silent", edit: edits(unauthorized, func(s *snapshot.Snapshot) { s.NodeClasses = s.NodeClasses[:1] })},
+	})
+}
+
+func TestSubnetIPExhaustionAutoMode(t *testing.T) {
+	runCasesOver(t, autoHealthy, subnetIPExhaustion, []checkCase{
+		{name: "plenty of IPs is silent"},
+		{
+			name: "a node subnet of an Auto Mode NodeClass uses the Auto Mode estimate and remedy",
+			edit: func(s *snapshot.Snapshot) { s.Subnets[0].AvailableIPs = 20 },
+			want: []Finding{{
+				ID: "subnet-ip-exhaustion", Severity: Critical, Resource: "subnet/" + subnetA,
+				Message: subnetA + " (us-west-2a, 10.0.1.0/24) has 20 free of 251 usable IPs, fewer than one more node of " +
+					"NodeClass default (m5.large) needs up to 28 (an estimated 27 pods + 1)",
+				Remedy: "add subnets in us-west-2a to spec.subnetSelectorTerms of NodeClass default, or give the VPC a larger " +
+					"or secondary CIDR; Auto Mode pods can take addresses from other subnets (spec.podSubnetSelectorTerms with " +
+					"spec.podSecurityGroupSelectorTerms), and secondary-IP mode (spec.advancedNetworking.ipv4PrefixSize: \"32\") " +
+					"takes single addresses instead of /28 prefixes",
+			}},
+		},
+		{
+			name: "a pod subnet of an Auto Mode NodeClass is sized by the node's pods",
+			edit: edits(withPodSubnets, func(s *snapshot.Snapshot) {
+				for i := range s.Subnets {
+					if s.Subnets[i].ID == autoPodSubnetA {
+						s.Subnets[i].AvailableIPs = 10
+					}
+				}
+			}),
+			want: []Finding{{
+				ID: "subnet-ip-exhaustion", Severity: Critical, Resource: "subnet/" + autoPodSubnetA,
+				Message: autoPodSubnetA + " (us-west-2a, 100.64.0.0/18) has 10 free of 16379 usable IPs, fewer than one more " +
+					"node of NodeClass default (m5.large) can take an estimated 18 pod addresses here",
+				Remedy: "add pod subnets in us-west-2a to spec.podSubnetSelectorTerms of NodeClass default, or add a secondary " +
+					"CIDR to the VPC for a new one; secondary-IP mode (spec.advancedNetworking.ipv4PrefixSize: \"32\") takes " +
+					"single addresses instead of /28 prefixes",
+			}},
+		},
+	})
+}
+
+func TestAutoModeCatalogue(t *testing.T) {
+	want := []string{"pod-subnet-zone-missing", "pod-subnet-security-groups-missing", "pod-subnet-mismatch"}
+	var got []string
+	for _, c := range autoModeChecks() {
+		got = append(got, c.ID)
+		if !slices.Contains(CheckIDs(), c.ID) {
+			t.Errorf("check %s is not in the catalogue", c.ID)
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Auto Mode check IDs changed (-want +got):\n%s", diff)
+	}
+}
+
+func TestReportSubnetsAutoMode(t *testing.T) {
+	s := autoHealthy()
+	withPodSubnets(s)
+	got := Analyze(s, Options{}).Subnets
+	want := []SubnetUse{
+		{ID: subnetA, CIDR: "10.0.1.0/24", Zone: "us-west-2a", ZoneID: "usw2-az1", AvailableIPs: 200, UsableIPs: 251,
+			NodeClasses: []string{"nodeclass/default"}, Nodes: 1},
+		{ID: subnetAutoB, CIDR: "10.0.2.0/24", Zone: "us-west-2a", ZoneID: "usw2-az1", AvailableIPs: 200, UsableIPs: 251,
+			NodeClasses: []string{"nodeclass/default"}},
+		{ID: autoPodSubnetA, CIDR: "100.64.0.0/18", Zone: "us-west-2a", AvailableIPs: 16000, UsableIPs: 16379, PodSubnet: true},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Report.Subnets (-want +got):\n%s", diff)
+	}
+}

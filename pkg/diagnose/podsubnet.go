@@ -1,0 +1,166 @@
+package diagnose
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// podSubnetZoneMissing finds EKS Auto Mode nodes whose NodeClass sets podSubnetSelectorTerms
+// that select no subnet in the node's zone. Auto Mode only takes pod addresses from a pod
+// subnet in the node's own zone (an ENI cannot cross zones), so every pod that is not
+// host-network stays in ContainerCreating with "failed to assign an IP address to container".
+// Only subnets karpnet read are matched: when a term names a subnet it could not read, or no
+// read subnet matches at all, the check cannot tell and stays silent.
+var podSubnetZoneMissing = Check{
+	ID:       "pod-subnet-zone-missing",
+	Severity: Critical,
+	Title:    "an Auto Mode NodeClass's podSubnetSelectorTerms select no subnet in the node's zone",
+	Run: func(x *Index) []Finding {
+		if x.Unavailable(snapshot.SourceDescribeSubnets) {
+			return nil
+		}
+		var out []Finding
+		for _, n := range x.checkedNodes() {
+			c, zone := n.Class, cniNodeZone(n)
+			if !n.AutoMode() || c == nil || len(c.PodSubnetSelectorTerms) == 0 || zone == "" {
+				continue
+			}
+			subnets, complete := podSubnetsOf(x, c)
+			if !complete || len(subnets) == 0 {
+				continue
+			}
+			var where []string
+			inZone := false
+			for _, s := range subnets {
+				if s.Zone == "" {
+					inZone = true // a zone karpnet does not know may be the node's
+				}
+				inZone = inZone || s.Zone == zone
+				where = append(where, fmt.Sprintf("%s (%s)", s.ID, s.Zone))
+			}
+			if inZone {
+				continue
+			}
+			out = append(out, Finding{
+				ID:       "pod-subnet-zone-missing",
+				Severity: Critical,
+				Node:     n.Name(),
+				Resource: n.ClassRef(),
+				Message: fmt.Sprintf("the node is in %s but spec.podSubnetSelectorTerms of %s (%s) select subnets only "+
+					"in other zones: %s; Auto Mode takes pod addresses only from a pod subnet in the node's zone, so pods "+
+					"get no IP address (\"failed to assign an IP address to container\")",
+					zone, n.ClassLabel(), strings.Join(termsText(c.PodSubnetSelectorTerms), "; "), strings.Join(where, ", ")),
+				Remedy: fmt.Sprintf("create or tag a pod subnet in %s so spec.podSubnetSelectorTerms of %s selects it "+
+					"(e.g. tag kubernetes.io/role/pod=1), with routes and network ACLs open between node and pod subnets; "+
+					"or keep the NodePools of %s out of %s (topology.kubernetes.io/zone requirement)",
+					zone, n.ClassLabel(), n.ClassLabel(), zone),
+			})
+		}
+		return out
+	},
+}
+
+// podSubnetSecurityGroupsMissing finds Auto Mode NodeClasses that set podSubnetSelectorTerms
+// without podSecurityGroupSelectorTerms. EKS requires the two together: pod ENIs in the pod
+// subnets need their own security groups, as the node's securityGroupSelectorTerms do not
+// apply to them.
+var podSubnetSecurityGroupsMissing = Check{
+	ID:       "pod-subnet-security-groups-missing",
+	Severity: Critical,
+	Title:    "an Auto Mode NodeClass sets podSubnetSelectorTerms without podSecurityGroupSelectorTerms",
+	Run: func(x *Index) []Finding {
+		var out []Finding
+		for _, c := range x.sortedClasses() {
+			if !c.AutoMode() || len(c.PodSubnetSelectorTerms) == 0 || len(c.PodSecurityGroupSelectorTerms) > 0 {
+				continue
+			}
+			pools := ""
+			if p := poolsOfClass(x, c); len(p) > 0 {
+				pools = fmt.Sprintf(" (NodePool %s)", strings.Join(p, ", "))
+			}
+			out = append(out, Finding{
+				ID:       "pod-subnet-security-groups-missing",
+				Severity: Critical,
+				Resource: classRef(c),
+				Message: fmt.Sprintf("%s%s sets spec.podSubnetSelectorTerms (%s) but no spec.podSecurityGroupSelectorTerms: "+
+					"EKS requires both, and pods in the pod subnets get no security groups of their own",
+					classLabel(c), pools, strings.Join(termsText(c.PodSubnetSelectorTerms), "; ")),
+				Remedy: fmt.Sprintf("add spec.podSecurityGroupSelectorTerms to %s (by id or tags) selecting the groups "+
+					"pods need (typically the cluster security group), or remove spec.podSubnetSelectorTerms", classLabel(c)),
+			})
+		}
+		return out
+	},
+}
+
+// podSubnetMismatch finds Auto Mode nodes whose NodeClass sets pod subnets but whose pod
+// addresses are elsewhere: secondary ENIs outside the pod subnets, or secondary IPs and
+// prefixes on the primary ENI, which sits in the node subnet. Pods there get node-subnet
+// addresses and the node's security groups instead of the pod ones, which breaks the
+// routing, network ACLs and security groups built around the pod subnets. Auto Mode reads the
+// pod subnets when it launches a node, so nodes launched before they were set keep the old
+// layout until replaced.
+var podSubnetMismatch = Check{
+	ID:       "pod-subnet-mismatch",
+	Severity: Warning,
+	Title:    "pod addresses of an Auto Mode node lie outside its NodeClass's pod subnets",
+	Run: func(x *Index) []Finding {
+		var out []Finding
+		for _, n := range x.checkedNodes() {
+			if f, ok := podSubnetMismatchFinding(x, n); ok {
+				out = append(out, f)
+			}
+		}
+		return out
+	},
+}
+
+// podSubnetMismatchFinding checks one node's ENIs against its class's pod subnets. ENIs
+// whose subnet karpnet cannot match (not read, while the terms select by tags) are left out.
+func podSubnetMismatchFinding(x *Index, n *NodeInfo) (Finding, bool) {
+	c := n.Class
+	if !n.AutoMode() || c == nil || len(c.PodSubnetSelectorTerms) == 0 || n.Instance == nil {
+		return Finding{}, false
+	}
+	terms := c.PodSubnetSelectorTerms
+	var wrong []string
+	for _, e := range n.Instance.ENIs {
+		if e.InterfaceType != "" && e.InterfaceType != "interface" && e.InterfaceType != interfaceEFA || e.SubnetID == "" {
+			continue
+		}
+		if subnetSelected(terms, e.SubnetID, x.Subnets[e.SubnetID]) != matchNo {
+			continue
+		}
+		if e.NetworkCardIndex != 0 || e.DeviceIndex != 0 {
+			wrong = append(wrong, fmt.Sprintf("%s (card %d, device %d) in %s", e.ID, e.NetworkCardIndex, e.DeviceIndex, e.SubnetID))
+			continue
+		}
+		var ips int
+		for _, ip := range e.PrivateIPs {
+			if ip != e.PrimaryIP && ip != n.Instance.PrivateIP {
+				ips++
+			}
+		}
+		if ips+len(e.IPv4Prefixes) > 0 {
+			wrong = append(wrong, fmt.Sprintf("primary %s in node subnet %s holds %s and %s", e.ID, e.SubnetID,
+				countText(int64(ips), "secondary IP", "secondary IPs"), countText(int64(len(e.IPv4Prefixes)), "prefix", "prefixes")))
+		}
+	}
+	if len(wrong) == 0 {
+		return Finding{}, false
+	}
+	return Finding{
+		ID:       "pod-subnet-mismatch",
+		Severity: Warning,
+		Node:     n.Name(),
+		Resource: n.ClassRef(),
+		Message: fmt.Sprintf("%s selects pod subnets (%s), but instance %s has pod addresses outside them: %s; "+
+			"pods there use node-subnet addresses and security groups", n.ClassLabel(),
+			strings.Join(termsText(terms), "; "), n.Instance.ID, strings.Join(wrong, "; ")),
+		Remedy: fmt.Sprintf("Auto Mode applies pod subnets when it launches a node: replace the node (%s); if new nodes "+
+			"show the same, check that spec.podSubnetSelectorTerms of %s select a subnet with free addresses in %s",
+			claimOrNode(n), n.ClassLabel(), cniNodeZone(n)),
+	}, true
+}
