@@ -2,6 +2,7 @@ package collect
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"k8s.io/client-go/dynamic"
@@ -39,8 +40,9 @@ type Collector struct {
 	RequestTimeout time.Duration
 }
 
-// Collect reads Kubernetes, then EC2 for the instances, subnets, security groups, placement
-// groups and instance types those nodes use. It fails only when the API server cannot be
+// Collect reads the nodes, then the rest of Kubernetes and, at the same time, the nodes'
+// instances from EC2, then the subnets, security groups, placement groups and instance types
+// they use. It fails only when the API server cannot be
 // reached or refuses the credentials; every other failure is a Gap in the snapshot.
 func (c *Collector) Collect(ctx context.Context, scope Scope) (*snapshot.Snapshot, error) {
 	now := time.Now
@@ -49,9 +51,21 @@ func (c *Collector) Collect(ctx context.Context, scope Scope) (*snapshot.Snapsho
 	}
 	s := snapshot.New(now().UTC())
 	s.Context, s.Cluster, s.Region = c.Context, c.Cluster, c.Region
-	if err := c.collectKube(ctx, s, scope); err != nil {
+	if c.Kube == nil || c.Dynamic == nil {
+		return nil, errors.New("reading kubernetes: no client configured: check --context/--kubeconfig")
+	}
+	if err := c.kubeNodes(ctx, s, scope); err != nil {
 		return nil, err
 	}
-	c.collectEC2(ctx, s)
+	// The instances depend only on the nodes: describe them while the rest of Kubernetes is read.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ec2 := c.startEC2(ctx, s)
+	if err := c.kubeAfterNodes(ctx, s, scope); err != nil {
+		cancel()
+		<-ec2.done
+		return nil, err
+	}
+	ec2.finish(ctx, s)
 	return s, nil
 }

@@ -23,44 +23,77 @@ type EC2API interface {
 	DescribeInstanceTypes(context.Context, *ec2.DescribeInstanceTypesInput, ...func(*ec2.Options)) (*ec2.DescribeInstanceTypesOutput, error)
 }
 
-// collectEC2 reads from EC2 what the Kubernetes half of s refers to: the nodes' instances,
-// then, concurrently, their subnets, security groups, placement groups and instance types,
+// ec2Read is an EC2 read in progress. It starts as soon as the nodes are known, describing
+// their instances while the rest of Kubernetes is read, and finishes with what the Kubernetes
+// half refers to: the instances' subnets, security groups, placement groups and instance types,
 // together with the subnets and groups of EC2NodeClasses and ENIConfigs. Requests are batched
 // (ceil(nodes/200) DescribeInstances calls plus one call per other kind for usual clusters).
 // Every failure becomes a Gap.
+type ec2Read struct {
+	gap       *snapshot.Gap // set when EC2 cannot be read at all
+	region    string
+	call      ec2Call
+	result    *ec2Result
+	instances []snapshot.Instance
+	done      chan struct{}
+}
+
+// collectEC2 reads EC2 for s, whose Kubernetes half is complete.
 func (c *Collector) collectEC2(ctx context.Context, s *snapshot.Snapshot) {
+	c.startEC2(ctx, s).finish(ctx, s)
+}
+
+// startEC2 starts describing the instances of s.Nodes.
+func (c *Collector) startEC2(ctx context.Context, s *snapshot.Snapshot) *ec2Read {
+	e := &ec2Read{result: &ec2Result{}, done: make(chan struct{})}
 	if c.EC2 == nil {
-		gap := snapshot.Gap{Source: snapshot.SourceEC2, Reason: "no AWS configuration was loaded",
+		e.gap = &snapshot.Gap{Source: snapshot.SourceEC2, Reason: "no AWS configuration was loaded",
 			Remedy: "configure AWS access (--profile, --region, AWS_PROFILE, `aws sso login`)"}
 		if c.EC2Gap != nil {
-			gap = *c.EC2Gap
+			e.gap = c.EC2Gap
 		}
-		s.Gaps = append(s.Gaps, gap)
-		return
+		close(e.done)
+		return e
 	}
+	e.region = c.ec2Region(s)
+	api := c.EC2
+	if c.RequestTimeout > 0 {
+		api = ec2RequestTimeout{api: api, d: c.RequestTimeout}
+	}
+	e.call = ec2Call{api: api, region: e.region}
 	ids := ec2InstanceIDs(s.Nodes)
-	if kubeRefs := ec2References(s, nil); len(ids) == 0 && kubeRefs.empty() {
+	if e.region == "" || len(ids) == 0 {
+		close(e.done)
+		return e
+	}
+	go func() {
+		defer close(e.done)
+		e.instances = e.result.describeInstances(ctx, e.call, ids)
+	}()
+	return e
+}
+
+// finish waits for the instances, describes what s refers to and fills in s.
+func (e *ec2Read) finish(ctx context.Context, s *snapshot.Snapshot) {
+	<-e.done
+	if e.gap != nil {
+		s.Gaps = append(s.Gaps, *e.gap)
 		return
 	}
-	region := c.ec2Region(s)
-	if region == "" {
+	if len(ec2InstanceIDs(s.Nodes)) == 0 && ec2References(s, nil).empty() {
+		return
+	}
+	if e.region == "" {
 		s.Gaps = append(s.Gaps, snapshot.Gap{Source: snapshot.SourceEC2,
 			Reason: "no AWS Region: none is configured and no node has an aws:///ZONE/ providerID",
 			Remedy: "pass --region or set AWS_REGION"})
 		return
 	}
-	s.Region = region
-	api := c.EC2
-	if c.RequestTimeout > 0 {
-		api = ec2RequestTimeout{api: api, d: c.RequestTimeout}
+	s.Region = e.region
+	if !e.result.anyWhole() {
+		e.result.describeReferences(ctx, e.call, ec2References(s, e.instances))
 	}
-	call := ec2Call{api: api, region: region}
-	r := &ec2Result{}
-	instances := r.describeInstances(ctx, call, ids)
-	if !r.anyWhole() {
-		r.describeReferences(ctx, call, ec2References(s, instances))
-	}
-	r.fill(s, instances)
+	e.result.fill(s, e.instances)
 }
 
 // ec2Region picks the Region: the Collector's (--region), else the one of the AWS
@@ -102,16 +135,23 @@ func (r *ec2Result) anyWhole() bool {
 	return slices.ContainsFunc(r.failures, func(f ec2Failure) bool { return f.whole })
 }
 
-// describeInstances describes ids in concurrent batches of 200.
-func (r *ec2Result) describeInstances(ctx context.Context, call ec2Call, ids []string) []types.Instance {
+// describeInstances describes ids in concurrent batches of 200. Each batch is converted as
+// soon as it arrives, so the SDK's larger records of one batch are garbage before the next
+// ones are decoded.
+func (r *ec2Result) describeInstances(ctx context.Context, call ec2Call, ids []string) []snapshot.Instance {
 	batches := ec2Batches(ids, ec2FilterBatch)
-	results := make([][]types.Instance, len(batches))
+	results := make([][]snapshot.Instance, len(batches))
 	var g errgroup.Group
 	g.SetLimit(ec2Concurrency)
 	for i, batch := range batches {
 		g.Go(func() error {
 			out, err := call.instances(ctx, batch)
-			results[i] = out
+			results[i] = make([]snapshot.Instance, 0, len(out))
+			for _, in := range out {
+				if in.InstanceId != nil {
+					results[i] = append(results[i], ec2Instance(in))
+				}
+			}
 			if err != nil {
 				r.fail(snapshot.SourceDescribeInstances, call.region, err)
 			}
@@ -192,14 +232,8 @@ func (r *ec2Result) add(source, region string, err error, keep func()) {
 }
 
 // fill puts the results in s, each slice sorted and unique by ID or name, and the gaps.
-func (r *ec2Result) fill(s *snapshot.Snapshot, instances []types.Instance) {
-	s.Instances = make([]snapshot.Instance, 0, len(instances))
-	for _, in := range instances {
-		if in.InstanceId != nil {
-			s.Instances = append(s.Instances, ec2Instance(in))
-		}
-	}
-	s.Instances = ec2SortUnique(s.Instances, func(v snapshot.Instance) string { return v.ID })
+func (r *ec2Result) fill(s *snapshot.Snapshot, instances []snapshot.Instance) {
+	s.Instances = ec2SortUnique(instances, func(v snapshot.Instance) string { return v.ID })
 	s.Subnets = ec2SortUnique(r.subnets, func(v snapshot.Subnet) string { return v.ID })
 	s.SecurityGroups = ec2SortUnique(r.securityGroups, func(v snapshot.SecurityGroup) string { return v.ID })
 	s.PlacementGroups = ec2SortUnique(r.placementGroups, func(v snapshot.PlacementGroup) string { return cmp.Or(v.ID, v.Name) })

@@ -6,7 +6,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
@@ -108,35 +107,34 @@ type ec2Refs struct {
 }
 
 // ec2References gathers what the instances, nodes, EC2NodeClasses and ENIConfigs refer to.
-func ec2References(s *snapshot.Snapshot, instances []types.Instance) ec2Refs {
+func ec2References(s *snapshot.Snapshot, instances []snapshot.Instance) ec2Refs {
 	subnets, groups, typeSet := ec2IDSet{}, ec2IDSet{}, ec2IDSet{}
 	names, ids := ec2IDSet{}, ec2IDSet{}
 	nameOfID := map[string]string{}
-	for _, in := range instances {
-		subnets.add(ec2Deref(in.SubnetId))
+	for i := range instances {
+		in := &instances[i]
+		subnets.add(in.SubnetID)
 		for _, g := range in.SecurityGroups {
-			groups.add(ec2Deref(g.GroupId))
+			groups.add(g.ID)
 		}
-		for _, eni := range in.NetworkInterfaces {
-			subnets.add(ec2Deref(eni.SubnetId))
-			for _, g := range eni.Groups {
-				groups.add(ec2Deref(g.GroupId))
+		for _, eni := range in.ENIs {
+			subnets.add(eni.SubnetID)
+			for _, g := range eni.SecurityGroups {
+				groups.add(g.ID)
 			}
 		}
-		if p := in.Placement; p != nil {
-			name, id := ec2Deref(p.GroupName), ec2Deref(p.GroupId)
-			switch {
-			case name != "":
-				names.add(name)
-				if id != "" {
-					nameOfID[id] = name
-				}
-			case id != "":
-				ids.add(id)
+		name, id := in.Placement.GroupName, in.Placement.GroupID
+		switch {
+		case name != "":
+			names.add(name)
+			if id != "" {
+				nameOfID[id] = name
 			}
+		case id != "":
+			ids.add(id)
 		}
-		if ec2ValidTypeName(string(in.InstanceType)) {
-			typeSet.add(string(in.InstanceType))
+		if ec2ValidTypeName(in.Type) {
+			typeSet.add(in.Type)
 		}
 	}
 	for _, n := range s.Nodes {

@@ -33,6 +33,11 @@ func (c *Collector) collectKube(ctx context.Context, s *snapshot.Snapshot, scope
 	if err := c.kubeNodes(ctx, s, scope); err != nil {
 		return err
 	}
+	return c.kubeAfterNodes(ctx, s, scope)
+}
+
+// kubeAfterNodes reads what collectKube reads after the nodes.
+func (c *Collector) kubeAfterNodes(ctx context.Context, s *snapshot.Snapshot, scope Scope) error {
 	// The rest depends only on the nodes: read it concurrently, each group into its own part,
 	// then merge the parts in a fixed order so the snapshot stays deterministic.
 	groups := [][]func(context.Context, *snapshot.Snapshot, Scope) error{

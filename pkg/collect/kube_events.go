@@ -28,7 +28,7 @@ func (c *Collector) kubeSandboxFailures(ctx context.Context, s *snapshot.Snapsho
 	}
 	selector := fields.OneTermEqualSelector("reason", kubeSandboxReason).String()
 	var out []snapshot.SandboxFailure
-	err := kubePaginate(c.kubePageSize(), func(opts metav1.ListOptions) (string, error) {
+	err := kubePaginate(metav1.ListOptions{Limit: c.kubePageSize()}, func(opts metav1.ListOptions) (string, error) {
 		opts.FieldSelector = selector
 		list, err := c.Kube.CoreV1().Events(metav1.NamespaceAll).List(ctx, opts)
 		if err != nil {

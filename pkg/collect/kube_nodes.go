@@ -24,11 +24,14 @@ func (c *Collector) kubeNodes(ctx context.Context, s *snapshot.Snapshot, scope S
 		}
 		nodes = got
 	} else {
-		err := kubePaginate(c.kubePageSize(), func(opts metav1.ListOptions) (string, error) {
+		err := kubePaginate(metav1.ListOptions{Limit: c.kubePageSize()}, func(opts metav1.ListOptions) (string, error) {
 			opts.LabelSelector = scope.Selector
 			list, err := c.Kube.CoreV1().Nodes().List(ctx, opts)
 			if err != nil {
 				return "", err
+			}
+			for i := range list.Items {
+				kubeStripNode(&list.Items[i]) // page by page, so the heavy fields are garbage early
 			}
 			nodes = append(nodes, list.Items...)
 			return list.Continue, nil
@@ -104,10 +107,9 @@ func kubeUnique(names []string) []string {
 	return out
 }
 
-// kubePaginate calls page with Limit set and each Continue token in turn until the server
-// returns an empty token.
-func kubePaginate(limit int64, page func(metav1.ListOptions) (string, error)) error {
-	opts := metav1.ListOptions{Limit: limit}
+// kubePaginate calls page with opts, then with each Continue token in turn until the server
+// returns an empty token. A continued request carries no resourceVersion: the token holds it.
+func kubePaginate(opts metav1.ListOptions, page func(metav1.ListOptions) (string, error)) error {
 	for {
 		next, err := page(opts)
 		if err != nil {
@@ -116,6 +118,6 @@ func kubePaginate(limit int64, page func(metav1.ListOptions) (string, error)) er
 		if next == "" || next == opts.Continue {
 			return nil
 		}
-		opts.Continue = next
+		opts.Continue, opts.ResourceVersion, opts.ResourceVersionMatch = next, "", ""
 	}
 }
