@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
@@ -23,6 +24,9 @@ type Scope struct {
 type Collector struct {
 	Kube    kubernetes.Interface
 	Dynamic dynamic.Interface
+	// REST, when set, is a client of the API server through which custom resource lists are
+	// streamed and decoded one object at a time; nil reads them through Dynamic.
+	REST rest.Interface
 	// EC2 is nil when no AWS configuration could be loaded; EC2Gap then says why.
 	EC2    EC2API
 	EC2Gap *snapshot.Gap

@@ -6,7 +6,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
@@ -30,14 +31,12 @@ func (c *Collector) kubeAutoNodeClasses(ctx context.Context, s *snapshot.Snapsho
 	if !scoped && !kubeRefersToAutoMode(s) {
 		return nil
 	}
-	items, err := c.kubeReadCRD(ctx, s, kubeAutoNodeClassesCRD(), scoped && known, names, "")
-	if err != nil {
-		return err
-	}
-	for i := range items {
-		s.NodeClasses = append(s.NodeClasses, kubeDecodeAutoNodeClass(&items[i]))
-	}
-	return nil
+	var classes []snapshot.EC2NodeClass
+	err := c.kubeReadCRD(ctx, s, kubeAutoNodeClassesCRD(), scoped && known, names, "",
+		func(u *unstructured.Unstructured) { classes = append(classes, kubeDecodeAutoNodeClass(u)) })
+	kubeSortByName(classes, func(v *snapshot.EC2NodeClass) string { return v.Name })
+	s.NodeClasses = append(s.NodeClasses, classes...)
+	return err
 }
 
 // kubeIsAutoNode reports whether n is an EKS Auto Mode node: it carries the Auto Mode compute

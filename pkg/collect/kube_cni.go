@@ -2,6 +2,7 @@ package collect
 
 import (
 	"context"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -66,13 +67,9 @@ func (c *Collector) kubeENIConfigs(ctx context.Context, s *snapshot.Snapshot, _ 
 		remedy = "install the ENIConfig CRD that ships with the VPC CNI, or set " +
 			kubeCustomNetworkEnv + "=false on the aws-node DaemonSet"
 	}
-	items, err := c.kubeReadCRD(ctx, s, kubeENIConfigsCRD(), false, nil, remedy)
-	if err != nil {
-		return err
-	}
 	s.ENIConfigs = nil
-	for i := range items {
-		s.ENIConfigs = append(s.ENIConfigs, kubeDecodeENIConfig(&items[i]))
-	}
-	return nil
+	err := c.kubeReadCRD(ctx, s, kubeENIConfigsCRD(), false, nil, remedy,
+		func(u *unstructured.Unstructured) { s.ENIConfigs = append(s.ENIConfigs, kubeDecodeENIConfig(u)) })
+	kubeSortByName(s.ENIConfigs, func(v *snapshot.ENIConfig) string { return v.Name })
+	return err
 }

@@ -61,58 +61,59 @@ func (r kubeCRD) notInstalledGap(remedy string) snapshot.Gap {
 // errKubeNotServed says that no version of a custom resource is served: its CRD is absent.
 var errKubeNotServed = errors.New("resource not served")
 
-// kubeListCRD lists every object of r at the first served version, page by page. A list
-// answered NotFound means the version is not served; errKubeNotServed follows when none is.
-func (c *Collector) kubeListCRD(ctx context.Context, r kubeCRD) ([]unstructured.Unstructured, error) {
+// kubeListCRD lists every object of r at the first served version, passing each to visit. A
+// list answered NotFound means the version is not served; errKubeNotServed follows when none is.
+func (c *Collector) kubeListCRD(ctx context.Context, r kubeCRD, visit func(*unstructured.Unstructured)) error {
 	for _, v := range r.versions {
-		items, err := c.kubeListDynamic(ctx, r.gvr(v))
+		err := c.kubeListCustom(ctx, r.gvr(v), visit)
 		if apierrors.IsNotFound(err) {
 			continue
 		}
-		return items, err
+		return err
 	}
-	return nil, errKubeNotServed
+	return errKubeNotServed
 }
 
-// kubeListDynamic lists every object of gvr, sorted by name. The list is read from the API
+// kubeListCustom lists every object of gvr, passing each to visit. The list is read from the API
 // server's watch cache (resourceVersion "0"), which answers it in one response: custom
 // resources are stored as JSON, and a consistent list decodes every object from etcd, which
 // is several times slower at thousands of NodeClaims and loads etcd during an incident. The
 // cache is at most moments behind. Should the server answer from etcd instead, the list is
-// paged.
-func (c *Collector) kubeListDynamic(ctx context.Context, gvr schema.GroupVersionResource) ([]unstructured.Unstructured, error) {
-	var items []unstructured.Unstructured
-	err := kubePaginate(metav1.ListOptions{Limit: c.kubePageSize(), ResourceVersion: "0"}, func(opts metav1.ListOptions) (string, error) {
+// paged. With Collector.REST set the answer is decoded one object at a time (kubeStreamList).
+func (c *Collector) kubeListCustom(ctx context.Context, gvr schema.GroupVersionResource, visit func(*unstructured.Unstructured)) error {
+	return kubePaginate(metav1.ListOptions{Limit: c.kubePageSize(), ResourceVersion: "0"}, func(opts metav1.ListOptions) (string, error) {
+		if c.REST != nil {
+			return c.kubeStreamList(ctx, gvr, opts, visit)
+		}
 		list, err := c.Dynamic.Resource(gvr).List(ctx, opts)
 		if err != nil {
 			return "", err
 		}
-		items = append(items, list.Items...)
+		for i := range list.Items {
+			visit(&list.Items[i])
+		}
 		return list.GetContinue(), nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	slices.SortFunc(items, func(a, b unstructured.Unstructured) int { return strings.Compare(a.GetName(), b.GetName()) })
-	return items, nil
 }
 
-// kubeGetCRD reads the named objects of r with one GET each, at the first served version.
-// Because a GET answers NotFound both for a missing object and for a version that is not
-// served, a NotFound is settled with a one-item list of that version. Missing objects are
-// left out; errKubeNotServed follows when no version is served.
-func (c *Collector) kubeGetCRD(ctx context.Context, r kubeCRD, names []string) ([]unstructured.Unstructured, error) {
+// kubeGetCRD reads the named objects of r with one GET each, at the first served version, and
+// passes each to visit. Because a GET answers NotFound both for a missing object and for a
+// version that is not served, a NotFound is settled with a one-item list of that version.
+// Missing objects are left out; errKubeNotServed follows when no version is served.
+func (c *Collector) kubeGetCRD(ctx context.Context, r kubeCRD, names []string, visit func(*unstructured.Unstructured)) error {
 	for _, v := range r.versions {
 		items, served, err := c.kubeGetAt(ctx, r.gvr(v), names)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if served {
-			slices.SortFunc(items, func(a, b unstructured.Unstructured) int { return strings.Compare(a.GetName(), b.GetName()) })
-			return items, nil
+			for i := range items {
+				visit(&items[i])
+			}
+			return nil
 		}
 	}
-	return nil, errKubeNotServed
+	return errKubeNotServed
 }
 
 // kubeGetAt reads names at one version; served is false when the version is not served.
@@ -142,31 +143,35 @@ func (c *Collector) kubeGetAt(ctx context.Context, gvr schema.GroupVersionResour
 	return items, true, nil
 }
 
-// kubeReadCRD reads r by name when byName is set, else lists it. It returns the objects, or
-// records a Gap (CRD not installed with notInstalled as remedy, forbidden, other API errors)
-// and returns none. The error is set only when collection must end.
-func (c *Collector) kubeReadCRD(ctx context.Context, s *snapshot.Snapshot, r kubeCRD, byName bool, names []string, notInstalled string) ([]unstructured.Unstructured, error) {
-	var items []unstructured.Unstructured
+// kubeReadCRD reads r by name when byName is set, else lists it, and passes each object to
+// visit. It records a Gap (CRD not installed with notInstalled as remedy, forbidden, other API
+// errors) instead of an error; the error is set only when collection must end.
+func (c *Collector) kubeReadCRD(ctx context.Context, s *snapshot.Snapshot, r kubeCRD, byName bool, names []string, notInstalled string, visit func(*unstructured.Unstructured)) error {
 	var err error
 	verb := "list"
 	if byName {
 		if len(names) == 0 {
-			return nil, nil
+			return nil
 		}
 		verb = "get"
-		items, err = c.kubeGetCRD(ctx, r, names)
+		err = c.kubeGetCRD(ctx, r, names, visit)
 	} else {
-		items, err = c.kubeListCRD(ctx, r)
+		err = c.kubeListCRD(ctx, r, visit)
 	}
 	switch {
 	case err == nil:
-		return items, nil
+		return nil
 	case errors.Is(err, errKubeNotServed):
 		if notInstalled != "" {
 			s.Gaps = append(s.Gaps, r.notInstalledGap(notInstalled))
 		}
-		return nil, nil
+		return nil
 	default:
-		return nil, c.kubeFail(s, r.source, verb, r.qualified(), err)
+		return c.kubeFail(s, r.source, verb, r.qualified(), err)
 	}
+}
+
+// kubeSortByName sorts items by the name key returns.
+func kubeSortByName[T any](items []T, name func(*T) string) {
+	slices.SortFunc(items, func(a, b T) int { return strings.Compare(name(&a), name(&b)) })
 }

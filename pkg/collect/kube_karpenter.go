@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
@@ -21,32 +22,31 @@ func (c *Collector) kubeKarpenter(ctx context.Context, s *snapshot.Snapshot, sco
 	scoped := len(scope.Names) > 0
 
 	names, known := kubeClaimNames(s.Nodes)
-	items, err := c.kubeReadCRD(ctx, s, kubeNodeClaimsCRD(), scoped && known, names, kubeKarpenterRemedy)
+	s.NodeClaims = nil
+	err := c.kubeReadCRD(ctx, s, kubeNodeClaimsCRD(), scoped && known, names, kubeKarpenterRemedy,
+		func(u *unstructured.Unstructured) { s.NodeClaims = append(s.NodeClaims, kubeDecodeNodeClaim(u)) })
 	if err != nil {
 		return err
 	}
-	s.NodeClaims = nil
-	for i := range items {
-		s.NodeClaims = append(s.NodeClaims, kubeDecodeNodeClaim(&items[i]))
-	}
+	kubeSortByName(s.NodeClaims, func(v *snapshot.NodeClaim) string { return v.Name })
 
 	names, known = kubePoolNames(s.Nodes, s.NodeClaims)
-	if items, err = c.kubeReadCRD(ctx, s, kubeNodePoolsCRD(), scoped && known, names, kubeKarpenterRemedy); err != nil {
+	s.NodePools = nil
+	err = c.kubeReadCRD(ctx, s, kubeNodePoolsCRD(), scoped && known, names, kubeKarpenterRemedy,
+		func(u *unstructured.Unstructured) { s.NodePools = append(s.NodePools, kubeDecodeNodePool(u)) })
+	if err != nil {
 		return err
 	}
-	s.NodePools = nil
-	for i := range items {
-		s.NodePools = append(s.NodePools, kubeDecodeNodePool(&items[i]))
-	}
+	kubeSortByName(s.NodePools, func(v *snapshot.NodePool) string { return v.Name })
 
 	names, known = kubeClassNames(s.Nodes, s.NodeClaims, s.NodePools)
-	if items, err = c.kubeReadCRD(ctx, s, kubeNodeClassesCRD(), scoped && known, names, kubeEC2NodeClassRemedy(s)); err != nil {
+	s.NodeClasses = nil
+	err = c.kubeReadCRD(ctx, s, kubeNodeClassesCRD(), scoped && known, names, kubeEC2NodeClassRemedy(s),
+		func(u *unstructured.Unstructured) { s.NodeClasses = append(s.NodeClasses, kubeDecodeNodeClass(u)) })
+	if err != nil {
 		return err
 	}
-	s.NodeClasses = nil
-	for i := range items {
-		s.NodeClasses = append(s.NodeClasses, kubeDecodeNodeClass(&items[i]))
-	}
+	kubeSortByName(s.NodeClasses, func(v *snapshot.EC2NodeClass) string { return v.Name })
 	return c.kubeAutoNodeClasses(ctx, s, scope)
 }
 

@@ -182,6 +182,23 @@ func TestCollectKubePagination(t *testing.T) {
 					t.Errorf("list limit: got %d, want %d", opts.Limit, tc.wantLimit)
 				}
 			}
+			// Nodes and events are consistent reads; custom resources ask the watch cache
+			// (resourceVersion 0), and a continued page carries only its token.
+			for _, opts := range typedPager.calls {
+				if opts.ResourceVersion != "" {
+					t.Errorf("typed list: got resourceVersion %q, want a consistent read", opts.ResourceVersion)
+				}
+			}
+			for _, opts := range dynCalls {
+				want := "0"
+				if opts.Continue != "" {
+					want = ""
+				}
+				if opts.ResourceVersion != want {
+					t.Errorf("custom resource list with continue %q: got resourceVersion %q, want %q",
+						opts.Continue, opts.ResourceVersion, want)
+				}
+			}
 			counts := map[string]int{
 				"nodes": len(s.Nodes), "nodeclaims": len(s.NodeClaims), "nodepools": len(s.NodePools),
 				"ec2nodeclasses": len(s.NodeClasses), "eniconfigs": len(s.ENIConfigs), "sandboxFailures": len(s.SandboxFailures),

@@ -1,6 +1,7 @@
 package printer
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -10,24 +11,84 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// writeData writes r as JSON (two-space indent) or YAML with the same keys.
+// writeData writes r as JSON (two-space indent) or YAML with the same keys. JSON is streamed
+// node by node, so a report of thousands of nodes is never held twice in memory.
 func writeData(w io.Writer, r diagnose.Report, f Format) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(publicReport(r)); err != nil {
-		return fmt.Errorf("encoding the report as JSON: %w", err)
-	}
-	out := buf.Bytes()
+	r = publicReport(r)
 	if f == YAML {
-		y, err := yaml.JSONToYAML(out)
+		var buf bytes.Buffer
+		if err := encodeJSON(&buf, r, "", "  "); err != nil {
+			return err
+		}
+		y, err := yaml.JSONToYAML(buf.Bytes())
 		if err != nil {
 			return fmt.Errorf("converting the report to YAML: %w", err)
 		}
-		out = y
+		if _, err := w.Write(y); err != nil {
+			return fmt.Errorf("writing the report: %w", err)
+		}
+		return nil
 	}
-	if _, err := w.Write(out); err != nil {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	if err := streamJSON(bw, r); err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("writing the report: %w", err)
+	}
+	return nil
+}
+
+// nodesKey is the top-level nodes field of an indented report whose node list is empty.
+const nodesKey = "\n  \"nodes\": []"
+
+// streamJSON writes r as encodeJSON would, but encodes the node list one node at a time.
+func streamJSON(w io.Writer, r diagnose.Report) error {
+	nodes := r.Nodes
+	r.Nodes = []diagnose.NodeReport{}
+	var skeleton bytes.Buffer
+	if err := encodeJSON(&skeleton, r, "", "  "); err != nil {
+		return err
+	}
+	head, tail, ok := bytes.Cut(skeleton.Bytes(), []byte(nodesKey))
+	if !ok || len(nodes) == 0 {
+		_, err := w.Write(skeleton.Bytes())
+		return writeErr(err)
+	}
+	if _, err := io.WriteString(w, string(head)+"\n  \"nodes\": [\n    "); err != nil {
+		return writeErr(err)
+	}
+	var node bytes.Buffer
+	for i := range nodes {
+		node.Reset()
+		if err := encodeJSON(&node, nodes[i], "    ", "  "); err != nil {
+			return err
+		}
+		b := bytes.TrimSuffix(node.Bytes(), []byte("\n"))
+		if i < len(nodes)-1 {
+			b = append(b, ",\n    "...)
+		}
+		if _, err := w.Write(b); err != nil {
+			return writeErr(err)
+		}
+	}
+	_, err := io.WriteString(w, "\n  ]"+string(tail))
+	return writeErr(err)
+}
+
+// encodeJSON writes v indented, without HTML escaping, followed by a newline.
+func encodeJSON(w io.Writer, v any, prefix, indent string) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent(prefix, indent)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("encoding the report as JSON: %w", err)
+	}
+	return nil
+}
+
+func writeErr(err error) error {
+	if err != nil {
 		return fmt.Errorf("writing the report: %w", err)
 	}
 	return nil

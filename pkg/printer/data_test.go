@@ -90,3 +90,29 @@ func TestPublicReportFillsDefaults(t *testing.T) {
 		t.Errorf("publicReport (-want +got):\n%s", diff)
 	}
 }
+
+func TestStreamedJSONEqualsWholeEncoding(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		report diagnose.Report
+	}{
+		{"three nodes", nodesReport(gpuNodeReport(), goneNodeReport(), skippedNodeReport())},
+		{"one node", nodesReport(gpuNodeReport())},
+		{"no nodes", cleanReport()},
+		{"findings", findingsReport()},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := publicReport(tt.report)
+			var want, got bytes.Buffer
+			if err := encodeJSON(&want, r, "", "  "); err != nil {
+				t.Fatal(err)
+			}
+			if err := streamJSON(&got, r); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want.String(), got.String()); diff != "" {
+				t.Errorf("streamed JSON differs from encoding the whole report (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
