@@ -1,0 +1,120 @@
+package scale
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// EC2Budget is the most EC2 requests `check` may make over n nodes: ceil(n/200)+4.
+func EC2Budget(n int) int { return (n+199)/200 + 4 }
+
+// KubeBudget is the most Kubernetes requests `check` may make over n nodes: ceil(n/500)+12.
+func KubeBudget(n int) int { return (n+499)/500 + 12 }
+
+// Describe budgets for one node on any cluster.
+const (
+	DescribeEC2Budget  = 6
+	DescribeKubeBudget = 8
+)
+
+// Options choose what a benchmark run measures.
+type Options struct {
+	Sizes []int
+	// Conditions apply to every measured run.
+	Conditions Conditions
+	// Runs is how many times check runs per size; the result keeps the median wall time.
+	Runs int
+	// Baseline runs the per-node baseline once per size.
+	Baseline bool
+}
+
+// Result holds what was measured on a cluster of Nodes nodes.
+type Result struct {
+	Nodes    int
+	Seed     time.Duration
+	Check    Measure
+	Describe Measure
+	Baseline *Measure
+	// Findings counts check's findings by ID; Gaps counts its gaps.
+	Findings map[string]int
+	Gaps     int
+}
+
+// Speedup returns how many times faster check was than the baseline, or 0 without one.
+func (r Result) Speedup() float64 {
+	if r.Baseline == nil || r.Check.Wall <= 0 {
+		return 0
+	}
+	return float64(r.Baseline.Wall) / float64(r.Check.Wall)
+}
+
+// Measure grows the cluster to each size in turn and measures check, describe node and,
+// when asked, the baseline; report is called with each result as it is ready.
+func (e *Env) Measure(ctx context.Context, o Options, report func(Result)) ([]Result, error) {
+	sizes := slices.Sorted(slices.Values(o.Sizes))
+	var out []Result
+	for _, n := range sizes {
+		r, err := e.measureSize(ctx, o, n)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, r)
+		if report != nil {
+			report(r)
+		}
+	}
+	return out, nil
+}
+
+func (e *Env) measureSize(ctx context.Context, o Options, n int) (Result, error) {
+	r := Result{Nodes: n}
+	start := time.Now()
+	if err := e.Cluster.Grow(ctx, n); err != nil {
+		return r, fmt.Errorf("growing the cluster to %d nodes: %w", n, err)
+	}
+	r.Seed = time.Since(start)
+	e.logf("%d nodes seeded in %s", n, r.Seed.Round(time.Millisecond))
+	var checks []Measure
+	for range max(o.Runs, 1) {
+		m, err := e.Check(ctx, o.Conditions)
+		if err != nil {
+			return r, err
+		}
+		checks = append(checks, m)
+	}
+	slices.SortFunc(checks, func(a, b Measure) int { return int(a.Wall - b.Wall) })
+	r.Check = checks[len(checks)/2]
+	r.Check.PeakRSS = slices.MaxFunc(checks, func(a, b Measure) int { return int(a.PeakRSS - b.PeakRSS) }).PeakRSS
+	var rep struct {
+		Findings []struct{ ID string } `json:"findings"`
+		Gaps     []json.RawMessage     `json:"gaps"`
+	}
+	if err := json.Unmarshal(r.Check.Stdout, &rep); err != nil {
+		return r, fmt.Errorf("decoding the check report at %d nodes: %w", n, err)
+	}
+	r.Findings, r.Gaps = map[string]int{}, len(rep.Gaps)
+	for _, f := range rep.Findings {
+		r.Findings[f.ID]++
+	}
+	r.Check.Stdout = nil
+	e.logf("check over %d nodes: %s, %d EC2 and %d Kubernetes requests", n, r.Check.Wall.Round(time.Millisecond),
+		r.Check.EC2Total(), r.Check.KubeTotal())
+	var err error
+	if r.Describe, err = e.Describe(ctx, o.Conditions, newMachine(n/2).name); err != nil {
+		return r, err
+	}
+	r.Describe.Stdout = nil
+	if o.Baseline {
+		b, err := e.Baseline(ctx, o.Conditions)
+		if err != nil {
+			return r, err
+		}
+		b.Stdout = nil
+		r.Baseline = &b
+		e.logf("per-node baseline over %d nodes: %s", n, b.Wall.Round(time.Millisecond))
+	}
+	return r, nil
+}

@@ -1,0 +1,82 @@
+// Command karpnet-scale measures kubectl-karpnet on synthetic clusters: for each size it grows
+// a cluster in a real kube-apiserver and an EC2 server with added latency and EC2's
+// throttling, runs `check` and `describe node` with the real binary and, unless -baseline=false,
+// a per-node baseline (one DescribeInstances per node), and prints requests, wall time, peak
+// RSS and the speed-up.
+//
+//	go run ./test/scale/cmd/karpnet-scale -sizes 500,2000,5000,10000
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/karpnet/kubectl-karpnet/test/scale"
+)
+
+func main() {
+	sizes := flag.String("sizes", "500,2000,5000,10000", "comma-separated cluster sizes, in nodes")
+	latency := flag.Duration("latency", 50*time.Millisecond, "latency added to every EC2 request")
+	throttle := flag.Bool("throttle", true, "throttle EC2 with its token bucket (100 burst, 20/s)")
+	runs := flag.Int("runs", 3, "check runs per size; the median wall time is reported")
+	baseline := flag.Bool("baseline", true, "also run the per-node baseline (about N x latency seconds)")
+	serve := flag.Bool("serve", false, "after measuring, keep the largest cluster up and print the environment that reaches it, until interrupted")
+	dir := flag.String("dir", "", "working directory (default: a new temporary directory, removed at exit)")
+	flag.Parse()
+	if err := run(*sizes, *dir, *serve, scale.Options{
+		Conditions: scale.Conditions{Latency: *latency, Throttle: *throttle}, Runs: *runs, Baseline: *baseline,
+	}); err != nil {
+		fmt.Fprintln(os.Stderr, "karpnet-scale:", err)
+		os.Exit(1)
+	}
+}
+
+func run(sizes, dir string, serve bool, o scale.Options) error {
+	for _, s := range strings.Split(sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			return fmt.Errorf("-sizes: %q is not a node count: give positive numbers such as 500,2000", s)
+		}
+		o.Sizes = append(o.Sizes, n)
+	}
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "karpnet-scale-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	env, err := scale.Start(ctx, dir, os.Stderr)
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+	results, err := env.Measure(ctx, o, nil)
+	if len(results) > 0 {
+		if werr := scale.WriteTable(os.Stdout, o.Conditions, results); werr != nil {
+			return werr
+		}
+	}
+	if err != nil || !serve {
+		return err
+	}
+	env.EC2.SetLatency(o.Conditions.Latency)
+	if o.Conditions.Throttle {
+		env.EC2.SetThrottle(scale.ThrottleBurst, scale.ThrottleRefill)
+	}
+	fmt.Fprintf(os.Stderr, "karpnet-scale: serving %d nodes until interrupted; run kubectl-karpnet with:\n", env.Cluster.Nodes())
+	for _, kv := range env.Environ() {
+		fmt.Println("export " + kv)
+	}
+	<-ctx.Done()
+	return nil
+}

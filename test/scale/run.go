@@ -1,0 +1,124 @@
+package scale
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Measure is one run of a program against the cluster.
+type Measure struct {
+	Wall time.Duration
+	// PeakRSS is the process's peak resident set size in bytes.
+	PeakRSS int64
+	// EC2 and Kube count the requests the run made, by EC2 action and by Kubernetes verb and
+	// resource.
+	EC2  map[string]int
+	Kube map[string]int
+	// Throttled is how many of the run's EC2 requests were answered RequestLimitExceeded.
+	Throttled int
+	Exit      int
+	Stdout    []byte
+}
+
+// EC2Total returns the number of EC2 requests.
+func (m Measure) EC2Total() int { return sum(m.EC2) }
+
+// KubeTotal returns the number of Kubernetes requests.
+func (m Measure) KubeTotal() int { return sum(m.Kube) }
+
+func sum(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+// Conditions are the EC2 conditions of a run.
+type Conditions struct {
+	// Latency is added to every EC2 request.
+	Latency time.Duration
+	// Throttle turns on EC2's token bucket (ThrottleBurst, ThrottleRefill), full at the start
+	// of the run.
+	Throttle bool
+}
+
+// run runs bin with args against the cluster under c and measures it. Exit codes 0 and 1 are
+// results; any other exit is an error carrying stderr.
+func (e *Env) run(ctx context.Context, c Conditions, bin string, args ...string) (Measure, error) {
+	e.EC2.SetLatency(c.Latency)
+	if c.Throttle {
+		e.EC2.SetThrottle(ThrottleBurst, ThrottleRefill)
+	} else {
+		e.EC2.SetThrottle(0, 0)
+	}
+	before, throttledBefore := e.EC2.Counts(), e.EC2.Throttled()
+	e.counter.take()
+
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = append(append(cleanEnv(), "NO_COLOR=1"), e.Environ()...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	m := Measure{Wall: time.Since(start), Stdout: stdout.Bytes()}
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		m.Exit = exit.ExitCode()
+	case err != nil:
+		return m, fmt.Errorf("running %s: %w", strings.Join(args, " "), err)
+	}
+	if m.Exit > 1 {
+		return m, fmt.Errorf("%s %s exited %d: %s", bin, strings.Join(args, " "), m.Exit, strings.TrimSpace(stderr.String()))
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		m.PeakRSS = ru.Maxrss * 1024 // KiB on Linux
+	}
+	m.EC2 = e.EC2.Counts()
+	for k, v := range before {
+		m.EC2[k] -= v
+	}
+	maps.DeleteFunc(m.EC2, func(_ string, v int) bool { return v == 0 })
+	m.Throttled = e.EC2.Throttled() - throttledBefore
+	m.Kube = e.counter.take()
+	e.EC2.SetLatency(0)
+	e.EC2.SetThrottle(0, 0)
+	return m, nil
+}
+
+// cleanEnv is the process environment without AWS and kubeconfig settings.
+func cleanEnv() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, "AWS_") || name == "KUBECONFIG" || name == "NO_COLOR" {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// Check runs `kubectl-karpnet check -o json` over the whole cluster.
+func (e *Env) Check(ctx context.Context, c Conditions) (Measure, error) {
+	return e.run(ctx, c, e.plugin, "check", "-o", "json")
+}
+
+// Describe runs `kubectl-karpnet describe node NAME`.
+func (e *Env) Describe(ctx context.Context, c Conditions, node string) (Measure, error) {
+	return e.run(ctx, c, e.plugin, "describe", "node", node)
+}
+
+// Baseline runs the per-node baseline over the whole cluster.
+func (e *Env) Baseline(ctx context.Context, c Conditions) (Measure, error) {
+	return e.run(ctx, c, e.pernode)
+}

@@ -1,0 +1,132 @@
+package scale
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var benchSizes = flag.String("scale.sizes", "500,2000", "cluster sizes, in nodes, for BenchmarkCheck and BenchmarkDescribe")
+
+// plantedFindings are the findings every cluster of 500 nodes or more has, one per planted fault.
+var plantedFindings = map[string]int{
+	"internal-ip-not-instance-ip":  1,
+	"max-pods-exceeds-ip-capacity": 1,
+	"placement-group-missing":      1,
+	"pod-ip-allocation-failures":   1,
+	"security-group-drift":         1,
+	"subnet-ip-exhaustion":         1,
+	"subnet-not-selected":          1,
+}
+
+// TestSmoke runs the benchmark at its smallest size, 500 nodes, with 50 ms of EC2 latency and
+// EC2's throttling, and holds check and describe node to their request budgets. Times are
+// reported, not asserted.
+func TestSmoke(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
+	defer cancel()
+	env, err := Start(ctx, t.TempDir(), os.Stderr)
+	if err != nil {
+		t.Fatalf("starting the benchmark environment: %v", err)
+	}
+	defer env.Close()
+	c := Conditions{Latency: 50 * time.Millisecond, Throttle: true}
+	rs, err := env.Measure(ctx, Options{Sizes: []int{500}, Conditions: c, Runs: 1, Baseline: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rs[0]
+	var table strings.Builder
+	if err := WriteTable(&table, c, rs); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", table.String())
+
+	if got, budget := r.Check.EC2Total(), EC2Budget(r.Nodes); got > budget {
+		t.Errorf("check made %d EC2 requests (%s), budget %d", got, counts(r.Check.EC2), budget)
+	}
+	if got, budget := r.Check.KubeTotal(), KubeBudget(r.Nodes); got > budget {
+		t.Errorf("check made %d Kubernetes requests (%s), budget %d", got, counts(r.Check.Kube), budget)
+	}
+	if want := (r.Nodes + 199) / 200; r.Check.EC2["DescribeInstances"] != want {
+		t.Errorf("check made %d DescribeInstances requests, want %d", r.Check.EC2["DescribeInstances"], want)
+	}
+	if r.Check.Throttled != 0 {
+		t.Errorf("check received RequestLimitExceeded %d times, want never", r.Check.Throttled)
+	}
+	if diff := cmp.Diff(plantedFindings, r.Findings); diff != "" || r.Gaps != 0 || r.Check.Exit != 1 {
+		t.Errorf("check found (-planted +got):\n%s\ngaps %d, exit %d (want 0 gaps, exit 1)", diff, r.Gaps, r.Check.Exit)
+	}
+	if got := r.Describe.EC2Total(); got > DescribeEC2Budget {
+		t.Errorf("describe node made %d EC2 requests (%s), budget %d", got, counts(r.Describe.EC2), DescribeEC2Budget)
+	}
+	if got := r.Describe.KubeTotal(); got > DescribeKubeBudget {
+		t.Errorf("describe node made %d Kubernetes requests (%s), budget %d", got, counts(r.Describe.Kube), DescribeKubeBudget)
+	}
+	if b := r.Baseline; b == nil || b.EC2["DescribeInstances"] != r.Nodes {
+		t.Errorf("the per-node baseline made %v EC2 requests, want one DescribeInstances per node (%d)", b, r.Nodes)
+	}
+	if r.Check.PeakRSS <= 0 || r.Check.Wall <= 0 {
+		t.Errorf("check was not measured: wall %s, peak RSS %d", r.Check.Wall, r.Check.PeakRSS)
+	}
+}
+
+// BenchmarkCheck runs `kubectl-karpnet check -o json` over clusters of -scale.sizes nodes with
+// 50 ms of EC2 latency and throttling, reporting requests and peak RSS per run.
+func BenchmarkCheck(b *testing.B) {
+	benchmarkCommand(b, func(ctx context.Context, env *Env, c Conditions, _ int) (Measure, error) {
+		return env.Check(ctx, c)
+	})
+}
+
+// BenchmarkDescribe runs `kubectl-karpnet describe node` on one node of each cluster.
+func BenchmarkDescribe(b *testing.B) {
+	benchmarkCommand(b, func(ctx context.Context, env *Env, c Conditions, n int) (Measure, error) {
+		return env.Describe(ctx, c, newMachine(n/2).name)
+	})
+}
+
+func benchmarkCommand(b *testing.B, run func(context.Context, *Env, Conditions, int) (Measure, error)) {
+	var sizes []int
+	for _, s := range strings.Split(*benchSizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			b.Fatalf("-scale.sizes: %q is not a node count", s)
+		}
+		sizes = append(sizes, n)
+	}
+	env, err := Start(b.Context(), b.TempDir(), os.Stderr)
+	if err != nil {
+		b.Fatalf("starting the benchmark environment: %v", err)
+	}
+	defer env.Close()
+	c := Conditions{Latency: 50 * time.Millisecond, Throttle: true}
+	for _, n := range slices.Sorted(slices.Values(sizes)) {
+		if err := env.Cluster.Grow(b.Context(), n); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
+			var m Measure
+			var rss int64
+			for b.Loop() {
+				var err error
+				if m, err = run(b.Context(), env, c, n); err != nil {
+					b.Fatal(err)
+				}
+				rss = max(rss, m.PeakRSS)
+			}
+			b.ReportMetric(float64(m.EC2Total()), "ec2-requests/op")
+			b.ReportMetric(float64(m.KubeTotal()), "kube-requests/op")
+			b.ReportMetric(float64(rss)/(1<<20), "peak-rss-MiB")
+			b.ReportMetric(float64(m.Throttled), "throttled/op")
+		})
+	}
+}

@@ -1,0 +1,59 @@
+package scale
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// WriteTable writes one row per result: check's requests against their budgets, wall time
+// and peak RSS, then describe node's, then the baseline's and the speed-up.
+func WriteTable(w io.Writer, c Conditions, results []Result) error {
+	fmt.Fprintf(w, "EC2: %s latency per request, throttle %s\n\n", c.Latency, throttleText(c.Throttle))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "nodes\tcheck EC2 (budget)\tcheck K8s (budget)\tcheck wall\tcheck RSS\tthrottled\t"+
+		"describe EC2/K8s\tdescribe wall\tbaseline EC2\tbaseline wall\tbaseline RSS\tspeed-up\t")
+	for _, r := range results {
+		base := "-\t-\t-\t-"
+		if b := r.Baseline; b != nil {
+			base = fmt.Sprintf("%d\t%s\t%s\t%.0fx", b.EC2Total(), seconds(b.Wall), mib(b.PeakRSS), r.Speedup())
+		}
+		fmt.Fprintf(tw, "%d\t%d (%d)\t%d (%d)\t%s\t%s\t%d\t%d/%d\t%s\t%s\t\n", r.Nodes,
+			r.Check.EC2Total(), EC2Budget(r.Nodes), r.Check.KubeTotal(), KubeBudget(r.Nodes),
+			seconds(r.Check.Wall), mib(r.Check.PeakRSS), r.Check.Throttled,
+			r.Describe.EC2Total(), r.Describe.KubeTotal(), seconds(r.Describe.Wall), base)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	for _, r := range results {
+		fmt.Fprintf(w, "%d nodes: check EC2 %s; Kubernetes %s; findings %s; gaps %d; seeded in %s\n", r.Nodes,
+			counts(r.Check.EC2), counts(r.Check.Kube), counts(r.Findings), r.Gaps, seconds(r.Seed))
+	}
+	return nil
+}
+
+func throttleText(on bool) string {
+	if on {
+		return fmt.Sprintf("on (%d burst, %d/s)", ThrottleBurst, ThrottleRefill)
+	}
+	return "off"
+}
+
+func seconds(d time.Duration) string { return fmt.Sprintf("%.2fs", d.Seconds()) }
+
+func mib(b int64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }
+
+// counts formats a count map as "a=1 b=2", keys sorted.
+func counts(m map[string]int) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, fmt.Sprintf("%s=%d", k, m[k]))
+	}
+	return strings.Join(parts, " ")
+}
