@@ -2,6 +2,7 @@ package ec2sim
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -99,8 +100,12 @@ func badRequest(code, message string) *apiError {
 	return &apiError{status: http.StatusBadRequest, code: code, message: message}
 }
 
-// tagField answers tag:KEY filters from tags.
+// tagField answers tag:KEY filters (the tag's value) and the tag-key filter (every key) from
+// tags.
 func tagField(tags map[string]string, name string) ([]string, bool) {
+	if name == "tag-key" {
+		return slices.Collect(maps.Keys(tags)), true
+	}
 	key, ok := strings.CutPrefix(name, "tag:")
 	if !ok {
 		return nil, false

@@ -58,13 +58,18 @@ func (c *Collector) Collect(ctx context.Context, scope Scope) (*snapshot.Snapsho
 	if c.Kube == nil || c.Dynamic == nil {
 		return nil, errors.New("reading kubernetes: no client configured: check --context/--kubeconfig")
 	}
-	if err := c.kubeNodes(ctx, s, scope); err != nil {
-		return nil, err
-	}
-	// The instances depend only on the nodes: describe them while the rest of Kubernetes is read.
+	// The instances depend only on the nodes: describe them page by page while the nodes and
+	// the rest of Kubernetes are read.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	ec2 := c.startEC2(ctx, s)
+	ec2 := c.startEC2(ctx)
+	if err := c.kubeNodes(ctx, s, scope, ec2.addNodes); err != nil {
+		cancel()
+		ec2.nodesDone(s)
+		<-ec2.done
+		return nil, err
+	}
+	ec2.nodesDone(s)
 	if err := c.kubeAfterNodes(ctx, s, scope); err != nil {
 		cancel()
 		<-ec2.done

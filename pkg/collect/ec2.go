@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"golang.org/x/sync/errgroup"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
@@ -23,54 +24,84 @@ type EC2API interface {
 	DescribeInstanceTypes(context.Context, *ec2.DescribeInstanceTypesInput, ...func(*ec2.Options)) (*ec2.DescribeInstanceTypesOutput, error)
 }
 
-// ec2Read is an EC2 read in progress. It starts as soon as the nodes are known, describing
-// their instances while the rest of Kubernetes is read, and finishes with what the Kubernetes
-// half refers to: the instances' subnets, security groups, placement groups and instance types,
-// together with the subnets and groups of EC2NodeClasses and ENIConfigs. Requests are batched
-// (ceil(nodes/200) DescribeInstances calls plus one call per other kind for usual clusters).
-// Every failure becomes a Gap.
+// ec2Read is an EC2 read in progress. It starts before the nodes are listed: with a Region
+// configured, each page of nodes has its instances described at once (ec2Feed), while the rest
+// of Kubernetes is read; without one, the instances are described once every node is known and
+// their providerIDs give the Region. It finishes with what the Kubernetes half refers to: the
+// instances' subnets, security groups, placement groups and instance types, together with the
+// subnets and groups of EC2NodeClasses and ENIConfigs. Requests are batched (ceil(nodes/200)
+// DescribeInstances calls plus one call per other kind for usual clusters). Every failure
+// becomes a Gap.
 type ec2Read struct {
+	ctx       context.Context
 	gap       *snapshot.Gap // set when EC2 cannot be read at all
 	region    string
+	api       EC2API
 	call      ec2Call
 	result    *ec2Result
+	feed      *ec2Feed
 	instances []snapshot.Instance
 	done      chan struct{}
 }
 
 // collectEC2 reads EC2 for s, whose Kubernetes half is complete.
 func (c *Collector) collectEC2(ctx context.Context, s *snapshot.Snapshot) {
-	c.startEC2(ctx, s).finish(ctx, s)
+	e := c.startEC2(ctx)
+	e.nodesDone(s)
+	e.finish(ctx, s)
 }
 
-// startEC2 starts describing the instances of s.Nodes.
-func (c *Collector) startEC2(ctx context.Context, s *snapshot.Snapshot) *ec2Read {
-	e := &ec2Read{result: &ec2Result{}, done: make(chan struct{})}
+// startEC2 starts an EC2 read; nodes are fed to it with addNodes and nodesDone.
+func (c *Collector) startEC2(ctx context.Context) *ec2Read {
+	e := &ec2Read{ctx: ctx, result: &ec2Result{}, done: make(chan struct{})}
 	if c.EC2 == nil {
 		e.gap = &snapshot.Gap{Source: snapshot.SourceEC2, Reason: "no AWS configuration was loaded",
 			Remedy: "configure AWS access (--profile, --region, AWS_PROFILE, `aws sso login`)"}
 		if c.EC2Gap != nil {
 			e.gap = c.EC2Gap
 		}
-		close(e.done)
 		return e
 	}
-	e.region = c.ec2Region(s)
-	api := c.EC2
+	e.api = c.EC2
 	if c.RequestTimeout > 0 {
-		api = ec2RequestTimeout{api: api, d: c.RequestTimeout}
+		e.api = ec2RequestTimeout{api: e.api, d: c.RequestTimeout}
 	}
-	e.call = ec2Call{api: api, region: e.region}
-	ids := ec2InstanceIDs(s.Nodes)
-	if e.region == "" || len(ids) == 0 {
+	if e.region = c.ec2ConfiguredRegion(); e.region != "" {
+		e.call = ec2Call{api: e.api, region: e.region}
+		e.feed = newEC2Feed(ctx, e.call, e.result)
+	}
+	return e
+}
+
+// addNodes describes the instances of a page of nodes when the Region is known.
+func (e *ec2Read) addNodes(nodes []corev1.Node) {
+	if e.feed != nil {
+		e.feed.add(nodes)
+	}
+}
+
+// nodesDone says that s.Nodes is complete: the Region comes from the nodes if none is
+// configured, and the last instances are described.
+func (e *ec2Read) nodesDone(s *snapshot.Snapshot) {
+	if e.gap != nil {
 		close(e.done)
-		return e
+		return
 	}
+	if e.region == "" {
+		if e.region = ec2RegionOfNodes(s.Nodes); e.region != "" {
+			e.call = ec2Call{api: e.api, region: e.region}
+			e.feed = newEC2Feed(e.ctx, e.call, e.result)
+		}
+	}
+	if e.feed == nil {
+		close(e.done)
+		return
+	}
+	e.feed.add(s.Nodes)
 	go func() {
 		defer close(e.done)
-		e.instances = e.result.describeInstances(ctx, e.call, ids)
+		e.instances = e.feed.wait()
 	}()
-	return e
 }
 
 // finish waits for the instances, describes what s refers to and fills in s.
@@ -96,17 +127,17 @@ func (e *ec2Read) finish(ctx context.Context, s *snapshot.Snapshot) {
 	e.result.fill(s, e.instances)
 }
 
-// ec2Region picks the Region: the Collector's (--region), else the one of the AWS
-// configuration the EC2 client was built with (AWS_REGION, the profile), else the one most
-// node providerIDs are in.
-func (c *Collector) ec2Region(s *snapshot.Snapshot) string {
+// ec2ConfiguredRegion returns the configured Region: the Collector's (--region), else the one
+// of the AWS configuration the EC2 client was built with (AWS_REGION, the profile), else "";
+// then the Region most node providerIDs are in is used.
+func (c *Collector) ec2ConfiguredRegion() string {
 	if c.Region != "" {
 		return c.Region
 	}
 	if o, ok := c.EC2.(interface{ Options() ec2.Options }); ok && o.Options().Region != "" {
 		return o.Options().Region
 	}
-	return ec2RegionOfNodes(s.Nodes)
+	return ""
 }
 
 func (r ec2Refs) empty() bool {
@@ -135,33 +166,6 @@ func (r *ec2Result) anyWhole() bool {
 	return slices.ContainsFunc(r.failures, func(f ec2Failure) bool { return f.whole })
 }
 
-// describeInstances describes ids in concurrent batches of 200. Each batch is converted as
-// soon as it arrives, so the SDK's larger records of one batch are garbage before the next
-// ones are decoded.
-func (r *ec2Result) describeInstances(ctx context.Context, call ec2Call, ids []string) []snapshot.Instance {
-	batches := ec2Batches(ids, ec2FilterBatch)
-	results := make([][]snapshot.Instance, len(batches))
-	var g errgroup.Group
-	g.SetLimit(ec2Concurrency)
-	for i, batch := range batches {
-		g.Go(func() error {
-			out, err := call.instances(ctx, batch)
-			results[i] = make([]snapshot.Instance, 0, len(out))
-			for _, in := range out {
-				if in.InstanceId != nil {
-					results[i] = append(results[i], ec2Instance(in))
-				}
-			}
-			if err != nil {
-				r.fail(snapshot.SourceDescribeInstances, call.region, err)
-			}
-			return nil
-		})
-	}
-	_ = g.Wait() // tasks report through r.fail and never return an error
-	return slices.Concat(results...)
-}
-
 // describeReferences describes subnets, security groups, placement groups and instance
 // types, every batch of each kind at once, bounded by ec2Concurrency.
 func (r *ec2Result) describeReferences(ctx context.Context, call ec2Call, refs ec2Refs) {
@@ -178,6 +182,7 @@ func (r *ec2Result) describeReferences(ctx context.Context, call ec2Call, refs e
 			return nil
 		})
 	}
+	r.describeSubnetTerms(ctx, &g, call, refs.subnetTagTerms)
 	for _, batch := range ec2Batches(refs.securityGroups, ec2FilterBatch) {
 		g.Go(func() error {
 			out, err := call.securityGroups(ctx, batch)

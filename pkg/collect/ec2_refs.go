@@ -103,9 +103,13 @@ type ec2Refs struct {
 	placementNames []string
 	placementIDs   []string
 	instanceTypes  []string
+	// subnetTagTerms are the podSubnetSelectorTerms of Auto Mode NodeClasses that select by
+	// tags, one DescribeSubnets call each.
+	subnetTagTerms []map[string]string
 }
 
-// ec2References gathers what the instances, nodes, EC2NodeClasses and ENIConfigs refer to.
+// ec2References gathers what the instances, nodes, EC2NodeClasses, Auto Mode NodeClasses
+// (including their pod subnets) and ENIConfigs refer to.
 func ec2References(s *snapshot.Snapshot, instances []snapshot.Instance) ec2Refs {
 	subnets, groups, typeSet := ec2IDSet{}, ec2IDSet{}, ec2IDSet{}
 	names, ids := ec2IDSet{}, ec2IDSet{}
@@ -157,6 +161,8 @@ func ec2References(s *snapshot.Snapshot, instances []snapshot.Instance) ec2Refs 
 			}
 		}
 	}
+	podIDs, tagTerms := ec2PodSubnetRefs(s.NodeClasses)
+	subnets.add(podIDs...)
 	for _, ec := range s.ENIConfigs {
 		subnets.add(ec.Subnet)
 		groups.add(ec.SecurityGroups...)
@@ -164,6 +170,7 @@ func ec2References(s *snapshot.Snapshot, instances []snapshot.Instance) ec2Refs 
 	return ec2Refs{
 		subnets: subnets.sorted(), securityGroups: groups.sorted(),
 		placementNames: names.sorted(), placementIDs: ids.sorted(), instanceTypes: typeSet.sorted(),
+		subnetTagTerms: tagTerms,
 	}
 }
 

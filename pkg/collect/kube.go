@@ -30,7 +30,7 @@ func (c *Collector) collectKube(ctx context.Context, s *snapshot.Snapshot, scope
 	if c.Kube == nil || c.Dynamic == nil {
 		return errors.New("reading kubernetes: no client configured: check --context/--kubeconfig")
 	}
-	if err := c.kubeNodes(ctx, s, scope); err != nil {
+	if err := c.kubeNodes(ctx, s, scope, nil); err != nil {
 		return err
 	}
 	return c.kubeAfterNodes(ctx, s, scope)

@@ -10,12 +10,9 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
-// SourceAutoNodeClasses is the Gap source of EKS Auto Mode NodeClasses.
-const SourceAutoNodeClasses = "nodeclasses.eks.amazonaws.com"
-
 // kubeAutoNodeClassesCRD describes the EKS Auto Mode NodeClass (cluster-scoped).
 func kubeAutoNodeClassesCRD() kubeCRD {
-	return kubeCRD{SourceAutoNodeClasses, snapshot.AutoModeGroup, "nodeclasses", []string{"v1"}}
+	return kubeCRD{snapshot.SourceAutoNodeClasses, snapshot.AutoModeGroup, "nodeclasses", []string{"v1"}}
 }
 
 // kubeAutoNodeClasses appends the EKS Auto Mode NodeClasses to s.NodeClasses, after the

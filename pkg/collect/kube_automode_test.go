@@ -204,13 +204,13 @@ func TestCollectKubeAutoModeErrorsAreGaps(t *testing.T) {
 		want  snapshot.Gap
 	}{
 		{"list forbidden", Scope{}, kubeFailing{true, "list", "nodeclasses", forbidden},
-			snapshot.Gap{Source: SourceAutoNodeClasses, Reason: "forbidden",
+			snapshot.Gap{Source: snapshot.SourceAutoNodeClasses, Reason: "forbidden",
 				Remedy: "grant list on nodeclasses.eks.amazonaws.com (see the ClusterRole in the README)"}},
 		{"get forbidden", Scope{Names: []string{kubeAutoNode1}}, kubeFailing{true, "get", "nodeclasses", forbidden},
-			snapshot.Gap{Source: SourceAutoNodeClasses, Reason: "forbidden",
+			snapshot.Gap{Source: snapshot.SourceAutoNodeClasses, Reason: "forbidden",
 				Remedy: "grant get on nodeclasses.eks.amazonaws.com (see the ClusterRole in the README)"}},
 		{"server error", Scope{}, kubeFailing{true, "list", "nodeclasses", errors.NewServiceUnavailable("etcd leader changed")},
-			snapshot.Gap{Source: SourceAutoNodeClasses, Reason: "ServiceUnavailable",
+			snapshot.Gap{Source: snapshot.SourceAutoNodeClasses, Reason: "ServiceUnavailable",
 				Remedy: "retry later; the API server answered list nodeclasses.eks.amazonaws.com: etcd leader changed"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -16,8 +16,10 @@ import (
 // kubeSandboxReason is the kubelet event reason for a pod whose network could not be set up.
 const kubeSandboxReason = "FailedCreatePodSandBox"
 
-// kubeSandboxFailures lists FailedCreatePodSandBox events in every namespace, page by page.
-// When the scope is narrowed to some nodes, only events of those nodes are kept.
+// kubeSandboxFailures lists FailedCreatePodSandBox events in every namespace from the API
+// server's watch cache (resourceVersion "0", one response however many pods failed; paged
+// should the server answer from etcd). When the scope is narrowed to some nodes, only events
+// of those nodes are kept.
 func (c *Collector) kubeSandboxFailures(ctx context.Context, s *snapshot.Snapshot, scope Scope) error {
 	var keep map[string]bool
 	if len(scope.Names) > 0 || scope.Selector != "" {
@@ -28,7 +30,7 @@ func (c *Collector) kubeSandboxFailures(ctx context.Context, s *snapshot.Snapsho
 	}
 	selector := fields.OneTermEqualSelector("reason", kubeSandboxReason).String()
 	var out []snapshot.SandboxFailure
-	err := kubePaginate(metav1.ListOptions{Limit: c.kubePageSize()}, func(opts metav1.ListOptions) (string, error) {
+	err := kubePaginate(metav1.ListOptions{Limit: c.kubePageSize(), ResourceVersion: "0"}, func(opts metav1.ListOptions) (string, error) {
 		opts.FieldSelector = selector
 		list, err := c.Kube.CoreV1().Events(metav1.NamespaceAll).List(ctx, opts)
 		if err != nil {

@@ -14,8 +14,9 @@ import (
 )
 
 // kubeNodes reads the nodes in scope: a GET per named node, otherwise a paginated LIST with
-// the label selector. Heavy fields are dropped and nodes are sorted by name.
-func (c *Collector) kubeNodes(ctx context.Context, s *snapshot.Snapshot, scope Scope) error {
+// the label selector. Heavy fields are dropped and nodes are sorted by name. onPage, when set,
+// gets each page of nodes as it arrives.
+func (c *Collector) kubeNodes(ctx context.Context, s *snapshot.Snapshot, scope Scope, onPage func([]corev1.Node)) error {
 	var nodes []corev1.Node
 	if len(scope.Names) > 0 {
 		got, err := c.kubeGetNodes(ctx, s, scope.Names)
@@ -32,6 +33,9 @@ func (c *Collector) kubeNodes(ctx context.Context, s *snapshot.Snapshot, scope S
 			}
 			for i := range list.Items {
 				kubeStripNode(&list.Items[i]) // page by page, so the heavy fields are garbage early
+			}
+			if onPage != nil {
+				onPage(list.Items)
 			}
 			nodes = append(nodes, list.Items...)
 			return list.Continue, nil

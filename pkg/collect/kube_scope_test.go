@@ -182,11 +182,16 @@ func TestCollectKubePagination(t *testing.T) {
 					t.Errorf("list limit: got %d, want %d", opts.Limit, tc.wantLimit)
 				}
 			}
-			// Nodes and events are consistent reads; custom resources ask the watch cache
+			// Nodes are consistent reads; events and custom resources ask the watch cache
 			// (resourceVersion 0), and a continued page carries only its token.
 			for _, opts := range typedPager.calls {
-				if opts.ResourceVersion != "" {
-					t.Errorf("typed list: got resourceVersion %q, want a consistent read", opts.ResourceVersion)
+				want := ""
+				if opts.FieldSelector != "" && opts.Continue == "" {
+					want = "0" // the events list
+				}
+				if opts.ResourceVersion != want {
+					t.Errorf("typed list with field selector %q, continue %q: got resourceVersion %q, want %q",
+						opts.FieldSelector, opts.Continue, opts.ResourceVersion, want)
 				}
 			}
 			for _, opts := range dynCalls {

@@ -10,13 +10,14 @@ const (
 	SourceDescribePlacementGroups = "ec2:DescribePlacementGroups"
 	SourceDescribeInstanceTypes   = "ec2:DescribeInstanceTypes"
 
-	SourceNodes       = "nodes"
-	SourceNodeClaims  = "nodeclaims.karpenter.sh"
-	SourceNodePools   = "nodepools.karpenter.sh"
-	SourceNodeClasses = "ec2nodeclasses.karpenter.k8s.aws"
-	SourceENIConfigs  = "eniconfigs.crd.k8s.amazonaws.com"
-	SourceAWSNode     = "daemonsets.apps kube-system/aws-node"
-	SourceEvents      = "events"
+	SourceNodes           = "nodes"
+	SourceNodeClaims      = "nodeclaims.karpenter.sh"
+	SourceNodePools       = "nodepools.karpenter.sh"
+	SourceNodeClasses     = "ec2nodeclasses.karpenter.k8s.aws"
+	SourceAutoNodeClasses = "nodeclasses.eks.amazonaws.com"
+	SourceENIConfigs      = "eniconfigs.crd.k8s.amazonaws.com"
+	SourceAWSNode         = "daemonsets.apps kube-system/aws-node"
+	SourceEvents          = "events"
 )
 
 // Unavailable reports whether the snapshot has a Gap for source, directly or through the

@@ -1,0 +1,87 @@
+package collect
+
+import (
+	"context"
+	"slices"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// ec2Feed describes instances as their nodes arrive, page by page: every ec2FilterBatch new
+// instance IDs make one DescribeInstances call, at most ec2Concurrency at once, so EC2 is read
+// while Kubernetes is still listing nodes. The calls are the same ceil(instances/200) as when
+// every ID is known first.
+type ec2Feed struct {
+	ctx    context.Context
+	call   ec2Call
+	result *ec2Result
+	slots  chan struct{}
+	wg     sync.WaitGroup
+
+	mu      sync.Mutex
+	seen    map[string]bool
+	pending []string
+	batches [][]snapshot.Instance
+}
+
+func newEC2Feed(ctx context.Context, call ec2Call, result *ec2Result) *ec2Feed {
+	return &ec2Feed{ctx: ctx, call: call, result: result, slots: make(chan struct{}, ec2Concurrency), seen: map[string]bool{}}
+}
+
+// add queues the instances of nodes not seen before, sending every full batch.
+func (f *ec2Feed) add(nodes []corev1.Node) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i := range nodes {
+		_, id, ok := ec2ProviderID(nodes[i].Spec.ProviderID)
+		if !ok || f.seen[id] {
+			continue
+		}
+		f.seen[id] = true
+		f.pending = append(f.pending, id)
+		if len(f.pending) == ec2FilterBatch {
+			f.send()
+		}
+	}
+}
+
+// send starts describing the pending IDs; f.mu is held. The call waits for a free slot in its
+// own goroutine, so adding never blocks the node listing.
+func (f *ec2Feed) send() {
+	batch := f.pending
+	f.pending = nil
+	slices.Sort(batch)
+	i := len(f.batches)
+	f.batches = append(f.batches, nil)
+	f.wg.Go(func() {
+		f.slots <- struct{}{}
+		defer func() { <-f.slots }()
+		out, err := f.call.instances(f.ctx, batch)
+		got := make([]snapshot.Instance, 0, len(out))
+		for _, in := range out {
+			if in.InstanceId != nil {
+				got = append(got, ec2Instance(in)) // the SDK's larger records are garbage at once
+			}
+		}
+		f.mu.Lock()
+		f.batches[i] = got
+		f.mu.Unlock()
+		if err != nil {
+			f.result.fail(snapshot.SourceDescribeInstances, f.call.region, err)
+		}
+	})
+}
+
+// wait sends the last partial batch, waits for every call and returns the instances read.
+func (f *ec2Feed) wait() []snapshot.Instance {
+	f.mu.Lock()
+	if len(f.pending) > 0 {
+		f.send()
+	}
+	f.mu.Unlock()
+	f.wg.Wait()
+	return slices.Concat(f.batches...)
+}
