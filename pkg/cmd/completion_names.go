@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
@@ -44,7 +43,7 @@ func (o *commonOptions) completeNodes(c *cobra.Command, args []string, toComplet
 		offline: func(s *snapshot.Snapshot) []string {
 			var names []string
 			for i := range s.Nodes {
-				if sel.selector.Matches(labels.Set(s.Nodes[i].Labels)) {
+				if sel.matches(s.Nodes[i].Labels) {
 					names = append(names, s.Nodes[i].Name)
 				}
 			}
@@ -57,9 +56,11 @@ func (o *commonOptions) completeNodes(c *cobra.Command, args []string, toComplet
 				if err != nil {
 					return nil, "", err
 				}
-				names := make([]string, len(list.Items))
+				names := make([]string, 0, len(list.Items))
 				for i := range list.Items {
-					names[i] = list.Items[i].Name
+					if sel.matches(list.Items[i].Labels) {
+						names = append(names, list.Items[i].Name)
+					}
 				}
 				return names, list.Continue, nil
 			})
@@ -85,7 +86,7 @@ func (o *commonOptions) completeNodePools(c *cobra.Command, _ []string, toComple
 	})
 }
 
-// completeNodeClasses completes EC2NodeClass names.
+// completeNodeClasses completes EC2NodeClass and EKS Auto Mode NodeClass names.
 func (o *commonOptions) completeNodeClasses(c *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 	return o.completeNames(c, toComplete, nameSource{
 		offline: func(s *snapshot.Snapshot) []string {
@@ -96,7 +97,12 @@ func (o *commonOptions) completeNodeClasses(c *cobra.Command, _ []string, toComp
 			return names
 		},
 		live: func(ctx context.Context, col *collect.Collector) ([]string, error) {
-			return customNames(ctx, col, snapshot.AWSGroup, "ec2nodeclasses")
+			names, err := customNames(ctx, col, snapshot.AWSGroup, "ec2nodeclasses")
+			if err != nil {
+				return nil, err
+			}
+			auto, err := autoNodeClassNames(ctx, col)
+			return append(names, auto...), err
 		},
 	})
 }
@@ -160,24 +166,39 @@ func underDemo(c *cobra.Command) bool {
 // customNames lists the names of a Karpenter custom resource at the first served version.
 func customNames(ctx context.Context, col *collect.Collector, group, resource string) ([]string, error) {
 	for _, v := range []string{"v1", "v1beta1"} {
-		gvr := schema.GroupVersionResource{Group: group, Version: v, Resource: resource}
-		names, err := pagedNames(ctx, func(ctx context.Context, opts metav1.ListOptions) ([]string, string, error) {
-			list, err := col.Dynamic.Resource(gvr).List(ctx, opts)
-			if err != nil {
-				return nil, "", err
-			}
-			names := make([]string, len(list.Items))
-			for i := range list.Items {
-				names[i] = list.Items[i].GetName()
-			}
-			return names, list.GetContinue(), nil
-		})
+		names, err := resourceNames(ctx, col, schema.GroupVersionResource{Group: group, Version: v, Resource: resource})
 		if apierrors.IsNotFound(err) {
 			continue
 		}
 		return names, err
 	}
 	return nil, nil
+}
+
+// autoNodeClassNames lists the names of the EKS Auto Mode NodeClasses (eks.amazonaws.com/v1
+// nodeclasses); a cluster without Auto Mode has no such CRD, which gives no names and no error.
+func autoNodeClassNames(ctx context.Context, col *collect.Collector) ([]string, error) {
+	gvr := schema.GroupVersionResource{Group: snapshot.AutoModeGroup, Version: "v1", Resource: "nodeclasses"}
+	names, err := resourceNames(ctx, col, gvr)
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	return names, err
+}
+
+// resourceNames lists the names of one custom resource, page by page.
+func resourceNames(ctx context.Context, col *collect.Collector, gvr schema.GroupVersionResource) ([]string, error) {
+	return pagedNames(ctx, func(ctx context.Context, opts metav1.ListOptions) ([]string, string, error) {
+		list, err := col.Dynamic.Resource(gvr).List(ctx, opts)
+		if err != nil {
+			return nil, "", err
+		}
+		names := make([]string, len(list.Items))
+		for i := range list.Items {
+			names[i] = list.Items[i].GetName()
+		}
+		return names, list.GetContinue(), nil
+	})
 }
 
 // pagedNames calls list page by page and gathers the names.

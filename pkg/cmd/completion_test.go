@@ -106,7 +106,7 @@ func TestCompleteOffline(t *testing.T) {
 			"ip-10-0-64-138.us-west-2.compute.internal", "ip-10-0-64-178.us-west-2.compute.internal",
 		}, directive: noFile},
 		{name: "demo check --nodepool by prefix", args: []string{"demo", "check", "--nodepool", "g"}, want: []string{"general"}, directive: noFile},
-		{name: "demo check --nodepool", args: []string{"demo", "check", "--nodepool", ""}, want: []string{"batch", "general", "staging", "training"}, directive: noFile},
+		{name: "demo check --nodepool", args: []string{"demo", "check", "--nodepool", ""}, want: []string{"batch", "general", "staging", "training", "web"}, directive: noFile},
 		{name: "demo check --nodepool= form", args: []string{"demo", "check", "--nodepool=t"}, want: []string{"training"}, directive: noFile},
 		{name: "demo check --nodeclass", args: []string{"demo", "check", "--nodeclass", "e"}, want: []string{"efa"}, directive: noFile},
 		{name: "--only after a comma", args: []string{"check", "--only", "subnet-ip-exhaustion,subnet"}, want: []string{

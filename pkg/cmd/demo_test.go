@@ -11,6 +11,10 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 )
 
+// demoAutoNode is the demo's EKS Auto Mode node in us-west-2c, where its NodeClass has no pod
+// subnet: one critical, pod-subnet-zone-missing.
+const demoAutoNode = "i-0aabd605ffdb17f34"
+
 func TestDemoGoldens(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -30,6 +34,10 @@ func TestDemoGoldens(t *testing.T) {
 			name: "describe node json", args: []string{"demo", "describe", "node", demoWarnNode, "-o", "json"},
 			golden: "demo-describe-node.json.golden", code: ExitOK,
 		},
+		{
+			name: "describe Auto Mode node text", args: []string{"demo", "describe", "node", demoAutoNode},
+			golden: "demo-describe-auto-node.table.golden", code: ExitOK,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -47,7 +55,7 @@ func TestDemoFailOnAndCheckFilters(t *testing.T) {
 	all := []string{
 		"instance-not-found", "instance-not-running", "instance-type-mismatch", "max-pods-below-ip-capacity",
 		"max-pods-exceeds-ip-capacity", "nodeclaim-drifted", "nodeclass-not-ready", "pod-ip-allocation-failures",
-		"security-group-drift", "subnet-ip-exhaustion", "subnet-not-selected",
+		"pod-subnet-zone-missing", "security-group-drift", "subnet-ip-exhaustion", "subnet-not-selected",
 	}
 	tests := []struct {
 		name    string
@@ -77,7 +85,7 @@ func TestDemoFailOnAndCheckFilters(t *testing.T) {
 		{
 			name: "skip every check with criticals",
 			args: []string{"--skip", "instance-not-found,instance-not-running,max-pods-exceeds-ip-capacity",
-				"--skip", "nodeclass-not-ready,subnet-ip-exhaustion,pod-ip-allocation-failures"},
+				"--skip", "nodeclass-not-ready,subnet-ip-exhaustion,pod-ip-allocation-failures,pod-subnet-zone-missing"},
 			code: ExitOK,
 			wantIDs: []string{"instance-type-mismatch", "max-pods-below-ip-capacity", "nodeclaim-drifted",
 				"security-group-drift", "subnet-not-selected"},
@@ -88,8 +96,8 @@ func TestDemoFailOnAndCheckFilters(t *testing.T) {
 			code: ExitFindings,
 			wantIDs: []string{
 				"instance-not-found", "instance-not-running", "max-pods-below-ip-capacity", "max-pods-exceeds-ip-capacity",
-				"nodeclaim-drifted", "nodeclass-not-ready", "pod-ip-allocation-failures", "security-group-drift",
-				"subnet-ip-exhaustion", "subnet-not-selected",
+				"nodeclaim-drifted", "nodeclass-not-ready", "pod-ip-allocation-failures", "pod-subnet-zone-missing",
+				"security-group-drift", "subnet-ip-exhaustion", "subnet-not-selected",
 			},
 		},
 	}

@@ -46,6 +46,7 @@ func liveListKinds() map[schema.GroupVersionResource]string {
 		{Group: "karpenter.sh", Version: "v1", Resource: "nodeclaims"}:                "NodeClaimList",
 		{Group: "karpenter.sh", Version: "v1", Resource: "nodepools"}:                 "NodePoolList",
 		{Group: "karpenter.k8s.aws", Version: "v1", Resource: "ec2nodeclasses"}:       "EC2NodeClassList",
+		{Group: "eks.amazonaws.com", Version: "v1", Resource: "nodeclasses"}:          "NodeClassList",
 		{Group: "crd.k8s.amazonaws.com", Version: "v1alpha1", Resource: "eniconfigs"}: "ENIConfigList",
 	}
 }

@@ -12,6 +12,10 @@ import (
 )
 
 // selection is the typed form of the node-choosing flags: names, -l, --nodepool, --nodeclass.
+// selector holds -l and --nodepool. --nodeclass names an EC2NodeClass or an EKS Auto Mode
+// NodeClass, whose nodes carry different labels (karpenter.k8s.aws/ec2nodeclass,
+// eks.amazonaws.com/nodeclass); a label selector cannot say "either", so the live read uses
+// selector alone and matches filters by class.
 type selection struct {
 	names     []string
 	selector  labels.Selector
@@ -27,25 +31,40 @@ func newSelection(names []string, selector, nodePool, nodeClass string) (selecti
 	if err != nil {
 		return sel, usageErrorf("-l/--selector %q: %v", selector, err)
 	}
-	for _, v := range []struct{ flag, key, value string }{
-		{"--nodepool", snapshot.LabelNodePool, nodePool},
-		{"--nodeclass", snapshot.LabelEC2NodeClass, nodeClass},
-	} {
-		if v.value == "" {
-			continue
-		}
-		r, err := labels.NewRequirement(v.key, "=", []string{v.value})
+	if nodePool != "" {
+		r, err := labels.NewRequirement(snapshot.LabelNodePool, "=", []string{nodePool})
 		if err != nil {
-			return sel, usageErrorf("%s %q is not a valid name", v.flag, v.value)
+			return sel, usageErrorf("--nodepool %q is not a valid name", nodePool)
 		}
 		sel.selector = sel.selector.Add(*r)
+	}
+	if nodeClass != "" {
+		if _, err := labels.NewRequirement(snapshot.LabelEC2NodeClass, "=", []string{nodeClass}); err != nil {
+			return sel, usageErrorf("--nodeclass %q is not a valid name", nodeClass)
+		}
 	}
 	return sel, nil
 }
 
-// scope is what the live collector should read.
+// scope is what the live collector should read: the named nodes, or those -l and --nodepool
+// select; matches then keeps the ones of --nodeclass.
 func (s selection) scope() collect.Scope {
 	return collect.Scope{Names: s.names, Selector: s.selector.String()}
+}
+
+// matches reports whether a node with these labels is selected by -l, --nodepool and
+// --nodeclass (the EC2NodeClass label or the Auto Mode NodeClass label).
+func (s selection) matches(nodeLabels map[string]string) bool {
+	if !s.selector.Matches(labels.Set(nodeLabels)) {
+		return false
+	}
+	return s.nodeClass == "" || nodeLabels[snapshot.LabelEC2NodeClass] == s.nodeClass ||
+		nodeLabels[snapshot.LabelAutoNodeClass] == s.nodeClass
+}
+
+// empty reports whether the selection keeps every node.
+func (s selection) empty() bool {
+	return len(s.names) == 0 && s.selector.Empty() && s.nodeClass == ""
 }
 
 // options resolves the selection against a snapshot (which may hold more nodes than were
@@ -53,7 +72,7 @@ func (s selection) scope() collect.Scope {
 // usage error.
 func (s selection) options(snap *snapshot.Snapshot, only, skip []string) (diagnose.Options, error) {
 	opts := diagnose.Options{Only: only, Skip: skip}
-	if len(s.names) == 0 && s.selector.Empty() {
+	if s.empty() {
 		return opts, nil
 	}
 	opts.Nodes = map[string]bool{}
@@ -61,7 +80,7 @@ func (s selection) options(snap *snapshot.Snapshot, only, skip []string) (diagno
 	for i := range snap.Nodes {
 		n := &snap.Nodes[i]
 		present[n.Name] = true
-		if len(s.names) == 0 && s.selector.Matches(labels.Set(n.Labels)) {
+		if len(s.names) == 0 && s.matches(n.Labels) {
 			opts.Nodes[n.Name] = true
 		}
 	}
@@ -69,7 +88,7 @@ func (s selection) options(snap *snapshot.Snapshot, only, skip []string) (diagno
 		if !present[name] {
 			return opts, &exitError{code: ExitUsage, err: fmt.Errorf("node %q not found: list nodes with kubectl get nodes", name)}
 		}
-		if s.selector.Matches(labels.Set(nodeLabels(snap, name))) {
+		if s.matches(nodeLabels(snap, name)) {
 			opts.Nodes[name] = true
 		}
 	}
@@ -79,19 +98,33 @@ func (s selection) options(snap *snapshot.Snapshot, only, skip []string) (diagno
 	opts.Resources = map[string]bool{}
 	if s.nodePool != "" {
 		opts.Resources["nodepool/"+s.nodePool] = true
-		// The pool's EC2NodeClass is part of it even when the pool has no node (yet): a class
-		// that is not Ready is why it launches none.
+		// The pool's EC2NodeClass or NodeClass is part of it even when the pool has no node
+		// (yet): a class that is not Ready is why it launches none.
 		for _, p := range snap.NodePools {
-			if p.Name == s.nodePool && p.NodeClassRef.Name != "" &&
-				(p.NodeClassRef.Kind == "" || p.NodeClassRef.Kind == snapshot.KindEC2NodeClass) {
-				opts.Resources["ec2nodeclass/"+p.NodeClassRef.Name] = true
+			if p.Name == s.nodePool && p.NodeClassRef.Name != "" {
+				if kind := poolClassKind(p.NodeClassRef); kind != "" {
+					opts.Resources[kind+"/"+p.NodeClassRef.Name] = true
+				}
 			}
 		}
 	}
 	if s.nodeClass != "" {
 		opts.Resources["ec2nodeclass/"+s.nodeClass] = true
+		opts.Resources["nodeclass/"+s.nodeClass] = true
 	}
 	return opts, nil
+}
+
+// poolClassKind returns the resource kind of a NodePool's class reference: ec2nodeclass (an
+// empty kind counts, as v1beta1 NodePools may omit it), nodeclass for EKS Auto Mode, or "".
+func poolClassKind(ref snapshot.NodeClassRef) string {
+	switch {
+	case ref.Kind == "" || ref.Kind == snapshot.KindEC2NodeClass:
+		return "ec2nodeclass"
+	case ref.Kind == snapshot.KindNodeClass && (ref.Group == "" || ref.Group == snapshot.AutoModeGroup):
+		return "nodeclass"
+	}
+	return ""
 }
 
 func nodeLabels(snap *snapshot.Snapshot, name string) map[string]string {
@@ -113,9 +146,10 @@ func (s selection) known(snap *snapshot.Snapshot, selected map[string]bool) erro
 		!slices.ContainsFunc(snap.NodePools, func(p snapshot.NodePool) bool { return p.Name == s.nodePool }) {
 		return usageErrorf("NodePool %q not found: list NodePools with kubectl get nodepools", s.nodePool)
 	}
-	if s.nodeClass != "" && !snap.Unavailable(snapshot.SourceNodeClasses) &&
+	if s.nodeClass != "" && !snap.Unavailable(snapshot.SourceNodeClasses) && !snap.Unavailable(snapshot.SourceAutoNodeClasses) &&
 		!slices.ContainsFunc(snap.NodeClasses, func(c snapshot.EC2NodeClass) bool { return c.Name == s.nodeClass }) {
-		return usageErrorf("EC2NodeClass %q not found: list them with kubectl get ec2nodeclasses", s.nodeClass)
+		return usageErrorf("EC2NodeClass or NodeClass %q not found: list them with kubectl get "+
+			"ec2nodeclasses.karpenter.k8s.aws,nodeclasses.eks.amazonaws.com", s.nodeClass)
 	}
 	return nil
 }

@@ -40,6 +40,8 @@ func TestAnalyze(t *testing.T) {
 		stagingNC  = "ec2nodeclass/staging"                      // SubnetsReady=False
 		training1  = "ip-10-0-64-138.us-west-2.compute.internal" // efa class: no kubelet.maxPods with PD
 		training2  = "ip-10-0-64-178.us-west-2.compute.internal"
+		autoNoPods = "i-0aabd605ffdb17f34" // Auto Mode web node in us-west-2c, no pod subnet there
+		webNC      = "nodeclass/web"
 		nodeRef    = "node/"
 		critical   = "critical"
 		warning    = "warning"
@@ -51,6 +53,7 @@ func TestAnalyze(t *testing.T) {
 		{"max-pods-exceeds-ip-capacity", critical, xenMaxPods, nodeRef + xenMaxPods},
 		{"nodeclass-not-ready", critical, "", stagingNC},
 		{"pod-ip-allocation-failures", critical, xenMaxPods, nodeRef + xenMaxPods},
+		{"pod-subnet-zone-missing", critical, autoNoPods, webNC},
 		{"subnet-ip-exhaustion", critical, "", podsFull},
 		{"instance-type-mismatch", warning, typeLabel, nodeRef + typeLabel},
 		{"security-group-drift", warning, extraSG, defaultNC},

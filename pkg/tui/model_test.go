@@ -11,12 +11,15 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 )
 
-// The demo cluster's worst nodes, in the order the nodes view lists them.
+// The demo cluster's worst nodes, in the order the nodes view lists them; secondNode is the
+// EKS Auto Mode node whose zone has no pod subnet. missingNode is the node whose instance EC2
+// does not return.
 const (
-	worstNode  = "ip-10-0-50-20.us-west-2.compute.internal"
-	secondNode = "ip-10-0-15-186.us-west-2.compute.internal"
-	thirdNode  = "ip-10-0-19-98.us-west-2.compute.internal"
-	lastNode   = "mi-064d25101b5e273f6"
+	worstNode   = "ip-10-0-50-20.us-west-2.compute.internal"
+	secondNode  = "i-0aabd605ffdb17f34"
+	thirdNode   = "ip-10-0-15-186.us-west-2.compute.internal"
+	missingNode = "ip-10-0-19-98.us-west-2.compute.internal"
+	lastNode    = "mi-064d25101b5e273f6"
 )
 
 func TestLoadingThenReady(t *testing.T) {
@@ -39,7 +42,7 @@ func TestLoadingThenReady(t *testing.T) {
 	if got, want := m.nodes.shown(), len(r.Nodes); got != want {
 		t.Errorf("nodes shown = %d, want %d", got, want)
 	}
-	if got := m.View(); !strings.Contains(got, "taken: 2026-11-20T09:30:00Z") || !strings.Contains(got, "✖ 3 critical") {
+	if got := m.View(); !strings.Contains(got, "taken: 2026-11-20T09:30:00Z") || !strings.Contains(got, "✖ 4 critical") {
 		t.Errorf("header lacks the snapshot time or the counts:\n%s", got)
 	}
 }
@@ -108,7 +111,7 @@ func TestFilterNarrowsAndEscClears(t *testing.T) {
 		{"pool", "batch", 8},
 		{"check ID", "instance-not-found", 1},
 		{"IP", "10.0.64.138", 1},
-		{"zone", "us-west-2a", 9},
+		{"zone", "us-west-2a", 10},
 		{"subnet", "subnet-02720e173c311fcb4", 2},
 		{"upper case matches", "BATCH", 8},
 		{"nothing", "no-such-node", 0},
@@ -143,8 +146,8 @@ func TestFilterKeptAfterEnterThenEscClears(t *testing.T) {
 		t.Errorf("status line does not show the kept filter:\n%s", got)
 	}
 	m = press(t, m, "esc")
-	if got := m.nodes.shown(); got != 32 {
-		t.Errorf("shown after esc = %d, want 32", got)
+	if got := m.nodes.shown(); got != 34 {
+		t.Errorf("shown after esc = %d, want 34", got)
 	}
 }
 
@@ -154,11 +157,11 @@ func TestSeverityToggles(t *testing.T) {
 		keys []string
 		want int
 	}{
-		{[]string{"1"}, 3},
+		{[]string{"1"}, 4},
 		{[]string{"2"}, 3},
 		{[]string{"3"}, 2},
-		{[]string{"1", "2"}, 6},
-		{[]string{"1", "1"}, 32},
+		{[]string{"1", "2"}, 7},
+		{[]string{"1", "1"}, 34},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.keys, "+"), func(t *testing.T) {

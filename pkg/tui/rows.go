@@ -41,7 +41,8 @@ type row struct {
 	findings int
 	cells    [numCols]string
 	// hay is the lower-case text the filter searches: name, pool, type, zone, subnet, IPs and
-	// check IDs, one per line so a query never spans two fields.
+	// check IDs, one per line so a query never spans two fields; on Auto Mode nodes also "auto"
+	// and nodeclass/NAME.
 	hay    string
 	groups [numGroups]string
 }
@@ -91,7 +92,7 @@ func newRow(i int, n diagnose.NodeReport) row {
 	r.cells = [numCols]string{
 		colLevel:    r.level,
 		colName:     id.Node,
-		colPool:     orDash(id.NodePool),
+		colPool:     poolCell(id),
 		colType:     orDash(id.InstanceType),
 		colZone:     orDash(id.Zone),
 		colSubnet:   orDash(subnet),
@@ -103,6 +104,9 @@ func newRow(i int, n diagnose.NodeReport) row {
 		colFindings: strconv.Itoa(len(n.Findings)),
 	}
 	hay := []string{id.Node, id.NodePool, id.InstanceType, id.Zone, subnet}
+	if id.AutoMode {
+		hay = append(hay, "auto", classKey(id))
+	}
 	hay = append(hay, ips...)
 	for _, f := range n.Findings {
 		hay = append(hay, f.ID)
@@ -110,7 +114,7 @@ func newRow(i int, n diagnose.NodeReport) row {
 	r.hay = strings.ToLower(strings.Join(hay, "\n"))
 	r.groups = [numGroups]string{
 		groupPool:   orNone(id.NodePool),
-		groupClass:  orNone(id.NodeClass),
+		groupClass:  orNone(classKey(id)),
 		groupZone:   orNone(id.Zone),
 		groupSubnet: orNone(subnet),
 	}
@@ -141,12 +145,17 @@ func enis(n diagnose.NodeReport) string {
 	return none
 }
 
-// pods renders capacity.pods over the IP capacity.
+// pods renders capacity.pods over the IP capacity, which is marked "~" when it is only
+// karpnet's estimate (EKS Auto Mode sets max pods by a formula it does not publish).
 func pods(c *diagnose.CapacityReport) string {
 	if c == nil {
 		return none
 	}
-	return strconv.FormatInt(c.Pods, 10) + "/" + strconv.FormatInt(c.IPCapacity, 10)
+	capacity := strconv.FormatInt(c.IPCapacity, 10)
+	if c.Estimate {
+		capacity = "~" + capacity
+	}
+	return strconv.FormatInt(c.Pods, 10) + "/" + capacity
 }
 
 // efaCount renders attached EFA interfaces, or a dash when the type has none.
@@ -163,6 +172,27 @@ func placementGroup(p *diagnose.PlacementReport) string {
 		return none
 	}
 	return orDash(cmp.Or(p.GroupName, p.GroupID))
+}
+
+// poolCell renders the node's NodePool, marked "(auto)" on an EKS Auto Mode node, whose
+// class is a NodeClass rather than an EC2NodeClass.
+func poolCell(id diagnose.Identity) string {
+	if !id.AutoMode {
+		return orDash(id.NodePool)
+	}
+	if id.NodePool == "" {
+		return "(auto)"
+	}
+	return id.NodePool + " (auto)"
+}
+
+// classKey names the node's class as the report's subnets do: an EC2NodeClass by its name, an
+// EKS Auto Mode NodeClass as nodeclass/NAME, so classes of the two kinds never share a name.
+func classKey(id diagnose.Identity) string {
+	if id.NodeClass == "" || id.NodeClassKind == "" {
+		return id.NodeClass
+	}
+	return strings.ToLower(id.NodeClassKind) + "/" + id.NodeClass
 }
 
 // orDash returns s, or a dash when it is empty.

@@ -42,12 +42,13 @@ func TestScreens(t *testing.T) {
 	}{
 		{name: "start_80x24", w: 80, h: 24},
 		{name: "start_200x60", w: 200, h: 60},
-		{name: "filter_80x24", w: 80, h: 24, typed: "/general", waitOn: "nodes 18/32"},
-		{name: "drilldown_80x24", w: 80, h: 24, msgs: []tea.Msg{key("down"), key("down"), key("enter")}, waitOn: "[Overview]"},
-		{name: "drilldown_200x60", w: 200, h: 60, msgs: []tea.Msg{key("down"), key("down"), key("enter")}, waitOn: "[Overview]"},
-		{name: "findings_80x24", w: 80, h: 24, typed: "f", waitOn: "findings 11/11"},
+		{name: "filter_80x24", w: 80, h: 24, typed: "/general", waitOn: "nodes 18/34"},
+		{name: "drilldown_80x24", w: 80, h: 24, msgs: []tea.Msg{key("down"), key("down"), key("down"), key("enter")}, waitOn: "[Overview]"},
+		{name: "drilldown_200x60", w: 200, h: 60, msgs: []tea.Msg{key("down"), key("down"), key("down"), key("enter")}, waitOn: "[Overview]"},
+		{name: "drilldown_auto_200x60", w: 200, h: 60, msgs: []tea.Msg{key("down"), key("enter")}, waitOn: "[Overview]"},
+		{name: "findings_80x24", w: 80, h: 24, typed: "f", waitOn: "findings 12/12"},
 		{name: "findings_200x60", w: 200, h: 60, typed: "f", msgs: []tea.Msg{key("enter")}, waitOn: "findings › subnet-ip-exhaustion"},
-		{name: "subnets_80x24", w: 80, h: 24, typed: "s", waitOn: "subnets 11/11"},
+		{name: "subnets_80x24", w: 80, h: 24, typed: "s", waitOn: "subnets 12/12"},
 		{name: "help_80x24", w: 80, h: 24, typed: "?", waitOn: "page down"},
 		{name: "refresh_error_80x24", w: 80, h: 24, load: flakyLoader(r), typed: "r", waitOn: "refresh failed"},
 	}
@@ -59,7 +60,7 @@ func TestScreens(t *testing.T) {
 			}
 			tm := teatest.NewTestModel(t, New(load, Options{Styles: plain(), Title: "demo"}),
 				teatest.WithInitialTermSize(tt.w, tt.h))
-			waitFor(t, tm, "nodes 32/32")
+			waitFor(t, tm, "nodes 34/34")
 			tm.Type(tt.typed)
 			for _, msg := range tt.msgs {
 				tm.Send(msg)

@@ -20,7 +20,8 @@ type subnetRow struct {
 	free int64
 	// total is the usable addresses of the CIDR, or 0 when unknown.
 	total int64
-	// classes are the EC2NodeClasses of nodes in the subnet whose status selects it.
+	// classes are the classes of nodes in the subnet whose status selects it: EC2NodeClass
+	// names, and Auto Mode NodeClasses as nodeclass/NAME.
 	classes []string
 	nodes   int
 	// level is the worst finding on the subnet itself, or "ok".
@@ -76,7 +77,7 @@ func deriveSubnets(r diagnose.Report) []subnetRow {
 			row.free = int64(*s.AvailableIPs)
 		}
 		if s.Selected != nil && *s.Selected && n.Identity.NodeClass != "" {
-			classes[s.ID][n.Identity.NodeClass] = true
+			classes[s.ID][classKey(n.Identity)] = true
 		}
 	}
 	for _, f := range r.Findings {

@@ -17,8 +17,8 @@ func TestGroupByCycles(t *testing.T) {
 		group    groupBy
 		headings []string
 	}{
-		{groupPool, []string{"batch", "general", "training", "(none)"}},
-		{groupClass, []string{"batch", "default", "efa", "(none)"}},
+		{groupPool, []string{"batch", "web", "general", "training", "(none)"}},
+		{groupClass, []string{"batch", "nodeclass/web", "default", "efa", "(none)"}},
 		{groupZone, []string{"us-west-2c", "us-west-2a", "us-west-2b", "(none)"}},
 		{groupSubnet, nil},
 		{groupNone, nil},
@@ -74,8 +74,8 @@ func TestEnterOpensNodeAndEscKeepsCursor(t *testing.T) {
 
 func TestFindingsDrillDown(t *testing.T) {
 	m := press(t, ready(t, demoReport(t), 80, 24), "f")
-	if m.view != viewFindings || len(m.findings.groups) != 11 {
-		t.Fatalf("findings view: view %d with %d groups, want 11 groups", m.view, len(m.findings.groups))
+	if m.view != viewFindings || len(m.findings.groups) != 12 {
+		t.Fatalf("findings view: view %d with %d groups, want 12 groups", m.view, len(m.findings.groups))
 	}
 	first := m.data.groups[m.findings.groups[0]]
 	if first.id != "subnet-ip-exhaustion" || len(first.findings) != 2 {
@@ -86,8 +86,8 @@ func TestFindingsDrillDown(t *testing.T) {
 		t.Fatalf("opened group %q with %d findings, want instance-not-found with 1", got, len(m.findings.items))
 	}
 	m = press(t, m, "enter")
-	if m.view != viewNode || m.node.name() != thirdNode {
-		t.Fatalf("enter on the finding: view %d node %q, want the node view of %q", m.view, m.node.name(), thirdNode)
+	if m.view != viewNode || m.node.name() != missingNode {
+		t.Fatalf("enter on the finding: view %d node %q, want the node view of %q", m.view, m.node.name(), missingNode)
 	}
 	m = press(t, m, "esc")
 	if m.view != viewFindings || m.findings.open < 0 {

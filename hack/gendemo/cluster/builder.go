@@ -43,6 +43,10 @@ func (b *builder) add(p nodePlan) {
 		b.s.Nodes = append(b.s.Nodes, hybrid(p, Taken().Add(-launchAge(p))))
 		return
 	}
+	if p.kind == autoNode {
+		b.addAuto(p)
+		return
+	}
 	m := newMachine(b.net, p)
 	launched := Taken().Add(-launchAge(p)).Truncate(time.Second)
 	name := nodeName(m.ip)

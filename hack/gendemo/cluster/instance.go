@@ -25,8 +25,9 @@ func newMachine(net *network, p nodePlan) *machine {
 	m := &machine{plan: p, typ: lookupType(p.typ), zone: region + p.zone, id: hexID("i", p.key), subnet: net.subnet(p.subnet)}
 	m.ip = m.subnet.pool.ip(p.key + "/primary")
 	switch {
-	case p.kind == managedNode:
-		// Managed node groups without a launch template use the cluster security group.
+	case p.kind == managedNode || p.kind == autoNode:
+		// Managed node groups without a launch template use the cluster security group, and
+		// the Auto Mode NodeClass selects it by ID.
 		m.groups = []snapshot.GroupRef{{ID: net.clusterSG, Name: clusterSGName}}
 	default:
 		m.groups = net.nodeGroups()
@@ -48,15 +49,22 @@ func newMachine(net *network, p nodePlan) *machine {
 		}
 		m.efaCount = efaCards
 	}
+	if p.kind == autoNode {
+		m.enis = append(m.enis, m.autoPodENIs(net)...)
+		return m
+	}
 	m.enis = append(m.enis, m.cniENI(net))
 	return m
 }
 
 // podCapacity is the node's capacity.pods: kubelet.maxPods when the EC2NodeClass sets it,
 // else Karpenter's ENI-limited figure with RESERVED_ENIS=1 (set for custom networking). EKS
-// managed node groups compute 110 with prefix delegation on.
+// managed node groups compute 110 with prefix delegation on. Auto Mode nodes get
+// min(110, ENIs x (IPv4 per ENI - 1)), which matches a real c6a.large (27).
 func (m *machine) podCapacity() int64 {
 	switch {
+	case m.plan.kind == autoNode:
+		return min(autoMaxPods, int64(m.typ.cardENIs)*int64(m.typ.ipv4-1))
 	case m.plan.kind == managedNode:
 		return 110
 	case m.plan.class == "batch":

@@ -33,7 +33,7 @@ func classRef(name string) snapshot.NodeClassRef {
 	return snapshot.NodeClassRef{Group: snapshot.AWSGroup, Kind: snapshot.KindEC2NodeClass, Name: name}
 }
 
-// nodeClasses returns the demo's EC2NodeClasses. subnets are the VPC's subnets, for status.
+// nodeClasses returns the demo's EC2NodeClasses, then its Auto Mode NodeClass. subnets are the VPC's subnets, for status.
 func (n *network) nodeClasses(subnets []snapshot.Subnet) []snapshot.EC2NodeClass {
 	since := Taken().Add(-45 * 24 * time.Hour)
 	ready := []string{"AMIsReady", "InstanceProfileReady", "SecurityGroupsReady", "SubnetsReady", "ValidationSucceeded", "Ready"}
@@ -80,7 +80,7 @@ func (n *network) nodeClasses(subnets []snapshot.Subnet) []snapshot.EC2NodeClass
 		{Type: "ValidationSucceeded", Status: "False", Reason: "DependenciesNotReady", Message: "Awaiting Subnet resolution", LastTransitionTime: broken},
 		{Type: "Ready", Status: "False", Reason: "UnhealthyDependents", Message: "SubnetsReady=False, ValidationSucceeded=False", LastTransitionTime: broken},
 	}
-	return []snapshot.EC2NodeClass{batch, def, efa, staging}
+	return []snapshot.EC2NodeClass{batch, def, efa, staging, n.autoNodeClass(subnets)}
 }
 
 // nodePools returns the demo's NodePools.
@@ -119,5 +119,5 @@ func nodePools() []snapshot.NodePool {
 		{Type: "ValidationSucceeded", Status: "True", Reason: "ValidationSucceeded", LastTransitionTime: broken},
 		{Type: "Ready", Status: "False", Reason: "UnhealthyDependents", Message: "NodeClassReady=False", LastTransitionTime: broken},
 	}
-	return []snapshot.NodePool{batch, general, staging, training}
+	return []snapshot.NodePool{batch, general, staging, training, autoNodePool()}
 }

@@ -52,6 +52,9 @@ func subnetDefs() []subnetDef {
 	pods := func(name string) map[string]string {
 		return map[string]string{"Name": name, "purpose": "pod-networking"}
 	}
+	autoPods := func(name string) map[string]string {
+		return map[string]string{"Name": name, autoPodSubnetTag: "1"}
+	}
 	return []subnetDef{
 		{key: "private-a", cidr: "10.0.0.0/20", zone: "a", tags: discovery(clusterName, "demo-private-us-west-2a")},
 		{key: "private-b", cidr: "10.0.16.0/20", zone: "b", tags: discovery(clusterName, "demo-private-us-west-2b")},
@@ -68,6 +71,9 @@ func subnetDefs() []subnetDef {
 		// The pod subnet of zone b has run dry: the next node there cannot give its pods addresses.
 		{key: "pods-b", cidr: "100.64.64.0/18", zone: "b", tags: pods("demo-pods-us-west-2b"), free: ptr[int32](12)},
 		{key: "pods-c", cidr: "100.64.128.0/18", zone: "c", tags: pods("demo-pods-us-west-2c")},
+		// The Auto Mode NodeClass's pod subnets: someone tagged them in two zones only.
+		{key: "web-pods-a", cidr: "100.64.192.0/20", zone: "a", tags: autoPods("demo-web-pods-us-west-2a")},
+		{key: "web-pods-b", cidr: "100.64.208.0/20", zone: "b", tags: autoPods("demo-web-pods-us-west-2b")},
 	}
 }
 
@@ -122,22 +128,28 @@ func (n *network) snapshotSubnets() []snapshot.Subnet {
 }
 
 // selected returns the subnets an EC2NodeClass selecting discovery=value resolves to, in
-// Karpenter's status order: most available addresses first, then ID.
+// Karpenter's status order.
 func selected(subnets []snapshot.Subnet, value string) []snapshot.SubnetStatus {
-	var match []snapshot.Subnet
+	return selectedBy(subnets, func(s snapshot.Subnet) bool { return s.Tags["karpenter.sh/discovery"] == value })
+}
+
+// selectedBy returns the subnets for which match is true in Karpenter's status order: most
+// available addresses first, then ID.
+func selectedBy(subnets []snapshot.Subnet, match func(snapshot.Subnet) bool) []snapshot.SubnetStatus {
+	var chosen []snapshot.Subnet
 	for _, s := range subnets {
-		if s.Tags["karpenter.sh/discovery"] == value {
-			match = append(match, s)
+		if match(s) {
+			chosen = append(chosen, s)
 		}
 	}
-	slices.SortFunc(match, func(a, b snapshot.Subnet) int {
+	slices.SortFunc(chosen, func(a, b snapshot.Subnet) int {
 		if a.AvailableIPs != b.AvailableIPs {
 			return int(b.AvailableIPs - a.AvailableIPs)
 		}
 		return strings.Compare(a.ID, b.ID)
 	})
 	var out []snapshot.SubnetStatus
-	for _, s := range match {
+	for _, s := range chosen {
 		out = append(out, snapshot.SubnetStatus{ID: s.ID, Zone: s.Zone, ZoneID: s.ZoneID})
 	}
 	return out

@@ -110,6 +110,9 @@ func (m *machine) allocatable() corev1.ResourceList {
 		}
 	}
 	eniPods := int64(m.typ.cardENIs)*int64(m.typ.ipv4-1) + 2
+	if m.plan.kind == autoNode {
+		eniPods = m.maxPods
+	}
 	memKi := m.memoryKi() - (11*eniPods+255+100)*1024
 	r := corev1.ResourceList{
 		corev1.ResourceCPU:              *resource.NewMilliQuantity(cpu, resource.DecimalSI),

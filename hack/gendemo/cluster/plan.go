@@ -9,6 +9,8 @@ const (
 	karpenterNode kind = iota
 	managedNode
 	hybridNode
+	// autoNode is an EKS Auto Mode node: named after its instance, launched from a NodeClass.
+	autoNode
 )
 
 // fault is a deliberate problem planted on one node.
@@ -34,7 +36,7 @@ type nodePlan struct {
 	key   string
 	kind  kind
 	pool  string // NodePool, or managed node group
-	class string // EC2NodeClass
+	class string // EC2NodeClass, or NodeClass of an Auto Mode node
 	typ   string
 	zone  string // a, b or c
 	// subnet is the key of the launch subnet.
@@ -43,7 +45,8 @@ type nodePlan struct {
 	fault  fault
 }
 
-// plans lists every node: 18 general, 8 batch, 2 training, 3 managed and 1 hybrid.
+// plans lists every node: 18 general, 8 batch, 2 training, 3 managed, 1 hybrid and 2 Auto
+// Mode web nodes. New nodes go last, so the addresses of the others stay as they are.
 func plans() []nodePlan {
 	var out []nodePlan
 	general := []string{"m5.large", "m6i.xlarge", "c6i.xlarge", "m5.xlarge", "m6i.large", "c6i.2xlarge"}
@@ -97,5 +100,13 @@ func plans() []nodePlan {
 		})
 	}
 	out = append(out, nodePlan{key: "hybrid-0", kind: hybridNode, pool: "edge"})
+	// The web NodePool may use every zone, but its NodeClass's pod subnets are tagged only in
+	// a and b: the node in c gets no pod addresses.
+	for _, w := range []struct{ zone, typ string }{{"a", "c6a.large"}, {"c", "c6a.xlarge"}} {
+		out = append(out, nodePlan{
+			key: "web-" + w.zone + "-0", kind: autoNode, pool: autoPool, class: autoClass, typ: w.typ,
+			zone: w.zone, subnet: "private-" + w.zone,
+		})
+	}
 	return out
 }

@@ -28,6 +28,8 @@ type instanceType struct {
 // instanceTypes lists every type the demo's instances use.
 func instanceTypes() []instanceType {
 	return []instanceType{
+		{name: "c6a.large", vcpus: 2, memoryMiB: 4096, hypervisor: "nitro", cards: 1, cardENIs: 3, ipv4: 10, ipv6: 10, perf: "Up to 12.5 Gigabit"},
+		{name: "c6a.xlarge", vcpus: 4, memoryMiB: 8192, hypervisor: "nitro", cards: 1, cardENIs: 4, ipv4: 15, ipv6: 15, perf: "Up to 12.5 Gigabit"},
 		{name: "c6i.2xlarge", vcpus: 8, memoryMiB: 16384, hypervisor: "nitro", cards: 1, cardENIs: 4, ipv4: 15, ipv6: 15, perf: "Up to 12.5 Gigabit"},
 		{name: "c6i.xlarge", vcpus: 4, memoryMiB: 8192, hypervisor: "nitro", cards: 1, cardENIs: 4, ipv4: 15, ipv6: 15, perf: "Up to 12.5 Gigabit"},
 		{name: "m4.large", vcpus: 2, memoryMiB: 8192, hypervisor: "xen", cards: 1, cardENIs: 2, ipv4: 10, ipv6: 10, perf: "Moderate"},
