@@ -15,7 +15,8 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// kubeCRDFiles holds the CRD manifests, one file per set, plus the ENIConfig CRD.
+// kubeCRDFiles holds the CRD manifests: one file per Karpenter set, the ENIConfig CRD and the
+// EKS Auto Mode NodeClass CRD.
 //
 //go:embed crds/*.yaml
 var kubeCRDFiles embed.FS
@@ -31,6 +32,9 @@ const (
 	// CRDsV1beta1 is karpenter.sh/v1beta1 NodePool and NodeClaim, and EC2NodeClass at
 	// karpenter.k8s.aws/v1beta1 only.
 	CRDsV1beta1 CRDSet = "v1beta1"
+	// CRDsV1AutoMode is CRDsV1 plus the EKS Auto Mode NodeClass at eks.amazonaws.com/v1: a
+	// cluster with both self-managed Karpenter and Auto Mode.
+	CRDsV1AutoMode CRDSet = "v1-automode"
 	// CRDsNone is no Karpenter CRD at all.
 	CRDsNone CRDSet = "none"
 )
@@ -44,8 +48,11 @@ const kubeCRDTimeout = 60 * time.Second
 // kubeCRDsGVR is the CustomResourceDefinition resource.
 var kubeCRDsGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
-// kubeKarpenterGroups are the API groups whose CRDs InstallCRDs replaces.
-func kubeKarpenterGroups() []string { return []string{"karpenter.sh", "karpenter.k8s.aws"} }
+// kubeKarpenterGroups are the API groups whose CRDs InstallCRDs replaces: Karpenter's and
+// EKS Auto Mode's.
+func kubeKarpenterGroups() []string {
+	return []string{"karpenter.sh", "karpenter.k8s.aws", "eks.amazonaws.com"}
+}
 
 // kubeKarpenterResources are the Karpenter resources of every set, by group.
 func kubeKarpenterResources() []schema.GroupResource {
@@ -53,23 +60,25 @@ func kubeKarpenterResources() []schema.GroupResource {
 		{Group: "karpenter.sh", Resource: "nodeclaims"},
 		{Group: "karpenter.sh", Resource: "nodepools"},
 		{Group: "karpenter.k8s.aws", Resource: "ec2nodeclasses"},
+		{Group: "eks.amazonaws.com", Resource: "nodeclasses"},
 	}
 }
 
 // kubeKarpenterVersions are the versions a Karpenter resource may be served at.
 func kubeKarpenterVersions() []string { return []string{"v1", "v1beta1"} }
 
-// manifest returns the embedded file of the set, "" for CRDsNone.
+// manifest returns the embedded Karpenter file of the set, "" for CRDsNone; load adds the Auto
+// Mode CRD of CRDsV1AutoMode.
 func (s CRDSet) manifest() (string, error) {
 	switch s {
-	case CRDsV1:
+	case CRDsV1, CRDsV1AutoMode:
 		return "crds/v1.yaml", nil
 	case CRDsV1beta1:
 		return "crds/v1beta1.yaml", nil
 	case CRDsNone:
 		return "", nil
 	default:
-		return "", fmt.Errorf("unknown CRD set %q: use CRDsV1, CRDsV1beta1 or CRDsNone", string(s))
+		return "", fmt.Errorf("unknown CRD set %q: use CRDsV1, CRDsV1beta1, CRDsV1AutoMode or CRDsNone", string(s))
 	}
 }
 
@@ -122,11 +131,7 @@ func (k *Kube) installENIConfigCRD(ctx context.Context) error {
 // its objects, finalizers or not. When set is already installed its CRDs are kept, and so
 // are their objects: Reset deletes those.
 func (k *Kube) InstallCRDs(ctx context.Context, set CRDSet) error {
-	file, err := set.manifest()
-	if err != nil {
-		return err
-	}
-	crds, err := kubeLoadManifest(file)
+	crds, err := set.load()
 	if err != nil {
 		return err
 	}

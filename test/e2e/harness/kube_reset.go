@@ -27,8 +27,9 @@ var (
 const kubeAWSNodeSelector = "metadata.name=aws-node"
 
 // Reset deletes every Node, NodeClaim, NodePool, EC2NodeClass (at whichever version is
-// served), ENIConfig, the kube-system DaemonSet aws-node, and the Events of all namespaces,
-// clearing finalizers first, and waits until they are gone. The CRDs stay.
+// served), EKS Auto Mode NodeClass (when its CRD is installed), ENIConfig, the kube-system
+// DaemonSet aws-node, and the Events of all namespaces, clearing finalizers first, and waits
+// until they are gone. The CRDs stay.
 func (k *Kube) Reset(ctx context.Context) error {
 	for _, gr := range kubeKarpenterResources() {
 		for _, v := range kubeKarpenterVersions() {

@@ -94,6 +94,7 @@ func TestKube(t *testing.T) {
 		}
 	})
 
+	t.Run("Auto Mode NodeClass", func(t *testing.T) { kubeTestAutoMode(t, k, dyn) })
 	t.Run("reset", func(t *testing.T) { kubeTestReset(t, k, dyn) })
 
 	start = time.Now()
