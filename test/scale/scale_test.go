@@ -59,6 +59,11 @@ func TestSmoke(t *testing.T) {
 	if want := (r.Nodes + 199) / 200; r.Check.EC2["DescribeInstances"] != want {
 		t.Errorf("check made %d DescribeInstances requests, want %d", r.Check.EC2["DescribeInstances"], want)
 	}
+	for key, n := range r.Check.Kube {
+		if strings.HasSuffix(key, " pods") || (strings.HasPrefix(key, "list ") && key != "list nodes" && n > 1) {
+			t.Errorf("check made %d %q requests: only the node list may take more than one request, and pods are never read", n, key)
+		}
+	}
 	if r.Check.Throttled != 0 {
 		t.Errorf("check received RequestLimitExceeded %d times, want never", r.Check.Throttled)
 	}
