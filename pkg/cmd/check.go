@@ -63,7 +63,7 @@ Exit codes: 0 no finding at or above --fail-on; 1 findings at or above it; 2 usa
 	f := cmd.Flags()
 	f.StringVarP(&o.selector, "selector", "l", o.selector, "label selector over nodes (e.g. -l karpenter.sh/capacity-type=spot)")
 	f.StringVar(&o.nodePool, "nodepool", o.nodePool, "only nodes of this Karpenter NodePool")
-	f.StringVar(&o.nodeClass, "nodeclass", o.nodeClass, "only nodes of this EC2NodeClass")
+	f.StringVar(&o.nodeClass, "nodeclass", o.nodeClass, "only nodes of this EC2NodeClass (or EKS Auto Mode NodeClass)")
 	f.StringVarP(&o.output, "output", "o", o.output, "output format: table, wide, json or yaml")
 	f.StringVar(&o.failOn, "fail-on", o.failOn, "exit 1 when a finding is at or above this severity: critical, warning, info or never")
 	f.StringSliceVar(&o.only, "only", o.only, "run only these check IDs (comma-separated)")

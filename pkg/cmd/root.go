@@ -37,7 +37,8 @@ func newRootCmd(o *commonOptions) *cobra.Command {
 		Short: "Networking diagnostics for Karpenter-provisioned EKS nodes",
 		Long: `karpnet joins each node with its EC2 instance, subnet, security groups, ENIs, prefixes,
 EFA interfaces, placement group and instance-type limits, and with its NodeClaim, NodePool,
-EC2NodeClass, ENIConfig and VPC CNI settings, then flags what is misconfigured.
+EC2NodeClass (or EKS Auto Mode NodeClass), ENIConfig and VPC CNI settings, then flags what is
+misconfigured.
 It only reads: Kubernetes get/list, and EC2 Describe* calls.`,
 		Example:       fmt.Sprintf(rootExample, "kubectl karpnet"),
 		SilenceUsage:  true,

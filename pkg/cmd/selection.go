@@ -14,8 +14,8 @@ import (
 // selection is the typed form of the node-choosing flags: names, -l, --nodepool, --nodeclass.
 // selector holds -l and --nodepool. --nodeclass names an EC2NodeClass or an EKS Auto Mode
 // NodeClass, whose nodes carry different labels (karpenter.k8s.aws/ec2nodeclass,
-// eks.amazonaws.com/nodeclass); a label selector cannot say "either", so the live read uses
-// selector alone and matches filters by class.
+// eks.amazonaws.com/nodeclass); a label selector cannot say "either", so the live read lists
+// the nodes of each label, and matches filters a snapshot by class.
 type selection struct {
 	names     []string
 	selector  labels.Selector
@@ -47,9 +47,16 @@ func newSelection(names []string, selector, nodePool, nodeClass string) (selecti
 }
 
 // scope is what the live collector should read: the named nodes, or those -l and --nodepool
-// select; matches then keeps the ones of --nodeclass.
+// select, and with --nodeclass those of either class label.
 func (s selection) scope() collect.Scope {
-	return collect.Scope{Names: s.names, Selector: s.selector.String()}
+	if s.nodeClass == "" || len(s.names) > 0 {
+		return collect.Scope{Names: s.names, Selector: s.selector.String()}
+	}
+	of := func(label string) string {
+		r, _ := labels.NewRequirement(label, "=", []string{s.nodeClass}) // validated by newSelection
+		return s.selector.DeepCopySelector().Add(*r).String()
+	}
+	return collect.Scope{Selector: of(snapshot.LabelEC2NodeClass), OrSelectors: []string{of(snapshot.LabelAutoNodeClass)}}
 }
 
 // matches reports whether a node with these labels is selected by -l, --nodepool and

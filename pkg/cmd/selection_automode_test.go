@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/karpnet/kubectl-karpnet/pkg/collect"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -55,26 +56,34 @@ func TestSelectionNodeClassKinds(t *testing.T) {
 		selector, pool, nc string
 		wantNodes          []string
 		wantResources      []string
-		wantScope          string
+		wantScope          collect.Scope
 	}{
 		{name: "EC2NodeClass", nc: "default", wantNodes: []string{"karpenter-default"},
-			wantResources: []string{"ec2nodeclass/default", "nodeclass/default"}},
+			wantResources: []string{"ec2nodeclass/default", "nodeclass/default"},
+			wantScope:     collect.Scope{Selector: snapshot.LabelEC2NodeClass + "=default", OrSelectors: []string{snapshot.LabelAutoNodeClass + "=default"}}},
 		{name: "Auto Mode NodeClass", nc: "auto", wantNodes: []string{"i-0a000000000000001"},
-			wantResources: []string{"ec2nodeclass/auto", "nodeclass/auto"}},
+			wantResources: []string{"ec2nodeclass/auto", "nodeclass/auto"},
+			wantScope:     collect.Scope{Selector: snapshot.LabelEC2NodeClass + "=auto", OrSelectors: []string{snapshot.LabelAutoNodeClass + "=auto"}}},
 		{name: "a name of both kinds selects the nodes of both", nc: "shared",
 			wantNodes:     []string{"i-0a000000000000002", "karpenter-shared"},
-			wantResources: []string{"ec2nodeclass/shared", "nodeclass/shared"}},
+			wantResources: []string{"ec2nodeclass/shared", "nodeclass/shared"},
+			wantScope:     collect.Scope{Selector: snapshot.LabelEC2NodeClass + "=shared", OrSelectors: []string{snapshot.LabelAutoNodeClass + "=shared"}}},
 		{name: "with a selector", nc: "shared", selector: snapshot.LabelComputeType + "=auto",
 			wantNodes:     []string{"i-0a000000000000002"},
-			wantResources: []string{"ec2nodeclass/shared", "nodeclass/shared"}, wantScope: snapshot.LabelComputeType + "=auto"},
+			wantResources: []string{"ec2nodeclass/shared", "nodeclass/shared"},
+			wantScope: collect.Scope{Selector: snapshot.LabelComputeType + "=auto," + snapshot.LabelEC2NodeClass + "=shared",
+				OrSelectors: []string{snapshot.LabelComputeType + "=auto," + snapshot.LabelAutoNodeClass + "=shared"}}},
 		{name: "with a NodePool", nc: "shared", pool: "general", wantNodes: []string{"karpenter-shared"},
 			wantResources: []string{"ec2nodeclass/default", "ec2nodeclass/shared", "nodeclass/shared", "nodepool/general"},
-			wantScope:     snapshot.LabelNodePool + "=general"},
+			wantScope: collect.Scope{Selector: snapshot.LabelEC2NodeClass + "=shared," + snapshot.LabelNodePool + "=general",
+				OrSelectors: []string{snapshot.LabelAutoNodeClass + "=shared," + snapshot.LabelNodePool + "=general"}}},
 		{name: "a named node of another class", names: []string{"karpenter-default"}, nc: "auto",
-			wantResources: []string{"ec2nodeclass/auto", "nodeclass/auto"}},
+			wantResources: []string{"ec2nodeclass/auto", "nodeclass/auto"},
+			wantScope:     collect.Scope{Names: []string{"karpenter-default"}}},
 		{name: "Auto Mode NodePool brings its NodeClass", pool: "auto-pool",
 			wantNodes:     []string{"i-0a000000000000001", "i-0a000000000000002"},
-			wantResources: []string{"nodeclass/auto", "nodepool/auto-pool"}, wantScope: snapshot.LabelNodePool + "=auto-pool"},
+			wantResources: []string{"nodeclass/auto", "nodepool/auto-pool"},
+			wantScope:     collect.Scope{Selector: snapshot.LabelNodePool + "=auto-pool"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -82,8 +91,8 @@ func TestSelectionNodeClassKinds(t *testing.T) {
 			if err != nil {
 				t.Fatalf("newSelection: %v", err)
 			}
-			if got := sel.scope().Selector; got != tt.wantScope {
-				t.Errorf("scope selector: got %q, want %q", got, tt.wantScope)
+			if diff := cmp.Diff(tt.wantScope, sel.scope()); diff != "" {
+				t.Errorf("live scope (-want +got):\n%s", diff)
 			}
 			opts, err := sel.options(mixedSnapshot(), nil, nil)
 			if err != nil {

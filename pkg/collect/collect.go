@@ -18,6 +18,9 @@ type Scope struct {
 	Names []string
 	// Selector is a label selector over nodes, in kubectl's syntax.
 	Selector string
+	// OrSelectors are further label selectors whose nodes are read too: a node is in scope when
+	// Selector or any of them matches it.
+	OrSelectors []string
 }
 
 // Collector reads one Snapshot. Clients are given, never built here, so tests pass fakes.

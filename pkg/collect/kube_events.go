@@ -22,7 +22,7 @@ const kubeSandboxReason = "FailedCreatePodSandBox"
 // of those nodes are kept.
 func (c *Collector) kubeSandboxFailures(ctx context.Context, s *snapshot.Snapshot, scope Scope) error {
 	var keep map[string]bool
-	if len(scope.Names) > 0 || scope.Selector != "" {
+	if len(scope.Names) > 0 || scope.Selector != "" || len(scope.OrSelectors) > 0 {
 		keep = make(map[string]bool, len(s.Nodes))
 		for i := range s.Nodes {
 			keep[s.Nodes[i].Name] = true

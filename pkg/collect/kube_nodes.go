@@ -25,23 +25,30 @@ func (c *Collector) kubeNodes(ctx context.Context, s *snapshot.Snapshot, scope S
 		}
 		nodes = got
 	} else {
-		err := kubePaginate(metav1.ListOptions{Limit: c.kubePageSize()}, func(opts metav1.ListOptions) (string, error) {
-			opts.LabelSelector = scope.Selector
-			list, err := c.Kube.CoreV1().Nodes().List(ctx, opts)
+		seen := map[string]bool{}
+		for _, selector := range append([]string{scope.Selector}, scope.OrSelectors...) {
+			err := kubePaginate(metav1.ListOptions{Limit: c.kubePageSize(), LabelSelector: selector}, func(opts metav1.ListOptions) (string, error) {
+				list, err := c.Kube.CoreV1().Nodes().List(ctx, opts)
+				if err != nil {
+					return "", err
+				}
+				page := list.Items[:0]
+				for i := range list.Items {
+					if n := &list.Items[i]; !seen[n.Name] {
+						seen[n.Name] = true
+						kubeStripNode(n) // page by page, so the heavy fields are garbage early
+						page = append(page, *n)
+					}
+				}
+				if onPage != nil {
+					onPage(page)
+				}
+				nodes = append(nodes, page...)
+				return list.Continue, nil
+			})
 			if err != nil {
-				return "", err
+				return c.kubeFail(s, snapshot.SourceNodes, "list", "nodes", err)
 			}
-			for i := range list.Items {
-				kubeStripNode(&list.Items[i]) // page by page, so the heavy fields are garbage early
-			}
-			if onPage != nil {
-				onPage(list.Items)
-			}
-			nodes = append(nodes, list.Items...)
-			return list.Continue, nil
-		})
-		if err != nil {
-			return c.kubeFail(s, snapshot.SourceNodes, "list", "nodes", err)
 		}
 	}
 	for i := range nodes {

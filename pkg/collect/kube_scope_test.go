@@ -217,3 +217,46 @@ func TestCollectKubePagination(t *testing.T) {
 		})
 	}
 }
+
+func TestCollectKubeOrSelectors(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		scope     Scope
+		wantNodes []string
+		wantLists int
+	}{
+		{"one selector", Scope{Selector: "karpenter.sh/nodepool=default"},
+			[]string{"ip-10-0-1-10.us-west-2.compute.internal"}, 1},
+		{"either selector, each node once", Scope{Selector: "karpenter.sh/nodepool=default",
+			OrSelectors: []string{"karpenter.sh/capacity-type=on-demand", "eks.amazonaws.com/nodegroup=system"}},
+			[]string{"ip-10-0-1-10.us-west-2.compute.internal", "ip-10-0-2-20.us-west-2.compute.internal",
+				"ip-10-0-3-30.us-west-2.compute.internal"}, 3},
+		{"no node of the second selector", Scope{Selector: "karpenter.sh/nodepool=gpu",
+			OrSelectors: []string{"eks.amazonaws.com/nodeclass=auto"}},
+			[]string{"ip-10-0-2-20.us-west-2.compute.internal"}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			kube, dyn := kubeFixture(t)
+			s, err := kubeCollect(t, &Collector{Kube: kube, Dynamic: dyn}, tc.scope)
+			if err != nil {
+				t.Fatalf("collectKube: %v", err)
+			}
+			var names []string
+			for _, n := range s.Nodes {
+				names = append(names, n.Name)
+			}
+			if diff := cmp.Diff(tc.wantNodes, names); diff != "" {
+				t.Errorf("nodes (-want +got):\n%s", diff)
+			}
+			lists := 0
+			for _, a := range kube.Actions() {
+				if a.GetVerb() == "list" && a.GetResource().Resource == "nodes" {
+					lists++
+				}
+			}
+			if lists != tc.wantLists {
+				t.Errorf("got %d node lists, want %d (one per selector)", lists, tc.wantLists)
+			}
+		})
+	}
+}
