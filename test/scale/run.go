@@ -2,6 +2,7 @@ package scale
 
 import (
 	"bytes"
+	"encoding/json"
 	"context"
 	"errors"
 	"fmt"
@@ -118,7 +119,19 @@ func (e *Env) Describe(ctx context.Context, c Conditions, node string) (Measure,
 	return e.run(ctx, c, e.plugin, "describe", "node", node)
 }
 
-// Baseline runs the per-node baseline over the whole cluster.
+// Baseline runs the per-node baseline over the whole cluster. It must succeed and describe
+// every node's instance.
 func (e *Env) Baseline(ctx context.Context, c Conditions) (Measure, error) {
-	return e.run(ctx, c, e.pernode)
+	m, err := e.run(ctx, c, e.pernode)
+	if err != nil {
+		return m, err
+	}
+	var r struct{ Nodes, Described, Failed int }
+	if err := json.Unmarshal(m.Stdout, &r); err != nil || m.Exit != 0 {
+		return m, fmt.Errorf("the per-node baseline failed (exit %d): %s", m.Exit, m.Stdout)
+	}
+	if r.Described != r.Nodes || r.Failed != 0 {
+		return m, fmt.Errorf("the per-node baseline described %d of %d nodes (%d calls failed)", r.Described, r.Nodes, r.Failed)
+	}
+	return m, nil
 }

@@ -1,6 +1,8 @@
 // Command pernode is the per-node baseline of the scale benchmark: it diagnoses nodes the way
 // per-node tools do, listing the nodes and then calling DescribeInstances once for each node's
-// instance, one after the other. It reads the kubeconfig from KUBECONFIG and AWS settings from
+// instance, one after the other. The whole list is read first, as `kubectl get nodes` would:
+// paging through it while describing would outlive the list's continue token (etcd compacts
+// it after about five minutes) on large clusters. It reads the kubeconfig from KUBECONFIG and AWS settings from
 // the environment, and prints how many nodes it described and how many calls failed as JSON.
 package main
 
@@ -53,6 +55,7 @@ func run(ctx context.Context) (Result, error) {
 		return r, fmt.Errorf("loading the AWS configuration: %w", err)
 	}
 	client := ec2.NewFromConfig(awsCfg)
+	var ids []string
 	opts := metav1.ListOptions{Limit: 500}
 	for {
 		list, err := kube.CoreV1().Nodes().List(ctx, opts)
@@ -61,19 +64,21 @@ func run(ctx context.Context) (Result, error) {
 		}
 		for _, n := range list.Items {
 			r.Nodes++
-			id := n.Spec.ProviderID[strings.LastIndex(n.Spec.ProviderID, "/")+1:]
-			if !strings.HasPrefix(id, "i-") {
-				continue
+			if id := n.Spec.ProviderID[strings.LastIndex(n.Spec.ProviderID, "/")+1:]; strings.HasPrefix(id, "i-") {
+				ids = append(ids, id)
 			}
-			if _, err := client.DescribeInstances(ctx, &ec2.DescribeInstancesInput{InstanceIds: []string{id}}); err != nil {
-				r.Failed++
-				continue
-			}
-			r.Described++
 		}
 		if list.Continue == "" {
-			return r, nil
+			break
 		}
 		opts.Continue = list.Continue
 	}
+	for _, id := range ids {
+		if _, err := client.DescribeInstances(ctx, &ec2.DescribeInstancesInput{InstanceIds: []string{id}}); err != nil {
+			r.Failed++
+			continue
+		}
+		r.Described++
+	}
+	return r, nil
 }
