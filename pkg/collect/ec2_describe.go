@@ -56,8 +56,13 @@ func (c ec2Call) instances(ctx context.Context, ids []string) ([]types.Instance,
 
 // subnets describes subnets through the subnet-id filter, following NextToken.
 func (c ec2Call) subnets(ctx context.Context, ids []string) ([]types.Subnet, error) {
+	return c.subnetsWhere(ctx, ec2Filter("subnet-id", ids))
+}
+
+// subnetsWhere describes the subnets filters select, following NextToken.
+func (c ec2Call) subnetsWhere(ctx context.Context, filters []types.Filter) ([]types.Subnet, error) {
 	pages := ec2.NewDescribeSubnetsPaginator(c.api, &ec2.DescribeSubnetsInput{
-		Filters: ec2Filter("subnet-id", ids), MaxResults: aws.Int32(ec2PageSize),
+		Filters: filters, MaxResults: aws.Int32(ec2PageSize),
 	})
 	var out []types.Subnet
 	for pages.HasMorePages() {

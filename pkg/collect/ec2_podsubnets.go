@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"golang.org/x/sync/errgroup"
 
@@ -68,18 +67,7 @@ func ec2TagFilters(tags map[string]string) []types.Filter {
 
 // subnetsByTags describes the subnets one tag selector term selects, following NextToken.
 func (c ec2Call) subnetsByTags(ctx context.Context, tags map[string]string) ([]types.Subnet, error) {
-	pages := ec2.NewDescribeSubnetsPaginator(c.api, &ec2.DescribeSubnetsInput{
-		Filters: ec2TagFilters(tags), MaxResults: aws.Int32(ec2PageSize),
-	})
-	var out []types.Subnet
-	for pages.HasMorePages() {
-		page, err := pages.NextPage(ctx, c.opt)
-		if err != nil {
-			return out, err
-		}
-		out = append(out, page.Subnets...)
-	}
-	return out, nil
+	return c.subnetsWhere(ctx, ec2TagFilters(tags))
 }
 
 // describeSubnetTerms adds to g one DescribeSubnets call per tag selector term (terms are
