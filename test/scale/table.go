@@ -16,11 +16,11 @@ func WriteTable(w io.Writer, c Conditions, results []Result) error {
 	fmt.Fprintf(w, "EC2: %s latency per request, throttle %s\n\n", c.Latency, throttleText(c.Throttle))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "nodes\tcheck EC2 (budget)\tcheck K8s (budget)\tcheck wall\tcheck RSS\tthrottled\t"+
-		"describe EC2/K8s\tdescribe wall\tbaseline EC2\tbaseline wall\tbaseline RSS\tspeed-up\t")
+		"describe EC2/K8s\tdescribe wall\tbaseline EC2/K8s\tbaseline wall\tbaseline RSS\tspeed-up\t")
 	for _, r := range results {
 		base := "-\t-\t-\t-"
 		if b := r.Baseline; b != nil {
-			base = fmt.Sprintf("%d\t%s\t%s\t%.0fx", b.EC2Total(), seconds(b.Wall), mib(b.PeakRSS), r.Speedup())
+			base = fmt.Sprintf("%d/%d\t%s\t%s\t%.0fx", b.EC2Total(), b.KubeTotal(), seconds(b.Wall), mib(b.PeakRSS), r.Speedup())
 		}
 		fmt.Fprintf(tw, "%d\t%d (%d)\t%d (%d)\t%s\t%s\t%d\t%d/%d\t%s\t%s\t\n", r.Nodes,
 			r.Check.EC2Total(), EC2Budget(r.Nodes), r.Check.KubeTotal(), KubeBudget(r.Nodes),
@@ -34,6 +34,11 @@ func WriteTable(w io.Writer, c Conditions, results []Result) error {
 	for _, r := range results {
 		fmt.Fprintf(w, "%d nodes: check EC2 %s; Kubernetes %s; findings %s; gaps %d; seeded in %s\n", r.Nodes,
 			counts(r.Check.EC2), counts(r.Check.Kube), counts(r.Findings), r.Gaps, seconds(r.Seed))
+		fmt.Fprintf(w, "%d nodes: describe node EC2 %s; Kubernetes %s\n", r.Nodes, counts(r.Describe.EC2), counts(r.Describe.Kube))
+		if b := r.Baseline; b != nil {
+			fmt.Fprintf(w, "%d nodes: baseline EC2 %s; Kubernetes %s; RequestLimitExceeded %d\n", r.Nodes,
+				counts(b.EC2), counts(b.Kube), b.Throttled)
+		}
 	}
 	return nil
 }

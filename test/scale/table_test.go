@@ -1,0 +1,65 @@
+package scale
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestWriteTable(t *testing.T) {
+	r := Result{
+		Nodes: 5000, Seed: 15 * time.Second,
+		Check: Measure{Wall: 1800 * time.Millisecond, PeakRSS: 204 << 20,
+			EC2:  map[string]int{"DescribeInstances": 25, "DescribeSubnets": 1},
+			Kube: map[string]int{"list nodes": 10, "list nodeclaims": 1}},
+		Describe: Measure{Wall: 120 * time.Millisecond, EC2: map[string]int{"DescribeInstances": 1}, Kube: map[string]int{"get nodes": 1}},
+		Baseline: &Measure{Wall: 270 * time.Second, PeakRSS: 252 << 20,
+			EC2: map[string]int{"DescribeInstances": 5000}, Kube: map[string]int{"list nodes": 10}},
+		Findings: map[string]int{"subnet-not-selected": 1},
+	}
+	var b strings.Builder
+	if err := WriteTable(&b, Conditions{Latency: 50 * time.Millisecond, Throttle: true}, []Result{r}); err != nil {
+		t.Fatal(err)
+	}
+	got := b.String()
+	for _, want := range []string{
+		"EC2: 50ms latency per request, throttle on (100 burst, 20/s)",
+		"26 (29)", "11 (22)", "1.80s", "204 MiB", "5000/10", "270.00s", "252 MiB", "150x",
+		"5000 nodes: check EC2 DescribeInstances=25 DescribeSubnets=1; Kubernetes list nodeclaims=1 list nodes=10; " +
+			"findings subnet-not-selected=1; gaps 0; seeded in 15.00s",
+		"5000 nodes: describe node EC2 DescribeInstances=1; Kubernetes get nodes=1",
+		"5000 nodes: baseline EC2 DescribeInstances=5000; Kubernetes list nodes=10; RequestLimitExceeded 0",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("table lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+func TestBudgets(t *testing.T) {
+	for _, tt := range []struct{ n, ec2, kube int }{{1, 5, 13}, {500, 7, 13}, {501, 7, 14}, {5000, 29, 22}, {10000, 54, 32}} {
+		if got := EC2Budget(tt.n); got != tt.ec2 {
+			t.Errorf("EC2Budget(%d) = %d, want %d", tt.n, got, tt.ec2)
+		}
+		if got := KubeBudget(tt.n); got != tt.kube {
+			t.Errorf("KubeBudget(%d) = %d, want %d", tt.n, got, tt.kube)
+		}
+	}
+}
+
+func TestKubeRequestKey(t *testing.T) {
+	for _, tt := range []struct{ method, path, want string }{
+		{"GET", "/api/v1/nodes", "list nodes"},
+		{"GET", "/api/v1/nodes/ip-10-1-0-16.us-west-2.compute.internal", "get nodes"},
+		{"GET", "/apis/karpenter.sh/v1/nodeclaims", "list nodeclaims"},
+		{"GET", "/apis/apps/v1/namespaces/kube-system/daemonsets/aws-node", "get daemonsets"},
+		{"GET", "/api/v1/events", "list events"},
+		{"GET", "/api/v1/namespaces/default/events", "list events"},
+		{"POST", "/api/v1/nodes", "create nodes"},
+		{"GET", "/version", "get /version"},
+	} {
+		if got := kubeRequestKey(tt.method, tt.path); got != tt.want {
+			t.Errorf("kubeRequestKey(%s %s) = %q, want %q", tt.method, tt.path, got, tt.want)
+		}
+	}
+}
