@@ -26,8 +26,8 @@ const (
 	placementGroupID   = "pg-0a5ca1e0000000001"
 )
 
-// zones are the cluster's Availability Zones.
-var zones = [3]string{Region + "a", Region + "b", Region + "c"}
+// zones returns the cluster's Availability Zones.
+func zones() []string { return []string{Region + "a", Region + "b", Region + "c"} }
 
 // zoneID returns the zone ID of a zone, usw2-az1 for us-west-2a.
 func zoneID(zone string) string { return fmt.Sprintf("usw2-az%d", zone[len(zone)-1]-'a'+1) }
@@ -47,11 +47,11 @@ func subnetID(s int) string { return fmt.Sprintf("subnet-0a5ca1e%010x", s+1) }
 func subnetZone(s int) string {
 	switch s {
 	case exhaustedSubnet:
-		return zones[1]
+		return zones()[1]
 	case unselectedSubnet:
-		return zones[2]
+		return zones()[2]
 	}
-	return zones[s/nodeSubnets]
+	return zones()[s/nodeSubnets]
 }
 
 // subnetPrefix returns the CIDR of subnet s.
@@ -92,25 +92,27 @@ type instanceType struct {
 // maxPods is the VPC CNI's max pods for the type: ENIs × (IPv4 per ENI − 1) + 2.
 func (t instanceType) maxPods() int64 { return int64(t.cardENIs)*int64(t.ipv4-1) + 2 }
 
-// instanceTypes are the cluster's ten instance types; general nodes rotate over the ones
+// instanceTypes returns the cluster's ten instance types; general nodes rotate over the ones
 // marked generalUse.
-var instanceTypes = []instanceType{
-	{name: "c5.xlarge", vcpus: 4, memoryMiB: 8192, cards: 1, cardENIs: 4, ipv4: 15, perf: "Up to 10 Gigabit", generalUse: true},
-	{name: "c6i.2xlarge", vcpus: 8, memoryMiB: 16384, cards: 1, cardENIs: 4, ipv4: 15, perf: "Up to 12.5 Gigabit", generalUse: true},
-	{name: "c6i.xlarge", vcpus: 4, memoryMiB: 8192, cards: 1, cardENIs: 4, ipv4: 15, perf: "Up to 12.5 Gigabit", generalUse: true},
-	{name: "m5.2xlarge", vcpus: 8, memoryMiB: 32768, cards: 1, cardENIs: 4, ipv4: 15, perf: "Up to 10 Gigabit", generalUse: true},
-	{name: "m5.large", vcpus: 2, memoryMiB: 8192, cards: 1, cardENIs: 3, ipv4: 10, perf: "Up to 10 Gigabit", generalUse: true},
-	{name: "m5.xlarge", vcpus: 4, memoryMiB: 16384, cards: 1, cardENIs: 4, ipv4: 15, perf: "Up to 10 Gigabit", generalUse: true},
-	{name: "m6i.2xlarge", vcpus: 8, memoryMiB: 32768, cards: 1, cardENIs: 4, ipv4: 15, perf: "Up to 12.5 Gigabit", generalUse: true},
-	{name: "m6i.large", vcpus: 2, memoryMiB: 8192, cards: 1, cardENIs: 3, ipv4: 10, perf: "Up to 12.5 Gigabit", generalUse: true},
-	{name: "m6i.xlarge", vcpus: 4, memoryMiB: 16384, cards: 1, cardENIs: 4, ipv4: 15, perf: "Up to 12.5 Gigabit", generalUse: true},
-	{name: "p5.48xlarge", vcpus: 192, memoryMiB: 2097152, cards: 32, cardENIs: 2, ipv4: 50, efa: 32, perf: "3200 Gigabit"},
+func instanceTypes() []instanceType {
+	return []instanceType{
+		{name: "c5.xlarge", vcpus: 4, memoryMiB: 8192, cards: 1, cardENIs: 4, ipv4: 15, perf: "Up to 10 Gigabit", generalUse: true},
+		{name: "c6i.2xlarge", vcpus: 8, memoryMiB: 16384, cards: 1, cardENIs: 4, ipv4: 15, perf: "Up to 12.5 Gigabit", generalUse: true},
+		{name: "c6i.xlarge", vcpus: 4, memoryMiB: 8192, cards: 1, cardENIs: 4, ipv4: 15, perf: "Up to 12.5 Gigabit", generalUse: true},
+		{name: "m5.2xlarge", vcpus: 8, memoryMiB: 32768, cards: 1, cardENIs: 4, ipv4: 15, perf: "Up to 10 Gigabit", generalUse: true},
+		{name: "m5.large", vcpus: 2, memoryMiB: 8192, cards: 1, cardENIs: 3, ipv4: 10, perf: "Up to 10 Gigabit", generalUse: true},
+		{name: "m5.xlarge", vcpus: 4, memoryMiB: 16384, cards: 1, cardENIs: 4, ipv4: 15, perf: "Up to 10 Gigabit", generalUse: true},
+		{name: "m6i.2xlarge", vcpus: 8, memoryMiB: 32768, cards: 1, cardENIs: 4, ipv4: 15, perf: "Up to 12.5 Gigabit", generalUse: true},
+		{name: "m6i.large", vcpus: 2, memoryMiB: 8192, cards: 1, cardENIs: 3, ipv4: 10, perf: "Up to 12.5 Gigabit", generalUse: true},
+		{name: "m6i.xlarge", vcpus: 4, memoryMiB: 16384, cards: 1, cardENIs: 4, ipv4: 15, perf: "Up to 12.5 Gigabit", generalUse: true},
+		{name: "p5.48xlarge", vcpus: 192, memoryMiB: 2097152, cards: 32, cardENIs: 2, ipv4: 50, efa: 32, perf: "3200 Gigabit"},
+	}
 }
 
 // generalTypes returns the types general nodes use.
 func generalTypes() []instanceType {
 	var out []instanceType
-	for _, t := range instanceTypes {
+	for _, t := range instanceTypes() {
 		if t.generalUse {
 			out = append(out, t)
 		}
@@ -119,7 +121,10 @@ func generalTypes() []instanceType {
 }
 
 // efaType is the type of training nodes.
-func efaType() instanceType { return instanceTypes[len(instanceTypes)-1] }
+func efaType() instanceType {
+	types := instanceTypes()
+	return types[len(types)-1]
+}
 
 // snapshotType converts a row to what DescribeInstanceTypes answers.
 func (t instanceType) snapshotType() snapshot.InstanceType {

@@ -23,19 +23,25 @@ const (
 	outsidePlacementGroup
 )
 
-// faultAt says which node carries which fault.
-var faultAt = map[int]fault{
-	13:  extraSecurityGroup,
-	77:  inExhaustedSubnet,
-	101: internalIPNotInstanceIP,
-	222: inUnselectedSubnet,
-	333: maxPodsAboveIPs,
-	450: outsidePlacementGroup,
+// faultAt says which fault node i carries: the planted faults sit on the nodes with indexes
+// 13, 77, 101, 222, 333 and 450.
+func faultAt(i int) fault {
+	switch i {
+	case 13:
+		return extraSecurityGroup
+	case 77:
+		return inExhaustedSubnet
+	case 101:
+		return internalIPNotInstanceIP
+	case 222:
+		return inUnselectedSubnet
+	case 333:
+		return maxPodsAboveIPs
+	case 450:
+		return outsidePlacementGroup
+	}
+	return healthy
 }
-
-// FaultyNode returns the name of the node of cluster index i; the planted faults sit on the
-// nodes with indexes 13, 77, 101, 222, 333 and 450.
-func FaultyNode(i int) string { return newMachine(i).name }
 
 // isTraining reports whether node i is a training (EFA) node: one in a hundred.
 func isTraining(i int) bool { return i%100 == 50 }
@@ -44,7 +50,7 @@ func isTraining(i int) bool { return i%100 == 50 }
 const efaCards = 31
 
 // launched is when every instance was launched; the clusters are old and settled.
-var launched = time.Date(2026, 10, 1, 8, 0, 0, 0, time.UTC)
+func launched() time.Time { return time.Date(2026, 10, 1, 8, 0, 0, 0, time.UTC) }
 
 // machine is node i of the cluster: its EC2 instance and what the Kubernetes objects say.
 type machine struct {
@@ -88,7 +94,7 @@ func claimSuffix(i int) string {
 }
 
 func newMachine(i int) *machine {
-	m := &machine{i: i, fault: faultAt[i], pool: "general", class: "default", groups: nodeGroups()}
+	m := &machine{i: i, fault: faultAt(i), pool: "general", class: "default", groups: nodeGroups()}
 	types := generalTypes()
 	m.typ = types[i%len(types)]
 	m.subnet = (i%3)*nodeSubnets + (i/3)%nodeSubnets
@@ -177,7 +183,7 @@ func (m *machine) instance() snapshot.Instance {
 	in := snapshot.Instance{
 		ID: m.id, Type: m.typ.name, State: "running", Zone: m.zone, ZoneID: zoneID(m.zone),
 		VpcID: vpcID, SubnetID: subnetID(m.subnet), PrivateIP: m.ip.String(), SecurityGroups: m.groups,
-		ENIs: m.enis, Placement: snapshot.Placement{Tenancy: "default"}, LaunchTime: launched,
+		ENIs: m.enis, Placement: snapshot.Placement{Tenancy: "default"}, LaunchTime: launched(),
 		Tags: map[string]string{
 			"karpenter.sh/nodepool": m.pool, "karpenter.sh/nodeclaim": m.claim,
 			"karpenter.k8s.aws/ec2nodeclass": m.class, "eks:eks-cluster-name": clusterName,

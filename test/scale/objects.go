@@ -19,12 +19,12 @@ type object struct {
 }
 
 // since is when the cluster's conditions last changed.
-var since = time.Date(2026, 9, 1, 8, 0, 0, 0, time.UTC)
+func since() time.Time { return time.Date(2026, 9, 1, 8, 0, 0, 0, time.UTC) }
 
 func condition(typ string) map[string]any {
 	return map[string]any{
 		"type": typ, "status": "True", "reason": typ, "message": "",
-		"lastTransitionTime": since.Format(time.RFC3339), "observedGeneration": int64(1),
+		"lastTransitionTime": since().Format(time.RFC3339), "observedGeneration": int64(1),
 	}
 }
 
@@ -109,9 +109,9 @@ func nodePools() []object {
 		}
 	}
 	return []object{
-		pool("general", "default", req("topology.kubernetes.io/zone", zones[:]...),
+		pool("general", "default", req("topology.kubernetes.io/zone", zones()...),
 			req("node.kubernetes.io/instance-type", general...), req("karpenter.sh/capacity-type", "on-demand", "spot")),
-		pool("training", "efa", req("topology.kubernetes.io/zone", zones[0]),
+		pool("training", "efa", req("topology.kubernetes.io/zone", zones()[0]),
 			req("node.kubernetes.io/instance-type", efaType().name), req("karpenter.sh/capacity-type", "on-demand")),
 	}
 }
@@ -170,7 +170,7 @@ func (m *machine) node() *corev1.Node {
 	if m.efa > 0 {
 		res["vpc.amazonaws.com/efa"] = *resource.NewQuantity(m.efa, resource.DecimalSI)
 	}
-	heartbeat := metav1.NewTime(since)
+	heartbeat := metav1.NewTime(since())
 	n := &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: m.name, Labels: m.labels(),

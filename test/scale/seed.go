@@ -21,12 +21,13 @@ import (
 // seedWorkers is how many objects are created at once while a cluster grows.
 const seedWorkers = 16
 
-var (
-	nodeClaimsGVR   = schema.GroupVersionResource{Group: "karpenter.sh", Version: "v1", Resource: "nodeclaims"}
-	nodePoolsGVR    = schema.GroupVersionResource{Group: "karpenter.sh", Version: "v1", Resource: "nodepools"}
-	nodeClassesGVR  = schema.GroupVersionResource{Group: "karpenter.k8s.aws", Version: "v1", Resource: "ec2nodeclasses"}
-	exhaustedFreeIP = int32(6)
-)
+// exhaustedFreeIP is how many addresses the nearly exhausted subnet has left.
+const exhaustedFreeIP = 6
+
+// gvr returns the v1 resource of a Karpenter group.
+func gvr(group, resource string) schema.GroupVersionResource {
+	return schema.GroupVersionResource{Group: group, Version: "v1", Resource: resource}
+}
 
 // Cluster is a synthetic cluster held by a kube-apiserver (with the Karpenter v1 CRDs
 // installed) and an ec2sim server. It starts empty and grows in place.
@@ -54,12 +55,12 @@ func NewCluster(ctx context.Context, cfg *rest.Config, sim *ec2sim.Server) (*Clu
 		return nil, fmt.Errorf("building the dynamic client: %w", err)
 	}
 	for _, o := range nodeClasses() {
-		if err := c.create(ctx, nodeClassesGVR, o); err != nil {
+		if err := c.create(ctx, gvr("karpenter.k8s.aws", "ec2nodeclasses"), o); err != nil {
 			return nil, err
 		}
 	}
 	for _, o := range nodePools() {
-		if err := c.create(ctx, nodePoolsGVR, o); err != nil {
+		if err := c.create(ctx, gvr("karpenter.sh", "nodepools"), o); err != nil {
 			return nil, err
 		}
 	}
@@ -68,7 +69,7 @@ func NewCluster(ctx context.Context, cfg *rest.Config, sim *ec2sim.Server) (*Clu
 	}
 	sim.AddSecurityGroups(securityGroups()...)
 	sim.AddPlacementGroups(placementGroups()...)
-	for _, t := range instanceTypes {
+	for _, t := range instanceTypes() {
 		sim.AddInstanceTypes(t.snapshotType())
 	}
 	c.updateSubnets()
@@ -103,7 +104,7 @@ func (c *Cluster) Grow(ctx context.Context, n int) error {
 
 func (c *Cluster) addNode(ctx context.Context, i int) error {
 	m := newMachine(i)
-	if err := c.create(ctx, nodeClaimsGVR, m.claimObject()); err != nil {
+	if err := c.create(ctx, gvr("karpenter.sh", "nodeclaims"), m.claimObject()); err != nil {
 		return err
 	}
 	if _, err := c.kube.CoreV1().Nodes().Create(ctx, m.node(), metav1.CreateOptions{}); err != nil {
