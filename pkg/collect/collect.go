@@ -2,7 +2,6 @@ package collect
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"k8s.io/client-go/dynamic"
@@ -49,8 +48,8 @@ type Collector struct {
 
 // Collect reads the nodes, then the rest of Kubernetes and, at the same time, the nodes'
 // instances from EC2, then the subnets, security groups, placement groups and instance types
-// they use. It fails only when the API server cannot be
-// reached or refuses the credentials; every other failure is a Gap in the snapshot.
+// they use. It fails only when the API server cannot be reached or refuses the credentials;
+// every other failure is a Gap in the snapshot.
 func (c *Collector) Collect(ctx context.Context, scope Scope) (*snapshot.Snapshot, error) {
 	now := time.Now
 	if c.Now != nil {
@@ -58,22 +57,12 @@ func (c *Collector) Collect(ctx context.Context, scope Scope) (*snapshot.Snapsho
 	}
 	s := snapshot.New(now().UTC())
 	s.Context, s.Cluster, s.Region = c.Context, c.Cluster, c.Region
-	if c.Kube == nil || c.Dynamic == nil {
-		return nil, errors.New("reading kubernetes: no client configured: check --context/--kubeconfig")
-	}
 	// The instances depend only on the nodes: describe them page by page while the nodes and
 	// the rest of Kubernetes are read.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ec2 := c.startEC2(ctx)
-	if err := c.kubeNodes(ctx, s, scope, ec2.addNodes); err != nil {
-		cancel()
-		ec2.nodesDone(s)
-		<-ec2.done
-		return nil, err
-	}
-	ec2.nodesDone(s)
-	if err := c.kubeAfterNodes(ctx, s, scope); err != nil {
+	if err := c.collectKube(ctx, s, scope, ec2); err != nil {
 		cancel()
 		<-ec2.done
 		return nil, err

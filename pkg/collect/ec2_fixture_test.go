@@ -1,6 +1,7 @@
 package collect
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -72,4 +73,12 @@ func newEC2World(t *testing.T, n int) *ec2World {
 	}
 	s.ENIConfigs = []snapshot.ENIConfig{{Name: "us-west-2a", Subnet: "subnet-pods", SecurityGroups: []string{"sg-pods"}}}
 	return &ec2World{sim: sim, url: sim.Start(t), snap: s}
+}
+
+// collectEC2 reads EC2 for s, whose Kubernetes half is complete, as Collect does.
+func (c *Collector) collectEC2(ctx context.Context, s *snapshot.Snapshot) {
+	e := c.startEC2(ctx)
+	e.addNodes(s.Nodes)
+	e.nodesDone(s)
+	e.finish(ctx, s)
 }

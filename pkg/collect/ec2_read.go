@@ -2,6 +2,7 @@ package collect
 
 import (
 	"context"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -28,13 +29,6 @@ type ec2Read struct {
 	done      chan struct{}
 }
 
-// collectEC2 reads EC2 for s, whose Kubernetes half is complete.
-func (c *Collector) collectEC2(ctx context.Context, s *snapshot.Snapshot) {
-	e := c.startEC2(ctx)
-	e.nodesDone(s)
-	e.finish(ctx, s)
-}
-
 // startEC2 starts an EC2 read; nodes are fed to it with addNodes and nodesDone.
 func (c *Collector) startEC2(ctx context.Context) *ec2Read {
 	e := &ec2Read{ctx: ctx, result: &ec2Result{}, done: make(chan struct{})}
@@ -57,15 +51,17 @@ func (c *Collector) startEC2(ctx context.Context) *ec2Read {
 	return e
 }
 
-// addNodes describes the instances of a page of nodes when the Region is known.
+// addNodes describes the instances of a page of nodes when the Region is known; without one
+// nodesDone does.
 func (e *ec2Read) addNodes(nodes []corev1.Node) {
 	if e.feed != nil {
 		e.feed.add(nodes)
 	}
 }
 
-// nodesDone says that s.Nodes is complete: the Region comes from the nodes if none is
-// configured, and the last instances are described.
+// nodesDone says that s.Nodes is complete, every page given to addNodes: without a configured
+// Region the nodes' providerIDs give it and their instances are described now, and the last
+// partial batch is sent.
 func (e *ec2Read) nodesDone(s *snapshot.Snapshot) {
 	if e.gap != nil {
 		close(e.done)
@@ -75,13 +71,13 @@ func (e *ec2Read) nodesDone(s *snapshot.Snapshot) {
 		if e.region = ec2RegionOfNodes(s.Nodes); e.region != "" {
 			e.call = ec2Call{api: e.api, region: e.region}
 			e.feed = newEC2Feed(e.ctx, e.call, e.result)
+			e.feed.add(s.Nodes)
 		}
 	}
 	if e.feed == nil {
 		close(e.done)
 		return
 	}
-	e.feed.add(s.Nodes)
 	go func() {
 		defer close(e.done)
 		e.instances = e.feed.wait()
@@ -95,7 +91,7 @@ func (e *ec2Read) finish(ctx context.Context, s *snapshot.Snapshot) {
 		s.Gaps = append(s.Gaps, *e.gap)
 		return
 	}
-	if len(ec2InstanceIDs(s.Nodes)) == 0 && ec2References(s, nil).empty() {
+	if !slices.ContainsFunc(s.Nodes, ec2HasInstance) && ec2References(s, nil).empty() {
 		return
 	}
 	if e.region == "" {

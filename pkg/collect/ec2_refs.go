@@ -63,16 +63,10 @@ func ec2RegionOfNodes(nodes []corev1.Node) string {
 	return best
 }
 
-// ec2InstanceIDs returns the instance IDs of the nodes' providerIDs, sorted and unique.
-func ec2InstanceIDs(nodes []corev1.Node) []string {
-	ids := make([]string, 0, len(nodes))
-	for _, n := range nodes {
-		if _, id, ok := ec2ProviderID(n.Spec.ProviderID); ok {
-			ids = append(ids, id)
-		}
-	}
-	slices.Sort(ids)
-	return slices.Compact(ids)
+// ec2HasInstance reports whether the node's providerID names an EC2 instance.
+func ec2HasInstance(n corev1.Node) bool {
+	_, _, ok := ec2ProviderID(n.Spec.ProviderID)
+	return ok
 }
 
 // ec2IDSet collects IDs and returns them sorted and unique.

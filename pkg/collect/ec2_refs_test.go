@@ -34,7 +34,7 @@ func TestRegionFromZone(t *testing.T) {
 	}
 }
 
-func TestEC2InstanceIDsAndRegion(t *testing.T) {
+func TestEC2NodesWithInstancesAndRegion(t *testing.T) {
 	nodes := []corev1.Node{
 		ec2Node("b", "us-east-1a", ec2InstanceID(2), "m5.large"),
 		ec2Node("a", "us-west-2b", ec2InstanceID(1), "m5.large"),
@@ -43,8 +43,12 @@ func TestEC2InstanceIDsAndRegion(t *testing.T) {
 		{Spec: corev1.NodeSpec{ProviderID: "aws:///us-west-2a/not-an-instance"}},
 		{},
 	}
-	if diff := cmp.Diff([]string{ec2InstanceID(1), ec2InstanceID(2)}, ec2InstanceIDs(nodes)); diff != "" {
-		t.Errorf("instance IDs (-want +got):\n%s", diff)
+	var has []bool
+	for _, n := range nodes {
+		has = append(has, ec2HasInstance(n))
+	}
+	if diff := cmp.Diff([]bool{true, true, true, false, false, false}, has); diff != "" {
+		t.Errorf("nodes with an instance (-want +got):\n%s", diff)
 	}
 	if got, want := ec2RegionOfNodes(nodes), "us-west-2"; got != want {
 		t.Errorf("got Region %q, want %q", got, want)

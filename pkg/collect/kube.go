@@ -25,18 +25,27 @@ const kubeDefaultPageSize = 500
 
 // collectKube reads nodes, Karpenter objects, ENIConfigs, the aws-node DaemonSet and pod
 // sandbox failures into s. Only an API server that cannot be used is an error; any other
-// failure becomes a Gap.
-func (c *Collector) collectKube(ctx context.Context, s *snapshot.Snapshot, scope Scope) error {
+// failure becomes a Gap. ec2, when set, gets every page of nodes as it arrives and is told
+// when the nodes are complete (or will not come), so instances are described meanwhile.
+func (c *Collector) collectKube(ctx context.Context, s *snapshot.Snapshot, scope Scope, ec2 *ec2Read) error {
+	var err error
 	if c.Kube == nil || c.Dynamic == nil {
-		return errors.New("reading kubernetes: no client configured: check --context/--kubeconfig")
+		err = errors.New("reading kubernetes: no client configured: check --context/--kubeconfig")
+	} else if ec2 != nil {
+		err = c.kubeNodes(ctx, s, scope, ec2.addNodes)
+	} else {
+		err = c.kubeNodes(ctx, s, scope, nil)
 	}
-	if err := c.kubeNodes(ctx, s, scope, nil); err != nil {
+	if ec2 != nil {
+		ec2.nodesDone(s)
+	}
+	if err != nil {
 		return err
 	}
 	return c.kubeAfterNodes(ctx, s, scope)
 }
 
-// kubeAfterNodes reads what collectKube reads after the nodes.
+// kubeAfterNodes reads what depends on the nodes: the rest of Kubernetes.
 func (c *Collector) kubeAfterNodes(ctx context.Context, s *snapshot.Snapshot, scope Scope) error {
 	// The rest depends only on the nodes: read it concurrently, each group into its own part,
 	// then merge the parts in a fixed order so the snapshot stays deterministic.

@@ -26,7 +26,7 @@ func kubeTime(t *testing.T, s string) time.Time {
 func kubeCollect(t *testing.T, c *Collector, scope Scope) (*snapshot.Snapshot, error) {
 	t.Helper()
 	s := snapshot.New(kubeTime(t, "2026-08-20T12:30:00Z"))
-	err := c.collectKube(t.Context(), s, scope)
+	err := c.collectKube(t.Context(), s, scope, nil)
 	return s, err
 }
 
