@@ -15,7 +15,7 @@ import (
 
 // kubeNodes reads the nodes in scope: a GET per named node, otherwise a paginated LIST with
 // the label selector. Heavy fields are dropped and nodes are sorted by name. onPage, when set,
-// gets each page of nodes as it arrives.
+// gets each page of nodes as it arrives (the named nodes as one page).
 func (c *Collector) kubeNodes(ctx context.Context, s *snapshot.Snapshot, scope Scope, onPage func([]corev1.Node)) error {
 	var nodes []corev1.Node
 	if len(scope.Names) > 0 {
@@ -24,6 +24,9 @@ func (c *Collector) kubeNodes(ctx context.Context, s *snapshot.Snapshot, scope S
 			return err
 		}
 		nodes = got
+		if onPage != nil {
+			onPage(nodes) // the named nodes are one page
+		}
 	} else {
 		seen := map[string]bool{}
 		for _, selector := range append([]string{scope.Selector}, scope.OrSelectors...) {

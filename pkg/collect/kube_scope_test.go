@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	k8sfake "k8s.io/client-go/kubernetes/fake"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
 func TestCollectKubeNamedNodesUseGets(t *testing.T) {
@@ -258,5 +260,32 @@ func TestCollectKubeOrSelectors(t *testing.T) {
 				t.Errorf("got %d node lists, want %d (one per selector)", lists, tc.wantLists)
 			}
 		})
+	}
+}
+
+func TestKubeNodesGivesEveryNodeToOnPage(t *testing.T) {
+	for _, scope := range []Scope{
+		{Names: []string{"ip-10-0-2-20.us-west-2.compute.internal", "ip-10-0-1-10.us-west-2.compute.internal"}},
+		{},
+		{Selector: "karpenter.sh/nodepool=gpu", OrSelectors: []string{"karpenter.sh/capacity-type=on-demand"}},
+	} {
+		kube, dyn := kubeFixture(t)
+		c := &Collector{Kube: kube, Dynamic: dyn, PageSize: 1}
+		s := &snapshot.Snapshot{}
+		var paged []string
+		if err := c.kubeNodes(t.Context(), s, scope, func(nodes []corev1.Node) {
+			for _, n := range nodes {
+				paged = append(paged, n.Name)
+			}
+		}); err != nil {
+			t.Fatalf("kubeNodes(%+v): %v", scope, err)
+		}
+		var read []string
+		for _, n := range s.Nodes {
+			read = append(read, n.Name)
+		}
+		if diff := cmp.Diff(read, paged, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" || len(read) == 0 {
+			t.Errorf("scope %+v: nodes given to onPage differ from the nodes read (-read +paged):\n%s", scope, diff)
+		}
 	}
 }
