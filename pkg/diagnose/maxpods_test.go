@@ -4,12 +4,11 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/karpnet/kubectl-karpnet/internal/enimaxpods"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -47,24 +46,12 @@ func upstreamTypes(t *testing.T) map[string]snapshot.InstanceType {
 	return types
 }
 
-// upstreamMaxPods reads testdata/eni-max-pods.txt (the VPC CNI's table).
+// upstreamMaxPods returns the VPC CNI's eni-max-pods.txt table.
 func upstreamMaxPods(t *testing.T) map[string]int64 {
 	t.Helper()
-	b, err := os.ReadFile("testdata/eni-max-pods.txt")
+	pods, err := enimaxpods.Table()
 	if err != nil {
-		t.Fatalf("reading eni-max-pods.txt: %v", err)
-	}
-	pods := map[string]int64{}
-	for line := range strings.Lines(string(b)) {
-		fields := strings.Fields(line)
-		if len(fields) != 2 || strings.HasPrefix(fields[0], "#") {
-			continue
-		}
-		n, err := strconv.ParseInt(fields[1], 10, 64)
-		if err != nil {
-			t.Fatalf("parsing %q: %v", line, err)
-		}
-		pods[fields[0]] = n
+		t.Fatal(err)
 	}
 	return pods
 }

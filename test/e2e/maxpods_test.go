@@ -3,13 +3,13 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
+
+	"github.com/karpnet/kubectl-karpnet/internal/enimaxpods"
 )
 
 // maxPodsBatch is how many instance types one `max-pods` run is given.
@@ -24,25 +24,12 @@ type maxPodsRow struct {
 	Karpenter        int64  `json:"karpenter"`
 }
 
-// eniMaxPods reads testdata/eni-max-pods.txt, the VPC CNI's table (aws/amazon-vpc-cni-k8s
-// misc/eni-max-pods.txt at b52188387f2e, Apache-2.0, copied verbatim).
+// eniMaxPods returns the VPC CNI's eni-max-pods.txt table.
 func eniMaxPods(t *testing.T) map[string]int64 {
 	t.Helper()
-	b, err := os.ReadFile("testdata/eni-max-pods.txt")
+	pods, err := enimaxpods.Table()
 	if err != nil {
-		t.Fatalf("reading eni-max-pods.txt: %v", err)
-	}
-	pods := map[string]int64{}
-	for line := range strings.Lines(string(b)) {
-		fields := strings.Fields(line)
-		if len(fields) != 2 || strings.HasPrefix(fields[0], "#") {
-			continue
-		}
-		n, err := strconv.ParseInt(fields[1], 10, 64)
-		if err != nil {
-			t.Fatalf("parsing %q: %v", line, err)
-		}
-		pods[fields[0]] = n
+		t.Fatal(err)
 	}
 	return pods
 }
