@@ -38,15 +38,7 @@ func (w *world) autoNodeClass(s autoNodeClassSpec) {
 	if role == "" {
 		role = "AmazonEKSAutoNodeRole-e2e"
 	}
-	var subnetTerms, sgTerms, statusSubnets, statusSGs []any
-	for _, sn := range s.subnets {
-		subnetTerms = append(subnetTerms, map[string]any{"id": sn.id})
-		statusSubnets = append(statusSubnets, map[string]any{"id": sn.id, "zone": sn.zone})
-	}
-	for _, sg := range s.sgs {
-		sgTerms = append(sgTerms, map[string]any{"id": sg})
-		statusSGs = append(statusSGs, map[string]any{"id": sg})
-	}
+	subnetTerms, sgTerms, statusSubnets, statusSGs := classSelection(s.subnets, s.sgs)
 	spec := map[string]any{"role": role, "subnetSelectorTerms": subnetTerms, "securityGroupSelectorTerms": sgTerms}
 	if s.podSubnetTerms != nil {
 		spec["podSubnetSelectorTerms"] = s.podSubnetTerms
@@ -54,18 +46,9 @@ func (w *world) autoNodeClass(s autoNodeClassSpec) {
 	if s.podSGTerms != nil {
 		spec["podSecurityGroupSelectorTerms"] = s.podSGTerms
 	}
-	conditions := []any{}
-	ready := condition("Ready", "True", "Ready", "")
-	for _, t := range []string{"SubnetsReady", "SecurityGroupsReady", "InstanceProfileReady", "ValidationSucceeded"} {
-		c := condition(t, "True", t, "")
-		if s.notReady != nil && s.notReady[0] == t {
-			c = condition(t, "False", s.notReady[1], s.notReady[2])
-			ready = condition("Ready", "False", "UnhealthyDependents", s.notReady[0]+"=False")
-		}
-		conditions = append(conditions, c)
-	}
+	conditions := classConditions([]string{"SubnetsReady", "SecurityGroupsReady", "InstanceProfileReady", "ValidationSucceeded"}, s.notReady)
 	status := map[string]any{
-		"conditions": append(conditions, ready), "subnets": statusSubnets, "securityGroups": statusSGs,
+		"conditions": conditions, "subnets": statusSubnets, "securityGroups": statusSGs,
 		"instanceProfile": "eks-us-west-2-e2e-" + s.name,
 	}
 	w.create(gvrAutoNodeClass, map[string]any{

@@ -32,15 +32,7 @@ func (w *world) nodeClass(s nodeClassSpec) {
 	if version == "" {
 		version = "v1"
 	}
-	var subnetTerms, sgTerms, statusSubnets, statusSGs []any
-	for _, sn := range s.subnets {
-		subnetTerms = append(subnetTerms, map[string]any{"id": sn.id})
-		statusSubnets = append(statusSubnets, map[string]any{"id": sn.id, "zone": sn.zone})
-	}
-	for _, sg := range s.sgs {
-		sgTerms = append(sgTerms, map[string]any{"id": sg})
-		statusSGs = append(statusSGs, map[string]any{"id": sg})
-	}
+	subnetTerms, sgTerms, statusSubnets, statusSGs := classSelection(s.subnets, s.sgs)
 	spec := map[string]any{
 		"role":                       "KarpenterNodeRole-e2e",
 		"subnetSelectorTerms":        subnetTerms,
@@ -57,17 +49,8 @@ func (w *world) nodeClass(s nodeClassSpec) {
 	} else {
 		spec["amiFamily"] = "AL2023"
 	}
-	conditions := []any{}
-	ready := condition("Ready", "True", "Ready", "")
-	for _, t := range []string{"AMIsReady", "SubnetsReady", "SecurityGroupsReady", "InstanceProfileReady", "ValidationSucceeded"} {
-		c := condition(t, "True", t, "")
-		if s.notReady != nil && s.notReady[0] == t {
-			c = condition(t, "False", s.notReady[1], s.notReady[2])
-			ready = condition("Ready", "False", "UnhealthyDependents", s.notReady[0]+"=False")
-		}
-		conditions = append(conditions, c)
-	}
-	conditions = append(conditions, ready)
+	conditions := classConditions(
+		[]string{"AMIsReady", "SubnetsReady", "SecurityGroupsReady", "InstanceProfileReady", "ValidationSucceeded"}, s.notReady)
 	status := map[string]any{"conditions": conditions}
 	if s.notReady == nil || s.notReady[0] != "SubnetsReady" {
 		status["subnets"] = statusSubnets
@@ -78,6 +61,36 @@ func (w *world) nodeClass(s nodeClassSpec) {
 		"apiVersion": "karpenter.k8s.aws/" + version, "kind": "EC2NodeClass",
 		"metadata": map[string]any{"name": s.name}, "spec": spec,
 	}, status)
+}
+
+// classSelection returns selector terms by id for subnets and security groups, and the
+// status.subnets and status.securityGroups a NodeClass resolves them to.
+func classSelection(subnets []subnetRef, sgs []string) (subnetTerms, sgTerms, statusSubnets, statusSGs []any) {
+	for _, sn := range subnets {
+		subnetTerms = append(subnetTerms, map[string]any{"id": sn.id})
+		statusSubnets = append(statusSubnets, map[string]any{"id": sn.id, "zone": sn.zone})
+	}
+	for _, sg := range sgs {
+		sgTerms = append(sgTerms, map[string]any{"id": sg})
+		statusSGs = append(statusSGs, map[string]any{"id": sg})
+	}
+	return subnetTerms, sgTerms, statusSubnets, statusSGs
+}
+
+// classConditions returns a NodeClass's conditions: each of types True, except the one
+// notReady names (type, reason, message) when set, which is False and makes Ready False.
+func classConditions(types []string, notReady *[3]string) []any {
+	var conditions []any
+	ready := condition("Ready", "True", "Ready", "")
+	for _, t := range types {
+		c := condition(t, "True", t, "")
+		if notReady != nil && notReady[0] == t {
+			c = condition(t, "False", notReady[1], notReady[2])
+			ready = condition("Ready", "False", "UnhealthyDependents", notReady[0]+"=False")
+		}
+		conditions = append(conditions, c)
+	}
+	return append(conditions, ready)
 }
 
 // nodePool creates a NodePool over the given zones pointing at nodeClass. At v1beta1, maxPods
