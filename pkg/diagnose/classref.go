@@ -121,16 +121,13 @@ func classField(c *snapshot.EC2NodeClass, field string) string {
 }
 
 // launcher names what launches the nodes of class c: Karpenter, or EKS Auto Mode.
-func launcher(c *snapshot.EC2NodeClass) string {
-	if c != nil && c.AutoMode() {
-		return "EKS Auto Mode"
-	}
-	return "Karpenter"
-}
+func launcher(c *snapshot.EC2NodeClass) string { return launcherName(c != nil && c.AutoMode()) }
 
 // launcher names what launches the node: Karpenter, or EKS Auto Mode.
-func (n *NodeInfo) launcher() string {
-	if n.AutoMode() {
+func (n *NodeInfo) launcher() string { return launcherName(n.AutoMode()) }
+
+func launcherName(autoMode bool) string {
+	if autoMode {
 		return "EKS Auto Mode"
 	}
 	return "Karpenter"
