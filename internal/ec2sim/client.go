@@ -1,8 +1,6 @@
 package ec2sim
 
 import (
-	"io"
-	"net/http"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -11,6 +9,8 @@ import (
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
+
+	"github.com/karpnet/kubectl-karpnet/internal/sdkhttp"
 )
 
 // ClientMaxAttempts is how many attempts NewClient's retryer makes for one call.
@@ -36,27 +36,6 @@ func NewClient(url, region string, optFns ...func(*ec2.Options)) *ec2.Client {
 	}
 	return ec2.NewFromConfig(cfg, append([]func(*ec2.Options){func(o *ec2.Options) {
 		o.BaseEndpoint = aws.String(url)
-		o.HTTPClient = readOnlyBodies{next: awshttp.NewBuildableClient()}
+		o.HTTPClient = sdkhttp.ReadOnlyBodies(awshttp.NewBuildableClient())
 	}}, optFns...)...)
-}
-
-// readOnlyBodies hides io.WriterTo of request bodies. On loopback the server can answer
-// before the transport's write loop has finished with the body; the SDK then closes the
-// body, and its WriteTo answers io.EOF, which makes net/http close the connection while the
-// answer is being read ("use of closed network connection", retried by the SDK). With Read
-// only, a closed body just ends, so request counts in tests stay exact.
-type readOnlyBodies struct {
-	next interface {
-		Do(*http.Request) (*http.Response, error)
-	}
-}
-
-type readOnlyBody struct{ io.ReadCloser }
-
-// Do sends r with its body reduced to Read and Close.
-func (c readOnlyBodies) Do(r *http.Request) (*http.Response, error) {
-	if r.Body != nil && r.Body != http.NoBody {
-		r.Body = readOnlyBody{r.Body}
-	}
-	return c.next.Do(r)
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
+
+	"github.com/karpnet/kubectl-karpnet/internal/sdkhttp"
 )
 
 // Retry policy of the EC2 client: the SDK's standard retryer (exponential backoff with jitter,
@@ -27,6 +29,8 @@ const (
 // roles, AWS_ENDPOINT_URL_EC2, AWS_CA_BUNDLE). A non-empty region or profile overrides the
 // configured one. Credentials are resolved lazily: missing ones show up as a gap when EC2 is
 // first called, not here. A profile that does not exist is an error that says what to do.
+// Request bodies are sent read-only (sdkhttp.ReadOnlyBodies), so a fast endpoint costs no
+// retried call.
 func LoadEC2(ctx context.Context, region, profile string) (EC2API, error) {
 	opts := []func(*config.LoadOptions) error{
 		config.WithRetryer(func() aws.Retryer {
@@ -44,7 +48,8 @@ func LoadEC2(ctx context.Context, region, profile string) (EC2API, error) {
 	if err != nil {
 		return nil, ec2ConfigError(err, profile)
 	}
-	return ec2.NewFromConfig(cfg), nil
+	// Wrapping after loading keeps the transport the configuration built (AWS_CA_BUNDLE).
+	return ec2.NewFromConfig(cfg, func(o *ec2.Options) { o.HTTPClient = sdkhttp.ReadOnlyBodies(o.HTTPClient) }), nil
 }
 
 // ec2ConfigError explains an AWS configuration failure and what to do about it.
