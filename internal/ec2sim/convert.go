@@ -1,6 +1,7 @@
 package ec2sim
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -59,8 +60,9 @@ func toXMLInstance(in snapshot.Instance) xmlInstance {
 			AvailabilityZone: in.Zone, AvailabilityZoneID: in.ZoneID,
 			GroupName: in.Placement.GroupName, GroupID: in.Placement.GroupID, Tenancy: in.Placement.Tenancy,
 		},
-		Groups: toXMLGroups(in.SecurityGroups),
-		Tags:   toXMLTags(in.Tags),
+		Groups:    toXMLGroups(in.SecurityGroups),
+		Tags:      toXMLTags(in.Tags),
+		Lifecycle: in.Lifecycle, CapacityRes: in.CapacityReservationID,
 	}
 	if x.Placement.Tenancy == "" {
 		x.Placement.Tenancy = "default"
@@ -111,6 +113,11 @@ func toXMLENI(e snapshot.ENI) xmlENI {
 		v6[i] = xmlIPv6Prefix{Prefix: p}
 	}
 	x.IPv6Prefixes = setOf(v6)
+	addrs := make([]xmlIPv6Addr, len(e.IPv6Addresses))
+	for i, a := range e.IPv6Addresses {
+		addrs[i] = xmlIPv6Addr{Address: a}
+	}
+	x.IPv6Addresses = setOf(addrs)
 	return x
 }
 
@@ -123,8 +130,17 @@ func toXMLSubnet(s snapshot.Subnet) xmlSubnet {
 	return xmlSubnet{
 		SubnetID: s.ID, State: "available", VpcID: s.VpcID, CidrBlock: s.CIDR,
 		AvailableIPAddressCount: s.AvailableIPs, AvailabilityZone: s.Zone, AvailabilityZoneID: s.ZoneID,
-		Tags: toXMLTags(s.Tags),
+		Tags: toXMLTags(s.Tags), IPv6CIDRs: toXMLIPv6CIDRs(s.ID, s.IPv6CIDRs),
 	}
+}
+
+func toXMLIPv6CIDRs(subnet string, cidrs []string) *set[xmlIPv6CIDR] {
+	out := make([]xmlIPv6CIDR, len(cidrs))
+	for i, c := range cidrs {
+		out[i] = xmlIPv6CIDR{AssociationID: fmt.Sprintf("subnet-cidr-assoc-%s-%d", strings.TrimPrefix(subnet, "subnet-"), i),
+			CIDR: c, State: xmlCIDRState{State: "associated"}}
+	}
+	return setOf(out)
 }
 
 func toXMLSecurityGroup(g snapshot.SecurityGroup) xmlSecurityGroup {

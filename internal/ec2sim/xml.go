@@ -54,6 +54,8 @@ type xmlInstance struct {
 	Groups            *set[xmlGroup] `xml:"groupSet"`
 	NetworkInterfaces *set[xmlENI]   `xml:"networkInterfaceSet"`
 	Tags              *set[xmlTag]   `xml:"tagSet"`
+	Lifecycle         string         `xml:"instanceLifecycle,omitempty"`
+	CapacityRes       string         `xml:"capacityReservationId,omitempty"`
 }
 
 type xmlState struct {
@@ -82,6 +84,11 @@ type xmlENI struct {
 	PrivateIPs         *set[xmlPrivateIP]  `xml:"privateIpAddressesSet"`
 	IPv4Prefixes       *set[xmlIPv4Prefix] `xml:"ipv4PrefixSet"`
 	IPv6Prefixes       *set[xmlIPv6Prefix] `xml:"ipv6PrefixSet"`
+	IPv6Addresses      *set[xmlIPv6Addr]   `xml:"ipv6AddressesSet"`
+}
+
+type xmlIPv6Addr struct {
+	Address string `xml:"ipv6Address"`
 }
 
 type xmlAttachment struct {
@@ -112,14 +119,25 @@ type describeSubnetsResponse struct {
 }
 
 type xmlSubnet struct {
-	SubnetID                string       `xml:"subnetId"`
-	State                   string       `xml:"state"`
-	VpcID                   string       `xml:"vpcId,omitempty"`
-	CidrBlock               string       `xml:"cidrBlock"`
-	AvailableIPAddressCount int32        `xml:"availableIpAddressCount"`
-	AvailabilityZone        string       `xml:"availabilityZone"`
-	AvailabilityZoneID      string       `xml:"availabilityZoneId,omitempty"`
-	Tags                    *set[xmlTag] `xml:"tagSet"`
+	SubnetID                string            `xml:"subnetId"`
+	State                   string            `xml:"state"`
+	VpcID                   string            `xml:"vpcId,omitempty"`
+	CidrBlock               string            `xml:"cidrBlock"`
+	AvailableIPAddressCount int32             `xml:"availableIpAddressCount"`
+	AvailabilityZone        string            `xml:"availabilityZone"`
+	AvailabilityZoneID      string            `xml:"availabilityZoneId,omitempty"`
+	Tags                    *set[xmlTag]      `xml:"tagSet"`
+	IPv6CIDRs               *set[xmlIPv6CIDR] `xml:"ipv6CidrBlockAssociationSet"`
+}
+
+type xmlIPv6CIDR struct {
+	AssociationID string       `xml:"associationId"`
+	CIDR          string       `xml:"ipv6CidrBlock"`
+	State         xmlCIDRState `xml:"ipv6CidrBlockState"`
+}
+
+type xmlCIDRState struct {
+	State string `xml:"state"`
 }
 
 type describeSecurityGroupsResponse struct {

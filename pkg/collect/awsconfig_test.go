@@ -60,8 +60,20 @@ func TestLoadEC2WithStandardConfig(t *testing.T) {
 	if len(w.snap.Gaps) != 0 || len(w.snap.Instances) != 3 {
 		t.Errorf("got %d instances and gaps %+v, want 3 and none", len(w.snap.Instances), w.snap.Gaps)
 	}
-	if w.snap.Region != "eu-west-1" {
-		t.Errorf("got Region %q, want the profile's eu-west-1 (configuration comes before providerIDs)", w.snap.Region)
+	// The profile's Region is eu-west-1, the nodes' providerIDs name us-west-2: the nodes win,
+	// and a note says so once.
+	if w.snap.Region != "us-west-2" {
+		t.Errorf("got Region %q, want the nodes' us-west-2 (providerIDs come before the configuration)", w.snap.Region)
+	}
+	wantNotes := []string{"the AWS configuration's Region is eu-west-1, but the nodes' providerIDs are in us-west-2: " +
+		"EC2 was read there (pass --region to choose)"}
+	if diff := cmp.Diff(wantNotes, w.snap.Notes); diff != "" {
+		t.Errorf("notes mismatch (-want +got):\n%s", diff)
+	}
+	for _, r := range w.sim.Requests() {
+		if r.Region != "us-west-2" {
+			t.Errorf("got a %s request signed for %q, want us-west-2", r.Action, r.Region)
+		}
 	}
 }
 

@@ -23,19 +23,6 @@ type EC2API interface {
 	DescribeInstanceTypes(context.Context, *ec2.DescribeInstanceTypesInput, ...func(*ec2.Options)) (*ec2.DescribeInstanceTypesOutput, error)
 }
 
-// ec2ConfiguredRegion returns the configured Region: the Collector's (--region), else the one
-// of the AWS configuration the EC2 client was built with (AWS_REGION, the profile), else "";
-// then the Region most node providerIDs are in is used.
-func (c *Collector) ec2ConfiguredRegion() string {
-	if c.Region != "" {
-		return c.Region
-	}
-	if o, ok := c.EC2.(interface{ Options() ec2.Options }); ok && o.Options().Region != "" {
-		return o.Options().Region
-	}
-	return ""
-}
-
 func (r ec2Refs) empty() bool {
 	return len(r.subnets)+len(r.securityGroups)+len(r.placementNames)+len(r.placementIDs)+len(r.instanceTypes) == 0
 }

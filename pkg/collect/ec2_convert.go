@@ -17,6 +17,7 @@ func ec2Instance(in types.Instance) snapshot.Instance {
 		VpcID: ec2Deref(in.VpcId), SubnetID: ec2Deref(in.SubnetId), PrivateIP: ec2Deref(in.PrivateIpAddress),
 		SecurityGroups: ec2GroupRefs(in.SecurityGroups),
 		Tags:           ec2Tags(in.Tags),
+		Lifecycle:      string(in.InstanceLifecycle), CapacityReservationID: ec2Deref(in.CapacityReservationId),
 	}
 	if in.LaunchTime != nil {
 		out.LaunchTime = in.LaunchTime.UTC()
@@ -81,8 +82,14 @@ func ec2ENI(ni types.InstanceNetworkInterface) snapshot.ENI {
 			out.IPv6Prefixes = append(out.IPv6Prefixes, v)
 		}
 	}
+	for _, a := range ni.Ipv6Addresses {
+		if v := ec2Deref(a.Ipv6Address); v != "" {
+			out.IPv6Addresses = append(out.IPv6Addresses, v)
+		}
+	}
 	slices.Sort(out.IPv4Prefixes)
 	slices.Sort(out.IPv6Prefixes)
+	slices.Sort(out.IPv6Addresses)
 	return out
 }
 
@@ -116,7 +123,24 @@ func ec2Subnet(sn types.Subnet) snapshot.Subnet {
 		ID: ec2Deref(sn.SubnetId), VpcID: ec2Deref(sn.VpcId), CIDR: ec2Deref(sn.CidrBlock),
 		Zone: ec2Deref(sn.AvailabilityZone), ZoneID: ec2Deref(sn.AvailabilityZoneId),
 		AvailableIPs: ec2Deref(sn.AvailableIpAddressCount), Tags: ec2Tags(sn.Tags),
+		IPv6CIDRs: ec2SubnetIPv6(sn.Ipv6CidrBlockAssociationSet),
 	}
+}
+
+// ec2SubnetIPv6 returns the associated IPv6 CIDR blocks of a subnet, sorted.
+func ec2SubnetIPv6(set []types.SubnetIpv6CidrBlockAssociation) []string {
+	var out []string
+	for _, a := range set {
+		state := types.SubnetCidrBlockStateCodeAssociated
+		if a.Ipv6CidrBlockState != nil {
+			state = a.Ipv6CidrBlockState.State
+		}
+		if v := ec2Deref(a.Ipv6CidrBlock); v != "" && state == types.SubnetCidrBlockStateCodeAssociated {
+			out = append(out, v)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // ec2SecurityGroup converts a DescribeSecurityGroups group with its rules.

@@ -75,6 +75,13 @@ func (f *ec2Feed) send() {
 	})
 }
 
+// count returns how many distinct instances were queued.
+func (f *ec2Feed) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.seen)
+}
+
 // wait sends the last partial batch, waits for every call and returns the instances read.
 func (f *ec2Feed) wait() []snapshot.Instance {
 	f.mu.Lock()

@@ -2,36 +2,52 @@ package collect
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"slices"
+	"strings"
 
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
-// ec2Read is an EC2 read in progress. It starts before the nodes are listed: with a Region
-// configured, each page of nodes has its instances described at once (ec2Feed), while the rest
-// of Kubernetes is read; without one, the instances are described once every node is known and
-// their providerIDs give the Region. It finishes with what the Kubernetes half refers to: the
-// instances' subnets, security groups, placement groups and instance types, together with the
-// subnets and groups of EC2NodeClasses and ENIConfigs. Requests are batched (ceil(nodes/200)
+// ec2Read is an EC2 read in progress. It starts before the nodes are listed: each page of
+// nodes has its instances described at once (ec2Feed), in the Region of each node's
+// providerID (or in --region for all), while the rest of Kubernetes is read. It finishes with
+// what the Kubernetes half refers to: the instances' subnets, security groups, placement
+// groups and instance types, together with the subnets and groups of EC2NodeClasses and
+// ENIConfigs, each in the Region of what refers to it. Requests are batched (ceil(nodes/200)
 // DescribeInstances calls plus one call per other kind for usual clusters). Every failure
 // becomes a Gap.
+//
+// The Region is --region when given; else the nodes' providerIDs say where their instances
+// are, and the AWS configuration's Region serves only what no node names (a cluster with no
+// EC2 node yet). When the configuration names another Region than the nodes, the nodes win
+// and a note says so once.
 type ec2Read struct {
-	ctx       context.Context
-	gap       *snapshot.Gap // set when EC2 cannot be read at all
+	ctx context.Context
+	gap *snapshot.Gap // set when EC2 cannot be read at all
+	// flag is --region, config the AWS configuration's Region.
+	flag, config string
+	api          EC2API
+	result       *ec2Result
+
+	// feeds describe instances per Region; unplaced holds nodes whose providerID names no
+	// Region, described in the main Region once it is known.
+	feeds    map[string]*ec2Feed
+	unplaced []corev1.Node
+	// region is the main Region, known at nodesDone; instances are what every feed read, by
+	// Region.
 	region    string
-	api       EC2API
-	call      ec2Call
-	result    *ec2Result
-	feed      *ec2Feed
-	instances []snapshot.Instance
+	instances map[string][]snapshot.Instance
 	done      chan struct{}
 }
 
 // startEC2 starts an EC2 read; nodes are fed to it with addNodes and nodesDone.
 func (c *Collector) startEC2(ctx context.Context) *ec2Read {
-	e := &ec2Read{ctx: ctx, result: &ec2Result{}, done: make(chan struct{})}
+	e := &ec2Read{ctx: ctx, result: &ec2Result{}, feeds: map[string]*ec2Feed{}, done: make(chan struct{})}
 	if c.EC2 == nil {
 		e.gap = &snapshot.Gap{Source: snapshot.SourceEC2, Reason: "no AWS configuration was loaded",
 			Remedy: "configure AWS access (--profile, --region, AWS_PROFILE, `aws sso login`)"}
@@ -44,44 +60,105 @@ func (c *Collector) startEC2(ctx context.Context) *ec2Read {
 	if c.RequestTimeout > 0 {
 		e.api = ec2RequestTimeout{api: e.api, d: c.RequestTimeout}
 	}
-	if e.region = c.ec2ConfiguredRegion(); e.region != "" {
-		e.call = ec2Call{api: e.api, region: e.region}
-		e.feed = newEC2Feed(ctx, e.call, e.result)
-	}
+	e.flag, e.config = c.Region, ec2ClientRegion(c.EC2)
 	return e
 }
 
-// addNodes describes the instances of a page of nodes when the Region is known; without one
-// nodesDone does.
+// ec2ClientRegion returns the Region of the AWS configuration the EC2 client was built with
+// (AWS_REGION, the profile), or "".
+func ec2ClientRegion(api EC2API) string {
+	if o, ok := api.(interface{ Options() ec2.Options }); ok {
+		return o.Options().Region
+	}
+	return ""
+}
+
+// feed returns the feed of a Region, starting it on first use.
+func (e *ec2Read) feed(region string) *ec2Feed {
+	f := e.feeds[region]
+	if f == nil {
+		f = newEC2Feed(e.ctx, ec2Call{api: e.api, region: region}, e.result)
+		e.feeds[region] = f
+	}
+	return f
+}
+
+// addNodes describes the instances of a page of nodes, each in its Region. addNodes and
+// nodesDone are called from one goroutine, the node listing's.
 func (e *ec2Read) addNodes(nodes []corev1.Node) {
-	if e.feed != nil {
-		e.feed.add(nodes)
+	if e.gap != nil {
+		return
+	}
+	if e.flag != "" {
+		e.feed(e.flag).add(nodes)
+		return
+	}
+	for region, group := range ec2NodesByRegion(nodes) {
+		if region == "" {
+			e.unplaced = append(e.unplaced, group...)
+			continue
+		}
+		e.feed(region).add(group)
 	}
 }
 
-// nodesDone says that s.Nodes is complete, every page given to addNodes: without a configured
-// Region the nodes' providerIDs give it and their instances are described now, and the last
-// partial batch is sent.
+// nodesDone says that s.Nodes is complete, every page given to addNodes: the main Region is
+// chosen, the nodes that named none are described there, and each feed sends its last
+// partial batch.
 func (e *ec2Read) nodesDone(s *snapshot.Snapshot) {
 	if e.gap != nil {
 		close(e.done)
 		return
 	}
-	if e.region == "" {
-		if e.region = ec2RegionOfNodes(s.Nodes); e.region != "" {
-			e.call = ec2Call{api: e.api, region: e.region}
-			e.feed = newEC2Feed(e.ctx, e.call, e.result)
-			e.feed.add(s.Nodes)
-		}
+	e.region = e.mainRegion()
+	if e.flag == "" && e.config != "" && e.region != "" && e.region != e.config {
+		s.Notes = append(s.Notes, fmt.Sprintf("the AWS configuration's Region is %s, but the nodes' providerIDs are in %s: "+
+			"EC2 was read there (pass --region to choose)", e.config, strings.Join(e.regions(), ", ")))
 	}
-	if e.feed == nil {
-		close(e.done)
-		return
+	if e.region != "" && len(e.unplaced) > 0 {
+		e.feed(e.region).add(e.unplaced)
 	}
+	feeds := e.feeds
 	go func() {
 		defer close(e.done)
-		e.instances = e.feed.wait()
+		got := map[string][]snapshot.Instance{}
+		for region, f := range feeds {
+			got[region] = f.wait()
+		}
+		e.instances = got
 	}()
+}
+
+// mainRegion is --region, else the Region most node providerIDs name (ties go to the first
+// by name), else the AWS configuration's.
+func (e *ec2Read) mainRegion() string {
+	if e.flag != "" {
+		return e.flag
+	}
+	best, most := "", 0
+	for _, region := range slices.Sorted(maps.Keys(e.feeds)) {
+		if n := e.feeds[region].count(); n > most {
+			best, most = region, n
+		}
+	}
+	if best != "" {
+		return best
+	}
+	return e.config
+}
+
+// regions returns every Region read, the main one first.
+func (e *ec2Read) regions() []string {
+	var out []string
+	if e.region != "" {
+		out = append(out, e.region)
+	}
+	for _, r := range slices.Sorted(maps.Keys(e.feeds)) {
+		if r != e.region {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // finish waits for the instances, describes what s refers to and fills in s.
@@ -101,8 +178,38 @@ func (e *ec2Read) finish(ctx context.Context, s *snapshot.Snapshot) {
 		return
 	}
 	s.Region = e.region
-	if !e.result.anyWhole() {
-		e.result.describeReferences(ctx, e.call, ec2References(s, e.instances))
+	if regions := e.regions(); len(regions) > 1 {
+		s.Regions = regions
 	}
-	e.result.fill(s, e.instances)
+	var all []snapshot.Instance
+	for _, region := range e.regions() {
+		instances := e.instances[region]
+		all = append(all, instances...)
+		if e.result.anyWhole() {
+			continue
+		}
+		// The Kubernetes objects (EC2NodeClasses, ENIConfigs, node labels) belong to the main
+		// Region; another Region describes only what its instances use.
+		refs := ec2References(&snapshot.Snapshot{}, instances)
+		if region == e.region {
+			refs = ec2References(s, instances)
+		}
+		e.result.describeReferences(ctx, ec2Call{api: e.api, region: region}, refs)
+	}
+	e.result.fill(s, all)
+}
+
+// ec2NodesByRegion groups nodes with an EC2 instance by the Region of their providerID's zone;
+// nodes whose zone names no Region are under "".
+func ec2NodesByRegion(nodes []corev1.Node) map[string][]corev1.Node {
+	out := map[string][]corev1.Node{}
+	for i := range nodes {
+		zone, _, ok := ec2ProviderID(nodes[i].Spec.ProviderID)
+		if !ok {
+			continue
+		}
+		region := RegionFromZone(zone)
+		out[region] = append(out[region], nodes[i])
+	}
+	return out
 }

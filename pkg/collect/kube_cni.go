@@ -35,11 +35,21 @@ func (c *Collector) kubeAWSNode(ctx context.Context, s *snapshot.Snapshot, _ Sco
 	}
 }
 
-// kubeDecodeAWSNode keeps the aws-node container's image and the env values set literally;
-// values taken from a ConfigMap, Secret or field reference are skipped.
+// kubeDecodeAWSNode keeps the aws-node container's image and the env values set literally
+// (values taken from a ConfigMap, Secret or field reference are skipped), the pod template's
+// node selector, node affinity and tolerations, and status.desiredNumberScheduled when the
+// DaemonSet controller has observed the current spec.
 func kubeDecodeAWSNode(ds *appsv1.DaemonSet) *snapshot.AWSNode {
-	out := &snapshot.AWSNode{}
-	containers := ds.Spec.Template.Spec.Containers
+	pod := &ds.Spec.Template.Spec
+	out := &snapshot.AWSNode{NodeSelector: pod.NodeSelector, Tolerations: pod.Tolerations}
+	if pod.Affinity != nil && pod.Affinity.NodeAffinity != nil {
+		out.Affinity = pod.Affinity.NodeAffinity
+	}
+	if ds.Status.ObservedGeneration > 0 && ds.Status.ObservedGeneration >= ds.Generation {
+		n := ds.Status.DesiredNumberScheduled
+		out.DesiredNumberScheduled = &n
+	}
+	containers := pod.Containers
 	for i := range containers {
 		ct := &containers[i]
 		if ct.Name != kubeAWSNodeName {

@@ -100,5 +100,14 @@ func kubeDecodeSandboxEvent(ev *corev1.Event) snapshot.SandboxFailure {
 	if !seen.IsZero() {
 		f.LastSeen = seen.UTC()
 	}
+	switch first := ev.FirstTimestamp.Time; {
+	case !first.IsZero():
+		f.FirstSeen = first.UTC()
+	case !ev.EventTime.IsZero():
+		f.FirstSeen = ev.EventTime.UTC()
+	}
+	if !f.FirstSeen.IsZero() && f.FirstSeen.After(f.LastSeen) {
+		f.FirstSeen = f.LastSeen
+	}
 	return f
 }

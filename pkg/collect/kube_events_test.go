@@ -19,17 +19,17 @@ func TestCollectKubeSandboxFailures(t *testing.T) {
 	web := snapshot.SandboxFailure{
 		Node: n1, Namespace: "shop", Pod: "web-5d8f7b9c4-x2k9p", Count: 7,
 		Message:  `Failed to create pod sandbox: plugin type="aws-cni" name="aws-cni" failed (add): add cmd: failed to assign an IP address to container`,
-		LastSeen: kubeTime(t, "2026-08-20T10:05:00Z"),
+		LastSeen: kubeTime(t, "2026-08-20T10:05:00Z"), FirstSeen: kubeTime(t, "2026-08-20T10:00:00Z"),
 	}
 	trainer := snapshot.SandboxFailure{
 		Node: n2, Namespace: "ml", Pod: "trainer-0", Count: 3,
 		Message:  `Failed to create pod sandbox: plugin type="aws-cni" failed (add): InsufficientCidrBlocks`,
-		LastSeen: kubeTime(t, "2026-08-20T11:02:00Z"),
+		LastSeen: kubeTime(t, "2026-08-20T11:02:00Z"), FirstSeen: kubeTime(t, "2026-08-20T11:00:00Z"),
 	}
 	coredns := snapshot.SandboxFailure{
 		Node: n3, Namespace: "kube-system", Pod: "coredns-6b9", Count: 1,
 		Message:  "Failed to create pod sandbox: networkPlugin cni failed to set up pod network",
-		LastSeen: kubeTime(t, "2026-08-20T09:00:00Z"),
+		LastSeen: kubeTime(t, "2026-08-20T09:00:00Z"), FirstSeen: kubeTime(t, "2026-08-20T09:00:00Z"),
 	}
 	batch := snapshot.SandboxFailure{
 		Node: n9, Namespace: "batch", Pod: "batch-job-1", Count: 2,

@@ -17,6 +17,10 @@ type Instance struct {
 	Placement      Placement         `json:"placement,omitzero"`
 	LaunchTime     time.Time         `json:"launchTime,omitzero"`
 	Tags           map[string]string `json:"tags,omitempty"`
+	// Lifecycle is InstanceLifecycle: spot, scheduled or capacity-block; empty for on-demand.
+	Lifecycle string `json:"lifecycle,omitempty"`
+	// CapacityReservationID is the capacity reservation (or Capacity Block) the instance runs in.
+	CapacityReservationID string `json:"capacityReservationID,omitempty"`
 }
 
 // GroupRef names a security group by ID and name.
@@ -29,17 +33,19 @@ type GroupRef struct {
 type ENI struct {
 	ID string `json:"id"`
 	// InterfaceType is interface, efa, efa-only, trunk or branch.
-	InterfaceType    string     `json:"interfaceType"`
-	NetworkCardIndex int32      `json:"networkCardIndex"`
-	DeviceIndex      int32      `json:"deviceIndex"`
-	SubnetID         string     `json:"subnetID,omitempty"`
-	PrimaryIP        string     `json:"primaryIP,omitempty"`
-	PrivateIPs       []string   `json:"privateIPs,omitempty"`
-	IPv4Prefixes     []string   `json:"ipv4Prefixes,omitempty"`
-	IPv6Prefixes     []string   `json:"ipv6Prefixes,omitempty"`
-	SecurityGroups   []GroupRef `json:"securityGroups,omitempty"`
-	Description      string     `json:"description,omitempty"`
-	Status           string     `json:"status,omitempty"`
+	InterfaceType    string   `json:"interfaceType"`
+	NetworkCardIndex int32    `json:"networkCardIndex"`
+	DeviceIndex      int32    `json:"deviceIndex"`
+	SubnetID         string   `json:"subnetID,omitempty"`
+	PrimaryIP        string   `json:"primaryIP,omitempty"`
+	PrivateIPs       []string `json:"privateIPs,omitempty"`
+	IPv4Prefixes     []string `json:"ipv4Prefixes,omitempty"`
+	IPv6Prefixes     []string `json:"ipv6Prefixes,omitempty"`
+	// IPv6Addresses are the interface's own IPv6 addresses (not those of its prefixes).
+	IPv6Addresses  []string   `json:"ipv6Addresses,omitempty"`
+	SecurityGroups []GroupRef `json:"securityGroups,omitempty"`
+	Description    string     `json:"description,omitempty"`
+	Status         string     `json:"status,omitempty"`
 }
 
 // Placement is where an instance was placed.
@@ -59,6 +65,8 @@ type Subnet struct {
 	ZoneID       string            `json:"zoneID,omitempty"`
 	AvailableIPs int32             `json:"availableIPs"`
 	Tags         map[string]string `json:"tags,omitempty"`
+	// IPv6CIDRs are the subnet's associated IPv6 CIDR blocks.
+	IPv6CIDRs []string `json:"ipv6CIDRs,omitempty"`
 }
 
 // SecurityGroup is what karpnet keeps of a security group from DescribeSecurityGroups.

@@ -1,6 +1,10 @@
 package snapshot
 
-import "time"
+import (
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+)
 
 // Well-known Karpenter labels and API groups.
 const (
@@ -173,6 +177,15 @@ type AWSNode struct {
 	Image string `json:"image,omitempty"`
 	// Env holds the literal env values of the aws-node container.
 	Env map[string]string `json:"env,omitempty"`
+	// NodeSelector, Affinity and Tolerations are the pod template's scheduling constraints,
+	// which decide the nodes aws-node runs on.
+	NodeSelector map[string]string    `json:"nodeSelector,omitempty"`
+	Affinity     *corev1.NodeAffinity `json:"affinity,omitempty"`
+	Tolerations  []corev1.Toleration  `json:"tolerations,omitempty"`
+	// DesiredNumberScheduled is status.desiredNumberScheduled when the DaemonSet controller
+	// has observed the current spec (status.observedGeneration >= metadata.generation); nil
+	// when the status is not current or was not read.
+	DesiredNumberScheduled *int32 `json:"desiredNumberScheduled,omitempty"`
 }
 
 // Setting returns the aws-node env value for name, or def when it is unset or the DaemonSet is absent.
@@ -194,4 +207,6 @@ type SandboxFailure struct {
 	Message   string    `json:"message"`
 	Count     int32     `json:"count"`
 	LastSeen  time.Time `json:"lastSeen"`
+	// FirstSeen is when the first of the Count failures happened; zero when unknown.
+	FirstSeen time.Time `json:"firstSeen,omitzero"`
 }

@@ -26,8 +26,13 @@ type Snapshot struct {
 	// Context is the kubeconfig context, Cluster the API server URL or a cluster name.
 	Context string `json:"context,omitempty"`
 	Cluster string `json:"cluster,omitempty"`
-	// Region is the AWS Region EC2 was read in.
-	Region string `json:"region,omitempty"`
+	// Region is the AWS Region EC2 was read in; Regions lists every Region read when the
+	// nodes' providerIDs name more than one (Region first).
+	Region  string   `json:"region,omitempty"`
+	Regions []string `json:"regions,omitempty"`
+	// Notes are things collection wants the reader to know that are neither data nor gaps,
+	// e.g. that the AWS configuration's Region was not the nodes' Region.
+	Notes []string `json:"notes,omitempty"`
 
 	// Kubernetes.
 	Nodes           []corev1.Node    `json:"nodes"`
