@@ -104,6 +104,7 @@ func (o *checkOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	o.printNotes(snap)
 	opts, err := o.sel.options(snap, o.only, o.skip)
 	if err != nil {
 		return err

@@ -87,6 +87,7 @@ func (o *describeOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	o.printNotes(snap)
 	opts, err := o.sel.options(snap, nil, nil)
 	if err != nil {
 		return err

@@ -123,6 +123,15 @@ func (o *commonOptions) load(ctx context.Context, scope collect.Scope) (*snapsho
 	return s, nil
 }
 
+// printNotes writes what collection wants the reader to know (e.g. that EC2 was read in the
+// nodes' Region, not the AWS configuration's) to standard error, once per run. The report
+// carries the same notes for JSON and YAML readers.
+func (o *commonOptions) printNotes(s *snapshot.Snapshot) {
+	for _, n := range s.Notes {
+		fmt.Fprintf(o.ErrOut, "note: %s\n", n)
+	}
+}
+
 func readSnapshotFile(name string) (*snapshot.Snapshot, error) {
 	f, err := os.Open(name)
 	if err != nil {

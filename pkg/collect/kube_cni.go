@@ -41,9 +41,9 @@ func (c *Collector) kubeAWSNode(ctx context.Context, s *snapshot.Snapshot, _ Sco
 // DaemonSet controller has observed the current spec.
 func kubeDecodeAWSNode(ds *appsv1.DaemonSet) *snapshot.AWSNode {
 	pod := &ds.Spec.Template.Spec
-	out := &snapshot.AWSNode{NodeSelector: pod.NodeSelector, Tolerations: pod.Tolerations}
+	out := &snapshot.AWSNode{Scheduling: &snapshot.Scheduling{NodeSelector: pod.NodeSelector, Tolerations: pod.Tolerations}}
 	if pod.Affinity != nil && pod.Affinity.NodeAffinity != nil {
-		out.Affinity = pod.Affinity.NodeAffinity
+		out.Scheduling.Affinity = pod.Affinity.NodeAffinity
 	}
 	if ds.Status.ObservedGeneration > 0 && ds.Status.ObservedGeneration >= ds.Generation {
 		n := ds.Status.DesiredNumberScheduled

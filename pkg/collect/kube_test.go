@@ -149,14 +149,14 @@ func TestCollectKubeDecodesV1(t *testing.T) {
 			"AWS_VPC_K8S_CNI_CUSTOM_NETWORK_CFG": "false", "ENABLE_PREFIX_DELEGATION": "true",
 			"WARM_PREFIX_TARGET": "1", "CLUSTER_NAME": "demo", "ADDITIONAL_ENI_TAGS": "",
 		},
-		Affinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+		Scheduling: &snapshot.Scheduling{Affinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
 			NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{
 				{Key: "kubernetes.io/os", Operator: corev1.NodeSelectorOpIn, Values: []string{"linux"}},
 				{Key: "kubernetes.io/arch", Operator: corev1.NodeSelectorOpIn, Values: []string{"amd64", "arm64"}},
 				{Key: "eks.amazonaws.com/compute-type", Operator: corev1.NodeSelectorOpNotIn, Values: []string{"fargate", "hybrid", "auto"}},
 			}}},
 		}},
-		Tolerations:            []corev1.Toleration{{Operator: corev1.TolerationOpExists}},
+			Tolerations: []corev1.Toleration{{Operator: corev1.TolerationOpExists}}},
 		DesiredNumberScheduled: kubeI32(4),
 	}
 

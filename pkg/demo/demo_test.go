@@ -79,8 +79,11 @@ func TestAnalyze(t *testing.T) {
 	if sum.Nodes+sum.Skipped < 30 {
 		t.Errorf("summary: got %d checked and %d skipped nodes, want at least 30 in all", sum.Nodes, sum.Skipped)
 	}
-	if sum.Skipped != 1 {
-		t.Errorf("summary: got %d skipped nodes, want 1 (the hybrid node)", sum.Skipped)
+	if sum.Skipped != 2 || sum.SkippedBy["hybrid"] != 1 || sum.SkippedBy["fargate"] != 1 {
+		t.Errorf("summary: got %d skipped nodes (%v), want 2: the hybrid node and the Fargate node", sum.Skipped, sum.SkippedBy)
+	}
+	if sum.Terminating != 1 {
+		t.Errorf("summary: got %d terminating nodes, want 1 (the node Karpenter consolidates, with no finding)", sum.Terminating)
 	}
 	if 2*sum.Clean <= sum.Nodes {
 		t.Errorf("summary: got %d clean of %d checked nodes, want a majority clean", sum.Clean, sum.Nodes)

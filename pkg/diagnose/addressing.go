@@ -1,16 +1,21 @@
 package diagnose
 
 import (
+	"cmp"
 	"fmt"
 	"net/netip"
+	"slices"
+	"strings"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
-// internalIPOutsideSubnet finds nodes whose first InternalIP is not in the CIDR of their
-// instance's subnet. On EKS kubelet reports the primary ENI's IP, which always lies in the
-// launch subnet; anything else means a stale Node object reused by another instance, a kubelet
-// --node-ip override, or a wrong subnet association, and the API server cannot reach kubelet.
+// internalIPOutsideSubnet finds nodes whose first InternalIP of a family is not in a CIDR of
+// their instance's subnet of that family. On EKS kubelet reports the primary ENI's IP, which
+// always lies in the launch subnet; anything else means a stale Node object reused by another
+// instance, a kubelet --node-ip override, or a wrong subnet association, and the API server
+// cannot reach kubelet. Dual-stack nodes are checked per family; an IPv6 address is compared
+// only when the subnet's IPv6 CIDRs are known.
 var internalIPOutsideSubnet = Check{
 	ID:       "internal-ip-outside-subnet",
 	Severity: Critical,
@@ -21,32 +26,35 @@ var internalIPOutsideSubnet = Check{
 			if n.Instance == nil || n.Subnet == nil {
 				continue
 			}
-			ip, ok := firstInternalIPv4(n)
-			if !ok {
-				continue
+			for _, ip := range firstInternalIPs(n) {
+				cidrs := subnetCIDRs(n.Subnet, ip.Is6())
+				if len(cidrs) == 0 || slices.ContainsFunc(cidrs, func(p netip.Prefix) bool { return p.Contains(ip) }) {
+					continue
+				}
+				var texts []string
+				for _, p := range cidrs {
+					texts = append(texts, p.String())
+				}
+				out = append(out, Finding{
+					ID:       "internal-ip-outside-subnet",
+					Severity: Critical,
+					Node:     n.Name(),
+					Resource: nodeRef(n.Name()),
+					Message: fmt.Sprintf("InternalIP %s is outside %s (%s) of instance %s",
+						ip, n.Subnet.ID, strings.Join(texts, ", "), n.Instance.ID),
+					Remedy: "kubelet must report the primary ENI's IP: remove any --node-ip override (nodeadm NodeConfig " +
+						"spec.kubelet.flags or user data) and replace the node; a Node reused by another instance must be deleted",
+				})
 			}
-			prefix, err := netip.ParsePrefix(n.Subnet.CIDR)
-			if err != nil || !prefix.Addr().Is4() || prefix.Contains(ip) {
-				continue
-			}
-			out = append(out, Finding{
-				ID:       "internal-ip-outside-subnet",
-				Severity: Critical,
-				Node:     n.Name(),
-				Resource: nodeRef(n.Name()),
-				Message: fmt.Sprintf("InternalIP %s is outside %s (%s) of instance %s",
-					ip, n.Subnet.ID, n.Subnet.CIDR, n.Instance.ID),
-				Remedy: "kubelet must report the primary ENI's IP: remove any --node-ip override (nodeadm NodeConfig " +
-					"spec.kubelet.flags or user data) and replace the node; a Node reused by another instance must be deleted",
-			})
 		}
 		return out
 	},
 }
 
-// internalIPNotInstanceIP finds nodes whose first InternalIP belongs to none of their instance's
-// ENIs. The API server, metrics-server and webhooks dial kubelet on that address; on EKS it
-// then lands on another host or nowhere.
+// internalIPNotInstanceIP finds nodes whose first InternalIP of a family belongs to none of
+// their instance's ENIs. The API server, metrics-server and webhooks dial kubelet on that
+// address; on EKS it then lands on another host or nowhere. An IPv6 address is compared only
+// when the instance's ENIs have IPv6 addresses.
 var internalIPNotInstanceIP = Check{
 	ID:       "internal-ip-not-instance-ip",
 	Severity: Critical,
@@ -57,52 +65,75 @@ var internalIPNotInstanceIP = Check{
 			if n.Instance == nil {
 				continue
 			}
-			ip, ok := firstInternalIPv4(n)
-			if !ok {
-				continue
+			for _, ip := range firstInternalIPs(n) {
+				ips := instanceIPs(n.Instance, ip.Is6())
+				if len(ips) == 0 || ips[ip] {
+					continue
+				}
+				family, primary := "private IPs", primaryIP(n.Instance)
+				if ip.Is6() {
+					family, primary = "IPv6 addresses", primaryIPv6(n.Instance)
+				}
+				out = append(out, Finding{
+					ID:       "internal-ip-not-instance-ip",
+					Severity: Critical,
+					Node:     n.Name(),
+					Resource: nodeRef(n.Name()),
+					Message: fmt.Sprintf("InternalIP %s is none of the %d %s of instance %s (primary %s)",
+						ip, len(ips), family, n.Instance.ID, cmp.Or(primary, "unknown")),
+					Remedy: fmt.Sprintf("kubelet must report the instance's primary IP: remove any --node-ip override and "+
+						"replace the node, or delete the stale Node (kubectl delete node %s) if another instance took its name", n.Name()),
+				})
 			}
-			ips := instanceIPs(n.Instance)
-			if len(ips) == 0 || ips[ip] {
-				continue
-			}
-			primary := primaryIP(n.Instance)
-			if primary == "" {
-				primary = "unknown"
-			}
-			out = append(out, Finding{
-				ID:       "internal-ip-not-instance-ip",
-				Severity: Critical,
-				Node:     n.Name(),
-				Resource: nodeRef(n.Name()),
-				Message: fmt.Sprintf("InternalIP %s is none of the %d private IPs of instance %s (primary %s)",
-					ip, len(ips), n.Instance.ID, primary),
-				Remedy: fmt.Sprintf("kubelet must report the instance's primary IP: remove any --node-ip override and "+
-					"replace the node, or delete the stale Node (kubectl delete node %s) if another instance took its name", n.Name()),
-			})
 		}
 		return out
 	},
 }
 
-// firstInternalIPv4 returns the node's first InternalIP when it is an IPv4 address. IPv6 node
-// addresses are not compared, as karpnet keeps only the IPv4 side of subnets and ENIs.
-func firstInternalIPv4(n *NodeInfo) (netip.Addr, bool) {
-	ips := n.InternalIPs()
-	if len(ips) == 0 {
-		return netip.Addr{}, false
+// firstInternalIPs returns the node's first InternalIP of each family, IPv4 first.
+func firstInternalIPs(n *NodeInfo) []netip.Addr {
+	var v4, v6 netip.Addr
+	for _, s := range n.InternalIPs() {
+		ip, err := netip.ParseAddr(s)
+		switch {
+		case err != nil:
+		case ip.Is4() || ip.Is4In6():
+			if !v4.IsValid() {
+				v4 = ip.Unmap()
+			}
+		case !v6.IsValid():
+			v6 = ip
+		}
 	}
-	ip, err := netip.ParseAddr(ips[0])
-	if err != nil || !ip.Is4() {
-		return netip.Addr{}, false
+	var out []netip.Addr
+	for _, ip := range []netip.Addr{v4, v6} {
+		if ip.IsValid() {
+			out = append(out, ip)
+		}
 	}
-	return ip, true
+	return out
 }
 
-// instanceIPs returns every private IPv4 address of the instance and its ENIs.
-func instanceIPs(in *snapshot.Instance) map[netip.Addr]bool {
+// subnetCIDRs returns the subnet's CIDRs of one family that parse.
+func subnetCIDRs(s *snapshot.Subnet, v6 bool) []netip.Prefix {
+	texts := []string{s.CIDR}
+	if v6 {
+		texts = s.IPv6CIDRs
+	}
+	var out []netip.Prefix
+	for _, t := range texts {
+		if p, err := netip.ParsePrefix(t); err == nil && p.Addr().Is6() == v6 {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// instanceIPs returns every private address of one family of the instance and its ENIs.
+func instanceIPs(in *snapshot.Instance, v6 bool) map[netip.Addr]bool {
 	ips := map[netip.Addr]bool{}
 	add := func(s string) {
-		if ip, err := netip.ParseAddr(s); err == nil {
+		if ip, err := netip.ParseAddr(s); err == nil && ip.Is6() == v6 {
 			ips[ip] = true
 		}
 	}
@@ -110,6 +141,9 @@ func instanceIPs(in *snapshot.Instance) map[netip.Addr]bool {
 	for _, e := range in.ENIs {
 		add(e.PrimaryIP)
 		for _, s := range e.PrivateIPs {
+			add(s)
+		}
+		for _, s := range e.IPv6Addresses {
 			add(s)
 		}
 	}
@@ -122,10 +156,26 @@ func primaryIP(in *snapshot.Instance) string {
 	if in.PrivateIP != "" {
 		return in.PrivateIP
 	}
-	for _, e := range in.ENIs {
-		if e.NetworkCardIndex == 0 && e.DeviceIndex == 0 {
-			return e.PrimaryIP
-		}
+	if e := primaryENI(in); e != nil {
+		return e.PrimaryIP
 	}
 	return ""
+}
+
+// primaryIPv6 returns the first IPv6 address of the instance's primary ENI, or "".
+func primaryIPv6(in *snapshot.Instance) string {
+	if e := primaryENI(in); e != nil && len(e.IPv6Addresses) > 0 {
+		return e.IPv6Addresses[0]
+	}
+	return ""
+}
+
+// primaryENI returns the instance's ENI on card 0, device 0, or nil.
+func primaryENI(in *snapshot.Instance) *snapshot.ENI {
+	for i := range in.ENIs {
+		if e := &in.ENIs[i]; e.NetworkCardIndex == 0 && e.DeviceIndex == 0 {
+			return e
+		}
+	}
+	return nil
 }

@@ -9,10 +9,13 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
-// StatusOK and StatusSkipped are the NodeReport statuses besides a severity name.
+// The NodeReport statuses besides a severity name: a node without findings is ok,
+// initialising or terminating; a node that is not EC2 is skipped.
 const (
-	StatusOK      = "ok"
-	StatusSkipped = "skipped"
+	StatusOK           = "ok"
+	StatusSkipped      = "skipped"
+	StatusInitialising = "initialising"
+	StatusTerminating  = "terminating"
 )
 
 // Analyze runs the chosen checks over s and returns a deterministic Report: findings sorted by
@@ -33,6 +36,8 @@ func Analyze(s *snapshot.Snapshot, opts Options) Report {
 		Context:    s.Context,
 		Cluster:    s.Cluster,
 		Region:     s.Region,
+		Regions:    slices.Clone(s.Regions),
+		Notes:      slices.Clone(s.Notes),
 		Nodes:      []NodeReport{},
 		Subnets:    []SubnetUse{},
 		Findings:   []Finding{},
@@ -99,9 +104,19 @@ func Analyze(s *snapshot.Snapshot, opts Options) Report {
 		case !n.EC2:
 			nr.Status = StatusSkipped
 			r.Summary.Skipped++
+			if r.Summary.SkippedBy == nil {
+				r.Summary.SkippedBy = map[string]int{}
+			}
+			r.Summary.SkippedBy[n.Compute]++
 		case !found:
 			r.Summary.Nodes++
 			r.Summary.Clean++
+			switch {
+			case n.Terminating():
+				nr.Status = StatusTerminating
+			case n.Initialising():
+				nr.Status = StatusInitialising
+			}
 		default:
 			nr.Status = worst.String()
 			r.Summary.Nodes++
@@ -113,6 +128,12 @@ func Analyze(s *snapshot.Snapshot, opts Options) Report {
 			default:
 				r.Summary.WithCritical++
 			}
+		}
+		if n.Terminating() {
+			r.Summary.Terminating++
+		}
+		if n.Initialising() {
+			r.Summary.Initialising++
 		}
 		r.Nodes = append(r.Nodes, nr)
 	}

@@ -93,7 +93,7 @@ func TestAnalyzeOrderingAndSummary(t *testing.T) {
 		t.Errorf("findings mismatch (-want +got):\n%s", diff)
 	}
 	wantSummary := Summary{
-		Nodes: 3, WithWarnings: 2, WithCritical: 1, Skipped: 1,
+		Nodes: 3, WithWarnings: 2, WithCritical: 1, Skipped: 1, SkippedBy: map[string]int{ComputeOther: 1},
 		Findings: map[string]int{"info": 0, "warning": 3, "critical": 3},
 	}
 	if diff := cmp.Diff(wantSummary, got.Summary); diff != "" {
@@ -220,7 +220,8 @@ func TestValidateCheckIDs(t *testing.T) {
 
 func TestCheckCatalogue(t *testing.T) {
 	want := []string{
-		"provider-id-invalid", "instance-not-found", "instance-not-running", "zone-mismatch", "instance-type-mismatch",
+		"provider-id-invalid", "instance-not-found", "instance-not-running", "node-termination-stuck", "zone-mismatch",
+		"instance-type-mismatch",
 		"internal-ip-outside-subnet", "internal-ip-not-instance-ip", "subnet-not-selected", "security-group-drift",
 		"subnet-ip-exhaustion", "max-pods-exceeds-ip-capacity", "nodeclass-not-ready", "data-unavailable",
 	}

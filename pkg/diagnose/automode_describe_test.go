@@ -12,7 +12,7 @@ import (
 func TestDescribeAutoMode(t *testing.T) {
 	const tail = "; EKS does not publish Auto Mode's max pods, capacity.pods is the real figure"
 	autoMode := "Auto: /28 prefixes, with /32 secondary IPs when the subnet is too fragmented"
-	capacity := &CapacityReport{
+	capacity := &CapacityReport{IPFamily: IPv4,
 		AutoMode: true, Estimate: true, Pods: 27, IPCapacity: 27, DefaultCardENIs: 3, IPv4PerENI: 10,
 		PrefixDelegation: true, UsableENIs: 3, ENIsAttached: 2,
 		Formula: "estimate min(110, 3 ENIs x (10 IPv4 - 1)) = 27" + tail,
@@ -44,7 +44,7 @@ func TestDescribeAutoMode(t *testing.T) {
 		{
 			name: "pod subnets leave out the primary ENI",
 			edit: withPodSubnets,
-			want: view{identity, &CapacityReport{
+			want: view{identity, &CapacityReport{IPFamily: IPv4,
 				AutoMode: true, Estimate: true, Pods: 27, IPCapacity: 18, DefaultCardENIs: 3, IPv4PerENI: 10,
 				PrefixDelegation: true, UsableENIs: 2, ENIsAttached: 2,
 				Formula: "estimate min(110, (3 ENIs - 1 primary (pod subnets)) x (10 IPv4 - 1)) = 18" + tail,
@@ -60,7 +60,7 @@ func TestDescribeAutoMode(t *testing.T) {
 				c.IPv4PrefixSize = "32"
 				c.NetworkInterfaces = []snapshot.NetworkInterface{{InterfaceType: "interface"}, {NetworkCardIndex: 1, InterfaceType: interfaceEFAOnly}}
 			},
-			want: view{identity, &CapacityReport{
+			want: view{identity, &CapacityReport{IPFamily: IPv4,
 				AutoMode: true, Estimate: true, Pods: 27, IPCapacity: 27, DefaultCardENIs: 3, IPv4PerENI: 10,
 				UsableENIs: 3, ENIsAttached: 2,
 				Formula: "estimate min(110, 3 ENIs x (10 IPv4 - 1)) = 27" + tail +

@@ -193,11 +193,12 @@ func TestAutoModeNodeRemedies(t *testing.T) {
 			{name: "no sandbox failure is silent"},
 			{
 				name: "the Auto Mode CNI is named and the remedy points at pod subnets",
-				edit: cniSandbox(autoNode, "web-1", noIPMessage, 2, 5*time.Minute),
+				edit: cniSandboxSince(autoNode, "web-1", noIPMessage, 4, 8*time.Minute, 5*time.Minute),
 				want: []Finding{{
 					ID: "pod-ip-allocation-failures", Severity: Critical, Node: autoNode, Resource: "node/" + autoNode,
-					Message: "2 FailedCreatePodSandBox events in the hour before 2026-08-21T12:00:00Z for 1 pod (shop/web-1) " +
-						"because the Auto Mode CNI had no IP address; newest at 2026-08-21T11:55:00Z: " + noIPMessage,
+					Message: "4 FailedCreatePodSandBox events in the hour before 2026-08-21T12:00:00Z for 1 pod (shop/web-1) " +
+						"because the Auto Mode CNI had no IP address; still failing: shop/web-1 failed 4 times from 11:52:00 " +
+						"to 11:55:00, the last 5m before the snapshot; newest at 2026-08-21T11:55:00Z: " + noIPMessage,
 					Remedy: "check the free addresses of the node's subnets and, when NodeClass default sets " +
 						"spec.podSubnetSelectorTerms, that they select a subnet in the node's zone with free addresses " +
 						"(kubectl karpnet describe node " + autoNode + "); with static spec.advancedNetworking.networkInterfaces " +

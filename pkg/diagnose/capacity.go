@@ -14,9 +14,12 @@ import (
 // ContainerCreating with "failed to assign an IP address to container". On Karpenter nodes it
 // happens with custom networking or security groups for pods (one ENI fewer) unless
 // RESERVED_ENIS is set, and with a kubelet maxPods above the ENI limit. Without the aws-node
-// DaemonSet pods may not take VPC addresses at all (an overlay CNI), so the check stays silent.
-// EKS Auto Mode nodes are left out: Auto Mode sets max pods itself by a formula it does not
-// publish, and its CNI is not aws-node.
+// DaemonSet pods may not take VPC addresses at all (an overlay CNI), so the check stays silent,
+// and it checks only the nodes aws-node runs on. EKS Auto Mode nodes are left out (Auto Mode
+// sets max pods itself by a formula it does not publish, and its CNI is not aws-node), Windows
+// nodes too (Karpenter gives them 110 pods, and the scheduler holds their pods to the
+// vpc.amazonaws.com/PrivateIPv4Address the VPC resource controller advertises), and IPv6 nodes
+// (their pods take addresses from a /80 prefix, with no IPv4 ceiling).
 var maxPodsExceedsIPCapacity = Check{
 	ID:       "max-pods-exceeds-ip-capacity",
 	Severity: Critical,
@@ -28,6 +31,9 @@ var maxPodsExceedsIPCapacity = Check{
 		cni := CNISettingsFrom(x.Snapshot.AWSNode)
 		var out []Finding
 		for _, n := range x.vpcCNINodes() {
+			if n.IPv6() {
+				continue // pods take IPv6 addresses from a /80: ipv6-prefix-missing
+			}
 			r, ok := nodeCapacity(n, cni)
 			if !ok || r.Pods <= r.IPCapacity {
 				continue
@@ -47,21 +53,118 @@ var maxPodsExceedsIPCapacity = Check{
 }
 
 // nodeCapacity computes the node's CapacityReport; false when the node advertises no pods
-// capacity or its instance type is unknown. On an EKS Auto Mode node the IP capacity is an
-// estimate (autoModeCapacity) and cni is not used.
+// capacity or (on a Linux node) its instance type is unknown. On an EKS Auto Mode node the IP
+// capacity is an estimate (autoModeCapacity) and cni is not used; a Windows node's comes from
+// the vpc.amazonaws.com/PrivateIPv4Address it advertises, an IPv6 node's from the /80 prefixes
+// of its primary ENI. On a Linux node aws-node does not run on, the VPC CNI's settings do not
+// apply and the ENI limit is shown with none of them.
 func nodeCapacity(n *NodeInfo, cni CNISettings) (CapacityReport, bool) {
 	pods, ok := n.Node.Status.Capacity[corev1.ResourcePods]
-	if !ok || n.Type == nil {
+	if !ok || n.Type == nil && !n.Windows() {
 		return CapacityReport{}, false
 	}
 	var r CapacityReport
-	if n.AutoMode() {
+	switch {
+	case n.Windows():
+		r = windowsCapacity(n)
+	case n.AutoMode():
 		r = autoModeCapacity(n.Type, n.instanceENIs(), n.Class)
-	} else {
+	case n.IPv6():
+		r = ipv6Capacity(n)
+	case !n.VPCCNI:
+		r = nodeIPCapacity(n, CNISettings{})
+		r.Formula += "; aws-node does not run here (" + n.VPCCNIReason + "), so no VPC CNI check uses it"
+	default:
 		r = nodeIPCapacity(n, cni)
 	}
 	r.Pods = pods.Value()
+	if r.IPFamily == "" {
+		r.IPFamily = IPv4
+	}
 	return r, true
+}
+
+// ResourceWindowsIPv4 is the extended resource the VPC resource controller advertises on
+// Windows nodes: one per IPv4 address it can give a Windows pod.
+const ResourceWindowsIPv4 corev1.ResourceName = "vpc.amazonaws.com/PrivateIPv4Address"
+
+// windowsIPv4 returns the node's allocatable vpc.amazonaws.com/PrivateIPv4Address (its
+// capacity when allocatable has none), and false when it advertises none at all.
+func windowsIPv4(n *NodeInfo) (int64, bool) {
+	for _, l := range []corev1.ResourceList{n.Node.Status.Allocatable, n.Node.Status.Capacity} {
+		if q, ok := l[ResourceWindowsIPv4]; ok {
+			return q.Value(), true
+		}
+	}
+	return 0, false
+}
+
+// windowsCapacity is the pod IP capacity of a Windows node: the VPC resource controller gives
+// Windows pods secondary IPv4 addresses of the primary ENI (IPv4 per ENI - 1) and advertises
+// them as vpc.amazonaws.com/PrivateIPv4Address, which its webhook makes every Windows pod
+// request, so the scheduler never places more pods than there are addresses.
+func windowsCapacity(n *NodeInfo) CapacityReport {
+	r := CapacityReport{Windows: true, UsableENIs: 1}
+	if t := n.Type; t != nil {
+		r.DefaultCardENIs, r.IPv4PerENI = t.DefaultCardENIs(), t.IPv4PerENI
+	}
+	for _, e := range n.instanceENIs() {
+		if e.NetworkCardIndex == 0 {
+			r.ENIsAttached++
+		}
+	}
+	ips, ok := windowsIPv4(n)
+	if !ok {
+		r.Formula = fmt.Sprintf("Windows: the node advertises no %s, so the VPC resource controller gives its pods no "+
+			"IP address (Windows IPAM is off)", ResourceWindowsIPv4)
+		return r
+	}
+	r.IPCapacity = ips
+	how := ""
+	if r.IPv4PerENI > 0 {
+		how = fmt.Sprintf(", the primary ENI's %d IPv4 - 1", r.IPv4PerENI)
+	}
+	r.Formula = fmt.Sprintf("Windows: %d %s from the VPC resource controller%s; the scheduler holds Windows pods to "+
+		"it, so capacity.pods is not their IP ceiling", ips, ResourceWindowsIPv4, how)
+	return r
+}
+
+// ipv6Addresses is the number of addresses in one /80 prefix, 2^48.
+const ipv6Addresses = int64(1) << 48
+
+// ipv6Capacity is the pod IP capacity of an IPv6 node: the VPC CNI gives pods addresses from
+// a /80 prefix on the primary ENI (2^48 addresses), so there is no IP ceiling below
+// capacity.pods; each node uses one IPv4 address of its subnet.
+func ipv6Capacity(n *NodeInfo) CapacityReport {
+	r := CapacityReport{IPFamily: IPv6, PrefixDelegation: true, UsableENIs: 1}
+	if t := n.Type; t != nil {
+		r.DefaultCardENIs, r.IPv4PerENI = t.DefaultCardENIs(), t.IPv4PerENI
+	}
+	prefixes := int64(len(primaryIPv6Prefixes(n)))
+	for _, e := range n.instanceENIs() {
+		if e.NetworkCardIndex == 0 {
+			r.ENIsAttached++
+		}
+	}
+	if prefixes == 0 {
+		r.Formula = "IPv6: the primary ENI holds no /80 prefix, so pods get no address"
+		return r
+	}
+	r.IPCapacity = prefixes * ipv6Addresses
+	r.Formula = fmt.Sprintf("IPv6: %s on the primary ENI x 2^48 addresses = %d; pods take no IPv4 address",
+		countText(prefixes, "/80 prefix", "/80 prefixes"), r.IPCapacity)
+	return r
+}
+
+// primaryIPv6Prefixes returns the IPv6 prefixes of the instance's primary ENI (card 0, device 0).
+func primaryIPv6Prefixes(n *NodeInfo) []string {
+	if n.Instance == nil {
+		return nil
+	}
+	if e := primaryENI(n.Instance); e != nil {
+		return e.IPv6Prefixes
+	}
+	return nil
 }
 
 // nodeIPCapacity is IPCapacity for a node whose type is known, from its attached ENIs and its

@@ -27,6 +27,7 @@ func coreChecks() []Check {
 		providerIDInvalid,
 		instanceNotFound,
 		instanceNotRunning,
+		nodeTerminationStuck,
 		zoneMismatch,
 		instanceTypeMismatch,
 		internalIPOutsideSubnet,

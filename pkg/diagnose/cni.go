@@ -17,10 +17,12 @@ func cniChecks() []Check {
 		maxPodsBelowIPCapacity,
 		podIPAllocationFailures,
 		prefixDelegationInactive,
+		ipv6PrefixMissing,
 		eniConfigMissing,
 		eniConfigZoneMismatch,
 		eniConfigSubnetMismatch,
 		trunkENIMissing,
+		windowsIPAMNotEnabled,
 		vpcCNIVersionTooOld,
 		nodeNetworkNotReady,
 		nodeClaimDrifted,
@@ -43,22 +45,23 @@ func (x *Index) cniSettingOn(name string) bool {
 	return err == nil && on
 }
 
-// vpcCNINodes returns the checked nodes whose pods the VPC CNI (aws-node) networks: all but
-// EKS Auto Mode nodes, where AWS runs its own CNI on the node, aws-node has no pod and none
-// of its settings (prefix delegation, WARM_*, custom networking, pods' ENIs) apply.
+// vpcCNINodes returns the checked nodes whose pods the VPC CNI (aws-node) networks: the nodes
+// the aws-node DaemonSet runs on (NodeInfo.VPCCNI). EKS Auto Mode, Windows, Fargate and hybrid
+// nodes, and nodes the DaemonSet's nodeSelector, affinity or tolerations keep it off (as
+// Cilium's EKS install does), are left out: none of aws-node's settings apply there.
 func (x *Index) vpcCNINodes() []*NodeInfo {
 	var nodes []*NodeInfo
 	for _, n := range x.checkedNodes() {
-		if !n.AutoMode() {
+		if n.VPCCNI {
 			nodes = append(nodes, n)
 		}
 	}
 	return nodes
 }
 
-// onlyAutoMode reports whether the snapshot has checked nodes and all of them are EKS Auto
-// Mode nodes, so that aws-node runs on none of them.
-func (x *Index) onlyAutoMode() bool {
+// awsNodeRunsNowhere reports whether the snapshot has checked nodes and aws-node runs on none
+// of them, so that its settings matter nowhere.
+func (x *Index) awsNodeRunsNowhere() bool {
 	nodes := x.checkedNodes()
 	return len(nodes) > 0 && len(x.vpcCNINodes()) == 0
 }

@@ -22,12 +22,27 @@ var allocationFailureTexts = [...]string{
 // maxNamedPods is how many pods a finding names before "and N more".
 const maxNamedPods = 3
 
+// The evidence rule of pod-ip-allocation-failures. kubelet retries a pod's sandbox with a
+// growing backoff, and every failed try is an event: a pod with repeatedFailures or more
+// failures kept failing, and one whose last failure is within stillFailingWindow of the
+// snapshot is failing now.
+const (
+	repeatedFailures   = 3
+	stillFailingWindow = 5 * time.Minute
+)
+
 // podIPAllocationFailures finds nodes where kubelet could not start pods in the last hour
 // because the VPC CNI had no IP address for them. Those pods stay in ContainerCreating: the
 // node's ENIs are full (max pods above the IP capacity), the subnet is exhausted or, with
 // prefix delegation, too fragmented for a /28, or custom networking has no ENIConfig. EKS
 // Auto Mode's own CNI reports the same message; there the causes are its pod subnets (another
 // zone, exhausted), fragmentation, or static networkInterfaces with no IPs for pods.
+//
+// The severity follows the evidence: critical while a pod keeps failing (repeatedFailures or
+// more failures, the last within stillFailingWindow), warning when a pod failed repeatedly
+// but has stopped, and info when every pod failed once or twice, which is normal while a pod
+// with a SecurityGroupPolicy waits for its branch ENI or during a burst of new pods, and
+// which a retry fixes. On a node that is still initialising it is info at most.
 var podIPAllocationFailures = Check{
 	ID:       "pod-ip-allocation-failures",
 	Severity: Critical,
@@ -63,36 +78,108 @@ func isAllocationFailure(msg string) bool {
 	return false
 }
 
-// allocationFinding summarises a node's sandbox failures: how many, which pods, the newest message.
+// podFailures is what the events say of one pod: how often its sandbox failed, and when.
+type podFailures struct {
+	pod         string
+	count       int64
+	first, last time.Time
+}
+
+// byPod sums a node's sandbox failures per pod, sorted by pod.
+func byPod(fs []snapshot.SandboxFailure) []podFailures {
+	m := map[string]*podFailures{}
+	for _, f := range fs {
+		key := f.Namespace + "/" + f.Pod
+		p := m[key]
+		if p == nil {
+			p = &podFailures{pod: key}
+			m[key] = p
+		}
+		p.count += int64(max(f.Count, 1))
+		first := f.FirstSeen
+		if first.IsZero() {
+			first = f.LastSeen
+		}
+		if p.first.IsZero() || first.Before(p.first) {
+			p.first = first
+		}
+		if f.LastSeen.After(p.last) {
+			p.last = f.LastSeen
+		}
+	}
+	out := make([]podFailures, 0, len(m))
+	for _, k := range sortedKeys(m) {
+		out = append(out, *m[k])
+	}
+	return out
+}
+
+// allocationVerdict rates a node's failures by the evidence rule and returns the severity and
+// the sentence that shows why, naming the pod that decides it.
+func allocationVerdict(pods []podFailures, taken time.Time) (Severity, string) {
+	var failing, repeated *podFailures
+	for i := range pods {
+		p := &pods[i]
+		if p.count < repeatedFailures {
+			continue
+		}
+		if taken.Sub(p.last) <= stillFailingWindow && (failing == nil || p.count > failing.count) {
+			failing = p
+		}
+		if repeated == nil || p.count > repeated.count {
+			repeated = p
+		}
+	}
+	span := func(p *podFailures) string {
+		return fmt.Sprintf("%s failed %d times from %s to %s", p.pod, p.count,
+			p.first.UTC().Format(time.TimeOnly), p.last.UTC().Format(time.TimeOnly))
+	}
+	switch {
+	case failing != nil:
+		return Critical, fmt.Sprintf("still failing: %s, the last %s before the snapshot", span(failing), ago(taken.Sub(failing.last)))
+	case repeated != nil:
+		return Warning, fmt.Sprintf("failed repeatedly but not in the last %s: %s", ago(stillFailingWindow), span(repeated))
+	}
+	return Info, fmt.Sprintf("no pod failed more than %d times, which a pod waiting for its branch ENI or a burst of new "+
+		"pods causes and a retry fixes", repeatedFailures-1)
+}
+
+// allocationFinding summarises a node's sandbox failures: how many, which pods, the evidence
+// that sets the severity, and the newest message.
 func allocationFinding(n *NodeInfo, fs []snapshot.SandboxFailure, taken time.Time) Finding {
-	var count int64
-	pods := map[string]bool{}
 	newest := fs[0]
 	for _, f := range fs {
-		count += int64(max(f.Count, 1))
-		pods[f.Namespace+"/"+f.Pod] = true
 		if f.LastSeen.After(newest.LastSeen) || f.LastSeen.Equal(newest.LastSeen) && f.Message < newest.Message {
 			newest = f
 		}
+	}
+	pods := byPod(fs)
+	var count int64
+	names := make([]string, len(pods))
+	for i, p := range pods {
+		count += p.count
+		names[i] = p.pod
+	}
+	sev, evidence := allocationVerdict(pods, taken)
+	if n.Initialising() && sev > Info {
+		sev, evidence = Info, fmt.Sprintf("the node is still initialising (%s), when pods wait for the CNI; %s", n.StateReason, evidence)
 	}
 	cniName := "the VPC CNI"
 	if n.AutoMode() {
 		cniName = "the Auto Mode CNI"
 	}
-	names := sortedKeys(pods)
 	podList := strings.Join(names[:min(len(names), maxNamedPods)], ", ")
 	if len(names) > maxNamedPods {
 		podList += fmt.Sprintf(" and %d more", len(names)-maxNamedPods)
 	}
 	return Finding{
 		ID:       "pod-ip-allocation-failures",
-		Severity: Critical,
+		Severity: sev,
 		Node:     n.Name(),
 		Resource: nodeRef(n.Name()),
-		Message: fmt.Sprintf("%s in the hour before %s for %s (%s) because %s had no IP address; newest at %s: %s",
+		Message: fmt.Sprintf("%s in the hour before %s for %s (%s) because %s had no IP address; %s; newest at %s: %s",
 			cniCount(count, "FailedCreatePodSandBox event"), taken.UTC().Format(time.RFC3339), cniCount(int64(len(names)), "pod"), podList,
-			cniName,
-			newest.LastSeen.UTC().Format(time.RFC3339), newest.Message),
+			cniName, evidence, newest.LastSeen.UTC().Format(time.RFC3339), newest.Message),
 		Remedy: allocationRemedy(n, newest.Message),
 	}
 }

@@ -33,7 +33,7 @@ var maxPodsBelowIPCapacity = Check{
 		cni := CNISettingsFrom(x.Snapshot.AWSNode)
 		var out []Finding
 		for _, n := range x.vpcCNINodes() {
-			if x.cniInstanceGone(n) {
+			if x.cniInstanceGone(n) || n.IPv6() {
 				continue
 			}
 			if f, ok := maxPodsBelowFinding(n, cni); ok {

@@ -16,9 +16,10 @@ const SettingIPv6 = "ENABLE_IPv6"
 const prefixGrace = 10 * time.Minute
 
 // prefixDelegationInactive finds Nitro nodes that run with prefix delegation on but whose ENIs
-// hold no prefix at all, well after they started. ipamd then cannot give pods any address: the
-// usual cause is InsufficientCidrBlocks, a pod subnet with free addresses scattered by
-// secondary IPs so that no aligned /28 is left.
+// hold no IPv4 prefix at all, well after they started. ipamd then cannot give pods any
+// address: the usual cause is InsufficientCidrBlocks, a pod subnet with free addresses
+// scattered by secondary IPs so that no aligned /28 is left. IPv6 nodes are left to
+// ipv6-prefix-missing.
 var prefixDelegationInactive = Check{
 	ID:       "prefix-delegation-inactive",
 	Severity: Warning,
@@ -27,21 +28,16 @@ var prefixDelegationInactive = Check{
 		if !x.prefixDelegationUsable() {
 			return nil
 		}
-		ipv6 := x.cniSettingOn(SettingIPv6)
-		family := "IPv4"
-		if ipv6 {
-			family = "IPv6"
-		}
 		var out []Finding
 		for _, n := range x.vpcCNINodes() {
-			if n.Type == nil || !n.Type.Nitro() || n.Instance == nil || n.Instance.State != "running" {
+			if n.IPv6() || n.Type == nil || !n.Type.Nitro() || n.Instance == nil || n.Instance.State != "running" {
 				continue
 			}
 			age, ok := cniNodeAge(n, x.Snapshot.Taken)
 			if !ok || age <= prefixGrace || cniNetworkDown(n) || !x.eniConfigUsable(n) {
 				continue
 			}
-			enis, prefixes := prefixENIs(n.Instance, ipv6)
+			enis, prefixes := prefixENIs(n.Instance)
 			if len(enis) == 0 || prefixes > 0 {
 				continue
 			}
@@ -50,14 +46,65 @@ var prefixDelegationInactive = Check{
 				Severity: Warning,
 				Node:     n.Name(),
 				Resource: nodeRef(n.Name()),
-				Message: fmt.Sprintf("%s=true but none of the ENIs of this %s (%s) holds an %s prefix %s after the node "+
+				Message: fmt.Sprintf("%s=true but none of the ENIs of this %s (%s) holds an IPv4 prefix %s after the node "+
 					"was created, so ipamd has no address for pods", SettingPrefixDelegation, n.Type.Name, strings.Join(enis, ", "),
-					family, strings.TrimSuffix(age.Round(time.Minute).String(), "0s")),
+					ago(age)),
 				Remedy: prefixRemedy(x, n),
 			})
 		}
 		return out
 	},
+}
+
+// ipv6PrefixMissing finds IPv6 nodes that aws-node runs on whose primary ENI holds no IPv6
+// /80 prefix once they are past their start-up. On IPv6 clusters the VPC CNI gives every pod
+// an address from that one prefix: without it no pod that is not host-network gets an
+// address. The usual causes are a subnet without an IPv6 CIDR, a node role or IRSA role
+// without ec2:AssignIpv6Addresses (the AmazonEKS_CNI_IPv6_Policy), or a non-Nitro type.
+var ipv6PrefixMissing = Check{
+	ID:       "ipv6-prefix-missing",
+	Severity: Critical,
+	Title:    "an IPv6 node's primary ENI holds no /80 prefix for pods",
+	Run: func(x *Index) []Finding {
+		var out []Finding
+		for _, n := range x.vpcCNINodes() {
+			if !n.IPv6() || n.Initialising() || n.Instance == nil || n.Instance.State != "running" || len(n.Instance.ENIs) == 0 {
+				continue
+			}
+			if len(primaryIPv6Prefixes(n)) > 0 || cniNetworkDown(n) {
+				continue
+			}
+			subnet := "its subnet"
+			if s := n.Subnet; s != nil {
+				subnet = s.ID
+				if len(s.IPv6CIDRs) == 0 {
+					subnet += " (which has no IPv6 CIDR)"
+				} else {
+					subnet += " (" + strings.Join(s.IPv6CIDRs, ", ") + ")"
+				}
+			}
+			out = append(out, Finding{
+				ID:       "ipv6-prefix-missing",
+				Severity: Critical,
+				Node:     n.Name(),
+				Resource: nodeRef(n.Name()),
+				Message: fmt.Sprintf("the node takes IPv6 pod addresses (%s) but the primary ENI of instance %s in %s "+
+					"holds no /80 prefix, so pods get no address", ipv6Why(x, n), n.Instance.ID, subnet),
+				Remedy: "give the subnet an IPv6 CIDR (aws ec2 associate-subnet-cidr-block --ipv6-cidr-block ...), allow " +
+					"ec2:AssignIpv6Addresses to the role aws-node uses (AmazonEKS_CNI_IPv6_Policy), read ipamd's log " +
+					"(/var/log/aws-routed-eni/ipamd.log) for the EC2 error, then replace the node",
+			})
+		}
+		return out
+	},
+}
+
+// ipv6Why says what makes the node an IPv6 one.
+func ipv6Why(x *Index, n *NodeInfo) string {
+	if x.cniSettingOn(SettingIPv6) {
+		return "aws-node " + SettingIPv6 + "=true"
+	}
+	return "its first InternalIP is IPv6"
 }
 
 // cniNetworkDown reports whether a node condition says the node's network is down, which
@@ -101,8 +148,8 @@ func cniNodeAge(n *NodeInfo, taken time.Time) (time.Duration, bool) {
 }
 
 // prefixENIs returns the IDs of the instance's ENIs that can hold prefixes (interface and efa;
-// efa-only and trunk ENIs cannot) and how many prefixes of the family they hold.
-func prefixENIs(in *snapshot.Instance, ipv6 bool) ([]string, int) {
+// efa-only and trunk ENIs cannot) and how many IPv4 prefixes they hold.
+func prefixENIs(in *snapshot.Instance) ([]string, int) {
 	var ids []string
 	var prefixes int
 	for _, e := range in.ENIs {
@@ -110,11 +157,7 @@ func prefixENIs(in *snapshot.Instance, ipv6 bool) ([]string, int) {
 			continue
 		}
 		ids = append(ids, e.ID)
-		if ipv6 {
-			prefixes += len(e.IPv6Prefixes)
-		} else {
-			prefixes += len(e.IPv4Prefixes)
-		}
+		prefixes += len(e.IPv4Prefixes)
 	}
 	return ids, prefixes
 }

@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"k8s.io/apimachinery/pkg/api/resource"
 	"testing"
 	"time"
 
@@ -61,15 +62,7 @@ func TestPrefixDelegationInactive(t *testing.T) {
 			}),
 			want: finding(noPrefix, remedy("subnet-0pods", "")),
 		},
-		{
-			name: "IPv6 clusters look for IPv6 prefixes",
-			edit: edits(pd, withPrefix, cniEnv(SettingIPv6, "true")),
-			want: finding("ENABLE_PREFIX_DELEGATION=true but none of the ENIs of this m5.large (eni-0primarydef0) holds an IPv6 "+
-				"prefix 30m after the node was created, so ipamd has no address for pods", remedy(subnetA, subnetADetail)),
-		},
-		{name: "IPv6 prefix is silent", edit: edits(pd, cniEnv(SettingIPv6, "true"), func(s *snapshot.Snapshot) {
-			s.Instances[0].ENIs[0].IPv6Prefixes = []string{"2600:1f14::/80"}
-		})},
+		{name: "IPv6 nodes are left to ipv6-prefix-missing", edit: edits(pd, cniEnv(SettingIPv6, "true"))},
 		{name: "a prefix is silent", edit: edits(pd, withPrefix)},
 		{name: "a missing ENIConfig is left to eniconfig-missing", edit: edits(pd, cniEnv(SettingCustomNetwork, "true"))},
 		{name: "an ENIConfig in another zone is left to eniconfig-zone-mismatch", edit: edits(pd, cniEnv(SettingCustomNetwork, "true"),
@@ -89,4 +82,79 @@ func TestPrefixDelegationInactive(t *testing.T) {
 		{name: "no aws-node DaemonSet is silent", edit: edits(pd, func(s *snapshot.Snapshot) { s.AWSNode = nil })},
 		{name: "instances gap is silent", edit: edits(pd, func(s *snapshot.Snapshot) { s.Instances = nil }, gap(snapshot.SourceDescribeInstances))},
 	})
+}
+
+// ipv6Node returns an edit that makes the healthy node an IPv6 cluster's: aws-node with
+// ENABLE_IPv6 and prefix delegation, an IPv6 InternalIP first, a dual-stack subnet and
+// a primary ENI with its IPv6 address and /80 prefix.
+func ipv6Node(s *snapshot.Snapshot) {
+	s.AWSNode.Env[SettingIPv6] = "true"
+	s.AWSNode.Env[SettingPrefixDelegation] = "true"
+	s.Nodes[0].Status.Addresses = []corev1.NodeAddress{
+		{Type: corev1.NodeInternalIP, Address: "2600:1f14:aaa:1::10"},
+		{Type: corev1.NodeInternalIP, Address: "10.0.1.10"},
+	}
+	s.Nodes[0].Status.Capacity[corev1.ResourcePods] = resource.MustParse("110")
+	s.Nodes[0].CreationTimestamp = metav1.NewTime(s.Taken.Add(-30 * time.Minute))
+	s.Subnets[0].IPv6CIDRs = []string{"2600:1f14:aaa:1::/64"}
+	eni := &s.Instances[0].ENIs[0]
+	eni.IPv6Addresses = []string{"2600:1f14:aaa:1::10"}
+	eni.IPv6Prefixes = []string{"2600:1f14:aaa:1:8000::/80"}
+	eni.PrivateIPs = []string{"10.0.1.10"}
+}
+
+func TestIPv6PrefixMissing(t *testing.T) {
+	noPrefix := func(s *snapshot.Snapshot) { s.Instances[0].ENIs[0].IPv6Prefixes = nil }
+	runCheckCases(t, ipv6PrefixMissing, []checkCase{
+		{name: "an IPv4 node is silent"},
+		{name: "an IPv6 node with its /80 is silent", edit: ipv6Node},
+		{
+			name: "an IPv6 node without a /80 fires",
+			edit: edits(ipv6Node, noPrefix),
+			want: []Finding{{
+				ID: "ipv6-prefix-missing", Severity: Critical, Node: nodeA, Resource: "node/" + nodeA,
+				Message: "the node takes IPv6 pod addresses (aws-node ENABLE_IPv6=true) but the primary ENI of instance " +
+					instanceA + " in " + subnetA + " (2600:1f14:aaa:1::/64) holds no /80 prefix, so pods get no address",
+				Remedy: "give the subnet an IPv6 CIDR (aws ec2 associate-subnet-cidr-block --ipv6-cidr-block ...), allow " +
+					"ec2:AssignIpv6Addresses to the role aws-node uses (AmazonEKS_CNI_IPv6_Policy), read ipamd's log " +
+					"(/var/log/aws-routed-eni/ipamd.log) for the EC2 error, then replace the node",
+			}},
+		},
+		{name: "a booting IPv6 node is silent", edit: edits(ipv6Node, noPrefix, cniCreated(time.Minute))},
+		{name: "without aws-node another CNI gives addresses", edit: edits(ipv6Node, noPrefix, func(s *snapshot.Snapshot) { s.AWSNode = nil })},
+	})
+}
+
+// TestIPv6NodeHasNoIPv4Ceiling: on an IPv6 node 110 pods on an m5.large (29 IPv4) is healthy,
+// and both InternalIPs are compared with the instance, each in its family.
+func TestIPv6NodeHasNoIPv4Ceiling(t *testing.T) {
+	for _, c := range []Check{maxPodsExceedsIPCapacity, maxPodsBelowIPCapacity, prefixDelegationInactive,
+		internalIPOutsideSubnet, internalIPNotInstanceIP} {
+		runCheckCases(t, c, []checkCase{{name: "IPv6 node with 110 pods is silent", edit: ipv6Node}})
+	}
+	runCheckCases(t, internalIPNotInstanceIP, []checkCase{{
+		name: "an IPv6 InternalIP that is not the instance's fires",
+		edit: edits(ipv6Node, func(s *snapshot.Snapshot) { s.Nodes[0].Status.Addresses[0].Address = "2600:1f14:aaa:1::99" }),
+		want: []Finding{{
+			ID: "internal-ip-not-instance-ip", Severity: Critical, Node: nodeA, Resource: "node/" + nodeA,
+			Message: "InternalIP 2600:1f14:aaa:1::99 is none of the 1 IPv6 addresses of instance " + instanceA +
+				" (primary 2600:1f14:aaa:1::10)",
+			Remedy: "kubelet must report the instance's primary IP: remove any --node-ip override and replace the node, " +
+				"or delete the stale Node (kubectl delete node " + nodeA + ") if another instance took its name",
+		}},
+	}})
+	runCheckCases(t, internalIPOutsideSubnet, []checkCase{{
+		name: "an IPv6 InternalIP outside the subnet's IPv6 CIDR fires",
+		edit: edits(ipv6Node, func(s *snapshot.Snapshot) { s.Nodes[0].Status.Addresses[0].Address = "2600:1f14:bbb:1::10" }),
+		want: []Finding{{
+			ID: "internal-ip-outside-subnet", Severity: Critical, Node: nodeA, Resource: "node/" + nodeA,
+			Message: "InternalIP 2600:1f14:bbb:1::10 is outside " + subnetA + " (2600:1f14:aaa:1::/64) of instance " + instanceA,
+			Remedy: "kubelet must report the primary ENI's IP: remove any --node-ip override (nodeadm NodeConfig " +
+				"spec.kubelet.flags or user data) and replace the node; a Node reused by another instance must be deleted",
+		}},
+	}})
+	r := describeFirst(edited(healthy(), ipv6Node))
+	if r.Platform.IPFamily != IPv6 || r.Capacity == nil || r.Capacity.IPFamily != IPv6 || r.Capacity.IPCapacity != 1<<48 {
+		t.Errorf("got platform %+v, capacity %+v; want IPv6 with one /80 (2^48 addresses)", r.Platform, r.Capacity)
+	}
 }

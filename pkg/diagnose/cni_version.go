@@ -82,14 +82,15 @@ func parseCNIVersion(image string) (cniVersion, bool) {
 // vpcCNIVersionTooOld finds an aws-node whose env turns on a feature its VPC CNI release does
 // not have yet. The old release ignores the setting silently: prefix delegation, security
 // groups for pods, subnet discovery or multi-NIC look configured but nothing happens, and
-// kubelet maxPods set for prefixes then overruns the node's real pod IPs. When every node is
-// an EKS Auto Mode node, aws-node runs nowhere and the check stays silent.
+// kubelet maxPods set for prefixes then overruns the node's real pod IPs. When aws-node runs
+// on no node (every node is an EKS Auto Mode or Windows node, or Cilium's install keeps it off
+// them all), its settings matter nowhere and the check stays silent.
 var vpcCNIVersionTooOld = Check{
 	ID:       "vpc-cni-version-too-old",
 	Severity: Warning,
 	Title:    "aws-node turns on a feature its VPC CNI version does not have",
 	Run: func(x *Index) []Finding {
-		if !x.vpcCNI() || x.onlyAutoMode() {
+		if !x.vpcCNI() || x.awsNodeRunsNowhere() {
 			return nil
 		}
 		image := x.Snapshot.AWSNode.Image

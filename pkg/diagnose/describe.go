@@ -19,6 +19,8 @@ const ResourceEFA corev1.ResourceName = "vpc.amazonaws.com/efa"
 func Describe(x *Index, n *NodeInfo) NodeReport {
 	r := NodeReport{
 		Identity:  describeIdentity(n),
+		Lifecycle: Lifecycle{State: string(n.State), Reason: n.StateReason},
+		Platform:  describePlatform(n),
 		Addresses: describeAddresses(n),
 		Subnet:    describeSubnet(n),
 		ENIs:      describeENIs(n),
@@ -28,7 +30,7 @@ func Describe(x *Index, n *NodeInfo) NodeReport {
 		return r
 	}
 	r.SecurityGroups = describeSecurityGroups(x, n)
-	if n.AutoMode() || !x.Unavailable(snapshot.SourceAWSNode) {
+	if n.AutoMode() || n.Windows() || !x.Unavailable(snapshot.SourceAWSNode) {
 		if c, ok := nodeCapacity(n, CNISettingsFrom(x.Snapshot.AWSNode)); ok {
 			r.Capacity = &c
 		}
@@ -68,6 +70,8 @@ func describeIdentity(n *NodeInfo) Identity {
 		id.ZoneID = n.Subnet.ZoneID
 	}
 	switch {
+	case n.Compute == ComputeFargate || n.Compute == ComputeHybrid:
+		id.Skipped = n.StateReason
 	case !n.EC2 && n.Node.Spec.ProviderID == "":
 		id.Skipped = "no providerID and no EC2 or Karpenter labels: not an EC2 node"
 	case !n.EC2:
@@ -78,24 +82,40 @@ func describeIdentity(n *NodeInfo) Identity {
 	return id
 }
 
+// describePlatform reports the node's compute kind, OS, IP family and whether aws-node runs there.
+func describePlatform(n *NodeInfo) Platform {
+	p := Platform{Compute: n.Compute, OS: n.OS, VPCCNI: n.VPCCNI, VPCCNIReason: n.VPCCNIReason}
+	if n.EC2 {
+		p.IPFamily = n.IPFamily
+	}
+	return p
+}
+
+// describeAddresses compares each InternalIP with the subnet's CIDRs and the instance's
+// primary address of its family; what cannot be told is left nil.
 func describeAddresses(n *NodeInfo) []AddressReport {
 	out := []AddressReport{}
-	var prefix netip.Prefix
-	if n.Subnet != nil {
-		prefix, _ = netip.ParsePrefix(n.Subnet.CIDR)
-	}
-	var primary string
-	if n.Instance != nil {
-		primary = primaryIP(n.Instance)
-	}
 	for _, a := range n.InternalIPs() {
 		r := AddressReport{Address: a}
 		ip, err := netip.ParseAddr(a)
-		if err == nil && prefix.IsValid() && ip.Is4() == prefix.Addr().Is4() {
-			r.InSubnet = ptr(prefix.Contains(ip))
+		if err != nil {
+			out = append(out, r)
+			continue
 		}
-		if primary != "" {
-			r.IsPrimaryIP = ptr(a == primary)
+		ip = ip.Unmap()
+		if n.Subnet != nil {
+			if cidrs := subnetCIDRs(n.Subnet, ip.Is6()); len(cidrs) > 0 {
+				r.InSubnet = ptr(slices.ContainsFunc(cidrs, func(p netip.Prefix) bool { return p.Contains(ip) }))
+			}
+		}
+		if n.Instance != nil {
+			primary := primaryIP(n.Instance)
+			if ip.Is6() {
+				primary = primaryIPv6(n.Instance)
+			}
+			if p, err := netip.ParseAddr(primary); err == nil {
+				r.IsPrimaryIP = ptr(p.Unmap() == ip)
+			}
 		}
 		out = append(out, r)
 	}

@@ -24,6 +24,8 @@ func TestDescribeHealthy(t *testing.T) {
 			InstanceType: "m5.large", Zone: "us-west-2a", ZoneID: "usw2-az1", NodePool: "default", NodeClass: "default",
 			NodeClaim: "default-abcde",
 		},
+		Lifecycle: Lifecycle{State: "running"},
+		Platform:  Platform{Compute: "ec2", IPFamily: "ipv4", VPCCNI: true, VPCCNIReason: "aws-node runs here"},
 		Addresses: []AddressReport{{Address: "10.0.1.10", InSubnet: ptr(true), IsPrimaryIP: ptr(true)}},
 		Subnet: &SubnetReport{
 			ID: subnetA, CIDR: "10.0.1.0/24", Zone: "us-west-2a", ZoneID: "usw2-az1", AvailableIPs: ptr[int32](200), Selected: ptr(true),
@@ -38,7 +40,7 @@ func TestDescribeHealthy(t *testing.T) {
 			PrivateIPs: []string{"10.0.1.10", "10.0.1.200"}, SecurityGroups: []string{sgNodes},
 		}},
 		Capacity: &CapacityReport{
-			Pods: 29, IPCapacity: 29, DefaultCardENIs: 3, IPv4PerENI: 10, UsableENIs: 3, ENIsAttached: 1,
+			IPFamily: IPv4, Pods: 29, IPCapacity: 29, DefaultCardENIs: 3, IPv4PerENI: 10, UsableENIs: 3, ENIsAttached: 1,
 			Formula: "(3 ENIs - 0) x (10 IPv4 - 1) + 2 = 29",
 		},
 		EFA:       &EFAReport{},

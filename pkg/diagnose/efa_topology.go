@@ -122,7 +122,8 @@ func splitFinding(resource, what string, s *efaSpread, remedy string) Finding {
 // one whose strategy is not cluster. EFA jobs (NCCL, MPI) are latency-bound: a cluster
 // placement group packs their instances onto one low-latency network segment, which is what
 // EFA's all-reduce numbers assume. Nodes whose EC2NodeClass selects a group are left to the
-// placement-group checks.
+// placement-group checks, and instances in a Capacity Block are left out: EC2 places those
+// close together in an UltraCluster without any placement group.
 var efaWithoutPlacementGroup = Check{
 	ID:       "efa-without-placement-group",
 	Severity: Warning,
@@ -130,7 +131,7 @@ var efaWithoutPlacementGroup = Check{
 	Run: func(x *Index) []Finding {
 		var out []Finding
 		for _, n := range efaNodes(x) {
-			if selectsGroup(n.Class) {
+			if selectsGroup(n.Class) || inCapacityBlock(n) {
 				continue
 			}
 			in := n.Instance
@@ -170,4 +171,18 @@ func placementWhere(n *NodeInfo) string {
 		return fmt.Sprintf("spec.placementGroupSelector of EC2NodeClass %s (Karpenter 1.11+)", n.ClassName)
 	}
 	return "the node group's launch template (Placement.GroupName)"
+}
+
+// Capacity Blocks for ML: the instance lifecycle EC2 reports and the label Karpenter sets.
+const (
+	lifecycleCapacityBlock           = "capacity-block"
+	labelCapacityReservationType     = "karpenter.k8s.aws/capacity-reservation-type"
+	capacityReservationCapacityBlock = "capacity-block"
+)
+
+// inCapacityBlock reports whether the node's instance runs in a Capacity Block: EC2's
+// InstanceLifecycle says so, or Karpenter's capacity-reservation-type label.
+func inCapacityBlock(n *NodeInfo) bool {
+	return n.Instance != nil && n.Instance.Lifecycle == lifecycleCapacityBlock ||
+		n.Node.Labels[labelCapacityReservationType] == capacityReservationCapacityBlock
 }

@@ -173,6 +173,12 @@ func TestEFAWithoutPlacementGroup(t *testing.T) {
 			want: []Finding{notCluster(nodeE1, instE1), notCluster(nodeE2, instE2)},
 		},
 		{name: "a class that selects a group is left to the placement checks", edit: edits(outOfGroup, spread)},
+		{name: "a Capacity Block instance needs no placement group", edit: edits(noSelector, outOfGroup, func(s *snapshot.Snapshot) {
+			findInstance(s, instE1).Lifecycle = lifecycleCapacityBlock
+		})},
+		{name: "Karpenter's capacity-block label says so too", edit: edits(noSelector, outOfGroup, func(s *snapshot.Snapshot) {
+			findNode(s, nodeE1).Labels[labelCapacityReservationType] = capacityReservationCapacityBlock
+		})},
 		{
 			name: "a group that was not read is silent",
 			edit: edits(noSelector, func(s *snapshot.Snapshot) { s.PlacementGroups = nil }, gap(snapshot.SourceDescribePlacementGroups)),

@@ -47,7 +47,8 @@ func healthy() *snapshot.Snapshot {
 		StatusSecurityGroups: []snapshot.SecurityGroupStatus{{ID: sgNodes, Name: "nodes"}},
 		Conditions:           []snapshot.Condition{{Type: "Ready", Status: "True"}, {Type: "SubnetsReady", Status: "True"}},
 	}}
-	s.AWSNode = &snapshot.AWSNode{Image: "amazon-k8s-cni:v1.23.1", Env: map[string]string{}}
+	s.AWSNode = &snapshot.AWSNode{Image: "amazon-k8s-cni:v1.23.1", Env: map[string]string{},
+		Scheduling: &snapshot.Scheduling{Tolerations: []corev1.Toleration{{Operator: corev1.TolerationOpExists}}}}
 	s.Instances = []snapshot.Instance{instance(instanceA, "10.0.1.10")}
 	s.Subnets = []snapshot.Subnet{{ID: subnetA, CIDR: "10.0.1.0/24", Zone: "us-west-2a", ZoneID: "usw2-az1", AvailableIPs: 200}}
 	s.SecurityGroups = []snapshot.SecurityGroup{{ID: sgNodes, Name: "eks-nodes"}}
@@ -143,4 +144,10 @@ func edits(fs ...func(*snapshot.Snapshot)) func(*snapshot.Snapshot) {
 			f(s)
 		}
 	}
+}
+
+// edited applies edit to s and returns it.
+func edited(s *snapshot.Snapshot, edit func(*snapshot.Snapshot)) *snapshot.Snapshot {
+	edit(s)
+	return s
 }

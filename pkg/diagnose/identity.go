@@ -2,7 +2,9 @@ package diagnose
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -19,7 +21,7 @@ var providerIDInvalid = Check{
 	Run: func(x *Index) []Finding {
 		var out []Finding
 		for _, n := range x.Nodes {
-			if !n.EC2 || n.ProviderErr == nil {
+			if !n.EC2 || n.ProviderErr == nil || n.Terminating() {
 				continue
 			}
 			out = append(out, Finding{
@@ -71,8 +73,10 @@ var instanceNotFound = Check{
 }
 
 // instanceNotRunning finds nodes whose instance is pending, stopping, stopped, shutting down or
-// terminated. Pods on such a Node cannot run or reach the network, and Karpenter or the cloud
-// provider should already have removed the Node.
+// terminated while the Node is not being deleted. Pods on such a Node cannot run or reach the
+// network, and Karpenter or the cloud provider should already have removed the Node. A Node
+// that is being deleted is left to node-termination-stuck: Karpenter keeps it until the
+// instance is gone.
 var instanceNotRunning = Check{
 	ID:       "instance-not-running",
 	Severity: Critical,
@@ -95,6 +99,60 @@ var instanceNotRunning = Check{
 		return out
 	},
 }
+
+// nodeTerminationStuck finds Nodes that have been deleting for more than
+// terminationStuckAfter although their instance is already terminated or gone. Karpenter
+// removes its karpenter.sh/termination finalizer as soon as EC2 no longer reports the
+// instance; a Node left behind keeps its name, still counts in its NodePool and confuses
+// every tool (and person) that lists nodes. Nodes whose deletion is progressing (draining,
+// instance shutting down) raise nothing.
+var nodeTerminationStuck = Check{
+	ID:       "node-termination-stuck",
+	Severity: Warning,
+	Title:    "the Node is still deleting long after its instance is gone",
+	Run: func(x *Index) []Finding {
+		var out []Finding
+		for _, n := range x.Nodes {
+			if n.State != StateTerminationStuck {
+				continue
+			}
+			del := n.Node.DeletionTimestamp.Time
+			_, instance := x.instanceGone(n)
+			finalizers := "its finalizers"
+			if len(n.Node.Finalizers) > 0 {
+				finalizers = "finalizer " + strings.Join(n.Node.Finalizers, ", ")
+			}
+			out = append(out, Finding{
+				ID:       "node-termination-stuck",
+				Severity: Warning,
+				Node:     n.Name(),
+				Resource: nodeRef(n.Name()),
+				Message: fmt.Sprintf("Node %s has been deleting for %s (deletionTimestamp %s) although %s: a deletion "+
+					"normally ends minutes after the instance is gone, so %s holds it (karpnet calls a deletion stuck "+
+					"after %s with the instance gone)", n.Name(), ago(x.Snapshot.Taken.Sub(del)), del.UTC().Format(time.RFC3339),
+					instance, finalizers, ago(terminationStuckAfter)),
+				Remedy: terminationStuckRemedy(n),
+			})
+		}
+		return out
+	},
+}
+
+// terminationStuckRemedy says which controller should have removed the finalizers, and how to
+// remove them by hand once it is known to be gone or broken.
+func terminationStuckRemedy(n *NodeInfo) string {
+	patch := fmt.Sprintf("kubectl patch node %s --type merge -p '{\"metadata\":{\"finalizers\":null}}'", n.Name())
+	if slices.Contains(n.Node.Finalizers, finalizerTermination) {
+		return fmt.Sprintf("Karpenter removes %s once the instance is gone: check that its controller runs and can "+
+			"reach EC2 (kubectl -n kube-system logs deploy/karpenter | grep %s); if Karpenter is gone for good, remove "+
+			"the finalizer: %s", finalizerTermination, n.Name(), patch)
+	}
+	return "find the controller that owns the Node's finalizers and why it does not finish; once the instance is " +
+		"known to be gone, remove them: " + patch
+}
+
+// finalizerTermination is the finalizer Karpenter keeps on its Nodes until their instance is gone.
+const finalizerTermination = "karpenter.sh/termination"
 
 // zoneMismatch finds nodes whose zone label, providerID zone and instance zone disagree. On EKS
 // topology spread, EBS volume attachment and Karpenter's zonal subnet choice all trust the label.

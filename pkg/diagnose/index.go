@@ -55,6 +55,20 @@ type NodeInfo struct {
 	PoolName  string
 	ClassName string
 	ClassKind string
+
+	// Compute is ComputeEC2, ComputeFargate, ComputeHybrid or ComputeOther. State is where the
+	// node is in its life and StateReason why (empty for a plain running node).
+	Compute     string
+	State       NodeState
+	StateReason string
+	// OS is the node's operating system (OSLinux, OSWindows, or "" when unknown); IPFamily
+	// is IPv6 when its pods take IPv6 addresses, else IPv4.
+	OS       string
+	IPFamily string
+	// VPCCNI is true when the aws-node DaemonSet runs on the node; VPCCNIReason says why or
+	// why not.
+	VPCCNI       bool
+	VPCCNIReason string
 }
 
 // Checked reports whether the node takes part in EC2 checks: an EC2 node whose providerID parses.
@@ -111,7 +125,8 @@ func NewIndex(s *snapshot.Snapshot) *Index {
 func (x *Index) join(n *NodeInfo) {
 	node := n.Node
 	n.Provider, n.ProviderErr = ParseProviderID(node.Spec.ProviderID)
-	n.EC2 = isEC2ProviderID(node.Spec.ProviderID) || (node.Spec.ProviderID == "" && looksLikeEC2(node))
+	n.EC2 = !fargateNode(node) && node.Labels[snapshot.LabelComputeType] != computeTypeHybrid &&
+		(isEC2ProviderID(node.Spec.ProviderID) || node.Spec.ProviderID == "" && looksLikeEC2(node))
 	if n.Checked() {
 		n.Instance = x.Instances[n.Provider.InstanceID]
 	}
@@ -152,6 +167,8 @@ func (x *Index) join(n *NodeInfo) {
 	if n.ClassName != "" {
 		n.Class = x.NodeClasses[ClassKey(n.ClassKind, n.ClassName)]
 	}
+	x.decideLifecycle(n)
+	x.decidePlatform(n)
 }
 
 // looksLikeEC2 reports whether a node without providerID carries labels only EC2 nodes have.
@@ -207,11 +224,12 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// checkedNodes returns the nodes that take part in EC2 checks.
+// checkedNodes returns the nodes that take part in EC2 checks: EC2 nodes whose providerID
+// parses and that are not being deleted.
 func (x *Index) checkedNodes() []*NodeInfo {
 	var nodes []*NodeInfo
 	for _, n := range x.Nodes {
-		if n.Checked() {
+		if n.Checked() && !n.Terminating() {
 			nodes = append(nodes, n)
 		}
 	}

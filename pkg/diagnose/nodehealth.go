@@ -25,7 +25,9 @@ var networkNotReadyTexts = [...]string{
 // Ready condition blames the CNI, NetworkUnavailable is True, or the EKS node monitoring agent
 // reports NetworkingReady=False. No pod can start on such a node; on a new Karpenter node it is
 // usually aws-node failing to reach the EKS API or EC2 (security groups, routes, IAM), and
-// Karpenter deletes the node after 15 minutes without registration.
+// Karpenter deletes the node after 15 minutes without registration. Every node says so for its
+// first minute or so, until ipamd is up and aws-node has written the CNI configuration: inside
+// its start-up grace (bootGrace) the finding is info that the node is still initialising.
 var nodeNetworkNotReady = Check{
 	ID:       "node-network-not-ready",
 	Severity: Critical,
@@ -50,14 +52,22 @@ var nodeNetworkNotReady = Check{
 					"443), that its subnet routes to the endpoint and to AWS APIs, and collect the node's logs with a " +
 					"NodeDiagnostic resource (nodediagnostics.eks.amazonaws.com)"
 			}
-			out = append(out, Finding{
+			f := Finding{
 				ID:       "node-network-not-ready",
 				Severity: Critical,
 				Node:     n.Name(),
 				Resource: nodeRef(n.Name()),
 				Message:  "node conditions show its network is down: " + strings.Join(bad, "; "),
 				Remedy:   remedy,
-			})
+			}
+			if n.Initialising() {
+				f.Severity = Info
+				f.Message = fmt.Sprintf("the node is still initialising (%s): its network is not up yet, as on every new "+
+					"node until the CNI has started: %s; it becomes critical if it lasts past %s", n.StateReason,
+					strings.Join(bad, "; "), ago(bootGrace))
+				f.Remedy = "nothing yet; if the node is still not ready after " + ago(bootGrace) + ", " + remedy
+			}
+			out = append(out, f)
 		}
 		return out
 	},

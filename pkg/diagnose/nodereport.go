@@ -3,7 +3,10 @@ package diagnose
 // NodeReport is one node's whole networking picture, as `describe node` shows it and as the
 // "nodes" list of a Report carries it. Sections that could not be computed are nil.
 type NodeReport struct {
-	Identity       Identity         `json:"identity"`
+	Identity Identity `json:"identity"`
+	// Lifecycle and Platform are what karpnet decided about the node before running checks.
+	Lifecycle      Lifecycle        `json:"lifecycle,omitzero"`
+	Platform       Platform         `json:"platform,omitzero"`
 	Addresses      []AddressReport  `json:"addresses"`
 	Subnet         *SubnetReport    `json:"subnet,omitempty"`
 	SecurityGroups *SecurityGroups  `json:"securityGroups,omitempty"`
@@ -14,8 +17,30 @@ type NodeReport struct {
 	// AutoMode is the pod networking of an EKS Auto Mode node's NodeClass; nil on other nodes.
 	AutoMode *AutoModeReport `json:"autoMode,omitempty"`
 	Findings []Finding       `json:"findings"`
-	// Status is the node's worst severity, or "ok" when it has no findings.
+	// Status is the node's worst severity; without findings it is "ok", or "initialising" or
+	// "terminating" for a node in that state, or "skipped" for a node that is not EC2.
 	Status string `json:"status"`
+}
+
+// Lifecycle is where the node is in its life.
+type Lifecycle struct {
+	// State is running, initialising, terminating, termination-stuck or skipped.
+	State string `json:"state"`
+	// Reason says what puts the node in that state, e.g. "deleted 3m ago (...); instance
+	// i-... is shutting-down"; empty for a running node.
+	Reason string `json:"reason,omitempty"`
+}
+
+// Platform is what the node runs on and which data planes apply to it.
+type Platform struct {
+	// Compute is ec2, fargate, hybrid or other.
+	Compute string `json:"compute"`
+	// OS is linux or windows, when known; IPFamily is ipv4 or ipv6 (the family pods take).
+	OS       string `json:"os,omitempty"`
+	IPFamily string `json:"ipFamily,omitempty"`
+	// VPCCNI tells whether the aws-node DaemonSet runs on the node; VPCCNIReason says why.
+	VPCCNI       bool   `json:"vpcCNI"`
+	VPCCNIReason string `json:"vpcCNIReason,omitempty"`
 }
 
 // Identity ties a Node to its instance and to Karpenter.
@@ -93,6 +118,11 @@ type CapacityReport struct {
 	// not publish; Estimate is true when IPCapacity is karpnet's estimate of it.
 	AutoMode bool `json:"autoMode,omitempty"`
 	Estimate bool `json:"estimate,omitempty"`
+	// Windows is true on a Windows node, whose pod IPs are its advertised
+	// vpc.amazonaws.com/PrivateIPv4Address; IPFamily is ipv4 or ipv6 (pods take addresses of a
+	// /80 prefix on the primary ENI, with no IPv4 ceiling).
+	Windows  bool   `json:"windows,omitempty"`
+	IPFamily string `json:"ipFamily,omitempty"`
 	// Pods is the node's status.capacity.pods.
 	Pods int64 `json:"pods"`
 	// IPCapacity is the most pod IPs the node's ENIs can ever give (see Formula).

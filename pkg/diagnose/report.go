@@ -14,17 +14,22 @@ const (
 
 // Report is the result of Analyze: what was checked and what was found.
 type Report struct {
-	Kind       string         `json:"kind"`
-	APIVersion string         `json:"apiVersion"`
-	Taken      time.Time      `json:"taken"`
-	Context    string         `json:"context,omitempty"`
-	Cluster    string         `json:"cluster,omitempty"`
-	Region     string         `json:"region,omitempty"`
-	Summary    Summary        `json:"summary"`
-	Nodes      []NodeReport   `json:"nodes"`
-	Subnets    []SubnetUse    `json:"subnets"`
-	Findings   []Finding      `json:"findings"`
-	Gaps       []snapshot.Gap `json:"gaps"`
+	Kind       string    `json:"kind"`
+	APIVersion string    `json:"apiVersion"`
+	Taken      time.Time `json:"taken"`
+	Context    string    `json:"context,omitempty"`
+	Cluster    string    `json:"cluster,omitempty"`
+	Region     string    `json:"region,omitempty"`
+	// Regions lists every Region EC2 was read in when the nodes are in more than one.
+	Regions []string `json:"regions,omitempty"`
+	// Notes are what collection wants the reader to know, e.g. that the AWS configuration's
+	// Region was not the nodes'.
+	Notes    []string       `json:"notes,omitempty"`
+	Summary  Summary        `json:"summary"`
+	Nodes    []NodeReport   `json:"nodes"`
+	Subnets  []SubnetUse    `json:"subnets"`
+	Findings []Finding      `json:"findings"`
+	Gaps     []snapshot.Gap `json:"gaps"`
 }
 
 // Summary counts nodes by their worst finding.
@@ -35,8 +40,14 @@ type Summary struct {
 	WithInfo     int `json:"withInfo"`
 	WithWarnings int `json:"withWarnings"`
 	WithCritical int `json:"withCritical"`
-	// Skipped counts nodes whose providerID is not an EC2 one (hybrid nodes, other clouds).
-	Skipped int `json:"skipped"`
+	// Skipped counts nodes that are not EC2 instances (Fargate, EKS hybrid nodes, other
+	// providers); SkippedBy counts them by kind: fargate, hybrid, other.
+	Skipped   int            `json:"skipped"`
+	SkippedBy map[string]int `json:"skippedBy,omitempty"`
+	// Terminating and Initialising count the checked nodes being deleted and those inside
+	// their start-up grace, whatever their findings.
+	Terminating  int `json:"terminating,omitempty"`
+	Initialising int `json:"initialising,omitempty"`
 	// Findings counts all findings by severity name.
 	Findings map[string]int `json:"findings"`
 }

@@ -45,6 +45,15 @@ func TestSubnetIPExhaustion(t *testing.T) {
 	need := "one more node of EC2NodeClass default (m5.large) needs up to 30 (29 ENI-limited pods + 1)"
 	runCheckCases(t, subnetIPExhaustion, []checkCase{
 		{name: "plenty of IPs is silent", edit: free(150)},
+		{name: "an IPv6 node takes one IPv4 address: 29 free is silent", edit: edits(free(29), ipv6Node)},
+		{name: "a Windows node takes its primary ENI's 10: 60 free is silent", edit: edits(free(60), windowsNode)},
+		{name: "a node aws-node does not run on holds 2: 29 free is silent", edit: edits(free(29), ciliumAWSNode)},
+		{
+			name: "a node aws-node does not run on is sized by what it holds",
+			edit: edits(free(9), ciliumAWSNode),
+			want: finding(Warning, fmt.Sprintf(head, 9)+", fewer than 5 x 2 = 10 for the next nodes: one more node like "+nodeA+
+				", which aws-node does not run on, holds 2 addresses here now"),
+		},
 		{name: "29 free is critical", edit: free(29), want: finding(Critical, fmt.Sprintf(head, 29)+", fewer than "+need)},
 		{name: "30 free is a warning", edit: free(30), want: finding(Warning, fmt.Sprintf(head, 30)+", fewer than 5 x 30 = 150 for the next nodes: "+need)},
 		{name: "149 free is a warning", edit: free(149), want: finding(Warning, fmt.Sprintf(head, 149)+", fewer than 5 x 30 = 150 for the next nodes: "+need)},
@@ -168,4 +177,9 @@ func TestUsableIPs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// ciliumAWSNode patches aws-node as Cilium's EKS install does: a nodeSelector no node carries.
+func ciliumAWSNode(s *snapshot.Snapshot) {
+	s.AWSNode.Scheduling.NodeSelector = map[string]string{"io.cilium/aws-node-enabled": "true"}
 }

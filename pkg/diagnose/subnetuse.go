@@ -46,15 +46,22 @@ func subnetUses(x *Index) []subnetUse {
 	classesOf := map[string]map[string]bool{}
 	plainTypes := map[string]map[string]*snapshot.InstanceType{}
 	classTypes := map[string]map[string]*snapshot.InstanceType{}
+	// fixed holds, by class key or (for nodes without a class) subnet ID, the need of nodes
+	// whose pods do not take ENI-limited addresses of the subnet (ownSubnetNeed).
+	fixed := map[string]subnetUse{}
 	podNeeds := map[string]subnetUse{}
 	for _, n := range x.checkedNodes() {
 		key := ClassKey(n.classKind(), n.ClassName)
-		if n.ClassName != "" {
+		own, from, isFixed := ownSubnetNeed(n)
+		switch {
+		case n.ClassName != "" && isFixed:
+			fixed[key] = largerNeed(fixed[key], own, from)
+		case n.ClassName != "":
 			addType(classTypes, key, n.Type)
 		}
 		if n.AutoMode() {
 			addAutoPodNeeds(x, n, podNeeds)
-		} else if cni.CustomNetworking && n.Type != nil {
+		} else if cni.CustomNetworking && n.VPCCNI && !n.IPv6() && n.Type != nil {
 			if cfg := x.ENIConfigs[ENIConfigName(n.Node, x.Snapshot.AWSNode)]; cfg != nil && cfg.Subnet != "" {
 				need := podSubnetNeed(n, cni)
 				podNeeds[cfg.Subnet] = largerNeed(podNeeds[cfg.Subnet], need, fmt.Sprintf(
@@ -65,9 +72,12 @@ func subnetUses(x *Index) []subnetUse {
 			continue
 		}
 		id := n.Instance.SubnetID
-		if n.ClassName != "" {
+		switch {
+		case n.ClassName != "":
 			addToSet(classesOf, id, key)
-		} else {
+		case isFixed:
+			fixed[id] = largerNeed(fixed[id], own, from)
+		default:
 			addType(plainTypes, id, n.Type)
 		}
 	}
@@ -82,6 +92,11 @@ func subnetUses(x *Index) []subnetUse {
 	}
 	for id := range plainTypes {
 		ids[id] = true
+	}
+	for id := range fixed {
+		if x.Subnets[id] != nil {
+			ids[id] = true
+		}
 	}
 	for id := range podNeeds {
 		ids[id] = true
@@ -105,10 +120,18 @@ func subnetUses(x *Index) []subnetUse {
 						"one more node of %s (%s) needs up to %d (%s + 1)", keyLabel(c), t, need, podsPhrase(c, need-1)))
 				}
 			}
+			for _, c := range u.classes {
+				if f, ok := fixed[c]; ok {
+					u = largerNeed(u, f.need, f.needFrom)
+				}
+			}
 			if u.need == 0 {
 				if need, t := largestNeed(plainTypes[id]); need > 0 {
 					u = largerNeed(u, need, fmt.Sprintf(
 						"one more node like its non-Karpenter nodes (%s) needs up to %d (%d ENI-limited pods + 1)", t, need, need-1))
+				}
+				if f, ok := fixed[id]; ok {
+					u = largerNeed(u, f.need, f.needFrom)
 				}
 			}
 		}
@@ -120,6 +143,35 @@ func subnetUses(x *Index) []subnetUse {
 		uses = append(uses, u)
 	}
 	return uses
+}
+
+// ownSubnetNeed is what one more node like n takes from its subnet when its pods do not take
+// ENI-limited VPC CNI addresses: an IPv6 node takes one IPv4 address (its pods take IPv6 ones),
+// a Windows node the IPv4 addresses of its primary ENI (the VPC resource controller's), and a
+// node aws-node does not run on (another CNI) what it holds now. false for the rest, which are
+// sized by their type's ENI-limited max pods.
+func ownSubnetNeed(n *NodeInfo) (int64, string, bool) {
+	switch {
+	case n.AutoMode() || n.Compute != ComputeEC2:
+		return 0, "", false
+	case n.IPv6():
+		return 1, "one more IPv6 node takes 1 IPv4 address here (its pods take IPv6 addresses)", true
+	case n.Windows():
+		if n.Type == nil || n.Type.IPv4PerENI <= 0 {
+			return 1, "one more Windows node takes at least 1 address here", true
+		}
+		return int64(n.Type.IPv4PerENI), fmt.Sprintf("one more Windows node (%s) takes up to %d addresses here (its "+
+			"primary ENI's, which the VPC resource controller gives Windows pods)", n.Type.Name, n.Type.IPv4PerENI), true
+	case !n.VPCCNI:
+		held := int64(0)
+		for _, e := range n.instanceENIs() {
+			held += int64(len(e.PrivateIPs)) + prefixIPs*int64(len(e.IPv4Prefixes))
+		}
+		held = max(held, 1)
+		return held, fmt.Sprintf("one more node like %s, which aws-node does not run on, holds %s here now",
+			n.Name(), countText(held, "address", "addresses")), true
+	}
+	return 0, "", false
 }
 
 // podSubnetNeed is what one node's pods can take from its ENIConfig subnet: its pod IP

@@ -116,8 +116,14 @@ func summary(t *text, s diagnose.Summary) {
 	if s.WithInfo > 0 {
 		parts = append(parts, count(s.WithInfo, "with info", t.st.Info))
 	}
+	if s.Initialising > 0 {
+		parts = append(parts, fmt.Sprintf("%d initialising", s.Initialising))
+	}
+	if s.Terminating > 0 {
+		parts = append(parts, fmt.Sprintf("%d terminating", s.Terminating))
+	}
 	if s.Skipped > 0 {
-		parts = append(parts, fmt.Sprintf("%d skipped (not EC2)", s.Skipped))
+		parts = append(parts, fmt.Sprintf("%d skipped (%s)", s.Skipped, skippedKinds(s)))
 	}
 	nodes := "nodes"
 	if s.Nodes == 1 {
@@ -130,6 +136,25 @@ func summary(t *text, s diagnose.Summary) {
 	for _, l := range pack(parts, " ", t.limit()) {
 		t.line(l)
 	}
+}
+
+// skippedKinds says what the skipped nodes are, e.g. "1 Fargate, 1 hybrid"; "not EC2" for
+// reports without the breakdown.
+func skippedKinds(s diagnose.Summary) string {
+	names := map[string]string{diagnose.ComputeFargate: "Fargate", diagnose.ComputeHybrid: "hybrid", diagnose.ComputeOther: "not EC2"}
+	var parts []string
+	for _, k := range []string{diagnose.ComputeFargate, diagnose.ComputeHybrid, diagnose.ComputeOther} {
+		if n := s.SkippedBy[k]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, names[k]))
+		}
+	}
+	if len(parts) == 0 {
+		return "not EC2"
+	}
+	if len(parts) == 1 && s.SkippedBy[diagnose.ComputeOther] > 0 {
+		return "not EC2"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // taken formats a snapshot time as RFC 3339 in UTC.

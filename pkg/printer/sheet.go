@@ -58,7 +58,7 @@ func sheet(t *text, n diagnose.NodeReport) {
 		t.para(0, "node/"+n.Identity.Node)
 		t.line(t.st.Level(status).Badge())
 	}
-	identity(t, n.Identity)
+	identity(t, n.Identity, n.Lifecycle, n.Platform)
 	if n.Identity.Skipped != "" {
 		return
 	}
@@ -88,7 +88,7 @@ func classKind(id diagnose.Identity) string {
 	return "EC2NodeClass"
 }
 
-func identity(t *text, id diagnose.Identity) {
+func identity(t *text, id diagnose.Identity, lc diagnose.Lifecycle, pf diagnose.Platform) {
 	t.header("Identity")
 	instance := orUnknown(id.InstanceID)
 	if id.InstanceState != "" {
@@ -117,7 +117,37 @@ func identity(t *text, id diagnose.Identity) {
 	if id.AutoMode {
 		pairs = append(pairs, kv{"EKS Auto Mode", "yes (AWS runs the node's CNI; aws-node settings do not apply)"})
 	}
+	if lc.State != "" {
+		state := lc.State
+		if lc.Reason != "" {
+			state += ": " + lc.Reason
+		}
+		pairs = append(pairs, kv{"State", state})
+	}
+	if pf.Compute != "" {
+		platform := orUnknown(pf.OS)
+		if pf.IPFamily != "" {
+			platform += ", " + ipFamilyText(pf.IPFamily)
+		}
+		pairs = append(pairs, kv{"Platform", platform})
+		vpc := "aws-node does not run here: " + pf.VPCCNIReason
+		if pf.VPCCNI {
+			vpc = pf.VPCCNIReason
+		}
+		pairs = append(pairs, kv{"VPC CNI", vpc})
+	}
 	t.kvs(indent, pairs)
+}
+
+// ipFamilyText names the IP family pods take.
+func ipFamilyText(family string) string {
+	switch family {
+	case diagnose.IPv6:
+		return "IPv6 pods"
+	case diagnose.IPv4:
+		return "IPv4 pods"
+	}
+	return family
 }
 
 func addresses(t *text, addrs []diagnose.AddressReport) {

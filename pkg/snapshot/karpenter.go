@@ -177,15 +177,21 @@ type AWSNode struct {
 	Image string `json:"image,omitempty"`
 	// Env holds the literal env values of the aws-node container.
 	Env map[string]string `json:"env,omitempty"`
-	// NodeSelector, Affinity and Tolerations are the pod template's scheduling constraints,
-	// which decide the nodes aws-node runs on.
-	NodeSelector map[string]string    `json:"nodeSelector,omitempty"`
-	Affinity     *corev1.NodeAffinity `json:"affinity,omitempty"`
-	Tolerations  []corev1.Toleration  `json:"tolerations,omitempty"`
+	// Scheduling is the pod template's scheduling constraints, which decide the nodes aws-node
+	// runs on; nil in snapshots written before karpnet read them, when aws-node is taken to run
+	// on every Linux EC2 node.
+	Scheduling *Scheduling `json:"scheduling,omitempty"`
 	// DesiredNumberScheduled is status.desiredNumberScheduled when the DaemonSet controller
 	// has observed the current spec (status.observedGeneration >= metadata.generation); nil
 	// when the status is not current or was not read.
 	DesiredNumberScheduled *int32 `json:"desiredNumberScheduled,omitempty"`
+}
+
+// Scheduling is what a DaemonSet's pod template says about the nodes it may run on.
+type Scheduling struct {
+	NodeSelector map[string]string    `json:"nodeSelector,omitempty"`
+	Affinity     *corev1.NodeAffinity `json:"affinity,omitempty"`
+	Tolerations  []corev1.Toleration  `json:"tolerations,omitempty"`
 }
 
 // Setting returns the aws-node env value for name, or def when it is unset or the DaemonSet is absent.

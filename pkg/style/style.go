@@ -3,13 +3,16 @@ package style
 import "github.com/charmbracelet/lipgloss"
 
 // Level names, as findings carry them ("info", "warning", "critical"), plus "ok" for a clean
-// node and "skipped" for a node that was not checked against EC2.
+// node, "initialising" and "terminating" for a clean node starting up or being deleted, and
+// "skipped" for a node that was not checked against EC2.
 const (
-	LevelCritical = "critical"
-	LevelWarning  = "warning"
-	LevelInfo     = "info"
-	LevelOK       = "ok"
-	LevelSkipped  = "skipped"
+	LevelCritical     = "critical"
+	LevelWarning      = "warning"
+	LevelInfo         = "info"
+	LevelOK           = "ok"
+	LevelInitialising = "initialising"
+	LevelTerminating  = "terminating"
+	LevelSkipped      = "skipped"
 )
 
 // Fixed 16-colour ANSI colours: they never depend on a background-colour query.
@@ -39,11 +42,13 @@ func (l Level) Mark() string { return l.Style.Render(l.Glyph) }
 
 // Styles is karpnet's palette, built once from a renderer and passed to printers and views.
 type Styles struct {
-	Critical Level
-	Warning  Level
-	Info     Level
-	OK       Level
-	Skipped  Level
+	Critical     Level
+	Warning      Level
+	Info         Level
+	OK           Level
+	Initialising Level
+	Terminating  Level
+	Skipped      Level
 
 	// Title marks the head of a whole block, such as a node's sheet.
 	Title lipgloss.Style
@@ -60,21 +65,23 @@ type Styles struct {
 // New builds the palette on r. Pass a renderer from Renderer for deterministic output.
 func New(r *lipgloss.Renderer) *Styles {
 	return &Styles{
-		Critical: Level{Name: LevelCritical, Glyph: "✖", Style: r.NewStyle().Foreground(red).Bold(true)},
-		Warning:  Level{Name: LevelWarning, Glyph: "▲", Style: r.NewStyle().Foreground(yellow).Bold(true)},
-		Info:     Level{Name: LevelInfo, Glyph: "●", Style: r.NewStyle().Foreground(blue)},
-		OK:       Level{Name: LevelOK, Glyph: "✔", Style: r.NewStyle().Foreground(green)},
-		Skipped:  Level{Name: LevelSkipped, Glyph: "○", Style: r.NewStyle().Faint(true)},
-		Title:    r.NewStyle().Bold(true).Underline(true),
-		Header:   r.NewStyle().Bold(true).Foreground(magenta),
-		Label:    r.NewStyle().Faint(true),
-		Strong:   r.NewStyle().Bold(true),
-		Dim:      r.NewStyle().Faint(true),
+		Critical:     Level{Name: LevelCritical, Glyph: "✖", Style: r.NewStyle().Foreground(red).Bold(true)},
+		Warning:      Level{Name: LevelWarning, Glyph: "▲", Style: r.NewStyle().Foreground(yellow).Bold(true)},
+		Info:         Level{Name: LevelInfo, Glyph: "●", Style: r.NewStyle().Foreground(blue)},
+		OK:           Level{Name: LevelOK, Glyph: "✔", Style: r.NewStyle().Foreground(green)},
+		Skipped:      Level{Name: LevelSkipped, Glyph: "○", Style: r.NewStyle().Faint(true)},
+		Initialising: Level{Name: LevelInitialising, Glyph: "↑", Style: r.NewStyle().Foreground(green).Faint(true)},
+		Terminating:  Level{Name: LevelTerminating, Glyph: "↓", Style: r.NewStyle().Faint(true)},
+		Title:        r.NewStyle().Bold(true).Underline(true),
+		Header:       r.NewStyle().Bold(true).Foreground(magenta),
+		Label:        r.NewStyle().Faint(true),
+		Strong:       r.NewStyle().Bold(true),
+		Dim:          r.NewStyle().Faint(true),
 	}
 }
 
-// Level returns the look of a level by name: "critical", "warning", "info", "ok" or
-// "skipped". Any other name gets a plain "?" glyph, so a new severity still renders.
+// Level returns the look of a level by name: "critical", "warning", "info", "ok",
+// "initialising", "terminating" or "skipped". Any other name gets a plain "?" glyph, so a new severity still renders.
 func (s *Styles) Level(name string) Level {
 	switch name {
 	case LevelCritical:
@@ -85,6 +92,10 @@ func (s *Styles) Level(name string) Level {
 		return s.Info
 	case LevelOK:
 		return s.OK
+	case LevelInitialising:
+		return s.Initialising
+	case LevelTerminating:
+		return s.Terminating
 	case LevelSkipped:
 		return s.Skipped
 	}

@@ -30,8 +30,8 @@ func headerView(th theme, title string, d *data, w, stripLines int) string {
 		label("taken", takenAt(r.Taken)))
 	lines, _ := packLine(parts, "  ", w, 2)
 	counts := []string{th.Strong.Render(strconv.Itoa(len(d.rows)) + " nodes")}
-	for _, lvl := range []style.Level{th.Critical, th.Warning, th.Info, th.OK, th.Skipped} {
-		if n := d.counts[lvl.Name]; n > 0 || lvl.Name != style.LevelSkipped {
+	for _, lvl := range []style.Level{th.Critical, th.Warning, th.Info, th.OK, th.Initialising, th.Terminating, th.Skipped} {
+		if n := d.counts[lvl.Name]; n > 0 || !optionalLevel(lvl.Name) {
 			counts = append(counts, lvl.Style.Render(fmt.Sprintf("%s %d %s", lvl.Glyph, n, lvl.Name)))
 		}
 	}
@@ -132,4 +132,10 @@ func takenAt(t time.Time) string {
 		return "unknown"
 	}
 	return t.UTC().Format(time.RFC3339)
+}
+
+// optionalLevel reports whether the header shows a level's count only when it is not zero:
+// nodes starting up, being deleted or skipped, which most clusters do not have.
+func optionalLevel(name string) bool {
+	return name == style.LevelSkipped || name == style.LevelInitialising || name == style.LevelTerminating
 }

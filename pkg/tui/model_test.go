@@ -111,7 +111,7 @@ func TestFilterNarrowsAndEscClears(t *testing.T) {
 		{"pool", "batch", 8},
 		{"check ID", "instance-not-found", 1},
 		{"IP", "10.0.64.138", 1},
-		{"zone", "us-west-2a", 10},
+		{"zone", "us-west-2a", 12},
 		{"subnet", "subnet-02720e173c311fcb4", 2},
 		{"upper case matches", "BATCH", 8},
 		{"nothing", "no-such-node", 0},
@@ -146,8 +146,8 @@ func TestFilterKeptAfterEnterThenEscClears(t *testing.T) {
 		t.Errorf("status line does not show the kept filter:\n%s", got)
 	}
 	m = press(t, m, "esc")
-	if got := m.nodes.shown(); got != 34 {
-		t.Errorf("shown after esc = %d, want 34", got)
+	if got := m.nodes.shown(); got != 36 {
+		t.Errorf("shown after esc = %d, want 36", got)
 	}
 }
 
@@ -161,7 +161,7 @@ func TestSeverityToggles(t *testing.T) {
 		{[]string{"2"}, 3},
 		{[]string{"3"}, 2},
 		{[]string{"1", "2"}, 7},
-		{[]string{"1", "1"}, 34},
+		{[]string{"1", "1"}, 36},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.keys, "+"), func(t *testing.T) {

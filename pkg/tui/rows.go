@@ -56,7 +56,7 @@ func levelRank(level string) int {
 		return 3
 	case style.LevelInfo:
 		return 2
-	case style.LevelOK:
+	case style.LevelOK, style.LevelInitialising, style.LevelTerminating:
 		return 1
 	}
 	return 0
@@ -146,14 +146,21 @@ func enis(n diagnose.NodeReport) string {
 }
 
 // pods renders capacity.pods over the IP capacity, which is marked "~" when it is only
-// karpnet's estimate (EKS Auto Mode sets max pods by a formula it does not publish).
+// karpnet's estimate (EKS Auto Mode sets max pods by a formula it does not publish), "w" on a
+// Windows node (its vpc.amazonaws.com/PrivateIPv4Address), and is "v6" on an IPv6 node, whose
+// pods take addresses of a /80 prefix.
 func pods(c *diagnose.CapacityReport) string {
 	if c == nil {
 		return none
 	}
 	capacity := strconv.FormatInt(c.IPCapacity, 10)
-	if c.Estimate {
+	switch {
+	case c.Estimate:
 		capacity = "~" + capacity
+	case c.IPFamily == diagnose.IPv6 && c.IPCapacity > 0:
+		capacity = "v6" // a /80 prefix: no IP ceiling
+	case c.Windows:
+		capacity += "w" // vpc.amazonaws.com/PrivateIPv4Address
 	}
 	return strconv.FormatInt(c.Pods, 10) + "/" + capacity
 }

@@ -42,7 +42,7 @@ func TestScreens(t *testing.T) {
 	}{
 		{name: "start_80x24", w: 80, h: 24},
 		{name: "start_200x60", w: 200, h: 60},
-		{name: "filter_80x24", w: 80, h: 24, typed: "/general", waitOn: "nodes 18/34"},
+		{name: "filter_80x24", w: 80, h: 24, typed: "/general", waitOn: "nodes 19/36"},
 		{name: "drilldown_80x24", w: 80, h: 24, msgs: []tea.Msg{key("down"), key("down"), key("down"), key("enter")}, waitOn: "[Overview]"},
 		{name: "drilldown_200x60", w: 200, h: 60, msgs: []tea.Msg{key("down"), key("down"), key("down"), key("enter")}, waitOn: "[Overview]"},
 		{name: "drilldown_auto_200x60", w: 200, h: 60, msgs: []tea.Msg{key("down"), key("enter")}, waitOn: "[Overview]"},
@@ -60,7 +60,7 @@ func TestScreens(t *testing.T) {
 			}
 			tm := teatest.NewTestModel(t, New(load, Options{Styles: plain(), Title: "demo"}),
 				teatest.WithInitialTermSize(tt.w, tt.h))
-			waitFor(t, tm, "nodes 34/34")
+			waitFor(t, tm, "nodes 36/36")
 			tm.Type(tt.typed)
 			for _, msg := range tt.msgs {
 				tm.Send(msg)

@@ -125,7 +125,7 @@ func width(s string) int { return ansi.StringWidth(s) }
 // levelWidth is the width of the widest level badge.
 func levelWidth(st *style.Styles) int {
 	w := 0
-	for _, l := range []style.Level{st.Critical, st.Warning, st.Info, st.OK, st.Skipped} {
+	for _, l := range []style.Level{st.Critical, st.Warning, st.Info, st.OK, st.Initialising, st.Terminating, st.Skipped} {
 		w = max(w, width(l.Glyph+" "+l.Name))
 	}
 	return w

@@ -143,10 +143,11 @@ func (w *world) awsNode(envs map[string]string) {
 }
 
 // sandboxFailure records a FailedCreatePodSandBox event from kubelet on node, as the VPC CNI
-// causes it when it has no IP for a pod.
+// causes it when it has no IP for a pod: count failures over the last two minutes.
 func (w *world) sandboxFailure(node, pod string, count int32) {
 	w.t.Helper()
 	now := metav1.NewTime(time.Now())
+	first := metav1.NewTime(now.Add(-2 * time.Minute))
 	ev := &corev1.Event{
 		ObjectMeta:     metav1.ObjectMeta{Name: fmt.Sprintf("%s.sandbox", pod), Namespace: "default"},
 		InvolvedObject: corev1.ObjectReference{Kind: "Pod", Namespace: "default", Name: pod},
@@ -156,7 +157,7 @@ func (w *world) sandboxFailure(node, pod string, count int32) {
 		Source:         corev1.EventSource{Component: "kubelet", Host: node},
 		Type:           corev1.EventTypeWarning,
 		Count:          count,
-		FirstTimestamp: now,
+		FirstTimestamp: first,
 		LastTimestamp:  now,
 	}
 	if _, err := w.kube.CoreV1().Events("default").Create(w.t.Context(), ev, metav1.CreateOptions{}); err != nil {

@@ -31,6 +31,8 @@ func launchAge(p nodePlan) time.Duration {
 		return time.Duration(30*24+number("age", p.key, 24)) * time.Hour
 	case hybridNode:
 		return 61 * 24 * time.Hour
+	case fargateNode:
+		return 9 * 24 * time.Hour
 	}
 	if p.pool == "training" {
 		return time.Duration(3*24+number("age", p.key, 6)) * time.Hour
@@ -45,6 +47,10 @@ func (b *builder) add(p nodePlan) {
 	}
 	if p.kind == autoNode {
 		b.addAuto(p)
+		return
+	}
+	if p.kind == fargateNode {
+		b.s.Nodes = append(b.s.Nodes, fargate(b.net, p, Taken().Add(-launchAge(p))))
 		return
 	}
 	m := newMachine(b.net, p)
@@ -82,6 +88,11 @@ func (b *builder) add(p nodePlan) {
 	}
 	if p.fault == sandboxFailures {
 		b.s.SandboxFailures = append(b.s.SandboxFailures, failures(name)...)
+	}
+	if p.fault == consolidating {
+		deleted := metav1.NewTime(Taken().Add(-2 * time.Minute))
+		node.DeletionTimestamp = &deleted
+		node.Spec.Taints = append(node.Spec.Taints, corev1.Taint{Key: "karpenter.sh/disrupted", Effect: corev1.TaintEffectNoSchedule})
 	}
 	b.s.Nodes = append(b.s.Nodes, node)
 }

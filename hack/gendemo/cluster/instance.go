@@ -110,6 +110,9 @@ func (m *machine) instance(net *network, launched time.Time, tags map[string]str
 	if m.plan.class == "efa" {
 		in.Placement.GroupName, in.Placement.GroupID = net.placementGroup.Name, net.placementGroup.ID
 	}
+	if m.plan.fault == consolidating {
+		in.State = "shutting-down"
+	}
 	if m.plan.fault == instanceTerminated {
 		// A terminated instance has no network interfaces or addresses left.
 		in.State, in.VpcID, in.SubnetID, in.PrivateIP, in.SecurityGroups, in.ENIs = "terminated", "", "", "", nil, nil

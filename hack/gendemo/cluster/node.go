@@ -169,6 +169,33 @@ func hybrid(p nodePlan, created time.Time) corev1.Node {
 	}
 }
 
+// fargate returns the EKS Fargate node the Karpenter controller runs on: not an EC2 instance
+// of the account, so karpnet skips it.
+func fargate(net *network, p nodePlan, created time.Time) corev1.Node {
+	ip := net.subnet(p.subnet).pool.ip(p.key)
+	name := "fargate-ip-" + strings.ReplaceAll(ip, ".", "-") + "." + region + ".compute.internal"
+	zone := region + p.zone
+	return corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: name, UID: nodeUID(name), CreationTimestamp: metav1.NewTime(created),
+			Labels: map[string]string{
+				corev1.LabelArchStable: "amd64", corev1.LabelOSStable: "linux", corev1.LabelHostname: name,
+				corev1.LabelTopologyRegion: region, corev1.LabelTopologyZone: zone,
+				"eks.amazonaws.com/compute-type": "fargate", "eks.amazonaws.com/fargate-profile": "karpenter",
+			},
+		},
+		Spec: corev1.NodeSpec{ProviderID: "aws:///" + zone + "/" + "a" + hexID("", p.key)[2:14] + "/" + name},
+		Status: corev1.NodeStatus{
+			Capacity:    corev1.ResourceList{corev1.ResourcePods: *resource.NewQuantity(1, resource.DecimalSI)},
+			Allocatable: corev1.ResourceList{corev1.ResourcePods: *resource.NewQuantity(1, resource.DecimalSI)},
+			Addresses:   []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: ip}, {Type: corev1.NodeHostName, Address: name}},
+			Conditions:  []corev1.NodeCondition{readyCondition(created, false)},
+			NodeInfo: corev1.NodeSystemInfo{KubeletVersion: kubeletVersion, OSImage: "Amazon Linux 2",
+				OperatingSystem: "linux", Architecture: "amd64"},
+		},
+	}
+}
+
 // failures returns FailedCreatePodSandBox events of pods the VPC CNI could not give an address.
 func failures(node string) []snapshot.SandboxFailure {
 	var out []snapshot.SandboxFailure
@@ -176,7 +203,8 @@ func failures(node string) []snapshot.SandboxFailure {
 		pod := fmt.Sprintf("report-render-6f8d9c7b54-%s", suffix(fmt.Sprintf("%s/pod/%d", node, i)))
 		out = append(out, snapshot.SandboxFailure{
 			Node: node, Namespace: "batch", Pod: pod, Count: count,
-			LastSeen: Taken().Add(-time.Duration(20+40*i) * time.Second),
+			LastSeen:  Taken().Add(-time.Duration(20+40*i) * time.Second),
+			FirstSeen: Taken().Add(-time.Duration(25-4*i) * time.Minute),
 			Message: `Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox "` +
 				hex64(pod) + `": plugin type="aws-cni" name="aws-cni" failed (add): add cmd: failed to assign an IP address to container`,
 		})

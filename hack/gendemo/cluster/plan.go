@@ -11,6 +11,8 @@ const (
 	hybridNode
 	// autoNode is an EKS Auto Mode node: named after its instance, launched from a NodeClass.
 	autoNode
+	// fargateNode is an EKS Fargate node: the Karpenter controller runs on Fargate.
+	fargateNode
 )
 
 // fault is a deliberate problem planted on one node.
@@ -28,6 +30,9 @@ const (
 	wrongTypeLabel
 	// sandboxFailures: pods on the node cannot get an IP address.
 	sandboxFailures
+	// consolidating: Karpenter is deleting the node (consolidation): its instance is shutting
+	// down. Healthy: nothing must be reported.
+	consolidating
 )
 
 // nodePlan is one node of the demo cluster.
@@ -45,8 +50,9 @@ type nodePlan struct {
 	fault  fault
 }
 
-// plans lists every node: 18 general, 8 batch, 2 training, 3 managed, 1 hybrid and 2 Auto
-// Mode web nodes. New nodes go last, so the addresses of the others stay as they are.
+// plans lists every node: 18 general, 8 batch, 2 training, 3 managed, 1 hybrid, 2 Auto Mode
+// web nodes, a general node Karpenter is consolidating and the Fargate node Karpenter runs
+// on. New nodes go last, so the addresses of the others stay as they are.
 func plans() []nodePlan {
 	var out []nodePlan
 	general := []string{"m5.large", "m6i.xlarge", "c6i.xlarge", "m5.xlarge", "m6i.large", "c6i.2xlarge"}
@@ -108,5 +114,10 @@ func plans() []nodePlan {
 			zone: w.zone, subnet: "private-" + w.zone,
 		})
 	}
+	out = append(out,
+		nodePlan{key: "general-a-6", pool: "general", class: "default", typ: "m5.large", zone: "a", subnet: "private-a",
+			spot: true, fault: consolidating},
+		nodePlan{key: "karpenter-a-0", kind: fargateNode, zone: "a", subnet: "private-a"},
+	)
 	return out
 }

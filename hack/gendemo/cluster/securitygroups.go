@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	corev1 "k8s.io/api/core/v1"
 	"slices"
 	"strings"
 
@@ -85,6 +86,19 @@ func (n *network) cni() (*snapshot.AWSNode, []snapshot.ENIConfig) {
 			"WARM_ENI_TARGET":                       "1",
 			"WARM_PREFIX_TARGET":                    "1",
 		},
+		// As the EKS vpc-cni add-on ships it: Linux on amd64 or arm64, not Fargate, hybrid or
+		// Auto Mode nodes, every taint tolerated.
+		Scheduling: &snapshot.Scheduling{
+			Affinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+				NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{
+					{Key: corev1.LabelOSStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"linux"}},
+					{Key: corev1.LabelArchStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"amd64", "arm64"}},
+					{Key: "eks.amazonaws.com/compute-type", Operator: corev1.NodeSelectorOpNotIn, Values: []string{"fargate", "hybrid", "auto"}},
+				}}},
+			}},
+			Tolerations: []corev1.Toleration{{Operator: corev1.TolerationOpExists}},
+		},
+		DesiredNumberScheduled: ptr[int32](30),
 	}
 	var configs []snapshot.ENIConfig
 	for _, z := range []string{"a", "b", "c"} {

@@ -1,0 +1,39 @@
+package diagnose
+
+import "fmt"
+
+// windowsIPAMNotEnabled finds Windows nodes, past their start-up, that advertise no
+// vpc.amazonaws.com/PrivateIPv4Address. On EKS the VPC resource controller gives Windows pods
+// their IPs (aws-node runs on Linux only) and advertises them as that resource, once Windows
+// IPAM is on (enable-windows-ipam: "true" in the kube-system/amazon-vpc-cni ConfigMap, and
+// the AmazonEKSVPCResourceController policy on the cluster role). Without it every Windows
+// pod that is not host-network waits in ContainerCreating for an address that never comes.
+// Clusters without the aws-node DaemonSet run another CNI and are left out.
+var windowsIPAMNotEnabled = Check{
+	ID:       "windows-ipam-not-enabled",
+	Severity: Critical,
+	Title:    "a Windows node advertises no vpc.amazonaws.com/PrivateIPv4Address: Windows pods get no IP",
+	Run: func(x *Index) []Finding {
+		var out []Finding
+		for _, n := range x.checkedNodes() {
+			if !n.Windows() || !x.vpcCNI() || n.Initialising() || n.AutoMode() || x.cniInstanceGone(n) {
+				continue
+			}
+			if _, ok := windowsIPv4(n); ok {
+				continue
+			}
+			out = append(out, Finding{
+				ID:       "windows-ipam-not-enabled",
+				Severity: Critical,
+				Node:     n.Name(),
+				Resource: nodeRef(n.Name()),
+				Message: fmt.Sprintf("Windows node %s advertises no %s, so the VPC resource controller gives its pods "+
+					"no IP address and they stay in ContainerCreating", n.Name(), ResourceWindowsIPv4),
+				Remedy: "turn on Windows IPAM: kubectl patch configmap/amazon-vpc-cni -n kube-system --type merge " +
+					"-p '{\"data\":{\"enable-windows-ipam\":\"true\"}}' (create the ConfigMap if it does not exist), " +
+					"and attach the AmazonEKSVPCResourceController policy to the EKS cluster role",
+			})
+		}
+		return out
+	},
+}
