@@ -155,6 +155,10 @@ func (w *world) karpenterNode(name, pool, class, version string, in ec2types.Ins
 	}
 	conditions := []any{condition("Launched", "True", "Launched", ""), condition("Registered", "True", "Registered", ""),
 		condition("Initialized", "True", "Initialized", ""), condition("Ready", "True", "Ready", "")}
+	if s.booting {
+		conditions = []any{condition("Launched", "True", "Launched", ""), condition("Registered", "True", "Registered", ""),
+			condition("Initialized", "Unknown", "NotInitialized", "Node not ready"), condition("Ready", "Unknown", "NotInitialized", "")}
+	}
 	for _, c := range s.claimConditions {
 		conditions = append(conditions, c)
 	}

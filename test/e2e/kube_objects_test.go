@@ -29,12 +29,14 @@ type nodeSpec struct {
 	zone       string // topology.kubernetes.io/zone label; empty leaves it out
 	typ        string // node.kubernetes.io/instance-type label
 	internalIP string
-	pods       int64
-	efa        int64 // allocatable vpc.amazonaws.com/efa
-	nodePool   string
-	nodeClass  string
-	nodeClaim  string // owner reference, as Karpenter sets it
-	labels     map[string]string
+	// internalIPv6 is reported first, before internalIP, as on the nodes of IPv6 clusters.
+	internalIPv6 string
+	pods         int64
+	efa          int64 // allocatable vpc.amazonaws.com/efa
+	nodePool     string
+	nodeClass    string
+	nodeClaim    string // owner reference, as Karpenter sets it
+	labels       map[string]string
 	// extra is added to capacity and allocatable (e.g. vpc.amazonaws.com/pod-eni).
 	extra corev1.ResourceList
 	// conditions replace the Ready=True condition when set.
@@ -43,6 +45,13 @@ type nodeSpec struct {
 	// spec.resources.requests, and status conditions added to Launched/Registered/Initialized/Ready.
 	claimRequests   map[string]any
 	claimConditions []map[string]any
+	// booting leaves Initialized and Ready out of the NodeClaim's conditions, as Karpenter
+	// writes them while the node starts (karpenterNode only).
+	booting bool
+	// taints, finalizers and osImage go on the Node as given.
+	taints     []corev1.Taint
+	finalizers []string
+	osImage    string
 }
 
 // node creates the Node, then writes its status through the status subresource.
@@ -71,8 +80,8 @@ func (w *world) node(s nodeSpec) {
 		labels[k] = v
 	}
 	n := &corev1.Node{
-		ObjectMeta: metav1.ObjectMeta{Name: s.name, Labels: labels},
-		Spec:       corev1.NodeSpec{ProviderID: s.providerID},
+		ObjectMeta: metav1.ObjectMeta{Name: s.name, Labels: labels, Finalizers: s.finalizers},
+		Spec:       corev1.NodeSpec{ProviderID: s.providerID, Taints: s.taints},
 	}
 	if s.nodeClaim != "" {
 		n.OwnerReferences = []metav1.OwnerReference{{
@@ -106,19 +115,32 @@ func (w *world) node(s nodeSpec) {
 	if len(s.conditions) > 0 {
 		created.Status.Conditions = s.conditions
 	}
+	created.Status.NodeInfo.OperatingSystem = labels[corev1.LabelOSStable]
+	created.Status.NodeInfo.OSImage = s.osImage
+	if s.internalIPv6 != "" {
+		created.Status.Addresses = append(created.Status.Addresses, corev1.NodeAddress{Type: corev1.NodeInternalIP, Address: s.internalIPv6})
+	}
 	if s.internalIP != "" {
-		created.Status.Addresses = []corev1.NodeAddress{
-			{Type: corev1.NodeInternalIP, Address: s.internalIP},
-			{Type: corev1.NodeHostName, Address: s.name},
-		}
+		created.Status.Addresses = append(created.Status.Addresses, corev1.NodeAddress{Type: corev1.NodeInternalIP, Address: s.internalIP})
+	}
+	if len(created.Status.Addresses) > 0 {
+		created.Status.Addresses = append(created.Status.Addresses, corev1.NodeAddress{Type: corev1.NodeHostName, Address: s.name})
 	}
 	if _, err := w.kube.CoreV1().Nodes().UpdateStatus(w.t.Context(), created, metav1.UpdateOptions{}); err != nil {
 		w.t.Fatalf("writing the status of node %s: %v", s.name, err)
 	}
 }
 
-// awsNode creates the kube-system/aws-node DaemonSet with the VPC CNI env.
+// awsNode creates the kube-system/aws-node DaemonSet with the VPC CNI env and the scheduling
+// the EKS vpc-cni add-on gives it: Linux nodes that are not Fargate, hybrid or Auto Mode, every
+// taint tolerated.
 func (w *world) awsNode(envs map[string]string) {
+	w.t.Helper()
+	w.awsNodeWith(envs, nil)
+}
+
+// awsNodeWith is awsNode with edit applied to the DaemonSet before it is created.
+func (w *world) awsNodeWith(envs map[string]string, edit func(*appsv1.DaemonSet)) {
 	w.t.Helper()
 	var vars []corev1.EnvVar
 	for _, k := range slices.Sorted(maps.Keys(envs)) {
@@ -131,14 +153,53 @@ func (w *world) awsNode(envs map[string]string) {
 			Selector: &metav1.LabelSelector{MatchLabels: labels},
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec: corev1.PodSpec{Containers: []corev1.Container{{
-					Name: "aws-node", Image: "602401143452.dkr.ecr.us-west-2.amazonaws.com/amazon-k8s-cni:v1.23.1", Env: vars,
-				}}},
+				Spec: corev1.PodSpec{
+					Containers: []corev1.Container{{
+						Name: "aws-node", Image: "602401143452.dkr.ecr.us-west-2.amazonaws.com/amazon-k8s-cni:v1.23.1", Env: vars,
+					}},
+					Affinity: &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
+						RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+							MatchExpressions: []corev1.NodeSelectorRequirement{
+								{Key: corev1.LabelOSStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"linux"}},
+								{Key: corev1.LabelArchStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"amd64", "arm64"}},
+								{Key: "eks.amazonaws.com/compute-type", Operator: corev1.NodeSelectorOpNotIn, Values: []string{"fargate", "hybrid", "auto"}},
+							},
+						}}},
+					}},
+					Tolerations: []corev1.Toleration{{Operator: corev1.TolerationOpExists}},
+				},
 			},
 		},
 	}
+	if edit != nil {
+		edit(ds)
+	}
 	if _, err := w.kube.AppsV1().DaemonSets("kube-system").Create(w.t.Context(), ds, metav1.CreateOptions{}); err != nil {
 		w.t.Fatalf("creating the aws-node DaemonSet: %v", err)
+	}
+}
+
+// awsNodeStatus writes the aws-node DaemonSet's status as the DaemonSet controller would,
+// for the current spec: desired pods scheduled.
+func (w *world) awsNodeStatus(desired int32) {
+	w.t.Helper()
+	ds, err := w.kube.AppsV1().DaemonSets("kube-system").Get(w.t.Context(), "aws-node", metav1.GetOptions{})
+	if err != nil {
+		w.t.Fatalf("getting the aws-node DaemonSet: %v", err)
+	}
+	ds.Status = appsv1.DaemonSetStatus{ObservedGeneration: ds.Generation, DesiredNumberScheduled: desired,
+		CurrentNumberScheduled: desired, NumberReady: desired}
+	if _, err := w.kube.AppsV1().DaemonSets("kube-system").UpdateStatus(w.t.Context(), ds, metav1.UpdateOptions{}); err != nil {
+		w.t.Fatalf("writing the aws-node DaemonSet's status: %v", err)
+	}
+}
+
+// deleteNode deletes a Node as Karpenter's disruption does; its finalizers keep it, with a
+// deletionTimestamp, until something removes them.
+func (w *world) deleteNode(name string) {
+	w.t.Helper()
+	if err := w.kube.CoreV1().Nodes().Delete(w.t.Context(), name, metav1.DeleteOptions{}); err != nil {
+		w.t.Fatalf("deleting node %s: %v", name, err)
 	}
 }
 

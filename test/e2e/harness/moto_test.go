@@ -35,6 +35,7 @@ func TestMoto(t *testing.T) {
 	t.Run("requests", func(t *testing.T) { motoTestRequests(t, m) })
 	t.Run("collector", func(t *testing.T) { motoTestCollector(t, m, w) })
 	t.Run("50 instances", func(t *testing.T) { motoTestMany(t, c, w) })
+	t.Run("IPv6", func(t *testing.T) { motoTestIPv6(t, c) })
 	t.Run("Reset", func(t *testing.T) { motoTestReset(t, m, c) })
 	t.Run("Close", func(t *testing.T) { motoTestClose(t, m) })
 }
@@ -249,5 +250,56 @@ func motoTestInstanceTypes(t *testing.T, c *ec2.Client) {
 	want := info{Hypervisor: "nitro", VCPUs: 192, MaxENIs: 64, Cards: 32, EFA: 32, EFASupported: true}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("p5.48xlarge mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// motoTestIPv6 builds a dual-stack subnet and an instance whose primary interface gets an
+// IPv6 address at launch and a /80 prefix from AssignIpv6Addresses, as the VPC CNI of an IPv6
+// cluster asks for it, and reads both back as karpnet does.
+func motoTestIPv6(t *testing.T, c *ec2.Client) {
+	ctx := t.Context()
+	vpc, err := c.CreateVpc(ctx, &ec2.CreateVpcInput{CidrBlock: aws.String("10.1.0.0/16"), AmazonProvidedIpv6CidrBlock: aws.Bool(true)})
+	if err != nil {
+		t.Fatalf("CreateVpc: %v", err)
+	}
+	vpcs, err := c.DescribeVpcs(ctx, &ec2.DescribeVpcsInput{VpcIds: []string{aws.ToString(vpc.Vpc.VpcId)}})
+	if err != nil || len(vpcs.Vpcs) != 1 || len(vpcs.Vpcs[0].Ipv6CidrBlockAssociationSet) != 1 {
+		t.Fatalf("DescribeVpcs: %v %+v", err, vpcs)
+	}
+	v6 := netip.MustParsePrefix(aws.ToString(vpcs.Vpcs[0].Ipv6CidrBlockAssociationSet[0].Ipv6CidrBlock))
+	sub64 := netip.PrefixFrom(v6.Addr(), 64)
+	sn, err := c.CreateSubnet(ctx, &ec2.CreateSubnetInput{VpcId: vpc.Vpc.VpcId, CidrBlock: aws.String("10.1.0.0/24"),
+		Ipv6CidrBlock: aws.String(sub64.String()), AvailabilityZone: aws.String("us-west-2a")})
+	if err != nil {
+		t.Fatalf("CreateSubnet: %v", err)
+	}
+	subnets, err := c.DescribeSubnets(ctx, &ec2.DescribeSubnetsInput{SubnetIds: []string{aws.ToString(sn.Subnet.SubnetId)}})
+	if err != nil || len(subnets.Subnets) != 1 || len(subnets.Subnets[0].Ipv6CidrBlockAssociationSet) != 1 {
+		t.Fatalf("DescribeSubnets: %v %+v", err, subnets)
+	}
+	a := subnets.Subnets[0].Ipv6CidrBlockAssociationSet[0]
+	if aws.ToString(a.Ipv6CidrBlock) != sub64.String() || a.Ipv6CidrBlockState == nil || a.Ipv6CidrBlockState.State != types.SubnetCidrBlockStateCodeAssociated {
+		t.Errorf("subnet IPv6 CIDR: got %s in state %+v, want %s associated", aws.ToString(a.Ipv6CidrBlock), a.Ipv6CidrBlockState, sub64)
+	}
+	run, err := c.RunInstances(ctx, &ec2.RunInstancesInput{ImageId: aws.String("ami-0123456789abcdef0"), InstanceType: "m5.large",
+		MinCount: aws.Int32(1), MaxCount: aws.Int32(1), SubnetId: sn.Subnet.SubnetId, Ipv6AddressCount: aws.Int32(1)})
+	if err != nil {
+		t.Fatalf("RunInstances: %v", err)
+	}
+	id := aws.ToString(run.Instances[0].InstanceId)
+	eni := run.Instances[0].NetworkInterfaces[0].NetworkInterfaceId
+	assigned, err := c.AssignIpv6Addresses(ctx, &ec2.AssignIpv6AddressesInput{NetworkInterfaceId: eni, Ipv6PrefixCount: aws.Int32(1)})
+	if err != nil || len(assigned.AssignedIpv6Prefixes) != 1 {
+		t.Fatalf("AssignIpv6Addresses Ipv6PrefixCount=1: %v %+v", err, assigned)
+	}
+	ni := motoDescribe(t, c, []string{id})[id].NetworkInterfaces[0]
+	if len(ni.Ipv6Addresses) != 1 || !sub64.Contains(netip.MustParseAddr(aws.ToString(ni.Ipv6Addresses[0].Ipv6Address))) {
+		t.Errorf("interface IPv6 addresses: got %+v, want one in %s", ni.Ipv6Addresses, sub64)
+	}
+	if len(ni.Ipv6Prefixes) != 1 {
+		t.Fatalf("interface IPv6 prefixes: got %+v, want one /80", ni.Ipv6Prefixes)
+	}
+	if p := netip.MustParsePrefix(aws.ToString(ni.Ipv6Prefixes[0].Ipv6Prefix)); p.Bits() != 80 || p.Masked() != p || !sub64.Contains(p.Addr()) {
+		t.Errorf("IPv6 prefix %s is not an aligned /80 inside %s", p, sub64)
 	}
 }
