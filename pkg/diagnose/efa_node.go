@@ -165,11 +165,7 @@ func taintsText(taints []corev1.Taint) string {
 		if strings.HasPrefix(t.Key, "node.kubernetes.io/") {
 			continue
 		}
-		s := t.Key
-		if t.Value != "" {
-			s += "=" + t.Value
-		}
-		parts = append(parts, s+":"+string(t.Effect))
+		parts = append(parts, taintText(t))
 	}
 	if len(parts) == 0 {
 		return ""

@@ -35,8 +35,9 @@ type Index struct {
 // the object is unknown.
 type NodeInfo struct {
 	Node *corev1.Node
-	// EC2 is true when the node should be an EC2 instance (an aws providerID, or none at all
-	// on a node carrying EC2 or Karpenter labels). Non-EC2 nodes are skipped.
+	// EC2 is true when the node should be an EC2 instance (Compute is ComputeEC2): an aws
+	// providerID that is not a Fargate one, or none at all on a node carrying EC2 or Karpenter
+	// labels. Non-EC2 nodes are skipped.
 	EC2 bool
 	// Provider is the parsed providerID; ProviderErr says why it did not parse.
 	Provider    ProviderID
@@ -125,8 +126,8 @@ func NewIndex(s *snapshot.Snapshot) *Index {
 func (x *Index) join(n *NodeInfo) {
 	node := n.Node
 	n.Provider, n.ProviderErr = ParseProviderID(node.Spec.ProviderID)
-	n.EC2 = !fargateNode(node) && node.Labels[snapshot.LabelComputeType] != computeTypeHybrid &&
-		(isEC2ProviderID(node.Spec.ProviderID) || node.Spec.ProviderID == "" && looksLikeEC2(node))
+	n.Compute = computeKind(node)
+	n.EC2 = n.Compute == ComputeEC2
 	if n.Checked() {
 		n.Instance = x.Instances[n.Provider.InstanceID]
 	}

@@ -62,25 +62,36 @@ const (
 // computeTypeHybrid is the eks.amazonaws.com/compute-type value of EKS hybrid nodes.
 const computeTypeHybrid = "hybrid"
 
-// decideLifecycle sets the node's compute kind, state and reason.
+// computeKind tells what a node runs on: EKS Fargate, an EKS hybrid node, EC2 (an aws
+// providerID, or none at all on a node carrying EC2 or Karpenter labels), or another provider.
+func computeKind(node *corev1.Node) string {
+	id := node.Spec.ProviderID
+	switch {
+	case fargateNode(node):
+		return ComputeFargate
+	case node.Labels[snapshot.LabelComputeType] == computeTypeHybrid || strings.HasPrefix(id, "eks-hybrid:"):
+		return ComputeHybrid
+	case isEC2ProviderID(id) || id == "" && looksLikeEC2(node):
+		return ComputeEC2
+	}
+	return ComputeOther
+}
+
+// decideLifecycle sets the node's state and the reason for it.
 func (x *Index) decideLifecycle(n *NodeInfo) {
 	node := n.Node
 	taken := x.Snapshot.Taken
-	switch {
-	case fargateNode(node):
-		n.Compute, n.State = ComputeFargate, StateSkipped
-		n.StateReason = "Fargate node: AWS runs its network and there is no EC2 instance of the account to check"
+	switch n.Compute {
+	case ComputeFargate:
+		n.State, n.StateReason = StateSkipped, "Fargate node: AWS runs its network and there is no EC2 instance of the account to check"
 		return
-	case node.Labels[snapshot.LabelComputeType] == computeTypeHybrid || strings.HasPrefix(node.Spec.ProviderID, "eks-hybrid:"):
-		n.Compute, n.State = ComputeHybrid, StateSkipped
-		n.StateReason = "EKS hybrid node: it runs outside EC2"
+	case ComputeHybrid:
+		n.State, n.StateReason = StateSkipped, "EKS hybrid node: it runs outside EC2"
 		return
-	case !n.EC2:
-		n.Compute, n.State = ComputeOther, StateSkipped
-		n.StateReason = "not an EC2 node"
+	case ComputeOther:
+		n.State, n.StateReason = StateSkipped, "not an EC2 node"
 		return
 	}
-	n.Compute = ComputeEC2
 	if del := node.DeletionTimestamp; del != nil {
 		age := taken.Sub(del.Time)
 		gone, what := x.instanceGone(n)

@@ -114,6 +114,8 @@ func TestFilterNarrowsAndEscClears(t *testing.T) {
 		{"zone", "us-west-2a", 12},
 		{"subnet", "subnet-02720e173c311fcb4", 2},
 		{"upper case matches", "BATCH", 8},
+		{"state", "terminating", 1},
+		{"compute kind", "fargate", 1},
 		{"nothing", "no-such-node", 0},
 	}
 	for _, tt := range tests {

@@ -40,9 +40,9 @@ type row struct {
 	// findings counts the node's findings.
 	findings int
 	cells    [numCols]string
-	// hay is the lower-case text the filter searches: name, pool, type, zone, subnet, IPs and
-	// check IDs, one per line so a query never spans two fields; on Auto Mode nodes also "auto"
-	// and nodeclass/NAME.
+	// hay is the lower-case text the filter searches: name, pool, type, zone, subnet, lifecycle
+	// state, compute kind, OS, IPs and check IDs, one per line so a query never spans two
+	// fields; on Auto Mode nodes also "auto" and nodeclass/NAME.
 	hay    string
 	groups [numGroups]string
 }
@@ -107,6 +107,8 @@ func newRow(i int, n diagnose.NodeReport) row {
 	if id.AutoMode {
 		hay = append(hay, "auto", classKey(id))
 	}
+	// The node's state and what it runs on, so "terminating", "fargate" or "windows" find it.
+	hay = append(hay, n.Lifecycle.State, n.Platform.Compute, n.Platform.OS)
 	hay = append(hay, ips...)
 	for _, f := range n.Findings {
 		hay = append(hay, f.ID)
