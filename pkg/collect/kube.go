@@ -51,7 +51,8 @@ func (c *Collector) kubeAfterNodes(ctx context.Context, s *snapshot.Snapshot, sc
 	// then merge the parts in a fixed order so the snapshot stays deterministic.
 	groups := [][]func(context.Context, *snapshot.Snapshot, Scope) error{
 		{c.kubeKarpenter},
-		{c.kubeAWSNode, c.kubeENIConfigs}, // whether a missing ENIConfig CRD matters depends on aws-node
+		// Whether a missing ENIConfig CRD matters, and whether CNINodes are read, depends on aws-node.
+		{c.kubeAWSNode, c.kubeENIConfigs, c.kubeCNINodes},
 		{c.kubeSandboxFailures},
 	}
 	parts := make([]*snapshot.Snapshot, len(groups))
@@ -75,6 +76,7 @@ func (c *Collector) kubeAfterNodes(ctx context.Context, s *snapshot.Snapshot, sc
 		s.NodePools = append(s.NodePools, p.NodePools...)
 		s.NodeClasses = append(s.NodeClasses, p.NodeClasses...)
 		s.ENIConfigs = append(s.ENIConfigs, p.ENIConfigs...)
+		s.CNINodes = append(s.CNINodes, p.CNINodes...)
 		s.SandboxFailures = append(s.SandboxFailures, p.SandboxFailures...)
 		s.Gaps = append(s.Gaps, p.Gaps...)
 		if p.AWSNode != nil {

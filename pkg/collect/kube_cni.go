@@ -17,6 +17,7 @@ const (
 	kubeAWSNodeNamespace = "kube-system"
 	kubeAWSNodeName      = "aws-node"
 	kubeCustomNetworkEnv = "AWS_VPC_K8S_CNI_CUSTOM_NETWORK_CFG"
+	kubePodENIEnv        = "ENABLE_POD_ENI"
 )
 
 // kubeAWSNode reads the image and literal env of the aws-node container. A missing DaemonSet
@@ -82,4 +83,39 @@ func (c *Collector) kubeENIConfigs(ctx context.Context, s *snapshot.Snapshot, _ 
 		func(u *unstructured.Unstructured) { s.ENIConfigs = append(s.ENIConfigs, kubeDecodeENIConfig(u)) })
 	kubeSortByName(s.ENIConfigs, func(v *snapshot.ENIConfig) string { return v.Name })
 	return err
+}
+
+// kubeCNINodes lists the CNINodes when aws-node has security groups for pods on (ipamd asks
+// the VPC resource controller for a trunk ENI through them since VPC CNI 1.15); otherwise
+// nothing is read. A missing CRD or a forbidden list is a Gap, never an error.
+func (c *Collector) kubeCNINodes(ctx context.Context, s *snapshot.Snapshot, _ Scope) error {
+	s.CNINodes = nil
+	if !strings.EqualFold(strings.TrimSpace(s.AWSNode.Setting(kubePodENIEnv, "false")), "true") {
+		return nil
+	}
+	err := c.kubeReadCRD(ctx, s, kubeCNINodesCRD(), false, nil,
+		"install the VPC resource controller's CNINode CRD (EKS has it from Kubernetes 1.25), or ignore this when "+
+			"security groups for pods are not used", func(u *unstructured.Unstructured) {
+			s.CNINodes = append(s.CNINodes, kubeDecodeCNINode(u))
+		})
+	kubeSortByName(s.CNINodes, func(v *snapshot.CNINode) string { return v.Name })
+	return err
+}
+
+// kubeDecodeCNINode keeps a CNINode's name and spec.features.
+func kubeDecodeCNINode(u *unstructured.Unstructured) snapshot.CNINode {
+	out := snapshot.CNINode{Name: u.GetName()}
+	items, _, _ := unstructured.NestedSlice(u.Object, "spec", "features")
+	for _, it := range items {
+		m, ok := it.(map[string]any)
+		if !ok {
+			continue
+		}
+		name, _ := m["name"].(string)
+		value, _ := m["value"].(string)
+		if name != "" {
+			out.Features = append(out.Features, snapshot.CNINodeFeature{Name: name, Value: value})
+		}
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package collect
 import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"strings"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
@@ -18,8 +19,22 @@ func kubeDecodeNodeClaim(u *unstructured.Unstructured) snapshot.NodeClaim {
 		ProviderID:   kubeStr(o, "status", "providerID"),
 		NodeName:     kubeStr(o, "status", "nodeName"),
 		Requests:     kubeQuantityMap(o, "spec", "resources", "requests"),
+		Capacity:     kubeVPCResources(kubeQuantityMap(o, "status", "capacity")),
 		Conditions:   kubeConditions(o),
 	}
+}
+
+// kubeVPCResources keeps the vpc.amazonaws.com/* entries of a resource list; nil for none.
+func kubeVPCResources(m map[string]string) map[string]string {
+	for k := range m {
+		if !strings.HasPrefix(k, "vpc.amazonaws.com/") {
+			delete(m, k)
+		}
+	}
+	if len(m) == 0 {
+		return nil
+	}
+	return m
 }
 
 // kubeDecodeNodePool reads a karpenter.sh NodePool at v1 or v1beta1 (where kubelet lives in

@@ -41,6 +41,10 @@ func kubeENIConfigsCRD() kubeCRD {
 	return kubeCRD{snapshot.SourceENIConfigs, "crd.k8s.amazonaws.com", "eniconfigs", []string{"v1alpha1"}}
 }
 
+func kubeCNINodesCRD() kubeCRD {
+	return kubeCRD{snapshot.SourceCNINodes, "vpcresources.k8s.aws", "cninodes", []string{"v1alpha1"}}
+}
+
 // gvr returns the resource at version v.
 func (r kubeCRD) gvr(v string) schema.GroupVersionResource {
 	return schema.GroupVersionResource{Group: r.group, Version: v, Resource: r.resource}

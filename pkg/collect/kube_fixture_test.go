@@ -83,6 +83,7 @@ var (
 	kubeNodePoolsV1beta1  = schema.GroupVersionResource{Group: "karpenter.sh", Version: "v1beta1", Resource: "nodepools"}
 	kubeNodeClassesV1b1   = schema.GroupVersionResource{Group: "karpenter.k8s.aws", Version: "v1beta1", Resource: "ec2nodeclasses"}
 	kubeENIConfigsV1      = schema.GroupVersionResource{Group: "crd.k8s.amazonaws.com", Version: "v1alpha1", Resource: "eniconfigs"}
+	kubeCNINodesV1alpha1  = schema.GroupVersionResource{Group: "vpcresources.k8s.aws", Version: "v1alpha1", Resource: "cninodes"}
 )
 
 // kubeKarpenterV1 is every Karpenter v1 resource, served.
@@ -94,7 +95,7 @@ func kubeKarpenterV1() []schema.GroupVersionResource {
 func kubeListKinds(gvrs []schema.GroupVersionResource) map[schema.GroupVersionResource]string {
 	kinds := map[string]string{
 		"nodeclaims": "NodeClaimList", "nodepools": "NodePoolList",
-		"ec2nodeclasses": "EC2NodeClassList", "eniconfigs": "ENIConfigList",
+		"ec2nodeclasses": "EC2NodeClassList", "eniconfigs": "ENIConfigList", "cninodes": "CNINodeList",
 	}
 	out := make(map[schema.GroupVersionResource]string, len(gvrs))
 	for _, g := range gvrs {
@@ -107,7 +108,7 @@ func kubeListKinds(gvrs []schema.GroupVersionResource) map[schema.GroupVersionRe
 func kubeAllGVRs() []schema.GroupVersionResource {
 	return []schema.GroupVersionResource{
 		kubeNodeClaimsV1, kubeNodePoolsV1, kubeNodeClassesV1,
-		kubeNodeClaimsV1beta1, kubeNodePoolsV1beta1, kubeNodeClassesV1b1, kubeENIConfigsV1,
+		kubeNodeClaimsV1beta1, kubeNodePoolsV1beta1, kubeNodeClassesV1b1, kubeENIConfigsV1, kubeCNINodesV1alpha1,
 	}
 }
 

@@ -60,6 +60,7 @@ func TestCollectKubeDecodesV1(t *testing.T) {
 			},
 			NodeClassRef: ec2Ref("default"),
 			ProviderID:   "aws:///us-west-2a/i-0a1b2c3d4e5f60001", NodeName: n1,
+			Capacity: map[string]string{"vpc.amazonaws.com/pod-eni": "9"},
 			Conditions: []snapshot.Condition{
 				{Type: "Launched", Status: "True", Reason: "Launched", LastTransitionTime: kubeTime(t, "2026-08-20T09:58:00Z")},
 				{Type: "Ready", Status: "True", Reason: "Ready", LastTransitionTime: kubeTime(t, "2026-08-20T09:59:30Z")},

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
@@ -157,4 +158,43 @@ func TestENIConfigSubnetMismatch(t *testing.T) {
 			addENI(snapshot.ENI{ID: "eni-0third", InterfaceType: "interface", DeviceIndex: 2, SubnetID: subnetA}))},
 		{name: "instances gap is silent", edit: edits(perZoneENIConfigs, func(s *snapshot.Snapshot) { s.Instances = nil }, gap(snapshot.SourceDescribeInstances))},
 	})
+}
+
+// TestChooseENIConfig follows the VPC CNI's GetNodeSpecificENIConfigName: the external label,
+// then the annotation, then the label, each by the key's presence, with an empty
+// ENI_CONFIG_ANNOTATION_DEF or ENI_CONFIG_LABEL_DEF meaning the default key.
+func TestChooseENIConfig(t *testing.T) {
+	const zone = "topology.kubernetes.io/zone"
+	for _, tc := range []struct {
+		name        string
+		env         map[string]string
+		labels      map[string]string
+		annotations map[string]string
+		want        eniConfigChoice
+	}{
+		{"nothing set is default", nil, nil, nil, eniConfigChoice{Name: "default"}},
+		{"the default label", nil, map[string]string{defaultENIConfigKey: "pods-a"}, nil,
+			eniConfigChoice{Name: "pods-a", Kind: "label", Key: defaultENIConfigKey}},
+		{"the configured label", map[string]string{SettingENIConfigLabel: zone}, map[string]string{zone: "us-west-2a"}, nil,
+			eniConfigChoice{Name: "us-west-2a", Kind: "label", Key: zone}},
+		{"an empty label setting is the default key", map[string]string{SettingENIConfigLabel: ""},
+			map[string]string{defaultENIConfigKey: "pods-a", zone: "us-west-2a"}, nil,
+			eniConfigChoice{Name: "pods-a", Kind: "label", Key: defaultENIConfigKey}},
+		{"an empty annotation setting is the default key", map[string]string{SettingENIConfigAnnotation: ""}, nil,
+			map[string]string{defaultENIConfigKey: "pods-b"}, eniConfigChoice{Name: "pods-b", Kind: "annotation", Key: defaultENIConfigKey}},
+		{"the annotation before the label", nil, map[string]string{defaultENIConfigKey: "pods-a"},
+			map[string]string{defaultENIConfigKey: "pods-b"}, eniConfigChoice{Name: "pods-b", Kind: "annotation", Key: defaultENIConfigKey}},
+		{"a present but empty label names the ENIConfig \"\"", nil, map[string]string{defaultENIConfigKey: ""}, nil,
+			eniConfigChoice{Name: "", Kind: "label", Key: defaultENIConfigKey}},
+		{"the external label first", nil, map[string]string{labelExternalENIConfig: "ext", defaultENIConfigKey: "pods-a"}, nil,
+			eniConfigChoice{Name: "ext", Kind: "label", Key: labelExternalENIConfig}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: tc.labels, Annotations: tc.annotations}}
+			got := chooseENIConfig(node, &snapshot.AWSNode{Env: tc.env})
+			if got != tc.want {
+				t.Errorf("got %+v, want %+v", got, tc.want)
+			}
+		})
+	}
 }

@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"cmp"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -35,20 +36,22 @@ func (c eniConfigChoice) from() string {
 	return c.Kind + " " + c.Key
 }
 
-// chooseENIConfig returns the ENIConfig the VPC CNI uses for node: the label
-// vpc.amazonaws.com/externalEniConfig, else the annotation named by ENI_CONFIG_ANNOTATION_DEF,
-// else the label named by ENI_CONFIG_LABEL_DEF (both default k8s.amazonaws.com/eniConfig),
-// else "default".
+// chooseENIConfig returns the ENIConfig the VPC CNI uses for node, as its
+// GetNodeSpecificENIConfigName does: the label vpc.amazonaws.com/externalEniConfig when the
+// node has it, else the annotation named by ENI_CONFIG_ANNOTATION_DEF when the node has it,
+// else the label named by ENI_CONFIG_LABEL_DEF when the node has it, else "default". Both
+// settings default to k8s.amazonaws.com/eniConfig, also when they are set but empty. The CNI
+// goes by the key's presence: a key present with an empty value names the ENIConfig "".
 func chooseENIConfig(node *corev1.Node, awsNode *snapshot.AWSNode) eniConfigChoice {
-	if v := node.Labels[labelExternalENIConfig]; v != "" {
+	if v, ok := node.Labels[labelExternalENIConfig]; ok {
 		return eniConfigChoice{Name: v, Kind: "label", Key: labelExternalENIConfig}
 	}
-	annotation := awsNode.Setting(SettingENIConfigAnnotation, defaultENIConfigKey)
-	if v := node.Annotations[annotation]; v != "" {
+	annotation := cmp.Or(awsNode.Setting(SettingENIConfigAnnotation, ""), defaultENIConfigKey)
+	if v, ok := node.Annotations[annotation]; ok {
 		return eniConfigChoice{Name: v, Kind: "annotation", Key: annotation}
 	}
-	label := awsNode.Setting(SettingENIConfigLabel, defaultENIConfigKey)
-	if v := node.Labels[label]; v != "" {
+	label := cmp.Or(awsNode.Setting(SettingENIConfigLabel, ""), defaultENIConfigKey)
+	if v, ok := node.Labels[label]; ok {
 		return eniConfigChoice{Name: v, Kind: "label", Key: label}
 	}
 	return eniConfigChoice{Name: defaultENIConfigName}

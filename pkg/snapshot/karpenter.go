@@ -80,7 +80,11 @@ type NodeClaim struct {
 	NodeName     string            `json:"nodeName,omitempty"`
 	// Requests are spec.resources.requests as quantity strings, e.g. vpc.amazonaws.com/efa: "8":
 	// what the pods Karpenter launched the node for asked of it.
-	Requests   map[string]string `json:"requests,omitempty"`
+	Requests map[string]string `json:"requests,omitempty"`
+	// Capacity is the vpc.amazonaws.com/* part of status.capacity as quantity strings, e.g.
+	// vpc.amazonaws.com/pod-eni: "9", which Karpenter derives from the VPC limits of the type
+	// (branch interfaces when it supports trunking).
+	Capacity   map[string]string `json:"capacity,omitempty"`
 	Conditions []Condition       `json:"conditions,omitempty"`
 }
 
@@ -215,4 +219,17 @@ type SandboxFailure struct {
 	LastSeen  time.Time `json:"lastSeen"`
 	// FirstSeen is when the first of the Count failures happened; zero when unknown.
 	FirstSeen time.Time `json:"firstSeen,omitzero"`
+}
+
+// CNINode is the VPC resource controller's per-node object (cninodes.vpcresources.k8s.aws),
+// through which ipamd asks for features such as SecurityGroupsForPods.
+type CNINode struct {
+	Name     string           `json:"name"`
+	Features []CNINodeFeature `json:"features,omitempty"`
+}
+
+// CNINodeFeature is one entry of CNINode.spec.features.
+type CNINodeFeature struct {
+	Name  string `json:"name"`
+	Value string `json:"value,omitempty"`
 }

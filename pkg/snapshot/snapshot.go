@@ -35,12 +35,14 @@ type Snapshot struct {
 	Notes []string `json:"notes,omitempty"`
 
 	// Kubernetes.
-	Nodes           []corev1.Node    `json:"nodes"`
-	NodeClaims      []NodeClaim      `json:"nodeClaims,omitempty"`
-	NodePools       []NodePool       `json:"nodePools,omitempty"`
-	NodeClasses     []EC2NodeClass   `json:"nodeClasses,omitempty"`
-	ENIConfigs      []ENIConfig      `json:"eniConfigs,omitempty"`
-	AWSNode         *AWSNode         `json:"awsNode,omitempty"`
+	Nodes       []corev1.Node  `json:"nodes"`
+	NodeClaims  []NodeClaim    `json:"nodeClaims,omitempty"`
+	NodePools   []NodePool     `json:"nodePools,omitempty"`
+	NodeClasses []EC2NodeClass `json:"nodeClasses,omitempty"`
+	ENIConfigs  []ENIConfig    `json:"eniConfigs,omitempty"`
+	AWSNode     *AWSNode       `json:"awsNode,omitempty"`
+	// CNINodes are read only when aws-node turns on security groups for pods.
+	CNINodes        []CNINode        `json:"cniNodes,omitempty"`
 	SandboxFailures []SandboxFailure `json:"sandboxFailures,omitempty"`
 
 	// EC2.

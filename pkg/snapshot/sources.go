@@ -16,6 +16,7 @@ const (
 	SourceNodeClasses     = "ec2nodeclasses.karpenter.k8s.aws"
 	SourceAutoNodeClasses = "nodeclasses.eks.amazonaws.com"
 	SourceENIConfigs      = "eniconfigs.crd.k8s.amazonaws.com"
+	SourceCNINodes        = "cninodes.vpcresources.k8s.aws"
 	SourceAWSNode         = "daemonsets.apps kube-system/aws-node"
 	SourceEvents          = "events"
 )
