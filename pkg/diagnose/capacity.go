@@ -167,15 +167,10 @@ func primaryIPv6Prefixes(n *NodeInfo) []string {
 	return nil
 }
 
-// nodeIPCapacity is IPCapacity for a node whose type is known, from its attached ENIs and its
-// EC2NodeClass's networkInterfaces.
+// nodeIPCapacity is IPCapacity for a node whose type is known, from its attached ENIs, with a
+// trunk slot reserved when security groups for pods are on and the type supports trunking.
 func nodeIPCapacity(n *NodeInfo, cni CNISettings) CapacityReport {
-	enis := n.instanceENIs()
-	var nics []snapshot.NetworkInterface
-	if n.Class != nil {
-		nics = n.Class.NetworkInterfaces
-	}
-	return IPCapacity(n.Type, cni, enis, nics)
+	return IPCapacity(n.Type, cni, n.instanceENIs(), cni.PodENI && trunkCapable(n))
 }
 
 // maxPodsRemedy names where to lower maxPods for this node, and the CNI or Karpenter setting

@@ -55,6 +55,26 @@ func TestMaxPodsExceedsIPCapacity(t *testing.T) {
 			name: "prefix delegation lifts the limit",
 			edit: edits(pods("110"), func(s *snapshot.Snapshot) { s.AWSNode.Env[SettingPrefixDelegation] = "true" }),
 		},
+		{
+			name: "efa-only interfaces the class asks for but the instance lacks take nothing",
+			edit: func(s *snapshot.Snapshot) {
+				s.NodeClasses[0].NetworkInterfaces = []snapshot.NetworkInterface{
+					{NetworkCardIndex: 0, DeviceIndex: 0, InterfaceType: "interface"},
+					{NetworkCardIndex: 0, DeviceIndex: 1, InterfaceType: "efa-only"},
+				}
+			},
+		},
+		{name: "ENABLE_POD_ENI on a type without trunking reserves nothing", edit: func(s *snapshot.Snapshot) { s.AWSNode.Env[SettingPodENI] = "true" }},
+		{
+			name: "ENABLE_POD_ENI on a trunking type reserves the trunk's slot before it is attached",
+			edit: func(s *snapshot.Snapshot) {
+				s.AWSNode.Env[SettingPodENI] = "true"
+				s.NodeClaims[0].Capacity = map[string]string{"vpc.amazonaws.com/pod-eni": "9"}
+			},
+			want: finding("capacity.pods 29 is above the 20 pod IPs the ENIs of this m5.large can give: (3 ENIs - 1 trunk) x (10 IPv4 - 1) + 2 = 20",
+				"set spec.kubelet.maxPods of EC2NodeClass default to at most 20, or set Karpenter's RESERVED_ENIS=1 (settings.reservedENIs) "+
+					"so it leaves out the ENI that custom networking or the trunk takes"+pd),
+		},
 		{name: "no aws-node DaemonSet (another CNI) is silent", edit: edits(pods("110"), func(s *snapshot.Snapshot) { s.AWSNode = nil })},
 		{name: "aws-node gap is silent", edit: edits(customNetworking, gap(snapshot.SourceAWSNode))},
 		{name: "instance type gap is silent", edit: edits(pods("110"), func(s *snapshot.Snapshot) { s.InstanceTypes = nil }, gap(snapshot.SourceDescribeInstanceTypes))},

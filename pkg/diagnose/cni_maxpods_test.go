@@ -71,6 +71,7 @@ func TestMaxPodsBelowIPCapacity(t *testing.T) {
 					{NetworkCardIndex: 0, DeviceIndex: 0, InterfaceType: "interface"},
 					{NetworkCardIndex: 0, DeviceIndex: 1, InterfaceType: "efa-only"},
 				}
+				s.Instances[0].ENIs = append(s.Instances[0].ENIs, snapshot.ENI{ID: "eni-0efa", InterfaceType: "efa-only", DeviceIndex: 1})
 			}),
 			want: finding("prefix delegation is on but capacity.pods 20 is the secondary-IP value for m5.large "+
 				"((3 ENIs - 1 efa-only) x (10 IPv4 - 1) + 2 = 20); with /28 prefixes its ENIs give "+

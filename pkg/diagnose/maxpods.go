@@ -33,6 +33,9 @@ type CNISettings struct {
 	PrefixDelegation bool
 	// MaxENI is MAX_ENI, the cap on ENIs per node; 0 means unset.
 	MaxENI int32
+	// PodENI is ENABLE_POD_ENI=true: ipamd keeps a slot of the default card for the trunk ENI
+	// of security groups for pods on types that support trunking.
+	PodENI bool
 }
 
 // CNISettingsFrom reads the capacity settings from the aws-node env; a nil AWSNode gives the
@@ -41,6 +44,7 @@ func CNISettingsFrom(a *snapshot.AWSNode) CNISettings {
 	var s CNISettings
 	s.CustomNetworking, _ = strconv.ParseBool(a.Setting(SettingCustomNetwork, "false"))
 	s.PrefixDelegation, _ = strconv.ParseBool(a.Setting(SettingPrefixDelegation, "false"))
+	s.PodENI, _ = strconv.ParseBool(strings.TrimSpace(a.Setting(SettingPodENI, "false")))
 	if n, err := strconv.ParseInt(strings.TrimSpace(a.Setting(SettingMaxENI, "")), 10, 32); err == nil && n > 0 {
 		s.MaxENI = int32(n)
 	}
@@ -59,13 +63,16 @@ func ENILimitedPods(t *snapshot.InstanceType) int64 {
 
 // IPCapacity returns how many pod IPs the ENIs of a node of type t can give at most, with the
 // inputs and the formula that produce it. attached are the instance's ENIs (nil when unknown);
-// classNICs are its EC2NodeClass's spec.networkInterfaces. The returned Pods is left 0.
+// reserveTrunk says that the running CNI keeps a slot for a trunk ENI even before one is
+// attached (ENABLE_POD_ENI on a type that supports trunking). The returned Pods is left 0.
 //
-// Usable ENIs are the default card's ENIs, capped by MAX_ENI, minus one for custom networking,
-// one for an attached trunk ENI and the efa-only ENIs on card 0 (attached ones, else the
-// NodeClass's), never below 0. Capacity is usable x (IPv4PerENI - 1) + 2, and with prefix
-// delegation on a Nitro type usable x (IPv4PerENI - 1) x 16 + 2.
-func IPCapacity(t *snapshot.InstanceType, cni CNISettings, attached []snapshot.ENI, classNICs []snapshot.NetworkInterface) CapacityReport {
+// Usable ENIs are the default card's ENIs, capped by MAX_ENI, minus one for custom networking
+// (the primary ENI gives pods nothing), one for a trunk ENI that is attached or reserved, and
+// the efa-only ENIs attached on card 0, never below 0: only what the node really has or the
+// CNI really takes counts, not what its EC2NodeClass asks for. Capacity is usable x
+// (IPv4PerENI - 1) + 2, and with prefix delegation on a Nitro type usable x (IPv4PerENI - 1) x
+// 16 + 2.
+func IPCapacity(t *snapshot.InstanceType, cni CNISettings, attached []snapshot.ENI, reserveTrunk bool) CapacityReport {
 	r := CapacityReport{
 		DefaultCardENIs:  t.DefaultCardENIs(),
 		IPv4PerENI:       t.IPv4PerENI,
@@ -85,13 +92,7 @@ func IPCapacity(t *snapshot.InstanceType, cni CNISettings, attached []snapshot.E
 		}
 	}
 	r.EFAOnlyOnCard0 = attachedEFAOnly
-	if attachedEFAOnly == 0 {
-		for _, ni := range classNICs {
-			if ni.InterfaceType == interfaceEFAOnly && ni.NetworkCardIndex == 0 {
-				r.EFAOnlyOnCard0++
-			}
-		}
-	}
+	r.TrunkENI = r.TrunkENI || reserveTrunk
 
 	enis := r.DefaultCardENIs
 	base := fmt.Sprintf("%d ENIs", enis)

@@ -49,15 +49,11 @@ type MaxPods struct {
 // IPCapacity and ENILimitedPods.
 func MaxPodsFor(t *snapshot.InstanceType, opts MaxPodsOptions) MaxPods {
 	var attached []snapshot.ENI
-	if opts.PodENI {
-		attached = []snapshot.ENI{{InterfaceType: interfaceTrunk, NetworkCardIndex: t.DefaultNetworkCardIndex}}
-	}
-	var nics []snapshot.NetworkInterface
 	for i := range opts.EFAOnly {
-		nics = append(nics, snapshot.NetworkInterface{NetworkCardIndex: 0, DeviceIndex: i + 1, InterfaceType: interfaceEFAOnly})
+		attached = append(attached, snapshot.ENI{NetworkCardIndex: 0, DeviceIndex: i + 1, InterfaceType: interfaceEFAOnly})
 	}
-	secondary := IPCapacity(t, CNISettings{CustomNetworking: opts.CustomNetworking}, attached, nics)
-	prefixes := IPCapacity(t, CNISettings{CustomNetworking: opts.CustomNetworking, PrefixDelegation: true}, attached, nics)
+	secondary := IPCapacity(t, CNISettings{CustomNetworking: opts.CustomNetworking}, attached, opts.PodENI)
+	prefixes := IPCapacity(t, CNISettings{CustomNetworking: opts.CustomNetworking, PrefixDelegation: true}, attached, opts.PodENI)
 	limit := func(v int64) int64 {
 		if opts.MaxAllowed {
 			return v

@@ -67,7 +67,7 @@ func TestIPCapacityMatchesUpstreamTables(t *testing.T) {
 			continue
 		}
 		compared++
-		if got := IPCapacity(&it, CNISettings{}, nil, nil).IPCapacity; got != want {
+		if got := IPCapacity(&it, CNISettings{}, nil, false).IPCapacity; got != want {
 			t.Errorf("IPCapacity(%s) = %d, want %d from eni-max-pods.txt", name, got, want)
 		}
 		if got := ENILimitedPods(&it); got != want {
@@ -105,7 +105,7 @@ func TestIPCapacity(t *testing.T) {
 		typ      *snapshot.InstanceType
 		cni      CNISettings
 		attached []snapshot.ENI
-		nics     []snapshot.NetworkInterface
+		trunk    bool // the CNI reserves a slot for the trunk ENI
 		want     int64
 		formula  string
 	}{
@@ -139,15 +139,21 @@ func TestIPCapacity(t *testing.T) {
 			want: 29, formula: "(3 ENIs - 0) x (10 IPv4 - 1) + 2 = 29",
 		},
 		{
-			name: "attached efa-only on card 0 wins over the NodeClass", typ: p5,
+			name: "attached efa-only on card 0 takes its slot", typ: p5,
 			attached: []snapshot.ENI{eni("interface", 0, 0), eni("efa-only", 0, 1), eni("efa-only", 1, 0)},
-			nics:     []snapshot.NetworkInterface{{InterfaceType: "efa-only"}, {InterfaceType: "efa-only"}},
 			want:     51, formula: "(2 ENIs - 1 efa-only) x (50 IPv4 - 1) + 2 = 51",
 		},
 		{
-			name: "NodeClass efa-only on card 0 when none attached", typ: p5,
-			nics: []snapshot.NetworkInterface{{InterfaceType: "interface"}, {DeviceIndex: 1, InterfaceType: "efa-only"}, {NetworkCardIndex: 1, InterfaceType: "efa-only"}},
-			want: 51, formula: "(2 ENIs - 1 efa-only) x (50 IPv4 - 1) + 2 = 51",
+			// A class that asks for efa-only interfaces the instance never got is
+			// efa-interface-count-mismatch, not a smaller IP capacity.
+			name: "efa-only the instance does not have takes nothing", typ: p5,
+			attached: []snapshot.ENI{eni("interface", 0, 0)},
+			want:     pods["p5.48xlarge"], formula: "(2 ENIs - 0) x (50 IPv4 - 1) + 2 = 100",
+		},
+		{
+			name: "a trunk the CNI reserves before it is attached takes one", typ: typ("m5.large"), trunk: true,
+			attached: []snapshot.ENI{eni("interface", 0, 0)},
+			want:     20, formula: "(3 ENIs - 1 trunk) x (10 IPv4 - 1) + 2 = 20",
 		},
 		{
 			name: "no usable ENI gives 0", typ: typ("t3.nano"), cni: CNISettings{CustomNetworking: true},
@@ -157,7 +163,7 @@ func TestIPCapacity(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := IPCapacity(tc.typ, tc.cni, tc.attached, tc.nics)
+			got := IPCapacity(tc.typ, tc.cni, tc.attached, tc.trunk)
 			if got.IPCapacity != tc.want {
 				t.Errorf("IPCapacity = %d, want %d", got.IPCapacity, tc.want)
 			}
@@ -173,7 +179,7 @@ func TestIPCapacityReportFields(t *testing.T) {
 	attached := []snapshot.ENI{
 		{InterfaceType: "interface"}, {InterfaceType: "trunk", DeviceIndex: 1}, {InterfaceType: "interface", NetworkCardIndex: 1},
 	}
-	got := IPCapacity(&it, CNISettings{CustomNetworking: true, PrefixDelegation: true}, attached, nil)
+	got := IPCapacity(&it, CNISettings{CustomNetworking: true, PrefixDelegation: true}, attached, false)
 	want := CapacityReport{
 		IPCapacity: 146, DefaultCardENIs: 3, IPv4PerENI: 10, PrefixDelegation: true, CustomNetworking: true,
 		TrunkENI: true, UsableENIs: 1, ENIsAttached: 2,
@@ -194,8 +200,9 @@ func TestCNISettingsFrom(t *testing.T) {
 		{name: "empty env gives defaults", node: &snapshot.AWSNode{}, want: CNISettings{}},
 		{
 			name: "all set",
-			node: &snapshot.AWSNode{Env: map[string]string{SettingCustomNetwork: "true", SettingPrefixDelegation: "True", SettingMaxENI: "2"}},
-			want: CNISettings{CustomNetworking: true, PrefixDelegation: true, MaxENI: 2},
+			node: &snapshot.AWSNode{Env: map[string]string{SettingCustomNetwork: "true", SettingPrefixDelegation: "True", SettingMaxENI: "2",
+				SettingPodENI: "true"}},
+			want: CNISettings{CustomNetworking: true, PrefixDelegation: true, MaxENI: 2, PodENI: true},
 		},
 		{
 			name: "unparsable values are ignored",

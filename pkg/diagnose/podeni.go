@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // Security groups for pods: the node label the VPC CNI and resource controller keep, and the
@@ -14,29 +17,36 @@ const (
 	resourcePodENI        = corev1.ResourceName("vpc.amazonaws.com/pod-eni")
 )
 
-// trunkENIMissing finds nodes that claim a trunk ENI for security groups for pods but have
-// none attached. Branch ENIs hang off the trunk: without it, pods that a SecurityGroupPolicy
-// selects are scheduled on the node against vpc.amazonaws.com/pod-eni and then wait in
-// ContainerCreating for a branch ENI that never comes.
+// trunkENIMissing finds nodes that should have a trunk ENI for security groups for pods but
+// have none attached. Branch ENIs hang off the trunk: without it, pods that a
+// SecurityGroupPolicy selects wait in ContainerCreating (or stay Pending on
+// vpc.amazonaws.com/pod-eni) for a branch ENI that never comes. When the VPC resource
+// controller cannot attach the trunk (its IAM policy is missing, the type is not supported)
+// neither the has-trunk-attached label nor pod-eni capacity ever appears, so the check looks at
+// what should be there: aws-node runs on the node with ENABLE_POD_ENI=true, the type supports
+// trunking (its NodeClaim's vpc.amazonaws.com/pod-eni capacity, which Karpenter derives from
+// the VPC limits), and the node is past its start-up. A node labelled
+// has-trunk-attached=true without a trunk is reported too. The node's CNINode says whether
+// ipamd asked for the feature (VPC CNI 1.15+).
 var trunkENIMissing = Check{
 	ID:       "trunk-eni-missing",
 	Severity: Warning,
-	Title:    "the node advertises security groups for pods but has no trunk ENI",
+	Title:    "the node should have a trunk ENI for security groups for pods but has none",
 	Run: func(x *Index) []Finding {
 		podENI := x.vpcCNI() && x.cniSettingOn(SettingPodENI)
 		var out []Finding
 		for _, n := range x.vpcCNINodes() {
-			if n.Instance == nil || n.Instance.State != "running" {
+			if n.Instance == nil || n.Instance.State != "running" || len(n.Instance.ENIs) == 0 || cniHasTrunk(n) {
 				continue
 			}
 			var why []string
+			if podENI && trunkCapable(n) && !n.Initialising() {
+				why = append(why, fmt.Sprintf("runs aws-node with %s=true on a type that supports trunking (%s)", SettingPodENI, trunkEvidence(n)))
+			}
 			if n.Node.Labels[labelHasTrunkAttached] == "true" {
 				why = append(why, "is labelled "+labelHasTrunkAttached+"=true")
 			}
-			if q, ok := n.Node.Status.Capacity[resourcePodENI]; ok && podENI && q.Value() > 0 {
-				why = append(why, fmt.Sprintf("advertises %d %s with %s=true", q.Value(), resourcePodENI, SettingPodENI))
-			}
-			if len(why) == 0 || cniHasTrunk(n) {
+			if len(why) == 0 {
 				continue
 			}
 			out = append(out, Finding{
@@ -44,17 +54,65 @@ var trunkENIMissing = Check{
 				Severity: Warning,
 				Node:     n.Name(),
 				Resource: nodeRef(n.Name()),
-				Message: fmt.Sprintf("the node %s, but none of the %s attached to %s is a trunk ENI (%s): "+
+				Message: fmt.Sprintf("the node %s, but none of the %s attached to %s is a trunk ENI (%s)%s: "+
 					"pods with a SecurityGroupPolicy get no branch ENI",
-					strings.Join(why, " and "), cniCount(int64(len(n.Instance.ENIs)), "ENI"), n.Instance.ID, cniENITypes(n)),
+					strings.Join(why, " and "), cniCount(int64(len(n.Instance.ENIs)), "ENI"), n.Instance.ID, cniENITypes(n),
+					cniNodeText(x, n)),
 				Remedy: fmt.Sprintf("read the node's events (kubectl get events --field-selector involvedObject.name=%s) for the "+
-					"VPC resource controller's reason (an instance type it does not support, or its IAM role missing "+
+					"VPC resource controller's reason (an instance type it does not support, or the EKS cluster role missing "+
 					"AmazonEKSVPCResourceController), fix it, then %s", n.Name(),
 					cniReplaceNodeRemedy(n, "so the resource controller attaches a trunk ENI again")),
 			})
 		}
 		return out
 	},
+}
+
+// trunkEvidence says what tells that the node's type supports trunking.
+func trunkEvidence(n *NodeInfo) string {
+	if q, ok := n.Node.Status.Capacity[resourcePodENI]; ok && q.Value() > 0 {
+		return fmt.Sprintf("the node advertises %d %s", q.Value(), resourcePodENI)
+	}
+	return fmt.Sprintf("NodeClaim %s has %s %s", n.Claim.Name, resourcePodENI, n.Claim.Capacity[string(resourcePodENI)])
+}
+
+// featureSGP is the CNINode feature ipamd adds to ask for a trunk ENI.
+const featureSGP = "SecurityGroupsForPods"
+
+// cniNodeText says whether the node's CNINode asks the VPC resource controller for security
+// groups for pods, as "; its CNINode ...", or "" when CNINodes were not read.
+func cniNodeText(x *Index, n *NodeInfo) string {
+	if x.Unavailable(snapshot.SourceCNINodes) || x.Snapshot.CNINodes == nil {
+		return ""
+	}
+	for _, c := range x.Snapshot.CNINodes {
+		if c.Name != n.Name() {
+			continue
+		}
+		for _, f := range c.Features {
+			if f.Name == featureSGP {
+				return "; its CNINode asks for " + featureSGP + ", so the VPC resource controller failed to attach it"
+			}
+		}
+		return "; its CNINode does not ask for " + featureSGP + ": ipamd has not requested the trunk"
+	}
+	return "; it has no CNINode: ipamd has not registered it with the VPC resource controller"
+}
+
+// trunkCapable reports whether the node's type supports a trunk ENI, as Karpenter and the VPC
+// resource controller say: its NodeClaim's or its own vpc.amazonaws.com/pod-eni capacity is
+// above 0 (Karpenter derives it from the VPC limits: the branch interfaces of a type that
+// supports trunking). false when neither tells.
+func trunkCapable(n *NodeInfo) bool {
+	if q, ok := n.Node.Status.Capacity[resourcePodENI]; ok && q.Value() > 0 {
+		return true
+	}
+	if n.Claim != nil {
+		if q, err := resource.ParseQuantity(n.Claim.Capacity[string(resourcePodENI)]); err == nil && q.Value() > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // cniHasTrunk reports whether a trunk ENI is attached to the node's instance.
