@@ -16,10 +16,13 @@ const SettingIPv6 = "ENABLE_IPv6"
 const prefixGrace = 10 * time.Minute
 
 // prefixDelegationInactive finds Nitro nodes that run with prefix delegation on but whose ENIs
-// hold no IPv4 prefix at all, well after they started. ipamd then cannot give pods any
-// address: the usual cause is InsufficientCidrBlocks, a pod subnet with free addresses
-// scattered by secondary IPs so that no aligned /28 is left. IPv6 nodes are left to
-// ipv6-prefix-missing.
+// hold no IPv4 prefix at all, well after they started. When they hold no secondary IP for
+// pods either, ipamd got nothing: the usual cause is InsufficientCidrBlocks, a pod subnet with
+// free addresses scattered by secondary IPs so that no aligned /28 is left (warning). When
+// they still hold secondary IPs, prefix delegation was switched on while the node ran: ipamd
+// keeps handing out the addresses it holds and adds no prefix while enough are free
+// (isDatastorePoolTooLow), so the node moves to prefixes only when it is replaced (info). IPv6
+// nodes are left to ipv6-prefix-missing.
 var prefixDelegationInactive = Check{
 	ID:       "prefix-delegation-inactive",
 	Severity: Warning,
@@ -37,20 +40,29 @@ var prefixDelegationInactive = Check{
 			if !ok || age <= prefixGrace || cniNetworkDown(n) || !x.eniConfigUsable(n) {
 				continue
 			}
-			enis, prefixes := prefixENIs(n.Instance)
+			enis, prefixes, secondary := prefixENIs(n.Instance)
 			if len(enis) == 0 || prefixes > 0 {
 				continue
 			}
-			out = append(out, Finding{
+			f := Finding{
 				ID:       "prefix-delegation-inactive",
 				Severity: Warning,
 				Node:     n.Name(),
 				Resource: nodeRef(n.Name()),
-				Message: fmt.Sprintf("%s=true but none of the ENIs of this %s (%s) holds an IPv4 prefix %s after the node "+
-					"was created, so ipamd has no address for pods", SettingPrefixDelegation, n.Type.Name, strings.Join(enis, ", "),
-					ago(age)),
+				Message: fmt.Sprintf("%s=true but none of the ENIs of this %s (%s) holds an IPv4 prefix or a secondary IP %s "+
+					"after the node was created, so ipamd has no address for pods", SettingPrefixDelegation, n.Type.Name,
+					strings.Join(enis, ", "), ago(age)),
 				Remedy: prefixRemedy(x, n),
-			})
+			}
+			if secondary > 0 {
+				f.Severity = Info
+				f.Message = fmt.Sprintf("%s=true but the ENIs of this %s (%s) still hold %s and no prefix: prefix delegation "+
+					"came after the node started, and ipamd keeps giving pods the addresses it holds and adds no prefix while "+
+					"enough are free, so the node moves to /28 prefixes only when it is replaced", SettingPrefixDelegation,
+					n.Type.Name, strings.Join(enis, ", "), countText(int64(secondary), "secondary IP", "secondary IPs"))
+				f.Remedy = cniReplaceNodeRemedy(n, "when it should run on prefixes (drift or expiry does it too)")
+			}
+			out = append(out, f)
 		}
 		return out
 	},
@@ -148,18 +160,22 @@ func cniNodeAge(n *NodeInfo, taken time.Time) (time.Duration, bool) {
 }
 
 // prefixENIs returns the IDs of the instance's ENIs that can hold prefixes (interface and efa;
-// efa-only and trunk ENIs cannot) and how many IPv4 prefixes they hold.
-func prefixENIs(in *snapshot.Instance) ([]string, int) {
-	var ids []string
-	var prefixes int
+// efa-only and trunk ENIs cannot), how many IPv4 prefixes they hold and how many secondary IPs
+// (every private IP but each ENI's primary one) they hold for pods.
+func prefixENIs(in *snapshot.Instance) (ids []string, prefixes, secondary int) {
 	for _, e := range in.ENIs {
 		if e.InterfaceType != "interface" && e.InterfaceType != interfaceEFA {
 			continue
 		}
 		ids = append(ids, e.ID)
 		prefixes += len(e.IPv4Prefixes)
+		for _, ip := range e.PrivateIPs {
+			if ip != e.PrimaryIP {
+				secondary++
+			}
+		}
 	}
-	return ids, prefixes
+	return ids, prefixes, secondary
 }
 
 // prefixRemedy points at the pod subnet and how to give it room for /28 prefixes.

@@ -17,7 +17,9 @@ func cniCreated(ago time.Duration) func(*snapshot.Snapshot) {
 }
 
 func TestPrefixDelegationInactive(t *testing.T) {
-	pd := edits(cniEnv(SettingPrefixDelegation, "true"), cniCreated(30*time.Minute))
+	// The InsufficientCidrBlocks shape: ipamd got neither a prefix nor a secondary IP.
+	nothing := func(s *snapshot.Snapshot) { s.Instances[0].ENIs[0].PrivateIPs = []string{"10.0.1.10"} }
+	pd := edits(cniEnv(SettingPrefixDelegation, "true"), cniCreated(30*time.Minute), nothing)
 	withPrefix := func(s *snapshot.Snapshot) { s.Instances[0].ENIs[0].IPv4Prefixes = []string{"10.0.1.32/28"} }
 	remedy := func(subnet, detail string) string {
 		return "look for InsufficientCidrBlocks in ipamd's log on the node (/var/log/aws-routed-eni/ipamd.log): " +
@@ -30,9 +32,19 @@ func TestPrefixDelegationInactive(t *testing.T) {
 		return []Finding{{ID: "prefix-delegation-inactive", Severity: Warning, Node: nodeA, Resource: "node/" + nodeA, Message: msg, Remedy: remedy}}
 	}
 	const noPrefix = "ENABLE_PREFIX_DELEGATION=true but none of the ENIs of this m5.large (eni-0primarydef0) holds an IPv4 " +
-		"prefix 30m after the node was created, so ipamd has no address for pods"
+		"prefix or a secondary IP 30m after the node was created, so ipamd has no address for pods"
 	runCheckCases(t, prefixDelegationInactive, []checkCase{
 		{name: "prefix delegation off is silent", edit: cniCreated(30 * time.Minute)},
+		{
+			// Prefix delegation switched on while the node ran: a planned transition.
+			name: "secondary IPs and no prefix is info: prefixes come with the next node",
+			edit: edits(cniEnv(SettingPrefixDelegation, "true"), cniCreated(30*time.Minute)),
+			want: []Finding{{ID: "prefix-delegation-inactive", Severity: Info, Node: nodeA, Resource: "node/" + nodeA,
+				Message: "ENABLE_PREFIX_DELEGATION=true but the ENIs of this m5.large (eni-0primarydef0) still hold 1 secondary IP " +
+					"and no prefix: prefix delegation came after the node started, and ipamd keeps giving pods the addresses it " +
+					"holds and adds no prefix while enough are free, so the node moves to /28 prefixes only when it is replaced",
+				Remedy: "replace the node when it should run on prefixes (drift or expiry does it too): kubectl delete nodeclaim default-abcde"}},
+		},
 		{name: "no prefix 30 minutes in fires", edit: pd, want: finding(noPrefix, remedy(subnetA, subnetADetail))},
 		{
 			name: "trunk and efa-only ENIs do not count",
@@ -44,16 +56,16 @@ func TestPrefixDelegationInactive(t *testing.T) {
 				)
 			}),
 			want: finding("ENABLE_PREFIX_DELEGATION=true but none of the ENIs of this m5.large (eni-0primarydef0, eni-0efa) "+
-				"holds an IPv4 prefix 30m after the node was created, so ipamd has no address for pods",
+				"holds an IPv4 prefix or a secondary IP 30m after the node was created, so ipamd has no address for pods",
 				remedy(subnetA, subnetADetail)),
 		},
 		{
 			name: "the instance's launch time stands in for the node's creation",
-			edit: edits(cniEnv(SettingPrefixDelegation, "true"), func(s *snapshot.Snapshot) {
+			edit: edits(cniEnv(SettingPrefixDelegation, "true"), nothing, func(s *snapshot.Snapshot) {
 				s.Instances[0].LaunchTime = s.Taken.Add(-2*time.Hour - 5*time.Minute)
 			}),
 			want: finding("ENABLE_PREFIX_DELEGATION=true but none of the ENIs of this m5.large (eni-0primarydef0) holds an IPv4 "+
-				"prefix 2h5m after the node was created, so ipamd has no address for pods", remedy(subnetA, subnetADetail)),
+				"prefix or a secondary IP 2h5m after the node was created, so ipamd has no address for pods", remedy(subnetA, subnetADetail)),
 		},
 		{
 			name: "custom networking names the ENIConfig subnet",
