@@ -4,12 +4,11 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
-// efaSpread counts where the EFA nodes of one EC2NodeClass or placement group sit.
+// efaSpread counts where the EFA nodes of one NodePool or placement group sit.
 type efaSpread struct {
 	nodes int
 	// subnets counts nodes per "subnet-... in ZONE", zones per zone.
@@ -44,17 +43,19 @@ func (s *efaSpread) busiest() string {
 	return best
 }
 
-// efaSubnetSplit finds EC2NodeClasses and placement groups whose EFA nodes sit in more than
-// one subnet or zone. EFA's OS-bypass traffic is only assured between interfaces of one
-// subnet and does not cross zones, so a job spread over them loses EFA between some of its
-// nodes (or runs far slower). Karpenter picks a subnet per zone, so a class that selects
-// several subnets or a NodePool that allows several zones spreads EFA nodes.
+// efaSubnetSplit finds NodePools and placement groups whose EFA nodes sit in more than one
+// subnet or zone. EFA's OS-bypass traffic is only assured between interfaces of one subnet
+// and does not cross zones, so a job spread over them loses EFA between some of its nodes (or
+// runs far slower). Karpenter picks a subnet per zone, so a class that selects several
+// subnets or a NodePool that allows several zones spreads EFA nodes. It is judged per
+// NodePool and per placement group, the units a job runs in: one EC2NodeClass shared by
+// NodePools that each pin a different zone is a normal layout.
 var efaSubnetSplit = Check{
 	ID:       "efa-subnet-split",
 	Severity: Warning,
-	Title:    "the EFA nodes of one EC2NodeClass or placement group sit in more than one subnet or zone",
+	Title:    "the EFA nodes of one NodePool or placement group sit in more than one subnet or zone",
 	Run: func(x *Index) []Finding {
-		classes, groups := map[string]*efaSpread{}, map[string]*efaSpread{}
+		pools, groups := map[string]*efaSpread{}, map[string]*efaSpread{}
 		add := func(m map[string]*efaSpread, key string, in *snapshot.Instance, zone string) {
 			if m[key] == nil {
 				m[key] = &efaSpread{subnets: map[string]int{}, zones: map[string]int{}, bySubnet: map[string]int{}}
@@ -67,8 +68,8 @@ var efaSubnetSplit = Check{
 			if zone == "" && n.Subnet != nil {
 				zone = n.Subnet.Zone
 			}
-			if n.ClassName != "" {
-				add(classes, n.ClassRef(), in, zone)
+			if n.PoolName != "" {
+				add(pools, n.PoolName, in, zone)
 			}
 			if inPlacementGroup(in.Placement) {
 				name := cmp.Or(in.Placement.GroupName, in.Placement.GroupID)
@@ -79,16 +80,11 @@ var efaSubnetSplit = Check{
 			}
 		}
 		var out []Finding
-		for _, ref := range sortedKeys(classes) {
-			if s := classes[ref]; s.split() {
-				kind, name, _ := strings.Cut(ref, "/")
-				label := snapshot.KindEC2NodeClass + " " + name
-				if kind == strings.ToLower(snapshot.KindNodeClass) {
-					label = snapshot.KindNodeClass + " " + name
-				}
-				out = append(out, splitFinding(ref, label, s,
-					fmt.Sprintf("narrow spec.subnetSelectorTerms of %s to one subnet (id: %s), or pin one zone "+
-						"(topology.kubernetes.io/zone In) in its NodePools, and replace the EFA nodes elsewhere", label, s.busiest())))
+		for _, pool := range sortedKeys(pools) {
+			if s := pools[pool]; s.split() {
+				out = append(out, splitFinding("nodepool/"+pool, "NodePool "+pool, s,
+					fmt.Sprintf("pin one zone (topology.kubernetes.io/zone In) in spec.template.spec.requirements of NodePool %s "+
+						"and have its class select one subnet there (%s), then replace the EFA nodes elsewhere", pool, s.busiest())))
 			}
 		}
 		for _, name := range sortedKeys(groups) {

@@ -101,30 +101,40 @@ func TestEFASubnetSplit(t *testing.T) {
 		}
 	}
 	const tail = "; EFA OS-bypass traffic is only assured within one subnet and does not cross zones"
-	classFix := "narrow spec.subnetSelectorTerms of EC2NodeClass efa to one subnet (id: subnet-0aaa), or pin one zone " +
-		"(topology.kubernetes.io/zone In) in its NodePools, and replace the EFA nodes elsewhere"
+	poolFix := "pin one zone (topology.kubernetes.io/zone In) in spec.template.spec.requirements of NodePool training and " +
+		"have its class select one subnet there (subnet-0aaa), then replace the EFA nodes elsewhere"
 	groupFix := "launch the EFA nodes of placement group training into one subnet: select only subnet-0aaa in " +
 		"spec.subnetSelectorTerms of the EC2NodeClasses that use the group, and replace the nodes elsewhere"
 	runClusterCases(t, efaSubnetSplit, []checkCase{
 		{name: "EFA nodes in one subnet are silent"},
 		{
-			name: "two zones fire for the class and the group",
+			name: "two zones fire for the NodePool and the group",
 			edit: moveE2(subnetB, "us-west-2b"),
 			want: []Finding{
-				{ID: "efa-subnet-split", Severity: Warning, Resource: "ec2nodeclass/efa",
-					Message: "2 EFA nodes of EC2NodeClass efa sit in 2 subnets and 2 zones: subnet-0aaa in us-west-2a (1 node), " +
-						"subnet-0bbb in us-west-2b (1 node)" + tail, Remedy: classFix},
+				{ID: "efa-subnet-split", Severity: Warning, Resource: "nodepool/training",
+					Message: "2 EFA nodes of NodePool training sit in 2 subnets and 2 zones: subnet-0aaa in us-west-2a (1 node), " +
+						"subnet-0bbb in us-west-2b (1 node)" + tail, Remedy: poolFix},
 				{ID: "efa-subnet-split", Severity: Warning, Resource: "placementgroup/training",
 					Message: "2 EFA nodes of placement group training sit in 2 subnets and 2 zones: subnet-0aaa in us-west-2a " +
 						"(1 node), subnet-0bbb in us-west-2b (1 node)" + tail, Remedy: groupFix},
 			},
 		},
 		{
-			name: "two subnets of one zone fire; nodes outside any group count for the class only",
+			name: "two subnets of one zone fire; nodes outside any group count for the NodePool only",
 			edit: edits(moveE2(subnetB, "us-west-2a"), func(s *snapshot.Snapshot) { findInstance(s, instE2).Placement = snapshot.Placement{} }),
-			want: []Finding{{ID: "efa-subnet-split", Severity: Warning, Resource: "ec2nodeclass/efa",
-				Message: "2 EFA nodes of EC2NodeClass efa sit in 2 subnets and 1 zone: subnet-0aaa in us-west-2a (1 node), " +
-					"subnet-0bbb in us-west-2a (1 node)" + tail, Remedy: classFix}},
+			want: []Finding{{ID: "efa-subnet-split", Severity: Warning, Resource: "nodepool/training",
+				Message: "2 EFA nodes of NodePool training sit in 2 subnets and 1 zone: subnet-0aaa in us-west-2a (1 node), " +
+					"subnet-0bbb in us-west-2a (1 node)" + tail, Remedy: poolFix}},
+		},
+		{
+			// One EC2NodeClass shared by two NodePools that each pin a zone, and no group.
+			name: "one class shared by NodePools pinned to different zones is silent",
+			edit: edits(moveE2(subnetB, "us-west-2b"), func(s *snapshot.Snapshot) {
+				for _, id := range []string{instE1, instE2} {
+					findInstance(s, id).Placement = snapshot.Placement{}
+				}
+				findNode(s, nodeE2).Labels[snapshot.LabelNodePool] = "training-b"
+			}),
 		},
 		{
 			name: "a node without EFA interfaces elsewhere is silent",

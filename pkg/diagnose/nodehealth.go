@@ -113,7 +113,7 @@ func networkDrift(reason, class string) (string, bool) {
 	case "SecurityGroupDrift":
 		return fmt.Sprintf("the instance's security groups differ from status.securityGroups of %s; "+
 			"if they should stay, fix spec.securityGroupSelectorTerms", class), true
-	case "PlacementGroupDrift":
+	case reasonPlacementGroupDrift:
 		return fmt.Sprintf("the node's karpenter.k8s.aws/placement-group-id label differs from the placement group of "+
 			"spec.placementGroupSelector of %s; if the old group should stay, point the selector back at it", class), true
 	}
@@ -148,6 +148,11 @@ var nodeClaimDrifted = Check{
 			detail := ""
 			if c.Message != "" {
 				detail = fmt.Sprintf(" (\"%s\")", c.Message)
+			}
+			if c.Reason == reasonPlacementGroupDrift && n.Instance != nil && !inPlacementGroup(n.Instance.Placement) &&
+				selectsGroup(n.Class) {
+				what = fmt.Sprintf("instance %s is in no placement group, but %s spec.placementGroupSelector selects %s",
+					n.Instance.ID, class, selectorText(n.Class.PlacementGroupSelector))
 			}
 			out = append(out, Finding{
 				ID:       "nodeclaim-drifted",

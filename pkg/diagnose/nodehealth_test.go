@@ -89,6 +89,14 @@ func TestNodeClaimDrifted(t *testing.T) {
 				"karpenter.k8s.aws/placement-group-id label differs from the placement group of spec.placementGroupSelector of " +
 				"EC2NodeClass default; if the old group should stay, point the selector back at it"),
 		},
+		{
+			name: "placement group drift of a node in no group says so in one finding",
+			edit: edits(drifted("PlacementGroupDrift", ""), func(s *snapshot.Snapshot) {
+				s.NodeClasses[0].PlacementGroupSelector = &snapshot.PlacementGroupSelector{Name: "training"}
+			}),
+			want: finding("NodeClaim default-abcde is Drifted=True with reason PlacementGroupDrift: instance " + instanceA +
+				` is in no placement group, but EC2NodeClass default spec.placementGroupSelector selects name "training"`),
+		},
 		{name: "other drift reasons are silent", edit: drifted("NodeClassDrift", "")},
 		{name: "AMI drift is silent", edit: drifted("AMIDrift", "")},
 		{name: "Drifted False is silent", edit: func(s *snapshot.Snapshot) {

@@ -77,14 +77,17 @@ func placementPhrase(x *Index, p snapshot.Placement) string {
 // selects one. Such a node, launched before the selector was set or by a Karpenter older than
 // v1.11 (which ignores the field), lacks the placement its workload relies on: cluster
 // latency for EFA and HPC jobs, or the rack isolation of spread and partition groups.
+// Karpenter replaces it as drifted (PlacementGroupDrift), so it is a warning; once its
+// NodeClaim is Drifted for that reason, nodeclaim-drifted says so in one finding.
 var placementGroupMissing = Check{
 	ID:       "placement-group-missing",
-	Severity: Critical,
+	Severity: Warning,
 	Title:    "the EC2NodeClass selects a placement group and the instance is in none",
 	Run: func(x *Index) []Finding {
 		var out []Finding
 		for _, n := range x.checkedNodes() {
-			if n.Instance == nil || !selectsGroup(n.Class) || inPlacementGroup(n.Instance.Placement) {
+			if n.Instance == nil || !selectsGroup(n.Class) || inPlacementGroup(n.Instance.Placement) ||
+				driftedFor(n, reasonPlacementGroupDrift) {
 				continue
 			}
 			sel := n.Class.PlacementGroupSelector
@@ -93,7 +96,7 @@ var placementGroupMissing = Check{
 				kind = g.Strategy + " placement group"
 			}
 			out = append(out, Finding{
-				ID: "placement-group-missing", Severity: Critical, Node: n.Name(), Resource: n.ClassRef(),
+				ID: "placement-group-missing", Severity: Warning, Node: n.Name(), Resource: n.ClassRef(),
 				Message: fmt.Sprintf("instance %s is in no placement group, but %s spec.placementGroupSelector "+
 					"selects the %s with %s", n.Instance.ID, n.ClassLabel(), kind, selectorText(sel)),
 				Remedy: placementMissingRemedy(n),
@@ -196,4 +199,17 @@ func placementLabelValue(x *Index, p snapshot.Placement) string {
 		return g.ID
 	}
 	return ""
+}
+
+// reasonPlacementGroupDrift is the Drifted reason Karpenter gives a node whose placement group
+// is not the one its EC2NodeClass selects.
+const reasonPlacementGroupDrift = "PlacementGroupDrift"
+
+// driftedFor reports whether the node's NodeClaim is Drifted=True for reason.
+func driftedFor(n *NodeInfo, reason string) bool {
+	if n.Claim == nil {
+		return false
+	}
+	c := findCondition(n.Claim.Conditions, "Drifted")
+	return c != nil && c.Status == "True" && c.Reason == reason
 }

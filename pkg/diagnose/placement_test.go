@@ -106,7 +106,7 @@ func TestPlacementGroupMismatch(t *testing.T) {
 func TestPlacementGroupMissing(t *testing.T) {
 	outOfGroup := func(s *snapshot.Snapshot) { findInstance(s, instE2).Placement = snapshot.Placement{} }
 	finding := func(kind string) []Finding {
-		return []Finding{{ID: "placement-group-missing", Severity: Critical, Node: nodeE2, Resource: "ec2nodeclass/efa",
+		return []Finding{{ID: "placement-group-missing", Severity: Warning, Node: nodeE2, Resource: "ec2nodeclass/efa",
 			Message: "instance " + instE2 + " is in no placement group, but EC2NodeClass efa spec.placementGroupSelector " +
 				"selects the " + kind + ` with name "training"`,
 			Remedy: "replace the node (kubectl delete nodeclaim training-2e2e2) so Karpenter launches it into the group; " +
@@ -122,6 +122,14 @@ func TestPlacementGroupMissing(t *testing.T) {
 			want: finding("placement group"),
 		},
 		{name: "a class without selector is silent", edit: edits(outOfGroup, func(s *snapshot.Snapshot) { findClass(s, "efa").PlacementGroupSelector = nil })},
+		{name: "a NodeClaim already Drifted for it is left to nodeclaim-drifted", edit: edits(outOfGroup, func(s *snapshot.Snapshot) {
+			for i := range s.NodeClaims {
+				if s.NodeClaims[i].NodeName == nodeE2 {
+					s.NodeClaims[i].Conditions = append(s.NodeClaims[i].Conditions,
+						snapshot.Condition{Type: "Drifted", Status: "True", Reason: reasonPlacementGroupDrift})
+				}
+			}
+		})},
 		{name: "instances gap is silent", edit: edits(outOfGroup, func(s *snapshot.Snapshot) { s.Instances = nil }, gap(snapshot.SourceDescribeInstances))},
 		{name: "EC2NodeClass gap is silent", edit: edits(outOfGroup, func(s *snapshot.Snapshot) { s.NodeClasses = nil }, gap(snapshot.SourceNodeClasses))},
 	})
