@@ -70,8 +70,11 @@ func Analyze(s *snapshot.Snapshot, opts Options) Report {
 			}
 		}
 		// With custom networking the node's pods take addresses from its ENIConfig subnet.
-		if cfg := x.ENIConfigs[ENIConfigName(n.Node, s.AWSNode)]; cfg != nil && cfg.Subnet != "" {
-			related[subnetRef(cfg.Subnet)] = true
+		if cfg := x.ENIConfigs[ENIConfigName(n.Node, s.AWSNode)]; cfg != nil {
+			related["eniconfig/"+cfg.Name] = true
+			if cfg.Subnet != "" {
+				related[subnetRef(cfg.Subnet)] = true
+			}
 		}
 		if n.ClassName != "" {
 			related[n.ClassRef()] = true

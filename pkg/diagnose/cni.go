@@ -21,6 +21,7 @@ func cniChecks() []Check {
 		eniConfigMissing,
 		eniConfigZoneMismatch,
 		eniConfigSubnetMismatch,
+		eniConfigReferenceMissing,
 		trunkENIMissing,
 		windowsIPAMNotEnabled,
 		vpcCNIVersionTooOld,

@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -164,4 +165,58 @@ func cniReplaceNodeRemedy(n *NodeInfo, why string) string {
 	}
 	return fmt.Sprintf("replace the node %s: kubectl drain %s --ignore-daemonsets --delete-emptydir-data, then terminate its instance",
 		why, n.Name())
+}
+
+// eniConfigReferenceMissing finds ENIConfigs that nodes use under custom networking whose
+// spec.subnet or spec.securityGroups name something EC2 does not return (deleted, mistyped,
+// or in another account or Region). ipamd then fails to create every secondary ENI
+// (InvalidSubnetID.NotFound, InvalidGroup.NotFound) and the nodes' pods get no IP address. It
+// is one finding per ENIConfig, naming the nodes that use it; nothing is said when subnets or
+// security groups could not be read.
+var eniConfigReferenceMissing = Check{
+	ID:       "eniconfig-reference-missing",
+	Severity: Critical,
+	Title:    "an ENIConfig in use names a subnet or security group that EC2 does not have",
+	Run: func(x *Index) []Finding {
+		if !x.cniCustomNetworking() {
+			return nil
+		}
+		users := map[string][]string{}
+		for _, n := range x.vpcCNINodes() {
+			if name := chooseENIConfig(n.Node, x.Snapshot.AWSNode).Name; x.ENIConfigs[name] != nil && !x.cniInstanceGone(n) {
+				users[name] = append(users[name], n.Name())
+			}
+		}
+		subnetsRead := !x.Unavailable(snapshot.SourceDescribeSubnets)
+		groupsRead := !x.Unavailable(snapshot.SourceDescribeSecurityGroups)
+		var out []Finding
+		for _, name := range sortedKeys(users) {
+			cfg := x.ENIConfigs[name]
+			var missing []string
+			if cfg.Subnet != "" && subnetsRead && x.Subnets[cfg.Subnet] == nil {
+				missing = append(missing, "subnet "+cfg.Subnet)
+			}
+			for _, g := range cfg.SecurityGroups {
+				if groupsRead && x.SecurityGroups[g] == nil {
+					missing = append(missing, "security group "+g)
+				}
+			}
+			if len(missing) == 0 {
+				continue
+			}
+			nodes := users[name]
+			out = append(out, Finding{
+				ID:       "eniconfig-reference-missing",
+				Severity: Critical,
+				Resource: "eniconfig/" + name,
+				Message: fmt.Sprintf("ENIConfig %s names %s, which EC2 does not return in %s: ipamd cannot create secondary "+
+					"ENIs for the nodes that use it (%s: %s), so their pods get no IP address", name, strings.Join(missing, " and "),
+					cmp.Or(x.Snapshot.Region, "the Region read"), cniCount(int64(len(nodes)), "node"), abbreviate(nodes, 3)),
+				Remedy: fmt.Sprintf("point ENIConfig %s at an existing pod subnet of its zone and existing security groups "+
+					"(kubectl edit eniconfig %s; aws ec2 describe-subnets --filters Name=availability-zone,Values=ZONE), then "+
+					"replace its nodes so ipamd creates their ENIs again", name, name),
+			})
+		}
+		return out
+	},
 }

@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -197,4 +198,31 @@ func TestChooseENIConfig(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestENIConfigReferenceMissing(t *testing.T) {
+	finding := func(missing string) []Finding {
+		return []Finding{{ID: "eniconfig-reference-missing", Severity: Critical, Resource: "eniconfig/us-west-2a",
+			Message: "ENIConfig us-west-2a names " + missing + ", which EC2 does not return in us-west-2: ipamd cannot " +
+				"create secondary ENIs for the nodes that use it (1 node: " + nodeA + "), so their pods get no IP address",
+			Remedy: "point ENIConfig us-west-2a at an existing pod subnet of its zone and existing security groups " +
+				"(kubectl edit eniconfig us-west-2a; aws ec2 describe-subnets --filters Name=availability-zone,Values=ZONE), " +
+				"then replace its nodes so ipamd creates their ENIs again"}}
+	}
+	deletedSubnet := func(s *snapshot.Snapshot) {
+		s.Subnets = slices.DeleteFunc(s.Subnets, func(sn snapshot.Subnet) bool { return sn.ID == podSubnetA })
+	}
+	typo := func(s *snapshot.Snapshot) { s.ENIConfigs[0].SecurityGroups = []string{sgNodes, "sg-0typo"} }
+	runCheckCases(t, eniConfigReferenceMissing, []checkCase{
+		{name: "custom networking off is silent", edit: deletedSubnet},
+		{name: "ENIConfigs whose subnet and groups exist are silent", edit: perZoneENIConfigs},
+		{name: "a deleted subnet fires", edit: edits(perZoneENIConfigs, deletedSubnet), want: finding("subnet " + podSubnetA)},
+		{name: "a mistyped group fires", edit: edits(perZoneENIConfigs, typo), want: finding("security group sg-0typo")},
+		{name: "both", edit: edits(perZoneENIConfigs, deletedSubnet, typo), want: finding("subnet " + podSubnetA + " and security group sg-0typo")},
+		{name: "an ENIConfig no node uses is silent", edit: edits(perZoneENIConfigs, func(s *snapshot.Snapshot) {
+			s.ENIConfigs[1].Subnet = "subnet-0gone"
+		})},
+		{name: "subnets not read are not judged", edit: edits(perZoneENIConfigs, deletedSubnet, gap(snapshot.SourceDescribeSubnets))},
+		{name: "groups not read are not judged", edit: edits(perZoneENIConfigs, typo, gap(snapshot.SourceDescribeSecurityGroups))},
+	})
 }

@@ -21,6 +21,7 @@ func TestCNICatalogue(t *testing.T) {
 		{"eniconfig-missing", Critical},
 		{"eniconfig-zone-mismatch", Critical},
 		{"eniconfig-subnet-mismatch", Warning},
+		{"eniconfig-reference-missing", Critical},
 		{"trunk-eni-missing", Warning},
 		{"windows-ipam-not-enabled", Critical},
 		{"vpc-cni-version-too-old", Warning},
