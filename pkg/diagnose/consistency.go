@@ -19,6 +19,7 @@ func consistencyChecks() []Check {
 		nodeClassSubnetVPCMismatch,
 		nodeClassPublicIPMultiENI,
 		securityGroupNodeToNodeBlocked,
+		securityGroupClusterTagConflict,
 	}
 }
 

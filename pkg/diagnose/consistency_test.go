@@ -18,6 +18,7 @@ func TestConsistencyCheckIDs(t *testing.T) {
 		"nodeclass-subnet-vpc-mismatch",
 		"nodeclass-public-ip-multi-eni",
 		"security-group-node-to-node-blocked",
+		"security-group-cluster-tag-conflict",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("consistency check IDs mismatch (-want +got):\n%s", diff)

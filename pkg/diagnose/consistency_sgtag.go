@@ -1,0 +1,99 @@
+package diagnose
+
+import (
+	"fmt"
+	"strings"
+)
+
+// tagClusterPrefix starts the tag that marks a security group as a cluster's: the AWS Load
+// Balancer Controller looks for exactly one group with kubernetes.io/cluster/<cluster-name> on
+// each target's ENI.
+const tagClusterPrefix = "kubernetes.io/cluster/"
+
+// securityGroupClusterTagConflict finds nodes with an ENI that carries more than one security
+// group tagged kubernetes.io/cluster/<cluster-name>. The AWS Load Balancer Controller then
+// refuses to register the node's targets ("expected exactly one securityGroup tagged with
+// kubernetes.io/cluster/<name>"), so Services and Ingresses of type LoadBalancer lose the
+// node. It happens when an EC2NodeClass selects groups by that tag (the Karpenter docs warn
+// about it) and both the EKS cluster group and a node group carry it. Groups of another
+// cluster, and groups karpnet could not read, are left out.
+var securityGroupClusterTagConflict = Check{
+	ID:       "security-group-cluster-tag-conflict",
+	Severity: Warning,
+	Title:    "an ENI of the node has more than one security group tagged kubernetes.io/cluster/<cluster>",
+	Run: func(x *Index) []Finding {
+		cluster := x.clusterName()
+		var out []Finding
+		for _, n := range x.checkedNodes() {
+			if n.Instance == nil {
+				continue
+			}
+			if f, ok := clusterTagFinding(x, n, cluster); ok {
+				out = append(out, f)
+			}
+		}
+		return out
+	},
+}
+
+// clusterTagFinding reports the node's ENIs that carry two or more groups tagged for one
+// cluster (cluster when it is known, any cluster otherwise).
+func clusterTagFinding(x *Index, n *NodeInfo, cluster string) (Finding, bool) {
+	var bad []string
+	var name string
+	for _, e := range n.Instance.ENIs {
+		groups := e.SecurityGroups
+		if e.NetworkCardIndex == 0 && e.DeviceIndex == 0 && len(groups) == 0 {
+			groups = n.Instance.SecurityGroups
+		}
+		tagged := map[string][]string{}
+		for _, g := range groups {
+			sg := x.SecurityGroups[g.ID]
+			if sg == nil {
+				continue
+			}
+			for k := range sg.Tags {
+				if c, ok := strings.CutPrefix(k, tagClusterPrefix); ok && c != "" && (cluster == "" || c == cluster) {
+					tagged[c] = append(tagged[c], g.ID)
+				}
+			}
+		}
+		for _, c := range sortedKeys(tagged) {
+			if ids := sortedUnique(tagged[c]); len(ids) > 1 {
+				name = c
+				bad = append(bad, fmt.Sprintf("%s (%s)", e.ID, strings.Join(ids, ", ")))
+				break
+			}
+		}
+	}
+	if len(bad) == 0 {
+		return Finding{}, false
+	}
+	resource, where := nodeRef(n.Name()), "the node group's security groups"
+	if n.ClassName != "" {
+		resource, where = n.ClassRef(), "spec.securityGroupSelectorTerms of "+n.ClassLabel()
+	}
+	return Finding{
+		ID: "security-group-cluster-tag-conflict", Severity: Warning, Node: n.Name(), Resource: resource,
+		Message: fmt.Sprintf("ENIs of instance %s carry more than one security group tagged %s%s: %s; the AWS Load "+
+			"Balancer Controller expects exactly one and refuses to register the node's targets",
+			n.Instance.ID, tagClusterPrefix, name, strings.Join(bad, "; ")),
+		Remedy: fmt.Sprintf("keep the %s%s tag on one of those groups only (aws ec2 delete-tags --resources SG "+
+			"--tags Key=%s%s), or select the groups by ID or another tag in %s", tagClusterPrefix, name,
+			tagClusterPrefix, name, where),
+	}, true
+}
+
+// clusterName returns the EKS cluster's name as aws-node's CLUSTER_NAME or the instances'
+// eks:eks-cluster-name tag say, or "" when neither does.
+func (x *Index) clusterName() string {
+	if c := x.Setting("CLUSTER_NAME", ""); c != "" {
+		return c
+	}
+	for _, in := range x.Snapshot.Instances {
+		if c := in.Tags["eks:eks-cluster-name"]; c != "" {
+			return c
+		}
+	}
+	return ""
+}
