@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -64,7 +65,7 @@ func TestNodeClassPublicIPMultiENI(t *testing.T) {
 	})
 }
 
-// ownRule sets the inbound rules of the node security group, with the default egress rule.
+// ownRules sets the inbound rules of the node security group, with the default egress rule.
 func ownRules(rules ...snapshot.Rule) func(*snapshot.Snapshot) {
 	return func(s *snapshot.Snapshot) {
 		s.SecurityGroups[0].Inbound = rules
@@ -72,58 +73,109 @@ func ownRules(rules ...snapshot.Rule) func(*snapshot.Snapshot) {
 	}
 }
 
+// selfRule is a rule of protocol p from ports from to to that names the group id.
+func selfRule(id, p string, from, to int32) snapshot.Rule {
+	return snapshot.Rule{Protocol: p, FromPort: from, ToPort: to, GroupIDs: []string{id}}
+}
+
+// terraformNodeRules are the node-to-node rules of terraform-aws-eks's node security group:
+// CoreDNS over TCP and UDP and TCP 1025-65535 from itself.
+func terraformNodeRules(id string) []snapshot.Rule {
+	return []snapshot.Rule{selfRule(id, "tcp", 53, 53), selfRule(id, "udp", 53, 53), selfRule(id, "tcp", 1025, 65535)}
+}
+
 func TestSecurityGroupNodeToNodeBlocked(t *testing.T) {
-	blocked := func(rules, resource, where string) []Finding {
+	const class = "spec.securityGroupSelectorTerms of EC2NodeClass default"
+	const udp = "DNS to CoreDNS over UDP 53"
+	const tcp = "DNS to CoreDNS over TCP 53"
+	const pods = "pod and Service traffic over TCP 1025-65535"
+	fixUDP := "aws ec2 authorize-security-group-ingress --group-id sg-0nodes --protocol udp --port 53 --source-group sg-0nodes"
+	fixTCP := "aws ec2 authorize-security-group-ingress --group-id sg-0nodes --protocol tcp --port 53 --source-group sg-0nodes"
+	fixPods := "aws ec2 authorize-security-group-ingress --group-id sg-0nodes --protocol tcp --port 1025-65535 --source-group sg-0nodes"
+	blocked := func(groups, flows, resource string, fixes []string, where string) []Finding {
 		return []Finding{{
 			ID: "security-group-node-to-node-blocked", Severity: Warning, Node: nodeA, Resource: resource,
-			Message: "no security group of instance " + instanceA + " (sg-0nodes: " + rules + ") admits all traffic in " +
-				"from the node's own groups or its subnet 10.0.1.0/24: node-to-node and pod-to-pod traffic across " +
-				"nodes (CoreDNS, Services, webhooks) is dropped",
-			Remedy: "allow all traffic from the node security group to itself (aws ec2 authorize-security-group-ingress " +
-				"--group-id sg-0nodes --protocol -1 --source-group sg-0nodes), or add the EKS cluster security group to " + where,
+			Message: "the security groups of instance " + instanceA + " (" + groups + ") block " + flows +
+				" between nodes: pods on other nodes cannot reach it (CoreDNS, Services and webhooks break)",
+			Remedy: "open the flows between the nodes' groups (" + strings.Join(fixes, "; ") + "), or add the EKS cluster " +
+				"security group, which admits all traffic from itself, to " + where,
 		}}
 	}
-	const class = "spec.securityGroupSelectorTerms of EC2NodeClass default"
-	https := snapshot.Rule{Protocol: "tcp", FromPort: 443, ToPort: 443, GroupIDs: []string{sgNodes}}
+	into := func(flows ...string) string {
+		for i := range flows {
+			flows[i] += " into the node's groups"
+		}
+		return strings.Join(flows, "; ")
+	}
+	https := selfRule(sgNodes, "tcp", 443, 443)
+	const oneRule = "sg-0nodes: 1 inbound rule, 1 outbound rule"
 	runCheckCases(t, securityGroupNodeToNodeBlocked, []checkCase{
 		{name: "groups read without rules are silent"},
 		{name: "all traffic from itself is silent", edit: ownRules(snapshot.Rule{Protocol: "-1", GroupIDs: []string{sgNodes}})},
-		{name: "every TCP port from itself is silent", edit: ownRules(snapshot.Rule{Protocol: "tcp", FromPort: 0, ToPort: 65535, GroupIDs: []string{sgNodes}})},
-		{name: "TCP 1-65535 from itself is silent", edit: ownRules(snapshot.Rule{Protocol: "6", FromPort: 1, ToPort: 65535, GroupIDs: []string{sgNodes}})},
+		{name: "terraform-aws-eks's node group rules are silent", edit: ownRules(terraformNodeRules(sgNodes)...)},
+		{name: "ports covered by two rules together are silent", edit: ownRules(selfRule(sgNodes, "17", 53, 53),
+			selfRule(sgNodes, "6", 0, 1024), selfRule(sgNodes, "6", 1000, 65535))},
 		{name: "all traffic from the VPC CIDR is silent", edit: ownRules(snapshot.Rule{Protocol: "-1", CIDRs: []string{"10.0.0.0/16"}})},
 		{name: "all traffic from anywhere is silent", edit: ownRules(snapshot.Rule{Protocol: "-1", CIDRs: []string{"0.0.0.0/0"}})},
-		{name: "prefix list cannot be judged", edit: ownRules(snapshot.Rule{Protocol: "-1", PrefixListIDs: []string{"pl-0abc"}})},
-		{name: "egress only fires", edit: ownRules(), want: blocked("0 inbound rules", "ec2nodeclass/default", class)},
-		{name: "one port from itself fires", edit: ownRules(https), want: blocked("1 inbound rule", "ec2nodeclass/default", class)},
+		{name: "an IPv6 CIDR holding the subnet's IPv6 CIDR is silent", edit: edits(ownRules(snapshot.Rule{Protocol: "-1",
+			IPv6CIDRs: []string{"2600:1f14:aaa::/56"}}), func(s *snapshot.Snapshot) { s.Subnets[0].IPv6CIDRs = []string{"2600:1f14:aaa:1::/64"} })},
+		{name: "a prefix list cannot be judged", edit: ownRules(snapshot.Rule{Protocol: "-1", PrefixListIDs: []string{"pl-0abc"}})},
+		{name: "egress only fires for every flow", edit: ownRules(),
+			want: blocked("sg-0nodes: 0 inbound rules, 1 outbound rule", into(udp, tcp, pods), "ec2nodeclass/default",
+				[]string{fixPods, fixTCP, fixUDP}, class)},
+		{name: "one port from itself fires", edit: ownRules(https),
+			want: blocked(oneRule, into(udp, tcp, pods), "ec2nodeclass/default", []string{fixPods, fixTCP, fixUDP}, class)},
+		{name: "every TCP port but no UDP 53 fires for DNS over UDP only", edit: ownRules(selfRule(sgNodes, "tcp", 0, 65535)),
+			want: blocked(oneRule, into(udp), "ec2nodeclass/default", []string{fixUDP}, class)},
+		{
+			name: "egress restricted to HTTPS fires for every flow out",
+			edit: edits(ownRules(terraformNodeRules(sgNodes)...), func(s *snapshot.Snapshot) {
+				s.SecurityGroups[0].Outbound = []snapshot.Rule{{Protocol: "tcp", FromPort: 443, ToPort: 443, CIDRs: []string{"0.0.0.0/0"}}}
+			}),
+			want: blocked("sg-0nodes: 3 inbound rules, 1 outbound rule", udp+" out of the node's groups; "+tcp+" out of the node's groups; "+
+				pods+" out of the node's groups", "ec2nodeclass/default", []string{
+				"aws ec2 authorize-security-group-egress --group-id sg-0nodes --ip-permissions 'IpProtocol=tcp,FromPort=1025,ToPort=65535,UserIdGroupPairs=[{GroupId=sg-0nodes}]'",
+				"aws ec2 authorize-security-group-egress --group-id sg-0nodes --ip-permissions 'IpProtocol=tcp,FromPort=53,ToPort=53,UserIdGroupPairs=[{GroupId=sg-0nodes}]'",
+				"aws ec2 authorize-security-group-egress --group-id sg-0nodes --ip-permissions 'IpProtocol=udp,FromPort=53,ToPort=53,UserIdGroupPairs=[{GroupId=sg-0nodes}]'",
+			}, class),
+		},
 		{name: "all traffic from another group fires", edit: ownRules(https, snapshot.Rule{Protocol: "-1", GroupIDs: []string{"sg-0other"}}),
-			want: blocked("2 inbound rules", "ec2nodeclass/default", class)},
+			want: blocked("sg-0nodes: 2 inbound rules, 1 outbound rule", into(udp, tcp, pods), "ec2nodeclass/default", []string{fixPods, fixTCP, fixUDP}, class)},
 		{name: "another subnet's CIDR fires", edit: ownRules(snapshot.Rule{Protocol: "-1", CIDRs: []string{"10.0.2.0/24"}}),
-			want: blocked("1 inbound rule", "ec2nodeclass/default", class)},
-		{name: "CIDR with unknown subnet cannot be judged", edit: edits(ownRules(snapshot.Rule{Protocol: "-1", CIDRs: []string{"10.0.2.0/24"}}),
+			want: blocked(oneRule, into(udp, tcp, pods), "ec2nodeclass/default", []string{fixPods, fixTCP, fixUDP}, class)},
+		{name: "a CIDR while the subnet is unknown cannot be judged", edit: edits(ownRules(snapshot.Rule{Protocol: "-1", CIDRs: []string{"10.0.2.0/24"}}),
 			func(s *snapshot.Snapshot) { s.Subnets = nil })},
-		{name: "non-Karpenter node names the node", edit: edits(ownRules(https), func(s *snapshot.Snapshot) {
+		{name: "a non-Karpenter node names the node", edit: edits(ownRules(https), func(s *snapshot.Snapshot) {
 			s.NodeClasses, s.NodeClaims, s.NodePools = nil, nil, nil
 			delete(s.Nodes[0].Labels, snapshot.LabelEC2NodeClass)
 			delete(s.Nodes[0].Labels, snapshot.LabelNodePool)
-		}), want: blocked("1 inbound rule", "node/"+nodeA, "the node group's security groups")},
-		{name: "every group is listed", edit: edits(ownRules(https), func(s *snapshot.Snapshot) {
-			s.Instances[0].SecurityGroups = append(s.Instances[0].SecurityGroups, snapshot.GroupRef{ID: "sg-0zz"})
-			s.SecurityGroups = append(s.SecurityGroups, snapshot.SecurityGroup{ID: "sg-0zz",
-				Outbound: []snapshot.Rule{{Protocol: "-1", CIDRs: []string{"0.0.0.0/0"}}}})
-		}), want: []Finding{{
-			ID: "security-group-node-to-node-blocked", Severity: Warning, Node: nodeA, Resource: "ec2nodeclass/default",
-			Message: "no security group of instance " + instanceA + " (sg-0nodes: 1 inbound rule; sg-0zz: 0 inbound rules) " +
-				"admits all traffic in from the node's own groups or its subnet 10.0.1.0/24: node-to-node and pod-to-pod " +
-				"traffic across nodes (CoreDNS, Services, webhooks) is dropped",
-			Remedy: "allow all traffic from the node security group to itself (aws ec2 authorize-security-group-ingress " +
-				"--group-id sg-0nodes --protocol -1 --source-group sg-0nodes), or add the EKS cluster security group to " + class,
-		}}},
+		}), want: blocked(oneRule, into(udp, tcp, pods), "node/"+nodeA, []string{fixPods, fixTCP, fixUDP}, "the node group's security groups")},
 		{name: "a rule of one group from the other admits", edit: edits(ownRules(), func(s *snapshot.Snapshot) {
 			s.Instances[0].SecurityGroups = append(s.Instances[0].SecurityGroups, snapshot.GroupRef{ID: "sg-0zz"})
 			s.SecurityGroups = append(s.SecurityGroups, snapshot.SecurityGroup{ID: "sg-0zz",
 				Inbound: []snapshot.Rule{{Protocol: "-1", GroupIDs: []string{sgNodes}}}})
 		})},
-		{name: "unknown group is silent", edit: edits(ownRules(https), func(s *snapshot.Snapshot) {
+		{
+			// Custom networking: pods sit on ENIs with the ENIConfig's groups; the node group
+			// carries only host traffic.
+			name: "custom-networking pods are judged by their ENIConfig's groups",
+			edit: edits(ownRules(https), perZoneENIConfigs, func(s *snapshot.Snapshot) {
+				s.ENIConfigs[0].SecurityGroups = []string{"sg-0pods"}
+				s.SecurityGroups = append(s.SecurityGroups, snapshot.SecurityGroup{ID: "sg-0pods",
+					Inbound: terraformNodeRules("sg-0pods"), Outbound: []snapshot.Rule{{Protocol: "-1", CIDRs: []string{"0.0.0.0/0"}}}})
+			}),
+		},
+		{
+			name: "an ENIConfig group that blocks DNS fires for the pods' ENIs",
+			edit: edits(ownRules(snapshot.Rule{Protocol: "-1", GroupIDs: []string{sgNodes}}), perZoneENIConfigs, func(s *snapshot.Snapshot) {
+				s.ENIConfigs[0].SecurityGroups = []string{"sg-0pods"}
+				s.SecurityGroups = append(s.SecurityGroups, snapshot.SecurityGroup{ID: "sg-0pods",
+					Inbound: []snapshot.Rule{selfRule("sg-0pods", "tcp", 0, 65535)}, Outbound: []snapshot.Rule{{Protocol: "-1", CIDRs: []string{"0.0.0.0/0"}}}})
+			}),
+			want: blocked("sg-0pods: 1 inbound rule, 1 outbound rule", udp+" into ENIConfig us-west-2a's groups (the pods' ENIs)",
+				"ec2nodeclass/default", []string{"aws ec2 authorize-security-group-ingress --group-id sg-0pods --protocol udp --port 53 --source-group sg-0pods"}, class),
+		},
+		{name: "an unknown group is silent", edit: edits(ownRules(https), func(s *snapshot.Snapshot) {
 			s.Instances[0].SecurityGroups = append(s.Instances[0].SecurityGroups, snapshot.GroupRef{ID: "sg-0unread"})
 		})},
 		{name: "groups not readable is silent", edit: edits(ownRules(https), gap(snapshot.SourceDescribeSecurityGroups))},
