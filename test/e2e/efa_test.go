@@ -202,7 +202,7 @@ func TestEFA(t *testing.T) {
 		{"efa-interface-count-mismatch", "critical", old, "node/" + old},
 		{"efa-resource-not-advertised", "warning", tainted, "node/" + tainted},
 		{"efa-security-group-self-rule-missing", "critical", nodeNameOf(hpc), "securitygroup/" + hpcSG},
-		{"efa-subnet-split", "warning", "", "ec2nodeclass/efa"},
+		{"efa-subnet-split", "warning", "", "nodepool/training"},
 		{"efa-subnet-split", "warning", "", "placementgroup/training"},
 		{"efa-unsupported-instance-type", "critical", nodeNameOf(general), "node/" + nodeNameOf(general)},
 		{"efa-without-placement-group", "warning", nodeNameOf(burst), "ec2nodeclass/burst"},

@@ -76,7 +76,7 @@ func TestPlacementGroups(t *testing.T) {
 	want := []finding{
 		{"placement-group-cluster-multi-az", "warning", "", "nodepool/ml"},
 		{"placement-group-mismatch", "warning", stale, "ec2nodeclass/ml"},
-		{"placement-group-missing", "critical", outside, "ec2nodeclass/ml"},
+		{"placement-group-missing", "warning", outside, "ec2nodeclass/ml"},
 		{"placement-group-partition-mismatch", "warning", unlabelled, "node/" + unlabelled},
 		{"placement-group-spread-limit", "warning", "", "placementgroup/web"},
 		{"placement-group-unavailable", "critical", "", "ec2nodeclass/ml-canary"},

@@ -122,7 +122,7 @@ func kubeStart(ctx context.Context, dir, etcdBin, apiBin string) (k *Kube, err e
 	if err := kubeCreateViewerRBAC(ctx, k.kube); err != nil {
 		return k, err
 	}
-	return k, k.installENIConfigCRD(ctx)
+	return k, k.installVPCCRDs(ctx)
 }
 
 // kubeMarkClash wraps err with errKubePortClash when the log of p, a process that failed to

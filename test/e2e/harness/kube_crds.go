@@ -15,8 +15,8 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// kubeCRDFiles holds the CRD manifests: one file per Karpenter set, the ENIConfig CRD and the
-// EKS Auto Mode NodeClass CRD.
+// kubeCRDFiles holds the CRD manifests: one file per Karpenter set, the ENIConfig and CNINode
+// CRDs and the EKS Auto Mode NodeClass CRD.
 //
 //go:embed crds/*.yaml
 var kubeCRDFiles embed.FS
@@ -111,19 +111,28 @@ func kubeLoadManifest(name string) ([]*unstructured.Unstructured, error) {
 	return objs, nil
 }
 
-// installENIConfigCRD creates the ENIConfig CRD and waits until it is served.
-func (k *Kube) installENIConfigCRD(ctx context.Context) error {
-	crds, err := kubeLoadManifest("crds/eniconfig.yaml")
-	if err != nil {
-		return err
+// installVPCCRDs creates the CRDs every EKS cluster with the VPC CNI has, ENIConfig and
+// CNINode, and waits until they are served.
+func (k *Kube) installVPCCRDs(ctx context.Context) error {
+	for _, c := range []struct {
+		file string
+		gvr  schema.GroupVersionResource
+	}{{"crds/eniconfig.yaml", kubeENIConfigsGVR}, {"crds/cninode.yaml", kubeCNINodesGVR}} {
+		crds, err := kubeLoadManifest(c.file)
+		if err != nil {
+			return err
+		}
+		if err := k.createCRDs(ctx, crds); err != nil {
+			return err
+		}
+		if err := kubePoll(ctx, kubeCRDTimeout, func(ctx context.Context) error {
+			_, err := k.dynamic.Resource(c.gvr).List(ctx, metav1.ListOptions{Limit: 1})
+			return err
+		}, "waiting for "+c.gvr.Resource+" to be served"); err != nil {
+			return err
+		}
 	}
-	if err := k.createCRDs(ctx, crds); err != nil {
-		return err
-	}
-	return kubePoll(ctx, kubeCRDTimeout, func(ctx context.Context) error {
-		_, err := k.dynamic.Resource(kubeENIConfigsGVR).List(ctx, metav1.ListOptions{Limit: 1})
-		return err
-	}, "waiting for ENIConfigs to be served")
+	return nil
 }
 
 // InstallCRDs replaces the Karpenter CRDs with set and waits until they are established and

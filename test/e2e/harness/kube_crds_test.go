@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 func TestKubeCRDManifests(t *testing.T) {
@@ -75,21 +76,28 @@ func kubeVersionSummary(t *testing.T, crd *unstructured.Unstructured) string {
 	return strings.Join(out, " ")
 }
 
-func TestKubeENIConfigManifest(t *testing.T) {
-	crds, err := kubeLoadManifest("crds/eniconfig.yaml")
-	if err != nil {
-		t.Fatalf("loading: %v", err)
-	}
-	var names []string
-	for _, crd := range crds {
-		names = append(names, crd.GetName())
-	}
-	if diff := cmp.Diff([]string{"eniconfigs.crd.k8s.amazonaws.com"}, names); diff != "" {
-		t.Fatalf("CRDs mismatch (-want +got):\n%s", diff)
-	}
-	got := kubeServedGVRs(crds[0])
-	if len(got) != 1 || got[0] != kubeENIConfigsGVR {
-		t.Errorf("served: got %v, want [%v]", got, kubeENIConfigsGVR)
+func TestKubeVPCManifests(t *testing.T) {
+	for _, c := range []struct {
+		file, name string
+		gvr        schema.GroupVersionResource
+	}{
+		{"crds/eniconfig.yaml", "eniconfigs.crd.k8s.amazonaws.com", kubeENIConfigsGVR},
+		{"crds/cninode.yaml", "cninodes.vpcresources.k8s.aws", kubeCNINodesGVR},
+	} {
+		crds, err := kubeLoadManifest(c.file)
+		if err != nil {
+			t.Fatalf("loading %s: %v", c.file, err)
+		}
+		var names []string
+		for _, crd := range crds {
+			names = append(names, crd.GetName())
+		}
+		if diff := cmp.Diff([]string{c.name}, names); diff != "" {
+			t.Fatalf("%s: CRDs mismatch (-want +got):\n%s", c.file, diff)
+		}
+		if got := kubeServedGVRs(crds[0]); len(got) != 1 || got[0] != c.gvr {
+			t.Errorf("%s served: got %v, want [%v]", c.file, got, c.gvr)
+		}
 	}
 }
 

@@ -21,13 +21,14 @@ var (
 	kubeEventsGVR     = schema.GroupVersionResource{Version: "v1", Resource: "events"}
 	kubeDaemonSetsGVR = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "daemonsets"}
 	kubeENIConfigsGVR = schema.GroupVersionResource{Group: "crd.k8s.amazonaws.com", Version: "v1alpha1", Resource: "eniconfigs"}
+	kubeCNINodesGVR   = schema.GroupVersionResource{Group: "vpcresources.k8s.aws", Version: "v1alpha1", Resource: "cninodes"}
 )
 
 // kubeAWSNodeSelector selects the VPC CNI DaemonSet by name.
 const kubeAWSNodeSelector = "metadata.name=aws-node"
 
 // Reset deletes every Node, NodeClaim, NodePool, EC2NodeClass (at whichever version is
-// served), EKS Auto Mode NodeClass (when its CRD is installed), ENIConfig, the kube-system
+// served), EKS Auto Mode NodeClass (when its CRD is installed), ENIConfig, CNINode, the kube-system
 // DaemonSet aws-node, and the Events of all namespaces, clearing finalizers first, and waits
 // until they are gone. The CRDs stay.
 func (k *Kube) Reset(ctx context.Context) error {
@@ -49,6 +50,7 @@ func (k *Kube) Reset(ctx context.Context) error {
 	}{
 		{kubeNodesGVR, "", ""},
 		{kubeENIConfigsGVR, "", ""},
+		{kubeCNINodesGVR, "", ""},
 		{kubeDaemonSetsGVR, metav1.NamespaceSystem, kubeAWSNodeSelector},
 		{kubeEventsGVR, metav1.NamespaceAll, ""},
 	} {
