@@ -1,6 +1,7 @@
 package collect
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -128,5 +129,40 @@ func TestEC2TagFilters(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got, cmpopts.IgnoreUnexported(types.Filter{})); diff != "" {
 		t.Errorf("filters (-want +got):\n%s", diff)
+	}
+}
+
+// TestCollectEC2DiscoveredSubnets reads the subnets tagged kubernetes.io/role/cni=1 with one
+// more DescribeSubnets only when aws-node's subnet discovery is on.
+func TestCollectEC2DiscoveredSubnets(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		awsNode  *snapshot.AWSNode
+		wantCall bool
+	}{
+		{"no aws-node", nil, false},
+		{"VPC CNI 1.23 by default", &snapshot.AWSNode{Image: "amazon-k8s-cni:v1.23.1"}, true},
+		{"VPC CNI 1.17 has no subnet discovery", &snapshot.AWSNode{Image: "amazon-k8s-cni:v1.17.1"}, false},
+		{"turned off", &snapshot.AWSNode{Image: "amazon-k8s-cni:v1.23.1", Env: map[string]string{"ENABLE_SUBNET_DISCOVERY": "false"}}, false},
+		{"custom networking takes over", &snapshot.AWSNode{Image: "amazon-k8s-cni:v1.23.1",
+			Env: map[string]string{"AWS_VPC_K8S_CNI_CUSTOM_NETWORK_CFG": "true"}}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newEC2World(t, 1)
+			w.sim.AddSubnets(snapshot.Subnet{ID: "subnet-cni", VpcID: "vpc-1", CIDR: "100.64.0.0/16", Zone: "us-west-2a",
+				Tags: map[string]string{"kubernetes.io/role/cni": "1"}})
+			w.snap.AWSNode = tc.awsNode
+			(&Collector{EC2: ec2sim.NewClient(w.url, "us-west-2")}).collectEC2(t.Context(), w.snap)
+			var tagged int
+			for _, r := range w.sim.Requests() {
+				if r.Action == ec2sim.DescribeSubnets && len(r.Filters["tag:kubernetes.io/role/cni"]) == 1 {
+					tagged++
+				}
+			}
+			read := slices.ContainsFunc(w.snap.Subnets, func(s snapshot.Subnet) bool { return s.ID == "subnet-cni" })
+			if (tagged == 1) != tc.wantCall || read != tc.wantCall || tagged > 1 {
+				t.Errorf("got %d tag-filtered DescribeSubnets, subnet read %v; want a call and the subnet: %v", tagged, read, tc.wantCall)
+			}
+		})
 	}
 }

@@ -98,12 +98,14 @@ type ec2Refs struct {
 	placementIDs   []string
 	instanceTypes  []string
 	// subnetTagTerms are the podSubnetSelectorTerms of Auto Mode NodeClasses that select by
-	// tags, one DescribeSubnets call each.
+	// tags, and with aws-node's subnet discovery on the kubernetes.io/role/cni=1 tag, one
+	// DescribeSubnets call each.
 	subnetTagTerms []map[string]string
 }
 
 // ec2References gathers what the instances, nodes, EC2NodeClasses, Auto Mode NodeClasses
-// (including their pod subnets) and ENIConfigs refer to.
+// (including their pod subnets) and ENIConfigs refer to, and the subnets tagged for the VPC
+// CNI's subnet discovery when it is on.
 func ec2References(s *snapshot.Snapshot, instances []snapshot.Instance) ec2Refs {
 	subnets, groups, typeSet := ec2IDSet{}, ec2IDSet{}, ec2IDSet{}
 	names, ids := ec2IDSet{}, ec2IDSet{}
@@ -157,6 +159,10 @@ func ec2References(s *snapshot.Snapshot, instances []snapshot.Instance) ec2Refs 
 	}
 	podIDs, tagTerms := ec2PodSubnetRefs(s.NodeClasses)
 	subnets.add(podIDs...)
+	if s.AWSNode.SubnetDiscovery() {
+		// The subnets the VPC CNI's subnet discovery may put pods' ENIs in: one more call.
+		tagTerms = append(tagTerms, map[string]string{ec2TagRoleCNI: "1"})
+	}
 	for _, ec := range s.ENIConfigs {
 		subnets.add(ec.Subnet)
 		groups.add(ec.SecurityGroups...)
@@ -167,6 +173,9 @@ func ec2References(s *snapshot.Snapshot, instances []snapshot.Instance) ec2Refs 
 		subnetTagTerms: tagTerms,
 	}
 }
+
+// ec2TagRoleCNI marks the subnets the VPC CNI's subnet discovery may use for pods' ENIs.
+const ec2TagRoleCNI = "kubernetes.io/role/cni"
 
 // ec2ValidTypeName reports whether t looks like an EC2 instance type name (family.size), so a
 // label from another provider never fails a DescribeInstanceTypes call.

@@ -1,6 +1,8 @@
 package snapshot
 
 import (
+	"strconv"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -189,6 +191,53 @@ type AWSNode struct {
 	// has observed the current spec (status.observedGeneration >= metadata.generation); nil
 	// when the status is not current or was not read.
 	DesiredNumberScheduled *int32 `json:"desiredNumberScheduled,omitempty"`
+}
+
+// CNIVersion reads the VPC CNI release from an aws-node image tag as major, minor, patch, e.g.
+// ".../amazon-k8s-cni:v1.8.0-eksbuild.1" gives 1.8.0. It fails on an image without a tag (a
+// digest only) or a tag that is not a version.
+func CNIVersion(image string) ([3]int, bool) {
+	image, _, _ = strings.Cut(image, "@")
+	name := image[strings.LastIndex(image, "/")+1:]
+	_, tag, ok := strings.Cut(name, ":")
+	if !ok {
+		return [3]int{}, false
+	}
+	tag = strings.TrimPrefix(tag, "v")
+	if i := strings.IndexAny(tag, "-+"); i >= 0 {
+		tag = tag[:i]
+	}
+	parts := strings.Split(tag, ".")
+	if len(parts) != 3 {
+		return [3]int{}, false
+	}
+	var v [3]int
+	for i, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 0 {
+			return [3]int{}, false
+		}
+		v[i] = n
+	}
+	return v, true
+}
+
+// SubnetDiscovery reports whether aws-node's subnet discovery may put pods' ENIs in subnets
+// tagged kubernetes.io/role/cni=1: custom networking is off, and ENABLE_SUBNET_DISCOVERY is
+// true, or unset on VPC CNI 1.18 or later where it is the default (an image without a version
+// counts as recent). false without the DaemonSet.
+func (a *AWSNode) SubnetDiscovery() bool {
+	if a == nil || strings.EqualFold(strings.TrimSpace(a.Setting("AWS_VPC_K8S_CNI_CUSTOM_NETWORK_CFG", "")), "true") {
+		return false
+	}
+	if v, ok := CNIVersion(a.Image); ok && (v[0] < 1 || v[0] == 1 && v[1] < 18) {
+		return false
+	}
+	if set := strings.TrimSpace(a.Setting("ENABLE_SUBNET_DISCOVERY", "")); set != "" {
+		on, err := strconv.ParseBool(set)
+		return err == nil && on
+	}
+	return true
 }
 
 // Scheduling is what a DaemonSet's pod template says about the nodes it may run on.
