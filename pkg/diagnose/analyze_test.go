@@ -36,7 +36,7 @@ func troubled() *snapshot.Snapshot {
 		corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: nodeMNG, Labels: map[string]string{"eks.amazonaws.com/nodegroup": "ng-1"}}},
 	)
 	s.Instances = append(s.Instances, instance(instanceB, "10.0.1.20"))
-	s.Subnets[0].AvailableIPs = 29
+	s.Subnets[0].AvailableIPs = 9 // fewer than the 10 a new m5.large takes at once
 	s.NodePools = append(s.NodePools, snapshot.NodePool{Name: "gpu", NodeClassRef: snapshot.NodeClassRef{Name: "gpu"}})
 	s.NodeClasses = append(s.NodeClasses, snapshot.EC2NodeClass{
 		Name:       "gpu",

@@ -144,14 +144,24 @@ func TestNodeClassNotReadyAutoMode(t *testing.T) {
 func TestSubnetIPExhaustionAutoMode(t *testing.T) {
 	runCasesOver(t, autoHealthy, subnetIPExhaustion, []checkCase{
 		{name: "plenty of IPs is silent"},
+		{name: "a full subnet next to a roomier one of the NodeClass in the zone is silent", edit: func(s *snapshot.Snapshot) { s.Subnets[0].AvailableIPs = 0 }},
 		{
-			name: "a node subnet of an Auto Mode NodeClass uses the Auto Mode estimate and remedy",
-			edit: func(s *snapshot.Snapshot) { s.Subnets[0].AvailableIPs = 20 },
+			name: "a node subnet of an Auto Mode NodeClass is sized by what its nodes hold, with the Auto Mode remedy",
+			edit: func(s *snapshot.Snapshot) {
+				s.Subnets[0].AvailableIPs = 20
+				for i := range s.NodeClasses {
+					if s.NodeClasses[i].AutoMode() {
+						s.NodeClasses[i].StatusSubnets = []snapshot.SubnetStatus{{ID: subnetA, Zone: "us-west-2a"}}
+					}
+				}
+			},
 			want: []Finding{{
-				ID: "subnet-ip-exhaustion", Severity: Critical, Resource: "subnet/" + subnetA,
-				Message: subnetA + " (us-west-2a, 10.0.1.0/24) has 20 free of 251 usable IPs, fewer than one more node of " +
-					"NodeClass default (m5.large) needs up to 28 (an estimated 27 pods + 1)",
-				Remedy: "add subnets in us-west-2a to spec.subnetSelectorTerms of NodeClass default, or give the VPC a larger " +
+				ID: "subnet-ip-exhaustion", Severity: Warning, Resource: "subnet/" + subnetA,
+				Message: "only 1 more node of NodeClass default in us-west-2a fit in its only subnet " + subnetA + " (10.0.1.0/24, " +
+					"20 free of 251 usable): each takes about 19 addresses (what its nodes hold in their subnet now, as the CNI " +
+					"grows with pods: the median of 1 node)",
+				Remedy: "add subnets in us-west-2a to spec.subnetSelectorTerms of NodeClass default (new nodes go to the roomiest " +
+					"subnet of the zone), or give the VPC a larger " +
 					"or secondary CIDR; Auto Mode pods can take addresses from other subnets (spec.podSubnetSelectorTerms with " +
 					"spec.podSecurityGroupSelectorTerms), and secondary-IP mode (spec.advancedNetworking.ipv4PrefixSize: \"32\") " +
 					"takes single addresses instead of /28 prefixes",
@@ -168,8 +178,9 @@ func TestSubnetIPExhaustionAutoMode(t *testing.T) {
 			}),
 			want: []Finding{{
 				ID: "subnet-ip-exhaustion", Severity: Critical, Resource: "subnet/" + autoPodSubnetA,
-				Message: autoPodSubnetA + " (us-west-2a, 100.64.0.0/18) has 10 free of 16379 usable IPs, fewer than one more " +
-					"node of NodeClass default (m5.large) can take an estimated 18 pod addresses here",
+				Message: "the pod subnets of NodeClass default in us-west-2a can take no more node: its only subnet " + autoPodSubnetA +
+					" (100.64.0.0/18, 10 free of 16379 usable) has 10 free addresses, fewer than the 18 the next node takes at once " +
+					"(a m5.large's estimated pod IPs, no more than its capacity.pods)",
 				Remedy: "add pod subnets in us-west-2a to spec.podSubnetSelectorTerms of NodeClass default, or add a secondary " +
 					"CIDR to the VPC for a new one; secondary-IP mode (spec.advancedNetworking.ipv4PrefixSize: \"32\") takes " +
 					"single addresses instead of /28 prefixes",

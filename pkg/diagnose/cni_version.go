@@ -3,8 +3,9 @@ package diagnose
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
 // VPC CNI settings that turn on features newer than some VPC CNI releases.
@@ -50,33 +51,10 @@ func cniFeatureVersion(setting string) cniVersion {
 	return cniVersion{}
 }
 
-// parseCNIVersion reads the version from an aws-node image tag, e.g.
-// ".../amazon-k8s-cni:v1.8.0-eksbuild.1" gives 1.8.0. It fails on an image without a tag (a
-// digest only) or a tag that is not a version.
+// parseCNIVersion reads the version from an aws-node image tag (snapshot.CNIVersion).
 func parseCNIVersion(image string) (cniVersion, bool) {
-	image, _, _ = strings.Cut(image, "@")
-	name := image[strings.LastIndex(image, "/")+1:]
-	_, tag, ok := strings.Cut(name, ":")
-	if !ok {
-		return cniVersion{}, false
-	}
-	tag = strings.TrimPrefix(tag, "v")
-	if i := strings.IndexAny(tag, "-+"); i >= 0 {
-		tag = tag[:i]
-	}
-	parts := strings.Split(tag, ".")
-	if len(parts) != 3 {
-		return cniVersion{}, false
-	}
-	var v cniVersion
-	for i, p := range parts {
-		n, err := strconv.Atoi(p)
-		if err != nil || n < 0 {
-			return cniVersion{}, false
-		}
-		v[i] = n
-	}
-	return v, true
+	v, ok := snapshot.CNIVersion(image)
+	return cniVersion(v), ok
 }
 
 // vpcCNIVersionTooOld finds an aws-node whose env turns on a feature its VPC CNI release does

@@ -48,98 +48,31 @@ var subnetNotSelected = Check{
 	},
 }
 
-// subnetIPExhaustion finds subnets whose free addresses cannot hold the next nodes. On EKS with
-// the VPC CNI every pod takes a subnet IP: when a subnet runs dry, launches fail with
-// InsufficientFreeAddressesInSubnet and pods on running nodes stick in ContainerCreating.
+// subnetIPExhaustion finds the subnets new nodes and pods draw addresses from that cannot take
+// the next nodes. On EKS with the VPC CNI every pod takes a subnet address: when the subnets
+// a class launches into run dry, launches fail with InsufficientFreeAddressesInSubnet, and
+// when pod subnets run dry pods stick in ContainerCreating. It models what Karpenter and the
+// CNI do (subnetcap.go): per class (or node group) and zone, the roomiest of the subnets it
+// may launch into against what the next node takes at once and what its nodes hold over time;
+// ENIConfig pod subnets, subnet discovery's pod subnets and Auto Mode pod subnets alike.
+// Subnets no launch or CNI path would use for new nodes are never judged.
 var subnetIPExhaustion = Check{
 	ID:       "subnet-ip-exhaustion",
 	Severity: Critical,
-	Title:    "a node subnet is running out of free IP addresses",
+	Title:    "the subnets new nodes or pods take addresses from cannot take the next nodes",
 	Run: func(x *Index) []Finding {
+		if x.Unavailable(snapshot.SourceDescribeSubnets) {
+			return nil
+		}
 		var out []Finding
-		cni := CNISettingsFrom(x.Snapshot.AWSNode)
-		for _, u := range subnetUses(x) {
-			if f, ok := exhaustionFinding(u, cni); ok {
+		for _, p := range subnetPools(x) {
+			if len(p.subnets) == 0 {
+				continue
+			}
+			if f, ok := p.finding(); ok {
 				out = append(out, f)
 			}
 		}
 		return out
 	},
-}
-
-// exhaustionFinding rates one subnet: critical below one node's need, warning below five
-// nodes' need or below 10% of its usable addresses.
-func exhaustionFinding(u subnetUse, cni CNISettings) (Finding, bool) {
-	s := u.subnet
-	free := int64(s.AvailableIPs)
-	usable := usableIPs(s.CIDR)
-	size := "unknown usable size"
-	if usable > 0 {
-		size = fmt.Sprintf("%d usable", usable)
-	}
-	head := fmt.Sprintf("%s (%s, %s) has %d free of %s IPs", s.ID, s.Zone, s.CIDR, free, size)
-	needText := "no instance type is known to size the next node"
-	if u.need > 0 {
-		needText = u.needFrom
-	}
-	var sev Severity
-	var msg string
-	switch {
-	case u.need > 0 && free < u.need:
-		sev, msg = Critical, fmt.Sprintf("%s, fewer than %s", head, needText)
-	case u.need > 0 && free < 5*u.need:
-		sev, msg = Warning, fmt.Sprintf("%s, fewer than 5 x %d = %d for the next nodes: %s", head, u.need, 5*u.need, needText)
-	case usable > 0 && free*10 < usable:
-		sev, msg = Warning, fmt.Sprintf("%s, under 10%% of the subnet; %s", head, needText)
-	default:
-		return Finding{}, false
-	}
-	return Finding{
-		ID:       "subnet-ip-exhaustion",
-		Severity: sev,
-		Resource: subnetRef(s.ID),
-		Message:  msg,
-		Remedy:   exhaustionRemedy(u, cni),
-	}, true
-}
-
-// exhaustionRemedy says where more addresses come from for this kind of subnet.
-func exhaustionRemedy(u subnetUse, cni CNISettings) string {
-	s := u.subnet
-	if u.podSubnet && len(u.podClasses) > 0 {
-		return fmt.Sprintf("add pod subnets in %s to spec.podSubnetSelectorTerms of NodeClass %s, or add a secondary "+
-			"CIDR to the VPC for a new one; secondary-IP mode (spec.advancedNetworking.ipv4PrefixSize: \"32\") takes "+
-			"single addresses instead of /28 prefixes", s.Zone, strings.Join(u.podClasses, ", "))
-	}
-	if u.podSubnet {
-		return fmt.Sprintf("point the ENIConfigs of %s at a larger pod subnet (kubectl edit eniconfig; spec.subnet), "+
-			"or add a secondary CIDR to the VPC for a new one", s.Zone)
-	}
-	where := "the node group's subnet list"
-	var names []string
-	for _, kind := range []string{snapshot.KindEC2NodeClass, snapshot.KindNodeClass} {
-		var of []string
-		for _, key := range u.classes {
-			if k, name, _ := strings.Cut(key, "/"); k == kind {
-				of = append(of, name)
-			}
-		}
-		if len(of) > 0 {
-			names = append(names, kind+" "+strings.Join(of, ", "))
-		}
-	}
-	if len(names) > 0 {
-		where = "spec.subnetSelectorTerms of " + strings.Join(names, " and ")
-	}
-	remedy := fmt.Sprintf("add subnets in %s to %s, or give the VPC a larger or secondary CIDR", s.Zone, where)
-	if len(u.classes) > 0 && allAutoMode(u.classes) {
-		return remedy + "; Auto Mode pods can take addresses from other subnets (spec.podSubnetSelectorTerms with " +
-			"spec.podSecurityGroupSelectorTerms), and secondary-IP mode (spec.advancedNetworking.ipv4PrefixSize: \"32\") " +
-			"takes single addresses instead of /28 prefixes"
-	}
-	if !cni.PrefixDelegation && !cni.CustomNetworking {
-		remedy += fmt.Sprintf("; custom networking moves pod addresses to other subnets, and prefix delegation "+
-			"(aws-node %s=true) packs them into /28 prefixes", SettingPrefixDelegation)
-	}
-	return remedy
 }

@@ -108,7 +108,9 @@ func TestCatalogue(t *testing.T) {
 	// kubelet.maxPods 110 on an m5.large: 29 pod IPs at most.
 	node("ip-10-0-16-12"+dom, launch(b, "10.0.16.12"), "dense", 110, nil)
 	// A /28 holds one node and not the next.
-	node("ip-10-0-80-10"+dom, launch(tiny, "10.0.80.10"), "batch", 29, nil)
+	// The batch node took its warm IPs (the primary ENI's 9 secondaries): the /28 has 1 address
+	// left, fewer than the 10 the next node takes at once.
+	node("ip-10-0-80-10"+dom, w.warmIPs(launch(tiny, "10.0.80.10"), 9), "batch", 29, nil)
 
 	// Pods on the over-packed node fail to get an address; karpnet keeps the kubelet's events.
 	w.sandboxFailure("ip-10-0-16-12"+dom, "web-7d9f8", 4)

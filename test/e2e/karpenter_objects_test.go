@@ -167,6 +167,15 @@ func (w *world) karpenterNode(name, pool, class, version string, in ec2types.Ins
 		"apiVersion": "karpenter.sh/" + version, "kind": "NodeClaim",
 		"metadata": map[string]any{"name": claim, "labels": map[string]any{"karpenter.sh/nodepool": pool}},
 		"spec":     claimSpec,
-	}, map[string]any{"providerID": s.providerID, "nodeName": name, "conditions": conditions})
+	}, claimStatus(s, name, conditions))
 	w.node(s)
+}
+
+// claimStatus is a NodeClaim's status as Karpenter writes it once the node registered.
+func claimStatus(s nodeSpec, name string, conditions []any) map[string]any {
+	status := map[string]any{"providerID": s.providerID, "nodeName": name, "conditions": conditions}
+	if len(s.claimCapacity) > 0 {
+		status["capacity"] = s.claimCapacity
+	}
+	return status
 }

@@ -45,6 +45,9 @@ type nodeSpec struct {
 	// spec.resources.requests, and status conditions added to Launched/Registered/Initialized/Ready.
 	claimRequests   map[string]any
 	claimConditions []map[string]any
+	// claimCapacity goes in the NodeClaim's status.capacity (karpenterNode only), as Karpenter
+	// writes it from the instance type, e.g. vpc.amazonaws.com/pod-eni.
+	claimCapacity map[string]any
 	// booting leaves Initialized and Ready out of the NodeClaim's conditions, as Karpenter
 	// writes them while the node starts (karpenterNode only).
 	booting bool

@@ -128,3 +128,26 @@ func (w *world) describe(id string) ec2types.Instance {
 func providerID(in ec2types.Instance) string {
 	return fmt.Sprintf("aws:///%s/%s", aws.ToString(in.Placement.AvailabilityZone), aws.ToString(in.InstanceId))
 }
+
+// warmIPs assigns n secondary IPs to the instance's primary interface, as ipamd does at
+// start, and returns the instance as DescribeInstances shows it then.
+func (w *world) warmIPs(in ec2types.Instance, n int32) ec2types.Instance {
+	w.t.Helper()
+	eni := in.NetworkInterfaces[0].NetworkInterfaceId
+	if _, err := w.ec2.AssignPrivateIpAddresses(w.t.Context(), &ec2.AssignPrivateIpAddressesInput{
+		NetworkInterfaceId: eni, SecondaryPrivateIpAddressCount: aws.Int32(n)}); err != nil {
+		w.t.Fatalf("assigning %d secondary IPs to %s: %v", n, aws.ToString(eni), err)
+	}
+	return w.describe(aws.ToString(in.InstanceId))
+}
+
+// allow adds an inbound rule of protocol p from ports from to to, from the group src.
+func (w *world) allow(sg, p string, from, to int32, src string) {
+	w.t.Helper()
+	perm := []ec2types.IpPermission{{IpProtocol: aws.String(p), FromPort: aws.Int32(from), ToPort: aws.Int32(to),
+		UserIdGroupPairs: []ec2types.UserIdGroupPair{{GroupId: aws.String(src)}}}}
+	if _, err := w.ec2.AuthorizeSecurityGroupIngress(w.t.Context(), &ec2.AuthorizeSecurityGroupIngressInput{
+		GroupId: aws.String(sg), IpPermissions: perm}); err != nil {
+		w.t.Fatalf("allowing %s %d-%d into %s from %s: %v", p, from, to, sg, src, err)
+	}
+}

@@ -8,8 +8,10 @@ import (
 	"time"
 )
 
-// EC2Budget is the most EC2 requests `check` may make over n nodes: ceil(n/200)+4.
-func EC2Budget(n int) int { return (n+199)/200 + 4 }
+// EC2Budget is the most EC2 requests `check` may make over n nodes: ceil(n/200)+5 (one
+// DescribeSubnets each for subnet IDs and for subnet discovery's tagged subnets, and one call
+// each for security groups, placement groups and instance types).
+func EC2Budget(n int) int { return (n+199)/200 + 5 }
 
 // KubeBudget is the most Kubernetes requests `check` may make over n nodes: ceil(n/500)+12.
 func KubeBudget(n int) int { return (n+499)/500 + 12 }

@@ -29,11 +29,15 @@ const (
 // zones returns the cluster's Availability Zones.
 func zones() []string { return []string{Region + "a", Region + "b", Region + "c"} }
 
+// exhaustedZone is the zone of the exhausted subnet, which the general NodePool allows too.
+const exhaustedZone = Region + "d"
+
 // zoneID returns the zone ID of a zone, usw2-az1 for us-west-2a.
 func zoneID(zone string) string { return fmt.Sprintf("usw2-az%d", zone[len(zone)-1]-'a'+1) }
 
 // Subnet indexes beyond the node subnets: a small subnet nearly out of addresses that the
-// default class selects, and one no class selects.
+// default class selects, alone in a zone of its own (exhaustedZone) so that no roomier subnet
+// takes the next node there, and one no class selects.
 const (
 	exhaustedSubnet  = 3 * nodeSubnets
 	unselectedSubnet = exhaustedSubnet + 1
@@ -47,7 +51,7 @@ func subnetID(s int) string { return fmt.Sprintf("subnet-0a5ca1e%010x", s+1) }
 func subnetZone(s int) string {
 	switch s {
 	case exhaustedSubnet:
-		return zones()[1]
+		return exhaustedZone
 	case unselectedSubnet:
 		return zones()[2]
 	}

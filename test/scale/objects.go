@@ -109,7 +109,7 @@ func nodePools() []object {
 		}
 	}
 	return []object{
-		pool("general", "default", req("topology.kubernetes.io/zone", zones()...),
+		pool("general", "default", req("topology.kubernetes.io/zone", append(zones(), exhaustedZone)...),
 			req("node.kubernetes.io/instance-type", general...), req("karpenter.sh/capacity-type", "on-demand", "spot")),
 		pool("training", "efa", req("topology.kubernetes.io/zone", zones()[0]),
 			req("node.kubernetes.io/instance-type", efaType().name), req("karpenter.sh/capacity-type", "on-demand")),
