@@ -181,10 +181,10 @@ var eniConfigReferenceMissing = Check{
 		if !x.cniCustomNetworking() {
 			return nil
 		}
-		users := map[string][]string{}
+		users := map[string][]*NodeInfo{}
 		for _, n := range x.vpcCNINodes() {
 			if name := chooseENIConfig(n.Node, x.Snapshot.AWSNode).Name; x.ENIConfigs[name] != nil && !x.cniInstanceGone(n) {
-				users[name] = append(users[name], n.Name())
+				users[name] = append(users[name], n)
 			}
 		}
 		subnetsRead := !x.Unavailable(snapshot.SourceDescribeSubnets)
@@ -192,19 +192,35 @@ var eniConfigReferenceMissing = Check{
 		var out []Finding
 		for _, name := range sortedKeys(users) {
 			cfg := x.ENIConfigs[name]
-			var missing []string
+			var missing, lookups []string
+			var nodes []string
+			zones, vpcs := map[string]bool{}, map[string]bool{}
+			for _, n := range users[name] {
+				nodes = append(nodes, n.Name())
+				if z := cniNodeZone(n); z != "" {
+					zones[z] = true
+				}
+				if n.Instance != nil && n.Instance.VpcID != "" {
+					vpcs[n.Instance.VpcID] = true
+				}
+			}
 			if cfg.Subnet != "" && subnetsRead && x.Subnets[cfg.Subnet] == nil {
 				missing = append(missing, "subnet "+cfg.Subnet)
+				lookups = append(lookups, "aws ec2 describe-subnets --filters "+lookupFilters("availability-zone", zones, vpcs))
 			}
+			var badGroups bool
 			for _, g := range cfg.SecurityGroups {
 				if groupsRead && x.SecurityGroups[g] == nil {
 					missing = append(missing, "security group "+g)
+					badGroups = true
 				}
+			}
+			if badGroups {
+				lookups = append(lookups, "aws ec2 describe-security-groups --filters "+lookupFilters("", nil, vpcs))
 			}
 			if len(missing) == 0 {
 				continue
 			}
-			nodes := users[name]
 			out = append(out, Finding{
 				ID:       "eniconfig-reference-missing",
 				Severity: Critical,
@@ -212,11 +228,27 @@ var eniConfigReferenceMissing = Check{
 				Message: fmt.Sprintf("ENIConfig %s names %s, which EC2 does not return in %s: ipamd cannot create secondary "+
 					"ENIs for the nodes that use it (%s: %s), so their pods get no IP address", name, strings.Join(missing, " and "),
 					cmp.Or(x.Snapshot.Region, "the Region read"), cniCount(int64(len(nodes)), "node"), abbreviate(nodes, 3)),
-				Remedy: fmt.Sprintf("point ENIConfig %s at an existing pod subnet of its zone and existing security groups "+
-					"(kubectl edit eniconfig %s; aws ec2 describe-subnets --filters Name=availability-zone,Values=ZONE), then "+
-					"replace its nodes so ipamd creates their ENIs again", name, name),
+				Remedy: fmt.Sprintf("point ENIConfig %s at an existing pod subnet of its nodes' zone and existing security "+
+					"groups of their VPC (kubectl edit eniconfig %s; %s), then replace its nodes so ipamd creates their ENIs again",
+					name, name, strings.Join(lookups, "; ")),
 			})
 		}
 		return out
 	},
+}
+
+// lookupFilters renders AWS CLI --filters for the zones (under zoneKey) and VPCs the nodes are
+// in, e.g. "Name=availability-zone,Values=us-west-2a Name=vpc-id,Values=vpc-0abc".
+func lookupFilters(zoneKey string, zones, vpcs map[string]bool) string {
+	var parts []string
+	if zoneKey != "" && len(zones) > 0 {
+		parts = append(parts, "Name="+zoneKey+",Values="+strings.Join(sortedKeys(zones), ","))
+	}
+	if len(vpcs) > 0 {
+		parts = append(parts, "Name=vpc-id,Values="+strings.Join(sortedKeys(vpcs), ","))
+	}
+	if len(parts) == 0 {
+		return "Name=state,Values=available"
+	}
+	return strings.Join(parts, " ")
 }

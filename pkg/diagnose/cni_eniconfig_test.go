@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -201,13 +202,17 @@ func TestChooseENIConfig(t *testing.T) {
 }
 
 func TestENIConfigReferenceMissing(t *testing.T) {
-	finding := func(missing string) []Finding {
+	const (
+		subnets = "aws ec2 describe-subnets --filters Name=availability-zone,Values=us-west-2a Name=vpc-id,Values=vpc-0abc"
+		groups  = "aws ec2 describe-security-groups --filters Name=vpc-id,Values=vpc-0abc"
+	)
+	finding := func(missing string, lookups ...string) []Finding {
 		return []Finding{{ID: "eniconfig-reference-missing", Severity: Critical, Resource: "eniconfig/us-west-2a",
 			Message: "ENIConfig us-west-2a names " + missing + ", which EC2 does not return in us-west-2: ipamd cannot " +
 				"create secondary ENIs for the nodes that use it (1 node: " + nodeA + "), so their pods get no IP address",
-			Remedy: "point ENIConfig us-west-2a at an existing pod subnet of its zone and existing security groups " +
-				"(kubectl edit eniconfig us-west-2a; aws ec2 describe-subnets --filters Name=availability-zone,Values=ZONE), " +
-				"then replace its nodes so ipamd creates their ENIs again"}}
+			Remedy: "point ENIConfig us-west-2a at an existing pod subnet of its nodes' zone and existing security groups of " +
+				"their VPC (kubectl edit eniconfig us-west-2a; " + strings.Join(lookups, "; ") + "), then replace its nodes so " +
+				"ipamd creates their ENIs again"}}
 	}
 	deletedSubnet := func(s *snapshot.Snapshot) {
 		s.Subnets = slices.DeleteFunc(s.Subnets, func(sn snapshot.Subnet) bool { return sn.ID == podSubnetA })
@@ -216,9 +221,9 @@ func TestENIConfigReferenceMissing(t *testing.T) {
 	runCheckCases(t, eniConfigReferenceMissing, []checkCase{
 		{name: "custom networking off is silent", edit: deletedSubnet},
 		{name: "ENIConfigs whose subnet and groups exist are silent", edit: perZoneENIConfigs},
-		{name: "a deleted subnet fires", edit: edits(perZoneENIConfigs, deletedSubnet), want: finding("subnet " + podSubnetA)},
-		{name: "a mistyped group fires", edit: edits(perZoneENIConfigs, typo), want: finding("security group sg-0typo")},
-		{name: "both", edit: edits(perZoneENIConfigs, deletedSubnet, typo), want: finding("subnet " + podSubnetA + " and security group sg-0typo")},
+		{name: "a deleted subnet fires", edit: edits(perZoneENIConfigs, deletedSubnet), want: finding("subnet "+podSubnetA, subnets)},
+		{name: "a mistyped group fires", edit: edits(perZoneENIConfigs, typo), want: finding("security group sg-0typo", groups)},
+		{name: "both", edit: edits(perZoneENIConfigs, deletedSubnet, typo), want: finding("subnet "+podSubnetA+" and security group sg-0typo", subnets, groups)},
 		{name: "an ENIConfig no node uses is silent", edit: edits(perZoneENIConfigs, func(s *snapshot.Snapshot) {
 			s.ENIConfigs[1].Subnet = "subnet-0gone"
 		})},

@@ -227,7 +227,7 @@ func nodeSubnetPool(x *Index, cni CNISettings, g launchGroup, zone string, disco
 			p.first, p.firstFrom = take, from
 		}
 	}
-	p.each, p.eachFrom = p.first, "as much as the next node takes at once"
+	p.each, p.eachFrom = p.first, "as much as the next node takes at once: "+p.firstFrom
 	if !discovery && len(ref) > 0 {
 		held := make([]int64, 0, len(ref))
 		for _, n := range ref {
@@ -290,6 +290,8 @@ func launchTake(x *Index, cni CNISettings, n *NodeInfo) (int64, string) {
 		return base, from
 	case cni.CustomNetworking:
 		return base, from + "; its pods take ENIConfig subnet addresses"
+	case x.primaryExcluded(n):
+		return base, from + "; its subnet is tagged " + tagRoleCNI + "=0, so pods take discovered subnets' addresses"
 	}
 	warm, warmFrom := primaryWarm(x, cni, n.Type)
 	return base + warm, fmt.Sprintf("%s + %s of this %s", from, warmFrom, n.Type.Name)
@@ -353,11 +355,11 @@ func firstENI(x *Index, cni CNISettings, t *snapshot.InstanceType) (int64, strin
 	if !cni.PrefixDelegation || !t.Nitro() {
 		if w := x.warm(); max(w.ip, w.minIP) == 0 && w.eni > 0 {
 			// The new ENI is filled: its primary and every secondary IP.
-			return int64(t.IPv4PerENI), fmt.Sprintf("a %s's first pod ENI, filled: %d addresses (%s=%d)", t.Name,
+			return int64(t.IPv4PerENI), fmt.Sprintf("%s's first pod ENI, filled: %d addresses (%s=%d)", aType(t.Name),
 				t.IPv4PerENI, SettingWarmENITarget, w.eni)
 		}
 	}
-	return 1 + warm, fmt.Sprintf("a %s's first pod ENI: its primary IP + %s", t.Name, from)
+	return 1 + warm, fmt.Sprintf("%s's first pod ENI: its primary IP + %s", aType(t.Name), from)
 }
 
 // heldIn counts the addresses a node's ENIs hold in the subnets in selects: each ENI's private
@@ -385,4 +387,13 @@ func median(vs []int64) int64 {
 	s := slices.Clone(vs)
 	slices.Sort(s)
 	return s[len(s)/2]
+}
+
+// aType puts the article an instance type name is read with before it: "an m5.large" (the
+// family's letters are spelled out), "a c5.large", "a mac1.metal".
+func aType(name string) string {
+	if name != "" && strings.ContainsRune("aefhilmnorsx", rune(name[0])) && !strings.HasPrefix(name, "mac") {
+		return "an " + name
+	}
+	return "a " + name
 }

@@ -61,7 +61,7 @@ func eniConfigPools(x *Index, cni CNISettings) []subnetPool {
 			remedy: fmt.Sprintf("point ENIConfig %s at a larger pod subnet (kubectl edit eniconfig %s; spec.subnet), or "+
 				"add a secondary CIDR to the VPC for a new one in %s", name, name, s.Zone)}
 		p.first, p.firstFrom = largestFirstENI(x, cni, users[name])
-		p.each, p.eachFrom = p.first, "as much as its first pod ENI"
+		p.each, p.eachFrom = p.first, "as much as its first pod ENI: "+p.firstFrom
 		held := make([]int64, 0, len(users[name]))
 		for _, n := range users[name] {
 			held = append(held, heldIn(n, func(id string) bool { return id == s.ID }))
@@ -87,10 +87,21 @@ func largestFirstENI(x *Index, cni CNISettings, nodes []*NodeInfo) (int64, strin
 	return take, from
 }
 
+// primaryExcluded reports whether the VPC CNI keeps pods off the node's own subnet: subnet
+// discovery is on, the subnet is tagged kubernetes.io/role/cni=0, and the release honours the
+// tag on the primary subnet (1.22.0 and later).
+func (x *Index) primaryExcluded(n *NodeInfo) bool {
+	if n.Subnet == nil || n.Subnet.Tags[tagRoleCNI] != "0" || !x.subnetDiscoveryOn() {
+		return false
+	}
+	v, ok := parseCNIVersion(x.Snapshot.AWSNode.Image)
+	return !ok || !v.less(cniVersion{1, 22, 0})
+}
+
 // discoveryPools are, per zone with subnet discovery and a discovered subnet, the subnets the
-// VPC CNI may put the zone's pod ENIs in: the discovered subnets and the nodes' own (the
-// roomiest wins). The next node takes a first pod ENI there; over time what its nodes hold
-// beyond their launch.
+// VPC CNI may put the zone's pod ENIs in: the discovered subnets and the nodes' own unless
+// tagged kubernetes.io/role/cni=0 (the roomiest wins). The next node takes a first pod ENI
+// there; over time what its nodes hold beyond their launch.
 func discoveryPools(x *Index, cni CNISettings, discovered map[string][]*snapshot.Subnet) []subnetPool {
 	var out []subnetPool
 	for _, zone := range sortedKeys(discovered) {
@@ -101,7 +112,9 @@ func discoveryPools(x *Index, cni CNISettings, discovered map[string][]*snapshot
 				continue
 			}
 			nodes = append(nodes, n)
-			members = append(members, n.Subnet)
+			if !x.primaryExcluded(n) {
+				members = append(members, n.Subnet)
+			}
 		}
 		if len(nodes) == 0 {
 			continue
@@ -115,7 +128,7 @@ func discoveryPools(x *Index, cni CNISettings, discovered map[string][]*snapshot
 			remedy: fmt.Sprintf("tag another subnet of %s with %s=1 (from a secondary VPC CIDR if the VPC is full), so the "+
 				"VPC CNI puts pods' ENIs there", zone, tagRoleCNI)}
 		p.first, p.firstFrom = largestFirstENI(x, cni, nodes)
-		p.each, p.eachFrom = p.first, "as much as its first pod ENI"
+		p.each, p.eachFrom = p.first, "as much as its first pod ENI: "+p.firstFrom
 		held := make([]int64, 0, len(nodes))
 		for _, n := range nodes {
 			launch, _ := launchTake(x, cni, n)
@@ -165,7 +178,7 @@ func autoPodPools(x *Index) []subnetPool {
 				need = min(need, pods)
 			}
 			if need > p.first {
-				p.first, p.firstFrom = need, fmt.Sprintf("a %s's estimated pod IPs, no more than its capacity.pods", n.Type.Name)
+				p.first, p.firstFrom = need, fmt.Sprintf("%s's estimated pod IPs, no more than its capacity.pods", aType(n.Type.Name))
 			}
 		}
 		p.each, p.eachFrom = p.first, p.firstFrom

@@ -77,7 +77,7 @@ func TestSubnetIPExhaustion(t *testing.T) {
 				" has 9 free addresses, fewer than the 10 the next node takes at once ("+m5Take+")", classRemedy("us-west-2a"))},
 		{name: "30 free is a warning: 3 more nodes fit", edit: free(30),
 			want: finding(Warning, "subnet/"+subnetA, "only 3 more nodes of EC2NodeClass default in us-west-2a fit in "+only(30)+
-				": each takes about 10 addresses (as much as the next node takes at once)", classRemedy("us-west-2a"))},
+				": each takes about 10 addresses (as much as the next node takes at once: "+m5Take+")", classRemedy("us-west-2a"))},
 		{name: "50 free is silent", edit: free(50)},
 		{name: "a small full sibling next to a roomy subnet is silent", edit: sibling(1)},
 		{
@@ -147,7 +147,8 @@ func TestSubnetIPExhaustion(t *testing.T) {
 			name: "custom networking: a pod subnet below 5 nodes' first pod ENIs is a warning",
 			edit: customNetworking("100.64.0.0/24", 20),
 			want: finding(Warning, "subnet/subnet-0pod", "only 2 more nodes of the pod subnet of ENIConfig us-west-2a fit in its only "+
-				"subnet subnet-0pod (100.64.0.0/24, 20 free of 251 usable): each takes about 10 addresses (as much as its first pod ENI)",
+				"subnet subnet-0pod (100.64.0.0/24, 20 free of 251 usable): each takes about 10 addresses (as much as its first pod ENI: an m5.large's first pod ENI, filled: 10 "+
+				"addresses (WARM_ENI_TARGET=1))",
 				"point ENIConfig us-west-2a at a larger pod subnet (kubectl edit eniconfig us-west-2a; spec.subnet), or add a "+
 					"secondary CIDR to the VPC for a new one in us-west-2a"),
 		},
@@ -156,7 +157,7 @@ func TestSubnetIPExhaustion(t *testing.T) {
 			edit: customNetworking("100.64.0.0/24", 9),
 			want: finding(Critical, "subnet/subnet-0pod", "the pod subnet of ENIConfig us-west-2a can take no more node: its only "+
 				"subnet subnet-0pod (100.64.0.0/24, 9 free of 251 usable) has 9 free addresses, fewer than the 10 the next node "+
-				"takes at once (a m5.large's first pod ENI, filled: 10 addresses (WARM_ENI_TARGET=1))",
+				"takes at once (an m5.large's first pod ENI, filled: 10 addresses (WARM_ENI_TARGET=1))",
 				"point ENIConfig us-west-2a at a larger pod subnet (kubectl edit eniconfig us-west-2a; spec.subnet), or add a "+
 					"secondary CIDR to the VPC for a new one in us-west-2a"),
 		},
@@ -177,6 +178,21 @@ func TestSubnetIPExhaustion(t *testing.T) {
 				"tag another subnet of us-west-2a with kubernetes.io/role/cni=1 (from a secondary VPC CIDR if the VPC is full), so "+
 					"the VPC CNI puts pods' ENIs there"),
 		},
+		{
+			// VPC CNI 1.22+ keeps pods off a primary subnet tagged kubernetes.io/role/cni=0:
+			// only the discovered subnets are the pool, and the node subnet takes the launch.
+			name: "subnet discovery: a node subnet tagged cni=0 is not a pod subnet",
+			edit: edits(free(60), discoveredSubnet(100), podsInDiscovered(40), tagNodeSubnet("0")),
+			want: finding(Warning, "subnet/subnet-0cni", "only 2 more nodes of the pod subnets of us-west-2a (subnet discovery: "+
+				"kubernetes.io/role/cni=1 and the nodes' own) fit in its only subnet subnet-0cni (100.64.0.0/24, 100 free of 251 "+
+				"usable): each takes about 39 addresses (what the zone's nodes hold there beyond their launch: the median of 1 node)",
+				"tag another subnet of us-west-2a with kubernetes.io/role/cni=1 (from a secondary VPC CIDR if the VPC is full), so "+
+					"the VPC CNI puts pods' ENIs there"),
+		},
+		{
+			name: "subnet discovery: before VPC CNI 1.22 the cni=0 tag leaves the node subnet in the pool",
+			edit: edits(free(4000), discoveredSubnet(100), podsInDiscovered(40), tagNodeSubnet("0"), cniImage("v1.21.1")),
+		},
 		{name: "subnet discovery off: tagged subnets are not pod subnets", edit: edits(free(50), discoveredSubnet(1), cniEnv(SettingSubnetDiscovery, "false"))},
 		{name: "subnet gap is silent", edit: edits(free(1), gap(snapshot.SourceDescribeSubnets))},
 	})
@@ -187,6 +203,18 @@ func discoveredSubnet(free int32) func(*snapshot.Snapshot) {
 	return func(s *snapshot.Snapshot) {
 		s.Subnets = append(s.Subnets, snapshot.Subnet{ID: "subnet-0cni", CIDR: "100.64.0.0/24", Zone: "us-west-2a",
 			AvailableIPs: free, Tags: map[string]string{tagRoleCNI: "1"}})
+	}
+}
+
+// tagNodeSubnet tags the healthy node's subnet kubernetes.io/role/cni=v.
+func tagNodeSubnet(v string) func(*snapshot.Snapshot) {
+	return func(s *snapshot.Snapshot) { s.Subnets[0].Tags = map[string]string{tagRoleCNI: v} }
+}
+
+// cniImage gives aws-node the VPC CNI release tag.
+func cniImage(tag string) func(*snapshot.Snapshot) {
+	return func(s *snapshot.Snapshot) {
+		s.AWSNode.Image = "602401143452.dkr.ecr.us-west-2.amazonaws.com/amazon-k8s-cni:" + tag
 	}
 }
 

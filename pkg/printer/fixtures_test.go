@@ -69,7 +69,7 @@ func findingsReport() diagnose.Report {
 			{
 				ID: "instance-type-mismatch", Severity: diagnose.Info, Node: webNode,
 				Message: "label node.kubernetes.io/instance-type is m5.xlarge but instance " +
-					"i-0123456789abcdef0 is a m5.large",
+					"i-0123456789abcdef0 is an m5.large",
 				Remedy: "remove the label from NodePool spec.template.metadata.labels",
 			},
 		},
