@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"fmt"
-	"hash/crc32"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
@@ -82,7 +80,7 @@ func (w *world) autoNodePool(name, class string, zones []string) {
 func (w *world) autoNode(pool, class string, in ec2types.Instance, pods int64) string {
 	w.t.Helper()
 	name := aws.ToString(in.InstanceId)
-	claim := fmt.Sprintf("%s-%05x", pool, crc32.ChecksumIEEE([]byte(name))&0xfffff)
+	claim := claimName(pool, name)
 	s := nodeSpec{
 		name: name, providerID: providerID(in), zone: aws.ToString(in.Placement.AvailabilityZone),
 		typ: string(in.InstanceType), internalIP: aws.ToString(in.PrivateIpAddress), pods: pods,

@@ -2,8 +2,6 @@ package e2e
 
 import (
 	"encoding/json"
-	"fmt"
-	"hash/crc32"
 	"os"
 	"path/filepath"
 	"testing"
@@ -200,7 +198,7 @@ func TestVPCCNI(t *testing.T) {
 		{"eniconfig-zone-mismatch", "critical", node("16-21"), "node/" + node("16-21")},
 		{"max-pods-below-ip-capacity", "info", node("0-20"), "node/" + node("0-20")},
 		{"node-network-not-ready", "critical", node("0-23"), "node/" + node("0-23")},
-		{"nodeclaim-drifted", "info", node("0-24"), "nodeclaim/" + fmt.Sprintf("general-%05x", crc32.ChecksumIEEE([]byte(node("0-24")))&0xfffff)},
+		{"nodeclaim-drifted", "info", node("0-24"), "nodeclaim/" + claimName("general", node("0-24"))},
 		{"pod-ip-allocation-failures", "critical", node("16-20"), "node/" + node("16-20")},
 		{"security-group-drift", "warning", node("0-24"), "ec2nodeclass/general"},
 		{"trunk-eni-missing", "warning", node("0-22"), "node/" + node("0-22")},

@@ -188,6 +188,21 @@ func TestEFA(t *testing.T) {
 		s.claimRequests = map[string]any{"vpc.amazonaws.com/efa": "1"}
 	})
 
+	// One class shared by two NodePools that each pin a zone, on Capacity Blocks (which need
+	// no placement group): each pool's nodes share a subnet, so nothing is split.
+	w.nodeClass(nodeClassSpec{name: "efa-zonal", subnets: []subnetRef{a1, b}, sgs: sgs, spec: map[string]any{"networkInterfaces": efaOnly}})
+	for _, zone := range []subnetRef{a1, b} {
+		pool := "train-" + zone.zone[len(zone.zone)-1:]
+		w.nodePool(pool, "v1", "efa-zonal", []string{zone.zone}, 0)
+		in := w.launch(launchSpec{typ: "p4d.24xlarge", subnet: zone.id, sgs: sgs,
+			nics: []nic{{0, 0, "interface"}, {1, 0, "efa-only"}, {2, 0, "efa-only"}, {3, 0, "efa-only"}}})
+		w.karpenterNode(nodeNameOf(in), pool, "efa-zonal", "v1", in, 737, func(s *nodeSpec) {
+			s.efa = 3
+			s.labels = map[string]string{"karpenter.sh/capacity-type": "reserved",
+				"karpenter.k8s.aws/capacity-reservation-type": "capacity-block"}
+		})
+	}
+
 	// Right after launch the tainted node is still within the device plugin's start-up grace.
 	now := decode(t, karpnet(t, runOpts{}, "check", "-o", "json"))
 	for _, f := range now.Findings {

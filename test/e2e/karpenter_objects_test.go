@@ -132,7 +132,7 @@ func (w *world) karpenterNode(name, pool, class, version string, in ec2types.Ins
 	if version == "" {
 		version = "v1"
 	}
-	claim := fmt.Sprintf("%s-%05x", pool, crc32.ChecksumIEEE([]byte(name))&0xfffff)
+	claim := claimName(pool, name)
 	ref := map[string]any{"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": class}
 	if version == "v1beta1" {
 		ref = map[string]any{"name": class}
@@ -169,6 +169,11 @@ func (w *world) karpenterNode(name, pool, class, version string, in ec2types.Ins
 		"spec":     claimSpec,
 	}, claimStatus(s, name, conditions))
 	w.node(s)
+}
+
+// claimName is the name karpenterNode gives the NodeClaim of node name in pool.
+func claimName(pool, node string) string {
+	return fmt.Sprintf("%s-%05x", pool, crc32.ChecksumIEEE([]byte(node))&0xfffff)
 }
 
 // claimStatus is a NodeClaim's status as Karpenter writes it once the node registered.

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"strings"
 	"testing"
 
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
@@ -61,6 +62,11 @@ func TestPlacementGroups(t *testing.T) {
 	stale := node("ml", a, "scratch", "scratch", 0, nil)
 	// Launched before the class selected any group.
 	outside := node("ml", a, "", "", 0, nil)
+	// The same, once Karpenter marked it drifted for it: one finding, the drift's.
+	drifting := w.launch(launchSpec{typ: "m5.large", subnet: a.id, sgs: sgs})
+	w.karpenterNode(nodeNameOf(drifting), "ml", "ml", "v1", drifting, 29, func(n *nodeSpec) {
+		n.claimConditions = []map[string]any{condition("Drifted", "True", "PlacementGroupDrift", "")}
+	})
 
 	node("kafka", a, "kafka", "kafka", 1, &one) // healthy
 	// The registration hook never filled the partition label.
@@ -74,6 +80,7 @@ func TestPlacementGroups(t *testing.T) {
 	r := karpnet(t, runOpts{}, "check", "-o", "json")
 	wantCode(t, r, 1)
 	want := []finding{
+		{"nodeclaim-drifted", "info", nodeNameOf(drifting), "nodeclaim/" + claimName("ml", nodeNameOf(drifting))},
 		{"placement-group-cluster-multi-az", "warning", "", "nodepool/ml"},
 		{"placement-group-mismatch", "warning", stale, "ec2nodeclass/ml"},
 		{"placement-group-missing", "warning", outside, "ec2nodeclass/ml"},
@@ -86,11 +93,14 @@ func TestPlacementGroups(t *testing.T) {
 		t.Errorf("findings (-want +got):\n%s\nstdout:\n%s", diff, r.stdout)
 	}
 	for _, f := range rep.Findings {
+		if f.ID == "nodeclaim-drifted" && !strings.Contains(f.Message, "in no placement group") {
+			t.Errorf("the drift finding does not say the instance is in no placement group: %s", f.Message)
+		}
 		if f.Message == "" || f.Remedy == "" {
 			t.Errorf("finding %s on %s%s has no message or remedy", f.ID, f.Node, f.Resource)
 		}
 	}
-	if got, want := rep.Summary.Nodes, 13; got != want {
+	if got, want := rep.Summary.Nodes, 14; got != want {
 		t.Errorf("summary: got %d nodes checked, want %d", got, want)
 	}
 }
