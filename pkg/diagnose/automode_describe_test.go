@@ -179,7 +179,7 @@ func TestSubnetIPExhaustionAutoMode(t *testing.T) {
 			want: []Finding{{
 				ID: "subnet-ip-exhaustion", Severity: Critical, Resource: "subnet/" + autoPodSubnetA,
 				Message: "the pod subnets of NodeClass default in us-west-2a can take no more node: its only subnet " + autoPodSubnetA +
-					" (100.64.0.0/18, 10 free of 16379 usable) has 10 free addresses, fewer than the 18 the next node takes at once " +
+					" (100.64.0.0/18, 10 free of 16379 usable) has fewer free addresses than the 18 the next node takes at once " +
 					"(an m5.large's estimated pod IPs, no more than its capacity.pods)",
 				Remedy: "add pod subnets in us-west-2a to spec.podSubnetSelectorTerms of NodeClass default, or add a secondary " +
 					"CIDR to the VPC for a new one; secondary-IP mode (spec.advancedNetworking.ipv4PrefixSize: \"32\") takes " +

@@ -55,13 +55,18 @@ func (p subnetPool) finding() (Finding, bool) {
 	best := p.subnets[0]
 	f := Finding{ID: "subnet-ip-exhaustion", Resource: subnetRef(best.ID), Remedy: p.remedy}
 	if int64(best.AvailableIPs) < p.first {
-		where := "its only subnet " + subnetText(best)
+		where, others := "its only subnet "+subnetText(best), ""
 		if len(p.subnets) > 1 {
-			where = "the roomiest of " + poolSubnets(p.subnets)
+			where = "its roomiest subnet " + subnetText(best)
+			var rest []string
+			for _, s := range p.subnets[1:] {
+				rest = append(rest, subnetText(s))
+			}
+			others = "; its other subnets: " + strings.Join(rest, ", ")
 		}
 		f.Severity = Critical
-		f.Message = fmt.Sprintf("%s can take no more node: %s has %d free addresses, fewer than the %d the next "+
-			"node takes at once (%s)", p.what, where, best.AvailableIPs, p.first, p.firstFrom)
+		f.Message = fmt.Sprintf("%s can take no more node: %s has fewer free addresses than the %d the next node "+
+			"takes at once (%s)%s", p.what, where, p.first, p.firstFrom, others)
 		return f, true
 	}
 	var fit int64

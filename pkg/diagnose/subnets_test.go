@@ -74,7 +74,7 @@ func TestSubnetIPExhaustion(t *testing.T) {
 		{name: "200 free is silent: 20 more nodes fit"},
 		{name: "9 free is critical: the next launch and warm pool do not fit", edit: free(9),
 			want: finding(Critical, "subnet/"+subnetA, "EC2NodeClass default in us-west-2a can take no more node: "+only(9)+
-				" has 9 free addresses, fewer than the 10 the next node takes at once ("+m5Take+")", classRemedy("us-west-2a"))},
+				" has fewer free addresses than the 10 the next node takes at once ("+m5Take+")", classRemedy("us-west-2a"))},
 		{name: "30 free is a warning: 3 more nodes fit", edit: free(30),
 			want: finding(Warning, "subnet/"+subnetA, "only 3 more nodes of EC2NodeClass default in us-west-2a fit in "+only(30)+
 				": each takes about 10 addresses (as much as the next node takes at once: "+m5Take+")", classRemedy("us-west-2a"))},
@@ -83,9 +83,9 @@ func TestSubnetIPExhaustion(t *testing.T) {
 		{
 			name: "a full sibling next to a full subnet: the roomiest decides",
 			edit: edits(free(4), sibling(8)),
-			want: finding(Critical, "subnet/subnet-0sib", "EC2NodeClass default in us-west-2a can take no more node: the roomiest of its "+
-				"subnets subnet-0sib (10.0.2.0/28, 8 free of 11 usable), subnet-0aaa (10.0.1.0/24, 4 free of 251 usable) has 8 free "+
-				"addresses, fewer than the 10 the next node takes at once ("+m5Take+")", classRemedy("us-west-2a")),
+			want: finding(Critical, "subnet/subnet-0sib", "EC2NodeClass default in us-west-2a can take no more node: its roomiest subnet "+
+				"subnet-0sib (10.0.2.0/28, 8 free of 11 usable) has fewer free addresses than the 10 the next node takes at once ("+
+				m5Take+"); its other subnets: subnet-0aaa (10.0.1.0/24, 4 free of 251 usable)", classRemedy("us-west-2a")),
 		},
 		{
 			name: "nodes that grew are sized by what they hold",
@@ -107,13 +107,13 @@ func TestSubnetIPExhaustion(t *testing.T) {
 		},
 		{name: "prefix delegation: a launch takes a /28", edit: edits(free(16), cniEnv(SettingPrefixDelegation, "true")),
 			want: finding(Critical, "subnet/"+subnetA, "EC2NodeClass default in us-west-2a can take no more node: "+only(16)+
-				" has 16 free addresses, fewer than the 17 the next node takes at once (1 primary IP + 1 /28 prefix (16 addresses, "+
+				" has fewer free addresses than the 17 the next node takes at once (1 primary IP + 1 /28 prefix (16 addresses, "+
 				"WARM_PREFIX_TARGET=1) of this m5.large)", "add subnets in us-west-2a to spec.subnetSelectorTerms of EC2NodeClass "+
 				"default (new nodes go to the roomiest subnet of the zone), or give the VPC a larger or secondary CIDR; subnet "+
 				"discovery puts pods' ENIs in subnets tagged kubernetes.io/role/cni=1 (VPC CNI 1.18+)")},
 		{name: "WARM_IP_TARGET sets the warm pool", edit: edits(free(3), cniEnv(SettingWarmIPTarget, "3")),
 			want: finding(Critical, "subnet/"+subnetA, "EC2NodeClass default in us-west-2a can take no more node: "+only(3)+
-				" has 3 free addresses, fewer than the 4 the next node takes at once (1 primary IP + 3 secondary IPs "+
+				" has fewer free addresses than the 4 the next node takes at once (1 primary IP + 3 secondary IPs "+
 				"(WARM_IP_TARGET/MINIMUM_IP_TARGET 3) of this m5.large)", classRemedy("us-west-2a"))},
 		{name: "a zone no NodePool allows is not judged", edit: edits(free(1), func(s *snapshot.Snapshot) {
 			s.NodePools[0].Requirements = []snapshot.Requirement{{Key: corev1.LabelTopologyZone, Operator: "In", Values: []string{"us-west-2b"}}}
@@ -139,7 +139,7 @@ func TestSubnetIPExhaustion(t *testing.T) {
 				s.Nodes[0].Labels["eks.amazonaws.com/nodegroup"] = "ng-1"
 			}),
 			want: finding(Critical, "subnet/"+subnetA, "node group ng-1 in us-west-2a can take no more node: "+only(9)+
-				" has 9 free addresses, fewer than the 10 the next node takes at once ("+m5Take+")",
+				" has fewer free addresses than the 10 the next node takes at once ("+m5Take+")",
 				"add subnets in us-west-2a to the node group's subnet list, "+classTail),
 		},
 		{name: "custom networking: the node subnet gives one address per node", edit: edits(free(5), customNetworking("100.64.0.0/24", 3000))},
@@ -156,7 +156,7 @@ func TestSubnetIPExhaustion(t *testing.T) {
 			name: "custom networking: a pod subnet below one first pod ENI is critical",
 			edit: customNetworking("100.64.0.0/24", 9),
 			want: finding(Critical, "subnet/subnet-0pod", "the pod subnet of ENIConfig us-west-2a can take no more node: its only "+
-				"subnet subnet-0pod (100.64.0.0/24, 9 free of 251 usable) has 9 free addresses, fewer than the 10 the next node "+
+				"subnet subnet-0pod (100.64.0.0/24, 9 free of 251 usable) has fewer free addresses than the 10 the next node "+
 				"takes at once (an m5.large's first pod ENI, filled: 10 addresses (WARM_ENI_TARGET=1))",
 				"point ENIConfig us-west-2a at a larger pod subnet (kubectl edit eniconfig us-west-2a; spec.subnet), or add a "+
 					"secondary CIDR to the VPC for a new one in us-west-2a"),

@@ -175,7 +175,7 @@ func TestModelSubnetCapacity(t *testing.T) {
 		var parts []string
 		switch f.Resource {
 		case "subnet/" + small.id:
-			parts = []string{"EC2NodeClass edge in us-west-2a can take no more node", "1 free addresses, fewer than the 10",
+			parts = []string{"EC2NodeClass edge in us-west-2a can take no more node", "(10.0.16.0/28, 1 free of 11 usable) has fewer free addresses than the 10",
 				"1 primary IP + 9 warm addresses (WARM_ENI_TARGET=1"}
 		case "subnet/" + narrow.id:
 			parts = []string{"only 4 more nodes of EC2NodeClass large-narrow in us-west-2c fit", "(10.0.48.0/24, 201 free of 251 usable)",
