@@ -130,7 +130,7 @@ func (o *commonOptions) readNames(c *cobra.Command, src nameSource) ([]string, e
 		}
 		return src.offline(s), nil
 	case o.snapshotFile != "":
-		s, err := readSnapshotFile(o.snapshotFile)
+		s, err := readSnapshotFile(o.snapshotFile, o.snapshotMaxBytes)
 		if err != nil {
 			return nil, err
 		}

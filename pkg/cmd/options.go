@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
@@ -30,6 +31,9 @@ type commonOptions struct {
 	snapshotFile string
 	saveSnapshot string
 	color        string
+	// snapshotMax is --snapshot-max-size as given; snapshotMaxBytes is what validate made of it.
+	snapshotMax      string
+	snapshotMaxBytes int64
 
 	// demo makes load return the embedded demo snapshot.
 	demo bool
@@ -46,6 +50,7 @@ func newCommonOptions(streams genericiooptions.IOStreams) *commonOptions {
 		IOStreams:    streams,
 		configFlags:  genericclioptions.NewConfigFlags(true),
 		color:        string(style.ColorAuto),
+		snapshotMax:  "1Gi",
 		newCollector: liveCollector,
 		getenv:       os.Getenv,
 		isTerminal:   style.IsTerminal,
@@ -59,6 +64,7 @@ func (o *commonOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.profile, "profile", o.profile, "AWS shared config profile to use (default: AWS_PROFILE or default)")
 	f.StringVar(&o.snapshotFile, "snapshot", o.snapshotFile, "diagnose a saved snapshot FILE instead of a live cluster (no cluster or AWS access)")
 	f.StringVar(&o.saveSnapshot, "save-snapshot", o.saveSnapshot, "write everything collected to FILE (gzip-compressed when it ends in .gz)")
+	f.StringVar(&o.snapshotMax, "snapshot-max-size", o.snapshotMax, "the largest snapshot --snapshot reads, uncompressed (e.g. 512Mi, 4Gi)")
 	f.StringVar(&o.color, "color", o.color, "colour text output: auto, always or never (NO_COLOR is honoured)")
 	o.registerCommonCompletion(cmd)
 }
@@ -74,6 +80,12 @@ func (o *commonOptions) validate() error {
 	if o.snapshotFile != "" && o.saveSnapshot != "" && o.snapshotFile == o.saveSnapshot {
 		return usageErrorf("--snapshot and --save-snapshot name the same file: choose another output file")
 	}
+	q, err := resource.ParseQuantity(o.snapshotMax)
+	n, ok := q.AsInt64()
+	if err != nil || !ok || n <= 0 {
+		return usageErrorf("--snapshot-max-size %q is not a size: give bytes or a size such as 512Mi or 4Gi", o.snapshotMax)
+	}
+	o.snapshotMaxBytes = n
 	return nil
 }
 
@@ -97,7 +109,7 @@ func (o *commonOptions) load(ctx context.Context, scope collect.Scope) (*snapsho
 			return nil, collectError(fmt.Errorf("reading the embedded demo snapshot: %w", err))
 		}
 	case o.snapshotFile != "":
-		s, err = readSnapshotFile(o.snapshotFile)
+		s, err = readSnapshotFile(o.snapshotFile, o.snapshotMaxBytes)
 		if err != nil {
 			return nil, collectError(err)
 		}
@@ -132,22 +144,31 @@ func (o *commonOptions) printNotes(s *snapshot.Snapshot) {
 	}
 }
 
-func readSnapshotFile(name string) (*snapshot.Snapshot, error) {
+func readSnapshotFile(name string, maxBytes int64) (*snapshot.Snapshot, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open snapshot %s: %w", name, causeOf(err))
 	}
 	defer f.Close()
-	s, err := snapshot.Read(f)
+	if maxBytes <= 0 {
+		maxBytes = snapshot.DefaultMaxBytes
+	}
+	s, err := snapshot.ReadLimited(f, maxBytes)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot %s: %w", name, err)
 	}
 	return s, nil
 }
 
+// writeSnapshotFile writes s to name, readable by its owner only (0600, also when the file
+// existed): a snapshot describes the cluster's network in detail.
 func writeSnapshotFile(name string, s *snapshot.Snapshot) (err error) {
-	f, err := os.Create(name)
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
+		return fmt.Errorf("cannot write snapshot %s: %w", name, causeOf(err))
+	}
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
 		return fmt.Errorf("cannot write snapshot %s: %w", name, causeOf(err))
 	}
 	defer func() {

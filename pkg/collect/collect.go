@@ -49,7 +49,8 @@ type Collector struct {
 // Collect reads the nodes, then the rest of Kubernetes and, at the same time, the nodes'
 // instances from EC2, then the subnets, security groups, placement groups and instance types
 // they use. It fails only when the API server cannot be reached or refuses the credentials;
-// every other failure is a Gap in the snapshot.
+// every other failure is a Gap in the snapshot. What a snapshot must not carry (aws-node env
+// values karpnet does not read, a password in the cluster URL) is left out.
 func (c *Collector) Collect(ctx context.Context, scope Scope) (*snapshot.Snapshot, error) {
 	now := time.Now
 	if c.Now != nil {
@@ -68,5 +69,6 @@ func (c *Collector) Collect(ctx context.Context, scope Scope) (*snapshot.Snapsho
 		return nil, err
 	}
 	ec2.finish(ctx, s)
+	s.Redact()
 	return s, nil
 }

@@ -2,12 +2,13 @@ package collect
 
 import (
 	"context"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"slices"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
@@ -16,8 +17,8 @@ import (
 const (
 	kubeAWSNodeNamespace = "kube-system"
 	kubeAWSNodeName      = "aws-node"
-	kubeCustomNetworkEnv = "AWS_VPC_K8S_CNI_CUSTOM_NETWORK_CFG"
-	kubePodENIEnv        = "ENABLE_POD_ENI"
+	kubeCustomNetworkEnv = snapshot.EnvCustomNetwork
+	kubePodENIEnv        = snapshot.EnvPodENI
 )
 
 // kubeAWSNode reads the image and literal env of the aws-node container. A missing DaemonSet
@@ -36,8 +37,9 @@ func (c *Collector) kubeAWSNode(ctx context.Context, s *snapshot.Snapshot, _ Sco
 	}
 }
 
-// kubeDecodeAWSNode keeps the aws-node container's image and the env values set literally
-// (values taken from a ConfigMap, Secret or field reference are skipped), the pod template's
+// kubeDecodeAWSNode keeps the aws-node container's image and the env values set literally of
+// the settings karpnet reads (snapshot.KeptEnv; values taken from a ConfigMap, Secret or field
+// reference, and every other variable, are skipped), the pod template's
 // node selector, node affinity and tolerations, and status.desiredNumberScheduled when the
 // DaemonSet controller has observed the current spec.
 func kubeDecodeAWSNode(ds *appsv1.DaemonSet) *snapshot.AWSNode {
@@ -57,9 +59,10 @@ func kubeDecodeAWSNode(ds *appsv1.DaemonSet) *snapshot.AWSNode {
 			continue
 		}
 		out.Image = ct.Image
+		kept := snapshot.KeptEnv()
 		for _, e := range ct.Env {
-			if e.ValueFrom != nil {
-				continue
+			if _, ok := slices.BinarySearch(kept, e.Name); e.ValueFrom != nil || !ok {
+				continue // only literal values of the settings karpnet reads: others may be secrets
 			}
 			if out.Env == nil {
 				out.Env = make(map[string]string)

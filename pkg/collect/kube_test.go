@@ -148,7 +148,7 @@ func TestCollectKubeDecodesV1(t *testing.T) {
 		Image: "602401143452.dkr.ecr.us-west-2.amazonaws.com/amazon-k8s-cni:v1.20.0-eksbuild.1",
 		Env: map[string]string{
 			"AWS_VPC_K8S_CNI_CUSTOM_NETWORK_CFG": "false", "ENABLE_PREFIX_DELEGATION": "true",
-			"WARM_PREFIX_TARGET": "1", "CLUSTER_NAME": "demo", "ADDITIONAL_ENI_TAGS": "",
+			"WARM_PREFIX_TARGET": "1", "CLUSTER_NAME": "demo", // not ADDITIONAL_ENI_TAGS, AWS_SECRET_ACCESS_KEY, HTTPS_PROXY
 		},
 		Scheduling: &snapshot.Scheduling{Affinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
 			NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{

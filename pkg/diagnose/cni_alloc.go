@@ -29,6 +29,10 @@ const maxNamedPods = 3
 const (
 	repeatedFailures   = 3
 	stillFailingWindow = 5 * time.Minute
+	// eventClockSkew is how far after the snapshot an event may be dated and still count:
+	// kubelets' clocks and karpnet's differ a little. Anything later (a forged or misdated
+	// event, say from 2099) is left out.
+	eventClockSkew = time.Minute
 )
 
 // podIPAllocationFailures finds nodes where kubelet could not start pods in the last hour
@@ -42,7 +46,8 @@ const (
 // more failures, the last within stillFailingWindow), warning when a pod failed repeatedly
 // but has stopped, and info when every pod failed once or twice, which is normal while a pod
 // with a SecurityGroupPolicy waits for its branch ENI or during a burst of new pods, and
-// which a retry fixes. On a node that is still initialising it is info at most.
+// which a retry fixes. On a node that is still initialising it is info at most. Events dated
+// after the snapshot (beyond a minute of clock skew) are left out.
 var podIPAllocationFailures = Check{
 	ID:       "pod-ip-allocation-failures",
 	Severity: Critical,
@@ -52,9 +57,9 @@ var podIPAllocationFailures = Check{
 			return nil
 		}
 		byNode := map[string][]snapshot.SandboxFailure{}
-		since := x.Snapshot.Taken.Add(-allocationWindow)
+		since, until := x.Snapshot.Taken.Add(-allocationWindow), x.Snapshot.Taken.Add(eventClockSkew)
 		for _, f := range x.Snapshot.SandboxFailures {
-			if f.LastSeen.After(since) && isAllocationFailure(f.Message) {
+			if f.LastSeen.After(since) && !f.LastSeen.After(until) && isAllocationFailure(f.Message) {
 				byNode[f.Node] = append(byNode[f.Node], f)
 			}
 		}

@@ -115,6 +115,17 @@ func TestPodIPAllocationFailures(t *testing.T) {
 					"see kubectl karpnet describe node "+nodeA),
 		},
 		{name: "failures older than an hour are silent", edit: cniSandbox(nodeA, "web-1", noIPMessage, 9, 61*time.Minute)},
+		{name: "failures dated after the snapshot (2099) are silent", edit: func(s *snapshot.Snapshot) {
+			cniSandbox(nodeA, "web-1", noIPMessage, 9, s.Taken.Sub(time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC)))(s)
+		}},
+		{name: "failures two minutes after the snapshot are silent", edit: cniSandbox(nodeA, "web-1", noIPMessage, 9, -2*time.Minute)},
+		{
+			name: "failures 30 seconds after the snapshot count: kubelets' clocks differ a little",
+			edit: cniSandbox(nodeA, "web-1", noIPMessage, 3, -30*time.Second),
+			want: finding(Critical, "3 FailedCreatePodSandBox events in the hour before 2026-08-21T12:00:00Z for 1 pod (shop/web-1) "+
+				"because the VPC CNI had no IP address; still failing: shop/web-1 failed 3 times from 12:00:30 to 12:00:30, the "+
+				"last 0s before the snapshot; newest at 2026-08-21T12:00:30Z: "+noIPMessage, remedy),
+		},
 		{name: "failures without a time are silent", edit: func(s *snapshot.Snapshot) {
 			s.SandboxFailures = []snapshot.SandboxFailure{{Node: nodeA, Namespace: "shop", Pod: "web-1", Message: noIPMessage, Count: 1}}
 		}},

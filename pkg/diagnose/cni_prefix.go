@@ -9,7 +9,7 @@ import (
 )
 
 // SettingIPv6 is the aws-node setting of IPv6 clusters, where prefixes are IPv6 /80s.
-const SettingIPv6 = "ENABLE_IPv6"
+const SettingIPv6 = snapshot.EnvIPv6
 
 // prefixGrace is how long a new node may go without a prefix: ipamd attaches the first one
 // within a minute or two of starting.

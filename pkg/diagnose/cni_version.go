@@ -10,9 +10,9 @@ import (
 
 // VPC CNI settings that turn on features newer than some VPC CNI releases.
 const (
-	SettingPodENI          = "ENABLE_POD_ENI"
-	SettingSubnetDiscovery = "ENABLE_SUBNET_DISCOVERY"
-	SettingMultiNIC        = "ENABLE_MULTI_NIC"
+	SettingPodENI          = snapshot.EnvPodENI
+	SettingSubnetDiscovery = snapshot.EnvSubnetDiscovery
+	SettingMultiNIC        = snapshot.EnvMultiNIC
 )
 
 // cniVersion is a VPC CNI release as major, minor, patch.

@@ -3,6 +3,8 @@ package diagnose
 import (
 	"fmt"
 	"strings"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
 // tagClusterPrefix starts the tag that marks a security group as a cluster's: the AWS Load
@@ -87,7 +89,7 @@ func clusterTagFinding(x *Index, n *NodeInfo, cluster string) (Finding, bool) {
 // clusterName returns the EKS cluster's name as aws-node's CLUSTER_NAME or the instances'
 // eks:eks-cluster-name tag say, or "" when neither does.
 func (x *Index) clusterName() string {
-	if c := x.Setting("CLUSTER_NAME", ""); c != "" {
+	if c := x.Setting(snapshot.EnvClusterName, ""); c != "" {
 		return c
 	}
 	for _, in := range x.Snapshot.Instances {

@@ -11,8 +11,8 @@ import (
 
 // VPC CNI settings and labels that choose a node's ENIConfig under custom networking.
 const (
-	SettingENIConfigLabel      = "ENI_CONFIG_LABEL_DEF"
-	SettingENIConfigAnnotation = "ENI_CONFIG_ANNOTATION_DEF"
+	SettingENIConfigLabel      = snapshot.EnvENIConfigLabel
+	SettingENIConfigAnnotation = snapshot.EnvENIConfigAnnot
 	defaultENIConfigKey        = "k8s.amazonaws.com/eniConfig"
 	labelExternalENIConfig     = "vpc.amazonaws.com/externalEniConfig"
 	defaultENIConfigName       = "default"

@@ -10,9 +10,9 @@ import (
 
 // VPC CNI (aws-node) settings that change how many pod IPs a node can hold.
 const (
-	SettingCustomNetwork    = "AWS_VPC_K8S_CNI_CUSTOM_NETWORK_CFG"
-	SettingPrefixDelegation = "ENABLE_PREFIX_DELEGATION"
-	SettingMaxENI           = "MAX_ENI"
+	SettingCustomNetwork    = snapshot.EnvCustomNetwork
+	SettingPrefixDelegation = snapshot.EnvPrefixDelegation
+	SettingMaxENI           = snapshot.EnvMaxENI
 )
 
 // ENI interface types that change the IP capacity.

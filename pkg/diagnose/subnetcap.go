@@ -26,10 +26,10 @@ const poolWarnNodes = 5
 
 // Warm-pool settings of aws-node.
 const (
-	SettingWarmENITarget    = "WARM_ENI_TARGET"
-	SettingWarmIPTarget     = "WARM_IP_TARGET"
-	SettingMinimumIPTarget  = "MINIMUM_IP_TARGET"
-	SettingWarmPrefixTarget = "WARM_PREFIX_TARGET"
+	SettingWarmENITarget    = snapshot.EnvWarmENITarget
+	SettingWarmIPTarget     = snapshot.EnvWarmIPTarget
+	SettingMinimumIPTarget  = snapshot.EnvMinimumIPTarget
+	SettingWarmPrefixTarget = snapshot.EnvWarmPrefixTarget
 )
 
 // tagRoleCNI marks the subnets the VPC CNI's subnet discovery may put pods' ENIs in.

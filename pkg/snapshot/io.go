@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // Write encodes s as indented JSON. It fills in Kind, APIVersion and FormatVersion.
@@ -18,44 +19,28 @@ func Write(w io.Writer, s *Snapshot) error {
 	return enc.Encode(s)
 }
 
-// Read decodes a snapshot written by Write, plain or gzip-compressed. It refuses truncated or
-// malformed input, another kind, and a format newer than this build reads, with an error that
-// says which.
-func Read(r io.Reader) (*Snapshot, error) {
-	br := bufio.NewReader(r)
-	if magic, _ := br.Peek(2); bytes.Equal(magic, []byte{0x1f, 0x8b}) {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, fmt.Errorf("reading gzip header: %w", err)
-		}
-		defer zr.Close()
-		br = bufio.NewReader(zr)
+// DefaultMaxBytes is the most JSON (after gzip) Read takes: 1 GiB holds a snapshot of about
+// 100,000 nodes. ReadLimited takes another bound.
+const DefaultMaxBytes int64 = 1 << 30
+
+// MaxString is the longest string, and the longest run of whitespace, Read takes: 1 MiB. No
+// field karpnet writes comes near it (Kubernetes caps a Node's annotations at 256 KiB).
+const MaxString = 1 << 20
+
+// Read decodes a snapshot written by Write, plain or gzip-compressed, of at most
+// DefaultMaxBytes. It refuses truncated or malformed input, another kind, a format newer than
+// this build reads, and values out of range, with an error that says which and where.
+func Read(r io.Reader) (*Snapshot, error) { return ReadLimited(r, DefaultMaxBytes) }
+
+// ReadLimited is Read with another bound on the JSON's size (after gzip).
+func ReadLimited(r io.Reader, maxBytes int64) (*Snapshot, error) {
+	data, err := readJSON(r, maxBytes)
+	if err != nil {
+		return nil, err
 	}
 	var s Snapshot
-	dec := json.NewDecoder(br)
-	if err := dec.Decode(&s); err != nil {
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, errors.New("the file is empty or truncated")
-		}
-		var syn *json.SyntaxError
-		if errors.As(err, &syn) {
-			return nil, fmt.Errorf("not valid JSON at byte %d: %v", syn.Offset, syn)
-		}
-		var typ *json.UnmarshalTypeError
-		if errors.As(err, &typ) {
-			return nil, fmt.Errorf("malformed: field %q holds a JSON %s", typ.Field, typ.Value)
-		}
-		return nil, fmt.Errorf("malformed: %w", err)
-	}
-	// A gzip stream is only checked, and may only turn out cut short, after the JSON ends.
-	switch _, err := dec.Token(); {
-	case errors.Is(err, io.EOF):
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return nil, errors.New("the file is empty or truncated")
-	case errors.Is(err, gzip.ErrChecksum):
-		return nil, fmt.Errorf("malformed: %w", err)
-	default:
-		return nil, errors.New("malformed: unexpected data after the snapshot")
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, decodeError(data, err)
 	}
 	switch {
 	case s.Kind != Kind:
@@ -69,5 +54,83 @@ func Read(r io.Reader) (*Snapshot, error) {
 	case s.Taken.IsZero():
 		return nil, errors.New("malformed: it has no taken time")
 	}
+	if err := s.validate(); err != nil {
+		return nil, fmt.Errorf("malformed: %w", err)
+	}
+	s.Redact()
 	return &s, nil
+}
+
+// readJSON reads the whole JSON text, gunzipping it when it starts with gzip's magic bytes,
+// through a guard that bounds its size, its strings and its runs of whitespace.
+func readJSON(r io.Reader, maxBytes int64) ([]byte, error) {
+	br := bufio.NewReader(r)
+	var src io.Reader = br
+	var zr *gzip.Reader
+	if magic, _ := br.Peek(2); bytes.Equal(magic, []byte{0x1f, 0x8b}) {
+		var err error
+		if zr, err = gzip.NewReader(br); err != nil {
+			return nil, fmt.Errorf("reading gzip header: %w", err)
+		}
+		defer zr.Close()
+		zr.Multistream(false)
+		src = zr
+	}
+	g := &guard{r: src, max: maxBytes}
+	data, err := io.ReadAll(g)
+	var refused *guardError
+	switch {
+	case err == nil:
+	case errors.As(err, &refused):
+		return nil, err
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return nil, errors.New("the file is empty or truncated")
+	case errors.Is(err, gzip.ErrChecksum):
+		return nil, fmt.Errorf("malformed: %w", err)
+	default:
+		return nil, fmt.Errorf("reading the snapshot: %w", err)
+	}
+	if zr != nil {
+		if rest, _ := io.Copy(io.Discard, io.LimitReader(br, 1<<20)); rest > 0 {
+			return nil, fmt.Errorf("malformed: %s of unexpected data after the gzip stream", byteCount(rest))
+		}
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, errors.New("the file is empty or truncated")
+	}
+	return data, nil
+}
+
+// decodeError turns an Unmarshal error into one that says what is wrong and where.
+func decodeError(data []byte, err error) error {
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) {
+		switch msg := syn.Error(); {
+		case strings.Contains(msg, "unexpected end of JSON input"):
+			return errors.New("the file is empty or truncated")
+		case strings.Contains(msg, "after top-level value"):
+			return errors.New("malformed: unexpected data after the snapshot")
+		default:
+			return fmt.Errorf("not valid JSON at byte %d: %v", syn.Offset, syn)
+		}
+	}
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &typ) {
+		return fmt.Errorf("malformed: field %q holds a JSON %s", typ.Field, typ.Value)
+	}
+	if path, value, ok := badValue(data); ok {
+		return fmt.Errorf("malformed: %s is %q: %v", path, value, err)
+	}
+	return fmt.Errorf("malformed: %w", err)
+}
+
+// byteCount renders n bytes for a message: "12 bytes", "1 MiB or more".
+func byteCount(n int64) string {
+	if n >= 1<<20 {
+		return "1 MiB or more"
+	}
+	if n == 1 {
+		return "1 byte"
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

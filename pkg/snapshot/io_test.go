@@ -180,7 +180,7 @@ func TestReadRefuses(t *testing.T) {
 		{name: "gzip of not JSON", data: gzipped(t, []byte("hello")), want: "not valid JSON at byte 1"},
 		{name: "gzip without its checksum", data: zipped[:len(zipped)-8], want: "the file is empty or truncated"},
 		{name: "gzip with a wrong checksum", data: corrupt(zipped, len(zipped)-8), want: "malformed: gzip: invalid checksum"},
-		{name: "gzip then garbage", data: append(bytes.Clone(zipped), "garbage after the gzip stream"...), want: "malformed: unexpected data after the snapshot"},
+		{name: "gzip then garbage", data: append(bytes.Clone(zipped), "garbage after the gzip stream"...), want: "malformed: 29 bytes of unexpected data after the gzip stream"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

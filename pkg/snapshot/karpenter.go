@@ -227,13 +227,13 @@ func CNIVersion(image string) ([3]int, bool) {
 // true, or unset on VPC CNI 1.18 or later where it is the default (an image without a version
 // counts as recent). false without the DaemonSet.
 func (a *AWSNode) SubnetDiscovery() bool {
-	if a == nil || strings.EqualFold(strings.TrimSpace(a.Setting("AWS_VPC_K8S_CNI_CUSTOM_NETWORK_CFG", "")), "true") {
+	if a == nil || strings.EqualFold(strings.TrimSpace(a.Setting(EnvCustomNetwork, "")), "true") {
 		return false
 	}
 	if v, ok := CNIVersion(a.Image); ok && (v[0] < 1 || v[0] == 1 && v[1] < 18) {
 		return false
 	}
-	if set := strings.TrimSpace(a.Setting("ENABLE_SUBNET_DISCOVERY", "")); set != "" {
+	if set := strings.TrimSpace(a.Setting(EnvSubnetDiscovery, "")); set != "" {
 		on, err := strconv.ParseBool(set)
 		return err == nil && on
 	}
