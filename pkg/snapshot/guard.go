@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 )
@@ -20,6 +21,8 @@ type guard struct {
 	r   io.Reader
 	n   int64 // bytes passed so far
 	max int64
+	// packed counts the compressed bytes read so far when the file is gzipped; nil otherwise.
+	packed *counter
 	// inString and escaped follow the JSON string the text is in; str counts its bytes and
 	// space the current run of whitespace outside strings.
 	inString, escaped bool
@@ -56,10 +59,43 @@ func (g *guard) Read(p []byte) (int, error) {
 		}
 	}
 	g.n += int64(n)
+	if g.packed != nil && g.n > bombFloor && g.n > maxRatio*g.packed.n {
+		return n, refuse("the gzip stream expands more than %d times (%s from %s), which no snapshot karpnet writes does", maxRatio, humanSize(g.n), humanSize(g.packed.n))
+	}
 	if g.n > g.max {
 		return n, refuse("the snapshot is larger than %s uncompressed: pass --snapshot-max-size to read a larger one", sizeText(g.max))
 	}
 	return n, err
+}
+
+// A gzipped snapshot may expand at most maxRatio times once past bombFloor bytes. Snapshots
+// compress about 15 to 1 (each node's names, IDs and addresses differ); deflate's limit is
+// about 1,000 to 1, which only runs of repeated bytes reach.
+const (
+	maxRatio  = 200
+	bombFloor = 64 << 20
+)
+
+// counter counts the bytes read through it. It reads bytes one by one too, so gzip and
+// flate read through it without a buffer of their own and leave what follows the gzip stream
+// in r.
+type counter struct {
+	r *bufio.Reader
+	n int64
+}
+
+func (c *counter) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func (c *counter) ReadByte() (byte, error) {
+	b, err := c.r.ReadByte()
+	if err == nil {
+		c.n++
+	}
+	return b, err
 }
 
 // sizeText renders a byte count as karpnet's flags take it: "1Gi", "512Mi", "100Ki" or bytes.
@@ -71,6 +107,17 @@ func sizeText(n int64) string {
 		if n >= 1<<u.shift && n%(1<<u.shift) == 0 {
 			return fmt.Sprintf("%d%s", n>>u.shift, u.suffix)
 		}
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// humanSize renders a byte count for a message: "64.0 MiB", "63.9 KiB", "120 bytes".
+func humanSize(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d bytes", n)
 }

@@ -35,6 +35,8 @@ func TestReadRefusesHostile(t *testing.T) {
 		{name: "whitespace inside the object", data: minimalWith(strings.Repeat("\n", 2<<20)), want: "more than 1 MiB of whitespace"},
 		{name: "larger than the bound", data: minimalWith(`"notes":["` + strings.Repeat("n", 4096) + `"],`), max: 1024,
 			want: "the snapshot is larger than 1Ki uncompressed: pass --snapshot-max-size to read a larger one"},
+		{name: "a gzip bomb of small strings", data: gzipped(t, minimalWith(`"notes":[`+strings.Repeat(`"a",`, 17<<20)+`"a"],`)),
+			want: "the gzip stream expands more than 200 times (64.0 MiB from 63.9 KiB)"},
 		{name: "garbage after the gzip stream", data: append(gzipped(t, minimalWith("")), "garbage"...),
 			want: "malformed: 7 bytes of unexpected data after the gzip stream"},
 		{name: "a creation time that is not a time",

@@ -65,18 +65,18 @@ func ReadLimited(r io.Reader, maxBytes int64) (*Snapshot, error) {
 // through a guard that bounds its size, its strings and its runs of whitespace.
 func readJSON(r io.Reader, maxBytes int64) ([]byte, error) {
 	br := bufio.NewReader(r)
-	var src io.Reader = br
+	g := &guard{r: br, max: maxBytes}
 	var zr *gzip.Reader
 	if magic, _ := br.Peek(2); bytes.Equal(magic, []byte{0x1f, 0x8b}) {
+		g.packed = &counter{r: br}
 		var err error
-		if zr, err = gzip.NewReader(br); err != nil {
+		if zr, err = gzip.NewReader(g.packed); err != nil {
 			return nil, fmt.Errorf("reading gzip header: %w", err)
 		}
 		defer zr.Close()
 		zr.Multistream(false)
-		src = zr
+		g.r = zr
 	}
-	g := &guard{r: src, max: maxBytes}
 	data, err := io.ReadAll(g)
 	var refused *guardError
 	switch {
