@@ -15,6 +15,12 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		// The first Ctrl-C cancels the run, which then ends with exit code 130; a second one
+		// ends the process at once.
+		<-ctx.Done()
+		stop()
+	}()
 	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
 	code := cmd.Execute(ctx, streams, os.Args[1:])
 	stop()

@@ -111,7 +111,7 @@ func (o *checkOptions) run(ctx context.Context) error {
 	}
 	report := diagnose.Analyze(snap, opts)
 	if err := printer.PrintReport(o.Out, report, o.format, o.styles()); err != nil {
-		return fmt.Errorf("printing the report: %w", err)
+		return outputError("report", err)
 	}
 	if o.failed(report) {
 		return errFindings

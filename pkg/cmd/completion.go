@@ -94,7 +94,7 @@ func writeCompletionScript(w io.Writer, shell string, descriptions bool) error {
 		return usageErrorf("no completion for shell %q: use one of %s", shell, strings.Join(completionShells(), ", "))
 	}
 	if err != nil {
-		return fmt.Errorf("writing the %s completion script: %w", shell, err)
+		return outputError(shell+" completion script", err)
 	}
 	return nil
 }

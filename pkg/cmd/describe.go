@@ -97,7 +97,7 @@ func (o *describeOptions) run(ctx context.Context) error {
 		return usageErrorf("no node matches %q: list nodes with kubectl get nodes --show-labels", o.selector)
 	}
 	if err := printer.PrintNodes(o.Out, report, o.format, o.styles()); err != nil {
-		return fmt.Errorf("printing the node sheet: %w", err)
+		return outputError("node sheet", err)
 	}
 	return nil
 }

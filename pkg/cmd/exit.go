@@ -13,9 +13,12 @@ const (
 	ExitFindings = 1
 	// ExitUsage: bad flags or arguments.
 	ExitUsage = 2
-	// ExitCollect: could not collect at all (API server unreachable or unauthenticated,
-	// snapshot unreadable).
+	// ExitCollect: could not run: nothing to diagnose could be collected (API server
+	// unreachable or unauthenticated, snapshot unreadable), or the output could not be written.
 	ExitCollect = 3
+	// ExitInterrupted: interrupted (Ctrl-C, SIGTERM) before the report was complete; no report
+	// is printed. 130 is what shells report for SIGINT.
+	ExitInterrupted = 130
 )
 
 // exitError carries an exit code with the error to print. A nil err prints nothing.
@@ -40,6 +43,16 @@ func usageErrorf(format string, args ...any) error {
 
 // collectError wraps err to exit with ExitCollect.
 func collectError(err error) error { return &exitError{code: ExitCollect, err: err} }
+
+// outputError wraps a failure to write the report (a closed pipe, a full disk) to exit with
+// ExitCollect: it is not a usage error.
+func outputError(what string, err error) error {
+	return &exitError{code: ExitCollect, err: fmt.Errorf("writing the %s: %w", what, err)}
+}
+
+// errInterrupted ends a run that was interrupted before its report was complete.
+var errInterrupted = &exitError{code: ExitInterrupted,
+	err: errors.New("interrupted before the cluster was read in full: no report was printed and no snapshot saved")}
 
 // errFindings ends a run whose findings reach --fail-on; the report was already printed.
 var errFindings = &exitError{code: ExitFindings}

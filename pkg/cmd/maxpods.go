@@ -143,9 +143,15 @@ func (o *maxPodsOptions) run(ctx context.Context) error {
 			"where it is offered", strings.Join(unknown, ", "), region)
 	}
 	if o.output == "json" {
-		return writeMaxPodsJSON(o.Out, rows)
+		if err := writeMaxPodsJSON(o.Out, rows); err != nil {
+			return outputError("max pods", err)
+		}
+		return nil
 	}
-	return writeMaxPodsTable(o.Out, rows, o.density)
+	if err := writeMaxPodsTable(o.Out, rows, o.density); err != nil {
+		return outputError("max pods table", err)
+	}
+	return nil
 }
 
 // writeMaxPodsJSON prints rows as a JSON list.
@@ -181,7 +187,7 @@ func writeMaxPodsTable(w io.Writer, rows []diagnose.MaxPods, d diagnose.MaxPodsO
 			r.InstanceType, r.ENIs, r.IPv4PerENI, r.VCPUs, nitro, r.SecondaryIP, pd, r.Recommended, r.Karpenter)
 	}
 	if err := tw.Flush(); err != nil {
-		return fmt.Errorf("writing the table: %w", err)
+		return err
 	}
 	_, err := fmt.Fprintf(w, "\n%s\n", strings.Join(maxPodsLegend(d), "\n"))
 	return err

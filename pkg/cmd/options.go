@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -80,12 +82,39 @@ func (o *commonOptions) validate() error {
 	if o.snapshotFile != "" && o.saveSnapshot != "" && o.snapshotFile == o.saveSnapshot {
 		return usageErrorf("--snapshot and --save-snapshot name the same file: choose another output file")
 	}
+	if t := o.configFlags.Timeout; t != nil {
+		if err := validTimeout(*t); err != nil {
+			return usageErrorf("--request-timeout %q: %v", *t, err)
+		}
+	}
 	q, err := resource.ParseQuantity(o.snapshotMax)
 	n, ok := q.AsInt64()
 	if err != nil || !ok || n <= 0 {
 		return usageErrorf("--snapshot-max-size %q is not a size: give bytes or a size such as 512Mi or 4Gi", o.snapshotMax)
 	}
 	o.snapshotMaxBytes = n
+	return nil
+}
+
+// validTimeout checks a --request-timeout value as kubectl reads it: a whole number of seconds
+// or a duration with a unit (30s, 2m), not negative; "0" or empty means no timeout.
+func validTimeout(v string) error {
+	if v == "" {
+		return nil
+	}
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if n < 0 {
+			return errors.New("it must not be negative: give e.g. 30s or 2m, or 0 for no timeout")
+		}
+		return nil
+	}
+	d, err := time.ParseDuration(v)
+	switch {
+	case err != nil:
+		return errors.New("not a duration: give e.g. 30s or 2m, or 0 for no timeout")
+	case d < 0:
+		return errors.New("it must not be negative: give e.g. 30s or 2m, or 0 for no timeout")
+	}
 	return nil
 }
 
@@ -119,6 +148,10 @@ func (o *commonOptions) load(ctx context.Context, scope collect.Scope) (*snapsho
 			return nil, collectError(err)
 		}
 		s, err = c.Collect(ctx, scope)
+		if ctx.Err() != nil {
+			// Interrupted: what was not read would look clean, so nothing is reported.
+			return nil, errInterrupted
+		}
 		if errors.Is(err, collect.ErrNodeNotFound) {
 			return nil, &exitError{code: ExitUsage, err: err}
 		}

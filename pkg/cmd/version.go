@@ -18,18 +18,22 @@ func newCmdVersion(common *commonOptions) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			info := version.Get()
+			var err error
 			switch output {
 			case "":
-				fmt.Fprintf(common.Out, "karpnet %s (commit %s, built %s, %s, %s)\n",
+				_, err = fmt.Fprintf(common.Out, "karpnet %s (commit %s, built %s, %s, %s)\n",
 					info.Version, info.Commit, info.Date, info.GoVersion, info.Platform)
 			case "json":
 				b, _ := json.MarshalIndent(info, "", "  ")
-				fmt.Fprintf(common.Out, "%s\n", b)
+				_, err = fmt.Fprintf(common.Out, "%s\n", b)
 			case "yaml":
 				b, _ := yaml.Marshal(info)
-				fmt.Fprint(common.Out, string(b))
+				_, err = fmt.Fprint(common.Out, string(b))
 			default:
 				return usageErrorf("-o/--output %q: use json or yaml, or leave it out", output)
+			}
+			if err != nil {
+				return outputError("version", err)
 			}
 			return nil
 		},
