@@ -123,6 +123,11 @@ func (c *Collector) kubeFail(s *snapshot.Snapshot, source, verb, resource string
 	case errors.Is(err, context.Canceled):
 		return fmt.Errorf("reading %s: %w", source, err)
 	}
+	var paging *kubePagingError
+	if errors.As(err, &paging) {
+		s.Gaps = append(s.Gaps, kubePagingGap(source, verb, resource, paging))
+		return nil
+	}
 	var status apierrors.APIStatus
 	if errors.As(err, &status) {
 		s.Gaps = append(s.Gaps, snapshot.Gap{
@@ -151,6 +156,16 @@ func (c *Collector) kubeUnreachable(err error) error {
 	return &kubeError{
 		msg:  fmt.Sprintf("cannot reach the API server at %s: %v: check --context/--kubeconfig", where, cause),
 		errs: []error{ErrAPIServer, err},
+	}
+}
+
+// kubePagingGap is the Gap of a list of resource whose pages did not end; what was read is kept.
+func kubePagingGap(source, verb, resource string, err *kubePagingError) snapshot.Gap {
+	return snapshot.Gap{
+		Source: source,
+		Reason: err.Error(),
+		Remedy: fmt.Sprintf("retry; if the %s %s pages still do not end, check the API server and any proxy in front of it "+
+			"(what was read is kept)", verb, resource),
 	}
 }
 

@@ -2,6 +2,7 @@ package collect
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -49,6 +50,12 @@ func (c *Collector) kubeNodes(ctx context.Context, s *snapshot.Snapshot, scope S
 				nodes = append(nodes, page...)
 				return list.Continue, nil
 			})
+			var paging *kubePagingError
+			if errors.As(err, &paging) {
+				// The pages would not end: keep the nodes read, and say the list is incomplete.
+				s.Gaps = append(s.Gaps, kubePagingGap(snapshot.SourceNodes, "list", "nodes", paging))
+				break
+			}
 			if err != nil {
 				return c.kubeFail(s, snapshot.SourceNodes, "list", "nodes", err)
 			}
@@ -119,19 +126,4 @@ func kubeUnique(names []string) []string {
 		}
 	}
 	return out
-}
-
-// kubePaginate calls page with opts, then with each Continue token in turn until the server
-// returns an empty token. A continued request carries no resourceVersion: the token holds it.
-func kubePaginate(opts metav1.ListOptions, page func(metav1.ListOptions) (string, error)) error {
-	for {
-		next, err := page(opts)
-		if err != nil {
-			return err
-		}
-		if next == "" || next == opts.Continue {
-			return nil
-		}
-		opts.Continue, opts.ResourceVersion, opts.ResourceVersionMatch = next, "", ""
-	}
 }
