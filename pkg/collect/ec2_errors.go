@@ -60,6 +60,12 @@ func ec2Classify(source, region string, err error) ec2Failure {
 		return ec2Failure{gap: snapshot.Gap{Source: source, Reason: reason,
 			Remedy: "retry; if it persists, check --region and AWS_ENDPOINT_URL_EC2"}}
 	}
+	var paging *ec2PagingError
+	if errors.As(err, &paging) {
+		return ec2Failure{gap: snapshot.Gap{Source: source, Reason: paging.Error(),
+			Remedy: "retry; if the pages still do not end, check AWS_ENDPOINT_URL_EC2 and any proxy between karpnet and " +
+				"EC2 (karpnet stops there so as not to spend the Describe budget Karpenter shares)"}}
+	}
 	var ours *ec2TimeoutError
 	if errors.As(err, &ours) {
 		// No answer within --request-timeout: EC2 is unreachable, so do not wait on the other calls.
