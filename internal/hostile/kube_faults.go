@@ -12,10 +12,8 @@ import (
 type fault struct {
 	delay  time.Duration
 	tokens Tokens
-	// status, when set, answers a metav1.Status failure with reason and message.
-	status  int
-	reason  string
-	message string
+	// status, when set, answers a metav1.Status failure with this code.
+	status int
 	// raw, when set, is the whole answer.
 	raw *rawAnswer
 }
@@ -35,13 +33,10 @@ func (k *Kube) Delay(prefix string, d time.Duration) { k.set(prefix, func(f *fau
 func (k *Kube) Page(prefix string, t Tokens) { k.set(prefix, func(f *fault) { f.tokens = t }) }
 
 // Fail makes every request under prefix answer a Status failure with code: 401
-// Unauthorized, 403 Forbidden (naming the resource and a service account, as RBAC does), 404
+// Unauthorized, 403 Forbidden (naming the verb, resource and a service account, as RBAC does), 404
 // NotFound, 429 TooManyRequests, 500 InternalError, 503 ServiceUnavailable, else BadRequest.
 func (k *Kube) Fail(prefix string, code int) {
-	k.set(prefix, func(f *fault) {
-		f.status = code
-		f.reason, f.message = statusFor(code, prefix)
-	})
+	k.set(prefix, func(f *fault) { f.status = code })
 }
 
 // Body makes every request under prefix get the raw answer body with status and content
@@ -101,7 +96,7 @@ func (f *fault) wait(r *http.Request) bool {
 }
 
 // answer writes the fault's own answer, if it has one, and reports whether it did.
-func (f *fault) answer(w http.ResponseWriter, _ *http.Request) bool {
+func (f *fault) answer(w http.ResponseWriter, r *http.Request) bool {
 	switch {
 	case f.raw != nil:
 		w.Header().Set("Content-Type", f.raw.contentType)
@@ -109,21 +104,46 @@ func (f *fault) answer(w http.ResponseWriter, _ *http.Request) bool {
 		_, _ = w.Write([]byte(f.raw.body))
 		return true
 	case f.status != 0:
-		writeStatus(w, f.status, f.reason, f.message)
+		reason, message := statusFor(f.status, r.URL.Path)
+		writeStatus(w, f.status, reason, message)
 		return true
 	}
 	return false
 }
 
-// statusFor returns the reason and message an API server gives with code for prefix.
-func statusFor(code int, prefix string) (reason, message string) {
-	resource := prefix[strings.LastIndex(strings.TrimSuffix(prefix, "/"), "/")+1:]
+// resourceOf returns the resource a request path names and the verb RBAC would check: get for
+// one object, list for a collection.
+func resourceOf(p string) (resource, verb string) {
+	parts := strings.Split(strings.Trim(p, "/"), "/")
+	switch {
+	case len(parts) >= 2 && parts[0] == "api":
+		parts = parts[2:]
+	case len(parts) >= 3 && parts[0] == "apis":
+		parts = parts[3:]
+	default:
+		return p, "get"
+	}
+	if len(parts) >= 2 && parts[0] == "namespaces" {
+		parts = parts[2:]
+	}
+	switch len(parts) {
+	case 0:
+		return p, "get"
+	case 1:
+		return parts[0], "list"
+	}
+	return parts[0], "get"
+}
+
+// statusFor returns the reason and message an API server gives with code for a request path.
+func statusFor(code int, p string) (reason, message string) {
 	switch code {
 	case http.StatusUnauthorized:
 		return "Unauthorized", "Unauthorized"
 	case http.StatusForbidden:
-		return "Forbidden", fmt.Sprintf(`%s is forbidden: User "system:serviceaccount:ops:karpnet" cannot list resource %q at the cluster scope`,
-			resource, resource)
+		resource, verb := resourceOf(p)
+		return "Forbidden", fmt.Sprintf(`%s is forbidden: User "system:serviceaccount:ops:karpnet" cannot %s resource %q at the cluster scope`,
+			resource, verb, resource)
 	case http.StatusNotFound:
 		return "NotFound", "the server could not find the requested resource"
 	case http.StatusTooManyRequests:
