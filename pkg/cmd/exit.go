@@ -13,8 +13,9 @@ const (
 	ExitFindings = 1
 	// ExitUsage: bad flags or arguments.
 	ExitUsage = 2
-	// ExitCollect: could not collect at all (API server unreachable or unauthenticated,
-	// snapshot unreadable).
+	// ExitCollect: could not collect at all (API server unreachable or unauthenticated, the
+	// nodes forbidden, failed or answered with something that is not nodes, snapshot
+	// unreadable).
 	ExitCollect = 3
 )
 

@@ -29,7 +29,14 @@ type hostileCluster struct {
 // test never depends on the machine's.
 func newHostileCluster(t *testing.T) *hostileCluster {
 	t.Helper()
-	c, err := hostile.LoadCluster(filepath.Join("testdata", "live"), "kube.yaml", "karpenter.yaml")
+	return newHostileClusterOf(t, "kube.yaml", "karpenter.yaml")
+}
+
+// newHostileClusterOf is newHostileCluster with the Kubernetes objects of some of the files of
+// testdata/live only.
+func newHostileClusterOf(t *testing.T, kubeFiles ...string) *hostileCluster {
+	t.Helper()
+	c, err := hostile.LoadCluster(filepath.Join("testdata", "live"), kubeFiles...)
 	if err != nil {
 		t.Fatal(err)
 	}
