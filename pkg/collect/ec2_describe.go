@@ -29,7 +29,11 @@ type ec2Call struct {
 	region string
 }
 
-func (c ec2Call) opt(o *ec2.Options) { o.Region = c.region }
+// opt sets the call's Region and makes it check its answer (ec2CheckAnswers).
+func (c ec2Call) opt(o *ec2.Options) {
+	o.Region = c.region
+	ec2CheckAnswers(o)
+}
 
 func ec2Filter(name string, values []string) []types.Filter {
 	return []types.Filter{{Name: aws.String(name), Values: values}}
@@ -37,7 +41,13 @@ func ec2Filter(name string, values []string) []types.Filter {
 
 // instances describes instances by ID through the instance-id filter (unknown IDs are simply
 // absent), following NextToken (ec2Pages bounds the pages of this and every other call).
+// Instances that were not asked for are left out, so an endpoint that answers more than the
+// filter selects cannot make karpnet hold them.
 func (c ec2Call) instances(ctx context.Context, ids []string) ([]types.Instance, error) {
+	asked := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		asked[id] = true
+	}
 	var out []types.Instance
 	err := ec2Pages("DescribeInstances", func(token *string) (*string, error) {
 		page, err := c.api.DescribeInstances(ctx, &ec2.DescribeInstancesInput{
@@ -47,7 +57,11 @@ func (c ec2Call) instances(ctx context.Context, ids []string) ([]types.Instance,
 			return nil, err
 		}
 		for _, r := range page.Reservations {
-			out = append(out, r.Instances...)
+			for _, in := range r.Instances {
+				if asked[aws.ToString(in.InstanceId)] {
+					out = append(out, in)
+				}
+			}
 		}
 		return page.NextToken, nil
 	})

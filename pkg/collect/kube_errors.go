@@ -10,6 +10,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	"github.com/karpnet/kubectl-karpnet/internal/oneline"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -39,7 +40,7 @@ func (e *kubeAnswerError) Error() string {
 		answer = append(answer, fmt.Sprintf("HTTP %d", e.status))
 	}
 	if e.contentType != "" {
-		answer = append(answer, shortText(e.contentType, 60))
+		answer = append(answer, oneline.Text(e.contentType, 60))
 	}
 	how := ""
 	if len(answer) > 0 {
@@ -49,7 +50,7 @@ func (e *kubeAnswerError) Error() string {
 	if what == "" {
 		what = "object"
 	}
-	return fmt.Sprintf("the API server answered%s with something that is not a Kubernetes %s: %s", how, what, shortText(e.err.Error(), 200))
+	return fmt.Sprintf("the API server answered%s with something that is not a Kubernetes %s: %s", how, what, oneline.Text(e.err.Error(), 200))
 }
 
 func (e *kubeAnswerError) Unwrap() error { return e.err }
@@ -83,12 +84,12 @@ func (c *Collector) kubeFail(s *snapshot.Snapshot, source, verb, resource string
 	case errors.As(err, &answer):
 		return gap(answer.Error(), kubeProxyRemedy)
 	case errors.As(err, &status):
-		return gap(kubeReason(err), fmt.Sprintf("retry later; the API server answered %s %s: %s", verb, resource, shortText(err.Error(), 300)))
+		return gap(kubeReason(err), fmt.Sprintf("retry later; the API server answered %s %s: %s", verb, resource, oneline.Text(err.Error(), 300)))
 	case kubeIsTimeout(err):
-		return gap("timeout: no answer in time ("+shortText(kubeCause(err).Error(), 200)+")",
+		return gap("timeout: no answer in time ("+oneline.Text(kubeCause(err).Error(), 200)+")",
 			fmt.Sprintf("retry, or raise --request-timeout: the API server was slow to answer %s %s", verb, resource))
 	case kubeIsTransport(err):
-		return gap("no answer: "+shortText(kubeCause(err).Error(), 200),
+		return gap("no answer: "+oneline.Text(kubeCause(err).Error(), 200),
 			fmt.Sprintf("retry; the API server stopped answering %s %s after the nodes were read", verb, resource))
 	}
 	return gap((&kubeAnswerError{err: err}).Error(), kubeProxyRemedy)
@@ -115,16 +116,16 @@ func (c *Collector) kubeNodesFail(verb, what string, err error) error {
 		if verb == "get" {
 			grant = "get"
 		}
-		return fail("forbidden (%s): grant %s on nodes (see the ClusterRole in the README)", shortText(err.Error(), 200), grant)
+		return fail("forbidden (%s): grant %s on nodes (see the ClusterRole in the README)", oneline.Text(err.Error(), 200), grant)
 	case errors.As(err, &answer):
 		return fail("%s: %s", answer.Error(), kubeProxyRemedy)
 	case errors.As(err, &status):
 		code := status.Status().Code
 		if code >= 500 {
 			return fail("the API server failed (HTTP %d %s: %s): retry later, or check the API server's health",
-				code, kubeReason(err), shortText(err.Error(), 200))
+				code, kubeReason(err), oneline.Text(err.Error(), 200))
 		}
-		return fail("the API server answered HTTP %d %s (%s): check --context/--kubeconfig", code, kubeReason(err), shortText(err.Error(), 200))
+		return fail("the API server answered HTTP %d %s (%s): check --context/--kubeconfig", code, kubeReason(err), oneline.Text(err.Error(), 200))
 	}
 	// A timeout, a lost connection, or an error without an answer.
 	return c.kubeUnreachable(err)
@@ -133,7 +134,7 @@ func (c *Collector) kubeNodesFail(verb, what string, err error) error {
 // kubeCredentialsRefused is the error for credentials the API server refused.
 func kubeCredentialsRefused(err error) error {
 	return &kubeError{
-		msg:  fmt.Sprintf("the API server refused the credentials: %s: log in again or check --user", shortText(err.Error(), 200)),
+		msg:  fmt.Sprintf("the API server refused the credentials: %s: log in again or check --user", oneline.Text(err.Error(), 200)),
 		errs: []error{ErrAPIServer, err},
 	}
 }
@@ -175,7 +176,7 @@ func (c *Collector) kubeUnreachable(err error) error {
 		where = "the configured address"
 	}
 	return &kubeError{
-		msg:  fmt.Sprintf("cannot reach the API server at %s: %s: check --context/--kubeconfig", where, shortText(cause.Error(), 200)),
+		msg:  fmt.Sprintf("cannot reach the API server at %s: %s: check --context/--kubeconfig", where, oneline.Text(cause.Error(), 200)),
 		errs: []error{ErrAPIServer, err},
 	}
 }
