@@ -38,8 +38,8 @@ func TestCollectEC2AnswersThatAreNotEC2(t *testing.T) {
 			tc.fault(w.sim)
 			start := time.Now()
 			(&Collector{EC2: ec2sim.NewClient(w.url, "us-west-2")}).collectEC2(t.Context(), w.snap)
-			if d := time.Since(start); d > 30*time.Second {
-				t.Errorf("collection took %s", d)
+			if d := time.Since(start); d > 2*time.Minute {
+				t.Errorf("collection took %s, want the answer cut at ec2MaxAnswer (about 3 s; 10 times that with -race)", d)
 			}
 			if len(w.snap.Instances) != 0 {
 				t.Errorf("instances: got %d, want none read from such an answer", len(w.snap.Instances))
