@@ -52,12 +52,22 @@ func instanceTypeSelection() selection[snapshot.InstanceType] {
 
 // answer serves one Describe action from the server's state.
 func (s *Server) answer(w http.ResponseWriter, action string, q query) {
+	next := s.hostileQuery(action, &q)
 	s.mu.Lock()
 	body, err := s.describe(action, q)
 	s.mu.Unlock()
 	if err != nil {
 		writeError(w, err.status, err.code, err.message)
 		return
+	}
+	if next != "" {
+		body = withNextToken(body, next)
+	}
+	if resp, ok := body.(describeInstancesResponse); ok {
+		if extra := s.extraInstances(); extra > 0 {
+			writeInstances(w, resp, extra)
+			return
+		}
 	}
 	writeXML(w, body)
 }

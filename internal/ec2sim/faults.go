@@ -13,6 +13,8 @@ type faults struct {
 	bucket   *bucket
 	// throttled counts the requests the bucket refused.
 	throttled int
+	// hostile bends answers: tokens, raw bodies, per-action latency, extra instances.
+	hostile hostile
 }
 
 // failure is an injected error answer for one action.

@@ -197,6 +197,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, f.status, f.code, f.message)
 		return
 	}
+	if s.hostileAnswer(w, r, action) {
+		return
+	}
 	if r.Header.Get("Authorization") == "" {
 		writeError(w, http.StatusUnauthorized, "AuthFailure", "AWS was not able to validate the provided access credentials")
 		return

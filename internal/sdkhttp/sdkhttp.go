@@ -1,5 +1,7 @@
-// Package sdkhttp adapts the HTTP client of the AWS SDK so that a fast endpoint does not cost
-// retried requests.
+// Package sdkhttp adapts the HTTP side of the AWS SDK: the client, so that a fast endpoint
+// does not cost retried requests (ReadOnlyBodies), and the answers of EC2's query protocol,
+// which are checked to be EC2's XML, of bounded length, before the SDK decodes them
+// (QueryAnswers).
 package sdkhttp
 
 import (

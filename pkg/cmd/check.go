@@ -51,7 +51,8 @@ func newCmdCheck(common *commonOptions) *cobra.Command {
 checks and prints the findings worst first, then a summary line.
 
 Exit codes: 0 no finding at or above --fail-on; 1 findings at or above it; 2 usage error;
-3 could not collect at all (API server unreachable or unauthenticated, snapshot unreadable).`,
+3 could not collect at all (API server unreachable or unauthenticated, nodes forbidden or
+failing, snapshot unreadable).`,
 		Example: fmt.Sprintf(checkExample, "kubectl karpnet"),
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := o.complete(args); err != nil {

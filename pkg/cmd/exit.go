@@ -14,7 +14,8 @@ const (
 	// ExitUsage: bad flags or arguments.
 	ExitUsage = 2
 	// ExitCollect: could not run: nothing to diagnose could be collected (API server
-	// unreachable or unauthenticated, snapshot unreadable), or the output could not be written.
+	// unreachable or unauthenticated, the nodes forbidden, failed or answered with something
+	// that is not nodes, snapshot unreadable), or the output could not be written.
 	ExitCollect = 3
 	// ExitInterrupted: interrupted (Ctrl-C, SIGTERM) before the report was complete; no report
 	// is printed. 130 is what shells report for SIGINT.

@@ -29,29 +29,43 @@ type ec2Call struct {
 	region string
 }
 
-func (c ec2Call) opt(o *ec2.Options) { o.Region = c.region }
+// opt sets the call's Region and makes it check its answer (ec2CheckAnswers).
+func (c ec2Call) opt(o *ec2.Options) {
+	o.Region = c.region
+	ec2CheckAnswers(o)
+}
 
 func ec2Filter(name string, values []string) []types.Filter {
 	return []types.Filter{{Name: aws.String(name), Values: values}}
 }
 
 // instances describes instances by ID through the instance-id filter (unknown IDs are simply
-// absent), following NextToken.
+// absent), following NextToken (ec2Pages bounds the pages of this and every other call).
+// Instances that were not asked for are left out, so an endpoint that answers more than the
+// filter selects cannot make karpnet hold them.
 func (c ec2Call) instances(ctx context.Context, ids []string) ([]types.Instance, error) {
-	pages := ec2.NewDescribeInstancesPaginator(c.api, &ec2.DescribeInstancesInput{
-		Filters: ec2Filter("instance-id", ids), MaxResults: aws.Int32(ec2PageSize),
-	})
+	asked := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		asked[id] = true
+	}
 	var out []types.Instance
-	for pages.HasMorePages() {
-		page, err := pages.NextPage(ctx, c.opt)
+	err := ec2Pages("DescribeInstances", func(token *string) (*string, error) {
+		page, err := c.api.DescribeInstances(ctx, &ec2.DescribeInstancesInput{
+			Filters: ec2Filter("instance-id", ids), MaxResults: aws.Int32(ec2PageSize), NextToken: token,
+		}, c.opt)
 		if err != nil {
-			return out, err
+			return nil, err
 		}
 		for _, r := range page.Reservations {
-			out = append(out, r.Instances...)
+			for _, in := range r.Instances {
+				if asked[aws.ToString(in.InstanceId)] {
+					out = append(out, in)
+				}
+			}
 		}
-	}
-	return out, nil
+		return page.NextToken, nil
+	})
+	return out, err
 }
 
 // subnets describes subnets through the subnet-id filter, following NextToken.
@@ -61,34 +75,34 @@ func (c ec2Call) subnets(ctx context.Context, ids []string) ([]types.Subnet, err
 
 // subnetsWhere describes the subnets filters select, following NextToken.
 func (c ec2Call) subnetsWhere(ctx context.Context, filters []types.Filter) ([]types.Subnet, error) {
-	pages := ec2.NewDescribeSubnetsPaginator(c.api, &ec2.DescribeSubnetsInput{
-		Filters: filters, MaxResults: aws.Int32(ec2PageSize),
-	})
 	var out []types.Subnet
-	for pages.HasMorePages() {
-		page, err := pages.NextPage(ctx, c.opt)
+	err := ec2Pages("DescribeSubnets", func(token *string) (*string, error) {
+		page, err := c.api.DescribeSubnets(ctx, &ec2.DescribeSubnetsInput{
+			Filters: filters, MaxResults: aws.Int32(ec2PageSize), NextToken: token,
+		}, c.opt)
 		if err != nil {
-			return out, err
+			return nil, err
 		}
 		out = append(out, page.Subnets...)
-	}
-	return out, nil
+		return page.NextToken, nil
+	})
+	return out, err
 }
 
 // securityGroups describes security groups through the group-id filter, following NextToken.
 func (c ec2Call) securityGroups(ctx context.Context, ids []string) ([]types.SecurityGroup, error) {
-	pages := ec2.NewDescribeSecurityGroupsPaginator(c.api, &ec2.DescribeSecurityGroupsInput{
-		Filters: ec2Filter("group-id", ids), MaxResults: aws.Int32(ec2PageSize),
-	})
 	var out []types.SecurityGroup
-	for pages.HasMorePages() {
-		page, err := pages.NextPage(ctx, c.opt)
+	err := ec2Pages("DescribeSecurityGroups", func(token *string) (*string, error) {
+		page, err := c.api.DescribeSecurityGroups(ctx, &ec2.DescribeSecurityGroupsInput{
+			Filters: ec2Filter("group-id", ids), MaxResults: aws.Int32(ec2PageSize), NextToken: token,
+		}, c.opt)
 		if err != nil {
-			return out, err
+			return nil, err
 		}
 		out = append(out, page.SecurityGroups...)
-	}
-	return out, nil
+		return page.NextToken, nil
+	})
+	return out, err
 }
 
 // placementGroupsByName describes placement groups through the group-name filter, which
@@ -168,20 +182,20 @@ func (c ec2Call) instanceTypes(ctx context.Context, names []string) ([]types.Ins
 }
 
 func (c ec2Call) instanceTypesOnce(ctx context.Context, names []string) ([]types.InstanceTypeInfo, error) {
-	in := &ec2.DescribeInstanceTypesInput{InstanceTypes: make([]types.InstanceType, len(names))}
+	typeNames := make([]types.InstanceType, len(names))
 	for i, n := range names {
-		in.InstanceTypes[i] = types.InstanceType(n)
+		typeNames[i] = types.InstanceType(n)
 	}
-	pages := ec2.NewDescribeInstanceTypesPaginator(c.api, in)
 	var out []types.InstanceTypeInfo
-	for pages.HasMorePages() {
-		page, err := pages.NextPage(ctx, c.opt)
+	err := ec2Pages("DescribeInstanceTypes", func(token *string) (*string, error) {
+		page, err := c.api.DescribeInstanceTypes(ctx, &ec2.DescribeInstanceTypesInput{InstanceTypes: typeNames, NextToken: token}, c.opt)
 		if err != nil {
-			return out, err
+			return nil, err
 		}
 		out = append(out, page.InstanceTypes...)
-	}
-	return out, nil
+		return page.NextToken, nil
+	})
+	return out, err
 }
 
 // ec2UnknownInstanceTypes reads the names out of an InvalidInstanceType error such as

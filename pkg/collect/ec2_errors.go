@@ -10,6 +10,8 @@ import (
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/smithy-go"
 
+	"github.com/karpnet/kubectl-karpnet/internal/oneline"
+	"github.com/karpnet/kubectl-karpnet/internal/sdkhttp"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -38,6 +40,10 @@ func ec2Classify(source, region string, err error) ec2Failure {
 			Source: snapshot.SourceEC2, Reason: "no AWS credentials: " + ec2Short(msg), Remedy: remedy,
 		}}
 	}
+	var answer *sdkhttp.AnswerError
+	if errors.As(err, &answer) {
+		return ec2AnswerFailure(source, region, answer)
+	}
 	var apiErr smithy.APIError
 	if errors.As(err, &apiErr) {
 		code := apiErr.ErrorCode()
@@ -59,6 +65,12 @@ func ec2Classify(source, region string, err error) ec2Failure {
 		}
 		return ec2Failure{gap: snapshot.Gap{Source: source, Reason: reason,
 			Remedy: "retry; if it persists, check --region and AWS_ENDPOINT_URL_EC2"}}
+	}
+	var paging *ec2PagingError
+	if errors.As(err, &paging) {
+		return ec2Failure{gap: snapshot.Gap{Source: source, Reason: paging.Error(),
+			Remedy: "retry; if the pages still do not end, check AWS_ENDPOINT_URL_EC2 and any proxy between karpnet and " +
+				"EC2 (karpnet stops there so as not to spend the Describe budget Karpenter shares)"}}
 	}
 	var ours *ec2TimeoutError
 	if errors.As(err, &ours) {
@@ -107,15 +119,11 @@ func ec2IsTimeout(err error) bool {
 }
 
 // ec2Short keeps the first line of an error message, without an encoded authorization
-// message, at most 300 bytes.
+// message, about 300 bytes, control characters escaped.
 func ec2Short(msg string) string {
 	msg, _, _ = strings.Cut(msg, "\n")
 	msg, _, _ = strings.Cut(msg, " Encoded authorization failure message:")
-	msg = strings.TrimSpace(msg)
-	if len(msg) > 300 {
-		msg = msg[:297] + "..."
-	}
-	return msg
+	return oneline.Text(strings.TrimSpace(msg), 300)
 }
 
 // ec2Gaps turns failures into gaps: one "ec2" gap when any failure covers all of EC2, else one

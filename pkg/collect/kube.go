@@ -3,12 +3,8 @@ package collect
 import (
 	"context"
 	"errors"
-	"fmt"
-	"net/url"
 
 	"golang.org/x/sync/errgroup"
-
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
@@ -19,6 +15,11 @@ var ErrAPIServer = errors.New("kubernetes API server unavailable")
 
 // ErrNodeNotFound marks an error for a node named on the command line that does not exist.
 var ErrNodeNotFound = errors.New("node not found")
+
+// ErrNodesUnreadable marks an error that ended a collection because the nodes could not be
+// read at all (forbidden, a server error, an answer that is not a node list): a report of no
+// node is no pass. The command maps it to exit code 3.
+var ErrNodesUnreadable = errors.New("nodes could not be read")
 
 // kubeDefaultPageSize is the list page size when Collector.PageSize is 0.
 const kubeDefaultPageSize = 500
@@ -92,72 +93,4 @@ func (c *Collector) kubePageSize() int64 {
 		return c.PageSize
 	}
 	return kubeDefaultPageSize
-}
-
-// kubeError is an error with its own message that wraps a sentinel and a cause.
-type kubeError struct {
-	msg  string
-	errs []error
-}
-
-func (e *kubeError) Error() string   { return e.msg }
-func (e *kubeError) Unwrap() []error { return e.errs }
-
-// kubeFail records err, met while reading source with verb on resource, as a Gap in s, or
-// returns the error that ends collection (API server unreachable, credentials refused,
-// context cancelled).
-func (c *Collector) kubeFail(s *snapshot.Snapshot, source, verb, resource string, err error) error {
-	switch {
-	case apierrors.IsForbidden(err):
-		s.Gaps = append(s.Gaps, snapshot.Gap{
-			Source: source,
-			Reason: "forbidden",
-			Remedy: fmt.Sprintf("grant %s on %s (see the ClusterRole in the README)", verb, resource),
-		})
-		return nil
-	case apierrors.IsUnauthorized(err):
-		return &kubeError{
-			msg:  fmt.Sprintf("the API server refused the credentials: %v: log in again or check --user", err),
-			errs: []error{ErrAPIServer, err},
-		}
-	case errors.Is(err, context.Canceled):
-		return fmt.Errorf("reading %s: %w", source, err)
-	}
-	var status apierrors.APIStatus
-	if errors.As(err, &status) {
-		s.Gaps = append(s.Gaps, snapshot.Gap{
-			Source: source,
-			Reason: kubeReason(err),
-			Remedy: fmt.Sprintf("retry later; the API server answered %s %s: %v", verb, resource, err),
-		})
-		return nil
-	}
-	return c.kubeUnreachable(err)
-}
-
-// kubeUnreachable builds the error for an API server that did not answer at all.
-func (c *Collector) kubeUnreachable(err error) error {
-	where, cause := c.Cluster, err
-	var uerr *url.Error
-	if errors.As(err, &uerr) {
-		cause = uerr.Err
-		if u, perr := url.Parse(uerr.URL); perr == nil && u.Host != "" {
-			where = u.Scheme + "://" + u.Host
-		}
-	}
-	if where == "" {
-		where = "the configured address"
-	}
-	return &kubeError{
-		msg:  fmt.Sprintf("cannot reach the API server at %s: %v: check --context/--kubeconfig", where, cause),
-		errs: []error{ErrAPIServer, err},
-	}
-}
-
-// kubeReason returns a short reason for an API status error.
-func kubeReason(err error) string {
-	if r := apierrors.ReasonForError(err); r != "" {
-		return string(r)
-	}
-	return "error"
 }

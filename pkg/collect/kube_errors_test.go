@@ -50,10 +50,6 @@ func TestCollectKubeForbiddenIsGap(t *testing.T) {
 		fail  kubeFailing
 		want  snapshot.Gap
 	}{
-		{"list nodes", Scope{}, kubeFailing{false, "list", "nodes", kubeForbidden("", "nodes")},
-			snapshot.Gap{Source: snapshot.SourceNodes, Reason: "forbidden", Remedy: "grant list on nodes (see the ClusterRole in the README)"}},
-		{"get nodes", Scope{Names: []string{named}}, kubeFailing{false, "get", "nodes", kubeForbidden("", "nodes")},
-			snapshot.Gap{Source: snapshot.SourceNodes, Reason: "forbidden", Remedy: "grant get on nodes (see the ClusterRole in the README)"}},
 		{"list nodeclaims", Scope{}, kubeFailing{true, "list", "nodeclaims", kubeForbidden("karpenter.sh", "nodeclaims")},
 			snapshot.Gap{Source: snapshot.SourceNodeClaims, Reason: "forbidden", Remedy: "grant list on nodeclaims.karpenter.sh (see the ClusterRole in the README)"}},
 		{"list nodepools", Scope{}, kubeFailing{true, "list", "nodepools", kubeForbidden("karpenter.sh", "nodepools")},
@@ -79,6 +75,52 @@ func TestCollectKubeForbiddenIsGap(t *testing.T) {
 			}
 			if diff := cmp.Diff([]snapshot.Gap{tc.want}, s.Gaps); diff != "" {
 				t.Errorf("gaps mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestCollectKubeNodesUnreadable checks that nodes that cannot be read end collection with
+// what to do, never a gap: a report of no node would pass a CI gate on nothing.
+func TestCollectKubeNodesUnreadable(t *testing.T) {
+	const named = "ip-10-0-1-10.us-west-2.compute.internal"
+	internal := apierrors.NewInternalError(errors.New("etcd timeout"))
+	for _, tc := range []struct {
+		name    string
+		scope   Scope
+		fail    kubeFailing
+		wantMsg string
+	}{
+		{"list forbidden", Scope{}, kubeFailing{false, "list", "nodes", kubeForbidden("", "nodes")},
+			`cannot list nodes: forbidden (nodes is forbidden: User "system:serviceaccount:ops:karpnet" cannot list resource): ` +
+				"grant get/list on nodes (see the ClusterRole in the README)"},
+		{"list forbidden with a selector", Scope{Selector: "karpenter.sh/nodepool=default"}, kubeFailing{false, "list", "nodes", kubeForbidden("", "nodes")},
+			`cannot list nodes: forbidden (nodes is forbidden: User "system:serviceaccount:ops:karpnet" cannot list resource): ` +
+				"grant get/list on nodes (see the ClusterRole in the README)"},
+		{"get forbidden", Scope{Names: []string{named}}, kubeFailing{false, "get", "nodes", kubeForbidden("", "nodes")},
+			`cannot get node "` + named + `": forbidden (nodes is forbidden: User "system:serviceaccount:ops:karpnet" cannot list resource): ` +
+				"grant get on nodes (see the ClusterRole in the README)"},
+		{"list server error", Scope{}, kubeFailing{false, "list", "nodes", internal},
+			"cannot list nodes: the API server failed (HTTP 500 InternalError: Internal error occurred: etcd timeout): " +
+				"retry later, or check the API server's health"},
+		{"get server error", Scope{Names: []string{named}}, kubeFailing{false, "get", "nodes", internal},
+			`cannot get node "` + named + `": the API server failed (HTTP 500 InternalError: Internal error occurred: etcd timeout): ` +
+				"retry later, or check the API server's health"},
+		{"list bad request", Scope{}, kubeFailing{false, "list", "nodes", apierrors.NewBadRequest("unable to parse requirement")},
+			"cannot list nodes: the API server answered HTTP 400 BadRequest (unable to parse requirement): check --context/--kubeconfig"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			kube, dyn := kubeFixture(t)
+			tc.fail.install(kube, dyn)
+			_, err := kubeCollect(t, &Collector{Kube: kube, Dynamic: dyn}, tc.scope)
+			if !errors.Is(err, ErrNodesUnreadable) {
+				t.Fatalf("error: got %v, want one wrapping ErrNodesUnreadable", err)
+			}
+			if errors.Is(err, ErrNodeNotFound) {
+				t.Errorf("error %v reads as a node that does not exist", err)
+			}
+			if got := err.Error(); got != tc.wantMsg {
+				t.Errorf("error:\ngot  %q\nwant %q", got, tc.wantMsg)
 			}
 		})
 	}

@@ -2,6 +2,7 @@ package collect
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -15,11 +16,13 @@ import (
 
 // kubeNodes reads the nodes in scope: a GET per named node, otherwise a paginated LIST with
 // the label selector. Heavy fields are dropped and nodes are sorted by name. onPage, when set,
-// gets each page of nodes as it arrives (the named nodes as one page).
+// gets each page of nodes as it arrives (the named nodes as one page). Nodes that cannot be
+// read end collection (kubeNodesFail); only pages that do not end are a Gap, with the nodes
+// read until then.
 func (c *Collector) kubeNodes(ctx context.Context, s *snapshot.Snapshot, scope Scope, onPage func([]corev1.Node)) error {
 	var nodes []corev1.Node
 	if len(scope.Names) > 0 {
-		got, err := c.kubeGetNodes(ctx, s, scope.Names)
+		got, err := c.kubeGetNodes(ctx, scope.Names)
 		if err != nil {
 			return err
 		}
@@ -31,7 +34,7 @@ func (c *Collector) kubeNodes(ctx context.Context, s *snapshot.Snapshot, scope S
 		seen := map[string]bool{}
 		for _, selector := range append([]string{scope.Selector}, scope.OrSelectors...) {
 			err := kubePaginate(metav1.ListOptions{Limit: c.kubePageSize(), LabelSelector: selector}, func(opts metav1.ListOptions) (string, error) {
-				list, err := c.Kube.CoreV1().Nodes().List(ctx, opts)
+				list, err := c.kubeListNodes(ctx, opts)
 				if err != nil {
 					return "", err
 				}
@@ -49,8 +52,14 @@ func (c *Collector) kubeNodes(ctx context.Context, s *snapshot.Snapshot, scope S
 				nodes = append(nodes, page...)
 				return list.Continue, nil
 			})
+			var paging *kubePagingError
+			if errors.As(err, &paging) {
+				// The pages would not end: keep the nodes read, and say the list is incomplete.
+				s.Gaps = append(s.Gaps, kubePagingGap(snapshot.SourceNodes, "list", "nodes", paging))
+				break
+			}
 			if err != nil {
-				return c.kubeFail(s, snapshot.SourceNodes, "list", "nodes", err)
+				return c.kubeNodesFail("list", "nodes", err)
 			}
 		}
 	}
@@ -63,19 +72,20 @@ func (c *Collector) kubeNodes(ctx context.Context, s *snapshot.Snapshot, scope S
 }
 
 // kubeGetNodes reads each named node once. Names that do not exist end collection with an
-// error wrapping ErrNodeNotFound.
-func (c *Collector) kubeGetNodes(ctx context.Context, s *snapshot.Snapshot, names []string) ([]corev1.Node, error) {
+// error wrapping ErrNodeNotFound; any other failure ends it with one wrapping
+// ErrNodesUnreadable or ErrAPIServer.
+func (c *Collector) kubeGetNodes(ctx context.Context, names []string) ([]corev1.Node, error) {
 	var nodes []corev1.Node
 	var missing []string
 	for _, name := range kubeUnique(names) {
-		n, err := c.Kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		n, err := c.kubeGetNode(ctx, name)
 		switch {
 		case err == nil:
 			nodes = append(nodes, *n)
 		case apierrors.IsNotFound(err):
 			missing = append(missing, name)
 		default:
-			return nil, c.kubeFail(s, snapshot.SourceNodes, "get", "nodes", err)
+			return nil, c.kubeNodesFail("get", fmt.Sprintf("node %q", name), err)
 		}
 	}
 	if len(missing) > 0 {
@@ -119,19 +129,4 @@ func kubeUnique(names []string) []string {
 		}
 	}
 	return out
-}
-
-// kubePaginate calls page with opts, then with each Continue token in turn until the server
-// returns an empty token. A continued request carries no resourceVersion: the token holds it.
-func kubePaginate(opts metav1.ListOptions, page func(metav1.ListOptions) (string, error)) error {
-	for {
-		next, err := page(opts)
-		if err != nil {
-			return err
-		}
-		if next == "" || next == opts.Continue {
-			return nil
-		}
-		opts.Continue, opts.ResourceVersion, opts.ResourceVersionMatch = next, "", ""
-	}
 }

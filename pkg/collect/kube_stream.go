@@ -8,7 +8,6 @@ import (
 	"io"
 	"strconv"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -35,12 +34,15 @@ func (c *Collector) kubeStreamList(ctx context.Context, gvr schema.GroupVersionR
 	}
 	defer body.Close()
 	next, err := kubeDecodeListStream(body, visit)
-	if err != nil {
-		// The server answered, so a broken answer is a gap in what was read, not an
-		// unreachable server.
-		return "", apierrors.NewInternalError(fmt.Errorf("reading the %s list: %w", gvr.Resource, err))
+	switch {
+	case err == nil:
+		return next, nil
+	case kubeIsTimeout(err) || kubeIsTransport(err) || errors.Is(err, context.Canceled):
+		return "", err // the answer stopped coming: a timeout, a lost connection
 	}
-	return next, nil
+	// The server answered, so a broken answer is a gap in what was read, not an unreachable
+	// server.
+	return "", &kubeAnswerError{what: gvr.Resource + " list", err: err}
 }
 
 // kubeDecodeListStream reads a JSON list object from r, passing each of its items to visit, and

@@ -101,9 +101,10 @@ func TestStreamedCustomResourceLists(t *testing.T) {
 			wantQueries: []string{v1Path + "?limit=2&resourceVersion=0", v1beta1Path + "?limit=2&resourceVersion=0"},
 		},
 		{
-			name:        "answer cut short",
-			server:      kubeListServer{items: map[string][]unstructured.Unstructured{v1Path: v1}, broken: true},
-			wantGaps:    []string{snapshot.SourceNodeClaims + ": InternalError"},
+			name:   "answer cut short",
+			server: kubeListServer{items: map[string][]unstructured.Unstructured{v1Path: v1}, broken: true},
+			wantGaps: []string{snapshot.SourceNodeClaims +
+				": the API server answered with something that is not a Kubernetes nodeclaims list: unexpected EOF"},
 			wantQueries: []string{v1Path + "?limit=2&resourceVersion=0"},
 		},
 	}

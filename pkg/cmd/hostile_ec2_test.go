@@ -1,0 +1,84 @@
+package cmd
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/karpnet/kubectl-karpnet/internal/ec2sim"
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// TestHostileEC2AnswersThatAreNotEC2 runs check against an EC2 endpoint that answers with a
+// captive portal's page, a proxy's HTML 500 or a million instances nobody asked for: each is a
+// gap that says what came, and no node is reported instance-not-found, which needs a
+// well-formed answer that lacks the instance.
+func TestHostileEC2AnswersThatAreNotEC2(t *testing.T) {
+	all := []string{ec2sim.DescribeInstances, ec2sim.DescribeSubnets, ec2sim.DescribeSecurityGroups,
+		ec2sim.DescribePlacementGroups, ec2sim.DescribeInstanceTypes}
+	for _, tc := range []struct {
+		name   string
+		fault  func(*ec2sim.Server)
+		source string
+		parts  []string
+		bound  time.Duration
+	}{
+		{"captive portal", func(s *ec2sim.Server) {
+			for _, a := range all {
+				s.SetBody(a, http.StatusOK, "text/html", hostilePortal)
+			}
+		}, "ec2", []string{"HTTP 200 from the EC2 endpoint, text/html, not a DescribeInstances answer", `\x1b[2JSign in`,
+			"AWS_ENDPOINT_URL_EC2", "captive portal"}, 10 * time.Second},
+		{"proxy HTML 500", func(s *ec2sim.Server) {
+			for _, a := range all {
+				s.SetBody(a, http.StatusInternalServerError, "text/html", "<html><body>\x1b[31m500 Internal Server Error</body></html>")
+			}
+		}, "ec2:DescribeInstances", []string{`HTTP 500 from the EC2 endpoint, text/html, not EC2's XML: "<html><body>\x1b[31m500`,
+			"AWS_ENDPOINT_URL_EC2"}, 10 * time.Second},
+		{"a million instances", func(s *ec2sim.Server) { s.SetExtraInstances(1_000_000) },
+			"ec2:DescribeInstances", []string{"longer than 64 MiB"}, 60 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHostileCluster(t)
+			tc.fault(h.EC2)
+			r, took := h.run(t, "check", "-o", "json")
+			wantCode(t, r, ExitOK)
+			wantWithin(t, took, tc.bound)
+			rep := decodeReport(t, r.stdout)
+			g := wantGap(t, rep, tc.source, tc.parts...)
+			if strings.Contains(g.Reason, "UnknownError") || strings.ContainsAny(g.Reason+g.Remedy, "\x1b\n") {
+				t.Errorf("gap %+v: want what came, on one line with control characters escaped", g)
+			}
+			wantNoFinding(t, rep, "instance-not-found")
+			if r.stderr != "" {
+				t.Errorf("stderr: got %q, want nothing (no SDK warning either)", r.stderr)
+			}
+			h.wantReadOnly(t)
+		})
+	}
+}
+
+// TestHostileEC2KeepsOnlyInstancesAskedFor answers DescribeInstances with instances nobody asked
+// for besides the nodes': the saved snapshot holds the nodes' instances only.
+func TestHostileEC2KeepsOnlyInstancesAskedFor(t *testing.T) {
+	h := newHostileCluster(t)
+	h.EC2.SetExtraInstances(1000)
+	file := filepath.Join(t.TempDir(), "snap.json")
+	r, _ := h.run(t, "check", "--save-snapshot", file)
+	wantCode(t, r, ExitOK)
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s, err := snapshot.Read(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Instances) != 2 || len(s.Gaps) != 0 {
+		t.Errorf("got %d instances and gaps %+v, want the 2 nodes' instances and no gap", len(s.Instances), s.Gaps)
+	}
+}
