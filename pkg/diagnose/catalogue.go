@@ -61,8 +61,7 @@ var specNodeTerminationStuck = &Spec{
 	Title:    "the Node is still deleting long after its instance is gone",
 	FiresWhen: "the Node has been deleting (`deletionTimestamp`) for more than 15 minutes and its instance is " +
 		"`terminated` or no longer returned by DescribeInstances",
-	NotOn: "deletions still draining or with the instance `shutting-down`, nor when DescribeInstances could " +
-		"not be read",
+	NotOn: "deletions still draining or with the instance `shutting-down`; DescribeInstances not readable",
 	Why: "Karpenter removes its `karpenter.sh/termination` finalizer within minutes of the instance going; " +
 		"a Node left behind keeps its name and confuses everything that lists nodes",
 	Remedy: "check that Karpenter runs and reaches EC2; if it is gone, `kubectl patch node NAME --type merge " +
