@@ -17,9 +17,7 @@ import (
 // cannot reach kubelet. Dual-stack nodes are checked per family; an IPv6 address is compared
 // only when the subnet's IPv6 CIDRs are known.
 var internalIPOutsideSubnet = Check{
-	ID:       "internal-ip-outside-subnet",
-	Severity: Critical,
-	Title:    "the node's InternalIP is outside its instance's subnet",
+	Spec: specInternalIPOutsideSubnet,
 	Run: func(x *Index) []Finding {
 		var out []Finding
 		for _, n := range x.checkedNodes() {
@@ -36,8 +34,6 @@ var internalIPOutsideSubnet = Check{
 					texts = append(texts, p.String())
 				}
 				out = append(out, Finding{
-					ID:       "internal-ip-outside-subnet",
-					Severity: Critical,
 					Node:     n.Name(),
 					Resource: nodeRef(n.Name()),
 					Message: fmt.Sprintf("InternalIP %s is outside %s (%s) of instance %s",
@@ -56,9 +52,7 @@ var internalIPOutsideSubnet = Check{
 // address; on EKS it then lands on another host or nowhere. An IPv6 address is compared only
 // when the instance's ENIs have IPv6 addresses.
 var internalIPNotInstanceIP = Check{
-	ID:       "internal-ip-not-instance-ip",
-	Severity: Critical,
-	Title:    "the node's InternalIP is not an IP of its instance",
+	Spec: specInternalIPNotInstanceIP,
 	Run: func(x *Index) []Finding {
 		var out []Finding
 		for _, n := range x.checkedNodes() {
@@ -75,8 +69,6 @@ var internalIPNotInstanceIP = Check{
 					family, primary = "IPv6 addresses", primaryIPv6(n.Instance)
 				}
 				out = append(out, Finding{
-					ID:       "internal-ip-not-instance-ip",
-					Severity: Critical,
 					Node:     n.Name(),
 					Resource: nodeRef(n.Name()),
 					Message: fmt.Sprintf("InternalIP %s is none of the %d %s of instance %s (primary %s)",

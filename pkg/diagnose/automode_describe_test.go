@@ -1,7 +1,6 @@
 package diagnose
 
 import (
-	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -187,20 +186,6 @@ func TestSubnetIPExhaustionAutoMode(t *testing.T) {
 			}},
 		},
 	})
-}
-
-func TestAutoModeCatalogue(t *testing.T) {
-	want := []string{"pod-subnet-zone-missing", "pod-subnet-security-groups-missing", "pod-subnet-mismatch"}
-	var got []string
-	for _, c := range autoModeChecks() {
-		got = append(got, c.ID)
-		if !slices.Contains(CheckIDs(), c.ID) {
-			t.Errorf("check %s is not in the catalogue", c.ID)
-		}
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("Auto Mode check IDs changed (-want +got):\n%s", diff)
-	}
 }
 
 func TestReportSubnetsAutoMode(t *testing.T) {

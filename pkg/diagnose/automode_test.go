@@ -146,12 +146,12 @@ func TestAutoModeSkipsVPCCNIChecks(t *testing.T) {
 		t.Run(tc.check.ID, func(t *testing.T) {
 			self := healthy()
 			tc.edit(self)
-			if got := tc.check.Run(NewIndex(self)); len(got) == 0 {
+			if got := tc.check.Findings(NewIndex(self)); len(got) == 0 {
 				t.Fatalf("the edit does not trip %s on a self-managed node: got no finding", tc.check.ID)
 			}
 			auto := autoHealthy()
 			tc.edit(auto)
-			if got := tc.check.Run(NewIndex(auto)); len(got) != 0 {
+			if got := tc.check.Findings(NewIndex(auto)); len(got) != 0 {
 				t.Errorf("%s on an Auto Mode node: got %v, want no finding", tc.check.ID, got)
 			}
 		})
@@ -178,7 +178,7 @@ func TestAutoModeHealthyIsSilent(t *testing.T) {
 			x := NewIndex(s)
 			var got []Finding
 			for _, c := range Checks() {
-				got = append(got, c.Run(x)...)
+				got = append(got, c.Findings(x)...)
 			}
 			if len(got) != 0 {
 				t.Errorf("got %d findings on a healthy Auto Mode node, want none:\n%v", len(got), got)

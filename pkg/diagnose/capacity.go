@@ -21,9 +21,7 @@ import (
 // vpc.amazonaws.com/PrivateIPv4Address the VPC resource controller advertises), and IPv6 nodes
 // (their pods take addresses from a /80 prefix, with no IPv4 ceiling).
 var maxPodsExceedsIPCapacity = Check{
-	ID:       "max-pods-exceeds-ip-capacity",
-	Severity: Critical,
-	Title:    "capacity.pods is above what the node's ENIs can give pods",
+	Spec: specMaxPodsExceedsIPCapacity,
 	Run: func(x *Index) []Finding {
 		if x.Snapshot.AWSNode == nil || x.Unavailable(snapshot.SourceAWSNode) {
 			return nil
@@ -39,8 +37,6 @@ var maxPodsExceedsIPCapacity = Check{
 				continue
 			}
 			out = append(out, Finding{
-				ID:       "max-pods-exceeds-ip-capacity",
-				Severity: Critical,
 				Node:     n.Name(),
 				Resource: nodeRef(n.Name()),
 				Message: fmt.Sprintf("capacity.pods %d is above the %d pod IPs the ENIs of this %s can give: %s",

@@ -1,15 +1,25 @@
 package diagnose
 
-// Check is one networking check. Run must be pure: the same Index gives the same findings.
+// Check is one networking check: its catalogue entry and the code that runs it.
 type Check struct {
-	// ID is the stable kebab-case ID used in findings, --only and --skip, and the README.
-	ID string
-	// Severity is the severity the check raises (the worst one when it can raise two).
-	Severity Severity
-	// Title is a short description for listings and completion.
-	Title string
-	// Run returns the check's findings over the indexed snapshot.
+	*Spec
+	// Run returns the check's findings over the indexed snapshot. It must be pure: the same
+	// Index gives the same findings. Findings leave out ID, and Severity when it is the
+	// check's own: Findings stamps them.
 	Run func(*Index) []Finding
+}
+
+// Findings runs the check and stamps its findings with the check's ID, and with its severity
+// where Run left it unset.
+func (c Check) Findings(x *Index) []Finding {
+	out := c.Run(x)
+	for i := range out {
+		out[i].ID = c.ID
+		if out[i].Severity == severityUnset {
+			out[i].Severity = c.Severity
+		}
+	}
+	return out
 }
 
 // Checks returns every built-in check in catalogue order: the core checks, then each family.

@@ -49,9 +49,7 @@ const (
 // which a retry fixes. On a node that is still initialising it is info at most. Events dated
 // after the snapshot (beyond a minute of clock skew) are left out.
 var podIPAllocationFailures = Check{
-	ID:       "pod-ip-allocation-failures",
-	Severity: Critical,
-	Title:    "pods on the node failed to get an IP address from the VPC CNI",
+	Spec: specPodIPAllocationFailures,
 	Run: func(x *Index) []Finding {
 		if x.Unavailable(snapshot.SourceEvents) {
 			return nil
@@ -178,7 +176,6 @@ func allocationFinding(n *NodeInfo, fs []snapshot.SandboxFailure, taken time.Tim
 		podList += fmt.Sprintf(" and %d more", len(names)-maxNamedPods)
 	}
 	return Finding{
-		ID:       "pod-ip-allocation-failures",
 		Severity: sev,
 		Node:     n.Name(),
 		Resource: nodeRef(n.Name()),

@@ -34,9 +34,7 @@ func (x *Index) eniConfigFindings(f func(n *NodeInfo, c eniConfigChoice, cfg *sn
 // then logs "No ENIConfig could be found for this node" and attaches no secondary ENI, so every
 // pod that is not host-network stays in ContainerCreating.
 var eniConfigMissing = Check{
-	ID:       "eniconfig-missing",
-	Severity: Critical,
-	Title:    "custom networking is on and the node's ENIConfig does not exist",
+	Spec: specENIConfigMissing,
 	Run: func(x *Index) []Finding {
 		known := sortedKeys(x.ENIConfigs)
 		if len(known) == 0 {
@@ -47,8 +45,6 @@ var eniConfigMissing = Check{
 				return Finding{}, false
 			}
 			return Finding{
-				ID:       "eniconfig-missing",
-				Severity: Critical,
 				Node:     n.Name(),
 				Resource: nodeRef(n.Name()),
 				Message: fmt.Sprintf("%s=true and the node's ENIConfig is %q (%s), but no ENIConfig has that name "+
@@ -80,9 +76,7 @@ func eniConfigMissingRemedy(n *NodeInfo, c eniConfigChoice) string {
 // and pods get no IP address. It happens when one ENIConfig label is set for a NodePool that
 // spans zones.
 var eniConfigZoneMismatch = Check{
-	ID:       "eniconfig-zone-mismatch",
-	Severity: Critical,
-	Title:    "the node's ENIConfig subnet is in another zone",
+	Spec: specENIConfigZoneMismatch,
 	Run: func(x *Index) []Finding {
 		return x.eniConfigFindings(func(n *NodeInfo, c eniConfigChoice, cfg *snapshot.ENIConfig) (Finding, bool) {
 			if cfg == nil || x.cniInstanceGone(n) {
@@ -93,8 +87,6 @@ var eniConfigZoneMismatch = Check{
 				return Finding{}, false
 			}
 			return Finding{
-				ID:       "eniconfig-zone-mismatch",
-				Severity: Critical,
 				Node:     n.Name(),
 				Resource: nodeRef(n.Name()),
 				Message: fmt.Sprintf("the node is in %s but its ENIConfig %q (%s) puts pods in %s in %s: "+
@@ -126,9 +118,7 @@ func eniConfigZoneRemedy(n *NodeInfo, c eniConfigChoice, zone string) string {
 // when ENIs come from elsewhere, pods keep taking addresses (and security groups) from the old
 // subnet until the node is replaced.
 var eniConfigSubnetMismatch = Check{
-	ID:       "eniconfig-subnet-mismatch",
-	Severity: Warning,
-	Title:    "secondary ENIs are not in the node's ENIConfig subnet",
+	Spec: specENIConfigSubnetMismatch,
 	Run: func(x *Index) []Finding {
 		return x.eniConfigFindings(func(n *NodeInfo, c eniConfigChoice, cfg *snapshot.ENIConfig) (Finding, bool) {
 			if cfg == nil || cfg.Subnet == "" {
@@ -145,8 +135,6 @@ var eniConfigSubnetMismatch = Check{
 				return Finding{}, false
 			}
 			return Finding{
-				ID:       "eniconfig-subnet-mismatch",
-				Severity: Warning,
 				Node:     n.Name(),
 				Resource: nodeRef(n.Name()),
 				Message: fmt.Sprintf("ENIConfig %q (%s) names %s, but the node has secondary ENIs elsewhere: %s; pods on "+
@@ -174,9 +162,7 @@ func cniReplaceNodeRemedy(n *NodeInfo, why string) string {
 // is one finding per ENIConfig, naming the nodes that use it; nothing is said when subnets or
 // security groups could not be read.
 var eniConfigReferenceMissing = Check{
-	ID:       "eniconfig-reference-missing",
-	Severity: Critical,
-	Title:    "an ENIConfig in use names a subnet or security group that EC2 does not have",
+	Spec: specENIConfigReferenceMissing,
 	Run: func(x *Index) []Finding {
 		if !x.cniCustomNetworking() {
 			return nil
@@ -222,8 +208,6 @@ var eniConfigReferenceMissing = Check{
 				continue
 			}
 			out = append(out, Finding{
-				ID:       "eniconfig-reference-missing",
-				Severity: Critical,
 				Resource: "eniconfig/" + name,
 				Message: fmt.Sprintf("ENIConfig %s names %s, which EC2 does not return in %s: ipamd cannot create secondary "+
 					"ENIs for the nodes that use it (%s: %s), so their pods get no IP address", name, strings.Join(missing, " and "),

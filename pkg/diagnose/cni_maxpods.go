@@ -23,9 +23,7 @@ const karpenterPodsIssue = "aws/karpenter-provider-aws#8210"
 // delegation each node could hold several times more pods, so Karpenter launches far more
 // nodes (and pays for them) than the pods need.
 var maxPodsBelowIPCapacity = Check{
-	ID:       "max-pods-below-ip-capacity",
-	Severity: Info,
-	Title:    "prefix delegation is on but max pods is the secondary-IP value",
+	Spec: specMaxPodsBelowIPCapacity,
 	Run: func(x *Index) []Finding {
 		if !x.prefixDelegationUsable() {
 			return nil
@@ -65,8 +63,6 @@ func maxPodsBelowFinding(n *NodeInfo, cni CNISettings) (Finding, bool) {
 		return Finding{}, false
 	}
 	return Finding{
-		ID:       "max-pods-below-ip-capacity",
-		Severity: Info,
 		Node:     n.Name(),
 		Resource: nodeRef(n.Name()),
 		Message: fmt.Sprintf("prefix delegation is on but capacity.pods %d is the secondary-IP value for %s (%s); "+

@@ -24,9 +24,7 @@ const prefixGrace = 10 * time.Minute
 // (isDatastorePoolTooLow), so the node moves to prefixes only when it is replaced (info). IPv6
 // nodes are left to ipv6-prefix-missing.
 var prefixDelegationInactive = Check{
-	ID:       "prefix-delegation-inactive",
-	Severity: Warning,
-	Title:    "prefix delegation is on but the node's ENIs hold no prefix",
+	Spec: specPrefixDelegationInactive,
 	Run: func(x *Index) []Finding {
 		if !x.prefixDelegationUsable() {
 			return nil
@@ -45,8 +43,6 @@ var prefixDelegationInactive = Check{
 				continue
 			}
 			f := Finding{
-				ID:       "prefix-delegation-inactive",
-				Severity: Warning,
 				Node:     n.Name(),
 				Resource: nodeRef(n.Name()),
 				Message: fmt.Sprintf("%s=true but none of the ENIs of this %s (%s) holds an IPv4 prefix or a secondary IP %s "+
@@ -74,9 +70,7 @@ var prefixDelegationInactive = Check{
 // address. The usual causes are a subnet without an IPv6 CIDR, a node role or IRSA role
 // without ec2:AssignIpv6Addresses (the AmazonEKS_CNI_IPv6_Policy), or a non-Nitro type.
 var ipv6PrefixMissing = Check{
-	ID:       "ipv6-prefix-missing",
-	Severity: Critical,
-	Title:    "an IPv6 node's primary ENI holds no /80 prefix for pods",
+	Spec: specIPv6PrefixMissing,
 	Run: func(x *Index) []Finding {
 		var out []Finding
 		for _, n := range x.vpcCNINodes() {
@@ -96,8 +90,6 @@ var ipv6PrefixMissing = Check{
 				}
 			}
 			out = append(out, Finding{
-				ID:       "ipv6-prefix-missing",
-				Severity: Critical,
 				Node:     n.Name(),
 				Resource: nodeRef(n.Name()),
 				Message: fmt.Sprintf("the node takes IPv6 pod addresses (%s) but the primary ENI of instance %s in %s "+

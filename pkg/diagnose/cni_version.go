@@ -64,9 +64,7 @@ func parseCNIVersion(image string) (cniVersion, bool) {
 // on no node (every node is an EKS Auto Mode or Windows node, or Cilium's install keeps it off
 // them all), its settings matter nowhere and the check stays silent.
 var vpcCNIVersionTooOld = Check{
-	ID:       "vpc-cni-version-too-old",
-	Severity: Warning,
-	Title:    "aws-node turns on a feature its VPC CNI version does not have",
+	Spec: specVPCCNIVersionTooOld,
 	Run: func(x *Index) []Finding {
 		if !x.vpcCNI() || x.awsNodeRunsNowhere() {
 			return nil
@@ -90,8 +88,6 @@ var vpcCNIVersionTooOld = Check{
 			return nil
 		}
 		return []Finding{{
-			ID:       "vpc-cni-version-too-old",
-			Severity: Warning,
 			Resource: awsNodeResource,
 			Message: fmt.Sprintf("aws-node runs VPC CNI %s (image %s), which ignores %s",
 				v, image, strings.Join(needs, ", ")),

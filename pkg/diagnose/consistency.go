@@ -33,9 +33,7 @@ const labelZoneID = "topology.k8s.aws/zone-id"
 // Pending; with some required zones uncovered, pods bound to those zones (zonal volumes,
 // zone-pinned workloads) never get a node there.
 var nodePoolZoneUnreachable = Check{
-	ID:       "nodepool-zone-unreachable",
-	Severity: Critical,
-	Title:    "a NodePool's zone requirement and its EC2NodeClass's subnet zones do not meet",
+	Spec: specNodePoolZoneUnreachable,
 	Run: func(x *Index) []Finding {
 		var out []Finding
 		for _, name := range sortedKeys(x.NodePools) {
@@ -151,7 +149,7 @@ func poolZoneFinding(x *Index, p *snapshot.NodePool) (Finding, bool) {
 	ref := classLabel(c)
 	if !usable {
 		return Finding{
-			ID: "nodepool-zone-unreachable", Severity: Critical, Resource: "nodepool/" + p.Name,
+			Resource: "nodepool/" + p.Name,
 			Message: fmt.Sprintf("NodePool %s requires %s but %s has subnets only in %s: no zone is left, "+
 				"so %s can launch no node for this NodePool", p.Name, strings.Join(rules, " and "), ref, has, launcher(c)),
 			Remedy: fmt.Sprintf("add a subnet in a required zone to spec.subnetSelectorTerms of %s, or change the zone "+
@@ -175,7 +173,7 @@ func poolZoneFinding(x *Index, p *snapshot.NodePool) (Finding, bool) {
 	}
 	list := strings.Join(missing, ", ")
 	return Finding{
-		ID: "nodepool-zone-unreachable", Severity: Warning, Resource: "nodepool/" + p.Name,
+		Severity: Warning, Resource: "nodepool/" + p.Name,
 		Message: fmt.Sprintf("NodePool %s requires %s but %s has no subnet in %s (its subnets are in %s): "+
 			"%s launches no node there, so pods that must run in %s stay Pending",
 			p.Name, strings.Join(rules, " and "), ref, list, has, launcher(c), list),

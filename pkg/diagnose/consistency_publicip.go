@@ -17,9 +17,7 @@ import (
 // EC2 refuses a public IP when an instance is launched with several network interfaces
 // (InvalidParameterCombination), so every such launch fails and the pods stay Pending.
 var nodeClassPublicIPMultiENI = Check{
-	ID:       "nodeclass-public-ip-multi-eni",
-	Severity: Critical,
-	Title:    "associatePublicIPAddress is true on an EC2NodeClass that launches several network interfaces",
+	Spec: specNodeClassPublicIPMultiENI,
 	Run: func(x *Index) []Finding {
 		efaClaims := publicIPEFAClaims(x)
 		var out []Finding
@@ -44,7 +42,7 @@ var nodeClassPublicIPMultiENI = Check{
 			}
 			field := classField(c, "spec.associatePublicIPAddress")
 			out = append(out, Finding{
-				ID: "nodeclass-public-ip-multi-eni", Severity: Critical, Resource: classRef(c),
+				Resource: classRef(c),
 				Message: fmt.Sprintf("%s sets %s: true and launches several network "+
 					"interfaces (%s): EC2 rejects such launches with InvalidParameterCombination (\"The "+
 					"associatePublicIPAddress parameter cannot be specified when launching with multiple network "+

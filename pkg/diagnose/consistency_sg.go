@@ -20,9 +20,7 @@ import (
 // involved, or by a prefix list (which karpnet cannot resolve, so it stays silent). The
 // finding names each blocked flow, the groups, and the rule that would open it.
 var securityGroupNodeToNodeBlocked = Check{
-	ID:       "security-group-node-to-node-blocked",
-	Severity: Warning,
-	Title:    "the node's security groups block a flow pod networking needs between nodes",
+	Spec: specSecurityGroupNodeToNodeBlocked,
 	Run: func(x *Index) []Finding {
 		if x.Unavailable(snapshot.SourceDescribeSecurityGroups) {
 			return nil
@@ -131,7 +129,7 @@ func nodeToNodeFinding(x *Index, n *NodeInfo) (Finding, bool) {
 		where = "spec.securityGroupSelectorTerms of " + n.ClassLabel()
 	}
 	return Finding{
-		ID: "security-group-node-to-node-blocked", Severity: Warning, Node: n.Name(), Resource: resource,
+		Node: n.Name(), Resource: resource,
 		Message: fmt.Sprintf("the security groups of instance %s (%s) block %s between nodes: pods on other nodes "+
 			"cannot reach it (CoreDNS, Services and webhooks break)", n.Instance.ID, strings.Join(have, "; "),
 			strings.Join(blocked, "; ")),

@@ -20,9 +20,7 @@ const tagClusterPrefix = "kubernetes.io/cluster/"
 // about it) and both the EKS cluster group and a node group carry it. Groups of another
 // cluster, and groups karpnet could not read, are left out.
 var securityGroupClusterTagConflict = Check{
-	ID:       "security-group-cluster-tag-conflict",
-	Severity: Warning,
-	Title:    "an ENI of the node has more than one security group tagged kubernetes.io/cluster/<cluster>",
+	Spec: specSecurityGroupClusterTagConflict,
 	Run: func(x *Index) []Finding {
 		cluster := x.clusterName()
 		var out []Finding
@@ -76,7 +74,7 @@ func clusterTagFinding(x *Index, n *NodeInfo, cluster string) (Finding, bool) {
 		resource, where = n.ClassRef(), "spec.securityGroupSelectorTerms of "+n.ClassLabel()
 	}
 	return Finding{
-		ID: "security-group-cluster-tag-conflict", Severity: Warning, Node: n.Name(), Resource: resource,
+		Node: n.Name(), Resource: resource,
 		Message: fmt.Sprintf("ENIs of instance %s carry more than one security group tagged %s%s: %s; the AWS Load "+
 			"Balancer Controller expects exactly one and refuses to register the node's targets",
 			n.Instance.ID, tagClusterPrefix, name, strings.Join(bad, "; ")),

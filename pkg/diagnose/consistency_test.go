@@ -3,27 +3,8 @@ package diagnose
 import (
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
-
-func TestConsistencyCheckIDs(t *testing.T) {
-	var got []string
-	for _, c := range consistencyChecks() {
-		got = append(got, c.ID)
-	}
-	want := []string{
-		"nodepool-zone-unreachable",
-		"nodeclass-subnet-vpc-mismatch",
-		"nodeclass-public-ip-multi-eni",
-		"security-group-node-to-node-blocked",
-		"security-group-cluster-tag-conflict",
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("consistency check IDs mismatch (-want +got):\n%s", diff)
-	}
-}
 
 // requireZones returns an edit that gives NodePool default the requirement key op values.
 func requireZones(key, op string, values ...string) func(*snapshot.Snapshot) {

@@ -14,9 +14,7 @@ import (
 // launch ("Security group ... and subnet ... belong to different networks") whenever Karpenter
 // pairs them, and a node launched wholly in another VPC cannot reach the cluster.
 var nodeClassSubnetVPCMismatch = Check{
-	ID:       "nodeclass-subnet-vpc-mismatch",
-	Severity: Critical,
-	Title:    "an EC2NodeClass's subnets and security groups span several VPCs or lie outside the cluster's",
+	Spec: specNodeClassSubnetVPCMismatch,
 	Run: func(x *Index) []Finding {
 		cluster := clusterVPC(x)
 		var out []Finding
@@ -99,7 +97,7 @@ func classVPCFinding(x *Index, c *snapshot.EC2NodeClass, cluster string) (Findin
 			"so select by ID or by tags only that VPC's subnets and groups carry", selectors)
 	}
 	return Finding{
-		ID: "nodeclass-subnet-vpc-mismatch", Severity: Critical, Resource: classRef(c),
-		Message: msg, Remedy: remedy,
+		Resource: classRef(c),
+		Message:  msg, Remedy: remedy,
 	}, true
 }

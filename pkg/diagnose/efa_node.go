@@ -18,9 +18,7 @@ const efaPluginGrace = 10 * time.Minute
 // none and the pods that need EFA get no OS-bypass network; Karpenter 1.11+ also filters such
 // types out of the class, so the node is an old one that drift will replace.
 var efaUnsupportedInstanceType = Check{
-	ID:       "efa-unsupported-instance-type",
-	Severity: Critical,
-	Title:    "the node is meant to have EFA but its instance type does not support EFA",
+	Spec: specEFAUnsupportedInstanceType,
 	Run: func(x *Index) []Finding {
 		var out []Finding
 		for _, n := range x.checkedNodes() {
@@ -44,8 +42,6 @@ var efaUnsupportedInstanceType = Check{
 				continue
 			}
 			out = append(out, Finding{
-				ID:       "efa-unsupported-instance-type",
-				Severity: Critical,
 				Node:     n.Name(),
 				Resource: nodeRef(n.Name()),
 				Message: fmt.Sprintf("instance type %s does not support EFA (EfaSupported=false), yet %s",
@@ -64,9 +60,7 @@ var efaUnsupportedInstanceType = Check{
 // start them. EFA interfaces are attached only at launch, so the node must be replaced.
 // Nodes whose instance type has no EFA are left to efa-unsupported-instance-type.
 var efaInterfaceCountMismatch = Check{
-	ID:       "efa-interface-count-mismatch",
-	Severity: Critical,
-	Title:    "the EFA interfaces attached differ from what the EC2NodeClass or node capacity says",
+	Spec: specEFAInterfaceCountMismatch,
 	Run: func(x *Index) []Finding {
 		var out []Finding
 		for _, n := range x.checkedNodes() {
@@ -95,8 +89,6 @@ var efaInterfaceCountMismatch = Check{
 				continue
 			}
 			out = append(out, Finding{
-				ID:       "efa-interface-count-mismatch",
-				Severity: Critical,
 				Node:     n.Name(),
 				Resource: nodeRef(n.Name()),
 				Message: fmt.Sprintf("instance %s has %s attached, but %s",
@@ -114,9 +106,7 @@ var efaInterfaceCountMismatch = Check{
 // from its node affinity list) pods requesting EFA never schedule there and the EFA hardware
 // sits idle. New nodes get a few minutes for the plugin to start.
 var efaResourceNotAdvertised = Check{
-	ID:       "efa-resource-not-advertised",
-	Severity: Warning,
-	Title:    "the node has EFA interfaces but no allocatable vpc.amazonaws.com/efa",
+	Spec: specEFAResourceNotAdvertised,
 	Run: func(x *Index) []Finding {
 		var out []Finding
 		for _, n := range efaNodes(x) {
@@ -132,8 +122,6 @@ var efaResourceNotAdvertised = Check{
 			}
 			typ := n.Instance.Type
 			out = append(out, Finding{
-				ID:       "efa-resource-not-advertised",
-				Severity: Warning,
 				Node:     n.Name(),
 				Resource: nodeRef(n.Name()),
 				Message: fmt.Sprintf("instance %s has %s attached but the node's allocatable %s is %s: "+

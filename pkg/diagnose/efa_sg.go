@@ -15,9 +15,7 @@ import (
 // NCCL/libfabric between nodes hangs or falls back to TCP sockets. An outbound rule to
 // 0.0.0.0/0 is not enough.
 var efaSecurityGroupSelfRuleMissing = Check{
-	ID:       "efa-security-group-self-rule-missing",
-	Severity: Critical,
-	Title:    "no security group of an EFA interface allows all traffic to and from itself",
+	Spec: specEFASecurityGroupSelfRuleMissing,
 	Run: func(x *Index) []Finding {
 		if x.Unavailable(snapshot.SourceDescribeSecurityGroups) {
 			return nil
@@ -97,8 +95,6 @@ func efaSelfRuleFinding(x *Index, n *NodeInfo) (Finding, bool) {
 		remedy += fmt.Sprintf("; or select a group that has these rules in spec.securityGroupSelectorTerms of %s", n.ClassLabel())
 	}
 	return Finding{
-		ID:       "efa-security-group-self-rule-missing",
-		Severity: Critical,
 		Node:     n.Name(),
 		Resource: resource,
 		Message: fmt.Sprintf("%d of %d EFA interfaces of instance %s (%s) are in %s %s; none allows all traffic "+

@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -12,23 +11,13 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
-func TestEFACheckIDs(t *testing.T) {
-	want := []string{
-		"efa-unsupported-instance-type", "efa-interface-count-mismatch", "efa-security-group-self-rule-missing",
-		"efa-resource-not-advertised", "efa-subnet-split", "efa-without-placement-group",
-	}
-	if diff := cmp.Diff(want, familyIDs(efaChecks())); diff != "" {
-		t.Errorf("EFA check IDs (-want +got):\n%s", diff)
-	}
-}
-
 // TestEFAAndPlacementClusterIsClean checks that the EFA and placement checks find nothing in a
 // well-built training pool or in the healthy fixture.
 func TestEFAAndPlacementClusterIsClean(t *testing.T) {
 	for name, s := range map[string]*snapshot.Snapshot{"efa cluster": efaCluster(), "healthy": healthy()} {
 		x := NewIndex(s)
 		for _, c := range append(efaChecks(), placementChecks()...) {
-			if got := c.Run(x); len(got) != 0 {
+			if got := c.Findings(x); len(got) != 0 {
 				t.Errorf("%s: %s found %+v, want nothing", name, c.ID, got)
 			}
 		}

@@ -51,9 +51,7 @@ func (s *efaSpread) busiest() string {
 // NodePool and per placement group, the units a job runs in: one EC2NodeClass shared by
 // NodePools that each pin a different zone is a normal layout.
 var efaSubnetSplit = Check{
-	ID:       "efa-subnet-split",
-	Severity: Warning,
-	Title:    "the EFA nodes of one NodePool or placement group sit in more than one subnet or zone",
+	Spec: specEFASubnetSplit,
 	Run: func(x *Index) []Finding {
 		pools, groups := map[string]*efaSpread{}, map[string]*efaSpread{}
 		add := func(m map[string]*efaSpread, key string, in *snapshot.Instance, zone string) {
@@ -102,8 +100,6 @@ var efaSubnetSplit = Check{
 // splitFinding describes where the EFA nodes of what sit.
 func splitFinding(resource, what string, s *efaSpread, remedy string) Finding {
 	return Finding{
-		ID:       "efa-subnet-split",
-		Severity: Warning,
 		Resource: resource,
 		Message: fmt.Sprintf("%s of %s sit in %s and %s: %s; EFA OS-bypass traffic is only assured within one "+
 			"subnet and does not cross zones",
@@ -121,9 +117,7 @@ func splitFinding(resource, what string, s *efaSpread, remedy string) Finding {
 // placement-group checks, and instances in a Capacity Block are left out: EC2 places those
 // close together in an UltraCluster without any placement group.
 var efaWithoutPlacementGroup = Check{
-	ID:       "efa-without-placement-group",
-	Severity: Warning,
-	Title:    "an EFA node is not in a cluster placement group",
+	Spec: specEFAWithoutPlacementGroup,
 	Run: func(x *Index) []Finding {
 		var out []Finding
 		for _, n := range efaNodes(x) {
@@ -131,7 +125,7 @@ var efaWithoutPlacementGroup = Check{
 				continue
 			}
 			in := n.Instance
-			f := Finding{ID: "efa-without-placement-group", Severity: Warning, Node: n.Name()}
+			f := Finding{Node: n.Name()}
 			efas := efaTypeCounts(efaInterfaces(n))
 			if !inPlacementGroup(in.Placement) {
 				f.Resource = cmp.Or(n.ClassRef(), nodeRef(n.Name()))

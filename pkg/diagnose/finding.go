@@ -8,9 +8,11 @@ import (
 // Severity ranks a finding. The zero value is Info.
 type Severity int
 
-// The severities, from least to most severe.
+// The severities, from least to most severe. The zero value is no severity: a check's Run
+// leaves a finding's severity unset when it is the check's own.
 const (
-	Info Severity = iota
+	severityUnset Severity = iota
+	Info
 	Warning
 	Critical
 )
@@ -22,7 +24,7 @@ func (s Severity) String() string {
 	if s < Info || s > Critical {
 		return fmt.Sprintf("severity(%d)", int(s))
 	}
-	return severityNames[s]
+	return severityNames[s-Info]
 }
 
 // MarshalText makes JSON and YAML carry the severity's name.
@@ -42,7 +44,7 @@ func (s *Severity) UnmarshalText(b []byte) error {
 func ParseSeverity(name string) (Severity, error) {
 	for i, n := range severityNames {
 		if strings.EqualFold(name, n) {
-			return Severity(i), nil
+			return Info + Severity(i), nil
 		}
 	}
 	return Info, fmt.Errorf("unknown severity %q: use info, warning or critical", name)

@@ -121,7 +121,13 @@ func runCasesOver(t *testing.T, base func() *snapshot.Snapshot, c Check, cases [
 			if tc.edit != nil {
 				tc.edit(s)
 			}
-			got := c.Run(NewIndex(s))
+			got := c.Findings(NewIndex(s))
+			coverage.record(c.ID, len(got))
+			for _, f := range got {
+				if !slices.Contains(c.Severities(), f.Severity) {
+					t.Errorf("%s raised %s, which its catalogue entry does not list (%v)", c.ID, f.Severity, c.Severities())
+				}
+			}
 			slices.SortFunc(got, compareFindings)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s findings mismatch (-want +got):\n%s", c.ID, diff)

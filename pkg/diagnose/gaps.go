@@ -6,9 +6,7 @@ import "fmt"
 // (missing IAM permission, RBAC, CRD or credentials) silences the checks that need it, so the
 // report must say what was not checked and how to let karpnet read it.
 var dataUnavailable = Check{
-	ID:       "data-unavailable",
-	Severity: Warning,
-	Title:    "a data source could not be read, so checks that need it were skipped",
+	Spec: specDataUnavailable,
 	Run: func(x *Index) []Finding {
 		var out []Finding
 		for _, g := range x.Snapshot.Gaps {
@@ -21,8 +19,6 @@ var dataUnavailable = Check{
 				remedy = "grant karpnet read access to " + g.Source + " and run it again"
 			}
 			out = append(out, Finding{
-				ID:       "data-unavailable",
-				Severity: Warning,
 				Resource: g.Source,
 				Message:  fmt.Sprintf("could not read %s (%s); checks that need it were skipped", g.Source, reason),
 				Remedy:   remedy,

@@ -15,9 +15,7 @@ import (
 // providerID is the only link from a Node to its instance: Karpenter matches NodeClaims by it and
 // the AWS cloud provider uses it to set addresses and delete Nodes of terminated instances.
 var providerIDInvalid = Check{
-	ID:       "provider-id-invalid",
-	Severity: Warning,
-	Title:    "EC2 node has no parsable aws:///ZONE/INSTANCE-ID providerID",
+	Spec: specProviderIDInvalid,
 	Run: func(x *Index) []Finding {
 		var out []Finding
 		for _, n := range x.Nodes {
@@ -25,8 +23,6 @@ var providerIDInvalid = Check{
 				continue
 			}
 			out = append(out, Finding{
-				ID:       "provider-id-invalid",
-				Severity: Warning,
 				Node:     n.Name(),
 				Resource: nodeRef(n.Name()),
 				Message:  fmt.Sprintf("node looks like an EC2 instance but its %v, so it cannot be matched to an instance", n.ProviderErr),
@@ -42,9 +38,7 @@ var providerIDInvalid = Check{
 // Node left behind by a terminated instance (often held by Karpenter's termination finalizer),
 // or karpnet looking in the wrong Region.
 var instanceNotFound = Check{
-	ID:       "instance-not-found",
-	Severity: Critical,
-	Title:    "the node's EC2 instance does not exist",
+	Spec: specInstanceNotFound,
 	Run: func(x *Index) []Finding {
 		if x.Unavailable(snapshot.SourceDescribeInstances) {
 			return nil
@@ -59,8 +53,6 @@ var instanceNotFound = Check{
 				continue
 			}
 			out = append(out, Finding{
-				ID:       "instance-not-found",
-				Severity: Critical,
 				Node:     n.Name(),
 				Resource: nodeRef(n.Name()),
 				Message: fmt.Sprintf("DescribeInstances in Region %s returned no instance %s for providerID %s",
@@ -78,9 +70,7 @@ var instanceNotFound = Check{
 // that is being deleted is left to node-termination-stuck: Karpenter keeps it until the
 // instance is gone.
 var instanceNotRunning = Check{
-	ID:       "instance-not-running",
-	Severity: Critical,
-	Title:    "the node's EC2 instance is not running",
+	Spec: specInstanceNotRunning,
 	Run: func(x *Index) []Finding {
 		var out []Finding
 		for _, n := range x.checkedNodes() {
@@ -88,8 +78,6 @@ var instanceNotRunning = Check{
 				continue
 			}
 			out = append(out, Finding{
-				ID:       "instance-not-running",
-				Severity: Critical,
 				Node:     n.Name(),
 				Resource: nodeRef(n.Name()),
 				Message:  fmt.Sprintf("instance %s is %s but Node %s still exists", n.Instance.ID, n.Instance.State, n.Name()),
@@ -107,9 +95,7 @@ var instanceNotRunning = Check{
 // every tool (and person) that lists nodes. Nodes whose deletion is progressing (draining,
 // instance shutting down) raise nothing.
 var nodeTerminationStuck = Check{
-	ID:       "node-termination-stuck",
-	Severity: Warning,
-	Title:    "the Node is still deleting long after its instance is gone",
+	Spec: specNodeTerminationStuck,
 	Run: func(x *Index) []Finding {
 		var out []Finding
 		for _, n := range x.Nodes {
@@ -123,8 +109,6 @@ var nodeTerminationStuck = Check{
 				finalizers = "finalizer " + strings.Join(n.Node.Finalizers, ", ")
 			}
 			out = append(out, Finding{
-				ID:       "node-termination-stuck",
-				Severity: Warning,
 				Node:     n.Name(),
 				Resource: nodeRef(n.Name()),
 				Message: fmt.Sprintf("Node %s has been deleting for %s (deletionTimestamp %s) although %s: a deletion "+
@@ -157,9 +141,7 @@ const finalizerTermination = "karpenter.sh/termination"
 // zoneMismatch finds nodes whose zone label, providerID zone and instance zone disagree. On EKS
 // topology spread, EBS volume attachment and Karpenter's zonal subnet choice all trust the label.
 var zoneMismatch = Check{
-	ID:       "zone-mismatch",
-	Severity: Warning,
-	Title:    "zone label, providerID zone and instance zone disagree",
+	Spec: specZoneMismatch,
 	Run: func(x *Index) []Finding {
 		var out []Finding
 		for _, n := range x.checkedNodes() {
@@ -183,8 +165,6 @@ var zoneMismatch = Check{
 				parts = append(parts, fmt.Sprintf("%s %s", k, zones[k]))
 			}
 			out = append(out, Finding{
-				ID:       "zone-mismatch",
-				Severity: Warning,
 				Node:     n.Name(),
 				Resource: nodeRef(n.Name()),
 				Message:  "the node's zones disagree: " + strings.Join(parts, ", "),
@@ -199,9 +179,7 @@ var zoneMismatch = Check{
 // instanceTypeMismatch finds nodes whose instance-type label is not the instance's type.
 // Karpenter's scheduling, max-pods and the EFA device plugin's node affinity read the label.
 var instanceTypeMismatch = Check{
-	ID:       "instance-type-mismatch",
-	Severity: Warning,
-	Title:    "instance-type label differs from the instance's type",
+	Spec: specInstanceTypeMismatch,
 	Run: func(x *Index) []Finding {
 		var out []Finding
 		for _, n := range x.checkedNodes() {
@@ -210,8 +188,6 @@ var instanceTypeMismatch = Check{
 				continue
 			}
 			out = append(out, Finding{
-				ID:       "instance-type-mismatch",
-				Severity: Warning,
 				Node:     n.Name(),
 				Resource: nodeRef(n.Name()),
 				Message: fmt.Sprintf("label %s is %s but instance %s is %s",

@@ -79,6 +79,7 @@ func TestTerminatingNodes(t *testing.T) {
 			}
 			// Only data-unavailable may accompany the expected findings.
 			got := slices.DeleteFunc(slices.Clone(r.Findings), func(f Finding) bool { return f.ID == dataUnavailable.ID })
+			coverage.record(nodeTerminationStuck.ID, len(got))
 			if diff := cmp.Diff(tc.want, got, cmpEmpty); diff != "" {
 				t.Errorf("findings mismatch (-want +got):\n%s", diff)
 			}
@@ -291,7 +292,7 @@ func TestAWSNodePlacement(t *testing.T) {
 			s.AWSNode.Image = "amazon-k8s-cni:v1.8.0"
 			s.AWSNode.Env[SettingPrefixDelegation] = "true"
 		})
-		if got := vpcCNIVersionTooOld.Run(NewIndex(s)); len(got) != 0 {
+		if got := vpcCNIVersionTooOld.Findings(NewIndex(s)); len(got) != 0 {
 			t.Errorf("got %+v, want silence", got)
 		}
 	})

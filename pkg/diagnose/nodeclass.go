@@ -54,9 +54,7 @@ const autoNodePolicyARN = "arn:aws:eks::aws:cluster-access-policy/AmazonEKSAutoN
 // NodePools are skipped entirely: no node is launched for their pending pods (NodeClaim events
 // NodeClassNotReady), which on EKS looks like pods stuck Pending.
 var nodeClassNotReady = Check{
-	ID:       "nodeclass-not-ready",
-	Severity: Critical,
-	Title:    "an EC2NodeClass or NodeClass used by a NodePool is not Ready",
+	Spec: specNodeClassNotReady,
 	Run: func(x *Index) []Finding {
 		pools := map[string][]string{}
 		for _, p := range x.Snapshot.NodePools {
@@ -136,8 +134,6 @@ func notReadyFinding(c *snapshot.EC2NodeClass, ready snapshot.Condition, pools [
 		launcher = "EKS Auto Mode"
 	}
 	return Finding{
-		ID:       "nodeclass-not-ready",
-		Severity: Critical,
 		Resource: classRef(c),
 		Message: fmt.Sprintf("%s is not Ready, so %s launches no nodes for NodePool %s: %s",
 			label, launcher, strings.Join(pools, ", "), strings.Join(causes, "; ")),

@@ -29,9 +29,7 @@ var networkNotReadyTexts = [...]string{
 // first minute or so, until ipamd is up and aws-node has written the CNI configuration: inside
 // its start-up grace (bootGrace) the finding is info that the node is still initialising.
 var nodeNetworkNotReady = Check{
-	ID:       "node-network-not-ready",
-	Severity: Critical,
-	Title:    "the node is not ready because of its network",
+	Spec: specNodeNetworkNotReady,
 	Run: func(x *Index) []Finding {
 		var out []Finding
 		for _, n := range x.checkedNodes() {
@@ -53,8 +51,6 @@ var nodeNetworkNotReady = Check{
 					"NodeDiagnostic resource (nodediagnostics.eks.amazonaws.com)"
 			}
 			f := Finding{
-				ID:       "node-network-not-ready",
-				Severity: Critical,
 				Node:     n.Name(),
 				Resource: nodeRef(n.Name()),
 				Message:  "node conditions show its network is down: " + strings.Join(bad, "; "),
@@ -124,9 +120,7 @@ func networkDrift(reason, class string) (string, bool) {
 // their subnet, security groups or placement group no longer match the EC2NodeClass. Karpenter
 // will replace them, as its disruption budgets allow; until then they run with the old network.
 var nodeClaimDrifted = Check{
-	ID:       "nodeclaim-drifted",
-	Severity: Info,
-	Title:    "Karpenter will replace the node: its network drifted from the EC2NodeClass",
+	Spec: specNodeClaimDrifted,
 	Run: func(x *Index) []Finding {
 		var out []Finding
 		for _, n := range x.checkedNodes() {
@@ -155,8 +149,6 @@ var nodeClaimDrifted = Check{
 					n.Instance.ID, class, selectorText(n.Class.PlacementGroupSelector))
 			}
 			out = append(out, Finding{
-				ID:       "nodeclaim-drifted",
-				Severity: Info,
 				Node:     n.Name(),
 				Resource: "nodeclaim/" + n.Claim.Name,
 				Message:  fmt.Sprintf("NodeClaim %s is Drifted=True with reason %s%s: %s", n.Claim.Name, c.Reason, detail, what),

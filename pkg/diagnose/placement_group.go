@@ -15,9 +15,7 @@ import (
 // and the class not Ready, so none of its NodePools launches nodes: pending pods stay Pending.
 // Karpenter never creates placement groups itself.
 var placementGroupUnavailable = Check{
-	ID:       "placement-group-unavailable",
-	Severity: Critical,
-	Title:    "an EC2NodeClass selects a placement group that does not exist or is not available",
+	Spec: specPlacementGroupUnavailable,
 	Run: func(x *Index) []Finding {
 		if x.Unavailable(snapshot.SourceDescribePlacementGroups) {
 			return nil
@@ -29,7 +27,7 @@ var placementGroupUnavailable = Check{
 			}
 			sel := c.PlacementGroupSelector
 			g := selectedGroup(x, c)
-			f := Finding{ID: "placement-group-unavailable", Severity: Critical, Resource: classRef(c)}
+			f := Finding{Resource: classRef(c)}
 			impact := fmt.Sprintf("so %s marks it PlacementGroupReady=False and launches no nodes for it", launcher(c))
 			if pools := poolsOfClass(x, c); len(pools) > 0 {
 				impact += " (NodePool " + strings.Join(pools, ", ") + ")"
@@ -112,9 +110,7 @@ func sortedGroups[V any](m map[*snapshot.PlacementGroup]V) []*snapshot.Placement
 // group and zone, and replace-then-delete disruption (drift, consolidation) of the group's
 // nodes in that zone is blocked.
 var placementGroupSpreadLimit = Check{
-	ID:       "placement-group-spread-limit",
-	Severity: Warning,
-	Title:    "a spread placement group holds 7 running instances in one zone",
+	Spec: specPlacementGroupSpreadLimit,
 	Run: func(x *Index) []Finding {
 		var out []Finding
 		members := groupMembers(x, "running")
@@ -132,7 +128,7 @@ var placementGroupSpreadLimit = Check{
 				continue
 			}
 			out = append(out, Finding{
-				ID: "placement-group-spread-limit", Severity: Warning, Resource: groupRef(g),
+				Resource: groupRef(g),
 				Message: fmt.Sprintf("spread placement group %s holds %d running instances, EC2's limit per zone, in %s: "+
 					"the next launch there fails and nodes there cannot be replaced before they are removed",
 					groupName(g), spreadLimitPerZone, strings.Join(full, ", ")),

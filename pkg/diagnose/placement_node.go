@@ -17,9 +17,7 @@ const taintUnregistered = "karpenter.sh/unregistered"
 // label; an instance elsewhere loses the placement the workload was built around (cluster
 // latency, spread or partition fault isolation) without anything saying so.
 var placementGroupMismatch = Check{
-	ID:       "placement-group-mismatch",
-	Severity: Warning,
-	Title:    "the instance is in another placement group than its EC2NodeClass or node label says",
+	Spec: specPlacementGroupMismatch,
 	Run: func(x *Index) []Finding {
 		var out []Finding
 		for _, n := range x.checkedNodes() {
@@ -34,7 +32,7 @@ var placementGroupMismatch = Check{
 				sel := n.Class.PlacementGroupSelector
 				if same, known := isGroup(x, p, sel.ID, sel.Name); known && !same {
 					out = append(out, Finding{
-						ID: "placement-group-mismatch", Severity: Warning, Node: n.Name(), Resource: n.ClassRef(),
+						Node: n.Name(), Resource: n.ClassRef(),
 						Message: fmt.Sprintf("instance %s is in placement group %s, but %s "+
 							"spec.placementGroupSelector selects %s", n.Instance.ID, placementText(x, p), n.ClassLabel(), selectorText(sel)),
 						Remedy: fmt.Sprintf("if the selector was changed, %s replaces the node as drifted "+
@@ -55,7 +53,7 @@ var placementGroupMismatch = Check{
 				continue
 			}
 			out = append(out, Finding{
-				ID: "placement-group-mismatch", Severity: Warning, Node: n.Name(), Resource: nodeRef(n.Name()),
+				Node: n.Name(), Resource: nodeRef(n.Name()),
 				Message: fmt.Sprintf("instance %s is in %s, but the node label %s is %s",
 					n.Instance.ID, placementPhrase(x, p), labelPlacementGroupID, label),
 				Remedy: labelMismatchRemedy(x, n),
@@ -80,9 +78,7 @@ func placementPhrase(x *Index, p snapshot.Placement) string {
 // Karpenter replaces it as drifted (PlacementGroupDrift), so it is a warning; once its
 // NodeClaim is Drifted for that reason, nodeclaim-drifted says so in one finding.
 var placementGroupMissing = Check{
-	ID:       "placement-group-missing",
-	Severity: Warning,
-	Title:    "the EC2NodeClass selects a placement group and the instance is in none",
+	Spec: specPlacementGroupMissing,
 	Run: func(x *Index) []Finding {
 		var out []Finding
 		for _, n := range x.checkedNodes() {
@@ -96,7 +92,7 @@ var placementGroupMissing = Check{
 				kind = g.Strategy + " placement group"
 			}
 			out = append(out, Finding{
-				ID: "placement-group-missing", Severity: Warning, Node: n.Name(), Resource: n.ClassRef(),
+				Node: n.Name(), Resource: n.ClassRef(),
 				Message: fmt.Sprintf("instance %s is in no placement group, but %s spec.placementGroupSelector "+
 					"selects the %s with %s", n.Instance.ID, n.ClassLabel(), kind, selectorText(sel)),
 				Remedy: placementMissingRemedy(n),
@@ -114,9 +110,7 @@ var placementGroupMissing = Check{
 // karpenter.sh/unregistered) are skipped, as Karpenter fills the label then. EKS Auto Mode
 // nodes are skipped too: Auto Mode does not use karpenter.k8s.aws labels.
 var placementGroupPartitionMismatch = Check{
-	ID:       "placement-group-partition-mismatch",
-	Severity: Warning,
-	Title:    "the node's placement-group-partition label differs from the instance's partition",
+	Spec: specPlacementGroupPartitionMismatch,
 	Run: func(x *Index) []Finding {
 		var out []Finding
 		for _, n := range x.checkedNodes() {
@@ -145,7 +139,7 @@ var placementGroupPartitionMismatch = Check{
 				partText, fix = fmt.Sprintf("partition %d", part), strconv.Itoa(int(part))
 			}
 			out = append(out, Finding{
-				ID: "placement-group-partition-mismatch", Severity: Warning, Node: n.Name(), Resource: nodeRef(n.Name()),
+				Node: n.Name(), Resource: nodeRef(n.Name()),
 				Message: fmt.Sprintf("instance %s is in %s of partition placement group %s, but the node label %s is %s",
 					n.Instance.ID, partText, groupName(g), labelPlacementGroupPartition, state),
 				Remedy: fmt.Sprintf("set the label to the instance's Placement.PartitionNumber (kubectl label node %s %s=%s "+

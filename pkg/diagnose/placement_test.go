@@ -4,21 +4,10 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
-
-func TestPlacementCheckIDs(t *testing.T) {
-	want := []string{
-		"placement-group-mismatch", "placement-group-missing", "placement-group-unavailable",
-		"placement-group-cluster-multi-az", "placement-group-spread-limit", "placement-group-partition-mismatch",
-	}
-	if diff := cmp.Diff(want, familyIDs(placementChecks())); diff != "" {
-		t.Errorf("placement check IDs (-want +got):\n%s", diff)
-	}
-}
 
 // otherGroup adds cluster placement group "other" (pg-0other) and moves instance E1 into it.
 func otherGroup(s *snapshot.Snapshot) {

@@ -21,9 +21,7 @@ const placementZoneIDKey = "topology.k8s.aws/zone-id"
 // capacity, so scale-ups stall and retry; Karpenter's placement design asks for one zone
 // pinned in the NodePool.
 var placementGroupClusterMultiAZ = Check{
-	ID:       "placement-group-cluster-multi-az",
-	Severity: Warning,
-	Title:    "a cluster placement group's instances or NodePools span more than one zone",
+	Spec: specPlacementGroupClusterMultiAZ,
 	Run: func(x *Index) []Finding {
 		var out []Finding
 		members := groupMembers(x, "pending", "running", "stopping", "stopped")
@@ -32,7 +30,7 @@ var placementGroupClusterMultiAZ = Check{
 				continue
 			}
 			out = append(out, Finding{
-				ID: "placement-group-cluster-multi-az", Severity: Warning, Resource: groupRef(g),
+				Resource: groupRef(g),
 				Message: fmt.Sprintf("cluster placement group %s has instances in %d zones: %s; a cluster group "+
 					"lives in one zone", groupName(g), len(members[g]), zoneCounts(members[g])),
 				Remedy: fmt.Sprintf("pin one zone (topology.kubernetes.io/zone In [%s]) in the NodePools whose EC2NodeClass "+
@@ -56,7 +54,7 @@ var placementGroupClusterMultiAZ = Check{
 			}
 			pin := cmp.Or(busiestZone(members[g]), firstOf(zones), "ZONE")
 			out = append(out, Finding{
-				ID: "placement-group-cluster-multi-az", Severity: Warning, Resource: "nodepool/" + p.Name,
+				Resource: "nodepool/" + p.Name,
 				Message: fmt.Sprintf("NodePool %s allows %s, but its %s selects cluster placement group %s, "+
 					"which lives in one zone: launches in the other zones fail for lack of capacity",
 					p.Name, allows, classLabel(c), groupName(g)),

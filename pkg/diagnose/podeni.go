@@ -29,9 +29,7 @@ const (
 // has-trunk-attached=true without a trunk is reported too. The node's CNINode says whether
 // ipamd asked for the feature (VPC CNI 1.15+).
 var trunkENIMissing = Check{
-	ID:       "trunk-eni-missing",
-	Severity: Warning,
-	Title:    "the node should have a trunk ENI for security groups for pods but has none",
+	Spec: specTrunkENIMissing,
 	Run: func(x *Index) []Finding {
 		podENI := x.vpcCNI() && x.cniSettingOn(SettingPodENI)
 		var out []Finding
@@ -50,8 +48,6 @@ var trunkENIMissing = Check{
 				continue
 			}
 			out = append(out, Finding{
-				ID:       "trunk-eni-missing",
-				Severity: Warning,
 				Node:     n.Name(),
 				Resource: nodeRef(n.Name()),
 				Message: fmt.Sprintf("the node %s, but none of the %s attached to %s is a trunk ENI (%s)%s: "+

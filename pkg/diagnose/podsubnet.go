@@ -14,9 +14,7 @@ import (
 // Only subnets karpnet read are matched: when a term names a subnet it could not read, or no
 // read subnet matches at all, the check cannot tell and stays silent.
 var podSubnetZoneMissing = Check{
-	ID:       "pod-subnet-zone-missing",
-	Severity: Critical,
-	Title:    "an Auto Mode NodeClass's podSubnetSelectorTerms select no subnet in the node's zone",
+	Spec: specPodSubnetZoneMissing,
 	Run: func(x *Index) []Finding {
 		if x.Unavailable(snapshot.SourceDescribeSubnets) {
 			return nil
@@ -44,8 +42,6 @@ var podSubnetZoneMissing = Check{
 				continue
 			}
 			out = append(out, Finding{
-				ID:       "pod-subnet-zone-missing",
-				Severity: Critical,
 				Node:     n.Name(),
 				Resource: n.ClassRef(),
 				Message: fmt.Sprintf("the node is in %s but spec.podSubnetSelectorTerms of %s (%s) select subnets only "+
@@ -67,9 +63,7 @@ var podSubnetZoneMissing = Check{
 // subnets need their own security groups, as the node's securityGroupSelectorTerms do not
 // apply to them.
 var podSubnetSecurityGroupsMissing = Check{
-	ID:       "pod-subnet-security-groups-missing",
-	Severity: Critical,
-	Title:    "an Auto Mode NodeClass sets podSubnetSelectorTerms without podSecurityGroupSelectorTerms",
+	Spec: specPodSubnetSecurityGroupsMissing,
 	Run: func(x *Index) []Finding {
 		var out []Finding
 		for _, c := range x.sortedClasses() {
@@ -81,8 +75,6 @@ var podSubnetSecurityGroupsMissing = Check{
 				pools = fmt.Sprintf(" (NodePool %s)", strings.Join(p, ", "))
 			}
 			out = append(out, Finding{
-				ID:       "pod-subnet-security-groups-missing",
-				Severity: Critical,
 				Resource: classRef(c),
 				Message: fmt.Sprintf("%s%s sets spec.podSubnetSelectorTerms (%s) but no spec.podSecurityGroupSelectorTerms: "+
 					"EKS requires both, and pods in the pod subnets get no security groups of their own",
@@ -103,9 +95,7 @@ var podSubnetSecurityGroupsMissing = Check{
 // pod subnets when it launches a node, so nodes launched before they were set keep the old
 // layout until replaced.
 var podSubnetMismatch = Check{
-	ID:       "pod-subnet-mismatch",
-	Severity: Warning,
-	Title:    "pod addresses of an Auto Mode node lie outside its NodeClass's pod subnets",
+	Spec: specPodSubnetMismatch,
 	Run: func(x *Index) []Finding {
 		var out []Finding
 		for _, n := range x.checkedNodes() {
@@ -152,8 +142,6 @@ func podSubnetMismatchFinding(x *Index, n *NodeInfo) (Finding, bool) {
 		return Finding{}, false
 	}
 	return Finding{
-		ID:       "pod-subnet-mismatch",
-		Severity: Warning,
 		Node:     n.Name(),
 		Resource: n.ClassRef(),
 		Message: fmt.Sprintf("%s selects pod subnets (%s), but instance %s has pod addresses outside them: %s; "+

@@ -10,9 +10,7 @@ import (
 // replaces them; until then the node may lack the rules that let it reach the control plane,
 // CoreDNS or its peers, or carry groups that were meant to be removed.
 var securityGroupDrift = Check{
-	ID:       "security-group-drift",
-	Severity: Warning,
-	Title:    "the instance's security groups differ from its EC2NodeClass status.securityGroups",
+	Spec: specSecurityGroupDrift,
 	Run: func(x *Index) []Finding {
 		var out []Finding
 		for _, n := range x.checkedNodes() {
@@ -39,8 +37,6 @@ var securityGroupDrift = Check{
 				parts = append(parts, "extra "+strings.Join(extra, ", "))
 			}
 			out = append(out, Finding{
-				ID:       "security-group-drift",
-				Severity: Warning,
 				Node:     n.Name(),
 				Resource: n.ClassRef(),
 				Message: fmt.Sprintf("instance %s security groups differ from %s status.securityGroups: %s; "+

@@ -53,7 +53,7 @@ type subnetPool struct {
 // first addresses, warning when fewer than poolWarnNodes more nodes fit in all of it.
 func (p subnetPool) finding() (Finding, bool) {
 	best := p.subnets[0]
-	f := Finding{ID: "subnet-ip-exhaustion", Resource: subnetRef(best.ID), Remedy: p.remedy}
+	f := Finding{Resource: subnetRef(best.ID), Remedy: p.remedy}
 	if int64(best.AvailableIPs) < p.first {
 		where, others := "its only subnet "+subnetText(best), ""
 		if len(p.subnets) > 1 {

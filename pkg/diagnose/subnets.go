@@ -13,9 +13,7 @@ import (
 // ENIs may use other subnets of the zone). Karpenter marks such NodeClaims Drifted (reason SubnetDrift) and replaces
 // them; until then the node may sit in a subnet the cluster was meant to leave.
 var subnetNotSelected = Check{
-	ID:       "subnet-not-selected",
-	Severity: Warning,
-	Title:    "the instance's subnet is not in its EC2NodeClass status.subnets",
+	Spec: specSubnetNotSelected,
 	Run: func(x *Index) []Finding {
 		var out []Finding
 		for _, n := range x.checkedNodes() {
@@ -33,8 +31,6 @@ var subnetNotSelected = Check{
 			}
 			slices.Sort(ids)
 			out = append(out, Finding{
-				ID:       "subnet-not-selected",
-				Severity: Warning,
 				Node:     n.Name(),
 				Resource: n.ClassRef(),
 				Message: fmt.Sprintf("instance %s is in %s, which %s does not select (status.subnets: %s); "+
@@ -57,9 +53,7 @@ var subnetNotSelected = Check{
 // ENIConfig pod subnets, subnet discovery's pod subnets and Auto Mode pod subnets alike.
 // Subnets no launch or CNI path would use for new nodes are never judged.
 var subnetIPExhaustion = Check{
-	ID:       "subnet-ip-exhaustion",
-	Severity: Critical,
-	Title:    "the subnets new nodes or pods take addresses from cannot take the next nodes",
+	Spec: specSubnetIPExhaustion,
 	Run: func(x *Index) []Finding {
 		if x.Unavailable(snapshot.SourceDescribeSubnets) {
 			return nil

@@ -10,9 +10,7 @@ import "fmt"
 // pod that is not host-network waits in ContainerCreating for an address that never comes.
 // Clusters without the aws-node DaemonSet run another CNI and are left out.
 var windowsIPAMNotEnabled = Check{
-	ID:       "windows-ipam-not-enabled",
-	Severity: Critical,
-	Title:    "a Windows node advertises no vpc.amazonaws.com/PrivateIPv4Address: Windows pods get no IP",
+	Spec: specWindowsIpamNotEnabled,
 	Run: func(x *Index) []Finding {
 		var out []Finding
 		for _, n := range x.checkedNodes() {
@@ -23,8 +21,6 @@ var windowsIPAMNotEnabled = Check{
 				continue
 			}
 			out = append(out, Finding{
-				ID:       "windows-ipam-not-enabled",
-				Severity: Critical,
 				Node:     n.Name(),
 				Resource: nodeRef(n.Name()),
 				Message: fmt.Sprintf("Windows node %s advertises no %s, so the VPC resource controller gives its pods "+

@@ -1,0 +1,43 @@
+package diagnose
+
+// Family groups checks in the catalogue, the README and `kubectl karpnet explain`.
+type Family string
+
+// The families, in catalogue order.
+const (
+	FamilyCore        Family = "core"
+	FamilyVPCCNI      Family = "vpc-cni"
+	FamilyEFA         Family = "efa"
+	FamilyPlacement   Family = "placement"
+	FamilyConsistency Family = "consistency"
+	FamilyAutoMode    Family = "auto-mode"
+)
+
+// Spec is a check's catalogue entry: what it means, for people. Its ID is the stable
+// kebab-case ID used in findings, --only and --skip; the texts are Markdown.
+type Spec struct {
+	ID string
+	// Severity is what the check raises by default (the worst it raises); Lower lists the
+	// others it may raise.
+	Severity Severity
+	Lower    []Severity
+	Family   Family
+	// Title is a short description for listings and completion.
+	Title string
+	// FiresWhen says when it fires, NotOn what it deliberately leaves alone, Why why that
+	// matters on EKS, Remedy what to do in short; each finding carries its own exact remedy.
+	FiresWhen, NotOn, Why, Remedy string
+	// Sources are the upstream code, issues and documents behind the check's rules.
+	Sources []string
+}
+
+// Severities returns every severity the check may raise, worst first.
+func (s *Spec) Severities() []Severity {
+	out := []Severity{s.Severity}
+	for _, l := range s.Lower {
+		if l != s.Severity {
+			out = append(out, l)
+		}
+	}
+	return out
+}

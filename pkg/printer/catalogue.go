@@ -1,0 +1,36 @@
+package printer
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+)
+
+// CatalogueMarkdown writes the checks as the README's catalogue table: one row per check with
+// its ID, severities, when it fires, what it does not fire on, why it matters and the remedy.
+func CatalogueMarkdown(w io.Writer, checks []diagnose.Check) error {
+	var b strings.Builder
+	b.WriteString("| id | severity | fires when | does not fire on | why it matters | remedy |\n")
+	b.WriteString("|---|---|---|---|---|---|\n")
+	for _, c := range checks {
+		var sev []string
+		for _, s := range c.Severities() {
+			sev = append(sev, s.String())
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", c.ID, strings.Join(sev, " / "),
+			cell(c.FiresWhen), cell(c.NotOn), cell(c.Why), cell(c.Remedy))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// cell makes text safe in a Markdown table cell: pipes escaped, no line breaks, "-" for none.
+func cell(text string) string {
+	text = strings.TrimSpace(strings.ReplaceAll(text, "\n", " "))
+	if text == "" {
+		return "-"
+	}
+	return strings.ReplaceAll(text, "|", `\|`)
+}

@@ -1,0 +1,143 @@
+package printer
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/style"
+)
+
+// CheckDoc is a check's catalogue entry as `explain` prints it in JSON and YAML.
+type CheckDoc struct {
+	ID         string   `json:"id"`
+	Severities []string `json:"severities"`
+	Family     string   `json:"family"`
+	Title      string   `json:"title"`
+	FiresWhen  string   `json:"firesWhen"`
+	NotOn      string   `json:"notOn,omitempty"`
+	Why        string   `json:"why"`
+	Remedy     string   `json:"remedy"`
+	Sources    []string `json:"sources"`
+}
+
+// Docs returns the catalogue entries of checks.
+func Docs(checks []diagnose.Check) []CheckDoc {
+	out := make([]CheckDoc, 0, len(checks))
+	for _, c := range checks {
+		d := CheckDoc{ID: c.ID, Family: string(c.Family), Title: c.Title, FiresWhen: c.FiresWhen, NotOn: c.NotOn,
+			Why: c.Why, Remedy: c.Remedy, Sources: append([]string{}, c.Sources...)}
+		for _, s := range c.Severities() {
+			d.Severities = append(d.Severities, s.String())
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// ExplainFormat is an output format of `explain`.
+type ExplainFormat string
+
+// The formats of `explain`.
+const (
+	ExplainText     ExplainFormat = "text"
+	ExplainJSON     ExplainFormat = "json"
+	ExplainYAML     ExplainFormat = "yaml"
+	ExplainMarkdown ExplainFormat = "markdown"
+)
+
+// PrintExplain writes what each check means in format: in text, a sheet per check that fits
+// Width columns; in Markdown, a section per check.
+func PrintExplain(w io.Writer, checks []diagnose.Check, format ExplainFormat, st *style.Styles) error {
+	docs := Docs(checks)
+	switch format {
+	case ExplainJSON:
+		b, err := json.MarshalIndent(docs, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(w, "%s\n", b)
+		return err
+	case ExplainYAML:
+		b, err := yaml.Marshal(docs)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	case ExplainMarkdown:
+		var b strings.Builder
+		for i, d := range docs {
+			if i > 0 {
+				b.WriteString("\n")
+			}
+			fmt.Fprintf(&b, "### `%s`\n\n%s (%s, %s)\n\n", d.ID, d.Title, strings.Join(d.Severities, " / "), d.Family)
+			for _, f := range docFields(d) {
+				fmt.Fprintf(&b, "- **%s** %s\n", f[0]+":", f[1])
+			}
+			if len(d.Sources) > 0 {
+				b.WriteString("- **Sources:**\n")
+				for _, s := range d.Sources {
+					fmt.Fprintf(&b, "  - %s\n", s)
+				}
+			}
+		}
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	var b strings.Builder
+	for i, d := range docs {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(ExplainSheet(d, Width, st))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// ExplainSheet renders one check's entry as text of at most width columns: its ID, severities,
+// family and title, then each field wrapped under its label. The TUI shows the same sheet.
+func ExplainSheet(d CheckDoc, width int, st *style.Styles) string {
+	var b strings.Builder
+	b.WriteString(st.Title.Render(d.ID) + "  " + strings.Join(d.Severities, " / ") + "  " + d.Family + "\n")
+	for _, line := range wrap(plainMarkdown(d.Title), width) {
+		b.WriteString(line + "\n")
+	}
+	const indent = "  "
+	for _, f := range docFields(d) {
+		b.WriteString("\n" + st.Label.Render(f[0]) + "\n")
+		for _, line := range wrap(plainMarkdown(f[1]), width-len(indent)) {
+			b.WriteString(indent + line + "\n")
+		}
+	}
+	if len(d.Sources) > 0 {
+		b.WriteString("\n" + st.Label.Render("Sources") + "\n")
+		for _, s := range d.Sources {
+			for j, line := range wrap(plainMarkdown(s), width-4) {
+				lead := indent + "- "
+				if j > 0 {
+					lead = indent + "  "
+				}
+				b.WriteString(lead + line + "\n")
+			}
+		}
+	}
+	return b.String()
+}
+
+// docFields are the labelled texts of an entry, in the order they are shown.
+func docFields(d CheckDoc) [][2]string {
+	fields := [][2]string{{"Fires when", d.FiresWhen}}
+	if d.NotOn != "" {
+		fields = append(fields, [2]string{"Does not fire on", d.NotOn})
+	}
+	return append(fields, [2]string{"Why it matters", d.Why}, [2]string{"Remedy", d.Remedy})
+}
+
+// plainMarkdown drops the backticks of Markdown code spans for the terminal.
+func plainMarkdown(s string) string { return strings.ReplaceAll(s, "`", "") }
