@@ -82,7 +82,7 @@ func newModel(load Loader, title string, st *style.Styles) Model {
 	in.Cursor.SetMode(cursor.CursorStatic)
 	th.styleInput(&in)
 	m := Model{
-		ctx: context.Background(), load: load, title: title, th: th, keys: defaultKeys(), help: h,
+		ctx: context.Background(), load: load, title: style.Printable(title), th: th, keys: defaultKeys(), help: h,
 		spin:  spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(st.Header)),
 		input: in, busy: true, findings: newFindingsModel(),
 	}
