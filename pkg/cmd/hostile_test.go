@@ -8,9 +8,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/yaml"
+
 	"github.com/karpnet/kubectl-karpnet/internal/hostile"
 	"github.com/karpnet/kubectl-karpnet/pkg/collect"
 	"github.com/karpnet/kubectl-karpnet/pkg/demo"
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -88,5 +92,29 @@ func TestErrorsEscapeControlCharacters(t *testing.T) {
 	wantOneErrorLine(t, r, "forbidden: "+hostile.Escaped)
 	if bad := hostile.RawControls(r.stderr, false); len(bad) > 0 {
 		t.Errorf("stderr: %d raw control characters, e.g. %q", len(bad), bad[0])
+	}
+}
+
+// TestDataOutputOfHostileSnapshot prints a snapshot with control characters in every string
+// as JSON and YAML: both succeed and carry the same report.
+func TestDataOutputOfHostileSnapshot(t *testing.T) {
+	path, _ := hostileSnapshot(t)
+	decoded := map[string]diagnose.Report{}
+	for _, format := range []string{"json", "yaml"} {
+		r := run(t, "check", "-o", format, "--snapshot", path)
+		if r.code != ExitOK && r.code != ExitFindings {
+			t.Fatalf("-o %s: exit code %d, want 0 or 1\nstderr:\n%s", format, r.code, r.stderr)
+		}
+		var got diagnose.Report
+		if err := yaml.Unmarshal([]byte(r.stdout), &got); err != nil {
+			t.Fatalf("-o %s does not decode: %v", format, err)
+		}
+		if !strings.Contains(got.Context, "pwned") {
+			t.Errorf("-o %s: context %q lost its text", format, got.Context)
+		}
+		decoded[format] = got
+	}
+	if diff := cmp.Diff(decoded["json"], decoded["yaml"]); diff != "" {
+		t.Errorf("JSON and YAML carry different reports (-json +yaml):\n%s", diff)
 	}
 }
