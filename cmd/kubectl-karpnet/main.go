@@ -10,10 +10,13 @@ import (
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/karpnet/kubectl-karpnet/internal/noquery"
 	"github.com/karpnet/kubectl-karpnet/pkg/cmd"
 )
 
 func main() {
+	// The terminal was not queried at start-up (see noquery); give CI back its value.
+	noquery.Restore()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
 	code := cmd.Execute(ctx, streams, os.Args[1:])
