@@ -75,3 +75,16 @@ func checkScreen(t *testing.T, name string, m Model, colour bool) {
 		}
 	}
 }
+
+// TestSmallestScreenFits shows every screen, the full help and an empty filter result on the
+// smallest screen the UI lays out (20 by 8): nothing is taller or wider than the window.
+func TestSmallestScreenFits(t *testing.T) {
+	r := demoReport(t)
+	for name, keys := range map[string][]string{
+		"nodes": nil, "full help": {"?"}, "node": {"enter"}, "findings": {"f", "?"}, "group": {"f", "enter"},
+		"subnets": {"s"}, "no match": {"/", "z", "z", "enter"},
+	} {
+		m := press(t, ready(t, r, 20, 8), keys...)
+		checkScreen(t, name, m, false)
+	}
+}
