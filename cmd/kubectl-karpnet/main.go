@@ -10,10 +10,13 @@ import (
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/karpnet/kubectl-karpnet/internal/noquery"
 	"github.com/karpnet/kubectl-karpnet/pkg/cmd"
 )
 
 func main() {
+	// The terminal was not queried at start-up (see noquery); give CI back its value.
+	noquery.Restore()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() {
 		// The first Ctrl-C cancels the run, which then ends with exit code 130; a second one

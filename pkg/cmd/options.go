@@ -173,8 +173,14 @@ func (o *commonOptions) load(ctx context.Context, scope collect.Scope) (*snapsho
 // carries the same notes for JSON and YAML readers.
 func (o *commonOptions) printNotes(s *snapshot.Snapshot) {
 	for _, n := range s.Notes {
-		fmt.Fprintf(o.ErrOut, "note: %s\n", n)
+		fmt.Fprintf(o.ErrOut, "note: %s\n", printableLine(n))
 	}
+}
+
+// printableLine returns s as one line of standard error shows it: style.Printable, its
+// newlines made spaces. Errors and notes may quote what an API server, EC2 or a snapshot said.
+func printableLine(s string) string {
+	return strings.ReplaceAll(style.Printable(s), "\n", " ")
 }
 
 func readSnapshotFile(name string, maxBytes int64) (*snapshot.Snapshot, error) {

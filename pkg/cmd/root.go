@@ -84,10 +84,10 @@ func execute(ctx context.Context, o *commonOptions, args []string) int {
 	switch {
 	case err == nil || errors.Is(err, errFindings):
 	case errors.As(err, &coded):
-		fmt.Fprintf(streams.ErrOut, "error: %s\n", err)
+		fmt.Fprintf(streams.ErrOut, "error: %s\n", printableLine(err.Error()))
 	default:
 		// cobra's own parsing errors: unknown command or flag, wrong argument count.
-		fmt.Fprintf(streams.ErrOut, "error: %s: see '%s --help'\n", err, failed.CommandPath())
+		fmt.Fprintf(streams.ErrOut, "error: %s: see '%s --help'\n", printableLine(err.Error()), failed.CommandPath())
 	}
 	return exitCode(err)
 }

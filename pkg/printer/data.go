@@ -6,13 +6,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"unicode/utf8"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 	"sigs.k8s.io/yaml"
 )
 
 // writeData writes r as JSON (two-space indent) or YAML with the same keys. JSON is streamed
-// node by node, so a report of thousands of nodes is never held twice in memory.
+// node by node, so a report of thousands of nodes is never held twice in memory. Every string
+// is kept whole; the control characters in it are escaped (see escapeControls).
 func writeData(w io.Writer, r diagnose.Report, f Format) error {
 	r = publicReport(r)
 	if f == YAML {
@@ -76,15 +78,46 @@ func streamJSON(w io.Writer, r diagnose.Report) error {
 	return writeErr(err)
 }
 
-// encodeJSON writes v indented, without HTML escaping, followed by a newline.
+// encodeJSON writes v indented, without HTML escaping, with escapeControls applied, followed
+// by a newline.
 func encodeJSON(w io.Writer, v any, prefix, indent string) error {
-	enc := json.NewEncoder(w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetIndent(prefix, indent)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		return fmt.Errorf("encoding the report as JSON: %w", err)
 	}
-	return nil
+	_, err := w.Write(escapeControls(buf.Bytes()))
+	return writeErr(err)
+}
+
+// escapeControls rewrites, in JSON that encoding/json wrote, the characters it leaves raw that
+// a terminal interprets or YAML's reader refuses: DEL, the C1 controls (U+0080 to U+009F, of
+// which U+009B starts a CSI sequence) and the non-characters U+FFFE and U+FFFF, each as its
+// \u escape. The C0 controls encoding/json escapes itself. Such characters only occur inside
+// strings, where a \u escape means the same character, so the data does not change; JSON
+// without them is returned as it is.
+func escapeControls(j []byte) []byte {
+	if !bytes.ContainsFunc(j, needsJSONEscape) {
+		return j
+	}
+	out := make([]byte, 0, len(j)+64)
+	for i := 0; i < len(j); {
+		r, size := utf8.DecodeRune(j[i:])
+		if needsJSONEscape(r) && size > 0 && !(r == utf8.RuneError && size == 1) {
+			out = fmt.Appendf(out, `\u%04x`, r)
+		} else {
+			out = append(out, j[i:i+size]...)
+		}
+		i += size
+	}
+	return out
+}
+
+// needsJSONEscape reports whether escapeControls escapes r.
+func needsJSONEscape(r rune) bool {
+	return r == 0x7f || (r >= 0x80 && r <= 0x9f) || r == 0xfffe || r == 0xffff
 }
 
 func writeErr(err error) error {

@@ -12,13 +12,15 @@ import (
 
 // PrintReport writes the `check` output of r to w in format f. Text formats list the findings
 // worst first (the order of r.Findings) and end with a summary line; wide adds each remedy.
-// st colours the text; nil means no colour.
+// Text shows every string of r as style.Printable does: control characters escaped, at most
+// style.MaxShown bytes of each; JSON and YAML hold them whole. st colours the text; nil means
+// no colour.
 func PrintReport(w io.Writer, r diagnose.Report, f Format, st *style.Styles) error {
 	if !f.text() {
 		return printData(w, r, f)
 	}
 	t := &text{st: orPlain(st)}
-	reportText(t, r, f == Wide)
+	reportText(t, style.PrintableCopy(r), f == Wide)
 	if err := t.flush(w); err != nil {
 		return fmt.Errorf("writing the report: %w", err)
 	}
@@ -70,9 +72,13 @@ func reportText(t *text, r diagnose.Report, wide bool) {
 // the message and, when withRemedy, the remedy, indented under it.
 func finding(t *text, indent int, f diagnose.Finding, subj string, withRemedy bool) {
 	lvl := t.st.Level(f.Severity.String())
-	head := pad(lvl.Badge(), width(t.st.Critical.Badge())) + "  " + t.st.Strong.Render(f.ID)
+	badge := pad(lvl.Badge(), width(t.st.Critical.Badge())) + "  "
+	head := badge + t.st.Strong.Render(f.ID)
 	ind := strings.Repeat(" ", indent)
 	switch {
+	case indent+width(head) > t.limit():
+		t.hanging(indent, badge, f.ID)
+		t.para(indent+4, subj)
 	case subj == "":
 		t.line(ind + head)
 	case indent+width(head)+2+width(subj) <= t.limit():

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 	"github.com/karpnet/kubectl-karpnet/pkg/style"
 )
@@ -19,12 +21,13 @@ const indent = 2
 // PrintNodes writes the `describe node` output of r to w in format f. Text formats print one
 // sheet per node of r.Nodes, separated by a blank line, then the findings on resources those
 // nodes use (their subnets, NodePools, EC2NodeClasses) and on data that could not be read; JSON and YAML print r as data, so the
-// caller passes a Report that holds just the described nodes and their findings.
-// st colours the text; nil means no colour.
+// caller passes a Report that holds just the described nodes and their findings. Text shows
+// strings as PrintReport does. st colours the text; nil means no colour.
 func PrintNodes(w io.Writer, r diagnose.Report, f Format, st *style.Styles) error {
 	if !f.text() {
 		return printData(w, r, f)
 	}
+	r = style.PrintableCopy(r)
 	t := &text{st: orPlain(st)}
 	if len(r.Nodes) == 0 {
 		t.line("no nodes to describe")
@@ -52,11 +55,17 @@ func sheet(t *text, n diagnose.NodeReport) {
 		}
 	}
 	title := t.st.Title.Render("node/" + n.Identity.Node)
-	if width(title)+2+width(t.st.Critical.Badge()) <= t.limit() {
-		t.line(title + "  " + t.st.Level(status).Badge())
-	} else {
+	badge := t.st.Level(status).Badge()
+	switch {
+	case width(title)+2+width(badge) <= t.limit():
+		t.line(title + "  " + badge)
+	case width(badge) <= t.limit():
 		t.para(0, "node/"+n.Identity.Node)
-		t.line(t.st.Level(status).Badge())
+		t.line(badge)
+	default:
+		// Only a status karpnet does not know is this long: wrap it, at the cost of its colour.
+		t.para(0, "node/"+n.Identity.Node)
+		t.para(0, ansi.Strip(badge))
 	}
 	identity(t, n.Identity, n.Lifecycle, n.Platform)
 	if n.Identity.Skipped != "" {

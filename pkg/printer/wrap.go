@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // Width is the most columns any line of text output takes.
@@ -12,9 +13,13 @@ const Width = 100
 // width returns the display width of s, ignoring ANSI escape sequences.
 func width(s string) int { return lipgloss.Width(s) }
 
+// runeWidth returns the display width of r alone, as width(string(r)) does for any rune but a
+// newline.
+func runeWidth(r rune) int { return ansi.StringWidth(string(r)) }
+
 // wrap breaks text into lines of at most limit columns, at spaces. Newlines in text start new
 // lines; a word longer than limit is cut. Text that fits on one line keeps its spacing; empty
-// text gives no lines.
+// text gives no lines. It measures each word once, so its time grows linearly with text.
 func wrap(text string, limit int) []string {
 	limit = max(limit, 1)
 	if !strings.Contains(text, "\n") && width(text) <= limit {
@@ -27,14 +32,19 @@ func wrap(text string, limit int) []string {
 	for _, para := range strings.Split(text, "\n") {
 		var cur string
 		for _, word := range strings.Fields(para) {
-			for width(word) > limit {
+			if width(word) > limit {
 				if cur != "" {
 					lines = append(lines, cur)
 					cur = ""
 				}
-				head, rest := cut(word, limit)
-				lines = append(lines, head)
-				word = rest
+				pieces := chop(word, limit)
+				word = pieces[len(pieces)-1]
+				lines = append(lines, pieces[:len(pieces)-1]...)
+				if width(word) > limit {
+					// A last piece of runes whose cluster is wider than its runes.
+					lines = append(lines, word)
+					word = ""
+				}
 			}
 			switch {
 			case cur == "":
@@ -51,6 +61,22 @@ func wrap(text string, limit int) []string {
 		}
 	}
 	return lines
+}
+
+// chop splits s into pieces of at most limit columns, measured rune by rune as cut does, in
+// one pass; every piece holds at least one rune.
+func chop(s string, limit int) []string {
+	var pieces []string
+	start, w := 0, 0
+	for i, r := range s {
+		rw := runeWidth(r)
+		if i > start && w+rw > limit {
+			pieces = append(pieces, s[start:i])
+			start, w = i, 0
+		}
+		w += rw
+	}
+	return append(pieces, s[start:])
 }
 
 // cut splits s after the most leading runes that fit in limit columns (at least one rune).

@@ -89,20 +89,22 @@ func (m *findingsModel) active() *cursorList {
 
 // enter opens the group under the cursor, with sel applied to its findings.
 func (m findingsModel) enter(sel selection) findingsModel {
-	if m.open >= 0 || len(m.groups) == 0 {
+	i, ok := m.list.selected()
+	if m.open >= 0 || !ok || i >= len(m.groups) {
 		return m
 	}
-	m.open = m.groups[m.list.cursor]
+	m.open = m.groups[i]
 	m.inner.cursor, m.inner.offset = 0, 0
 	return m.apply(sel)
 }
 
 // selectedFinding returns the finding under the cursor in an opened group.
 func (m findingsModel) selectedFinding() (diagnose.Finding, bool) {
-	if m.open < 0 || len(m.items) == 0 {
+	i, ok := m.inner.selected()
+	if m.open < 0 || !ok || i >= len(m.items) {
 		return diagnose.Finding{}, false
 	}
-	return m.d.groups[m.open].findings[m.items[m.inner.cursor]], true
+	return m.d.groups[m.open].findings[m.items[i]], true
 }
 
 // view renders the groups, or the opened group's findings, height lines at most.

@@ -107,6 +107,7 @@ func packLine(fields []string, sep string, w, n int) ([]string, int) {
 	var lines []string
 	cur := ""
 	for i, f := range fields {
+		f = oneLine(f)
 		switch {
 		case cur == "":
 			cur = fit(f, w, false)

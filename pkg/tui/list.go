@@ -10,9 +10,11 @@ type cursorList struct {
 // selectable reports whether line i can hold the cursor.
 func (l *cursorList) selectable(i int) bool { return i >= len(l.skips) || !l.skips[i] }
 
-// move moves the cursor by delta lines, landing on a selectable line, and scrolls to it.
+// move moves the cursor by delta lines, landing on a selectable line, and scrolls to it. On
+// an empty list the cursor stays on line 0, which selected never returns.
 func (l *cursorList) move(delta int) {
-	if l.n == 0 {
+	if l.n <= 0 {
+		l.cursor, l.offset = 0, 0
 		return
 	}
 	target := min(max(l.cursor+delta, 0), l.n-1)
@@ -41,7 +43,15 @@ func (l *cursorList) nearest(i, step int) int {
 
 // top and bottom move to the first and last selectable line.
 func (l *cursorList) top()    { l.cursor, l.offset = 0, 0; l.move(0) }
-func (l *cursorList) bottom() { l.cursor = l.n - 1; l.move(0) }
+func (l *cursorList) bottom() { l.cursor = max(l.n-1, 0); l.move(0) }
+
+// selected returns the line under the cursor, and false when the list is empty.
+func (l *cursorList) selected() (int, bool) {
+	if l.cursor < 0 || l.cursor >= l.n {
+		return 0, false
+	}
+	return l.cursor, true
+}
 
 // page moves by a screenful.
 func (l *cursorList) page(dir int) { l.move(dir * max(l.height-1, 1)) }

@@ -6,6 +6,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/style"
 )
 
 // reportMsg carries a freshly loaded report.
@@ -27,3 +28,13 @@ func loadCmd(ctx context.Context, load Loader) tea.Cmd {
 		return reportMsg{r}
 	}
 }
+
+// printableError is a load error as the screen shows it: its text made style.Printable, since
+// it may quote what the API server or EC2 answered.
+type printableError struct{ err error }
+
+// Error returns the error's text, escaped and bounded.
+func (e printableError) Error() string { return style.Printable(e.err.Error()) }
+
+// Unwrap returns the load error.
+func (e printableError) Unwrap() error { return e.err }

@@ -82,7 +82,7 @@ func newModel(load Loader, title string, st *style.Styles) Model {
 	in.Cursor.SetMode(cursor.CursorStatic)
 	th.styleInput(&in)
 	m := Model{
-		ctx: context.Background(), load: load, title: title, th: th, keys: defaultKeys(), help: h,
+		ctx: context.Background(), load: load, title: style.Printable(title), th: th, keys: defaultKeys(), help: h,
 		spin:  spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(st.Header)),
 		input: in, busy: true, findings: newFindingsModel(),
 	}
@@ -103,14 +103,38 @@ func (m Model) stripLines() int {
 }
 
 // bodyHeight is what is left for the active view once the header and footer are drawn.
-func (m Model) bodyHeight() int {
-	return m.bodyHeightFor(headerView(m.th, m.title, m.data, m.width, m.stripLines()), m.helpView())
+func (m Model) bodyHeight() int { return m.bodyHeightFor(m.chrome()) }
+
+// minBody is the fewest lines the active view keeps on a short screen.
+const minBody = 2
+
+// chrome returns the header and the help footer as the screen shows them. On a screen too
+// short for both, the full help loses its last lines first, then the header does, so the
+// header's first line, minBody lines of the view, the status line and the footer always fit.
+func (m Model) chrome() (header, help string) {
+	help = firstLines(m.helpView(), max(m.height-minBody-2, 1))
+	room := m.height - minBody - 1 - (strings.Count(help, "\n") + 1)
+	header = firstLines(headerView(m.th, m.title, m.data, m.width, m.stripLines()), max(room, 1))
+	return header, help
+}
+
+// firstLines returns the first n lines of s.
+func firstLines(s string, n int) string {
+	at := 0
+	for range n {
+		next := strings.IndexByte(s[at:], '\n')
+		if next < 0 {
+			return s
+		}
+		at += next + 1
+	}
+	return s[:at-1]
 }
 
 // bodyHeightFor is bodyHeight for an already rendered header and help footer.
 func (m Model) bodyHeightFor(header, help string) int {
 	used := strings.Count(header, "\n") + 1 + 1 + strings.Count(help, "\n") + 1
-	return max(m.height-used, 2)
+	return max(m.height-used, minBody)
 }
 
 // resize lays every view out for a w by h screen.

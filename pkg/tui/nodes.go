@@ -110,10 +110,11 @@ func groupOrder(rows []row, g groupBy) []int {
 
 // selectedName returns the name of the node under the cursor.
 func (m nodesModel) selectedName() (string, bool) {
-	if m.d == nil || m.list.cursor >= len(m.lines) || m.lines[m.list.cursor].row < 0 {
+	i, ok := m.list.selected()
+	if m.d == nil || !ok || i >= len(m.lines) || m.lines[i].row < 0 {
 		return "", false
 	}
-	return m.d.rows[m.lines[m.list.cursor].row].name, true
+	return m.d.rows[m.lines[i].row].name, true
 }
 
 // shown counts the nodes the table shows.

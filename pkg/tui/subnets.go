@@ -46,10 +46,11 @@ func (m subnetsModel) apply(sel selection) subnetsModel {
 
 // selectedID returns the ID of the subnet under the cursor.
 func (m subnetsModel) selectedID() (string, bool) {
-	if len(m.shown) == 0 {
+	i, ok := m.list.selected()
+	if !ok || i >= len(m.shown) {
 		return "", false
 	}
-	return m.d.subnets[m.shown[m.list.cursor]].id, true
+	return m.d.subnets[m.shown[i]].id, true
 }
 
 // wideSubnets is the screen width from which the subnets view shows CIDRs and a longer bar.

@@ -107,8 +107,10 @@ func (l layout) line(b *strings.Builder, th theme, cells *[numCols]string, headi
 	}
 }
 
-// fit cuts s to w columns with an ellipsis, and pads it to w when pad is set.
+// fit cuts s to w columns with an ellipsis, and pads it to w when pad is set. A newline in s
+// (a message of several lines) becomes a space: what fit returns is one line.
 func fit(s string, w int, pad bool) string {
+	s = oneLine(s)
 	sw := width(s)
 	if sw > w {
 		return ansi.Truncate(s, w, "…")
@@ -117,6 +119,14 @@ func fit(s string, w int, pad bool) string {
 		return s + strings.Repeat(" ", w-sw)
 	}
 	return s
+}
+
+// oneLine returns s with its newlines made spaces.
+func oneLine(s string) string {
+	if !strings.Contains(s, "\n") {
+		return s
+	}
+	return strings.ReplaceAll(s, "\n", " ")
 }
 
 // width returns the display width of s, ignoring ANSI sequences.

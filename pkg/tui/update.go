@@ -6,6 +6,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/style"
 )
 
 // wheelLines is how far one mouse wheel step scrolls.
@@ -26,7 +27,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case reportMsg:
 		return m.loaded(msg.report), nil
 	case errMsg:
-		m.busy, m.err = false, msg.err
+		m.busy, m.err = false, printableError{msg.err}
 		if m.data == nil {
 			m.state = stateFailed
 		}
@@ -42,7 +43,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // loaded shows a new report, keeping the view, the cursor and an open node where they are.
 func (m Model) loaded(r diagnose.Report) Model {
 	m.busy, m.err, m.state = false, nil, stateReady
-	m.data = derive(r, m.th.Styles)
+	m.data = derive(style.PrintableCopy(r), m.th.Styles)
 	m = m.resize(m.width, m.height)
 	m.nodes = m.nodes.setData(m.data, m.sel)
 	m.findings = m.findings.setData(m.data, m.sel)

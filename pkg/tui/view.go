@@ -26,16 +26,15 @@ func (m Model) View() string {
 			body = m.subnets.view(m.th)
 		}
 	}
-	header, help := headerView(m.th, m.title, m.data, m.width, m.stripLines()), m.helpView()
-	var b strings.Builder
-	b.WriteString(header)
-	b.WriteByte('\n')
-	b.WriteString(fixHeight(body, m.bodyHeightFor(header, help)))
-	b.WriteByte('\n')
-	b.WriteString(m.statusView())
-	b.WriteByte('\n')
-	b.WriteString(help)
-	return b.String()
+	header, help := m.chrome()
+	lines := strings.Split(header+"\n"+fixHeight(body, m.bodyHeightFor(header, help))+"\n"+m.statusView()+"\n"+help, "\n")
+	// Views lay their lines out to the width; this cuts what a very narrow screen cannot hold.
+	for i, l := range lines {
+		if width(l) > m.width {
+			lines[i] = fit(l, m.width, false)
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // failedView explains that the first load failed and how to retry.

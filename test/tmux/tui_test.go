@@ -3,6 +3,7 @@
 package tmux
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -123,4 +124,35 @@ func TestTUIRefusesAPipe(t *testing.T) {
 	if !strings.Contains(scr, "kubectl karpnet demo check") {
 		t.Errorf("screen: got\n%s\nwant a pointer to kubectl karpnet demo check", scr)
 	}
+}
+
+// TestEmptyListsTakeEndAndEnter opens a snapshot without nodes and the demo filtered to
+// nothing, then presses End and Enter, and End and Esc: the UI stays up and quits cleanly.
+func TestEmptyListsTakeEndAndEnter(t *testing.T) {
+	empty := filepath.Join(t.TempDir(), "empty.json")
+	snap := `{"kind":"Snapshot","apiVersion":"karpnet/v1alpha1","formatVersion":1,"taken":"2026-11-20T09:30:00Z"}`
+	if err := os.WriteFile(empty, []byte(snap), 0o644); err != nil {
+		t.Fatalf("writing the empty snapshot: %v", err)
+	}
+	t.Run("snapshot without nodes", func(t *testing.T) {
+		s := start(t, 100, 30, "tui", "--snapshot", empty)
+		s.waitFor("the empty nodes view", contains("nodes 0/0"))
+		s.keys("End", "Enter", "End", "Escape", "f", "End", "Enter", "s", "End", "Enter")
+		s.waitFor("the subnets view", contains("subnets 0/0"))
+		s.keys("q")
+		s.waitFor("the program to exit 0", contains("EXITED 0"))
+	})
+	t.Run("filter matching nothing", func(t *testing.T) {
+		s := start(t, 100, 30, "demo")
+		s.waitFor("the nodes view", contains("ip-10-0-", "critical"))
+		s.keys("/")
+		s.waitFor("the filter prompt", contains("enter keep filter"))
+		s.keys("-l", "no-such-node")
+		s.keys("Enter")
+		s.waitFor("no node shown", contains("nodes 0/36"))
+		s.keys("End", "Enter", "End", "Escape")
+		s.waitFor("every node back", contains("nodes 36/36"))
+		s.keys("q")
+		s.waitFor("the program to exit 0", contains("EXITED 0"))
+	})
 }

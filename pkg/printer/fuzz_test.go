@@ -1,0 +1,95 @@
+package printer
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/yaml"
+
+	"github.com/karpnet/kubectl-karpnet/internal/hostiletext"
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+	"github.com/karpnet/kubectl-karpnet/pkg/style"
+)
+
+// FuzzPipeline feeds snapshot bytes through what `check --snapshot FILE` does: snapshot.Read,
+// diagnose.Analyze over every node (the options of an empty selection, as the TUI's loader
+// passes them), then every printer (table, wide, JSON, YAML, the describe sheets, and each node's sheet at 20, 40 and
+// the default width), with colour on and off. Nothing may panic; text output holds no control
+// character but newlines and, with colour, karpnet's own SGR styling, and fits its width; JSON
+// and YAML decode to the same report. The seeds in testdata/fuzz/FuzzPipeline are the demo
+// cluster, the snapshot package's fixtures, and hostile snapshots: control characters in every
+// string, 64 KiB strings, no nodes.
+func FuzzPipeline(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte) {
+		snap, err := snapshot.Read(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		checkPipeline(t, diagnose.Analyze(snap, diagnose.Options{}))
+	})
+}
+
+// checkPipeline prints r every way karpnet does and fails t on what FuzzPipeline forbids.
+func checkPipeline(t *testing.T, r diagnose.Report) {
+	t.Helper()
+	for _, colour := range []bool{false, true} {
+		st := style.New(style.Renderer(io.Discard, colour))
+		for _, f := range []Format{Table, Wide} {
+			var check, nodes bytes.Buffer
+			if err := PrintReport(&check, r, f, st); err != nil {
+				t.Fatalf("check -o %s: %v", f, err)
+			}
+			if err := PrintNodes(&nodes, r, f, st); err != nil {
+				t.Fatalf("describe node -o %s: %v", f, err)
+			}
+			checkText(t, fmt.Sprintf("check -o %s (colour %v)", f, colour), check.String(), Width, colour)
+			checkText(t, fmt.Sprintf("describe -o %s (colour %v)", f, colour), nodes.String(), Width, colour)
+		}
+		for _, n := range r.Nodes {
+			for _, w := range []int{20, 40, 0} {
+				limit := max(w, 40)
+				if w == 0 {
+					limit = Width
+				}
+				checkText(t, fmt.Sprintf("sheet of %q at %d (colour %v)", n.Identity.Node, w, colour),
+					NodeSheet(n, w, st), limit, colour)
+			}
+		}
+	}
+	var j, y bytes.Buffer
+	if err := PrintReport(&j, r, JSON, nil); err != nil {
+		t.Fatalf("check -o json: %v", err)
+	}
+	if err := PrintReport(&y, r, YAML, nil); err != nil {
+		t.Fatalf("check -o yaml: %v", err)
+	}
+	var fromJSON, fromYAML diagnose.Report
+	if err := json.Unmarshal(j.Bytes(), &fromJSON); err != nil {
+		t.Fatalf("check -o json does not decode: %v", err)
+	}
+	if err := yaml.Unmarshal(y.Bytes(), &fromYAML); err != nil {
+		t.Fatalf("check -o yaml does not decode: %v", err)
+	}
+	if diff := cmp.Diff(fromJSON, fromYAML); diff != "" {
+		t.Errorf("JSON and YAML carry different reports (-json +yaml):\n%s", diff)
+	}
+}
+
+// checkText fails t when out holds a raw control character or a line wider than limit.
+func checkText(t *testing.T, what, out string, limit int, colour bool) {
+	t.Helper()
+	if bad := hostiletext.RawControls(out, colour); len(bad) > 0 {
+		t.Fatalf("%s: %d raw control characters, e.g. %q", what, len(bad), bad[0])
+	}
+	for i, l := range strings.Split(out, "\n") {
+		if w := width(l); w > limit {
+			t.Fatalf("%s: line %d is %d columns, want at most %d: %q", what, i+1, w, limit, l)
+		}
+	}
+}

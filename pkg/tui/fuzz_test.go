@@ -1,0 +1,90 @@
+package tui
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/karpnet/kubectl-karpnet/internal/hostiletext"
+	"github.com/karpnet/kubectl-karpnet/pkg/demo"
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+	"github.com/karpnet/kubectl-karpnet/pkg/style"
+)
+
+// fuzzKeys are the keys a fuzzed byte picks from: every binding of the key map, keys bound to
+// nothing, and the letters a filter is typed with.
+var fuzzKeys = []string{
+	"up", "down", "pgup", "pgdown", "home", "end", "G", "enter", "esc", "tab", "shift+tab",
+	"left", "right", "h", "l", "j", "k", " ", "/", "1", "2", "3", "g", "n", "f", "s", "r", "?",
+	"backspace", "q", "ctrl+c", "a", "e", "i", "p", "z", "0", "-", ".",
+}
+
+// fuzzReport returns the report a FuzzTUI input shows: builtin[0] (the demo's) for no
+// snapshot bytes, builtin[1+b%2] for one byte b, and otherwise the report of the snapshot the
+// bytes hold, if they hold one.
+func fuzzReport(builtin [3]diagnose.Report, data []byte) (diagnose.Report, bool) {
+	switch len(data) {
+	case 0:
+		return builtin[0], true
+	case 1:
+		return builtin[1+int(data[0])%2], true
+	}
+	s, err := snapshot.Read(bytes.NewReader(data))
+	if err != nil {
+		return diagnose.Report{}, false
+	}
+	return diagnose.Analyze(s, diagnose.Options{}), true
+}
+
+// FuzzTUI drives the root model with fuzzed keys, window sizes, mouse wheel steps, reloads and
+// failed refreshes over the demo report, the demo report with control characters in every
+// string, an empty report, or the report of fuzzed snapshot bytes. No message may panic, and after each one the
+// screen renders with no raw control character, no more lines than the window and no line
+// wider than it. A key byte picks, modulo len(fuzzKeys)+5, a key of fuzzKeys or, past them, a
+// window size (from the next two bytes), a wheel step up or down, the report again or a failed
+// refresh; the first byte's top bit turns colour on.
+func FuzzTUI(f *testing.F) {
+	s, err := demo.Snapshot()
+	if err != nil {
+		f.Fatalf("reading the demo snapshot: %v", err)
+	}
+	r := diagnose.Analyze(s, diagnose.Options{})
+	builtin := [3]diagnose.Report{r, hostiletext.Poison(r), {}}
+	f.Fuzz(func(t *testing.T, snap, keys []byte) {
+		r, ok := fuzzReport(builtin, snap)
+		if !ok {
+			return
+		}
+		colour := len(keys) > 0 && keys[0]&0x80 != 0
+		m := New(fixedLoader(r), Options{Styles: style.New(style.Renderer(io.Discard, colour)), Title: "fuzz"})
+		m = update(t, m, reportMsg{r})
+		for i := 0; i < len(keys) && i < 200; i++ {
+			var msg tea.Msg
+			switch a := int(keys[i]) % (len(fuzzKeys) + 5); {
+			case a < len(fuzzKeys):
+				msg = keyMsg(fuzzKeys[a])
+			case a == len(fuzzKeys):
+				w, h := 80, 24
+				if i+2 < len(keys) {
+					w, h = int(keys[i+1]), int(keys[i+2])%100
+					i += 2
+				}
+				msg = tea.WindowSizeMsg{Width: w, Height: h}
+			case a == len(fuzzKeys)+1:
+				msg = tea.MouseMsg{Button: tea.MouseButtonWheelUp, Action: tea.MouseActionPress}
+			case a == len(fuzzKeys)+2:
+				msg = tea.MouseMsg{Button: tea.MouseButtonWheelDown, Action: tea.MouseActionPress}
+			case a == len(fuzzKeys)+3:
+				msg = reportMsg{r}
+			default:
+				msg = errMsg{errors.New("listing nodes: " + hostiletext.Text)}
+			}
+			m = update(t, m, msg)
+			checkScreen(t, "fuzzed", m, colour)
+		}
+	})
+}
