@@ -16,7 +16,8 @@ KREW_VERSION=v0.4.3
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
-tools=${KARPNET_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/karpnet-tools}
+# shellcheck source=hack/tools.sh
+source "$root/hack/tools.sh"
 work=$(mktemp -d "${TMPDIR:-/tmp}/karpnet-release.XXXXXX")
 dist=$work/dist
 
@@ -47,40 +48,11 @@ fail() {
 	exit 1
 }
 
-# binary_name PACKAGE prints the name go install gives PACKAGE's binary (a major-version
-# suffix such as /v2 is not part of it).
-binary_name() {
-	local name=${1##*/}
-	[[ $name =~ ^v[0-9]+$ ]] && name=$(basename "$(dirname "$1")")
-	echo "$name"
-}
-
-# ensure_tool DIR MODULE_VERSION PACKAGE... builds the packages into DIR unless all are there.
-ensure_tool() {
-	local dir=$1 version=$2 missing=0 pkg tmp
-	shift 2
-	for pkg in "$@"; do [ -x "$dir/$(binary_name "$pkg")" ] || missing=1; done
-	if [ "$missing" = 0 ]; then
-		echo "cached: $dir"
-		return
-	fi
-	mkdir -p "$tools"
-	tmp=$(mktemp -d "$tools/.build.XXXXXX")
-	echo "building $* at $version from the Go module proxy into $dir"
-	if ! (cd "$tmp" && GOBIN="$tmp" go install "${@/%/@$version}") >"$work/tools.log" 2>&1; then
-		rm -rf "$tmp"
-		tail -n 20 "$work/tools.log" >&2
-		fail "could not build $* @$version; check the Go module proxy (GOPROXY=$(go env GOPROXY)) and retry"
-	fi
-	rm -rf "$dir"
-	mv "$tmp" "$dir"
-}
-
 step "tools"
 gr_dir=$tools/goreleaser-$GORELEASER_VERSION
 krew_dir=$tools/krew-$KREW_VERSION
-ensure_tool "$gr_dir" "$GORELEASER_VERSION" github.com/goreleaser/goreleaser/v2
-ensure_tool "$krew_dir" "$KREW_VERSION" sigs.k8s.io/krew/cmd/krew sigs.k8s.io/krew/cmd/validate-krew-manifest
+ensure_tool "$gr_dir" "$GORELEASER_VERSION" github.com/goreleaser/goreleaser/v2 || fail "building GoReleaser failed"
+ensure_tool "$krew_dir" "$KREW_VERSION" sigs.k8s.io/krew/cmd/krew sigs.k8s.io/krew/cmd/validate-krew-manifest || fail "building krew failed"
 goreleaser=$gr_dir/goreleaser
 validate=$krew_dir/validate-krew-manifest
 mkdir -p "$work/bin"

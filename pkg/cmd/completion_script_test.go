@@ -23,6 +23,9 @@ func TestCompletionExecutables(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("kubectl_complete-karpnet is a POSIX sh script")
 	}
+	if testing.Short() {
+		t.Skip("-short: this test builds the binary and runs real kubectl and bash; run go test without -short to include it")
+	}
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		t.Fatal("the go command is needed to build kubectl-karpnet and is not on PATH")

@@ -78,6 +78,9 @@ func Execute(ctx context.Context, streams genericiooptions.IOStreams, args []str
 func execute(ctx context.Context, o *commonOptions, args []string) int {
 	streams := o.IOStreams
 	cmd := newRootCmd(o)
+	if args == nil {
+		args = []string{} // cobra reads os.Args for nil; args are always the caller's
+	}
 	cmd.SetArgs(args)
 	failed, err := cmd.ExecuteContextC(ctx)
 	var coded *exitError

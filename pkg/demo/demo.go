@@ -11,6 +11,10 @@ import (
 
 //go:generate go run ../../hack/gendemo -o cluster.json
 
+// The README's catalogue table and demo output blocks are generated from the checks and this
+// demo, so they are rewritten after it.
+//go:generate go run ../../hack/readme -readme ../../README.md
+
 // FileName is the name of the embedded snapshot file, next to this source file.
 const FileName = "cluster.json"
 

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -28,6 +29,11 @@ type suite struct {
 var env *suite
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() {
+		fmt.Println("e2e: skipped under -short: the end-to-end suite starts etcd, kube-apiserver and moto; run go test without -short to include it")
+		os.Exit(0)
+	}
 	code, err := run(m)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)

@@ -34,6 +34,9 @@ func plantedFindings() map[string]int {
 // EC2's throttling, and holds check and describe node to their request budgets. Times are
 // reported, not asserted.
 func TestSmoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the smoke run starts etcd, kube-apiserver and a 500-node cluster; run go test without -short to include it")
+	}
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
 	defer cancel()
 	env, err := Start(ctx, t.TempDir(), os.Stderr)

@@ -22,6 +22,9 @@ type session struct {
 // start builds the plugin and runs `kubectl-karpnet args...` in a detached tmux session of
 // width x height.
 func start(t *testing.T, width, height int, args ...string) *session {
+	if testing.Short() {
+		t.Skip("-short: this test drives the real binary in tmux; run go test without -short to include it")
+	}
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Fatalf("tmux is needed to drive the terminal UI and is not on PATH: apt-get install tmux")

@@ -19,7 +19,7 @@ const (
 type fault int
 
 const (
-	noFault fault = iota
+	_ fault = iota // the zero fault: none
 	// instanceTerminated: the node's instance was terminated out of band; the Node remains.
 	instanceTerminated
 	// instanceMissing: EC2 does not return the node's instance at all.

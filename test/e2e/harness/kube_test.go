@@ -19,6 +19,7 @@ import (
 // Karpenter objects, checks the viewer's permissions, resets, and checks that Close leaves
 // no process behind.
 func TestKube(t *testing.T) {
+	skipShort(t, "etcd and kube-apiserver")
 	ctx := t.Context()
 	start := time.Now()
 	if _, err := KubeAPIServerBinary(ctx); err != nil {
@@ -115,6 +116,7 @@ func TestKube(t *testing.T) {
 // TestKubeEtcdPortClash checks that a start that loses its port is recognised as a clash,
 // which StartKube retries with new ports.
 func TestKubeEtcdPortClash(t *testing.T) {
+	skipShort(t, "etcd")
 	bin, err := kubeEtcdBinary(t.Context())
 	if err != nil {
 		t.Fatalf("kubeEtcdBinary: %v", err)

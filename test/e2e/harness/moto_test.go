@@ -15,6 +15,7 @@ import (
 // Describe call karpnet makes answers what karpnet reads; then faults, request counts, the
 // collector over moto, a 50-instance DescribeInstances, Reset and Close.
 func TestMoto(t *testing.T) {
+	skipShort(t, "moto")
 	ctx := t.Context()
 	start := time.Now()
 	m, err := StartMoto(ctx, t.TempDir())

@@ -77,16 +77,6 @@ func startProc(ctx context.Context, name, logPath string, env []string, bin stri
 // pid returns the process id, which is also its process group id.
 func (p *proc) pid() int { return p.cmd.Process.Pid }
 
-// exited reports whether the process has ended.
-func (p *proc) exited() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
-	}
-}
-
 // signal sends sig to the whole process group; a group that is already gone is not an error.
 func (p *proc) signal(sig syscall.Signal) error {
 	if err := syscall.Kill(-p.pid(), sig); err != nil && !errors.Is(err, syscall.ESRCH) {

@@ -1,0 +1,52 @@
+# Targets for working on karpnet. Every target is a thin wrapper over a go command or a
+# script in hack/, so each also works without make.
+
+.PHONY: all build test test-short update-goldens generate lint fmt fuzz demo release-check ci
+
+all: lint test-short
+
+# build writes the plugin binary to bin/kubectl-karpnet; put bin/ on PATH to run `kubectl karpnet`.
+build:
+	go build -o bin/kubectl-karpnet ./cmd/kubectl-karpnet
+
+# test runs everything, the end-to-end suite (real etcd, kube-apiserver, moto, kubectl) included:
+# the README's test command.
+test:
+	go test -timeout 30m ./...
+
+# test-short runs the unit, collector, command and golden tests only; no component is started.
+test-short:
+	go test -short ./...
+
+# update-goldens rewrites every golden file after an intended output change; review the diff.
+update-goldens:
+	go test ./pkg/diagnose ./pkg/printer ./pkg/cmd ./pkg/tui ./pkg/snapshot -update
+	go test -timeout 30m ./test/e2e -run Golden -update
+
+# generate rebuilds the embedded demo cluster, then the README's generated blocks.
+generate:
+	go generate ./pkg/demo
+
+# lint is the development gate CI runs: gofmt, goimports, go vet, staticcheck, generated README.
+lint:
+	bash hack/lint.sh
+
+# fmt rewrites formatting and import grouping in place.
+fmt:
+	FIX=1 bash hack/lint.sh
+
+# fuzz runs every fuzz target for FUZZTIME each (default 10s): make fuzz FUZZTIME=10m
+fuzz:
+	bash hack/fuzz.sh
+
+# demo opens the terminal UI over the embedded demo cluster.
+demo:
+	go run ./cmd/kubectl-karpnet demo
+
+# release-check builds the release archives offline and installs them with krew.
+release-check:
+	bash hack/release/check.sh
+
+# ci is what CI runs on every change.
+ci:
+	.ci/run

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The development gate: formatting, imports, vet, staticcheck, and the generated README.
+#
+#   bash hack/lint.sh          check (CI runs this)
+#   FIX=1 bash hack/lint.sh    rewrite formatting and imports in place, then check
+#
+# goimports and staticcheck are built from the Go module proxy once, at the versions below,
+# and cached in ~/.cache/karpnet-tools (KARPNET_TOOLS_DIR), like the release tools.
+set -euo pipefail
+
+GOIMPORTS_VERSION=v0.52.0     # golang.org/x/tools
+STATICCHECK_VERSION=v0.8.2    # honnef.co/go/tools
+MODULE=github.com/karpnet/kubectl-karpnet
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+# shellcheck source=hack/tools.sh
+source hack/tools.sh
+
+goimports_dir=$tools/goimports-$GOIMPORTS_VERSION
+staticcheck_dir=$tools/staticcheck-$STATICCHECK_VERSION
+ensure_tool "$goimports_dir" "$GOIMPORTS_VERSION" golang.org/x/tools/cmd/goimports
+ensure_tool "$staticcheck_dir" "$STATICCHECK_VERSION" honnef.co/go/tools/cmd/staticcheck
+
+mapfile -t files < <(git ls-files '*.go')
+failed=0
+
+echo "== gofmt"
+[ "${FIX:-}" = 1 ] && gofmt -w "${files[@]}"
+out=$(gofmt -l "${files[@]}")
+if [ -n "$out" ]; then
+	echo "gofmt would change these files (FIX=1 bash hack/lint.sh rewrites them):"
+	echo "$out"
+	failed=1
+fi
+
+echo "== goimports -local $MODULE"
+[ "${FIX:-}" = 1 ] && "$goimports_dir/goimports" -local "$MODULE" -w "${files[@]}"
+out=$("$goimports_dir/goimports" -local "$MODULE" -l "${files[@]}")
+if [ -n "$out" ]; then
+	echo "goimports would change these files: standard library, then other modules, then $MODULE, as"
+	echo "three groups (FIX=1 bash hack/lint.sh rewrites them):"
+	echo "$out"
+	failed=1
+fi
+
+echo "== go vet"
+go vet ./... || failed=1
+
+echo "== staticcheck"
+"$staticcheck_dir/staticcheck" ./... || failed=1
+
+echo "== generated README"
+go test -count=1 -run '^TestREADMEIsGenerated$' ./hack/readme || failed=1
+
+if [ "$failed" != 0 ]; then
+	echo "lint: failed; see the messages above" >&2
+	exit 1
+fi
+echo "lint: ok"
