@@ -16,6 +16,8 @@ test:
 
 # test-short runs the unit, collector, command and golden tests only; no component is started.
 test-short:
+	@echo "test-short leaves out what starts a component: test/e2e, test/tmux, the scale smoke run, the harness's"
+	@echo "etcd/kube-apiserver/moto tests and the completion test through real kubectl (go test -short -v ./... says which)"
 	go test -short ./...
 
 # update-goldens rewrites every golden file after an intended output change; review the diff.
