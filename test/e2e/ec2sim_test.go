@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"testing"
 	"time"
@@ -238,16 +239,21 @@ func withoutTaken(s *snapshot.Snapshot) snapshot.Snapshot {
 	return out
 }
 
-// reportWithoutTaken decodes a -o json report as generic JSON, without its collection time.
+// reportWithoutTaken decodes a -o json report as generic JSON, without its collection time
+// and with the ages measured from it ("created 1s ago" of a node the test just made) blanked:
+// two reads a second apart differ in nothing else.
 func reportWithoutTaken(t *testing.T, r result) map[string]any {
 	t.Helper()
 	var rep map[string]any
-	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+	if err := json.Unmarshal([]byte(ages.ReplaceAllString(r.stdout, "created AGE ago")), &rep); err != nil {
 		t.Fatalf("decoding -o json: %v\n%s", err, r.stdout)
 	}
 	delete(rep, "taken")
 	return rep
 }
+
+// ages matches the age a lifecycle reason gives a node, e.g. "created 45s ago".
+var ages = regexp.MustCompile(`created [0-9a-z]+ ago`)
 
 // simParityFeatures are the shapes buildSimParityCluster puts in EC2, as features names them.
 func simParityFeatures() []string {
