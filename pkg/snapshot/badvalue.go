@@ -105,7 +105,7 @@ func invalidLeaf(path []pathStep, value string) bool {
 // timeKey reports whether a key holds a time in karpnet's snapshots or Kubernetes objects.
 func timeKey(key string) bool {
 	switch key {
-	case "taken", "firstSeen", "lastSeen", "timeAdded":
+	case "taken", "firstSeen", "lastSeen", "timeAdded", "created", "deleting", "last":
 		return true
 	}
 	return strings.HasSuffix(key, "Time") || strings.HasSuffix(key, "Timestamp")

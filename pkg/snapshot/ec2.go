@@ -12,6 +12,7 @@ type Instance struct {
 	VpcID          string            `json:"vpcID,omitempty"`
 	SubnetID       string            `json:"subnetID,omitempty"`
 	PrivateIP      string            `json:"privateIP,omitempty"`
+	PublicIP       string            `json:"publicIP,omitempty"`
 	SecurityGroups []GroupRef        `json:"securityGroups,omitempty"`
 	ENIs           []ENI             `json:"enis,omitempty"`
 	Placement      Placement         `json:"placement,omitzero"`
@@ -67,6 +68,8 @@ type Subnet struct {
 	Tags         map[string]string `json:"tags,omitempty"`
 	// IPv6CIDRs are the subnet's associated IPv6 CIDR blocks.
 	IPv6CIDRs []string `json:"ipv6CIDRs,omitempty"`
+	// MapPublicIPOnLaunch gives instances launched into the subnet a public IPv4 address.
+	MapPublicIPOnLaunch bool `json:"mapPublicIPOnLaunch,omitempty"`
 }
 
 // SecurityGroup is what karpnet keeps of a security group from DescribeSecurityGroups.

@@ -57,6 +57,15 @@ func TestReadRefusesHostile(t *testing.T) {
 			want: `malformed: nodeClaims[0].capacity.vpc.amazonaws.com/pod-eni: 1e30 is out of range`},
 		{name: "free addresses below zero", data: doc(`"nodes":[],"subnets":[{"id":"subnet-1","availableIPs":-5}]}`),
 			want: `malformed: subnets[0].availableIPs: -5 is out of range (0 to 16777216)`},
+		{name: "a network ACL rule number past the last",
+			data: doc(`"nodes":[],"networkACLs":[{"id":"acl-1","vpcID":"vpc-1","entries":[{"ruleNumber":100,"protocol":"-1","action":"allow"},{"ruleNumber":40000,"protocol":"6","action":"deny","fromPort":443,"toPort":443}]}]}`),
+			want: `malformed: networkACLs[0].entries[1].ruleNumber: 40000 is out of range (1 to 32767)`},
+		{name: "a network ACL port past 65535",
+			data: doc(`"nodes":[],"networkACLs":[{"id":"acl-1","vpcID":"vpc-1","entries":[{"ruleNumber":100,"protocol":"6","action":"allow","fromPort":1024,"toPort":70000}]}]}`),
+			want: `malformed: networkACLs[0].entries[0].toPort: 70000 is out of range (0 to 65535)`},
+		{name: "a NodeClaim creation time that is not a time",
+			data: doc(`"nodes":[],"nodeClaims":[{"name":"c","created":"soon"}]}`),
+			want: `malformed: nodeClaims[0].created is "soon"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

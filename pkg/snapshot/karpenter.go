@@ -88,6 +88,10 @@ type NodeClaim struct {
 	// (branch interfaces when it supports trunking).
 	Capacity   map[string]string `json:"capacity,omitempty"`
 	Conditions []Condition       `json:"conditions,omitempty"`
+	// Created is the claim's creationTimestamp, Deleting its deletionTimestamp (zero unless it
+	// is being deleted).
+	Created  time.Time `json:"created,omitzero"`
+	Deleting time.Time `json:"deleting,omitzero"`
 }
 
 // NodePool returns the claim's NodePool name, from its karpenter.sh/nodepool label.

@@ -30,6 +30,10 @@ type Snapshot struct {
 	// nodes' providerIDs name more than one (Region first).
 	Region  string   `json:"region,omitempty"`
 	Regions []string `json:"regions,omitempty"`
+	// ClusterName is the EKS cluster's name, from --cluster-name or the cluster tags on the
+	// nodes' instances; empty when neither tells it. Instances launched for the cluster are
+	// found by it.
+	ClusterName string `json:"clusterName,omitempty"`
 	// Notes are things collection wants the reader to know that are neither data nor gaps,
 	// e.g. that the AWS configuration's Region was not the nodes' Region.
 	Notes []string `json:"notes,omitempty"`
@@ -44,6 +48,8 @@ type Snapshot struct {
 	// CNINodes are read only when aws-node turns on security groups for pods.
 	CNINodes        []CNINode        `json:"cniNodes,omitempty"`
 	SandboxFailures []SandboxFailure `json:"sandboxFailures,omitempty"`
+	// Events are the Events about NodeClaims and NodePools.
+	Events []KubeEvent `json:"events,omitempty"`
 
 	// EC2.
 	Instances       []Instance       `json:"instances,omitempty"`
@@ -51,6 +57,11 @@ type Snapshot struct {
 	SecurityGroups  []SecurityGroup  `json:"securityGroups,omitempty"`
 	PlacementGroups []PlacementGroup `json:"placementGroups,omitempty"`
 	InstanceTypes   []InstanceType   `json:"instanceTypes,omitempty"`
+	// The way out of the node subnets' VPCs (network.go).
+	RouteTables  []RouteTable  `json:"routeTables,omitempty"`
+	NATGateways  []NATGateway  `json:"natGateways,omitempty"`
+	VPCEndpoints []VPCEndpoint `json:"vpcEndpoints,omitempty"`
+	NetworkACLs  []NetworkACL  `json:"networkACLs,omitempty"`
 
 	// Gaps lists every source that could not be read.
 	Gaps []Gap `json:"gaps,omitempty"`

@@ -9,6 +9,13 @@ const (
 	SourceDescribeSecurityGroups  = "ec2:DescribeSecurityGroups"
 	SourceDescribePlacementGroups = "ec2:DescribePlacementGroups"
 	SourceDescribeInstanceTypes   = "ec2:DescribeInstanceTypes"
+	// SourceClusterInstances is the DescribeInstances by tag that finds the instances Karpenter
+	// launched for the cluster, whether or not a NodeClaim names them.
+	SourceClusterInstances     = "ec2:DescribeInstances (cluster tag)"
+	SourceDescribeRouteTables  = "ec2:DescribeRouteTables"
+	SourceDescribeNatGateways  = "ec2:DescribeNatGateways"
+	SourceDescribeVpcEndpoints = "ec2:DescribeVpcEndpoints"
+	SourceDescribeNetworkAcls  = "ec2:DescribeNetworkAcls"
 
 	SourceNodes           = "nodes"
 	SourceNodeClaims      = "nodeclaims.karpenter.sh"

@@ -18,6 +18,7 @@ const (
 	maxAddrFree = 1 << 24 // free addresses of one subnet: a /8 at most
 	maxParts    = 7       // partitions of a partition placement group
 	maxVCPUs    = 4096
+	maxACLRule  = 32767 // network ACL rule numbers: 1 to 32766, and 32767 for the last "*"
 )
 
 // validate refuses numbers out of range, naming the field, e.g. "nodes[3].status.capacity.pods:
@@ -71,6 +72,17 @@ func (s *Snapshot) validate() error {
 	}
 	for i, sn := range s.Subnets {
 		v.num(fmt.Sprintf("subnets[%d].availableIPs", i), int64(sn.AvailableIPs), 0, maxAddrFree)
+	}
+	for i, e := range s.Events {
+		v.num(fmt.Sprintf("events[%d].count", i), int64(e.Count), 0, maxCount)
+	}
+	for i, acl := range s.NetworkACLs {
+		for j, e := range acl.Entries {
+			at := fmt.Sprintf("networkACLs[%d].entries[%d]", i, j)
+			v.num(at+".ruleNumber", int64(e.RuleNumber), 1, maxACLRule)
+			v.num(at+".fromPort", int64(e.FromPort), 0, maxPort)
+			v.num(at+".toPort", int64(e.ToPort), 0, maxPort)
+		}
 	}
 	for i, g := range s.SecurityGroups {
 		for dir, rules := range map[string][]Rule{"inbound": g.Inbound, "outbound": g.Outbound} {
