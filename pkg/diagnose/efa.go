@@ -2,7 +2,6 @@ package diagnose
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -99,26 +98,11 @@ func claimOrNode(n *NodeInfo) string {
 	return "kubectl delete node " + n.Name()
 }
 
-// countText returns "1 thing" or "N things".
-func countText(n int64, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
-
 // countsText lists a count per key as "key (N nodes)", in key order.
 func countsText(counts map[string]int) string {
 	var parts []string
 	for _, k := range sortedKeys(counts) {
-		parts = append(parts, fmt.Sprintf("%s (%s)", k, countText(int64(counts[k]), "node", "nodes")))
+		parts = append(parts, fmt.Sprintf("%s (%s)", k, countText(counts[k], "node", "nodes")))
 	}
 	return strings.Join(parts, ", ")
-}
-
-// sortedUnique returns the distinct non-empty values of ss, sorted.
-func sortedUnique(ss []string) []string {
-	out := slices.DeleteFunc(slices.Clone(ss), func(s string) bool { return s == "" })
-	slices.Sort(out)
-	return slices.Compact(out)
 }

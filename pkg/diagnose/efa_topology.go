@@ -103,8 +103,8 @@ func splitFinding(resource, what string, s *efaSpread, remedy string) Finding {
 		Resource: resource,
 		Message: fmt.Sprintf("%s of %s sit in %s and %s: %s; EFA OS-bypass traffic is only assured within one "+
 			"subnet and does not cross zones",
-			countText(int64(s.nodes), "EFA node", "EFA nodes"), what,
-			countText(int64(len(s.bySubnet)), "subnet", "subnets"), countText(int64(len(s.zones)), "zone", "zones"),
+			countText(s.nodes, "EFA node", "EFA nodes"), what,
+			countText(len(s.bySubnet), "subnet", "subnets"), countText(len(s.zones), "zone", "zones"),
 			countsText(s.subnets)),
 		Remedy: remedy,
 	}

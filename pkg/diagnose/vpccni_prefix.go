@@ -55,7 +55,7 @@ var prefixDelegationInactive = Check{
 				f.Message = fmt.Sprintf("%s=true but the ENIs of this %s (%s) still hold %s and no prefix: prefix delegation "+
 					"came after the node started, and ipamd keeps giving pods the addresses it holds and adds no prefix while "+
 					"enough are free, so the node moves to /28 prefixes only when it is replaced", SettingPrefixDelegation,
-					n.Type.Name, strings.Join(enis, ", "), countText(int64(secondary), "secondary IP", "secondary IPs"))
+					n.Type.Name, strings.Join(enis, ", "), countText(secondary, "secondary IP", "secondary IPs"))
 				f.Remedy = cniReplaceNodeRemedy(n, "when it should run on prefixes (drift or expiry does it too)")
 			}
 			out = append(out, f)
@@ -134,7 +134,7 @@ func (x *Index) eniConfigUsable(n *NodeInfo) bool {
 	if cfg == nil {
 		return x.Unavailable(snapshot.SourceENIConfigs)
 	}
-	s, zone := x.Subnets[cfg.Subnet], cniNodeZone(n)
+	s, zone := x.Subnets[cfg.Subnet], nodeZone(n)
 	return s == nil || s.Zone == "" || zone == "" || s.Zone == zone
 }
 
