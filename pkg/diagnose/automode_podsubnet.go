@@ -147,8 +147,8 @@ func podSubnetMismatchFinding(x *Index, n *NodeInfo) (Finding, bool) {
 		Message: fmt.Sprintf("%s selects pod subnets (%s), but instance %s has pod addresses outside them: %s; "+
 			"pods there use node-subnet addresses and security groups", n.ClassLabel(),
 			strings.Join(termsText(terms), "; "), n.Instance.ID, strings.Join(wrong, "; ")),
-		Remedy: fmt.Sprintf("Auto Mode applies pod subnets when it launches a node: replace the node (%s); if new nodes "+
-			"show the same, check that spec.podSubnetSelectorTerms of %s select a subnet with free addresses in %s",
-			claimOrNode(n), n.ClassLabel(), nodeZone(n)),
+		Remedy: fmt.Sprintf("%s; if new nodes show the same, check that spec.podSubnetSelectorTerms of %s select a "+
+			"subnet with free addresses in %s", replaceNodeRemedy(n, "so Auto Mode applies the pod subnets, which it does at launch"),
+			n.ClassLabel(), nodeZone(n)),
 	}, true
 }

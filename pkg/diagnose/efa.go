@@ -90,14 +90,6 @@ func efaTypeCounts(enis []snapshot.ENI) string {
 	return fmt.Sprintf("%s (efa %d, efa-only %d)", countText(int64(efa+efaOnly), "EFA interface", "EFA interfaces"), efa, efaOnly)
 }
 
-// claimOrNode names how to replace the node: its NodeClaim when known, else the node.
-func claimOrNode(n *NodeInfo) string {
-	if n.Claim != nil && n.Claim.Name != "" {
-		return "kubectl delete nodeclaim " + n.Claim.Name
-	}
-	return "kubectl delete node " + n.Name()
-}
-
 // countsText lists a count per key as "key (N nodes)", in key order.
 func countsText(counts map[string]int) string {
 	var parts []string

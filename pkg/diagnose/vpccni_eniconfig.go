@@ -140,19 +140,10 @@ var eniConfigSubnetMismatch = Check{
 				Message: fmt.Sprintf("ENIConfig %q (%s) names %s, but the node has secondary ENIs elsewhere: %s; pods on "+
 					"them take addresses and security groups from the wrong subnet", c.Name, c.from(), cfg.Subnet,
 					strings.Join(wrong, ", ")),
-				Remedy: cniReplaceNodeRemedy(n, "so the VPC CNI creates its ENIs from the current ENIConfig (it never moves an attached ENI)"),
+				Remedy: replaceNodeRemedy(n, "so the VPC CNI creates its ENIs from the current ENIConfig (it never moves an attached ENI)"),
 			}, true
 		})
 	},
-}
-
-// cniReplaceNodeRemedy says how to replace the node: delete its NodeClaim, or drain and terminate it.
-func cniReplaceNodeRemedy(n *NodeInfo, why string) string {
-	if n.Claim != nil {
-		return fmt.Sprintf("replace the node %s: kubectl delete nodeclaim %s", why, n.Claim.Name)
-	}
-	return fmt.Sprintf("replace the node %s: kubectl drain %s --ignore-daemonsets --delete-emptydir-data, then terminate its instance",
-		why, n.Name())
 }
 
 // eniConfigReferenceMissing finds ENIConfigs that nodes use under custom networking whose

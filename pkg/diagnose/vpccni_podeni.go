@@ -57,7 +57,7 @@ var trunkENIMissing = Check{
 				Remedy: fmt.Sprintf("read the node's events (kubectl get events --field-selector involvedObject.name=%s) for the "+
 					"VPC resource controller's reason (an instance type it does not support, or the EKS cluster role missing "+
 					"AmazonEKSVPCResourceController), fix it, then %s", n.Name(),
-					cniReplaceNodeRemedy(n, "so the resource controller attaches a trunk ENI again")),
+					replaceNodeRemedy(n, "so the resource controller attaches a trunk ENI again")),
 			})
 		}
 		return out
