@@ -221,10 +221,7 @@ func ValidateCheckIDs(ids []string) error {
 	if len(unknown) == 0 {
 		return nil
 	}
-	word := "check ID"
-	if len(unknown) > 1 {
-		word = "check IDs"
-	}
+	word := plural(len(unknown), "check ID", "check IDs")
 	return fmt.Errorf("unknown %s %s: use one of %s", word, strings.Join(quoteAll(unknown), ", "), strings.Join(valid, ", "))
 }
 

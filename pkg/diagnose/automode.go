@@ -200,7 +200,7 @@ func describeAutoMode(x *Index, n *NodeInfo) *AutoModeReport {
 	r.StaticInterfaces = len(c.NetworkInterfaces)
 	if len(c.PodSubnetSelectorTerms) > 0 {
 		subnets, _ := podSubnetsOf(x, c)
-		zone := cniNodeZone(n)
+		zone := nodeZone(n)
 		for _, s := range subnets {
 			if zone == "" || s.Zone == zone {
 				r.PodSubnets = append(r.PodSubnets, s.ID)

@@ -31,26 +31,6 @@ func Checks() []Check {
 	return all
 }
 
-// coreChecks are identity, addressing, subnet, security-group, capacity and data checks.
-func coreChecks() []Check {
-	return []Check{
-		providerIDInvalid,
-		instanceNotFound,
-		instanceNotRunning,
-		nodeTerminationStuck,
-		zoneMismatch,
-		instanceTypeMismatch,
-		internalIPOutsideSubnet,
-		internalIPNotInstanceIP,
-		subnetNotSelected,
-		securityGroupDrift,
-		subnetIPExhaustion,
-		maxPodsExceedsIPCapacity,
-		nodeClassNotReady,
-		dataUnavailable,
-	}
-}
-
 // CheckIDs returns the IDs of every built-in check, in catalogue order.
 func CheckIDs() []string {
 	var ids []string

@@ -30,10 +30,7 @@ var nodeClassPublicIPMultiENI = Check{
 				why = append(why, fmt.Sprintf("%s has %d entries", classField(c, "spec.networkInterfaces"), k))
 			}
 			if claims := efaClaims[ClassKey(c.KindName(), c.Name)]; len(claims) > 0 {
-				subject := "NodeClaim %s requests"
-				if len(claims) > 1 {
-					subject = "NodeClaims %s request"
-				}
+				subject := plural(len(claims), "NodeClaim %s requests", "NodeClaims %s request")
 				why = append(why, fmt.Sprintf(subject+" vpc.amazonaws.com/efa, for which %s launches one EFA "+
 					"interface per network card", strings.Join(sortedKeys(claims), ", "), launcher(c)))
 			}

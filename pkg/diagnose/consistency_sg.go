@@ -118,8 +118,8 @@ func nodeToNodeFinding(x *Index, n *NodeInfo) (Finding, bool) {
 	var have []string
 	for _, set := range sets {
 		for _, g := range set.groups {
-			have = append(have, fmt.Sprintf("%s: %s, %s", g.ID, countText(int64(len(g.Inbound)), "inbound rule", "inbound rules"),
-				countText(int64(len(g.Outbound)), "outbound rule", "outbound rules")))
+			have = append(have, fmt.Sprintf("%s: %s, %s", g.ID, countText(len(g.Inbound), "inbound rule", "inbound rules"),
+				countText(len(g.Outbound), "outbound rule", "outbound rules")))
 		}
 	}
 	have = sortedUnique(have)

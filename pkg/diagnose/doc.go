@@ -4,4 +4,9 @@
 //
 // The package is pure: it never does I/O, never reads the clock (the snapshot's Taken time is
 // "now") and never imports client-go, the EC2 client, cobra, bubbletea or lipgloss.
+//
+// Files that hold checks are named after the checks' catalogue family: core_, vpccni_, efa_,
+// placement_, consistency_ and automode_ (the family's list of checks is in core.go, vpccni.go,
+// efa.go, placement.go, consistency.go and automode.go). Files of machinery the families share
+// (the index, lifecycle, platform, capacity math, the report) have neutral names.
 package diagnose

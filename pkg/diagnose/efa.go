@@ -2,7 +2,6 @@ package diagnose
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -91,34 +90,11 @@ func efaTypeCounts(enis []snapshot.ENI) string {
 	return fmt.Sprintf("%s (efa %d, efa-only %d)", countText(int64(efa+efaOnly), "EFA interface", "EFA interfaces"), efa, efaOnly)
 }
 
-// claimOrNode names how to replace the node: its NodeClaim when known, else the node.
-func claimOrNode(n *NodeInfo) string {
-	if n.Claim != nil && n.Claim.Name != "" {
-		return "kubectl delete nodeclaim " + n.Claim.Name
-	}
-	return "kubectl delete node " + n.Name()
-}
-
-// countText returns "1 thing" or "N things".
-func countText(n int64, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
-
 // countsText lists a count per key as "key (N nodes)", in key order.
 func countsText(counts map[string]int) string {
 	var parts []string
 	for _, k := range sortedKeys(counts) {
-		parts = append(parts, fmt.Sprintf("%s (%s)", k, countText(int64(counts[k]), "node", "nodes")))
+		parts = append(parts, fmt.Sprintf("%s (%s)", k, countText(counts[k], "node", "nodes")))
 	}
 	return strings.Join(parts, ", ")
-}
-
-// sortedUnique returns the distinct non-empty values of ss, sorted.
-func sortedUnique(ss []string) []string {
-	out := slices.DeleteFunc(slices.Clone(ss), func(s string) bool { return s == "" })
-	slices.Sort(out)
-	return slices.Compact(out)
 }

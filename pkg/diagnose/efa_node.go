@@ -31,7 +31,7 @@ var efaUnsupportedInstanceType = Check{
 					n.ClassLabel(), classField(n.Class, "spec.networkInterfaces"), countText(k, "efa-only entry", "efa-only entries")))
 				fixes = append(fixes, fmt.Sprintf("limit the NodePools of %s to EFA-capable instance types "+
 					"(spec.template.spec.requirements on node.kubernetes.io/instance-type, e.g. p5.48xlarge, p4d.24xlarge, "+
-					"c5n.18xlarge) and replace this node (%s)", n.ClassLabel(), claimOrNode(n)))
+					"c5n.18xlarge), then %s", n.ClassLabel(), replaceNodeRemedy(n, "")))
 			}
 			if q := claimEFARequest(n.Claim); q > 0 {
 				asks = append(asks, fmt.Sprintf("NodeClaim %s requests %s: %d", n.Claim.Name, ResourceEFA, q))
@@ -75,13 +75,13 @@ var efaInterfaceCountMismatch = Check{
 				want = k
 				field := classField(n.Class, "spec.networkInterfaces")
 				says = fmt.Sprintf("%s %s has %s", n.ClassLabel(), field, countText(k, "efa-only entry", "efa-only entries"))
-				remedy = fmt.Sprintf("EFA interfaces are attached only at launch: replace the node (%s) so %s "+
-					"launches it with %s of %s", claimOrNode(n), n.launcher(), field, n.ClassLabel())
+				remedy = "EFA interfaces are attached only at launch: " + replaceNodeRemedy(n,
+					fmt.Sprintf("so %s launches it with %s of %s", n.launcher(), field, n.ClassLabel()))
 			} else if q, ok := n.Node.Status.Capacity[ResourceEFA]; ok {
 				want = q.Value()
 				says = fmt.Sprintf("the node's capacity %s is %d", ResourceEFA, want)
 				remedy = fmt.Sprintf("restart the aws-efa-k8s-device-plugin pod on the node so it counts the EFA devices "+
-					"again; if EC2 still shows fewer EFA interfaces than pods expect, replace the node (%s)", claimOrNode(n))
+					"again; if EC2 still shows fewer EFA interfaces than pods expect, %s", replaceNodeRemedy(n, ""))
 			} else {
 				continue
 			}

@@ -79,9 +79,8 @@ func efaSelfRuleFinding(x *Index, n *NodeInfo) (Finding, bool) {
 	for _, id := range sortedKeys(lacks) {
 		groupText = append(groupText, fmt.Sprintf("%s (%s)", id, lacks[id]))
 	}
-	resource, groupWord := nodeRef(n.Name()), "security groups"
+	resource, groupWord := nodeRef(n.Name()), plural(len(lacks), "security group", "security groups")
 	if len(lacks) == 1 {
-		groupWord = "security group"
 		resource = "securitygroup/" + sortedKeys(lacks)[0]
 	}
 	target := "a security group every EFA interface carries"
@@ -125,12 +124,4 @@ func selfRuleGap(in, out bool) string {
 		return "no outbound all-traffic rule to itself"
 	}
 	return "allows all traffic with itself"
-}
-
-// abbreviate joins the first limit items and says how many more there are.
-func abbreviate(items []string, limit int) string {
-	if len(items) <= limit+1 {
-		return strings.Join(items, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(items[:limit], ", "), len(items)-limit)
 }

@@ -37,7 +37,7 @@ func TestEFAUnsupportedInstanceType(t *testing.T) {
 		return []Finding{{ID: "efa-unsupported-instance-type", Severity: Critical, Node: nodeA, Resource: "node/" + nodeA, Message: msg, Remedy: remedy}}
 	}
 	classFix := "limit the NodePools of EC2NodeClass default to EFA-capable instance types (spec.template.spec.requirements on " +
-		"node.kubernetes.io/instance-type, e.g. p5.48xlarge, p4d.24xlarge, c5n.18xlarge) and replace this node (kubectl delete nodeclaim default-abcde)"
+		"node.kubernetes.io/instance-type, e.g. p5.48xlarge, p4d.24xlarge, c5n.18xlarge), then replace the node: kubectl delete nodeclaim default-abcde"
 	requestFix := "make the pods that request vpc.amazonaws.com/efa select EFA-capable instance types " +
 		"(node.kubernetes.io/instance-type in their nodeAffinity or in the NodePool requirements)"
 	request := func(q string) func(*snapshot.Snapshot) {
@@ -96,8 +96,8 @@ func TestEFAInterfaceCountMismatch(t *testing.T) {
 			edit: dropOne,
 			want: finding(nodeE1, "instance "+instE1+" has 2 EFA interfaces (efa 0, efa-only 2) attached, but EC2NodeClass efa "+
 				"spec.networkInterfaces has 3 efa-only entries",
-				"EFA interfaces are attached only at launch: replace the node (kubectl delete nodeclaim training-1e1e1) "+
-					"so Karpenter launches it with spec.networkInterfaces of EC2NodeClass efa"),
+				"EFA interfaces are attached only at launch: replace the node so Karpenter launches it with "+
+					"spec.networkInterfaces of EC2NodeClass efa: kubectl delete nodeclaim training-1e1e1"),
 		},
 		{
 			name: "without efa-only entries the node capacity is compared",
@@ -105,7 +105,7 @@ func TestEFAInterfaceCountMismatch(t *testing.T) {
 			want: finding(nodeE1, "instance "+instE1+" has 2 EFA interfaces (efa 0, efa-only 2) attached, but the node's "+
 				"capacity vpc.amazonaws.com/efa is 3",
 				"restart the aws-efa-k8s-device-plugin pod on the node so it counts the EFA devices again; if EC2 still shows "+
-					"fewer EFA interfaces than pods expect, replace the node (kubectl delete nodeclaim training-1e1e1)"),
+					"fewer EFA interfaces than pods expect, replace the node: kubectl delete nodeclaim training-1e1e1"),
 		},
 		{
 			name: "efa interfaces count as EFA interfaces",
@@ -138,7 +138,7 @@ func TestEFAInterfaceCountMismatch(t *testing.T) {
 			want: finding(nodeE1, "instance "+instE1+" has 2 EFA interfaces (efa 0, efa-only 2) attached, but the node's "+
 				"capacity vpc.amazonaws.com/efa is 3",
 				"restart the aws-efa-k8s-device-plugin pod on the node so it counts the EFA devices again; if EC2 still shows "+
-					"fewer EFA interfaces than pods expect, replace the node (kubectl delete nodeclaim training-1e1e1)"),
+					"fewer EFA interfaces than pods expect, replace the node: kubectl delete nodeclaim training-1e1e1"),
 		},
 	})
 }

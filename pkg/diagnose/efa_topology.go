@@ -103,8 +103,8 @@ func splitFinding(resource, what string, s *efaSpread, remedy string) Finding {
 		Resource: resource,
 		Message: fmt.Sprintf("%s of %s sit in %s and %s: %s; EFA OS-bypass traffic is only assured within one "+
 			"subnet and does not cross zones",
-			countText(int64(s.nodes), "EFA node", "EFA nodes"), what,
-			countText(int64(len(s.bySubnet)), "subnet", "subnets"), countText(int64(len(s.zones)), "zone", "zones"),
+			countText(s.nodes, "EFA node", "EFA nodes"), what,
+			countText(len(s.bySubnet), "subnet", "subnets"), countText(len(s.zones), "zone", "zones"),
 			countsText(s.subnets)),
 		Remedy: remedy,
 	}
@@ -132,7 +132,7 @@ var efaWithoutPlacementGroup = Check{
 				f.Message = fmt.Sprintf("instance %s (%s) has %s attached but is in no placement group, so its EFA "+
 					"traffic to other nodes crosses the zone's wider network with higher, less even latency", in.ID, in.Type, efas)
 				f.Remedy = "create a cluster placement group (aws ec2 create-placement-group --group-name NAME --strategy cluster), " +
-					"select it in " + placementWhere(n) + " with one zone pinned, and replace the node"
+					"select it in " + placementWhere(n) + " with one zone pinned, then " + replaceNodeRemedy(n, "")
 				out = append(out, f)
 				continue
 			}
@@ -144,7 +144,7 @@ var efaWithoutPlacementGroup = Check{
 			f.Message = fmt.Sprintf("instance %s (%s) has %s attached but is in %s placement group %s, not a cluster one, "+
 				"so its EFA traffic to other nodes does not get cluster placement's low latency", in.ID, in.Type, efas,
 				g.Strategy, groupName(g))
-			f.Remedy = "select a cluster-strategy placement group in " + placementWhere(n) + " and replace the node"
+			f.Remedy = "select a cluster-strategy placement group in " + placementWhere(n) + ", then " + replaceNodeRemedy(n, "")
 			out = append(out, f)
 		}
 		slices.SortFunc(out, compareFindings)

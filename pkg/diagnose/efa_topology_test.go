@@ -148,25 +148,26 @@ func TestEFAWithoutPlacementGroup(t *testing.T) {
 	noSelector := func(s *snapshot.Snapshot) { findClass(s, "efa").PlacementGroupSelector = nil }
 	outOfGroup := func(s *snapshot.Snapshot) { findInstance(s, instE1).Placement = snapshot.Placement{} }
 	spread := func(s *snapshot.Snapshot) { s.PlacementGroups[0].Strategy = strategySpread }
-	none := func(node, inst, resource, where string) Finding {
+	none := func(node, inst, resource, where, replace string) Finding {
 		return Finding{ID: "efa-without-placement-group", Severity: Warning, Node: node, Resource: resource,
 			Message: "instance " + inst + " (p4d.24xlarge) has 3 EFA interfaces (efa 0, efa-only 3) attached but is in no " +
 				"placement group, so its EFA traffic to other nodes crosses the zone's wider network with higher, less even latency",
 			Remedy: "create a cluster placement group (aws ec2 create-placement-group --group-name NAME --strategy cluster), " +
-				"select it in " + where + " with one zone pinned, and replace the node"}
+				"select it in " + where + " with one zone pinned, then replace the node: " + replace}
 	}
-	notCluster := func(node, inst string) Finding {
+	notCluster := func(node, inst, claim string) Finding {
 		return Finding{ID: "efa-without-placement-group", Severity: Warning, Node: node, Resource: "placementgroup/training",
 			Message: "instance " + inst + " (p4d.24xlarge) has 3 EFA interfaces (efa 0, efa-only 3) attached but is in spread " +
 				"placement group training, not a cluster one, so its EFA traffic to other nodes does not get cluster placement's low latency",
-			Remedy: "select a cluster-strategy placement group in spec.placementGroupSelector of EC2NodeClass efa (Karpenter 1.11+) and replace the node"}
+			Remedy: "select a cluster-strategy placement group in spec.placementGroupSelector of EC2NodeClass efa (Karpenter 1.11+), then replace the node: kubectl delete nodeclaim " + claim}
 	}
 	runClusterCases(t, efaWithoutPlacementGroup, []checkCase{
 		{name: "EFA nodes in a cluster group are silent"},
 		{
 			name: "an EFA node in no group fires",
 			edit: edits(noSelector, outOfGroup),
-			want: []Finding{none(nodeE1, instE1, "ec2nodeclass/efa", "spec.placementGroupSelector of EC2NodeClass efa (Karpenter 1.11+)")},
+			want: []Finding{none(nodeE1, instE1, "ec2nodeclass/efa", "spec.placementGroupSelector of EC2NodeClass efa (Karpenter 1.11+)",
+				"kubectl delete nodeclaim training-1e1e1")},
 		},
 		{
 			name: "a non-Karpenter EFA node names the launch template",
@@ -175,12 +176,13 @@ func TestEFAWithoutPlacementGroup(t *testing.T) {
 				n.Labels = map[string]string{"eks.amazonaws.com/nodegroup": "training"}
 				s.NodeClaims = s.NodeClaims[:1]
 			}),
-			want: []Finding{none(nodeE1, instE1, "node/"+nodeE1, "the node group's launch template (Placement.GroupName)")},
+			want: []Finding{none(nodeE1, instE1, "node/"+nodeE1, "the node group's launch template (Placement.GroupName)",
+				"kubectl drain "+nodeE1+" --ignore-daemonsets --delete-emptydir-data, then terminate its instance")},
 		},
 		{
 			name: "EFA nodes in a spread group fire",
 			edit: edits(noSelector, spread),
-			want: []Finding{notCluster(nodeE1, instE1), notCluster(nodeE2, instE2)},
+			want: []Finding{notCluster(nodeE1, instE1, "training-1e1e1"), notCluster(nodeE2, instE2, "training-2e2e2")},
 		},
 		{name: "a class that selects a group is left to the placement checks", edit: edits(outOfGroup, spread)},
 		{name: "a Capacity Block instance needs no placement group", edit: edits(noSelector, outOfGroup, func(s *snapshot.Snapshot) {

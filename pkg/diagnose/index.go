@@ -209,22 +209,6 @@ func (n *NodeInfo) InternalIPs() []string {
 	return ips
 }
 
-// nodeRef returns the resource name of a node, node/NAME.
-func nodeRef(name string) string { return "node/" + name }
-
-// subnetRef returns the resource name of a subnet, subnet/ID.
-func subnetRef(id string) string { return "subnet/" + id }
-
-// sortedKeys returns the keys of m in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 // checkedNodes returns the nodes that take part in EC2 checks: EC2 nodes whose providerID
 // parses and that are not being deleted.
 func (x *Index) checkedNodes() []*NodeInfo {

@@ -36,7 +36,7 @@ var placementGroupMismatch = Check{
 						Message: fmt.Sprintf("instance %s is in placement group %s, but %s "+
 							"spec.placementGroupSelector selects %s", n.Instance.ID, placementText(x, p), n.ClassLabel(), selectorText(sel)),
 						Remedy: fmt.Sprintf("if the selector was changed, %s replaces the node as drifted "+
-							"(PlacementGroupDrift); otherwise replace it (%s) so it launches into the selected group", n.launcher(), claimOrNode(n)),
+							"(PlacementGroupDrift); otherwise %s", n.launcher(), replaceNodeRemedy(n, "so it launches into the selected group")),
 					})
 					continue
 				}
@@ -143,8 +143,8 @@ var placementGroupPartitionMismatch = Check{
 				Message: fmt.Sprintf("instance %s is in %s of partition placement group %s, but the node label %s is %s",
 					n.Instance.ID, partText, groupName(g), labelPlacementGroupPartition, state),
 				Remedy: fmt.Sprintf("set the label to the instance's Placement.PartitionNumber (kubectl label node %s %s=%s "+
-					"--overwrite) or replace the node (%s); Karpenter v1.11+ fills it at registration",
-					n.Name(), labelPlacementGroupPartition, fix, claimOrNode(n)),
+					"--overwrite), or %s; Karpenter v1.11+ fills it at registration",
+					n.Name(), labelPlacementGroupPartition, fix, replaceNodeRemedy(n, "")),
 			})
 		}
 		return out
@@ -155,17 +155,16 @@ var placementGroupPartitionMismatch = Check{
 func placementMissingRemedy(n *NodeInfo) string {
 	describe := "kubectl describe " + strings.Replace(n.ClassRef(), "/", " ", 1)
 	if n.AutoMode() {
-		return fmt.Sprintf("replace the node (%s) so EKS Auto Mode launches it into the group; Auto Mode honours "+
-			"spec.placementGroupSelector since May 2026, and only while the group resolves (%s)", claimOrNode(n), describe)
+		return fmt.Sprintf("%s; Auto Mode honours spec.placementGroupSelector since May 2026, and only while the "+
+			"group resolves (%s)", replaceNodeRemedy(n, "so EKS Auto Mode launches it into the group"), describe)
 	}
-	return fmt.Sprintf("replace the node (%s) so Karpenter launches it into the group; Karpenter honours "+
-		"spec.placementGroupSelector from v1.11, and only while the group resolves "+
-		"(%s: PlacementGroupReady)", claimOrNode(n), describe)
+	return fmt.Sprintf("%s; Karpenter honours spec.placementGroupSelector from v1.11, and only while the group "+
+		"resolves (%s: PlacementGroupReady)", replaceNodeRemedy(n, "so Karpenter launches it into the group"), describe)
 }
 
 // labelMismatchRemedy says how to bring the placement-group-id label and the instance together.
 func labelMismatchRemedy(x *Index, n *NodeInfo) string {
-	remedy := fmt.Sprintf("Karpenter sets the label at launch and decides drift by it: replace the node (%s)", claimOrNode(n))
+	remedy := "Karpenter sets the label at launch and decides drift by it: " + replaceNodeRemedy(n, "")
 	if v := placementLabelValue(x, n.Instance.Placement); v != "" {
 		remedy += fmt.Sprintf(", or if the label was edited by hand, restore it (kubectl label node %s %s=%s --overwrite)",
 			n.Name(), labelPlacementGroupID, v)

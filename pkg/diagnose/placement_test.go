@@ -29,9 +29,9 @@ func TestPlacementGroupMismatch(t *testing.T) {
 			Message: "instance " + instE1 + " is in placement group other (pg-0other), but EC2NodeClass efa " +
 				"spec.placementGroupSelector selects " + sel,
 			Remedy: "if the selector was changed, Karpenter replaces the node as drifted (PlacementGroupDrift); otherwise " +
-				"replace it (kubectl delete nodeclaim training-1e1e1) so it launches into the selected group"}}
+				"replace the node so it launches into the selected group: kubectl delete nodeclaim training-1e1e1"}}
 	}
-	replace := "Karpenter sets the label at launch and decides drift by it: replace the node (kubectl delete nodeclaim training-1e1e1)"
+	replace := "Karpenter sets the label at launch and decides drift by it: replace the node: kubectl delete nodeclaim training-1e1e1"
 	runClusterCases(t, placementGroupMismatch, []checkCase{
 		{name: "instances in the selected group are silent"},
 		{name: "another group than the selector's name fires", edit: otherGroup, want: classFinding(`name "training"`)},
@@ -98,7 +98,7 @@ func TestPlacementGroupMissing(t *testing.T) {
 		return []Finding{{ID: "placement-group-missing", Severity: Warning, Node: nodeE2, Resource: "ec2nodeclass/efa",
 			Message: "instance " + instE2 + " is in no placement group, but EC2NodeClass efa spec.placementGroupSelector " +
 				"selects the " + kind + ` with name "training"`,
-			Remedy: "replace the node (kubectl delete nodeclaim training-2e2e2) so Karpenter launches it into the group; " +
+			Remedy: "replace the node so Karpenter launches it into the group: kubectl delete nodeclaim training-2e2e2; " +
 				"Karpenter honours spec.placementGroupSelector from v1.11, and only while the group resolves " +
 				"(kubectl describe ec2nodeclass efa: PlacementGroupReady)"}}
 	}
@@ -146,8 +146,8 @@ func TestPlacementGroupPartitionMismatch(t *testing.T) {
 			Message: "instance " + instE2 + " is in partition 2 of partition placement group training, but the node label " +
 				"karpenter.k8s.aws/placement-group-partition is " + state,
 			Remedy: "set the label to the instance's Placement.PartitionNumber (kubectl label node " + nodeE2 +
-				" karpenter.k8s.aws/placement-group-partition=2 --overwrite) or replace the node (kubectl delete nodeclaim " +
-				"training-2e2e2); Karpenter v1.11+ fills it at registration"}}
+				" karpenter.k8s.aws/placement-group-partition=2 --overwrite), or replace the node: kubectl delete nodeclaim " +
+				"training-2e2e2; Karpenter v1.11+ fills it at registration"}}
 	}
 	runClusterCases(t, placementGroupPartitionMismatch, []checkCase{
 		{name: "a cluster group without partition labels is silent"},

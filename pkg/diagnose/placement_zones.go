@@ -141,7 +141,7 @@ func requirementAllows(r snapshot.Requirement, v string) bool {
 func zoneCounts(m map[string]int) string {
 	var parts []string
 	for _, z := range sortedKeys(m) {
-		parts = append(parts, fmt.Sprintf("%s (%s)", z, countText(int64(m[z]), "instance", "instances")))
+		parts = append(parts, fmt.Sprintf("%s (%s)", z, countText(m[z], "instance", "instances")))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -41,7 +41,7 @@ func subnetUses(x *Index) []subnetUse {
 		switch {
 		case n.AutoMode() && n.Class != nil && len(n.Class.PodSubnetSelectorTerms) > 0:
 			subnets, _ := podSubnetsOf(x, n.Class)
-			zone := cniNodeZone(n)
+			zone := nodeZone(n)
 			for _, s := range subnets {
 				if zone == "" || s.Zone == "" || s.Zone == zone {
 					if !slices.Contains(pods[s.ID], n.Class.Name) {

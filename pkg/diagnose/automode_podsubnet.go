@@ -21,7 +21,7 @@ var podSubnetZoneMissing = Check{
 		}
 		var out []Finding
 		for _, n := range x.checkedNodes() {
-			c, zone := n.Class, cniNodeZone(n)
+			c, zone := n.Class, nodeZone(n)
 			if !n.AutoMode() || c == nil || len(c.PodSubnetSelectorTerms) == 0 || zone == "" {
 				continue
 			}
@@ -135,7 +135,7 @@ func podSubnetMismatchFinding(x *Index, n *NodeInfo) (Finding, bool) {
 		}
 		if ips+len(e.IPv4Prefixes) > 0 {
 			wrong = append(wrong, fmt.Sprintf("primary %s in node subnet %s holds %s and %s", e.ID, e.SubnetID,
-				countText(int64(ips), "secondary IP", "secondary IPs"), countText(int64(len(e.IPv4Prefixes)), "prefix", "prefixes")))
+				countText(ips, "secondary IP", "secondary IPs"), countText(len(e.IPv4Prefixes), "prefix", "prefixes")))
 		}
 	}
 	if len(wrong) == 0 {
@@ -147,8 +147,8 @@ func podSubnetMismatchFinding(x *Index, n *NodeInfo) (Finding, bool) {
 		Message: fmt.Sprintf("%s selects pod subnets (%s), but instance %s has pod addresses outside them: %s; "+
 			"pods there use node-subnet addresses and security groups", n.ClassLabel(),
 			strings.Join(termsText(terms), "; "), n.Instance.ID, strings.Join(wrong, "; ")),
-		Remedy: fmt.Sprintf("Auto Mode applies pod subnets when it launches a node: replace the node (%s); if new nodes "+
-			"show the same, check that spec.podSubnetSelectorTerms of %s select a subnet with free addresses in %s",
-			claimOrNode(n), n.ClassLabel(), cniNodeZone(n)),
+		Remedy: fmt.Sprintf("%s; if new nodes show the same, check that spec.podSubnetSelectorTerms of %s select a "+
+			"subnet with free addresses in %s", replaceNodeRemedy(n, "so Auto Mode applies the pod subnets, which it does at launch"),
+			n.ClassLabel(), nodeZone(n)),
 	}, true
 }

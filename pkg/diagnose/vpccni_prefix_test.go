@@ -1,9 +1,10 @@
 package diagnose
 
 import (
-	"k8s.io/apimachinery/pkg/api/resource"
 	"testing"
 	"time"
+
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -25,7 +26,7 @@ func TestPrefixDelegationInactive(t *testing.T) {
 		return "look for InsufficientCidrBlocks in ipamd's log on the node (/var/log/aws-routed-eni/ipamd.log): " +
 			"pod subnet " + subnet + detail + " is likely fragmented, with free addresses but no free aligned /28; reserve room " +
 			"for prefixes with aws ec2 create-subnet-cidr-reservation --reservation-type prefix --subnet-id " + subnet +
-			" --cidr CIDR, or give pods a new subnet, then replace the node"
+			" --cidr CIDR, or give pods a new subnet, then replace the node: kubectl delete nodeclaim default-abcde"
 	}
 	const subnetADetail = " (10.0.1.0/24, 200 free addresses)"
 	finding := func(msg, remedy string) []Finding {
@@ -129,7 +130,7 @@ func TestIPv6PrefixMissing(t *testing.T) {
 					instanceA + " in " + subnetA + " (2600:1f14:aaa:1::/64) holds no /80 prefix, so pods get no address",
 				Remedy: "give the subnet an IPv6 CIDR (aws ec2 associate-subnet-cidr-block --ipv6-cidr-block ...), allow " +
 					"ec2:AssignIpv6Addresses to the role aws-node uses (AmazonEKS_CNI_IPv6_Policy), read ipamd's log " +
-					"(/var/log/aws-routed-eni/ipamd.log) for the EC2 error, then replace the node",
+					"(/var/log/aws-routed-eni/ipamd.log) for the EC2 error, then replace the node: kubectl delete nodeclaim default-abcde",
 			}},
 		},
 		{name: "a booting IPv6 node is silent", edit: edits(ipv6Node, noPrefix, cniCreated(time.Minute))},
@@ -151,8 +152,8 @@ func TestIPv6NodeHasNoIPv4Ceiling(t *testing.T) {
 			ID: "internal-ip-not-instance-ip", Severity: Critical, Node: nodeA, Resource: "node/" + nodeA,
 			Message: "InternalIP 2600:1f14:aaa:1::99 is none of the 1 IPv6 addresses of instance " + instanceA +
 				" (primary 2600:1f14:aaa:1::10)",
-			Remedy: "kubelet must report the instance's primary IP: remove any --node-ip override and replace the node, " +
-				"or delete the stale Node (kubectl delete node " + nodeA + ") if another instance took its name",
+			Remedy: "kubelet must report the instance's primary IP: remove any --node-ip override, then replace the node: " +
+				"kubectl delete nodeclaim default-abcde; or delete the stale Node (kubectl delete node " + nodeA + ") if another instance took its name",
 		}},
 	}})
 	runCheckCases(t, internalIPOutsideSubnet, []checkCase{{
@@ -162,7 +163,8 @@ func TestIPv6NodeHasNoIPv4Ceiling(t *testing.T) {
 			ID: "internal-ip-outside-subnet", Severity: Critical, Node: nodeA, Resource: "node/" + nodeA,
 			Message: "InternalIP 2600:1f14:bbb:1::10 is outside " + subnetA + " (2600:1f14:aaa:1::/64) of instance " + instanceA,
 			Remedy: "kubelet must report the primary ENI's IP: remove any --node-ip override (nodeadm NodeConfig " +
-				"spec.kubelet.flags or user data) and replace the node; a Node reused by another instance must be deleted",
+				"spec.kubelet.flags or user data), then replace the node: kubectl delete nodeclaim default-abcde; a Node " +
+				"reused by another instance must be deleted",
 		}},
 	}})
 	r := describeFirst(edited(healthy(), ipv6Node))

@@ -180,7 +180,7 @@ func allocationFinding(n *NodeInfo, fs []snapshot.SandboxFailure, taken time.Tim
 		Node:     n.Name(),
 		Resource: nodeRef(n.Name()),
 		Message: fmt.Sprintf("%s in the hour before %s for %s (%s) because %s had no IP address; %s; newest at %s: %s",
-			cniCount(count, "FailedCreatePodSandBox event"), taken.UTC().Format(time.RFC3339), cniCount(int64(len(names)), "pod"), podList,
+			countText(count, "FailedCreatePodSandBox event", "FailedCreatePodSandBox events"), taken.UTC().Format(time.RFC3339), countText(len(names), "pod", "pods"), podList,
 			cniName, evidence, newest.LastSeen.UTC().Format(time.RFC3339), newest.Message),
 		Remedy: allocationRemedy(n, newest.Message),
 	}

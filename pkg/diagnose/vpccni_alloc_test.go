@@ -1,9 +1,10 @@
 package diagnose
 
 import (
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"testing"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )

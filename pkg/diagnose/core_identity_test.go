@@ -45,7 +45,8 @@ func TestProviderIDInvalid(t *testing.T) {
 }
 
 const providerIDInvalidRemedy = "spec.providerID is set once at registration by kubelet and the AWS cloud provider: check " +
-	"that kubelet runs with --cloud-provider=external and the cloud controller manager is healthy, then replace the node"
+	"that kubelet runs with --cloud-provider=external and the cloud controller manager is healthy, then replace the node: " +
+	"kubectl delete nodeclaim default-abcde"
 
 func TestInstanceNotFound(t *testing.T) {
 	remove := func(s *snapshot.Snapshot) { s.Instances = nil }
@@ -111,7 +112,7 @@ func TestInstanceNotRunning(t *testing.T) {
 
 func TestZoneMismatch(t *testing.T) {
 	remedy := "the instance's zone is the truth: fix or remove the topology.kubernetes.io/zone label " +
-		"(NodePool spec.template.metadata.labels or node group labels) and replace the node"
+		"(NodePool spec.template.metadata.labels or node group labels), then replace the node: kubectl delete nodeclaim default-abcde"
 	runCheckCases(t, zoneMismatch, []checkCase{
 		{name: "agreeing zones are silent"},
 		{
@@ -153,7 +154,7 @@ func TestInstanceTypeMismatch(t *testing.T) {
 				ID: "instance-type-mismatch", Severity: Warning, Node: nodeA, Resource: "node/" + nodeA,
 				Message: "label node.kubernetes.io/instance-type is m5.xlarge but instance " + instanceA + " is m5.large",
 				Remedy: "remove the node.kubernetes.io/instance-type label from NodePool spec.template.metadata.labels " +
-					"or the node group's labels (kubelet and Karpenter set it) and replace the node",
+					"or the node group's labels (kubelet and Karpenter set it), then replace the node: kubectl delete nodeclaim default-abcde",
 			}},
 		},
 		{name: "absent label is silent", edit: func(s *snapshot.Snapshot) { delete(s.Nodes[0].Labels, corev1.LabelInstanceTypeStable) }},

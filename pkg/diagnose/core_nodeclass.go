@@ -140,13 +140,3 @@ func notReadyFinding(c *snapshot.EC2NodeClass, ready snapshot.Condition, pools [
 		Remedy: remedy,
 	}
 }
-
-// findCondition returns the condition of the given type, or nil.
-func findCondition(conds []snapshot.Condition, conditionType string) *snapshot.Condition {
-	for i := range conds {
-		if conds[i].Type == conditionType {
-			return &conds[i]
-		}
-	}
-	return nil
-}

@@ -28,7 +28,8 @@ func TestInternalIPOutsideSubnet(t *testing.T) {
 				ID: "internal-ip-outside-subnet", Severity: Critical, Node: nodeA, Resource: "node/" + nodeA,
 				Message: "InternalIP 10.0.2.10 is outside " + subnetA + " (10.0.1.0/24) of instance " + instanceA,
 				Remedy: "kubelet must report the primary ENI's IP: remove any --node-ip override (nodeadm NodeConfig " +
-					"spec.kubelet.flags or user data) and replace the node; a Node reused by another instance must be deleted",
+					"spec.kubelet.flags or user data), then replace the node: kubectl delete nodeclaim default-abcde; a Node " +
+					"reused by another instance must be deleted",
 			}},
 		},
 		{name: "only the first InternalIP counts", edit: internalIP("10.0.1.10", "192.168.0.1")},
@@ -40,8 +41,8 @@ func TestInternalIPOutsideSubnet(t *testing.T) {
 }
 
 func TestInternalIPNotInstanceIP(t *testing.T) {
-	remedy := "kubelet must report the instance's primary IP: remove any --node-ip override and replace the node, " +
-		"or delete the stale Node (kubectl delete node " + nodeA + ") if another instance took its name"
+	remedy := "kubelet must report the instance's primary IP: remove any --node-ip override, then replace the node: " +
+		"kubectl delete nodeclaim default-abcde; or delete the stale Node (kubectl delete node " + nodeA + ") if another instance took its name"
 	runCheckCases(t, internalIPNotInstanceIP, []checkCase{
 		{name: "primary IP is silent"},
 		{name: "secondary ENI IP is silent", edit: internalIP("10.0.1.200")},

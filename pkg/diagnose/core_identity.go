@@ -27,7 +27,7 @@ var providerIDInvalid = Check{
 				Resource: nodeRef(n.Name()),
 				Message:  fmt.Sprintf("node looks like an EC2 instance but its %v, so it cannot be matched to an instance", n.ProviderErr),
 				Remedy: "spec.providerID is set once at registration by kubelet and the AWS cloud provider: check that " +
-					"kubelet runs with --cloud-provider=external and the cloud controller manager is healthy, then replace the node",
+					"kubelet runs with --cloud-provider=external and the cloud controller manager is healthy, then " + replaceNodeRemedy(n, ""),
 			})
 		}
 		return out
@@ -169,7 +169,7 @@ var zoneMismatch = Check{
 				Resource: nodeRef(n.Name()),
 				Message:  "the node's zones disagree: " + strings.Join(parts, ", "),
 				Remedy: "the instance's zone is the truth: fix or remove the " + corev1.LabelTopologyZone +
-					" label (NodePool spec.template.metadata.labels or node group labels) and replace the node",
+					" label (NodePool spec.template.metadata.labels or node group labels), then " + replaceNodeRemedy(n, ""),
 			})
 		}
 		return out
@@ -193,7 +193,7 @@ var instanceTypeMismatch = Check{
 				Message: fmt.Sprintf("label %s is %s but instance %s is %s",
 					corev1.LabelInstanceTypeStable, label, n.Instance.ID, n.Instance.Type),
 				Remedy: "remove the " + corev1.LabelInstanceTypeStable + " label from NodePool spec.template.metadata.labels " +
-					"or the node group's labels (kubelet and Karpenter set it) and replace the node",
+					"or the node group's labels (kubelet and Karpenter set it), then " + replaceNodeRemedy(n, ""),
 			})
 		}
 		return out

@@ -68,7 +68,7 @@ func eniConfigPools(x *Index, cni CNISettings) []subnetPool {
 		}
 		if m := median(held); m > p.first {
 			p.each, p.eachFrom = m, fmt.Sprintf("what its nodes hold there now: the median of %s",
-				countText(int64(len(held)), "node", "nodes"))
+				countText(len(held), "node", "nodes"))
 		}
 		out = append(out, p)
 	}
@@ -108,7 +108,7 @@ func discoveryPools(x *Index, cni CNISettings, discovered map[string][]*snapshot
 		var nodes []*NodeInfo
 		members := slices.Clone(discovered[zone])
 		for _, n := range x.vpcCNINodes() {
-			if cniNodeZone(n) != zone || n.IPv6() || n.Type == nil || n.Subnet == nil {
+			if nodeZone(n) != zone || n.IPv6() || n.Type == nil || n.Subnet == nil {
 				continue
 			}
 			nodes = append(nodes, n)
@@ -136,7 +136,7 @@ func discoveryPools(x *Index, cni CNISettings, discovered map[string][]*snapshot
 		}
 		if m := median(held); m > p.first {
 			p.each, p.eachFrom = m, fmt.Sprintf("what the zone's nodes hold there beyond their launch: the median of %s",
-				countText(int64(len(held)), "node", "nodes"))
+				countText(len(held), "node", "nodes"))
 		}
 		out = append(out, p)
 	}
@@ -151,7 +151,7 @@ func autoPodPools(x *Index) []subnetPool {
 	nodes := map[key][]*NodeInfo{}
 	for _, n := range x.checkedNodes() {
 		if n.AutoMode() && n.Class != nil && len(n.Class.PodSubnetSelectorTerms) > 0 && n.Type != nil {
-			k := key{n.Class.Name, cniNodeZone(n)}
+			k := key{n.Class.Name, nodeZone(n)}
 			nodes[k] = append(nodes[k], n)
 		}
 	}
@@ -174,7 +174,7 @@ func autoPodPools(x *Index) []subnetPool {
 				"single addresses instead of /28 prefixes", k.zone, c.Name)}
 		for _, n := range nodes[k] {
 			need := autoModeCapacity(n.Type, n.instanceENIs(), c).IPCapacity
-			if pods, ok := cniPodsCapacity(n); ok && pods > 0 {
+			if pods, ok := podsCapacity(n); ok && pods > 0 {
 				need = min(need, pods)
 			}
 			if need > p.first {

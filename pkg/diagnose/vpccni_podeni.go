@@ -52,12 +52,12 @@ var trunkENIMissing = Check{
 				Resource: nodeRef(n.Name()),
 				Message: fmt.Sprintf("the node %s, but none of the %s attached to %s is a trunk ENI (%s)%s: "+
 					"pods with a SecurityGroupPolicy get no branch ENI",
-					strings.Join(why, " and "), cniCount(int64(len(n.Instance.ENIs)), "ENI"), n.Instance.ID, cniENITypes(n),
+					strings.Join(why, " and "), countText(len(n.Instance.ENIs), "ENI", "ENIs"), n.Instance.ID, cniENITypes(n),
 					cniNodeText(x, n)),
 				Remedy: fmt.Sprintf("read the node's events (kubectl get events --field-selector involvedObject.name=%s) for the "+
 					"VPC resource controller's reason (an instance type it does not support, or the EKS cluster role missing "+
 					"AmazonEKSVPCResourceController), fix it, then %s", n.Name(),
-					cniReplaceNodeRemedy(n, "so the resource controller attaches a trunk ENI again")),
+					replaceNodeRemedy(n, "so the resource controller attaches a trunk ENI again")),
 			})
 		}
 		return out

@@ -102,9 +102,9 @@ func TestPodSubnetSecurityGroupsMissing(t *testing.T) {
 func TestPodSubnetMismatch(t *testing.T) {
 	msg := "NodeClass default selects pod subnets (" + podTerms + "), but instance " + autoInstance +
 		" has pod addresses outside them: %s; pods there use node-subnet addresses and security groups"
-	remedy := "Auto Mode applies pod subnets when it launches a node: replace the node (kubectl delete nodeclaim general-xyz12); " +
-		"if new nodes show the same, check that spec.podSubnetSelectorTerms of NodeClass default select a subnet with " +
-		"free addresses in us-west-2a"
+	remedy := "replace the node so Auto Mode applies the pod subnets, which it does at launch: kubectl delete nodeclaim " +
+		"general-xyz12; if new nodes show the same, check that spec.podSubnetSelectorTerms of NodeClass default select " +
+		"a subnet with free addresses in us-west-2a"
 	finding := func(what string) []Finding {
 		return []Finding{{ID: "pod-subnet-mismatch", Severity: Warning, Node: autoNode, Resource: "nodeclass/default",
 			Message: fmt.Sprintf(msg, what), Remedy: remedy}}

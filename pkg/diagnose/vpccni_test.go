@@ -34,14 +34,3 @@ func TestCNIChecksSilentOnHealthy(t *testing.T) {
 		})
 	}
 }
-
-func TestCNICount(t *testing.T) {
-	for _, tc := range []struct {
-		n    int64
-		want string
-	}{{0, "0 pods"}, {1, "1 pod"}, {4, "4 pods"}} {
-		if got := cniCount(tc.n, "pod"); got != tc.want {
-			t.Errorf("cniCount(%d, pod) = %q, want %q", tc.n, got, tc.want)
-		}
-	}
-}

@@ -59,7 +59,7 @@ var eniConfigMissing = Check{
 // eniConfigMissingRemedy says which ENIConfig to create, or how to point the node at one.
 func eniConfigMissingRemedy(n *NodeInfo, c eniConfigChoice) string {
 	in := ""
-	if z := cniNodeZone(n); z != "" {
+	if z := nodeZone(n); z != "" {
 		in = " in " + z
 	}
 	create := fmt.Sprintf("create ENIConfig %s (crd.k8s.amazonaws.com/v1alpha1) with spec.subnet a pod subnet%s and "+
@@ -82,7 +82,7 @@ var eniConfigZoneMismatch = Check{
 			if cfg == nil || x.cniInstanceGone(n) {
 				return Finding{}, false
 			}
-			s, zone := x.Subnets[cfg.Subnet], cniNodeZone(n)
+			s, zone := x.Subnets[cfg.Subnet], nodeZone(n)
 			if s == nil || s.Zone == "" || zone == "" || s.Zone == zone {
 				return Finding{}, false
 			}
@@ -140,19 +140,10 @@ var eniConfigSubnetMismatch = Check{
 				Message: fmt.Sprintf("ENIConfig %q (%s) names %s, but the node has secondary ENIs elsewhere: %s; pods on "+
 					"them take addresses and security groups from the wrong subnet", c.Name, c.from(), cfg.Subnet,
 					strings.Join(wrong, ", ")),
-				Remedy: cniReplaceNodeRemedy(n, "so the VPC CNI creates its ENIs from the current ENIConfig (it never moves an attached ENI)"),
+				Remedy: replaceNodeRemedy(n, "so the VPC CNI creates its ENIs from the current ENIConfig (it never moves an attached ENI)"),
 			}, true
 		})
 	},
-}
-
-// cniReplaceNodeRemedy says how to replace the node: delete its NodeClaim, or drain and terminate it.
-func cniReplaceNodeRemedy(n *NodeInfo, why string) string {
-	if n.Claim != nil {
-		return fmt.Sprintf("replace the node %s: kubectl delete nodeclaim %s", why, n.Claim.Name)
-	}
-	return fmt.Sprintf("replace the node %s: kubectl drain %s --ignore-daemonsets --delete-emptydir-data, then terminate its instance",
-		why, n.Name())
 }
 
 // eniConfigReferenceMissing finds ENIConfigs that nodes use under custom networking whose
@@ -183,7 +174,7 @@ var eniConfigReferenceMissing = Check{
 			zones, vpcs := map[string]bool{}, map[string]bool{}
 			for _, n := range users[name] {
 				nodes = append(nodes, n.Name())
-				if z := cniNodeZone(n); z != "" {
+				if z := nodeZone(n); z != "" {
 					zones[z] = true
 				}
 				if n.Instance != nil && n.Instance.VpcID != "" {
@@ -211,7 +202,7 @@ var eniConfigReferenceMissing = Check{
 				Resource: "eniconfig/" + name,
 				Message: fmt.Sprintf("ENIConfig %s names %s, which EC2 does not return in %s: ipamd cannot create secondary "+
 					"ENIs for the nodes that use it (%s: %s), so their pods get no IP address", name, strings.Join(missing, " and "),
-					cmp.Or(x.Snapshot.Region, "the Region read"), cniCount(int64(len(nodes)), "node"), abbreviate(nodes, 3)),
+					cmp.Or(x.Snapshot.Region, "the Region read"), countText(len(nodes), "node", "nodes"), abbreviate(nodes, 3)),
 				Remedy: fmt.Sprintf("point ENIConfig %s at an existing pod subnet of its nodes' zone and existing security "+
 					"groups of their VPC (kubectl edit eniconfig %s; %s), then replace its nodes so ipamd creates their ENIs again",
 					name, name, strings.Join(lookups, "; ")),

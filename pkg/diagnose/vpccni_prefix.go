@@ -55,8 +55,8 @@ var prefixDelegationInactive = Check{
 				f.Message = fmt.Sprintf("%s=true but the ENIs of this %s (%s) still hold %s and no prefix: prefix delegation "+
 					"came after the node started, and ipamd keeps giving pods the addresses it holds and adds no prefix while "+
 					"enough are free, so the node moves to /28 prefixes only when it is replaced", SettingPrefixDelegation,
-					n.Type.Name, strings.Join(enis, ", "), countText(int64(secondary), "secondary IP", "secondary IPs"))
-				f.Remedy = cniReplaceNodeRemedy(n, "when it should run on prefixes (drift or expiry does it too)")
+					n.Type.Name, strings.Join(enis, ", "), countText(secondary, "secondary IP", "secondary IPs"))
+				f.Remedy = replaceNodeRemedy(n, "when it should run on prefixes (drift or expiry does it too)")
 			}
 			out = append(out, f)
 		}
@@ -96,7 +96,7 @@ var ipv6PrefixMissing = Check{
 					"holds no /80 prefix, so pods get no address", ipv6Why(x, n), n.Instance.ID, subnet),
 				Remedy: "give the subnet an IPv6 CIDR (aws ec2 associate-subnet-cidr-block --ipv6-cidr-block ...), allow " +
 					"ec2:AssignIpv6Addresses to the role aws-node uses (AmazonEKS_CNI_IPv6_Policy), read ipamd's log " +
-					"(/var/log/aws-routed-eni/ipamd.log) for the EC2 error, then replace the node",
+					"(/var/log/aws-routed-eni/ipamd.log) for the EC2 error, then " + replaceNodeRemedy(n, ""),
 			})
 		}
 		return out
@@ -134,7 +134,7 @@ func (x *Index) eniConfigUsable(n *NodeInfo) bool {
 	if cfg == nil {
 		return x.Unavailable(snapshot.SourceENIConfigs)
 	}
-	s, zone := x.Subnets[cfg.Subnet], cniNodeZone(n)
+	s, zone := x.Subnets[cfg.Subnet], nodeZone(n)
 	return s == nil || s.Zone == "" || zone == "" || s.Zone == zone
 }
 
@@ -188,5 +188,5 @@ func prefixRemedy(x *Index, n *NodeInfo) string {
 	return fmt.Sprintf("look for InsufficientCidrBlocks in ipamd's log on the node (/var/log/aws-routed-eni/ipamd.log): "+
 		"%s is likely fragmented, with free addresses but no free aligned /28; reserve room for prefixes with "+
 		"aws ec2 create-subnet-cidr-reservation --reservation-type prefix --subnet-id %s --cidr CIDR, or give pods "+
-		"a new subnet, then replace the node", where, id)
+		"a new subnet, then %s", where, id, replaceNodeRemedy(n, ""))
 }

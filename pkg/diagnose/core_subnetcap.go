@@ -166,7 +166,7 @@ func launchGroups(x *Index) []launchGroup {
 				groups[name] = g
 			}
 			g.nodes = append(g.nodes, n)
-			zone := cmp.Or(n.Subnet.Zone, cniNodeZone(n))
+			zone := cmp.Or(n.Subnet.Zone, nodeZone(n))
 			g.subnets[zone] = append(g.subnets[zone], n.Subnet)
 		}
 	}
@@ -193,7 +193,7 @@ func launchGroups(x *Index) []launchGroup {
 			// No resolved subnets to read (an older status): the nodes' subnets stand in.
 			for _, n := range g.nodes {
 				if n.Subnet != nil {
-					zone := cmp.Or(n.Subnet.Zone, cniNodeZone(n))
+					zone := cmp.Or(n.Subnet.Zone, nodeZone(n))
 					g.subnets[zone] = append(g.subnets[zone], n.Subnet)
 				}
 			}
@@ -240,7 +240,7 @@ func nodeSubnetPool(x *Index, cni CNISettings, g launchGroup, zone string, disco
 		}
 		if m := median(held); m > p.first {
 			p.each, p.eachFrom = m, fmt.Sprintf("what its nodes hold in their subnet now, as the CNI grows with pods: the "+
-				"median of %s", countText(int64(len(held)), "node", "nodes"))
+				"median of %s", countText(len(held), "node", "nodes"))
 		}
 	}
 	p.remedy = nodeSubnetRemedy(x, cni, g, zone)
@@ -251,7 +251,7 @@ func nodeSubnetPool(x *Index, cni CNISettings, g launchGroup, zone string, disco
 func zoneNodes(nodes []*NodeInfo, zone string) []*NodeInfo {
 	var out []*NodeInfo
 	for _, n := range nodes {
-		if cniNodeZone(n) == zone {
+		if nodeZone(n) == zone {
 			out = append(out, n)
 		}
 	}

@@ -1,11 +1,8 @@
 package diagnose
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
-
-	corev1 "k8s.io/api/core/v1"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
@@ -67,23 +64,6 @@ func (x *Index) awsNodeRunsNowhere() bool {
 	return len(nodes) > 0 && len(x.vpcCNINodes()) == 0
 }
 
-// cniNodeZone returns the node's zone: its instance's, else its topology.kubernetes.io/zone label.
-func cniNodeZone(n *NodeInfo) string {
-	if n.Instance != nil && n.Instance.Zone != "" {
-		return n.Instance.Zone
-	}
-	return n.Node.Labels[corev1.LabelTopologyZone]
-}
-
-// cniPodsCapacity returns the node's status.capacity.pods, false when it advertises none.
-func cniPodsCapacity(n *NodeInfo) (int64, bool) {
-	q, ok := n.Node.Status.Capacity[corev1.ResourcePods]
-	if !ok {
-		return 0, false
-	}
-	return q.Value(), true
-}
-
 // prefixDelegationUsable reports whether aws-node has prefix delegation on and runs a VPC CNI
 // that supports it (an unparsable version counts as supporting it; vpc-cni-version-too-old
 // reports a version that does not).
@@ -93,14 +73,6 @@ func (x *Index) prefixDelegationUsable() bool {
 	}
 	v, ok := parseCNIVersion(x.Snapshot.AWSNode.Image)
 	return !ok || !v.less(cniFeatureVersion(SettingPrefixDelegation))
-}
-
-// cniCount writes n and word, adding "s" to word unless n is 1: "1 pod", "3 pods".
-func cniCount(n int64, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // cniInstanceGone reports whether the node's instance is known to be missing or not running;

@@ -64,7 +64,7 @@ func TestNodeClaimDrifted(t *testing.T) {
 		return []Finding{{
 			ID: "nodeclaim-drifted", Severity: Info, Node: nodeA, Resource: "nodeclaim/default-abcde", Message: msg,
 			Remedy: "nothing to do if the change was meant: Karpenter replaces the node as spec.disruption.budgets of NodePool " +
-				"default allow (kubectl delete nodeclaim default-abcde does it now); otherwise revert the EC2NodeClass change",
+				"default allow (to replace the node now: kubectl delete nodeclaim default-abcde); otherwise revert the EC2NodeClass change",
 		}}
 	}
 	runCheckCases(t, nodeClaimDrifted, []checkCase{

@@ -45,7 +45,7 @@ var maxPodsBelowIPCapacity = Check{
 // maxPodsBelowFinding returns the finding for one node when its capacity.pods is a
 // secondary-IP value below what prefixes allow.
 func maxPodsBelowFinding(n *NodeInfo, cni CNISettings) (Finding, bool) {
-	pods, ok := cniPodsCapacity(n)
+	pods, ok := podsCapacity(n)
 	if !ok || n.Type == nil || !n.Type.Nitro() || explicitMaxPods(n) {
 		return Finding{}, false
 	}

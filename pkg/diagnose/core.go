@@ -1,0 +1,21 @@
+package diagnose
+
+// coreChecks are identity, addressing, subnet, security-group, capacity and data checks.
+func coreChecks() []Check {
+	return []Check{
+		providerIDInvalid,
+		instanceNotFound,
+		instanceNotRunning,
+		nodeTerminationStuck,
+		zoneMismatch,
+		instanceTypeMismatch,
+		internalIPOutsideSubnet,
+		internalIPNotInstanceIP,
+		subnetNotSelected,
+		securityGroupDrift,
+		subnetIPExhaustion,
+		maxPodsExceedsIPCapacity,
+		nodeClassNotReady,
+		dataUnavailable,
+	}
+}
