@@ -107,6 +107,20 @@ func (m findingsModel) selectedFinding() (diagnose.Finding, bool) {
 	return m.d.groups[m.open].findings[m.items[i]], true
 }
 
+// selectedCheck returns the check ID of the finding under the cursor in an opened group, or of
+// the group under the cursor in the list of groups.
+func (m findingsModel) selectedCheck() (string, bool) {
+	if m.open >= 0 {
+		f, ok := m.selectedFinding()
+		return f.ID, ok
+	}
+	i, ok := m.list.selected()
+	if m.d == nil || !ok || i >= len(m.groups) {
+		return "", false
+	}
+	return m.d.groups[m.groups[i]].id, true
+}
+
 // view renders the groups, or the opened group's findings, height lines at most.
 func (m findingsModel) view(th theme) string {
 	var b strings.Builder

@@ -24,8 +24,12 @@ type keyMap struct {
 	Findings key.Binding
 	Subnets  key.Binding
 	Refresh  key.Binding
+	Explain  key.Binding
+	Close    key.Binding
 	Help     key.Binding
+	HelpAlt  key.Binding
 	Quit     key.Binding
+	QuitNow  key.Binding
 }
 
 // defaultKeys returns the k9s-like key map.
@@ -54,8 +58,12 @@ func defaultKeys() keyMap {
 		Findings: b("f", "findings", "f"),
 		Subnets:  b("s", "subnets", "s"),
 		Refresh:  b("r", "refresh", "r"),
+		Explain:  b("?", "explain", "?"),
+		Close:    b("esc/q", "back", "esc", "q"),
 		Help:     b("?", "help", "?"),
+		HelpAlt:  b("H", "help", "H"),
 		Quit:     b("q", "quit", "q", "ctrl+c"),
+		QuitNow:  b("ctrl+c", "quit", "ctrl+c"),
 	}
 }
 
@@ -81,6 +89,17 @@ func (k keyMap) forView(v view, filtering bool) helpKeys {
 	narrow := []key.Binding{k.Filter, k.Critical, k.Warning, k.Info}
 	views := []key.Binding{k.Nodes, k.Findings, k.Subnets, k.Refresh, k.Help, k.Quit}
 	switch v {
+	case viewExplain:
+		return helpKeys{
+			short: []key.Binding{k.Up, k.Down, k.PageDown, k.Close, k.Help, k.QuitNow},
+			full:  [][]key.Binding{move, {k.Close, k.Refresh, k.Help, k.QuitNow}},
+		}
+	case viewFindings:
+		return helpKeys{
+			short: []key.Binding{k.Down, k.Open, k.Explain, k.Back, k.Filter, k.HelpAlt, k.Quit},
+			full: [][]key.Binding{move, append([]key.Binding{k.Open, k.Explain, k.Back}, narrow...),
+				{k.Nodes, k.Findings, k.Subnets, k.Refresh, k.HelpAlt, k.Quit}},
+		}
 	case viewNode:
 		nav := []key.Binding{k.NextTab, k.PrevTab, k.Back}
 		return helpKeys{

@@ -32,6 +32,7 @@ const (
 	viewNode
 	viewFindings
 	viewSubnets
+	viewExplain
 )
 
 // Default size, used until the terminal reports its own.
@@ -55,8 +56,10 @@ type Model struct {
 
 	state state
 	view  view
-	// back is the view Esc returns to from the node view.
-	back view
+	// back is the view Esc returns to from the node view; explainBack is the one Esc or q
+	// returns to from the explain view.
+	back        view
+	explainBack view
 	// busy is set while a load runs; err is the last failed load.
 	busy bool
 	err  error
@@ -67,6 +70,7 @@ type Model struct {
 	node     nodeModel
 	findings findingsModel
 	subnets  subnetsModel
+	explain  explainModel
 
 	width, height int
 }
@@ -146,8 +150,11 @@ func (m Model) resize(w, h int) Model {
 	m.nodes = m.nodes.setSize(m.width, body)
 	m.findings = m.findings.setSize(m.width, body)
 	m.subnets = m.subnets.setSize(m.width, body)
-	if m.view == viewNode {
+	switch m.view {
+	case viewNode:
 		m.node = m.node.render(m.th, m.width, body)
+	case viewExplain:
+		m.explain = m.explain.render(m.th, m.width, body)
 	}
 	return m
 }

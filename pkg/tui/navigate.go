@@ -77,6 +77,10 @@ func (m *Model) activeList() *cursorList {
 // move handles the cursor and scrolling keys.
 func (m Model) move(msg tea.KeyMsg) Model {
 	k := m.keys
+	if m.view == viewExplain {
+		scroll(&m.explain.vp, k, msg)
+		return m
+	}
 	if m.view == viewNode {
 		vp := &m.node.vp
 		switch {
@@ -132,6 +136,10 @@ func (m Model) mouse(msg tea.MouseMsg) Model {
 	case tea.MouseButtonWheelDown:
 		delta = wheelLines
 	default:
+		return m
+	}
+	if m.view == viewExplain {
+		wheel(&m.explain.vp, delta)
 		return m
 	}
 	if m.view == viewNode {

@@ -75,10 +75,18 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m.filterKey(msg)
 	}
 	k := m.keys
+	if m.view == viewExplain && key.Matches(msg, k.Close) {
+		return m.closeExplain(), nil
+	}
+	if m.view == viewFindings && m.state == stateReady && key.Matches(msg, k.Explain) {
+		if id, ok := m.findings.selectedCheck(); ok {
+			return m.openExplain(id), nil
+		}
+	}
 	switch {
 	case key.Matches(msg, k.Quit):
 		return m, tea.Quit
-	case key.Matches(msg, k.Help):
+	case key.Matches(msg, k.Help, k.HelpAlt):
 		m.help.ShowAll = !m.help.ShowAll
 		return m.resize(m.width, m.height), nil
 	case key.Matches(msg, k.Refresh):
@@ -90,6 +98,9 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	}
 	if m.state != stateReady {
 		return m, nil
+	}
+	if m.view == viewExplain {
+		return m.move(msg), nil
 	}
 	switch {
 	case key.Matches(msg, k.Filter) && m.view != viewNode:

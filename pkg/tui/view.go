@@ -24,6 +24,8 @@ func (m Model) View() string {
 			body = m.findings.view(m.th)
 		case viewSubnets:
 			body = m.subnets.view(m.th)
+		case viewExplain:
+			body = m.explain.view()
 		}
 	}
 	header, help := m.chrome()
@@ -73,6 +75,8 @@ func (m Model) where() string {
 	switch m.view {
 	case viewNode:
 		return "node/" + m.node.name()
+	case viewExplain:
+		return "explain › " + m.explain.id
 	case viewFindings:
 		if m.findings.open >= 0 {
 			return fmt.Sprintf("findings › %s %d", m.data.groups[m.findings.open].id, len(m.findings.items))
