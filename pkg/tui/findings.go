@@ -57,7 +57,7 @@ func (m findingsModel) apply(sel selection) findingsModel {
 	for gi, g := range m.d.groups {
 		n := 0
 		for fi, f := range g.findings {
-			if sel.match(levelRank(f.Severity.String()), g.hays[fi]) {
+			if sel.match(f.Severity, g.hays[fi]) {
 				n++
 			}
 		}
@@ -70,7 +70,7 @@ func (m findingsModel) apply(sel selection) findingsModel {
 	if m.open >= 0 {
 		g := m.d.groups[m.open]
 		for fi, f := range g.findings {
-			if sel.match(levelRank(f.Severity.String()), g.hays[fi]) {
+			if sel.match(f.Severity, g.hays[fi]) {
 				m.items = append(m.items, fi)
 			}
 		}

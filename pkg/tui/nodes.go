@@ -63,7 +63,7 @@ func (m nodesModel) apply(sel selection, name string) nodesModel {
 	heading, key := -1, ""
 	for _, ri := range m.order {
 		r := &m.d.rows[ri]
-		if !sel.match(r.rank, r.hay) {
+		if !sel.match(r.order.severity, r.hay) {
 			continue
 		}
 		if m.group != groupNone {

@@ -36,7 +36,7 @@ func (m subnetsModel) apply(sel selection) subnetsModel {
 	}
 	m.shown = nil
 	for i, s := range m.d.subnets {
-		if sel.match(levelRank(s.level), s.hay) {
+		if sel.match(levelSeverity(s.level), s.hay) {
 			m.shown = append(m.shown, i)
 		}
 	}

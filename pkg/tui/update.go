@@ -107,11 +107,11 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.input.Focus()
 		return m.resize(m.width, m.height), nil
 	case key.Matches(msg, k.Critical):
-		return m.toggle(4), nil
+		return m.toggle(diagnose.Critical), nil
 	case key.Matches(msg, k.Warning):
-		return m.toggle(3), nil
+		return m.toggle(diagnose.Warning), nil
 	case key.Matches(msg, k.Info):
-		return m.toggle(2), nil
+		return m.toggle(diagnose.Info), nil
 	case key.Matches(msg, k.Group) && m.view == viewNodes:
 		m.nodes = m.nodes.cycleGroup(m.sel)
 		return m, nil
@@ -152,9 +152,9 @@ func (m Model) filterKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	return m, cmd
 }
 
-// toggle switches the severity of level rank on or off.
-func (m Model) toggle(rank int) Model {
-	m.sel.only[rank] = !m.sel.only[rank]
+// toggle shows or stops showing only findings of severity sev.
+func (m Model) toggle(sev diagnose.Severity) Model {
+	m.sel.only[sev] = !m.sel.only[sev]
 	return m.applySel()
 }
 
