@@ -131,15 +131,15 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 
 // filterKey edits the filter: Enter keeps it, Esc clears it, anything else narrows live.
 func (m Model) filterKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
-	switch msg.String() {
-	case "ctrl+c":
+	switch k := m.keys; {
+	case key.Matches(msg, k.QuitNow):
 		return m, tea.Quit
-	case "esc":
+	case key.Matches(msg, k.Back):
 		m.input.SetValue("")
 		m.input.Blur()
 		m.sel = m.sel.withQuery("")
 		return m.applySel().resize(m.width, m.height), nil
-	case "enter":
+	case key.Matches(msg, k.Apply):
 		m.input.Blur()
 		return m.resize(m.width, m.height), nil
 	}
