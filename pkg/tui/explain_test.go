@@ -122,7 +122,7 @@ func TestExplainFooterListsKeys(t *testing.T) {
 
 func TestExplainUnknownCheckIsOneLine(t *testing.T) {
 	m := ready(t, demoReport(t), 100, 30).openExplain("no-such-check")
-	body := strings.TrimRight(m.explain.view(), "\n ")
+	body := strings.TrimRight(m.explain.view(m.th), "\n ")
 	if strings.Contains(body, "\n") || !strings.Contains(body, "no catalogue entry for check no-such-check") {
 		t.Errorf("unknown check body = %q, want one line that names the check", body)
 	}

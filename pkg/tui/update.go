@@ -40,49 +40,40 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-// loaded shows a new report, keeping the view, the cursor and an open node where they are.
+// loaded shows a new report, keeping the view, the cursor and an open node where they are; a
+// view whose subject is gone goes back.
 func (m Model) loaded(r diagnose.Report) Model {
 	m.busy, m.err, m.state = false, nil, stateReady
 	m.data = derive(style.PrintableCopy(r), m.th.Styles)
 	m = m.resize(m.width, m.height)
-	m.nodes = m.nodes.setData(m.data, m.sel)
-	m.findings = m.findings.setData(m.data, m.sel)
-	m.subnets = m.subnets.setData(m.data, m.sel)
-	if m.view == viewNode {
-		n, ok := m.nodeReport(m.node.name())
-		if !ok {
-			m.view = m.back
-			return m.resize(m.width, m.height)
+	gone := action{}
+	for _, s := range m.screens() {
+		next, act := s.setData(m.data, m.sel)
+		if s.id == m.view {
+			gone = act
 		}
-		m.node.report, m.node.findings = n, len(n.Findings)
-		m.node = m.node.render(m.th, m.width, m.bodyHeight())
+		m.put(next)
 	}
-	return m
+	if gone.kind == actShow {
+		m.view = gone.to
+	}
+	return m.resize(m.width, m.height)
 }
 
-// nodeReport finds a node of the current report by name.
-func (m Model) nodeReport(name string) (diagnose.NodeReport, bool) {
-	i, ok := m.data.byName[name]
-	if !ok {
-		return diagnose.NodeReport{}, false
-	}
-	return m.data.report.Nodes[m.data.rows[i].node], true
-}
-
-// key handles a key press: the filter input first, then global keys, then the view's.
+// key handles a key press: the filter input first, then the active view's keys, then the
+// root's.
 func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if m.input.Focused() {
 		return m.filterKey(msg)
 	}
-	k := m.keys
-	if m.view == viewExplain && key.Matches(msg, k.Close) {
-		return m.closeExplain(), nil
-	}
-	if m.view == viewFindings && m.state == stateReady && key.Matches(msg, k.Explain) {
-		if id, ok := m.findings.selectedCheck(); ok {
-			return m.openExplain(id), nil
+	if m.state == stateReady {
+		next, act := m.active().update(m.keys, msg, m.sel)
+		m.put(next)
+		if act.kind != actPass {
+			return m.do(act), nil
 		}
 	}
+	k := m.keys
 	switch {
 	case key.Matches(msg, k.Quit):
 		return m, tea.Quit
@@ -99,11 +90,8 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if m.state != stateReady {
 		return m, nil
 	}
-	if m.view == viewExplain {
-		return m.move(msg), nil
-	}
 	switch {
-	case key.Matches(msg, k.Filter) && m.view != viewNode:
+	case key.Matches(msg, k.Filter):
 		m.input.Focus()
 		return m.resize(m.width, m.height), nil
 	case key.Matches(msg, k.Critical):
@@ -112,21 +100,14 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m.toggle(diagnose.Warning), nil
 	case key.Matches(msg, k.Info):
 		return m.toggle(diagnose.Info), nil
-	case key.Matches(msg, k.Group) && m.view == viewNodes:
-		m.nodes = m.nodes.cycleGroup(m.sel)
-		return m, nil
 	case key.Matches(msg, k.Nodes):
 		return m.switchTo(viewNodes), nil
 	case key.Matches(msg, k.Findings):
 		return m.switchTo(viewFindings), nil
 	case key.Matches(msg, k.Subnets):
 		return m.switchTo(viewSubnets), nil
-	case key.Matches(msg, k.Open):
-		return m.open(), nil
-	case key.Matches(msg, k.Back):
-		return m.goBack(), nil
 	}
-	return m.move(msg), nil
+	return m, nil
 }
 
 // filterKey edits the filter: Enter keeps it, Esc clears it, anything else narrows live.
@@ -160,15 +141,7 @@ func (m Model) toggle(sev diagnose.Severity) Model {
 
 // applySel narrows the active view to the selection.
 func (m Model) applySel() Model {
-	switch m.view {
-	case viewNodes:
-		name, _ := m.nodes.selectedName()
-		m.nodes = m.nodes.apply(m.sel, name)
-	case viewFindings:
-		m.findings = m.findings.apply(m.sel)
-	case viewSubnets:
-		m.subnets = m.subnets.apply(m.sel)
-	}
+	m.put(m.active().narrow(m.sel))
 	return m
 }
 
