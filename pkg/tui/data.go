@@ -104,3 +104,12 @@ func deriveGroups(list []diagnose.Finding) []findingGroup {
 	})
 	return groups
 }
+
+// node finds a node of the report by name.
+func (d *data) node(name string) (diagnose.NodeReport, bool) {
+	i, ok := d.byName[name]
+	if !ok {
+		return diagnose.NodeReport{}, false
+	}
+	return d.report.Nodes[d.rows[i].node], true
+}

@@ -2,8 +2,9 @@ package tui
 
 import (
 	"fmt"
-	"github.com/charmbracelet/x/ansi"
 	"strings"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 )
@@ -26,7 +27,7 @@ type findingsModel struct {
 func newFindingsModel() findingsModel { return findingsModel{open: -1} }
 
 // setData shows a new report's findings; an opened group stays open while it exists.
-func (m findingsModel) setData(d *data, sel selection) findingsModel {
+func (m findingsModel) setData(d *data, sel selection) (screen, action) {
 	openID := ""
 	if m.open >= 0 && m.d != nil {
 		openID = m.d.groups[m.open].id
@@ -37,11 +38,11 @@ func (m findingsModel) setData(d *data, sel selection) findingsModel {
 			m.open = i
 		}
 	}
-	return m.apply(sel)
+	return m.apply(sel), action{}
 }
 
 // setSize fits the list into w columns and h lines.
-func (m findingsModel) setSize(w, h int) findingsModel {
+func (m findingsModel) setSize(_ theme, w, h int) screen {
 	m.width = w
 	m.list.resize(h - 1)
 	m.inner.resize(h - 1)
@@ -57,7 +58,7 @@ func (m findingsModel) apply(sel selection) findingsModel {
 	for gi, g := range m.d.groups {
 		n := 0
 		for fi, f := range g.findings {
-			if sel.match(levelRank(f.Severity.String()), g.hays[fi]) {
+			if sel.match(f.Severity, g.hays[fi]) {
 				n++
 			}
 		}
@@ -70,7 +71,7 @@ func (m findingsModel) apply(sel selection) findingsModel {
 	if m.open >= 0 {
 		g := m.d.groups[m.open]
 		for fi, f := range g.findings {
-			if sel.match(levelRank(f.Severity.String()), g.hays[fi]) {
+			if sel.match(f.Severity, g.hays[fi]) {
 				m.items = append(m.items, fi)
 			}
 		}
@@ -78,6 +79,9 @@ func (m findingsModel) apply(sel selection) findingsModel {
 	m.inner.reset(len(m.items), m.inner.cursor)
 	return m
 }
+
+// narrow applies sel to the groups and the opened group.
+func (m findingsModel) narrow(sel selection) screen { return m.apply(sel) }
 
 // active returns the list the cursor keys move.
 func (m *findingsModel) active() *cursorList {
@@ -105,6 +109,20 @@ func (m findingsModel) selectedFinding() (diagnose.Finding, bool) {
 		return diagnose.Finding{}, false
 	}
 	return m.d.groups[m.open].findings[m.items[i]], true
+}
+
+// selectedCheck returns the check ID of the finding under the cursor in an opened group, or of
+// the group under the cursor in the list of groups.
+func (m findingsModel) selectedCheck() (string, bool) {
+	if m.open >= 0 {
+		f, ok := m.selectedFinding()
+		return f.ID, ok
+	}
+	i, ok := m.list.selected()
+	if m.d == nil || !ok || i >= len(m.groups) {
+		return "", false
+	}
+	return m.d.groups[m.groups[i]].id, true
 }
 
 // view renders the groups, or the opened group's findings, height lines at most.

@@ -19,7 +19,7 @@ import (
 // nothing, and the letters a filter is typed with.
 var fuzzKeys = []string{
 	"up", "down", "pgup", "pgdown", "home", "end", "G", "enter", "esc", "tab", "shift+tab",
-	"left", "right", "h", "l", "j", "k", " ", "/", "1", "2", "3", "g", "n", "f", "s", "r", "?",
+	"left", "right", "h", "l", "j", "k", " ", "/", "1", "2", "3", "g", "n", "f", "s", "r", "?", "H",
 	"backspace", "q", "ctrl+c", "a", "e", "i", "p", "z", "0", "-", ".",
 }
 

@@ -71,3 +71,16 @@ func keyMsg(k string) tea.KeyMsg {
 	}
 	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
 }
+
+// activeList returns the cursor of the active list view, or nil in the node and explain views.
+func (m *Model) activeList() *cursorList {
+	switch m.view {
+	case viewNodes:
+		return &m.nodes.list
+	case viewFindings:
+		return m.findings.active()
+	case viewSubnets:
+		return &m.subnets.list
+	}
+	return nil
+}

@@ -24,8 +24,12 @@ type keyMap struct {
 	Findings key.Binding
 	Subnets  key.Binding
 	Refresh  key.Binding
+	Explain  key.Binding
+	Close    key.Binding
 	Help     key.Binding
+	HelpAlt  key.Binding
 	Quit     key.Binding
+	QuitNow  key.Binding
 }
 
 // defaultKeys returns the k9s-like key map.
@@ -54,8 +58,12 @@ func defaultKeys() keyMap {
 		Findings: b("f", "findings", "f"),
 		Subnets:  b("s", "subnets", "s"),
 		Refresh:  b("r", "refresh", "r"),
+		Explain:  b("?", "explain", "?"),
+		Close:    b("esc/q", "back", "esc", "q"),
 		Help:     b("?", "help", "?"),
+		HelpAlt:  b("H", "help", "H"),
 		Quit:     b("q", "quit", "q", "ctrl+c"),
+		QuitNow:  b("ctrl+c", "quit", "ctrl+c"),
 	}
 }
 
@@ -71,31 +79,23 @@ func (h helpKeys) ShortHelp() []key.Binding { return h.short }
 // FullHelp returns the columns of the full help.
 func (h helpKeys) FullHelp() [][]key.Binding { return h.full }
 
-// forView returns the bindings that apply to view v.
-func (k keyMap) forView(v view, filtering bool) helpKeys {
-	if filtering {
-		b := []key.Binding{k.Apply, k.Back}
-		return helpKeys{short: b, full: [][]key.Binding{b}}
-	}
-	move := []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Home, k.End}
-	narrow := []key.Binding{k.Filter, k.Critical, k.Warning, k.Info}
-	views := []key.Binding{k.Nodes, k.Findings, k.Subnets, k.Refresh, k.Help, k.Quit}
-	switch v {
-	case viewNode:
-		nav := []key.Binding{k.NextTab, k.PrevTab, k.Back}
-		return helpKeys{
-			short: []key.Binding{k.Up, k.Down, k.NextTab, k.Back, k.Refresh, k.Help, k.Quit},
-			full:  [][]key.Binding{move, nav, {k.Refresh, k.Help, k.Quit}},
-		}
-	case viewNodes:
-		narrow = append(narrow, k.Group)
-		return helpKeys{
-			short: []key.Binding{k.Down, k.Open, k.Filter, k.Group, k.Findings, k.Subnets, k.Help, k.Quit},
-			full:  [][]key.Binding{move, append([]key.Binding{k.Open, k.Back}, narrow...), views},
-		}
-	}
-	return helpKeys{
-		short: []key.Binding{k.Down, k.Open, k.Back, k.Filter, k.Nodes, k.Help, k.Quit},
-		full:  [][]key.Binding{move, append([]key.Binding{k.Open, k.Back}, narrow...), views},
-	}
+// filterKeys are the bindings while the filter prompt is focused.
+func (k keyMap) filterKeys() helpKeys {
+	b := []key.Binding{k.Apply, k.Back}
+	return helpKeys{short: b, full: [][]key.Binding{b}}
+}
+
+// moveKeys move a cursor or scroll a sheet.
+func (k keyMap) moveKeys() []key.Binding {
+	return []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Home, k.End}
+}
+
+// narrowKeys narrow a list.
+func (k keyMap) narrowKeys() []key.Binding {
+	return []key.Binding{k.Filter, k.Critical, k.Warning, k.Info}
+}
+
+// viewKeys switch views, refresh, show help and quit.
+func (k keyMap) viewKeys() []key.Binding {
+	return []key.Binding{k.Nodes, k.Findings, k.Subnets, k.Refresh, k.Help, k.Quit}
 }

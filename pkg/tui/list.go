@@ -1,5 +1,10 @@
 package tui
 
+import (
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
 // cursorList is the cursor and scroll position of a list of n lines, height of them visible.
 // Lines marked in skips (group headings) never hold the cursor; nil skips none.
 type cursorList struct {
@@ -90,3 +95,24 @@ func (l *cursorList) scroll() {
 
 // visible returns the range of lines on screen.
 func (l *cursorList) visible() (from, to int) { return l.offset, min(l.offset+l.height, l.n) }
+
+// moveKey moves the cursor for a cursor or paging key and reports whether msg was one.
+func (l *cursorList) moveKey(k keyMap, msg tea.KeyMsg) bool {
+	switch {
+	case key.Matches(msg, k.Up):
+		l.move(-1)
+	case key.Matches(msg, k.Down):
+		l.move(1)
+	case key.Matches(msg, k.PageUp):
+		l.page(-1)
+	case key.Matches(msg, k.PageDown):
+		l.page(1)
+	case key.Matches(msg, k.Home):
+		l.top()
+	case key.Matches(msg, k.End):
+		l.bottom()
+	default:
+		return false
+	}
+	return true
+}

@@ -32,6 +32,7 @@ const (
 	viewNode
 	viewFindings
 	viewSubnets
+	viewExplain
 )
 
 // Default size, used until the terminal reports its own.
@@ -55,8 +56,6 @@ type Model struct {
 
 	state state
 	view  view
-	// back is the view Esc returns to from the node view.
-	back view
 	// busy is set while a load runs; err is the last failed load.
 	busy bool
 	err  error
@@ -67,6 +66,7 @@ type Model struct {
 	node     nodeModel
 	findings findingsModel
 	subnets  subnetsModel
+	explain  explainModel
 
 	width, height int
 }
@@ -143,18 +143,18 @@ func (m Model) resize(w, h int) Model {
 	m.help.Width = m.width
 	m.input.Width = max(m.width/2, 10)
 	body := m.bodyHeight()
-	m.nodes = m.nodes.setSize(m.width, body)
-	m.findings = m.findings.setSize(m.width, body)
-	m.subnets = m.subnets.setSize(m.width, body)
-	if m.view == viewNode {
-		m.node = m.node.render(m.th, m.width, body)
+	for _, s := range m.screens() {
+		m.put(s.setSize(m.th, m.width, body))
 	}
 	return m
 }
 
 // helpView renders the short or full help for the active view, each line cut to the width.
 func (m Model) helpView() string {
-	keys := m.keys.forView(m.view, m.input.Focused())
+	keys := m.keys.filterKeys()
+	if !m.input.Focused() {
+		keys = m.active().keys(m.keys)
+	}
 	// Drop bindings before the last two (help and quit) until the footer fits.
 	for len(keys.short) > 2 && width(m.help.ShortHelpView(keys.short)) > m.width {
 		n := len(keys.short)

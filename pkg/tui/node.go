@@ -40,6 +40,9 @@ type section struct {
 
 // nodeModel is one node's describe sheet in a viewport, with tabs that jump to its sections.
 type nodeModel struct {
+	// opened is set once a node is shown; back is the view Esc returns to.
+	opened   bool
+	back     view
 	report   diagnose.NodeReport
 	findings int
 	sections []section
@@ -48,11 +51,38 @@ type nodeModel struct {
 	vp  viewport.Model
 }
 
-// newNodeModel renders n's sheet for a w by h area, the tab bar included.
-func newNodeModel(n diagnose.NodeReport, th theme, w, h int) nodeModel {
-	m := nodeModel{report: n, findings: len(n.Findings), vp: viewport.New(w, max(h-1, 1))}
+// newNodeModel renders n's sheet for a w by h area, the tab bar included; Esc returns to back.
+func newNodeModel(n diagnose.NodeReport, back view, th theme, w, h int) nodeModel {
+	m := nodeModel{opened: true, back: back, report: n, findings: len(n.Findings), vp: viewport.New(w, max(h-1, 1))}
 	return m.render(th, w, h)
 }
+
+// setData shows the node's sheet from a new report, or asks to go back when it is gone.
+func (m nodeModel) setData(d *data, _ selection) (screen, action) {
+	if !m.opened {
+		return m, action{}
+	}
+	n, ok := d.node(m.name())
+	if !ok {
+		return m, action{kind: actShow, to: m.back}
+	}
+	m.report, m.findings = n, len(n.Findings)
+	return m, action{}
+}
+
+// setSize lays an opened sheet out for a w by h area.
+func (m nodeModel) setSize(th theme, w, h int) screen {
+	if !m.opened {
+		return m
+	}
+	return m.render(th, w, h)
+}
+
+// narrow leaves the sheet as it is: the selection narrows lists only.
+func (m nodeModel) narrow(selection) screen { return m }
+
+// where names the node.
+func (m nodeModel) where() string { return "node/" + m.name() }
 
 // render lays the sheet out for a w by h area, keeping the scroll position.
 func (m nodeModel) render(th theme, w, h int) nodeModel {

@@ -2,9 +2,12 @@ package tui
 
 import (
 	"fmt"
-	"github.com/charmbracelet/x/ansi"
 	"slices"
 	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // nodeLine is one line of the nodes table: a row, or a group heading when row is negative.
@@ -28,16 +31,16 @@ type nodesModel struct {
 }
 
 // setData shows a new report, keeping the cursor on the same node when it is still there.
-func (m nodesModel) setData(d *data, sel selection) nodesModel {
+func (m nodesModel) setData(d *data, sel selection) (screen, action) {
 	name, _ := m.selectedName()
 	m.d = d
 	m.layout = newLayout(d, m.width)
 	m.order = groupOrder(d.rows, m.group)
-	return m.apply(sel, name)
+	return m.apply(sel, name), action{}
 }
 
 // setSize fits the table into w columns and h lines, the column headings included.
-func (m nodesModel) setSize(w, h int) nodesModel {
+func (m nodesModel) setSize(_ theme, w, h int) screen {
 	m.width = w
 	m.list.resize(h - 1)
 	if m.d != nil {
@@ -54,6 +57,53 @@ func (m nodesModel) cycleGroup(sel selection) nodesModel {
 	return m.apply(sel, name)
 }
 
+// narrow applies sel, keeping the cursor on the node under it.
+func (m nodesModel) narrow(sel selection) screen {
+	name, _ := m.selectedName()
+	return m.apply(sel, name)
+}
+
+// keys returns the nodes table's bindings.
+func (m nodesModel) keys(k keyMap) helpKeys {
+	return helpKeys{
+		short: []key.Binding{k.Down, k.Open, k.Filter, k.Group, k.Findings, k.Subnets, k.Help, k.Quit},
+		full:  [][]key.Binding{k.moveKeys(), append([]key.Binding{k.Open, k.Back}, append(k.narrowKeys(), k.Group)...), k.viewKeys()},
+	}
+}
+
+// update groups, opens the node under the cursor and moves the cursor.
+func (m nodesModel) update(k keyMap, msg tea.KeyMsg, sel selection) (screen, action) {
+	switch {
+	case key.Matches(msg, k.Group):
+		return m.cycleGroup(sel), action{}
+	case key.Matches(msg, k.Open):
+		if name, ok := m.selectedName(); ok {
+			return m, action{kind: actOpenNode, arg: name}
+		}
+		return m, action{}
+	case key.Matches(msg, k.Back):
+		return m, action{kind: actBack}
+	case m.list.moveKey(k, msg):
+		return m, action{}
+	}
+	return m, action{kind: actPass}
+}
+
+// wheel moves the cursor with the mouse wheel.
+func (m nodesModel) wheel(delta int) screen {
+	m.list.wheel(delta)
+	return m
+}
+
+// where counts the nodes shown and names the grouping.
+func (m nodesModel) where() string {
+	s := fmt.Sprintf("nodes %d/%d", m.shown(), len(m.d.rows))
+	if m.group != groupNone {
+		s += "  by " + m.group.String()
+	}
+	return s
+}
+
 // apply rebuilds the visible lines for sel and puts the cursor on node name, or keeps its place.
 func (m nodesModel) apply(sel selection, name string) nodesModel {
 	if m.d == nil {
@@ -63,7 +113,7 @@ func (m nodesModel) apply(sel selection, name string) nodesModel {
 	heading, key := -1, ""
 	for _, ri := range m.order {
 		r := &m.d.rows[ri]
-		if !sel.match(r.rank, r.hay) {
+		if !sel.match(r.order.severity, r.hay) {
 			continue
 		}
 		if m.group != groupNone {

@@ -36,7 +36,7 @@ type row struct {
 	node  int
 	name  string
 	level string
-	rank  int
+	order levelOrder
 	// findings counts the node's findings.
 	findings int
 	cells    [numCols]string
@@ -45,21 +45,6 @@ type row struct {
 	// fields; on Auto Mode nodes also "auto" and nodeclass/NAME.
 	hay    string
 	groups [numGroups]string
-}
-
-// levelRank orders levels worst first: a higher rank is worse.
-func levelRank(level string) int {
-	switch level {
-	case style.LevelCritical:
-		return 4
-	case style.LevelWarning:
-		return 3
-	case style.LevelInfo:
-		return 2
-	case style.LevelOK, style.LevelInitialising, style.LevelTerminating:
-		return 1
-	}
-	return 0
 }
 
 // nodeLevel returns the node's status, computing it from its findings when unset.
@@ -80,7 +65,7 @@ func nodeLevel(n diagnose.NodeReport) string {
 func newRow(i int, n diagnose.NodeReport) row {
 	id := n.Identity
 	r := row{node: i, name: id.Node, level: nodeLevel(n), findings: len(n.Findings)}
-	r.rank = levelRank(r.level)
+	r.order = orderOf(r.level)
 	subnet := ""
 	if n.Subnet != nil {
 		subnet = n.Subnet.ID
@@ -126,7 +111,7 @@ func newRow(i int, n diagnose.NodeReport) row {
 // sortRows orders rows worst first, then by most findings, then by name.
 func sortRows(rows []row) {
 	slices.SortStableFunc(rows, func(a, b row) int {
-		if c := cmp.Compare(b.rank, a.rank); c != 0 {
+		if c := b.order.compare(a.order); c != 0 {
 			return c
 		}
 		if c := cmp.Compare(b.findings, a.findings); c != 0 {

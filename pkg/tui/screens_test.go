@@ -49,6 +49,8 @@ func TestScreens(t *testing.T) {
 		{name: "findings_80x24", w: 80, h: 24, typed: "f", waitOn: "findings 12/12"},
 		{name: "findings_200x60", w: 200, h: 60, typed: "f", msgs: []tea.Msg{key("enter")}, waitOn: "findings › subnet-ip-exhaustion"},
 		{name: "subnets_80x24", w: 80, h: 24, typed: "s", waitOn: "subnets 12/12"},
+		{name: "explain_80x24", w: 80, h: 24, typed: "f?", waitOn: "explain › subnet-ip-exhaustion"},
+		{name: "findings_help_80x24", w: 80, h: 24, typed: "fH", waitOn: "critical only"},
 		{name: "help_80x24", w: 80, h: 24, typed: "?", waitOn: "page down"},
 		{name: "refresh_error_80x24", w: 80, h: 24, load: flakyLoader(r), typed: "r", waitOn: "refresh failed"},
 	}

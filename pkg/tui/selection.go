@@ -1,13 +1,17 @@
 package tui
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+)
 
 // selection narrows the lists: a filter over lower-case search text and severity toggles.
 type selection struct {
 	// query is the lower-case filter text; empty matches everything.
 	query string
-	// only holds the severities toggled on with 1, 2 and 3, by level rank; none on shows all.
-	only [5]bool
+	// only holds the severities toggled on with 1, 2 and 3, indexed by severity; none on shows all.
+	only [diagnose.Critical + 1]bool
 }
 
 // withQuery returns the selection with the filter text q.
@@ -17,11 +21,12 @@ func (s selection) withQuery(q string) selection {
 }
 
 // toggled reports whether any severity toggle is on.
-func (s selection) toggled() bool { return s.only != [5]bool{} }
+func (s selection) toggled() bool { return s.only != [diagnose.Critical + 1]bool{} }
 
-// match reports whether an item of level rank with search text hay is shown.
-func (s selection) match(rank int, hay string) bool {
-	if s.toggled() && !s.only[rank] {
+// match reports whether an item of severity sev with search text hay is shown; an item with
+// noSeverity shows only while no toggle is on.
+func (s selection) match(sev diagnose.Severity, hay string) bool {
+	if s.toggled() && (sev < noSeverity || int(sev) >= len(s.only) || !s.only[sev]) {
 		return false
 	}
 	return s.query == "" || strings.Contains(hay, s.query)
@@ -34,12 +39,9 @@ func (s selection) describe() string {
 		parts = append(parts, "/"+s.query)
 	}
 	var only []string
-	for _, l := range []struct {
-		rank int
-		name string
-	}{{4, "critical"}, {3, "warning"}, {2, "info"}} {
-		if s.only[l.rank] {
-			only = append(only, l.name)
+	for _, sev := range severities() {
+		if s.only[sev] {
+			only = append(only, sev.String())
 		}
 	}
 	if len(only) > 0 {

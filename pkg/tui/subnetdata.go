@@ -92,7 +92,7 @@ func deriveSubnets(r diagnose.Report) []subnetRow {
 			at[id] = i
 			subnets = append(subnets, subnetRow{id: id, free: -1, level: style.LevelOK})
 		}
-		if levelRank(f.Severity.String()) > levelRank(subnets[i].level) {
+		if f.Severity > levelSeverity(subnets[i].level) {
 			subnets[i].level = f.Severity.String()
 		}
 	}
@@ -105,7 +105,7 @@ func deriveSubnets(r diagnose.Report) []subnetRow {
 		s.hay = strings.ToLower(strings.Join(append([]string{s.id, s.cidr, s.zone}, s.classes...), "\n"))
 	}
 	slices.SortStableFunc(subnets, func(a, b subnetRow) int {
-		return cmp.Or(cmp.Compare(levelRank(b.level), levelRank(a.level)), cmp.Compare(b.used(), a.used()),
+		return cmp.Or(orderOf(b.level).compare(orderOf(a.level)), cmp.Compare(b.used(), a.used()),
 			strings.Compare(a.id, b.id))
 	})
 	return subnets

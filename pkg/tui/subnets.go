@@ -3,6 +3,9 @@ package tui
 import (
 	"fmt"
 	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
 )
 
 // subnetBar is the width of the bar in the subnets view.
@@ -17,13 +20,13 @@ type subnetsModel struct {
 }
 
 // setData shows a new report's subnets.
-func (m subnetsModel) setData(d *data, sel selection) subnetsModel {
+func (m subnetsModel) setData(d *data, sel selection) (screen, action) {
 	m.d = d
-	return m.apply(sel)
+	return m.apply(sel), action{}
 }
 
 // setSize fits the list into w columns and h lines.
-func (m subnetsModel) setSize(w, h int) subnetsModel {
+func (m subnetsModel) setSize(_ theme, w, h int) screen {
 	m.width = w
 	m.list.resize(h - 1)
 	return m
@@ -36,12 +39,50 @@ func (m subnetsModel) apply(sel selection) subnetsModel {
 	}
 	m.shown = nil
 	for i, s := range m.d.subnets {
-		if sel.match(levelRank(s.level), s.hay) {
+		if sel.match(levelSeverity(s.level), s.hay) {
 			m.shown = append(m.shown, i)
 		}
 	}
 	m.list.reset(len(m.shown), m.list.cursor)
 	return m
+}
+
+// narrow applies sel to the subnets.
+func (m subnetsModel) narrow(sel selection) screen { return m.apply(sel) }
+
+// keys returns the subnets view's bindings.
+func (m subnetsModel) keys(k keyMap) helpKeys {
+	return helpKeys{
+		short: []key.Binding{k.Down, k.Open, k.Back, k.Filter, k.Nodes, k.Help, k.Quit},
+		full:  [][]key.Binding{k.moveKeys(), append([]key.Binding{k.Open, k.Back}, k.narrowKeys()...), k.viewKeys()},
+	}
+}
+
+// update lists the nodes of the subnet under the cursor and moves the cursor.
+func (m subnetsModel) update(k keyMap, msg tea.KeyMsg, _ selection) (screen, action) {
+	switch {
+	case key.Matches(msg, k.Open):
+		if id, ok := m.selectedID(); ok {
+			return m, action{kind: actNodesIn, arg: id}
+		}
+		return m, action{}
+	case key.Matches(msg, k.Back):
+		return m, action{kind: actBack}
+	case m.list.moveKey(k, msg):
+		return m, action{}
+	}
+	return m, action{kind: actPass}
+}
+
+// wheel moves the cursor with the mouse wheel.
+func (m subnetsModel) wheel(delta int) screen {
+	m.list.wheel(delta)
+	return m
+}
+
+// where counts the subnets shown.
+func (m subnetsModel) where() string {
+	return fmt.Sprintf("subnets %d/%d", len(m.shown), len(m.d.subnets))
 }
 
 // selectedID returns the ID of the subnet under the cursor.

@@ -40,45 +40,44 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-// loaded shows a new report, keeping the view, the cursor and an open node where they are.
+// loaded shows a new report, keeping the view, the cursor and an open node where they are; a
+// view whose subject is gone goes back.
 func (m Model) loaded(r diagnose.Report) Model {
 	m.busy, m.err, m.state = false, nil, stateReady
 	m.data = derive(style.PrintableCopy(r), m.th.Styles)
 	m = m.resize(m.width, m.height)
-	m.nodes = m.nodes.setData(m.data, m.sel)
-	m.findings = m.findings.setData(m.data, m.sel)
-	m.subnets = m.subnets.setData(m.data, m.sel)
-	if m.view == viewNode {
-		n, ok := m.nodeReport(m.node.name())
-		if !ok {
-			m.view = m.back
-			return m.resize(m.width, m.height)
+	gone := action{}
+	for _, s := range m.screens() {
+		next, act := s.setData(m.data, m.sel)
+		if s.id == m.view {
+			gone = act
 		}
-		m.node.report, m.node.findings = n, len(n.Findings)
-		m.node = m.node.render(m.th, m.width, m.bodyHeight())
+		m.put(next)
 	}
-	return m
+	if gone.kind == actShow {
+		m.view = gone.to
+	}
+	return m.resize(m.width, m.height)
 }
 
-// nodeReport finds a node of the current report by name.
-func (m Model) nodeReport(name string) (diagnose.NodeReport, bool) {
-	i, ok := m.data.byName[name]
-	if !ok {
-		return diagnose.NodeReport{}, false
-	}
-	return m.data.report.Nodes[m.data.rows[i].node], true
-}
-
-// key handles a key press: the filter input first, then global keys, then the view's.
+// key handles a key press: the filter input first, then the active view's keys, then the
+// root's.
 func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if m.input.Focused() {
 		return m.filterKey(msg)
+	}
+	if m.state == stateReady {
+		next, act := m.active().update(m.keys, msg, m.sel)
+		m.put(next)
+		if act.kind != actPass {
+			return m.do(act), nil
+		}
 	}
 	k := m.keys
 	switch {
 	case key.Matches(msg, k.Quit):
 		return m, tea.Quit
-	case key.Matches(msg, k.Help):
+	case key.Matches(msg, k.Help, k.HelpAlt):
 		m.help.ShowAll = !m.help.ShowAll
 		return m.resize(m.width, m.height), nil
 	case key.Matches(msg, k.Refresh):
@@ -92,43 +91,36 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	switch {
-	case key.Matches(msg, k.Filter) && m.view != viewNode:
+	case key.Matches(msg, k.Filter):
 		m.input.Focus()
 		return m.resize(m.width, m.height), nil
 	case key.Matches(msg, k.Critical):
-		return m.toggle(4), nil
+		return m.toggle(diagnose.Critical), nil
 	case key.Matches(msg, k.Warning):
-		return m.toggle(3), nil
+		return m.toggle(diagnose.Warning), nil
 	case key.Matches(msg, k.Info):
-		return m.toggle(2), nil
-	case key.Matches(msg, k.Group) && m.view == viewNodes:
-		m.nodes = m.nodes.cycleGroup(m.sel)
-		return m, nil
+		return m.toggle(diagnose.Info), nil
 	case key.Matches(msg, k.Nodes):
 		return m.switchTo(viewNodes), nil
 	case key.Matches(msg, k.Findings):
 		return m.switchTo(viewFindings), nil
 	case key.Matches(msg, k.Subnets):
 		return m.switchTo(viewSubnets), nil
-	case key.Matches(msg, k.Open):
-		return m.open(), nil
-	case key.Matches(msg, k.Back):
-		return m.goBack(), nil
 	}
-	return m.move(msg), nil
+	return m, nil
 }
 
 // filterKey edits the filter: Enter keeps it, Esc clears it, anything else narrows live.
 func (m Model) filterKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
-	switch msg.String() {
-	case "ctrl+c":
+	switch k := m.keys; {
+	case key.Matches(msg, k.QuitNow):
 		return m, tea.Quit
-	case "esc":
+	case key.Matches(msg, k.Back):
 		m.input.SetValue("")
 		m.input.Blur()
 		m.sel = m.sel.withQuery("")
 		return m.applySel().resize(m.width, m.height), nil
-	case "enter":
+	case key.Matches(msg, k.Apply):
 		m.input.Blur()
 		return m.resize(m.width, m.height), nil
 	}
@@ -141,23 +133,15 @@ func (m Model) filterKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	return m, cmd
 }
 
-// toggle switches the severity of level rank on or off.
-func (m Model) toggle(rank int) Model {
-	m.sel.only[rank] = !m.sel.only[rank]
+// toggle shows or stops showing only findings of severity sev.
+func (m Model) toggle(sev diagnose.Severity) Model {
+	m.sel.only[sev] = !m.sel.only[sev]
 	return m.applySel()
 }
 
 // applySel narrows the active view to the selection.
 func (m Model) applySel() Model {
-	switch m.view {
-	case viewNodes:
-		name, _ := m.nodes.selectedName()
-		m.nodes = m.nodes.apply(m.sel, name)
-	case viewFindings:
-		m.findings = m.findings.apply(m.sel)
-	case viewSubnets:
-		m.subnets = m.subnets.apply(m.sel)
-	}
+	m.put(m.active().narrow(m.sel))
 	return m
 }
 

@@ -1,9 +1,6 @@
 package tui
 
-import (
-	"fmt"
-	"strings"
-)
+import "strings"
 
 // View renders the screen: header, the active view, the status line and the help footer.
 // It is a pure function of the model.
@@ -15,16 +12,7 @@ func (m Model) View() string {
 	case stateFailed:
 		body = m.failedView()
 	default:
-		switch m.view {
-		case viewNodes:
-			body = m.nodes.view(m.th)
-		case viewNode:
-			body = m.node.view(m.th)
-		case viewFindings:
-			body = m.findings.view(m.th)
-		case viewSubnets:
-			body = m.subnets.view(m.th)
-		}
+		body = m.active().view(m.th)
 	}
 	header, help := m.chrome()
 	lines := strings.Split(header+"\n"+fixHeight(body, m.bodyHeightFor(header, help))+"\n"+m.statusView()+"\n"+help, "\n")
@@ -58,7 +46,7 @@ func (m Model) statusView() string {
 		parts = append(parts, m.th.Error.Render("✖ refresh failed: "+m.err.Error()+" (r retries)"))
 	}
 	if m.state == stateReady {
-		parts = append(parts, m.th.Strong.Render(m.where()))
+		parts = append(parts, m.th.Strong.Render(m.active().where()))
 		if m.input.Focused() {
 			parts = append(parts, m.input.View())
 		} else if d := m.sel.describe(); d != "" {
@@ -66,26 +54,6 @@ func (m Model) statusView() string {
 		}
 	}
 	return fit(strings.Join(parts, "  "), m.width, false)
-}
-
-// where names the active view and how much of it is shown.
-func (m Model) where() string {
-	switch m.view {
-	case viewNode:
-		return "node/" + m.node.name()
-	case viewFindings:
-		if m.findings.open >= 0 {
-			return fmt.Sprintf("findings › %s %d", m.data.groups[m.findings.open].id, len(m.findings.items))
-		}
-		return fmt.Sprintf("findings %d/%d checks", len(m.findings.groups), len(m.data.groups))
-	case viewSubnets:
-		return fmt.Sprintf("subnets %d/%d", len(m.subnets.shown), len(m.data.subnets))
-	}
-	s := fmt.Sprintf("nodes %d/%d", m.nodes.shown(), len(m.data.rows))
-	if m.nodes.group != groupNone {
-		s += "  by " + m.nodes.group.String()
-	}
-	return s
 }
 
 // fixHeight cuts or pads s to exactly h lines.

@@ -1,0 +1,59 @@
+package tui
+
+import (
+	"fmt"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// keys returns the findings view's bindings: ? explains here, so H is help.
+func (m findingsModel) keys(k keyMap) helpKeys {
+	return helpKeys{
+		short: []key.Binding{k.Down, k.Open, k.Explain, k.Back, k.Filter, k.HelpAlt, k.Quit},
+		full: [][]key.Binding{k.moveKeys(), append([]key.Binding{k.Open, k.Explain, k.Back}, k.narrowKeys()...),
+			{k.Nodes, k.Findings, k.Subnets, k.Refresh, k.HelpAlt, k.Quit}},
+	}
+}
+
+// update explains the check under the cursor, opens a group or a finding's node, closes the
+// group, and moves the cursor.
+func (m findingsModel) update(k keyMap, msg tea.KeyMsg, sel selection) (screen, action) {
+	switch {
+	case key.Matches(msg, k.Explain):
+		if id, ok := m.selectedCheck(); ok {
+			return m, action{kind: actExplain, arg: id}
+		}
+	case key.Matches(msg, k.Open):
+		if m.open < 0 {
+			return m.enter(sel), action{}
+		}
+		if f, ok := m.selectedFinding(); ok && f.Node != "" {
+			return m, action{kind: actOpenNode, arg: f.Node}
+		}
+		return m, action{}
+	case key.Matches(msg, k.Back):
+		if m.open < 0 {
+			return m, action{kind: actBack}
+		}
+		m.open = -1
+		return m.apply(sel), action{}
+	case m.active().moveKey(k, msg):
+		return m, action{}
+	}
+	return m, action{kind: actPass}
+}
+
+// wheel moves the active list's cursor with the mouse wheel.
+func (m findingsModel) wheel(delta int) screen {
+	m.active().wheel(delta)
+	return m
+}
+
+// where names the opened group and its findings, or counts the groups shown.
+func (m findingsModel) where() string {
+	if m.open >= 0 {
+		return fmt.Sprintf("findings › %s %d", m.d.groups[m.open].id, len(m.items))
+	}
+	return fmt.Sprintf("findings %d/%d checks", len(m.groups), len(m.d.groups))
+}
