@@ -11,6 +11,9 @@ const (
 	FamilyPlacement   Family = "placement"
 	FamilyConsistency Family = "consistency"
 	FamilyAutoMode    Family = "auto-mode"
+	// FamilyJoin: nodes that never joined, the node subnets' way out, and instances no
+	// NodeClaim names.
+	FamilyJoin Family = "join"
 )
 
 // Spec is a check's catalogue entry: what it means, for people. Its ID is the stable
