@@ -121,12 +121,3 @@ func runClusterCases(t *testing.T, c Check, cases []checkCase) {
 	t.Helper()
 	runCasesOver(t, efaCluster, c, cases)
 }
-
-// familyIDs returns the IDs of a family's checks in order.
-func familyIDs(checks []Check) []string {
-	var ids []string
-	for _, c := range checks {
-		ids = append(ids, c.ID)
-	}
-	return ids
-}

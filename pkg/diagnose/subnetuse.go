@@ -3,7 +3,6 @@ package diagnose
 import (
 	"net/netip"
 	"slices"
-	"strings"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
@@ -105,20 +104,4 @@ func usableIPs(cidr string) int64 {
 		return 0
 	}
 	return max(int64(1)<<(32-p.Bits())-awsReservedIPs, 0)
-}
-
-// allAutoMode reports whether every class key is an Auto Mode NodeClass's (true for none).
-func allAutoMode(keys []string) bool {
-	for _, k := range keys {
-		if !strings.HasPrefix(k, snapshot.KindNodeClass+"/") {
-			return false
-		}
-	}
-	return true
-}
-
-// keyLabel names the class of a ClassKey for messages: "EC2NodeClass NAME" or "NodeClass NAME".
-func keyLabel(key string) string {
-	kind, name, _ := strings.Cut(key, "/")
-	return kind + " " + name
 }

@@ -29,8 +29,8 @@ type actionKind int
 
 // The actions.
 const (
-	// actNone: the view handled the key.
-	actNone actionKind = iota
+	// The zero action: the view handled the key.
+	_ actionKind = iota
 	// actPass: the view has no use for the key; the root model's keys apply.
 	actPass
 	// actBack: Esc with nothing left to close in the view: clear the filter, else show the nodes.

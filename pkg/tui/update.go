@@ -27,7 +27,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case reportMsg:
 		return m.loaded(msg.report), nil
 	case errMsg:
-		m.busy, m.err = false, printableError{msg.err}
+		m.busy, m.err = false, printableError(msg)
 		if m.data == nil {
 			m.state = stateFailed
 		}
