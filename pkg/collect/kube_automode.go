@@ -19,9 +19,9 @@ func kubeAutoNodeClassesCRD() kubeCRD {
 // EC2NodeClasses and sorted by name. It reads nothing when no node, NodeClaim or NodePool refers
 // to Auto Mode. With named nodes it GETs the NodeClasses those nodes use, and lists them only
 // when a name cannot be known. A missing CRD (a cluster without Auto Mode) is no Gap.
-func (c *Collector) kubeAutoNodeClasses(ctx context.Context, s *snapshot.Snapshot, scope Scope) error {
+func (c *Collector) kubeAutoNodeClasses(ctx context.Context, s *snapshot.Snapshot, scope Scope, x *kubeKarpenterIndex) error {
 	scoped := len(scope.Names) > 0
-	names, known := kubeAutoClassNames(s.Nodes, s.NodeClaims, s.NodePools)
+	names, known := kubeAutoClassNames(s.Nodes, x)
 	if scoped && known && len(names) == 0 {
 		return nil
 	}
@@ -51,7 +51,7 @@ func kubeIsAutoNodeClass(ref snapshot.NodeClassRef) bool {
 // node's claim or its pool; known is false when an Auto Mode node's NodeClass cannot be named.
 // A node that uses an EC2NodeClass, or whose class is unknown and that carries no Auto Mode
 // label, needs none.
-func kubeAutoClassNames(nodes []corev1.Node, claims []snapshot.NodeClaim, pools []snapshot.NodePool) (names []string, known bool) {
+func kubeAutoClassNames(nodes []corev1.Node, x *kubeKarpenterIndex) (names []string, known bool) {
 	known = true
 	for i := range nodes {
 		n := &nodes[i]
@@ -66,7 +66,7 @@ func kubeAutoClassNames(nodes []corev1.Node, claims []snapshot.NodeClaim, pools 
 		if n.Labels[snapshot.LabelEC2NodeClass] != "" {
 			continue
 		}
-		ref := kubeClassRef(n, claims, pools)
+		ref := x.classRef(n)
 		switch {
 		case kubeIsAutoNodeClass(ref):
 			names = append(names, ref.Name)

@@ -1,9 +1,10 @@
 package collect
 
 import (
+	"strings"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"strings"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )

@@ -46,9 +46,11 @@ func BenchmarkKubeKarpenterNames(b *testing.B) {
 		b.Run(fmt.Sprintf("owned=%t", owned), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				kubePoolNames(nodes, claims)
-				kubeClassNames(nodes, claims, pools)
-				kubeAutoClassNames(nodes, claims, pools)
+				x := kubeIndexClaims(claims)
+				x.indexPools(pools)
+				kubePoolNames(nodes, x)
+				kubeClassNames(nodes, x)
+				kubeAutoClassNames(nodes, x)
 			}
 		})
 	}
