@@ -80,11 +80,6 @@ func kubeNodeClassRef(m map[string]any) snapshot.NodeClassRef {
 	return ref
 }
 
-// kubeIsEC2NodeClass reports whether ref names an EC2NodeClass.
-func kubeIsEC2NodeClass(ref snapshot.NodeClassRef) bool {
-	return ref.Name != "" && ref.Group == snapshot.AWSGroup && ref.Kind == snapshot.KindEC2NodeClass
-}
-
 // kubeRequirements reads a list of scheduling requirements.
 func kubeRequirements(m map[string]any, path ...string) []snapshot.Requirement {
 	var out []snapshot.Requirement

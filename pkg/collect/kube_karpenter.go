@@ -41,7 +41,7 @@ func (c *Collector) kubeKarpenter(ctx context.Context, s *snapshot.Snapshot, sco
 	kubeSortByName(s.NodePools, func(v *snapshot.NodePool) string { return v.Name })
 	x.indexPools(s.NodePools)
 
-	names, known = kubeClassNames(s.Nodes, x)
+	names, known = kubeClassNames(s.Nodes, x, kubeEC2NodeClassKind())
 	s.NodeClasses = nil
 	err = c.kubeReadCRD(ctx, s, kubeNodeClassesCRD(), scoped && known, names, kubeEC2NodeClassRemedy(s),
 		func(u *unstructured.Unstructured) { s.NodeClasses = append(s.NodeClasses, kubeDecodeNodeClass(u)) })
@@ -97,33 +97,6 @@ func kubePoolNames(nodes []corev1.Node, x *kubeKarpenterIndex) (names []string, 
 		if p := kubeNodePool(n, x.claimFor(n)); p != "" {
 			names = append(names, p)
 		} else {
-			known = false
-		}
-	}
-	return kubeSorted(names), known
-}
-
-// kubeClassNames returns the EC2NodeClasses of the Karpenter nodes, from the node label, the
-// node's claim or its pool; known is false when one cannot be named. An EKS Auto Mode node (its
-// NodeClass label, or a claim or pool pointing at another kind of NodeClass) needs none.
-func kubeClassNames(nodes []corev1.Node, x *kubeKarpenterIndex) (names []string, known bool) {
-	known = true
-	for i := range nodes {
-		n := &nodes[i]
-		if !kubeIsKarpenterNode(n) {
-			continue
-		}
-		if c := n.Labels[snapshot.LabelEC2NodeClass]; c != "" {
-			names = append(names, c)
-			continue
-		}
-		if n.Labels[snapshot.LabelAutoNodeClass] != "" {
-			continue
-		}
-		switch ref := x.classRef(n); {
-		case kubeIsEC2NodeClass(ref):
-			names = append(names, ref.Name)
-		case ref.Name == "":
 			known = false
 		}
 	}

@@ -49,8 +49,8 @@ func BenchmarkKubeKarpenterNames(b *testing.B) {
 				x := kubeIndexClaims(claims)
 				x.indexPools(pools)
 				kubePoolNames(nodes, x)
-				kubeClassNames(nodes, x)
-				kubeAutoClassNames(nodes, x)
+				kubeClassNames(nodes, x, kubeEC2NodeClassKind())
+				kubeClassNames(nodes, x, kubeAutoNodeClassKind())
 			}
 		})
 	}
