@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
 
 	"github.com/karpnet/kubectl-karpnet/internal/ec2sim"
+	"github.com/karpnet/kubectl-karpnet/internal/testutil/kubelist"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -26,7 +26,7 @@ type Cluster struct {
 func LoadCluster(dir string, kubeFiles ...string) (*Cluster, error) {
 	var objects []unstructured.Unstructured
 	for _, f := range kubeFiles {
-		items, err := LoadList(filepath.Join(dir, f))
+		items, err := kubelist.Read(filepath.Join(dir, f))
 		if err != nil {
 			return nil, err
 		}
@@ -37,23 +37,6 @@ func LoadCluster(dir string, kubeFiles ...string) (*Cluster, error) {
 		return nil, err
 	}
 	return &Cluster{Kube: NewKube(objects...), EC2: sim}, nil
-}
-
-// LoadList reads a kubectl List YAML file.
-func LoadList(file string) ([]unstructured.Unstructured, error) {
-	raw, err := os.ReadFile(file)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", file, err)
-	}
-	js, err := yaml.YAMLToJSON(raw)
-	if err != nil {
-		return nil, fmt.Errorf("converting %s to JSON: %w", file, err)
-	}
-	var list unstructured.UnstructuredList
-	if err := list.UnmarshalJSON(js); err != nil {
-		return nil, fmt.Errorf("decoding %s: %w", file, err)
-	}
-	return list.Items, nil
 }
 
 // LoadEC2 returns a simulated EC2 holding what a JSON file of snapshot types lists.

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/karpnet/kubectl-karpnet/internal/testutil"
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 )
 
@@ -46,7 +48,7 @@ func TestDemoGoldens(t *testing.T) {
 			if r.stderr != "" {
 				t.Errorf("stderr: got %q, want nothing", r.stderr)
 			}
-			golden(t, tt.golden, r.stdout)
+			testutil.Assert(t, filepath.Join("testdata", tt.golden), r.stdout)
 		})
 	}
 }

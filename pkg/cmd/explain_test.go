@@ -3,11 +3,13 @@ package cmd
 import (
 	"bytes"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/karpnet/kubectl-karpnet/internal/testutil"
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 	"github.com/karpnet/kubectl-karpnet/pkg/printer"
 )
@@ -15,7 +17,7 @@ import (
 func TestExplainGolden(t *testing.T) {
 	r := run(t, "explain", "subnet-ip-exhaustion", "trunk-eni-missing")
 	wantCode(t, r, ExitOK)
-	golden(t, "explain.golden", r.stdout)
+	testutil.Assert(t, filepath.Join("testdata", "explain.golden"), r.stdout)
 	for _, line := range strings.Split(r.stdout, "\n") {
 		if w := len([]rune(line)); w > printer.Width {
 			t.Errorf("line of %d columns, want at most %d: %q", w, printer.Width, line)

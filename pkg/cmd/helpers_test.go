@@ -4,19 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/collect"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // demoNode is a demo node without findings; demoWarnNode has one warning,
 // instance-type-mismatch.
@@ -63,6 +57,9 @@ func run(t *testing.T, args ...string) result {
 // runWith runs karpnet with args over o, whose streams must be bytes.Buffers.
 func runWith(t *testing.T, o *commonOptions, args ...string) result {
 	t.Helper()
+	if args == nil {
+		args = []string{} // cobra reads os.Args, the test binary's flags, for nil
+	}
 	code := execute(t.Context(), o, args)
 	return result{code: code, stdout: bufString(o.Out), stderr: bufString(o.ErrOut)}
 }
@@ -106,26 +103,4 @@ func wantOneErrorLine(t *testing.T, r result, parts ...string) string {
 		}
 	}
 	return line
-}
-
-// golden compares got with testdata/name, or rewrites the file with -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatalf("creating testdata: %v", err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatalf("writing golden %s: %v", path, err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("reading golden %s: %v (run go test ./pkg/cmd -update to create it)", path, err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("output differs from %s (-want +got); run with -update if the change is intended:\n%s", path, diff)
-	}
 }

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
@@ -16,9 +15,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 	k8sfake "k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/kubernetes/scheme"
-	"sigs.k8s.io/yaml"
 
 	"github.com/karpnet/kubectl-karpnet/internal/ec2sim"
+	"github.com/karpnet/kubectl-karpnet/internal/testutil"
 	"github.com/karpnet/kubectl-karpnet/pkg/collect"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
@@ -55,7 +54,7 @@ func liveListKinds() map[schema.GroupVersionResource]string {
 func newLiveCluster(t *testing.T) *liveCluster {
 	t.Helper()
 	var typed []runtime.Object
-	for _, u := range loadList(t, "kube.yaml") {
+	for _, u := range testutil.LoadList(t, filepath.Join("testdata", "live", "kube.yaml")) {
 		js, err := u.MarshalJSON()
 		if err != nil {
 			t.Fatalf("encoding %s: %v", u.GetName(), err)
@@ -67,7 +66,7 @@ func newLiveCluster(t *testing.T) *liveCluster {
 		typed = append(typed, obj)
 	}
 	var custom []runtime.Object
-	for _, u := range loadList(t, "karpenter.yaml") {
+	for _, u := range testutil.LoadList(t, filepath.Join("testdata", "live", "karpenter.yaml")) {
 		custom = append(custom, u.DeepCopy())
 	}
 	c := &liveCluster{
@@ -77,24 +76,6 @@ func newLiveCluster(t *testing.T) *liveCluster {
 	}
 	c.url = c.sim.Start(t)
 	return c
-}
-
-// loadList reads a kubectl List YAML file from testdata/live.
-func loadList(t *testing.T, name string) []unstructured.Unstructured {
-	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("testdata", "live", name))
-	if err != nil {
-		t.Fatalf("reading fixture: %v", err)
-	}
-	js, err := yaml.YAMLToJSON(raw)
-	if err != nil {
-		t.Fatalf("converting %s to JSON: %v", name, err)
-	}
-	var list unstructured.UnstructuredList
-	if err := list.UnmarshalJSON(js); err != nil {
-		t.Fatalf("decoding %s: %v", name, err)
-	}
-	return list.Items
 }
 
 // loadEC2 returns a simulated EC2 holding what testdata/live/ec2.json lists.

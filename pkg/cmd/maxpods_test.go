@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/karpnet/kubectl-karpnet/internal/ec2sim"
+	"github.com/karpnet/kubectl-karpnet/internal/testutil"
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
@@ -75,7 +76,7 @@ func TestMaxPodsGolden(t *testing.T) {
 			if r.stderr != "" {
 				t.Errorf("stderr: got %q, want nothing", r.stderr)
 			}
-			golden(t, tc.name, r.stdout)
+			testutil.Assert(t, filepath.Join("testdata", tc.name), r.stdout)
 		})
 	}
 }

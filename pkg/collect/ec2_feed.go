@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 
+	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
@@ -18,8 +19,10 @@ type ec2Feed struct {
 	ctx    context.Context
 	call   ec2Call
 	result *ec2Result
-	slots  chan struct{}
-	wg     sync.WaitGroup
+	// queued holds one goroutine per batch, each waiting to start its call in calls, which
+	// runs at most ec2Concurrency at once.
+	queued errgroup.Group
+	calls  errgroup.Group
 
 	mu      sync.Mutex
 	seen    map[string]bool
@@ -28,7 +31,9 @@ type ec2Feed struct {
 }
 
 func newEC2Feed(ctx context.Context, call ec2Call, result *ec2Result) *ec2Feed {
-	return &ec2Feed{ctx: ctx, call: call, result: result, slots: make(chan struct{}, ec2Concurrency), seen: map[string]bool{}}
+	f := &ec2Feed{ctx: ctx, call: call, result: result, seen: map[string]bool{}}
+	f.calls.SetLimit(ec2Concurrency)
+	return f
 }
 
 // add queues the instances of nodes not seen before, sending every full batch.
@@ -48,31 +53,38 @@ func (f *ec2Feed) add(nodes []corev1.Node) {
 	}
 }
 
-// send starts describing the pending IDs; f.mu is held. The call waits for a free slot in its
-// own goroutine, so adding never blocks the node listing.
+// send starts describing the pending IDs; f.mu is held. The call waits for a free slot in a
+// goroutine of its own, so adding never blocks the node listing.
 func (f *ec2Feed) send() {
 	batch := f.pending
 	f.pending = nil
 	slices.Sort(batch)
 	i := len(f.batches)
 	f.batches = append(f.batches, nil)
-	f.wg.Go(func() {
-		f.slots <- struct{}{}
-		defer func() { <-f.slots }()
-		out, err := f.call.instances(f.ctx, batch)
-		got := make([]snapshot.Instance, 0, len(out))
-		for _, in := range out {
-			if in.InstanceId != nil {
-				got = append(got, ec2Instance(in)) // the SDK's larger records are garbage at once
-			}
-		}
-		f.mu.Lock()
-		f.batches[i] = got
-		f.mu.Unlock()
-		if err != nil {
-			f.result.fail(snapshot.SourceDescribeInstances, f.call.region, err)
-		}
+	f.queued.Go(func() error {
+		f.calls.Go(func() error {
+			f.describe(i, batch)
+			return nil
+		})
+		return nil
 	})
+}
+
+// describe describes batch into f.batches[i].
+func (f *ec2Feed) describe(i int, batch []string) {
+	out, err := f.call.instances(f.ctx, batch)
+	got := make([]snapshot.Instance, 0, len(out))
+	for _, in := range out {
+		if in.InstanceId != nil {
+			got = append(got, ec2Instance(in)) // the SDK's larger records are garbage at once
+		}
+	}
+	f.mu.Lock()
+	f.batches[i] = got
+	f.mu.Unlock()
+	if err != nil {
+		f.result.fail(snapshot.SourceDescribeInstances, f.call.region, err)
+	}
 }
 
 // count returns how many distinct instances were queued.
@@ -89,6 +101,7 @@ func (f *ec2Feed) wait() []snapshot.Instance {
 		f.send()
 	}
 	f.mu.Unlock()
-	f.wg.Wait()
+	_ = f.queued.Wait() // every goroutine returns nil
+	_ = f.calls.Wait()
 	return slices.Concat(f.batches...)
 }

@@ -1,9 +1,10 @@
 package collect
 
 import (
+	"strings"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"strings"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
@@ -77,11 +78,6 @@ func kubeNodeClassRef(m map[string]any) snapshot.NodeClassRef {
 		ref.Kind = snapshot.KindNodeClass
 	}
 	return ref
-}
-
-// kubeIsEC2NodeClass reports whether ref names an EC2NodeClass.
-func kubeIsEC2NodeClass(ref snapshot.NodeClassRef) bool {
-	return ref.Name != "" && ref.Group == snapshot.AWSGroup && ref.Kind == snapshot.KindEC2NodeClass
 }
 
 // kubeRequirements reads a list of scheduling requirements.

@@ -2,7 +2,6 @@ package collect
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -21,25 +20,14 @@ import (
 	k8sfake "k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/kubernetes/scheme"
 	clienttesting "k8s.io/client-go/testing"
-	"sigs.k8s.io/yaml"
+
+	"github.com/karpnet/kubectl-karpnet/internal/testutil"
 )
 
 // kubeLoadList reads a kubectl List YAML file from testdata/kube.
 func kubeLoadList(t *testing.T, name string) []unstructured.Unstructured {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("testdata", "kube", name))
-	if err != nil {
-		t.Fatalf("reading fixture: %v", err)
-	}
-	js, err := yaml.YAMLToJSON(raw)
-	if err != nil {
-		t.Fatalf("converting %s to JSON: %v", name, err)
-	}
-	var list unstructured.UnstructuredList
-	if err := list.UnmarshalJSON(js); err != nil {
-		t.Fatalf("decoding %s: %v", name, err)
-	}
-	return list.Items
+	return testutil.LoadList(t, filepath.Join("testdata", "kube", name))
 }
 
 // kubeTyped decodes the objects of the fixture files into typed client-go objects.

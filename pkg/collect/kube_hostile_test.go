@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/karpnet/kubectl-karpnet/internal/hostile"
+	"github.com/karpnet/kubectl-karpnet/internal/testutil/kubelist"
 )
 
 // kubeHostile returns an API server over the Kubernetes fixtures of testdata/kube (nodes,
@@ -20,7 +21,7 @@ func kubeHostile(t *testing.T) *hostile.Kube {
 	var objects []unstructured.Unstructured
 	for _, f := range []string{"nodes.yaml", "aws-node.yaml", "events.yaml", "nodeclaims-v1.yaml", "nodepools-v1.yaml",
 		"ec2nodeclasses-v1.yaml", "eniconfigs.yaml"} {
-		items, err := hostile.LoadList(filepath.Join("testdata", "kube", f))
+		items, err := kubelist.Read(filepath.Join("testdata", "kube", f))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -30,7 +30,8 @@ func (c *Collector) kubeKarpenter(ctx context.Context, s *snapshot.Snapshot, sco
 	}
 	kubeSortByName(s.NodeClaims, func(v *snapshot.NodeClaim) string { return v.Name })
 
-	names, known = kubePoolNames(s.Nodes, s.NodeClaims)
+	x := kubeIndexClaims(s.NodeClaims)
+	names, known = kubePoolNames(s.Nodes, x)
 	s.NodePools = nil
 	err = c.kubeReadCRD(ctx, s, kubeNodePoolsCRD(), scoped && known, names, kubeKarpenterRemedy,
 		func(u *unstructured.Unstructured) { s.NodePools = append(s.NodePools, kubeDecodeNodePool(u)) })
@@ -38,8 +39,9 @@ func (c *Collector) kubeKarpenter(ctx context.Context, s *snapshot.Snapshot, sco
 		return err
 	}
 	kubeSortByName(s.NodePools, func(v *snapshot.NodePool) string { return v.Name })
+	x.indexPools(s.NodePools)
 
-	names, known = kubeClassNames(s.Nodes, s.NodeClaims, s.NodePools)
+	names, known = kubeClassNames(s.Nodes, x, kubeEC2NodeClassKind())
 	s.NodeClasses = nil
 	err = c.kubeReadCRD(ctx, s, kubeNodeClassesCRD(), scoped && known, names, kubeEC2NodeClassRemedy(s),
 		func(u *unstructured.Unstructured) { s.NodeClasses = append(s.NodeClasses, kubeDecodeNodeClass(u)) })
@@ -47,7 +49,7 @@ func (c *Collector) kubeKarpenter(ctx context.Context, s *snapshot.Snapshot, sco
 		return err
 	}
 	kubeSortByName(s.NodeClasses, func(v *snapshot.EC2NodeClass) string { return v.Name })
-	return c.kubeAutoNodeClasses(ctx, s, scope)
+	return c.kubeAutoNodeClasses(ctx, s, scope, x)
 }
 
 // kubeIsKarpenterNode reports whether Karpenter launched n: it carries a NodePool label or is
@@ -85,60 +87,20 @@ func kubeClaimNames(nodes []corev1.Node) (names []string, known bool) {
 
 // kubePoolNames returns the NodePools of the Karpenter nodes, from the node label or the
 // node's claim; known is false when one cannot be named.
-func kubePoolNames(nodes []corev1.Node, claims []snapshot.NodeClaim) (names []string, known bool) {
+func kubePoolNames(nodes []corev1.Node, x *kubeKarpenterIndex) (names []string, known bool) {
 	known = true
 	for i := range nodes {
 		n := &nodes[i]
 		if !kubeIsKarpenterNode(n) {
 			continue
 		}
-		if p := kubeNodePool(n, kubeClaimFor(n, claims)); p != "" {
+		if p := kubeNodePool(n, x.claimFor(n)); p != "" {
 			names = append(names, p)
 		} else {
 			known = false
 		}
 	}
 	return kubeSorted(names), known
-}
-
-// kubeClassNames returns the EC2NodeClasses of the Karpenter nodes, from the node label, the
-// node's claim or its pool; known is false when one cannot be named. An EKS Auto Mode node (its
-// NodeClass label, or a claim or pool pointing at another kind of NodeClass) needs none.
-func kubeClassNames(nodes []corev1.Node, claims []snapshot.NodeClaim, pools []snapshot.NodePool) (names []string, known bool) {
-	known = true
-	for i := range nodes {
-		n := &nodes[i]
-		if !kubeIsKarpenterNode(n) {
-			continue
-		}
-		if c := n.Labels[snapshot.LabelEC2NodeClass]; c != "" {
-			names = append(names, c)
-			continue
-		}
-		if n.Labels[snapshot.LabelAutoNodeClass] != "" {
-			continue
-		}
-		switch ref := kubeClassRef(n, claims, pools); {
-		case kubeIsEC2NodeClass(ref):
-			names = append(names, ref.Name)
-		case ref.Name == "":
-			known = false
-		}
-	}
-	return kubeSorted(names), known
-}
-
-// kubeClassRef returns the nodeClassRef of n's claim, else of its pool, or an empty ref.
-func kubeClassRef(n *corev1.Node, claims []snapshot.NodeClaim, pools []snapshot.NodePool) snapshot.NodeClassRef {
-	claim := kubeClaimFor(n, claims)
-	if claim != nil && claim.NodeClassRef.Name != "" {
-		return claim.NodeClassRef
-	}
-	pool := kubeNodePool(n, claim)
-	if j := slices.IndexFunc(pools, func(p snapshot.NodePool) bool { return p.Name == pool }); j >= 0 {
-		return pools[j].NodeClassRef
-	}
-	return snapshot.NodeClassRef{}
 }
 
 // kubeNodePool returns the NodePool of n from its label, else from its claim's label.
@@ -150,23 +112,6 @@ func kubeNodePool(n *corev1.Node, claim *snapshot.NodeClaim) string {
 		return claim.NodePool()
 	}
 	return ""
-}
-
-// kubeClaimFor returns the claim of n: the one owning it, else the one naming it or its
-// providerID in its status.
-func kubeClaimFor(n *corev1.Node, claims []snapshot.NodeClaim) *snapshot.NodeClaim {
-	if owner := kubeOwningClaim(n); owner != "" {
-		if i := slices.IndexFunc(claims, func(c snapshot.NodeClaim) bool { return c.Name == owner }); i >= 0 {
-			return &claims[i]
-		}
-	}
-	i := slices.IndexFunc(claims, func(c snapshot.NodeClaim) bool {
-		return (c.NodeName != "" && c.NodeName == n.Name) || (c.ProviderID != "" && c.ProviderID == n.Spec.ProviderID)
-	})
-	if i < 0 {
-		return nil
-	}
-	return &claims[i]
 }
 
 // kubeSorted returns names sorted, without repeats or empty strings.

@@ -1,9 +1,10 @@
 package collect
 
 import (
-	"github.com/google/go-cmp/cmp/cmpopts"
 	"sync"
 	"testing"
+
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"

@@ -2,18 +2,16 @@ package demo_test
 
 import (
 	"bytes"
-	"flag"
 	"net/netip"
 	"os"
 	"slices"
 	"testing"
 
 	"github.com/karpnet/kubectl-karpnet/hack/gendemo/cluster"
+	"github.com/karpnet/kubectl-karpnet/internal/testutil"
 	"github.com/karpnet/kubectl-karpnet/pkg/demo"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
-
-var update = flag.Bool("update", false, "rewrite the embedded demo snapshot from hack/gendemo")
 
 // TestEmbeddedMatchesGenerator fails when the embedded file and the generator drift apart.
 func TestEmbeddedMatchesGenerator(t *testing.T) {
@@ -21,7 +19,7 @@ func TestEmbeddedMatchesGenerator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *update {
+	if testutil.Update() {
 		if err := os.WriteFile(demo.FileName, want, 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -2,17 +2,13 @@ package printer
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/karpnet/kubectl-karpnet/internal/testutil"
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 	"github.com/karpnet/kubectl-karpnet/pkg/style"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // printFunc is PrintReport or PrintNodes.
 type printFunc func(w *bytes.Buffer, r diagnose.Report, f Format, st *style.Styles) error
@@ -70,19 +66,7 @@ func TestGolden(t *testing.T) {
 			if err := tc.print(&buf, tc.report, tc.format, plainStyles()); err != nil {
 				t.Fatalf("printing: %v", err)
 			}
-			path := filepath.Join("testdata", tc.golden)
-			if *update {
-				if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-					t.Fatalf("writing %s: %v", path, err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("reading %s (run go test -update to create it): %v", path, err)
-			}
-			if diff := cmp.Diff(string(want), buf.String()); diff != "" {
-				t.Errorf("output differs from %s (-want +got):\n%s", path, diff)
-			}
+			testutil.Assert(t, filepath.Join("testdata", tc.golden), buf.String())
 		})
 	}
 }

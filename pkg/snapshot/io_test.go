@@ -3,7 +3,6 @@ package snapshot_test
 import (
 	"bytes"
 	"compress/gzip"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,10 +15,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/karpnet/kubectl-karpnet/internal/testutil"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/full.json from the fixture")
 
 // full returns a snapshot with every section filled in.
 func full() *snapshot.Snapshot {
@@ -93,19 +91,7 @@ func TestWriteGolden(t *testing.T) {
 	if err := snapshot.Write(&buf, full()); err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "full.json")
-	if *update {
-		if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(string(want), buf.String()); diff != "" {
-		t.Errorf("Write output differs from %s (-want +got), run with -update if intended:\n%s", golden, diff)
-	}
+	testutil.Assert(t, filepath.Join("testdata", "full.json"), buf.String())
 }
 
 func TestRoundTrip(t *testing.T) {

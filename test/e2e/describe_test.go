@@ -1,16 +1,14 @@
 package e2e
 
 import (
-	"flag"
 	"fmt"
-	"github.com/karpnet/kubectl-karpnet/test/e2e/harness"
-	"os"
 	"path/filepath"
 	"regexp"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
+	"github.com/karpnet/kubectl-karpnet/internal/testutil"
+	"github.com/karpnet/kubectl-karpnet/test/e2e/harness"
+)
 
 // awsIDs are the IDs EC2 generates; goldens name them by order of appearance instead.
 var awsIDs = regexp.MustCompile(`\b(i|eni|subnet|sg|vpc|pg)-[0-9a-f]{8,17}\b`)
@@ -48,20 +46,5 @@ func TestDescribeNodeGolden(t *testing.T) {
 	r := karpnet(t, runOpts{}, "describe", "node", name)
 	wantCode(t, r, 0)
 	got := stableIDs(r.stdout)
-	golden := filepath.Join("testdata", "describe-node-healthy.golden")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("reading %s (run go test ./test/e2e -run TestDescribeNodeGolden -update): %v", golden, err)
-	}
-	if got != string(want) {
-		t.Errorf("describe node output differs from %s (-update rewrites it):\n--- got\n%s\n--- want\n%s", golden, got, want)
-	}
+	testutil.Assert(t, filepath.Join("testdata", "describe-node-healthy.golden"), got)
 }
