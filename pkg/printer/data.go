@@ -8,8 +8,9 @@ import (
 	"io"
 	"unicode/utf8"
 
-	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 	"sigs.k8s.io/yaml"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 )
 
 // writeData writes r as JSON (two-space indent) or YAML with the same keys. JSON is streamed

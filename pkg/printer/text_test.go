@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
+
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 )
 

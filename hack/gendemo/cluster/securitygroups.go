@@ -1,9 +1,10 @@
 package cluster
 
 import (
-	corev1 "k8s.io/api/core/v1"
 	"slices"
 	"strings"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
