@@ -38,6 +38,7 @@ func Describe(x *Index, n *NodeInfo) NodeReport {
 	r.AutoMode = describeAutoMode(x, n)
 	r.EFA = describeEFA(n)
 	r.Placement = describePlacement(x, n)
+	r.WayOut = describeWayOut(x, n)
 	return r
 }
 

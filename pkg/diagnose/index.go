@@ -29,6 +29,9 @@ type Index struct {
 	// as the two kinds may share a name; look them up with NodeClass or ClassOf.
 	NodeClasses map[string]*snapshot.EC2NodeClass
 	ENIConfigs  map[string]*snapshot.ENIConfig
+
+	// net keys the route tables, NAT gateways, VPC endpoints and network ACLs (join_path.go).
+	net *netIndex
 }
 
 // NodeInfo is one node joined with everything karpnet knows about it. Pointers are nil when
@@ -90,6 +93,7 @@ func NewIndex(s *snapshot.Snapshot) *Index {
 		NodePools:       keyed(s.NodePools, func(v *snapshot.NodePool) string { return v.Name }),
 		NodeClasses:     keyed(s.NodeClasses, func(v *snapshot.EC2NodeClass) string { return ClassKey(v.KindName(), v.Name) }),
 		ENIConfigs:      keyed(s.ENIConfigs, func(v *snapshot.ENIConfig) string { return v.Name }),
+		net:             newNetIndex(s),
 	}
 	for i := range s.PlacementGroups {
 		if pg := &s.PlacementGroups[i]; pg.Name != "" {

@@ -16,7 +16,10 @@ type NodeReport struct {
 	Placement      *PlacementReport `json:"placement,omitempty"`
 	// AutoMode is the pod networking of an EKS Auto Mode node's NodeClass; nil on other nodes.
 	AutoMode *AutoModeReport `json:"autoMode,omitempty"`
-	Findings []Finding       `json:"findings"`
+	// WayOut is how the node's subnet gets out (route, endpoints, network ACL); nil unless the
+	// route tables of its VPC were read.
+	WayOut   *WayOut   `json:"wayOut,omitempty"`
+	Findings []Finding `json:"findings"`
 	// Status is the node's worst severity; without findings it is "ok", or "initialising" or
 	// "terminating" for a node in that state, or "skipped" for a node that is not EC2.
 	Status string `json:"status"`

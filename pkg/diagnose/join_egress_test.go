@@ -1,0 +1,232 @@
+package diagnose
+
+import (
+	"testing"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// unregisteredClaim adds a NodeClaim without a Node whose instance runs in subnetA.
+func unregisteredClaim(s *snapshot.Snapshot) {
+	in := instance("i-0cccc000000000001", "10.0.1.50")
+	s.Instances = append(s.Instances, in)
+	s.NodeClaims = append(s.NodeClaims, snapshot.NodeClaim{Name: "default-zzzzz",
+		Labels:       map[string]string{snapshot.LabelNodePool: "default"},
+		NodeClassRef: snapshot.NodeClassRef{Group: snapshot.AWSGroup, Kind: snapshot.KindEC2NodeClass, Name: "default"},
+		ProviderID:   "aws:///us-west-2a/" + in.ID})
+}
+
+func TestSubnetNoEgressRoute(t *testing.T) {
+	users := "used by EC2NodeClass default, node " + nodeA
+	eks := "; the EKS API is assumed reachable through the cluster's private endpoint (karpnet cannot read its " +
+		"endpoint access without eks:DescribeCluster); "
+	create := "route the subnet's default traffic through a NAT gateway: `aws ec2 create-route --route-table-id rtb-0main " +
+		"--destination-cidr-block 0.0.0.0/0 --nat-gateway-id nat-0aaa`"
+	runCheckCases(t, subnetNoEgressRoute, []checkCase{
+		{name: "a snapshot without route tables is silent"},
+		{name: "an available public NAT gateway is silent", edit: withNATPath},
+		{name: "a private cluster with every endpoint is silent", edit: edits(withoutDefaultRoute, withEndpoints)},
+		{name: "an internet gateway with public IPs is silent", edit: edits(defaultRoute("igw-0a", snapshot.RouteActive),
+			func(s *snapshot.Snapshot) {
+				s.Instances[0].PublicIP = "203.0.113.10"
+				s.Subnets[0].MapPublicIPOnLaunch = true
+			})},
+		{name: "endpoints not read are silent", edit: edits(withoutDefaultRoute, gap(snapshot.SourceDescribeVpcEndpoints))},
+		{
+			name: "no route and two endpoints missing fire, with the commands",
+			edit: edits(withoutDefaultRoute, withEndpoints, func(s *snapshot.Snapshot) {
+				s.VPCEndpoints = s.VPCEndpoints[1:4]
+			}),
+			want: []Finding{{ID: "subnet-no-egress-route", Severity: Critical, Resource: "subnet/" + subnetA,
+				Message: "subnet subnet-0aaa (route table rtb-0main (the VPC's main table)) has no way out for nodes to " +
+					"join: no default route; VPC endpoints missing: ec2, s3" + eks + users,
+				Remedy: create + "; or, for a private cluster, " +
+					"add the missing VPC endpoints: `aws ec2 create-vpc-endpoint --vpc-id vpc-0abc --vpc-endpoint-type " +
+					"Interface --service-name com.amazonaws.us-west-2.ec2 --subnet-ids subnet-0aaa --security-group-ids " +
+					"SG_ALLOWING_443_FROM_NODES --private-dns-enabled`; `aws ec2 create-vpc-endpoint --vpc-id vpc-0abc " +
+					"--vpc-endpoint-type Gateway --service-name com.amazonaws.us-west-2.s3 --route-table-ids rtb-0main`"}},
+		},
+		{
+			name: "a deleted NAT gateway fires for the node and the unregistered NodeClaim",
+			edit: edits(withNATPath, unregisteredClaim, func(s *snapshot.Snapshot) {
+				s.NATGateways[0].State = "deleted"
+				s.NATGateways = append(s.NATGateways, snapshot.NATGateway{ID: "nat-0bbb", VpcID: vpcA, State: "available"})
+				withEndpoints(s)
+				s.VPCEndpoints[0].PrivateDNS = false
+				s.VPCEndpoints = s.VPCEndpoints[:4]
+			}),
+			want: []Finding{{ID: "subnet-no-egress-route", Severity: Critical, Resource: "subnet/" + subnetA,
+				Message: "subnet subnet-0aaa (route table rtb-0main (the VPC's main table)) has no way out for nodes to " +
+					"join: default route 0.0.0.0/0 -> nat-0aaa (NAT gateway is deleted, not available) unusable; VPC " +
+					"endpoints missing: ec2 (vpce-ec2 has private DNS off), s3" + eks +
+					"used by EC2NodeClass default, NodeClaim default-zzzzz, node " + nodeA,
+				Remedy: "route the subnet's default traffic through a NAT gateway: `aws ec2 replace-route --route-table-id " +
+					"rtb-0main --destination-cidr-block 0.0.0.0/0 --nat-gateway-id nat-0bbb`; or, for a private cluster, " +
+					"add the missing VPC endpoints: `aws ec2 modify-vpc-endpoint --vpc-endpoint-id vpce-ec2 " +
+					"--private-dns-enabled`; `aws ec2 create-vpc-endpoint --vpc-id vpc-0abc --vpc-endpoint-type Gateway " +
+					"--service-name com.amazonaws.us-west-2.s3 --route-table-ids rtb-0main`"}},
+		},
+		{
+			name: "an internet gateway fires for new nodes without a public IP only",
+			edit: edits(defaultRoute("igw-0a", snapshot.RouteActive), withEndpoints, func(s *snapshot.Snapshot) {
+				s.Instances[0].PublicIP = "203.0.113.10"
+				s.VPCEndpoints = s.VPCEndpoints[:4]
+			}),
+			want: []Finding{{ID: "subnet-no-egress-route", Severity: Critical, Resource: "subnet/" + subnetA,
+				Message: "subnet subnet-0aaa (route table rtb-0main (the VPC's main table)) has no way out for nodes to " +
+					"join: default route 0.0.0.0/0 -> igw-0a (internet gateway, but new instances get no public IPv4 " +
+					"address (MapPublicIPOnLaunch off)) unusable; VPC endpoints missing: s3" + eks +
+					"used by EC2NodeClass default",
+				Remedy: "give the new nodes a public IPv4 address (`spec.associatePublicIPAddress: true` on the " +
+					"EC2NodeClass, or `aws ec2 modify-subnet-attribute --subnet-id subnet-0aaa --map-public-ip-on-launch`), " +
+					"or route the subnet's default traffic through a NAT gateway: `aws ec2 replace-route --route-table-id " +
+					"rtb-0main --destination-cidr-block 0.0.0.0/0 --nat-gateway-id nat-0aaa`; or, for a private cluster, " +
+					"add the missing VPC endpoints: " +
+					"`aws ec2 create-vpc-endpoint --vpc-id vpc-0abc --vpc-endpoint-type Gateway --service-name " +
+					"com.amazonaws.us-west-2.s3 --route-table-ids rtb-0main`"}},
+		},
+		{
+			name: "associatePublicIPAddress true makes the internet gateway usable",
+			edit: edits(defaultRoute("igw-0a", snapshot.RouteActive), func(s *snapshot.Snapshot) {
+				s.Instances[0].PublicIP = "203.0.113.10"
+				s.NodeClasses[0].AssociatePublicIPAddress = ptr(true)
+			}),
+		},
+		{
+			name: "a transit gateway route is an info saying what is assumed",
+			edit: defaultRoute("tgw-0a", snapshot.RouteActive),
+			want: []Finding{{ID: "subnet-no-egress-route", Severity: Info, Resource: "subnet/" + subnetA,
+				Message: "subnet subnet-0aaa (route table rtb-0main (the VPC's main table)) gets out only by route " +
+					"0.0.0.0/0 -> tgw-0a: transit gateway: karpnet cannot follow it and assumes it leads to the internet " +
+					"or to the endpoints; " + users,
+				Remedy: "make sure that target reaches the internet (a NAT gateway behind it) or the VPC endpoints of ec2, " +
+					"ecr.api, ecr.dkr, s3 and sts, and that the EKS API endpoint is reachable"}},
+		},
+		{name: "a subnet that was not read is silent", edit: edits(withoutDefaultRoute, func(s *snapshot.Snapshot) {
+			s.Subnets = nil
+		})},
+	})
+}
+
+func TestSecurityGroupEgressBlocked(t *testing.T) {
+	noEgress := func(s *snapshot.Snapshot) {
+		s.SecurityGroups[0].Inbound = []snapshot.Rule{{Protocol: "-1", GroupIDs: []string{sgNodes}}}
+	}
+	remedy := "restore the default egress rule: `aws ec2 authorize-security-group-egress --group-id sg-0nodes " +
+		"--ip-permissions 'IpProtocol=-1,IpRanges=[{CidrIp=0.0.0.0/0}]'` (at least TCP 443 to the endpoints' and the " +
+		"cluster's addresses)"
+	runCheckCases(t, securityGroupEgressBlocked, []checkCase{
+		{name: "a group without any rule recorded is silent"},
+		{name: "the default allow-all egress rule is silent", edit: edits(noEgress, func(s *snapshot.Snapshot) {
+			s.SecurityGroups[0].Outbound = []snapshot.Rule{{Protocol: "-1", CIDRs: []string{"0.0.0.0/0"}}}
+		})},
+		{name: "TCP 443 to a prefix list is silent", edit: edits(noEgress, func(s *snapshot.Snapshot) {
+			s.SecurityGroups[0].Outbound = []snapshot.Rule{{Protocol: "tcp", FromPort: 0, ToPort: 1024, PrefixListIDs: []string{"pl-0s3"}}}
+		})},
+		{name: "443 in a second group is silent", edit: edits(noEgress, func(s *snapshot.Snapshot) {
+			s.SecurityGroups = append(s.SecurityGroups, snapshot.SecurityGroup{ID: "sg-0extra",
+				Outbound: []snapshot.Rule{{Protocol: "6", FromPort: 443, ToPort: 443, CIDRs: []string{"10.0.0.0/16"}}}})
+			s.Instances[0].SecurityGroups = append(s.Instances[0].SecurityGroups, snapshot.GroupRef{ID: "sg-0extra"})
+			s.NodeClasses[0].StatusSecurityGroups = append(s.NodeClasses[0].StatusSecurityGroups, snapshot.SecurityGroupStatus{ID: "sg-0extra"})
+		})},
+		{name: "a group that was not read is silent", edit: edits(noEgress, func(s *snapshot.Snapshot) {
+			s.Instances[0].SecurityGroups = append(s.Instances[0].SecurityGroups, snapshot.GroupRef{ID: "sg-0unknown"})
+			s.NodeClasses[0].StatusSecurityGroups = append(s.NodeClasses[0].StatusSecurityGroups, snapshot.SecurityGroupStatus{ID: "sg-0unknown"})
+		})},
+		{name: "a security groups gap is silent", edit: edits(noEgress, gap(snapshot.SourceDescribeSecurityGroups))},
+		{
+			name: "no egress fires for the class and the node; UDP 53 and TCP 80 do not admit 443",
+			edit: edits(noEgress, func(s *snapshot.Snapshot) {
+				s.SecurityGroups[0].Outbound = []snapshot.Rule{
+					{Protocol: "17", FromPort: 53, ToPort: 53, CIDRs: []string{"0.0.0.0/0"}},
+					{Protocol: "tcp", FromPort: 80, ToPort: 80, CIDRs: []string{"0.0.0.0/0"}},
+					{Protocol: "-1"},
+				}
+			}),
+			want: []Finding{
+				{ID: "security-group-egress-blocked", Severity: Critical, Resource: "ec2nodeclass/default",
+					Message: "the security group sg-0nodes of EC2NodeClass default has no outbound rule admitting TCP 443 " +
+						"(3 outbound rules in all): its instances cannot reach the EKS API, ECR, STS or EC2 and never join",
+					Remedy: remedy},
+				{ID: "security-group-egress-blocked", Severity: Critical, Node: nodeA, Resource: "node/" + nodeA,
+					Message: "the security group sg-0nodes of node " + nodeA + " has no outbound rule admitting TCP 443 " +
+						"(3 outbound rules in all): its instances cannot reach the EKS API, ECR, STS or EC2 and never join",
+					Remedy: remedy},
+			},
+		},
+		{
+			name: "an unregistered NodeClaim's instance fires too",
+			edit: edits(noEgress, unregisteredClaim, func(s *snapshot.Snapshot) {
+				s.NodeClasses[0].StatusSecurityGroups = nil
+				s.Instances[0].SecurityGroups = []snapshot.GroupRef{{ID: "sg-0ok"}}
+				s.SecurityGroups = append(s.SecurityGroups, snapshot.SecurityGroup{ID: "sg-0ok",
+					Outbound: []snapshot.Rule{{Protocol: "-1", CIDRs: []string{"0.0.0.0/0"}}}})
+			}),
+			want: []Finding{{ID: "security-group-egress-blocked", Severity: Critical, Resource: "nodeclaim/default-zzzzz",
+				Message: "the security group sg-0nodes of NodeClaim default-zzzzz has no outbound rule admitting TCP 443 " +
+					"(0 outbound rules in all): its instances cannot reach the EKS API, ECR, STS or EC2 and never join",
+				Remedy: remedy}},
+		},
+	})
+}
+
+func TestNetworkACLBlocksNodeTraffic(t *testing.T) {
+	acl := func(entries ...snapshot.ACLEntry) func(*snapshot.Snapshot) {
+		return func(s *snapshot.Snapshot) {
+			withNATPath(s)
+			s.NetworkACLs = append(s.NetworkACLs, snapshot.NetworkACL{ID: "acl-0own", VpcID: vpcA,
+				SubnetIDs: []string{subnetA}, Entries: entries})
+		}
+	}
+	deny := []snapshot.ACLEntry{
+		{RuleNumber: 32767, Egress: true, Protocol: "-1", Action: snapshot.ACLDeny, CIDR: "0.0.0.0/0"},
+		{RuleNumber: 32767, Protocol: "-1", Action: snapshot.ACLDeny, CIDR: "0.0.0.0/0"},
+	}
+	out443 := snapshot.ACLEntry{RuleNumber: 100, Egress: true, Protocol: "6", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0", FromPort: 443, ToPort: 443}
+	remedy := "allow it before the denying rules, e.g. `aws ec2 create-network-acl-entry --network-acl-id acl-0own " +
+		"--egress --rule-number 90 --protocol tcp --port-range From=443,To=443 --cidr-block 0.0.0.0/0 --rule-action " +
+		"allow` and `aws ec2 create-network-acl-entry --network-acl-id acl-0own --ingress --rule-number 91 --protocol " +
+		"tcp --port-range From=1024,To=65535 --cidr-block 0.0.0.0/0 --rule-action allow` (pick rule numbers below the " +
+		"denying ones)"
+	runCheckCases(t, networkACLBlocksNodeTraffic, []checkCase{
+		{name: "no ACL read is silent"},
+		{name: "the default ACL is silent", edit: withNATPath},
+		{name: "a hardened ACL is silent", edit: acl(append([]snapshot.ACLEntry{out443,
+			{RuleNumber: 100, Protocol: "6", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0", FromPort: 1024, ToPort: 65535}}, deny...)...)},
+		{name: "an ACL gap is silent", edit: edits(acl(deny...), gap(snapshot.SourceDescribeNetworkAcls))},
+		{
+			name: "return traffic denied on part of the ephemeral range fires with the rules",
+			edit: acl(append([]snapshot.ACLEntry{out443,
+				{RuleNumber: 100, Protocol: "6", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0", FromPort: 1024, ToPort: 50000},
+				{RuleNumber: 90, Protocol: "6", Action: snapshot.ACLDeny, CIDR: "0.0.0.0/0", FromPort: 40000, ToPort: 40100}}, deny...)...),
+			want: []Finding{{ID: "network-acl-blocks-node-traffic", Severity: Critical, Resource: "subnet/" + subnetA,
+				Message: "network ACL acl-0own of subnet subnet-0aaa blocks the nodes' HTTPS traffic (stateless: replies " +
+					"need their own inbound rule): inbound TCP return traffic from 0.0.0.0/0 on the Linux ephemeral ports " +
+					"32768-60999 denied on 40000-40100 by rule 90, 50001-60999 by rule 32767; used by EC2NodeClass " +
+					"default, node " + nodeA,
+				Remedy: remedy}},
+		},
+		{
+			name: "a Windows node's range is checked apart from the Linux one",
+			edit: edits(acl(append([]snapshot.ACLEntry{out443,
+				{RuleNumber: 100, Protocol: "6", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0", FromPort: 32768, ToPort: 60999}}, deny...)...),
+				func(s *snapshot.Snapshot) { s.Nodes[0].Labels["kubernetes.io/os"] = OSWindows }),
+			want: []Finding{{ID: "network-acl-blocks-node-traffic", Severity: Critical, Resource: "subnet/" + subnetA,
+				Message: "network ACL acl-0own of subnet subnet-0aaa blocks the nodes' HTTPS traffic (stateless: replies " +
+					"need their own inbound rule): inbound TCP return traffic from 0.0.0.0/0 on the Windows ephemeral ports " +
+					"49152-65535 denied on 61000-65535 by rule 32767; used by node " + nodeA,
+				Remedy: remedy}},
+		},
+		{
+			name: "outbound 443 denied fires",
+			edit: acl(append([]snapshot.ACLEntry{
+				{RuleNumber: 100, Egress: true, Protocol: "6", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0", FromPort: 80, ToPort: 80},
+				{RuleNumber: 100, Protocol: "-1", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0"}}, deny...)...),
+			want: []Finding{{ID: "network-acl-blocks-node-traffic", Severity: Critical, Resource: "subnet/" + subnetA,
+				Message: "network ACL acl-0own of subnet subnet-0aaa blocks the nodes' HTTPS traffic (stateless: replies " +
+					"need their own inbound rule): outbound TCP 443 to 0.0.0.0/0 denied by rule 32767; used by " +
+					"EC2NodeClass default, node " + nodeA,
+				Remedy: remedy}},
+		},
+	})
+}

@@ -1,0 +1,62 @@
+package diagnose
+
+import (
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// Names used by the way-out fixtures.
+const (
+	vpcA      = "vpc-0abc"
+	tableMain = "rtb-0main"
+	natA      = "nat-0aaa"
+	aclA      = "acl-0default"
+)
+
+// withNATPath gives the healthy fixture's VPC a main route table with 0.0.0.0/0 to an
+// available public NAT gateway and the default network ACL (allow all).
+func withNATPath(s *snapshot.Snapshot) {
+	s.Subnets[0].VpcID = vpcA
+	s.RouteTables = []snapshot.RouteTable{{ID: tableMain, VpcID: vpcA, Main: true, Routes: []snapshot.Route{
+		{Destination: "10.0.0.0/16", Target: "local", State: snapshot.RouteActive},
+		{Destination: "0.0.0.0/0", Target: natA, State: snapshot.RouteActive},
+	}}}
+	s.NATGateways = []snapshot.NATGateway{{ID: natA, VpcID: vpcA, SubnetID: "subnet-0public", State: "available",
+		ConnectivityType: "public"}}
+	s.NetworkACLs = []snapshot.NetworkACL{defaultACL()}
+}
+
+// defaultACL is a VPC's default network ACL: allow all both ways, then the implicit deny.
+func defaultACL() snapshot.NetworkACL {
+	return snapshot.NetworkACL{ID: aclA, VpcID: vpcA, Default: true, Entries: []snapshot.ACLEntry{
+		{RuleNumber: 100, Egress: true, Protocol: "-1", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0"},
+		{RuleNumber: 32767, Egress: true, Protocol: "-1", Action: snapshot.ACLDeny, CIDR: "0.0.0.0/0"},
+		{RuleNumber: 100, Protocol: "-1", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0"},
+		{RuleNumber: 32767, Protocol: "-1", Action: snapshot.ACLDeny, CIDR: "0.0.0.0/0"},
+	}}
+}
+
+// withoutDefaultRoute drops the NAT route: the subnet is private.
+func withoutDefaultRoute(s *snapshot.Snapshot) {
+	withNATPath(s)
+	s.RouteTables[0].Routes = s.RouteTables[0].Routes[:1]
+}
+
+// withEndpoints adds every endpoint a node needs to join to the VPC, S3 as a gateway endpoint
+// on the main table.
+func withEndpoints(s *snapshot.Snapshot) {
+	for _, svc := range []string{"ec2", "ecr.api", "ecr.dkr", "sts"} {
+		s.VPCEndpoints = append(s.VPCEndpoints, snapshot.VPCEndpoint{ID: "vpce-" + svc, VpcID: vpcA,
+			ServiceName: "com.amazonaws.us-west-2." + svc, Type: "Interface", State: "available", PrivateDNS: true,
+			SubnetIDs: []string{subnetA}})
+	}
+	s.VPCEndpoints = append(s.VPCEndpoints, snapshot.VPCEndpoint{ID: "vpce-s3", VpcID: vpcA,
+		ServiceName: "com.amazonaws.us-west-2.s3", Type: "Gateway", State: "available", RouteTableIDs: []string{tableMain}})
+}
+
+// defaultRoute sets the main table's 0.0.0.0/0 target and state.
+func defaultRoute(target, state string) func(*snapshot.Snapshot) {
+	return func(s *snapshot.Snapshot) {
+		withNATPath(s)
+		s.RouteTables[0].Routes[1] = snapshot.Route{Destination: "0.0.0.0/0", Target: target, State: state}
+	}
+}

@@ -1,0 +1,217 @@
+package diagnose
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+func TestWayOut(t *testing.T) {
+	noPublic := publicIPv4{why: "no public IPv4"}
+	cases := []struct {
+		name          string
+		edit          func(*snapshot.Snapshot)
+		pub           publicIPv4
+		verdict       string
+		reason        string
+		missing       []string
+		defaultRoutes int
+	}{
+		{name: "no route table read is unknown", edit: func(*snapshot.Snapshot) {}, verdict: WayOutUnknown,
+			reason: "no route table of the subnet's VPC was read"},
+		{name: "route tables gap is unknown", edit: edits(withoutDefaultRoute, gap(snapshot.SourceDescribeRouteTables)),
+			verdict: WayOutUnknown, reason: "the route tables were not read"},
+		{name: "available public NAT gateway", edit: withNATPath, verdict: WayOutRoute, defaultRoutes: 1,
+			reason: "route 0.0.0.0/0 -> nat-0aaa (public NAT gateway in subnet-0public, available)"},
+		{name: "explicit association wins over the main table", edit: edits(withoutDefaultRoute, func(s *snapshot.Snapshot) {
+			s.RouteTables = append(s.RouteTables, snapshot.RouteTable{ID: "rtb-0own", VpcID: vpcA, SubnetIDs: []string{subnetA},
+				Routes: []snapshot.Route{{Destination: "0.0.0.0/0", Target: natA, State: snapshot.RouteActive}}})
+		}), verdict: WayOutRoute, defaultRoutes: 1,
+			reason: "route 0.0.0.0/0 -> nat-0aaa (public NAT gateway in subnet-0public, available)"},
+		{name: "no default route and no endpoints", edit: withoutDefaultRoute, verdict: WayOutNone,
+			missing: []string{"ec2", "ecr.api", "ecr.dkr", "s3", "sts"},
+			reason:  "no default route; VPC endpoints missing: ec2, ecr.api, ecr.dkr, s3, sts"},
+		{name: "endpoints gap is unknown", edit: edits(withoutDefaultRoute, gap(snapshot.SourceDescribeVpcEndpoints)),
+			verdict: WayOutUnknown, reason: "no usable default route, and the VPC endpoints were not read"},
+		{name: "every endpoint is a way out", edit: edits(withoutDefaultRoute, withEndpoints), verdict: WayOutEndpoints,
+			reason: "no default route; the VPC has an endpoint for each of ec2, ecr.api, ecr.dkr, s3, sts (EKS API " +
+				"assumed reachable through the cluster's private endpoint)"},
+		{name: "an s3 interface endpoint does too", edit: edits(withoutDefaultRoute, withEndpoints, func(s *snapshot.Snapshot) {
+			s.VPCEndpoints[4].Type, s.VPCEndpoints[4].PrivateDNS, s.VPCEndpoints[4].RouteTableIDs = "Interface", true, nil
+		}), verdict: WayOutEndpoints,
+			reason: "no default route; the VPC has an endpoint for each of ec2, ecr.api, ecr.dkr, s3, sts (EKS API " +
+				"assumed reachable through the cluster's private endpoint)"},
+		{name: "unusable endpoints are named with why", edit: edits(withoutDefaultRoute, withEndpoints, func(s *snapshot.Snapshot) {
+			s.VPCEndpoints[1].PrivateDNS = false
+			s.VPCEndpoints[2].State = "pending"
+			s.VPCEndpoints[3].ServiceName = "com.amazonaws.eu-west-1.sts"
+			s.VPCEndpoints[4].RouteTableIDs = []string{"rtb-0other"}
+		}), verdict: WayOutNone,
+			missing: []string{"ecr.api (vpce-ecr.api has private DNS off)", "ecr.dkr (vpce-ecr.dkr is pending)",
+				"s3 (vpce-s3 is a gateway endpoint not associated with route table rtb-0main)", "sts"},
+			reason: "no default route; VPC endpoints missing: ecr.api (vpce-ecr.api has private DNS off), ecr.dkr " +
+				"(vpce-ecr.dkr is pending), s3 (vpce-s3 is a gateway endpoint not associated with route table rtb-0main), sts"},
+		{name: "internet gateway with a public IPv4", edit: defaultRoute("igw-0a", snapshot.RouteActive),
+			pub: publicIPv4{true, "public"}, verdict: WayOutRoute, defaultRoutes: 1,
+			reason: "route 0.0.0.0/0 -> igw-0a (internet gateway; public)"},
+		{name: "internet gateway without a public IPv4", edit: defaultRoute("igw-0a", snapshot.RouteActive), pub: noPublic,
+			verdict: WayOutNone, defaultRoutes: 1, missing: []string{"ec2", "ecr.api", "ecr.dkr", "s3", "sts"},
+			reason: "default route 0.0.0.0/0 -> igw-0a (internet gateway, but no public IPv4) unusable; VPC endpoints " +
+				"missing: ec2, ecr.api, ecr.dkr, s3, sts"},
+		{name: "blackhole", edit: edits(defaultRoute(natA, snapshot.RouteBlackhole), withEndpoints), verdict: WayOutEndpoints,
+			defaultRoutes: 1,
+			reason: "default route 0.0.0.0/0 -> nat-0aaa (blackhole: its target is gone) unusable; the VPC has an " +
+				"endpoint for each of ec2, ecr.api, ecr.dkr, s3, sts (EKS API assumed reachable through the cluster's private endpoint)"},
+		{name: "deleted NAT gateway", edit: edits(withNATPath, func(s *snapshot.Snapshot) { s.NATGateways[0].State = "deleted" }),
+			verdict: WayOutNone, defaultRoutes: 1, missing: []string{"ec2", "ecr.api", "ecr.dkr", "s3", "sts"},
+			reason: "default route 0.0.0.0/0 -> nat-0aaa (NAT gateway is deleted, not available) unusable; VPC " +
+				"endpoints missing: ec2, ecr.api, ecr.dkr, s3, sts"},
+		{name: "private NAT gateway", edit: edits(withNATPath, withEndpoints, func(s *snapshot.Snapshot) {
+			s.NATGateways[0].ConnectivityType = "private"
+		}), verdict: WayOutEndpoints, defaultRoutes: 1,
+			reason: "default route 0.0.0.0/0 -> nat-0aaa (private NAT gateway: it reaches other networks, not the " +
+				"internet) unusable; the VPC has an endpoint for each of ec2, ecr.api, ecr.dkr, s3, sts (EKS API " +
+				"assumed reachable through the cluster's private endpoint)"},
+		{name: "transit gateway is assumed", edit: defaultRoute("tgw-0a", snapshot.RouteActive), verdict: WayOutAssumed,
+			defaultRoutes: 1, reason: "route 0.0.0.0/0 -> tgw-0a: transit gateway: karpnet cannot follow it and " +
+				"assumes it leads to the internet or to the endpoints"},
+		{name: "IPv6 subnet out through an egress-only gateway", edit: edits(withoutDefaultRoute, func(s *snapshot.Snapshot) {
+			s.Subnets[0].IPv6CIDRs = []string{"2600:1f14::/64"}
+			s.RouteTables[0].Routes = append(s.RouteTables[0].Routes, snapshot.Route{Destination: "::/0", Target: "eigw-0a"})
+		}), verdict: WayOutRoute, defaultRoutes: 1, reason: "route ::/0 -> eigw-0a (egress-only internet gateway, IPv6 only)"},
+		{name: "an IPv4 subnet ignores ::/0", edit: edits(withoutDefaultRoute, withEndpoints, func(s *snapshot.Snapshot) {
+			s.RouteTables[0].Routes = append(s.RouteTables[0].Routes, snapshot.Route{Destination: "::/0", Target: "eigw-0a"})
+		}), verdict: WayOutEndpoints,
+			reason: "no default route; the VPC has an endpoint for each of ec2, ecr.api, ecr.dkr, s3, sts (EKS API " +
+				"assumed reachable through the cluster's private endpoint)"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := healthy()
+			tc.edit(s)
+			x := NewIndex(s)
+			sub := x.Subnets[subnetA]
+			got := wayOut(x, sub, tc.pub)
+			if got.Verdict != tc.verdict || got.Reason != tc.reason {
+				t.Errorf("got verdict %s, reason\n %q\nwant %s,\n %q", got.Verdict, got.Reason, tc.verdict, tc.reason)
+			}
+			if diff := cmp.Diff(tc.missing, got.MissingEndpoints); diff != "" {
+				t.Errorf("missing endpoints (-want +got):\n%s", diff)
+			}
+			if len(got.DefaultRoutes) != tc.defaultRoutes {
+				t.Errorf("got %d default routes, want %d", len(got.DefaultRoutes), tc.defaultRoutes)
+			}
+		})
+	}
+}
+
+func TestSubnetRegion(t *testing.T) {
+	for zone, want := range map[string]string{
+		"us-west-2a":              "us-west-2",
+		"us-west-2-lax-1a":        "us-west-2",
+		"us-east-1-wl1-bos-wlz-1": "us-east-1",
+		"us-gov-west-1a":          "us-gov-west-1",
+		"cn-north-1a":             "cn-north-1",
+		"":                        "eu-west-1",
+		"weird":                   "eu-west-1",
+	} {
+		if got := subnetRegion(&snapshot.Subnet{Zone: zone}, "eu-west-1"); got != want {
+			t.Errorf("subnetRegion(%q) = %q, want %q", zone, got, want)
+		}
+	}
+}
+
+func TestServiceIs(t *testing.T) {
+	for _, tc := range []struct {
+		name, region, svc string
+		want              bool
+	}{
+		{"com.amazonaws.us-west-2.ecr.api", "us-west-2", "ecr.api", true},
+		{"cn.com.amazonaws.cn-north-1.ecr.dkr", "cn-north-1", "ecr.dkr", true},
+		{"com.amazonaws.us-west-2.ecr.api", "us-east-1", "ecr.api", false},
+		{"com.amazonaws.us-west-2.ecr.api", "", "ecr.api", true},
+		{"com.amazonaws.us-west-2.api", "us-west-2", "ecr.api", false},
+		{"com.amazonaws.us-west-2.s3-global.accesspoint", "us-west-2", "s3", false},
+		{"com.amazonaws.vpce.us-west-2.vpce-svc-0123", "us-west-2", "sts", false},
+	} {
+		if got := serviceIs(tc.name, tc.region, tc.svc); got != tc.want {
+			t.Errorf("serviceIs(%q, %q, %q) = %v, want %v", tc.name, tc.region, tc.svc, got, tc.want)
+		}
+	}
+}
+
+func TestACLDenied(t *testing.T) {
+	hardened := []snapshot.ACLEntry{
+		{RuleNumber: 100, Egress: true, Protocol: "6", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0", FromPort: 443, ToPort: 443},
+		{RuleNumber: 100, Protocol: "6", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0", FromPort: 1024, ToPort: 65535},
+		{RuleNumber: 32767, Egress: true, Protocol: "-1", Action: snapshot.ACLDeny, CIDR: "0.0.0.0/0"},
+		{RuleNumber: 32767, Protocol: "-1", Action: snapshot.ACLDeny, CIDR: "0.0.0.0/0"},
+	}
+	cases := []struct {
+		name    string
+		entries []snapshot.ACLEntry
+		egress  bool
+		lo, hi  int32
+		want    []string
+	}{
+		{name: "default ACL out", entries: defaultACL().Entries, egress: true, lo: 443, hi: 443},
+		{name: "default ACL in", entries: defaultACL().Entries, lo: 32768, hi: 60999},
+		{name: "hardened out", entries: hardened, egress: true, lo: 443, hi: 443},
+		{name: "hardened in", entries: hardened, lo: 32768, hi: 60999},
+		{name: "no entries deny by the last rule", egress: true, lo: 443, hi: 443, want: []string{"443 by rule *"}},
+		{name: "a lower deny wins over a later allow", entries: append([]snapshot.ACLEntry{
+			{RuleNumber: 50, Protocol: "6", Action: snapshot.ACLDeny, CIDR: "0.0.0.0/0", FromPort: 40000, ToPort: 50000},
+		}, hardened...), lo: 32768, hi: 60999, want: []string{"40000-50000 by rule 50"}},
+		{name: "a narrow allow leaves the rest to the last rule", entries: []snapshot.ACLEntry{
+			{RuleNumber: 200, Protocol: "6", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0", FromPort: 32768, ToPort: 40000},
+			{RuleNumber: 32767, Protocol: "-1", Action: snapshot.ACLDeny, CIDR: "0.0.0.0/0"},
+		}, lo: 32768, hi: 60999, want: []string{"40001-60999 by rule 32767"}},
+		{name: "a deny of one CIDR does not count (lenient)", entries: append([]snapshot.ACLEntry{
+			{RuleNumber: 10, Egress: true, Protocol: "-1", Action: snapshot.ACLDeny, CIDR: "192.0.2.0/24"},
+		}, hardened...), egress: true, lo: 443, hi: 443},
+		{name: "an allow of one CIDR counts (lenient)", entries: []snapshot.ACLEntry{
+			{RuleNumber: 10, Egress: true, Protocol: "6", Action: snapshot.ACLAllow, CIDR: "10.0.0.0/16", FromPort: 443, ToPort: 443},
+		}, egress: true, lo: 443, hi: 443},
+		{name: "UDP and IPv6 entries do not admit TCP", entries: []snapshot.ACLEntry{
+			{RuleNumber: 10, Egress: true, Protocol: "17", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0"},
+			{RuleNumber: 20, Egress: true, Protocol: "-1", Action: snapshot.ACLAllow, IPv6CIDR: "::/0"},
+		}, egress: true, lo: 443, hi: 443, want: []string{"443 by rule *"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, d := range aclDenied(&snapshot.NetworkACL{Entries: tc.entries}, tc.egress, tc.lo, tc.hi) {
+				got = append(got, d.String())
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("denied (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestDescribeWayOut(t *testing.T) {
+	t.Run("nil without route tables", func(t *testing.T) {
+		x := NewIndex(healthy())
+		if got := Describe(x, x.Nodes[0]).WayOut; got != nil {
+			t.Errorf("got %+v, want nil", got)
+		}
+	})
+	t.Run("the node subnet's route, endpoints and ACL", func(t *testing.T) {
+		s := edited(healthy(), edits(withoutDefaultRoute, withEndpoints, func(s *snapshot.Snapshot) {
+			s.NetworkACLs[0].Entries = s.NetworkACLs[0].Entries[:2]
+		}))
+		x := NewIndex(s)
+		want := &WayOut{SubnetID: subnetA, RouteTable: tableMain, MainTable: true, Verdict: WayOutEndpoints,
+			Reason: "no default route; the VPC has an endpoint for each of ec2, ecr.api, ecr.dkr, s3, sts (EKS API " +
+				"assumed reachable through the cluster's private endpoint)",
+			Endpoints: []string{"ec2", "ecr.api", "ecr.dkr", "s3", "sts"}, NetworkACL: aclA, NACLVerdict: NACLBlocks,
+			NACLReason: "inbound TCP return traffic from 0.0.0.0/0 on the Linux ephemeral ports 32768-60999 denied on " +
+				"32768-60999 by rule *"}
+		if diff := cmp.Diff(want, Describe(x, x.Nodes[0]).WayOut, cmp.AllowUnexported(WayOut{})); diff != "" {
+			t.Errorf("way out (-want +got):\n%s", diff)
+		}
+	})
+}
