@@ -4,5 +4,10 @@ package diagnose
 // of the subnets new nodes launch into (routes, VPC endpoints, security-group egress, network
 // ACLs), and instances Karpenter launched for the cluster that no NodeClaim names.
 func joinChecks() []Check {
-	return []Check{}
+	return []Check{
+		nodeClaimLaunchFailed,
+		nodeClaimNotRegistered,
+		nodePoolRegistrationUnhealthy,
+		instanceOrphaned,
+	}
 }
