@@ -83,6 +83,10 @@ func Analyze(s *snapshot.Snapshot, opts Options) Report {
 			related["nodepool/"+n.PoolName] = true
 		}
 	}
+	claims := selectedClaims(x, opts)
+	for _, c := range claims {
+		related[c.Ref()] = true
+	}
 	for _, f := range all {
 		if !keep(f, opts, related) {
 			continue
@@ -141,6 +145,13 @@ func Analyze(s *snapshot.Snapshot, opts Options) Report {
 		r.Nodes = append(r.Nodes, nr)
 	}
 	r.Subnets = reportSubnets(x, opts, related)
+	r.NodeClaims = claimReports(claims, r.Findings)
+	for _, c := range claims {
+		r.Summary.NodeClaimsWithoutNode++
+		if claimNotJoined(c.Status) {
+			r.Summary.NodeClaimsNotJoined++
+		}
+	}
 	return r
 }
 

@@ -18,6 +18,8 @@ type Index struct {
 
 	// Nodes holds every node, sorted by name.
 	Nodes []*NodeInfo
+	// Claims holds the NodeClaims that no Node answers to, sorted by name (join_nodeclaim.go).
+	Claims []*ClaimInfo
 
 	Instances       map[string]*snapshot.Instance
 	Subnets         map[string]*snapshot.Subnet
@@ -124,6 +126,7 @@ func NewIndex(s *snapshot.Snapshot) *Index {
 		x.Nodes = append(x.Nodes, n)
 	}
 	slices.SortFunc(x.Nodes, func(a, b *NodeInfo) int { return strings.Compare(a.Name(), b.Name()) })
+	x.Claims = x.joinClaims()
 	return x
 }
 

@@ -4,5 +4,13 @@ package diagnose
 // of the subnets new nodes launch into (routes, VPC endpoints, security-group egress, network
 // ACLs), and instances Karpenter launched for the cluster that no NodeClaim names.
 func joinChecks() []Check {
-	return []Check{subnetNoEgressRoute, securityGroupEgressBlocked, networkACLBlocksNodeTraffic}
+	return []Check{
+		nodeClaimLaunchFailed,
+		nodeClaimNotRegistered,
+		nodePoolRegistrationUnhealthy,
+		subnetNoEgressRoute,
+		securityGroupEgressBlocked,
+		networkACLBlocksNodeTraffic,
+		instanceOrphaned,
+	}
 }

@@ -24,12 +24,14 @@ type Report struct {
 	Regions []string `json:"regions,omitempty"`
 	// Notes are what collection wants the reader to know, e.g. that the AWS configuration's
 	// Region was not the nodes'.
-	Notes    []string       `json:"notes,omitempty"`
-	Summary  Summary        `json:"summary"`
-	Nodes    []NodeReport   `json:"nodes"`
-	Subnets  []SubnetUse    `json:"subnets"`
-	Findings []Finding      `json:"findings"`
-	Gaps     []snapshot.Gap `json:"gaps"`
+	Notes   []string     `json:"notes,omitempty"`
+	Summary Summary      `json:"summary"`
+	Nodes   []NodeReport `json:"nodes"`
+	// NodeClaims are the NodeClaims that have no Node, worst first; absent when there are none.
+	NodeClaims []NodeClaimReport `json:"nodeClaims,omitempty"`
+	Subnets    []SubnetUse       `json:"subnets"`
+	Findings   []Finding         `json:"findings"`
+	Gaps       []snapshot.Gap    `json:"gaps"`
 }
 
 // Summary counts nodes by their worst finding.
@@ -48,6 +50,10 @@ type Summary struct {
 	// their start-up grace, whatever their findings.
 	Terminating  int `json:"terminating,omitempty"`
 	Initialising int `json:"initialising,omitempty"`
+	// NodeClaimsWithoutNode counts the report's NodeClaims that have no Node, and
+	// NodeClaimsNotJoined those of them whose launch failed or that never registered.
+	NodeClaimsWithoutNode int `json:"nodeClaimsWithoutNode,omitempty"`
+	NodeClaimsNotJoined   int `json:"nodeClaimsNotJoined,omitempty"`
 	// Findings counts all findings by severity name.
 	Findings map[string]int `json:"findings"`
 }

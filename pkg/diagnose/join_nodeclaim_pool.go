@@ -1,0 +1,69 @@
+package diagnose
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// condNodeRegistrationHealthy is the NodePool condition Karpenter v1.4+ sets False when a
+// NodeClaim of the pool failed to launch or register within its timeout, and True again on the
+// next registration (kubernetes-sigs/karpenter lifecycle/liveness.go, registration.go).
+const condNodeRegistrationHealthy = "NodeRegistrationHealthy"
+
+// reasonRegistrationFailed is its reason when the instance launched but never registered;
+// after a failed launch it carries the Launched condition's reason and message instead.
+const reasonRegistrationFailed = "RegistrationFailed"
+
+// nodePoolRegistrationUnhealthy reports NodePools whose NodeRegistrationHealthy condition is
+// False: Karpenter saw one of the pool's NodeClaims fail to launch or register. It does not
+// stop provisioning, so Karpenter goes on launching nodes that fail the same way until the
+// NodePool or NodeClass changes or a node registers.
+var nodePoolRegistrationUnhealthy = Check{
+	Spec: specNodePoolRegistrationUnhealthy,
+	Run: func(x *Index) []Finding {
+		if x.Unavailable(snapshot.SourceNodePools) {
+			return nil
+		}
+		failed := map[string][]string{}
+		for _, c := range x.Claims {
+			if c.PoolName != "" && (c.Status == ClaimLaunchFailed || c.Status == ClaimNotRegistered) {
+				failed[c.PoolName] = append(failed[c.PoolName], c.Name()+" ("+c.Status+")")
+			}
+		}
+		var out []Finding
+		for _, name := range sortedKeys(x.NodePools) {
+			p := x.NodePools[name]
+			cond := findCondition(p.Conditions, condNodeRegistrationHealthy)
+			if cond == nil || cond.Status != condFalse {
+				continue
+			}
+			msg := fmt.Sprintf("NodePool %s has %s=False", p.Name, condNodeRegistrationHealthy)
+			if !cond.LastTransitionTime.IsZero() {
+				msg += " since " + ago(x.Snapshot.Taken.Sub(cond.LastTransitionTime)) + " ago"
+			}
+			msg += fmt.Sprintf(", reason %s: %q", orUnknown(cond.Reason), clipText(cond.Message))
+			if claims := failed[p.Name]; len(claims) > 0 {
+				msg += "; its NodeClaims without a Node: " + abbreviate(claims, 5)
+			} else {
+				msg += "; no NodeClaim of the pool is failing now (Karpenter deletes failed ones after 5 minutes " +
+					"unlaunched or 15 unregistered; the condition stays False until a node registers or the NodePool " +
+					"or its NodeClass changes)"
+			}
+			out = append(out, Finding{Resource: "nodepool/" + p.Name, Message: msg, Remedy: poolRemedy(x, x.ClassOf(p.NodeClassRef), cond.Reason, cond.Message)})
+		}
+		return out
+	},
+}
+
+// poolRemedy is the remedy for an unhealthy pool: the registration one when instances launched
+// and never registered, else the launch error's.
+func poolRemedy(x *Index, class *snapshot.EC2NodeClass, reason, message string) string {
+	if reason == reasonRegistrationFailed || strings.TrimSpace(reason) == "" {
+		return "instances launched but never became Nodes: check the node subnets' way out to the EKS API endpoint, " +
+			"ECR and STS on 443 (routes to a NAT or internet gateway, or VPC endpoints; security-group egress; " +
+			"network ACLs) and the node role's EKS access entry; see nodeclaim-not-registered findings"
+	}
+	return launchCause(x, class, reason, message, nil).remedy
+}

@@ -1,0 +1,120 @@
+package diagnose
+
+import (
+	"fmt"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// nodeClaimNotRegistered finds NodeClaims whose instance launched at least registrationGrace
+// ago and never became a Node. On EKS that is most often the node subnet's way out: the new
+// node cannot reach the EKS endpoint, ECR or STS (no route, no VPC endpoints, security-group
+// egress, network ACL), or its role has no access entry. Karpenter deletes the claim at its
+// 15-minute registration TTL and launches another, so the pods stay Pending and the cycle
+// repeats until the cause is fixed. A claim whose instance already ended is info: nothing can
+// join any more and Karpenter removes the claim at the TTL, but why the instance ended is the
+// clue.
+var nodeClaimNotRegistered = Check{
+	Spec: specNodeClaimNotRegistered,
+	Run: func(x *Index) []Finding {
+		if !x.claimsChecked() {
+			return nil
+		}
+		var out []Finding
+		for _, c := range x.Claims {
+			if c.Status != ClaimNotRegistered {
+				continue
+			}
+			out = append(out, notRegisteredFinding(x, c))
+		}
+		return out
+	},
+}
+
+// notRegisteredFinding describes one claim that launched and never registered.
+func notRegisteredFinding(x *Index, c *ClaimInfo) Finding {
+	msg := c.Label() + " launched"
+	if since := x.sinceLaunch(c); !launchedAt(c).IsZero() {
+		msg += " " + ago(since) + " ago"
+	}
+	msg += " and no Node registered"
+	if r := c.Condition(condRegistered); r != nil {
+		msg += fmt.Sprintf(" (Registered=%s", r.Status)
+		if r.Reason != "" {
+			msg += ", " + r.Reason
+		}
+		if r.Message != "" {
+			msg += fmt.Sprintf(": %q", clipText(r.Message))
+		}
+		msg += ")"
+	}
+	msg += "; " + claimInstanceText(x, c)
+	if cause := notRegisteredCause(x, c); cause != "" {
+		msg += "; " + cause
+	}
+	if e := c.LastEvent(); e != nil {
+		msg += "; " + eventText(e)
+	}
+	if d := registrationDeadline(c); !d.IsZero() {
+		msg += "; " + timeoutText(x.Snapshot.Taken, d, "15-minute registration TTL")
+	}
+	if instanceEnded(c) {
+		return Finding{
+			Severity: Info,
+			Resource: c.Ref(),
+			Message:  msg,
+			Remedy: fmt.Sprintf("find why the instance ended: aws ec2 describe-instances --instance-ids %s --query "+
+				"'Reservations[].Instances[].StateReason' (Client.InternalError at boot is often an encrypted EBS "+
+				"volume whose KMS key the launching role cannot use); %s removes the NodeClaim itself", c.Instance.ID, c.launcher()),
+		}
+	}
+	remedy := "check that a new node in the subnet can reach the EKS API endpoint, ECR and STS on 443 (a route to a NAT " +
+		"or internet gateway, or the VPC endpoints of a private cluster; security-group egress; the subnet's network " +
+		"ACL) and that the node role has an EKS access entry"
+	if c.Instance != nil {
+		remedy += fmt.Sprintf("; the instance's console shows where it stopped: aws ec2 get-console-output --instance-id %s --latest", c.Instance.ID)
+	}
+	return Finding{Resource: c.Ref(), Message: msg, Remedy: remedy}
+}
+
+// claimInstanceText describes the claim's instance: its ID, state, subnet and address.
+func claimInstanceText(x *Index, c *ClaimInfo) string {
+	switch {
+	case c.Instance != nil:
+		in := c.Instance
+		t := fmt.Sprintf("instance %s is %s", in.ID, orUnknown(in.State))
+		if in.SubnetID != "" {
+			t += " in " + in.SubnetID
+			if c.Subnet != nil {
+				t += " (" + c.Subnet.CIDR + ")"
+			}
+		}
+		if in.PrivateIP != "" {
+			t += " at " + in.PrivateIP
+		}
+		return t
+	case c.ProviderErr != nil:
+		return "the NodeClaim names no instance (status.providerID " + orUnknown(c.Claim.ProviderID) + ")"
+	case x.Unavailable(snapshot.SourceDescribeInstances):
+		return "instance " + c.Provider.InstanceID + " (DescribeInstances not readable)"
+	}
+	return "instance " + c.Provider.InstanceID + " (not returned by DescribeInstances)"
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
+// notRegisteredCause says which part of the way out of the claim's subnet is missing, or ""
+// when nothing is known to be.
+//
+// HOOK: the subnet way-out analysis (routes, VPC endpoints, security-group egress, network
+// ACLs; the join_path and join_egress checks) is to answer here for c.Subnet and the claim's
+// security groups, e.g. "subnet-0aaa has no route to a NAT or internet gateway and no
+// ecr.api, ecr.dkr, sts or s3 endpoint". Until it does, this returns "".
+func notRegisteredCause(x *Index, c *ClaimInfo) string {
+	return ""
+}

@@ -1,0 +1,156 @@
+package diagnose
+
+import (
+	"cmp"
+	"fmt"
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// Tags Karpenter puts on the instances it launches (aws/karpenter-provider-aws pkg/utils/utils.go
+// GetTags; v1alpha5 releases wrote karpenter.sh/provisioner-name instead of the NodePool tag).
+// karpenter.sh/nodeclaim and Name are added only after the instance registers (the tagging
+// controller), so they cannot tell a leaked instance.
+const (
+	tagNodePool        = "karpenter.sh/nodepool"
+	tagProvisionerName = "karpenter.sh/provisioner-name"
+	tagNodeClass       = "karpenter.k8s.aws/ec2nodeclass"
+	tagEKSClusterName  = "eks:eks-cluster-name"
+)
+
+// orphanGrace is how young an instance may be without a NodeClaim naming it. Karpenter creates
+// the NodeClaim before it launches the instance and writes status.providerID right after
+// CreateFleet returns, but NodeClaims and instances are read at different moments, so an
+// instance launched in the last two minutes may belong to a claim read before its providerID
+// was set. Karpenter's own garbage collection waits 30 seconds for the same reason.
+const orphanGrace = 2 * time.Minute
+
+// instanceOrphaned finds running instances Karpenter launched for this cluster that no
+// NodeClaim and no Node names. They hold subnet addresses (which new nodes then lack) and
+// cost money; Karpenter's garbage collection normally terminates them within a minute, so one
+// that stays means Karpenter is not running, cannot reach EC2, or does not see it (it lists
+// only instances carrying its NodePool, EC2NodeClass and eks:eks-cluster-name tags).
+var instanceOrphaned = Check{
+	Spec: specInstanceOrphaned,
+	Run: func(x *Index) []Finding {
+		s := x.Snapshot
+		if s.ClusterName == "" || !x.claimsChecked() || x.Unavailable(snapshot.SourceClusterInstances) ||
+			x.Unavailable(snapshot.SourceDescribeInstances) {
+			return nil
+		}
+		named := map[string]bool{}
+		for _, c := range s.NodeClaims {
+			if p, err := ParseProviderID(c.ProviderID); err == nil {
+				named[p.InstanceID] = true
+			}
+		}
+		for _, n := range x.Nodes {
+			if n.ProviderErr == nil {
+				named[n.Provider.InstanceID] = true
+			}
+		}
+		var out []Finding
+		for _, id := range sortedKeys(x.Instances) {
+			in := x.Instances[id]
+			if named[id] || !launchedForCluster(in, s.ClusterName) || in.State != "pending" && in.State != "running" ||
+				in.LaunchTime.IsZero() || s.Taken.Sub(in.LaunchTime) < orphanGrace {
+				continue
+			}
+			out = append(out, orphanFinding(s, in))
+		}
+		return out
+	},
+}
+
+// launchedForCluster reports whether Karpenter launched the instance for the named cluster: a
+// NodePool (or provisioner) tag and the cluster's tag.
+func launchedForCluster(in *snapshot.Instance, cluster string) bool {
+	if in.Tags[tagNodePool] == "" && in.Tags[tagProvisionerName] == "" {
+		return false
+	}
+	_, owned := in.Tags[tagClusterPrefix+cluster]
+	return owned || in.Tags[tagEKSClusterName] == cluster
+}
+
+// orphanFinding describes one leaked instance with the addresses it holds.
+func orphanFinding(s *snapshot.Snapshot, in *snapshot.Instance) Finding {
+	pool := in.Tags[tagNodePool]
+	poolText := "NodePool " + pool
+	if pool == "" {
+		poolText = "provisioner " + in.Tags[tagProvisionerName]
+	}
+	msg := fmt.Sprintf("instance %s (%s, %s, launched %s ago at %s, %s) was launched by Karpenter for cluster %s "+
+		"but no NodeClaim or Node names it; it holds %s", in.ID, orUnknown(in.Type), in.State,
+		ago(s.Taken.Sub(in.LaunchTime)), in.LaunchTime.UTC().Format(time.RFC3339), poolText, s.ClusterName, heldAddressesText(in))
+	var missing []string
+	for _, k := range []string{tagNodePool, tagNodeClass} {
+		if in.Tags[k] == "" {
+			missing = append(missing, k)
+		}
+	}
+	if in.Tags[tagEKSClusterName] != s.ClusterName {
+		missing = append(missing, tagEKSClusterName+"="+s.ClusterName)
+	}
+	if len(missing) > 0 {
+		msg += "; Karpenter's garbage collection will not remove it: it lists only instances tagged " +
+			tagNodePool + ", " + tagNodeClass + " and " + tagEKSClusterName + ", and this one lacks " + strings.Join(missing, ", ")
+	} else {
+		msg += "; Karpenter's garbage collection terminates such instances 30 seconds after launch, so Karpenter is " +
+			"not running or cannot reach EC2"
+	}
+	return Finding{
+		Resource: "instance/" + in.ID,
+		Message:  msg,
+		Remedy: fmt.Sprintf("if no NodeClaim should own it, terminate it: aws ec2 terminate-instances --instance-ids %s; "+
+			"then check that Karpenter runs with the cluster name %s", in.ID, s.ClusterName),
+	}
+}
+
+// heldAddressesText lists the IPv4 addresses and prefixes the instance's ENIs hold, by subnet:
+// "3 addresses in subnet-0aaa (10.0.1.10, 10.0.1.11, 10.0.1.12) and 16 in 1 prefix ...".
+func heldAddressesText(in *snapshot.Instance) string {
+	type held struct {
+		ips      []string
+		prefixes []string
+		total    int64
+	}
+	by := map[string]*held{}
+	get := func(subnet string) *held {
+		if by[subnet] == nil {
+			by[subnet] = &held{}
+		}
+		return by[subnet]
+	}
+	for _, e := range in.ENIs {
+		h := get(cmp.Or(e.SubnetID, in.SubnetID))
+		ips := sortedUnique(append([]string{e.PrimaryIP}, e.PrivateIPs...))
+		h.ips = append(h.ips, ips...)
+		h.total += int64(len(ips))
+		for _, p := range e.IPv4Prefixes {
+			h.prefixes = append(h.prefixes, p)
+			if pf, err := netip.ParsePrefix(p); err == nil && pf.Addr().Is4() {
+				h.total += int64(1) << (32 - pf.Bits())
+			}
+		}
+	}
+	if len(in.ENIs) == 0 && in.PrivateIP != "" {
+		h := get(in.SubnetID)
+		h.ips, h.total = []string{in.PrivateIP}, 1
+	}
+	if len(by) == 0 {
+		return "no addresses karpnet knows of"
+	}
+	var parts []string
+	for _, subnet := range sortedKeys(by) {
+		h := by[subnet]
+		part := fmt.Sprintf("%s in %s (%s", countText(h.total, "address", "addresses"), orUnknown(subnet), abbreviate(sortedUnique(h.ips), 5))
+		if len(h.prefixes) > 0 {
+			part += "; " + countText(len(h.prefixes), "prefix", "prefixes") + " " + abbreviate(sortedUnique(h.prefixes), 3)
+		}
+		parts = append(parts, part+")")
+	}
+	return strings.Join(parts, ", ")
+}
