@@ -129,6 +129,16 @@ func TestNodeClaimNotRegistered(t *testing.T) {
 				"'Reservations[].Instances[].StateReason' (Client.InternalError at boot is often an encrypted EBS volume " +
 				"whose KMS key the launching role cannot use); Karpenter removes the NodeClaim itself",
 		}}},
+		{name: "no route and no endpoints: the finding says so", edit: edits(launched(7*time.Minute), withoutDefaultRoute,
+			func(s *snapshot.Snapshot) { s.NetworkACLs = nil }), want: []Finding{{
+			ID: "nodeclaim-not-registered", Severity: Critical, Resource: "nodeclaim/" + claimB,
+			Message: "NodeClaim default-xk2p9 (NodePool default, EC2NodeClass default) launched 7m ago and no Node " +
+				"registered (Registered=Unknown, NodeNotFound: \"Node not registered with cluster\"); instance " +
+				"i-0fedcba9876543210 is running in subnet-0aaa (10.0.1.0/24) at 10.0.1.50; subnet subnet-0aaa has no way " +
+				"out: no default route; VPC endpoints missing: ec2, ecr.api, ecr.dkr, s3, sts; Karpenter deletes it and " +
+				"tries again in about 8m (15-minute registration TTL)",
+			Remedy: remedy,
+		}}},
 		{name: "launched 30 seconds ago, not registered yet", edit: launched(30 * time.Second)},
 		{name: "registered claim with its Node"},
 		{name: "claim being deleted", edit: edits(launched(10*time.Minute), claimDeleting)},

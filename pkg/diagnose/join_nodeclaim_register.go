@@ -2,6 +2,8 @@ package diagnose
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
@@ -109,12 +111,34 @@ func orUnknown(s string) string {
 }
 
 // notRegisteredCause says which part of the way out of the claim's subnet is missing, or ""
-// when nothing is known to be.
-//
-// HOOK: the subnet way-out analysis (routes, VPC endpoints, security-group egress, network
-// ACLs; the join_path and join_egress checks) is to answer here for c.Subnet and the claim's
-// security groups, e.g. "subnet-0aaa has no route to a NAT or internet gateway and no
-// ecr.api, ecr.dkr, sts or s3 endpoint". Until it does, this returns "".
+// when nothing is known to be: the subnet's routes and VPC endpoints, its network ACL, and
+// the outbound rules of the instance's security groups, as the join_egress checks decide
+// them (they report each on the subnet or the claim as well).
 func notRegisteredCause(x *Index, c *ClaimInfo) string {
-	return ""
+	if c.Subnet == nil || c.Instance == nil {
+		return ""
+	}
+	var causes []string
+	if w := wayOut(x, c.Subnet, instancePublicIP(c.Instance)); w.Verdict == WayOutNone {
+		causes = append(causes, fmt.Sprintf("subnet %s has no way out: %s", c.Subnet.ID, w.Reason))
+	}
+	windows := c.Class != nil && strings.HasPrefix(strings.ToLower(c.Class.AMIFamily), "windows")
+	if _, verdict, reason := naclVerdict(x, c.Subnet, windows); verdict == NACLBlocks {
+		causes = append(causes, "its network ACL blocks "+reason)
+	}
+	if groups := groupIDs(c.Instance.SecurityGroups); len(groups) > 0 && !x.Unavailable(snapshot.SourceDescribeSecurityGroups) {
+		known, admits := true, false
+		for _, id := range groups {
+			g := x.SecurityGroups[id]
+			if g == nil || len(g.Inbound) == 0 && len(g.Outbound) == 0 {
+				known = false
+				break
+			}
+			admits = admits || slices.ContainsFunc(g.Outbound, admits443)
+		}
+		if known && !admits {
+			causes = append(causes, "no outbound rule of its security groups "+strings.Join(groups, ", ")+" admits TCP 443")
+		}
+	}
+	return strings.Join(causes, "; ")
 }
