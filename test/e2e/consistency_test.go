@@ -33,6 +33,7 @@ func TestConsistency(t *testing.T) {
 		t.Fatalf("creating the peered subnet: %v", err)
 	}
 	peered := subnetRef{aws.ToString(peerSubnet.Subnet.SubnetId), "us-west-2a"}
+	w.natWayOut(aws.ToString(peer.Vpc.VpcId), "172.16.255.240/28")
 
 	w.nodeClass(nodeClassSpec{name: "default", subnets: []subnetRef{a, b}, sgs: sgs})
 	w.nodePool("general", "v1", "default", []string{"us-west-2a", "us-west-2b", "us-west-2c"}, 0)

@@ -49,7 +49,49 @@ func newWorld(t *testing.T, crds harness.CRDSet) *world {
 		t.Fatalf("creating the VPC: %v", err)
 	}
 	w.vpcID = aws.ToString(vpc.Vpc.VpcId)
+	w.natWayOut(w.vpcID, "10.0.255.240/28")
 	return w
+}
+
+// natWayOut gives a VPC's main route table a default route through an available public NAT
+// gateway, as a real cluster VPC has, so that new nodes in its subnets have a way out. The NAT
+// gateway sits in a subnet of its own, cidr, that no node or class uses.
+func (w *world) natWayOut(vpcID, cidr string) string {
+	w.t.Helper()
+	ctx := w.t.Context()
+	sn, err := w.ec2.CreateSubnet(ctx, &ec2.CreateSubnetInput{VpcId: aws.String(vpcID), CidrBlock: aws.String(cidr),
+		AvailabilityZone: aws.String("us-west-2a")})
+	if err != nil {
+		w.t.Fatalf("creating the NAT gateway's subnet: %v", err)
+	}
+	eip, err := w.ec2.AllocateAddress(ctx, &ec2.AllocateAddressInput{Domain: ec2types.DomainTypeVpc})
+	if err != nil {
+		w.t.Fatalf("allocating the NAT gateway's address: %v", err)
+	}
+	nat, err := w.ec2.CreateNatGateway(ctx, &ec2.CreateNatGatewayInput{SubnetId: sn.Subnet.SubnetId,
+		AllocationId: eip.AllocationId})
+	if err != nil {
+		w.t.Fatalf("creating a NAT gateway: %v", err)
+	}
+	natID := aws.ToString(nat.NatGateway.NatGatewayId)
+	if _, err := w.ec2.CreateRoute(ctx, &ec2.CreateRouteInput{RouteTableId: aws.String(w.mainRouteTable(vpcID)),
+		DestinationCidrBlock: aws.String("0.0.0.0/0"), NatGatewayId: aws.String(natID)}); err != nil {
+		w.t.Fatalf("routing the main route table through %s: %v", natID, err)
+	}
+	return natID
+}
+
+// mainRouteTable returns the ID of a VPC's main route table.
+func (w *world) mainRouteTable(vpcID string) string {
+	w.t.Helper()
+	out, err := w.ec2.DescribeRouteTables(w.t.Context(), &ec2.DescribeRouteTablesInput{Filters: []ec2types.Filter{
+		{Name: aws.String("vpc-id"), Values: []string{vpcID}},
+		{Name: aws.String("association.main"), Values: []string{"true"}},
+	}})
+	if err != nil || len(out.RouteTables) != 1 {
+		w.t.Fatalf("finding the main route table of %s: %v (%d tables)", vpcID, err, len(out.RouteTables))
+	}
+	return aws.ToString(out.RouteTables[0].RouteTableId)
 }
 
 // subnet creates a subnet and returns its ID.
