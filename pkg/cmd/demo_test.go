@@ -55,9 +55,11 @@ func TestDemoGoldens(t *testing.T) {
 
 func TestDemoFailOnAndCheckFilters(t *testing.T) {
 	all := []string{
-		"instance-not-found", "instance-not-running", "instance-type-mismatch", "max-pods-below-ip-capacity",
-		"max-pods-exceeds-ip-capacity", "nodeclaim-drifted", "nodeclass-not-ready", "pod-ip-allocation-failures",
-		"pod-subnet-zone-missing", "security-group-drift", "subnet-ip-exhaustion", "subnet-not-selected",
+		"instance-not-found", "instance-not-running", "instance-orphaned", "instance-type-mismatch",
+		"max-pods-below-ip-capacity", "max-pods-exceeds-ip-capacity", "nodeclaim-drifted", "nodeclaim-not-registered",
+		"nodeclass-not-ready", "nodepool-registration-unhealthy", "pod-ip-allocation-failures",
+		"pod-subnet-zone-missing", "security-group-drift", "subnet-ip-exhaustion", "subnet-no-egress-route",
+		"subnet-not-selected",
 	}
 	tests := []struct {
 		name    string
@@ -87,19 +89,21 @@ func TestDemoFailOnAndCheckFilters(t *testing.T) {
 		{
 			name: "skip every check with criticals",
 			args: []string{"--skip", "instance-not-found,instance-not-running,max-pods-exceeds-ip-capacity",
-				"--skip", "nodeclass-not-ready,subnet-ip-exhaustion,pod-ip-allocation-failures,pod-subnet-zone-missing"},
+				"--skip", "nodeclass-not-ready,subnet-ip-exhaustion,pod-ip-allocation-failures,pod-subnet-zone-missing",
+				"--skip", "nodeclaim-not-registered,nodepool-registration-unhealthy,subnet-no-egress-route"},
 			code: ExitOK,
-			wantIDs: []string{"instance-type-mismatch", "max-pods-below-ip-capacity", "nodeclaim-drifted",
-				"security-group-drift", "subnet-not-selected"},
+			wantIDs: []string{"instance-orphaned", "instance-type-mismatch", "max-pods-below-ip-capacity",
+				"nodeclaim-drifted", "security-group-drift", "subnet-not-selected"},
 		},
 		{
 			name: "skip one check",
 			args: []string{"--skip", "instance-type-mismatch"},
 			code: ExitFindings,
 			wantIDs: []string{
-				"instance-not-found", "instance-not-running", "max-pods-below-ip-capacity", "max-pods-exceeds-ip-capacity",
-				"nodeclaim-drifted", "nodeclass-not-ready", "pod-ip-allocation-failures", "pod-subnet-zone-missing",
-				"security-group-drift", "subnet-ip-exhaustion", "subnet-not-selected",
+				"instance-not-found", "instance-not-running", "instance-orphaned", "max-pods-below-ip-capacity",
+				"max-pods-exceeds-ip-capacity", "nodeclaim-drifted", "nodeclaim-not-registered", "nodeclass-not-ready",
+				"nodepool-registration-unhealthy", "pod-ip-allocation-failures", "pod-subnet-zone-missing",
+				"security-group-drift", "subnet-ip-exhaustion", "subnet-no-egress-route", "subnet-not-selected",
 			},
 		},
 	}

@@ -42,6 +42,9 @@ func TestAnalyze(t *testing.T) {
 		training2  = "ip-10-0-64-178.us-west-2.compute.internal"
 		autoNoPods = "i-0aabd605ffdb17f34" // Auto Mode web node in us-west-2c, no pod subnet there
 		webNC      = "nodeclass/web"
+		unjoined   = "nodeclaim/batch-szxd6"           // batch us-west-2c, launched into the isolated subnet
+		isolated   = "subnet/subnet-0714a16d895e97a48" // batch us-west-2c: its route table lost the default route
+		leaked     = "instance/i-078e49eb08986dce8"    // batch instance no NodeClaim names
 		nodeRef    = "node/"
 		critical   = "critical"
 		warning    = "warning"
@@ -51,10 +54,14 @@ func TestAnalyze(t *testing.T) {
 		{"instance-not-found", critical, missing, nodeRef + missing},
 		{"instance-not-running", critical, terminated, nodeRef + terminated},
 		{"max-pods-exceeds-ip-capacity", critical, xenMaxPods, nodeRef + xenMaxPods},
+		{"nodeclaim-not-registered", critical, "", unjoined},
 		{"nodeclass-not-ready", critical, "", stagingNC},
+		{"nodepool-registration-unhealthy", critical, "", "nodepool/batch"},
 		{"pod-ip-allocation-failures", critical, xenMaxPods, nodeRef + xenMaxPods},
 		{"pod-subnet-zone-missing", critical, autoNoPods, webNC},
 		{"subnet-ip-exhaustion", critical, "", podsFull},
+		{"subnet-no-egress-route", critical, "", isolated},
+		{"instance-orphaned", warning, "", leaked},
 		{"instance-type-mismatch", warning, typeLabel, nodeRef + typeLabel},
 		{"security-group-drift", warning, extraSG, defaultNC},
 		{"subnet-ip-exhaustion", warning, "", batchLow},

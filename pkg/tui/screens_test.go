@@ -46,7 +46,7 @@ func TestScreens(t *testing.T) {
 		{name: "drilldown_80x24", w: 80, h: 24, msgs: []tea.Msg{key("down"), key("down"), key("down"), key("enter")}, waitOn: "[Overview]"},
 		{name: "drilldown_200x60", w: 200, h: 60, msgs: []tea.Msg{key("down"), key("down"), key("down"), key("enter")}, waitOn: "[Overview]"},
 		{name: "drilldown_auto_200x60", w: 200, h: 60, msgs: []tea.Msg{key("down"), key("enter")}, waitOn: "[Overview]"},
-		{name: "findings_80x24", w: 80, h: 24, typed: "f", waitOn: "findings 12/12"},
+		{name: "findings_80x24", w: 80, h: 24, typed: "f", waitOn: "findings 16/16"},
 		{name: "findings_200x60", w: 200, h: 60, typed: "f", msgs: []tea.Msg{key("enter")}, waitOn: "findings › subnet-ip-exhaustion"},
 		{name: "subnets_80x24", w: 80, h: 24, typed: "s", waitOn: "subnets 12/12"},
 		{name: "explain_80x24", w: 80, h: 24, typed: "f?", waitOn: "explain › subnet-ip-exhaustion"},

@@ -74,8 +74,8 @@ func TestEnterOpensNodeAndEscKeepsCursor(t *testing.T) {
 
 func TestFindingsDrillDown(t *testing.T) {
 	m := press(t, ready(t, demoReport(t), 80, 24), "f")
-	if m.view != viewFindings || len(m.findings.groups) != 12 {
-		t.Fatalf("findings view: view %d with %d groups, want 12 groups", m.view, len(m.findings.groups))
+	if m.view != viewFindings || len(m.findings.groups) != 16 {
+		t.Fatalf("findings view: view %d with %d groups, want 16 groups", m.view, len(m.findings.groups))
 	}
 	first := m.data.groups[m.findings.groups[0]]
 	if first.id != "subnet-ip-exhaustion" || len(first.findings) != 2 {
@@ -122,7 +122,10 @@ func TestSubnetsView(t *testing.T) {
 	if screen := m.View(); !strings.Contains(screen, "10.0.48.0/24") || !strings.Contains(screen, "4/251 free") {
 		t.Errorf("subnets view lacks the CIDR or the free IPs:\n%s", screen)
 	}
-	m = press(t, m, "down", "enter")
+	if second := m.data.subnets[m.subnets.shown[1]]; second.id != "subnet-0714a16d895e97a48" || second.level != "critical" {
+		t.Errorf("second subnet = %s (%s), want the critical subnet-0714a16d895e97a48 (no way out)", second.id, second.level)
+	}
+	m = press(t, m, "down", "down", "enter")
 	if m.view != viewNodes || m.sel.query != "subnet-02720e173c311fcb4" || m.nodes.shown() != 2 {
 		t.Errorf("enter on a subnet: view %d query %q shown %d, want its 2 nodes", m.view, m.sel.query, m.nodes.shown())
 	}

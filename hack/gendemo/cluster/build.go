@@ -28,7 +28,7 @@ func Taken() time.Time { return time.Date(2026, 11, 20, 9, 30, 0, 0, time.UTC) }
 // Build returns the demo snapshot.
 func Build() *snapshot.Snapshot {
 	s := snapshot.New(Taken())
-	s.Context, s.Cluster, s.Region = Context, ClusterARN, Region
+	s.Context, s.Cluster, s.Region, s.ClusterName = Context, ClusterARN, Region, clusterName
 	net := newNetwork()
 	s.AWSNode, s.ENIConfigs = net.cni()
 
@@ -42,6 +42,13 @@ func Build() *snapshot.Snapshot {
 	s.PlacementGroups = []snapshot.PlacementGroup{net.placementGroup}
 	s.NodeClasses = net.nodeClasses(s.Subnets)
 	s.NodePools = nodePools()
+	for i := range s.NodePools {
+		if s.NodePools[i].Name == "batch" {
+			registrationFailing(&s.NodePools[i])
+		}
+	}
+	s.RouteTables, s.NATGateways = net.routeTables(), net.natGateways()
+	s.VPCEndpoints, s.NetworkACLs = net.vpcEndpoints(), net.networkACLs()
 	for _, t := range instanceTypes() {
 		s.InstanceTypes = append(s.InstanceTypes, t.snapshotType())
 	}

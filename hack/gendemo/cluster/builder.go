@@ -34,6 +34,12 @@ func launchAge(p nodePlan) time.Duration {
 	case fargateNode:
 		return 9 * 24 * time.Hour
 	}
+	switch p.fault {
+	case neverRegistered:
+		return 9 * time.Minute
+	case leaked:
+		return 3*time.Hour + 10*time.Minute
+	}
 	if p.pool == "training" {
 		return time.Duration(3*24+number("age", p.key, 6)) * time.Hour
 	}
@@ -66,6 +72,22 @@ func (b *builder) add(p nodePlan) {
 	} else {
 		tags["eks:cluster-name"] = clusterName
 		tags["eks:nodegroup-name"] = p.pool
+	}
+	if p.fault == neverRegistered || p.fault == leaked {
+		// Karpenter tags Name and karpenter.sh/nodeclaim only once a Node registered.
+		delete(tags, "Name")
+		delete(tags, "karpenter.sh/nodeclaim")
+		in := m.instance(b.net, launched, tags)
+		// No Node, so aws-node never ran there: the instance has only its primary interface
+		// and address.
+		eni := in.ENIs[0]
+		eni.PrivateIPs, eni.IPv4Prefixes = []string{eni.PrimaryIP}, nil
+		in.ENIs = []snapshot.ENI{eni}
+		b.s.Instances = append(b.s.Instances, in)
+		if p.fault == neverRegistered {
+			b.s.NodeClaims = append(b.s.NodeClaims, m.unregisteredClaim(claim, launched))
+		}
+		return
 	}
 	if p.fault != instanceMissing {
 		b.s.Instances = append(b.s.Instances, m.instance(b.net, launched, tags))
@@ -130,6 +152,7 @@ func (m *machine) claim(name, node string, launched time.Time) snapshot.NodeClai
 		Name: name, APIVersion: v1Karpenter, Labels: labels, NodeClassRef: classRef(p.class),
 		ProviderID: "aws:///" + m.zone + "/" + m.id, NodeName: node,
 		Conditions: conditions(launched.Add(50*time.Second), "Launched", "Registered", "Initialized", "Ready"),
+		Created:    launched.Add(-5 * time.Second),
 	}
 	drift := ""
 	switch {
@@ -142,6 +165,23 @@ func (m *machine) claim(name, node string, launched time.Time) snapshot.NodeClai
 		c.Conditions = append(c.Conditions, snapshot.Condition{
 			Type: "Drifted", Status: "True", Reason: drift, LastTransitionTime: Taken().Add(-3 * time.Hour),
 		})
+	}
+	return c
+}
+
+// unregisteredClaim returns the NodeClaim of a machine that launched but whose node never
+// registered: Launched, and Registered, Initialized and Ready Unknown as Karpenter leaves them.
+func (m *machine) unregisteredClaim(name string, launched time.Time) snapshot.NodeClaim {
+	c := m.claim(name, "", launched)
+	at := launched.Add(50 * time.Second)
+	unknown := func(typ, reason, message string) snapshot.Condition {
+		return snapshot.Condition{Type: typ, Status: "Unknown", Reason: reason, Message: message, LastTransitionTime: at}
+	}
+	c.Conditions = []snapshot.Condition{
+		{Type: "Launched", Status: "True", Reason: "Launched", LastTransitionTime: at},
+		unknown("Registered", "NodeNotFound", "Node not registered with cluster"),
+		unknown("Initialized", "NodeNotFound", "Node not registered with cluster"),
+		unknown("Ready", "ReconcilingDependents", "Initialized=Unknown, Registered=Unknown"),
 	}
 	return c
 }

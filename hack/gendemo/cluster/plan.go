@@ -33,6 +33,11 @@ const (
 	// consolidating: Karpenter is deleting the node (consolidation): its instance is shutting
 	// down. Healthy: nothing must be reported.
 	consolidating
+	// neverRegistered: the instance launched into a subnet whose route table lost its default
+	// route; it runs, but no Node joins, and the NodeClaim waits for its registration TTL.
+	neverRegistered
+	// leaked: an instance Karpenter launched for the cluster that no NodeClaim names any more.
+	leaked
 )
 
 // nodePlan is one node of the demo cluster.
@@ -51,8 +56,8 @@ type nodePlan struct {
 }
 
 // plans lists every node: 18 general, 8 batch, 2 training, 3 managed, 1 hybrid, 2 Auto Mode
-// web nodes, a general node Karpenter is consolidating and the Fargate node Karpenter runs
-// on. New nodes go last, so the addresses of the others stay as they are.
+// web nodes, a general node Karpenter is consolidating, the Fargate node Karpenter runs on,
+// a batch NodeClaim whose node never joined and a batch instance no NodeClaim names. New nodes go last, so the addresses of the others stay as they are.
 func plans() []nodePlan {
 	var out []nodePlan
 	general := []string{"m5.large", "m6i.xlarge", "c6i.xlarge", "m5.xlarge", "m6i.large", "c6i.2xlarge"}
@@ -118,6 +123,10 @@ func plans() []nodePlan {
 		nodePlan{key: "general-a-6", pool: "general", class: "default", typ: "m5.large", zone: "a", subnet: "private-a",
 			spot: true, fault: consolidating},
 		nodePlan{key: "karpenter-a-0", kind: fargateNode, zone: "a", subnet: "private-a"},
+		nodePlan{key: "batch-c-8", pool: "batch", class: "batch", typ: "m5.xlarge", zone: "c", subnet: "batch-c",
+			spot: true, fault: neverRegistered},
+		nodePlan{key: "batch-b-9", pool: "batch", class: "batch", typ: "m5.large", zone: "b", subnet: "batch-b",
+			spot: true, fault: leaked},
 	)
 	return out
 }
