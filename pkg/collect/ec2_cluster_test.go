@@ -186,3 +186,24 @@ func TestCollectEC2WithoutClusterNameNotes(t *testing.T) {
 		}
 	}
 }
+
+func TestCollectEC2ScopedDoesNotSearchTheCluster(t *testing.T) {
+	w := ec2KarpenterWorld(t)
+	e := (&Collector{EC2: ec2sim.NewClient(w.url, "us-west-2"), ClusterName: "prod"}).startEC2(t.Context())
+	e.scoped = true
+	e.addNodes(w.snap.Nodes)
+	e.nodesDone(w.snap)
+	e.finish(t.Context(), w.snap)
+	for _, r := range w.sim.Requests() {
+		if _, ok := r.Filters["instance-id"]; r.Action == ec2sim.DescribeInstances && !ok {
+			t.Errorf("DescribeInstances by %v in a scoped run, want none", r.Filters)
+		}
+	}
+	if len(w.snap.Notes) != 0 || w.snap.ClusterName != "prod" {
+		t.Errorf("notes = %q, cluster name %q; want none and prod", w.snap.Notes, w.snap.ClusterName)
+	}
+	// The claim without a node is read all the same: it names no node.
+	if !slices.ContainsFunc(w.snap.Instances, func(in snapshot.Instance) bool { return in.ID == ec2InstanceID(10) }) {
+		t.Errorf("instances %+v: want the stuck claim's %s", w.snap.Instances, ec2InstanceID(10))
+	}
+}

@@ -207,9 +207,9 @@ func (e *ec2Read) regions() []string {
 }
 
 // finish adds the instances of NodeClaims without a node, waits for the instances, decides
-// the cluster's name, describes what s refers to and fills in s: in the main Region the
-// instances launched for the cluster are looked for meanwhile, and once the subnets are read
-// the way out of their VPCs.
+// the cluster's name (not in a scoped run), describes what s refers to and fills in s: in
+// the main Region the instances launched for the cluster are looked for meanwhile, and once
+// the subnets are read the way out of their VPCs.
 func (e *ec2Read) finish(ctx context.Context, s *snapshot.Snapshot) {
 	if e.gap != nil {
 		s.Gaps = append(s.Gaps, *e.gap)
@@ -234,11 +234,14 @@ func (e *ec2Read) finish(ctx context.Context, s *snapshot.Snapshot) {
 	for _, region := range e.regions() {
 		all = append(all, e.instances[region]...)
 	}
+	// A run scoped to some nodes (describe node, --selector) does not look for the cluster's
+	// other instances: that search costs a request per 1,000 of them.
+	search := !e.scoped
 	if !e.result.anyWhole() {
 		var note string
 		s.ClusterName, note = ec2ClusterName(e.clusterFlag, all, e.clusterKubeconfig)
 		// When the instances could not be read their gap says so; the note would only repeat it.
-		if note != "" && ec2UsesKarpenter(s) && !e.result.failed(snapshot.SourceDescribeInstances) {
+		if note != "" && search && ec2UsesKarpenter(s) && !e.result.failed(snapshot.SourceDescribeInstances) {
 			s.Notes = append(s.Notes, note)
 		}
 	}
@@ -254,7 +257,7 @@ func (e *ec2Read) finish(ctx context.Context, s *snapshot.Snapshot) {
 		var cluster chan []snapshot.Instance
 		if region == e.region {
 			refs = ec2References(s, instances)
-			if s.ClusterName != "" {
+			if s.ClusterName != "" && search {
 				cluster = make(chan []snapshot.Instance, 1)
 				go func() { cluster <- e.result.describeCluster(ctx, call, s.ClusterName, all) }()
 			}
