@@ -55,7 +55,7 @@ func (c *Collector) kubeKarpenterEvents(ctx context.Context, s *snapshot.Snapsho
 	}
 	var out []snapshot.KubeEvent
 	for _, evs := range byObject {
-		out = append(out, evs...)
+		out = append(out, kubeNewest(evs)...)
 	}
 	slices.SortFunc(out, kubeCompareEvents)
 	s.Events = out
@@ -68,13 +68,23 @@ func kubeIsKarpenterObject(apiVersion string) bool {
 	return apiVersion == "" || strings.HasPrefix(apiVersion, snapshot.KarpenterGroup+"/")
 }
 
-// kubeKeepNewest sorts one object's events and drops the oldest past kubeEventsPerObject.
+// kubeKeepNewest drops the oldest of one object's events once they reach twice
+// kubeEventsPerObject, keeping the newest kubeEventsPerObject (sorted), so that an object
+// with many events costs a sort every kubeEventsPerObject events, not every event.
 func kubeKeepNewest(evs []snapshot.KubeEvent) []snapshot.KubeEvent {
-	if len(evs) <= kubeEventsPerObject {
+	if len(evs) < 2*kubeEventsPerObject {
 		return evs
 	}
+	return kubeNewest(evs)
+}
+
+// kubeNewest sorts one object's events and keeps the newest kubeEventsPerObject.
+func kubeNewest(evs []snapshot.KubeEvent) []snapshot.KubeEvent {
 	slices.SortFunc(evs, kubeCompareEvents)
-	return slices.Clone(evs[len(evs)-kubeEventsPerObject:])
+	if n := len(evs) - kubeEventsPerObject; n > 0 {
+		evs = append(evs[:0], evs[n:]...)
+	}
+	return evs
 }
 
 // kubeCompareEvents orders events by object, then time (oldest first), then content.
