@@ -2,6 +2,8 @@ package collect
 
 import (
 	"fmt"
+	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -159,5 +161,21 @@ func TestCollectEC2NetworkBatchesVPCs(t *testing.T) {
 		if got := w.sim.Count(action); got != want {
 			t.Errorf("got %d %s requests, want %d", got, action, want)
 		}
+	}
+}
+
+func TestCollectEC2NetworkAnswersAreChecked(t *testing.T) {
+	for _, action := range []string{ec2sim.DescribeRouteTables, ec2sim.DescribeNatGateways,
+		ec2sim.DescribeVpcEndpoints, ec2sim.DescribeNetworkAcls} {
+		t.Run(action, func(t *testing.T) {
+			w := newEC2World(t, 1)
+			ec2AddNetwork(w.sim)
+			w.sim.SetBody(action, http.StatusOK, "text/html", "<!DOCTYPE html><title>Sign in</title>")
+			(&Collector{EC2: ec2sim.NewClient(w.url, "us-west-2")}).collectEC2(t.Context(), w.snap)
+			if len(w.snap.Gaps) != 1 || w.snap.Gaps[0].Source != snapshot.SourceEC2 ||
+				!strings.Contains(w.snap.Gaps[0].Reason, "not a "+action+" answer") {
+				t.Errorf("gaps %+v: want one ec2 gap saying the answer is not a %s answer", w.snap.Gaps, action)
+			}
+		})
 	}
 }
