@@ -164,6 +164,16 @@ func (e *ec2Read) addClaims(s *snapshot.Snapshot) {
 	}
 }
 
+// anyInstance reports whether a node or NodeClaim named an EC2 instance.
+func (e *ec2Read) anyInstance() bool {
+	for _, f := range e.feeds {
+		if f.count() > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // waitInstances sends every feed's last batch and waits for all their calls; then
 // e.instances holds what each Region's feed read. It is called once.
 func (e *ec2Read) waitInstances() {
@@ -207,9 +217,9 @@ func (e *ec2Read) regions() []string {
 }
 
 // finish adds the instances of NodeClaims without a node, waits for the instances, decides
-// the cluster's name (not in a scoped run), describes what s refers to and fills in s: in
-// the main Region the instances launched for the cluster are looked for meanwhile, and once
-// the subnets are read the way out of their VPCs.
+// the cluster's name, describes what s refers to and fills in s: in the main Region the
+// instances launched for the cluster are looked for meanwhile (not in a scoped run), and
+// once the subnets are read the way out of their VPCs.
 func (e *ec2Read) finish(ctx context.Context, s *snapshot.Snapshot) {
 	if e.gap != nil {
 		s.Gaps = append(s.Gaps, *e.gap)
@@ -217,7 +227,7 @@ func (e *ec2Read) finish(ctx context.Context, s *snapshot.Snapshot) {
 	}
 	e.addClaims(s)
 	e.waitInstances()
-	if len(e.feeds) == 0 && ec2References(s, nil).empty() {
+	if !e.anyInstance() && ec2References(s, nil).empty() {
 		return
 	}
 	if e.region == "" {
