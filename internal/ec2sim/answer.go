@@ -125,6 +125,9 @@ func (s *Server) describe(action string, q query) (any, *apiError) {
 		}
 		return describeInstanceTypesResponse{Xmlns: xmlns, RequestID: requestID, Types: emptySet(out), NextToken: next}, nil
 	}
+	if body, err, ok := s.describeNetwork(action, q); ok {
+		return body, err
+	}
 	return nil, badRequest("InvalidAction", fmt.Sprintf("The action %s is not valid for this web service.", action))
 }
 

@@ -55,7 +55,7 @@ func toXMLInstance(in snapshot.Instance) xmlInstance {
 	x := xmlInstance{
 		InstanceID: in.ID, InstanceType: in.Type,
 		State:            xmlState{Code: stateCode(state), Name: state},
-		PrivateIPAddress: in.PrivateIP, SubnetID: in.SubnetID, VpcID: in.VpcID,
+		PrivateIPAddress: in.PrivateIP, IPAddress: in.PublicIP, SubnetID: in.SubnetID, VpcID: in.VpcID,
 		Placement: xmlPlacement{
 			AvailabilityZone: in.Zone, AvailabilityZoneID: in.ZoneID,
 			GroupName: in.Placement.GroupName, GroupID: in.Placement.GroupID, Tenancy: in.Placement.Tenancy,
@@ -130,7 +130,8 @@ func toXMLSubnet(s snapshot.Subnet) xmlSubnet {
 	return xmlSubnet{
 		SubnetID: s.ID, State: "available", VpcID: s.VpcID, CidrBlock: s.CIDR,
 		AvailableIPAddressCount: s.AvailableIPs, AvailabilityZone: s.Zone, AvailabilityZoneID: s.ZoneID,
-		Tags: toXMLTags(s.Tags), IPv6CIDRs: toXMLIPv6CIDRs(s.ID, s.IPv6CIDRs),
+		MapPublicIPOnLaunch: s.MapPublicIPOnLaunch,
+		Tags:                toXMLTags(s.Tags), IPv6CIDRs: toXMLIPv6CIDRs(s.ID, s.IPv6CIDRs),
 	}
 }
 

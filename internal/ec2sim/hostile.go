@@ -119,6 +119,18 @@ func withNextToken(body any, next string) any {
 	case describeInstanceTypesResponse:
 		b.NextToken = next
 		return b
+	case describeRouteTablesResponse:
+		b.NextToken = next
+		return b
+	case describeNatGatewaysResponse:
+		b.NextToken = next
+		return b
+	case describeVpcEndpointsResponse:
+		b.NextToken = next
+		return b
+	case describeNetworkAclsResponse:
+		b.NextToken = next
+		return b
 	}
 	return body
 }

@@ -34,6 +34,11 @@ type Server struct {
 	groups    map[string]snapshot.SecurityGroup
 	placement map[string]snapshot.PlacementGroup
 	types     map[string]snapshot.InstanceType
+	// The way out of the VPCs (network.go).
+	routeTables map[string]snapshot.RouteTable
+	natGateways map[string]snapshot.NATGateway
+	endpoints   map[string]snapshot.VPCEndpoint
+	acls        map[string]snapshot.NetworkACL
 	// sorted caches the sorted keys of each map; nil after a change.
 	sorted map[string][]string
 
@@ -77,7 +82,12 @@ func New() *Server {
 		groups:    map[string]snapshot.SecurityGroup{},
 		placement: map[string]snapshot.PlacementGroup{},
 		types:     map[string]snapshot.InstanceType{},
-		now:       time.Now,
+
+		routeTables: map[string]snapshot.RouteTable{},
+		natGateways: map[string]snapshot.NATGateway{},
+		endpoints:   map[string]snapshot.VPCEndpoint{},
+		acls:        map[string]snapshot.NetworkACL{},
+		now:         time.Now,
 	}
 }
 

@@ -47,6 +47,7 @@ type xmlInstance struct {
 	InstanceType      string         `xml:"instanceType"`
 	State             xmlState       `xml:"instanceState"`
 	PrivateIPAddress  string         `xml:"privateIpAddress,omitempty"`
+	IPAddress         string         `xml:"ipAddress,omitempty"`
 	SubnetID          string         `xml:"subnetId,omitempty"`
 	VpcID             string         `xml:"vpcId,omitempty"`
 	LaunchTime        string         `xml:"launchTime,omitempty"`
@@ -126,6 +127,7 @@ type xmlSubnet struct {
 	AvailableIPAddressCount int32             `xml:"availableIpAddressCount"`
 	AvailabilityZone        string            `xml:"availabilityZone"`
 	AvailabilityZoneID      string            `xml:"availabilityZoneId,omitempty"`
+	MapPublicIPOnLaunch     bool              `xml:"mapPublicIpOnLaunch"`
 	Tags                    *set[xmlTag]      `xml:"tagSet"`
 	IPv6CIDRs               *set[xmlIPv6CIDR] `xml:"ipv6CidrBlockAssociationSet"`
 }

@@ -161,6 +161,7 @@ func (o *commonOptions) registerCommonCompletion(cmd *cobra.Command) {
 		}
 	}
 	registerFlagCompletion(cmd, "region", cobra.NoFileCompletions)
+	registerFlagCompletion(cmd, "cluster-name", cobra.NoFileCompletions)
 	registerFlagCompletion(cmd, "profile", cobra.NoFileCompletions)
 	if err := cmd.MarkPersistentFlagFilename("snapshot", "json", "gz"); err != nil {
 		panic(fmt.Sprintf("registering completion of --snapshot: %v", err))

@@ -34,7 +34,11 @@ func liveCollector(ctx context.Context, o *commonOptions) (*collect.Collector, e
 		return nil, fmt.Errorf("building the Kubernetes dynamic client: %w", err)
 	}
 	// --request-timeout bounds EC2 requests as it bounds Kubernetes ones.
-	c := &collect.Collector{Kube: kube, Dynamic: dyn, REST: kube.CoreV1().RESTClient(), Region: o.region, Cluster: cfg.Host, RequestTimeout: cfg.Timeout}
+	c := &collect.Collector{Kube: kube, Dynamic: dyn, REST: kube.CoreV1().RESTClient(), Region: o.region, Cluster: cfg.Host, RequestTimeout: cfg.Timeout,
+		ClusterName: o.clusterName}
+	if e := cfg.ExecProvider; e != nil {
+		c.KubeconfigClusterName = collect.ClusterNameFromExec(e.Command, e.Args)
+	}
 	if raw, err := o.configFlags.ToRawKubeConfigLoader().RawConfig(); err == nil {
 		c.Context = raw.CurrentContext
 		if o.configFlags.Context != nil && *o.configFlags.Context != "" {

@@ -116,6 +116,8 @@ func clientsCollector(kube kubernetes.Interface, dyn dynamic.Interface, url stri
 			Dynamic: dyn,
 			EC2:     ec2sim.NewClient(url, "us-west-2"),
 			Region:  o.region,
+			// The kubeconfig's `aws eks get-token --cluster-name live`.
+			ClusterName: o.clusterName, KubeconfigClusterName: "live",
 			Context: "live",
 			Cluster: "https://127.0.0.1:6443",
 			Now:     func() time.Time { return liveTaken },

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/karpnet/kubectl-karpnet/internal/ec2sim"
 	"github.com/karpnet/kubectl-karpnet/pkg/collect"
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
 func TestLiveHealthyCluster(t *testing.T) {
@@ -30,14 +32,15 @@ func TestLiveHealthyCluster(t *testing.T) {
 		}
 	}
 
-	// Requests must not grow per node: ceil(N/200) DescribeInstances plus one call per other kind.
-	const nodes = 2
-	budget := (nodes+199)/200 + 4
+	// Requests must not grow per node: ceil(N/200) DescribeInstances, one call per other kind,
+	// one of each network kind per 200 VPCs and one DescribeInstances by cluster tag.
+	const nodes, vpcs = 2, 1
+	budget := (nodes+199)/200 + 4 + 4*((vpcs+199)/200) + 1
 	if got := c.sim.Total(); got == 0 || got > budget {
 		t.Errorf("EC2 requests: got %d, want between 1 and %d", got, budget)
 	}
-	if got := c.sim.Count(ec2sim.DescribeInstances); got != 1 {
-		t.Errorf("DescribeInstances requests: got %d, want 1", got)
+	if got := c.sim.Count(ec2sim.DescribeInstances); got != 2 {
+		t.Errorf("DescribeInstances requests: got %d, want 2 (by ID, by cluster tag)", got)
 	}
 	for _, req := range c.sim.Requests() {
 		if req.Region != "us-west-2" {
@@ -228,6 +231,45 @@ func TestLiveSaveAndReplay(t *testing.T) {
 			sheetSaved := run(t, "describe", "node", liveNodeA, "--snapshot", path)
 			if sheetSaved.stdout != sheetLive.stdout || sheetSaved.code != ExitOK {
 				t.Errorf("describe from the snapshot (exit %d):\n%s\nwant the live sheet:\n%s", sheetSaved.code, sheetSaved.stdout, sheetLive.stdout)
+			}
+		})
+	}
+}
+
+func TestLiveClusterNameFlag(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"from the kubeconfig", nil, "live"},
+		{"from --cluster-name", []string{"--cluster-name", "prod-east"}, "prod-east"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newLiveCluster(t)
+			path := filepath.Join(t.TempDir(), "snap.json")
+			r := c.run(t, append([]string{"check", "--save-snapshot", path}, tc.args...)...)
+			wantCode(t, r, ExitOK)
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatalf("opening the snapshot: %v", err)
+			}
+			defer f.Close()
+			s, err := snapshot.Read(f)
+			if err != nil {
+				t.Fatalf("reading the snapshot: %v", err)
+			}
+			if s.ClusterName != tc.want {
+				t.Errorf("clusterName: got %q, want %q", s.ClusterName, tc.want)
+			}
+			searched := false
+			for _, req := range c.sim.Requests() {
+				if v := req.Filters["tag:kubernetes.io/cluster/"+tc.want]; req.Action == ec2sim.DescribeInstances && len(v) == 1 && v[0] == "owned" {
+					searched = true
+				}
+			}
+			if !searched {
+				t.Errorf("no DescribeInstances by tag:kubernetes.io/cluster/%s=owned; requests %+v", tc.want, c.sim.Requests())
 			}
 		})
 	}

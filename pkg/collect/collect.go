@@ -34,6 +34,11 @@ type Collector struct {
 	EC2Gap *snapshot.Gap
 	// Region is the AWS Region EC2 is read in; empty means "derive it from the nodes".
 	Region string
+	// ClusterName is the EKS cluster's name (--cluster-name); empty means "derive it from the
+	// cluster tags of the nodes' instances, else take KubeconfigClusterName", the name the
+	// kubeconfig's credential plugin names (ClusterNameFromExec).
+	ClusterName           string
+	KubeconfigClusterName string
 	// Context and Cluster identify the cluster in the snapshot.
 	Context string
 	Cluster string
@@ -63,9 +68,10 @@ func (c *Collector) Collect(ctx context.Context, scope Scope) (*snapshot.Snapsho
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ec2 := c.startEC2(ctx)
+	ec2.scoped = kubeScoped(scope)
 	if err := c.collectKube(ctx, s, scope, ec2); err != nil {
 		cancel()
-		<-ec2.done
+		ec2.waitInstances()
 		return nil, err
 	}
 	ec2.finish(ctx, s)

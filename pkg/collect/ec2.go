@@ -21,6 +21,10 @@ type EC2API interface {
 	DescribeSecurityGroups(context.Context, *ec2.DescribeSecurityGroupsInput, ...func(*ec2.Options)) (*ec2.DescribeSecurityGroupsOutput, error)
 	DescribePlacementGroups(context.Context, *ec2.DescribePlacementGroupsInput, ...func(*ec2.Options)) (*ec2.DescribePlacementGroupsOutput, error)
 	DescribeInstanceTypes(context.Context, *ec2.DescribeInstanceTypesInput, ...func(*ec2.Options)) (*ec2.DescribeInstanceTypesOutput, error)
+	DescribeRouteTables(context.Context, *ec2.DescribeRouteTablesInput, ...func(*ec2.Options)) (*ec2.DescribeRouteTablesOutput, error)
+	DescribeNatGateways(context.Context, *ec2.DescribeNatGatewaysInput, ...func(*ec2.Options)) (*ec2.DescribeNatGatewaysOutput, error)
+	DescribeVpcEndpoints(context.Context, *ec2.DescribeVpcEndpointsInput, ...func(*ec2.Options)) (*ec2.DescribeVpcEndpointsOutput, error)
+	DescribeNetworkAcls(context.Context, *ec2.DescribeNetworkAclsInput, ...func(*ec2.Options)) (*ec2.DescribeNetworkAclsOutput, error)
 }
 
 func (r ec2Refs) empty() bool {
@@ -34,6 +38,7 @@ type ec2Result struct {
 	securityGroups  []snapshot.SecurityGroup
 	placementGroups []snapshot.PlacementGroup
 	instanceTypes   []snapshot.InstanceType
+	network         ec2Network
 	failures        []ec2Failure
 }
 
@@ -47,6 +52,13 @@ func (r *ec2Result) anyWhole() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.ContainsFunc(r.failures, func(f ec2Failure) bool { return f.whole })
+}
+
+// failed reports whether a call of source failed.
+func (r *ec2Result) failed(source string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.ContainsFunc(r.failures, func(f ec2Failure) bool { return f.gap.Source == source })
 }
 
 // describeReferences describes subnets, security groups, placement groups and instance
@@ -126,6 +138,7 @@ func (r *ec2Result) fill(s *snapshot.Snapshot, instances []snapshot.Instance) {
 	s.SecurityGroups = ec2SortUnique(r.securityGroups, func(v snapshot.SecurityGroup) string { return v.ID })
 	s.PlacementGroups = ec2SortUnique(r.placementGroups, func(v snapshot.PlacementGroup) string { return cmp.Or(v.ID, v.Name) })
 	s.InstanceTypes = ec2SortUnique(r.instanceTypes, func(v snapshot.InstanceType) string { return v.Name })
+	r.fillNetwork(s)
 	slices.SortStableFunc(r.failures, func(a, b ec2Failure) int { return strings.Compare(a.gap.Source, b.gap.Source) })
 	s.Gaps = append(s.Gaps, ec2Gaps(r.failures)...)
 }

@@ -15,6 +15,7 @@ func ec2Instance(in types.Instance) snapshot.Instance {
 	out := snapshot.Instance{
 		ID: ec2Deref(in.InstanceId), Type: string(in.InstanceType),
 		VpcID: ec2Deref(in.VpcId), SubnetID: ec2Deref(in.SubnetId), PrivateIP: ec2Deref(in.PrivateIpAddress),
+		PublicIP:       ec2Deref(in.PublicIpAddress),
 		SecurityGroups: ec2GroupRefs(in.SecurityGroups),
 		Tags:           ec2Tags(in.Tags),
 		Lifecycle:      string(in.InstanceLifecycle), CapacityReservationID: ec2Deref(in.CapacityReservationId),
@@ -123,7 +124,8 @@ func ec2Subnet(sn types.Subnet) snapshot.Subnet {
 		ID: ec2Deref(sn.SubnetId), VpcID: ec2Deref(sn.VpcId), CIDR: ec2Deref(sn.CidrBlock),
 		Zone: ec2Deref(sn.AvailabilityZone), ZoneID: ec2Deref(sn.AvailabilityZoneId),
 		AvailableIPs: ec2Deref(sn.AvailableIpAddressCount), Tags: ec2Tags(sn.Tags),
-		IPv6CIDRs: ec2SubnetIPv6(sn.Ipv6CidrBlockAssociationSet),
+		IPv6CIDRs:           ec2SubnetIPv6(sn.Ipv6CidrBlockAssociationSet),
+		MapPublicIPOnLaunch: ec2Deref(sn.MapPublicIpOnLaunch),
 	}
 }
 

@@ -94,7 +94,7 @@ func (ec2OddAPI) DescribeInstances(context.Context, *ec2.DescribeInstancesInput,
 }
 
 func (ec2OddAPI) DescribeSubnets(context.Context, *ec2.DescribeSubnetsInput, ...func(*ec2.Options)) (*ec2.DescribeSubnetsOutput, error) {
-	return &ec2.DescribeSubnetsOutput{Subnets: []types.Subnet{{}, {SubnetId: aws.String("subnet-a")}}}, nil
+	return &ec2.DescribeSubnetsOutput{Subnets: []types.Subnet{{}, {SubnetId: aws.String("subnet-a"), VpcId: aws.String("vpc-a")}}}, nil
 }
 
 func (ec2OddAPI) DescribeSecurityGroups(context.Context, *ec2.DescribeSecurityGroupsInput, ...func(*ec2.Options)) (*ec2.DescribeSecurityGroupsOutput, error) {
@@ -109,6 +109,26 @@ func (ec2OddAPI) DescribePlacementGroups(context.Context, *ec2.DescribePlacement
 func (ec2OddAPI) DescribeInstanceTypes(context.Context, *ec2.DescribeInstanceTypesInput, ...func(*ec2.Options)) (*ec2.DescribeInstanceTypesOutput, error) {
 	return &ec2.DescribeInstanceTypesOutput{InstanceTypes: []types.InstanceTypeInfo{{InstanceType: "m5.large",
 		NetworkInfo: &types.NetworkInfo{NetworkCards: []types.NetworkCardInfo{{}}}}}}, nil
+}
+
+func (ec2OddAPI) DescribeRouteTables(context.Context, *ec2.DescribeRouteTablesInput, ...func(*ec2.Options)) (*ec2.DescribeRouteTablesOutput, error) {
+	return &ec2.DescribeRouteTablesOutput{RouteTables: []types.RouteTable{{}, {RouteTableId: aws.String("rtb-a"),
+		Associations: []types.RouteTableAssociation{{}, {AssociationState: &types.RouteTableAssociationState{}}},
+		Routes:       []types.Route{{}}}}}, nil
+}
+
+func (ec2OddAPI) DescribeNatGateways(context.Context, *ec2.DescribeNatGatewaysInput, ...func(*ec2.Options)) (*ec2.DescribeNatGatewaysOutput, error) {
+	return &ec2.DescribeNatGatewaysOutput{NatGateways: []types.NatGateway{{}, {NatGatewayId: aws.String("nat-a")}}}, nil
+}
+
+func (ec2OddAPI) DescribeVpcEndpoints(context.Context, *ec2.DescribeVpcEndpointsInput, ...func(*ec2.Options)) (*ec2.DescribeVpcEndpointsOutput, error) {
+	return &ec2.DescribeVpcEndpointsOutput{VpcEndpoints: []types.VpcEndpoint{{}, {VpcEndpointId: aws.String("vpce-a"),
+		Groups: []types.SecurityGroupIdentifier{{}}, SubnetIds: []string{""}}}}, nil
+}
+
+func (ec2OddAPI) DescribeNetworkAcls(context.Context, *ec2.DescribeNetworkAclsInput, ...func(*ec2.Options)) (*ec2.DescribeNetworkAclsOutput, error) {
+	return &ec2.DescribeNetworkAclsOutput{NetworkAcls: []types.NetworkAcl{{}, {NetworkAclId: aws.String("acl-a"),
+		Associations: []types.NetworkAclAssociation{{}}, Entries: []types.NetworkAclEntry{{}, {PortRange: &types.PortRange{}}}}}}, nil
 }
 
 func TestCollectEC2OddAnswers(t *testing.T) {
@@ -128,6 +148,10 @@ func TestCollectEC2OddAnswers(t *testing.T) {
 	if len(s.Subnets) != 1 || len(s.SecurityGroups) != 1 || len(s.PlacementGroups) != 0 || len(s.InstanceTypes) != 1 {
 		t.Errorf("got %d subnets, %d groups, %d placement groups, %d types; want 1, 1, 0, 1",
 			len(s.Subnets), len(s.SecurityGroups), len(s.PlacementGroups), len(s.InstanceTypes))
+	}
+	if len(s.RouteTables) != 1 || len(s.NATGateways) != 1 || len(s.VPCEndpoints) != 1 || len(s.NetworkACLs) != 1 {
+		t.Errorf("got %d route tables, %d NAT gateways, %d endpoints, %d ACLs; want 1 each",
+			len(s.RouteTables), len(s.NATGateways), len(s.VPCEndpoints), len(s.NetworkACLs))
 	}
 	if len(s.Gaps) != 0 {
 		t.Errorf("got gaps %+v, want none", s.Gaps)

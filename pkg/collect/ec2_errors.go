@@ -30,7 +30,9 @@ type ec2Failure struct {
 // ec2Classify turns the error of one EC2 call into a gap for source, naming the IAM action,
 // flag or command that would fix it.
 func ec2Classify(source, region string, err error) ec2Failure {
-	action := source // e.g. "ec2:DescribeSubnets", the IAM action of the same name
+	// e.g. "ec2:DescribeSubnets", the IAM action of the same name; "ec2:DescribeInstances
+	// (cluster tag)" is ec2:DescribeInstances.
+	action, _, _ := strings.Cut(source, " (")
 	if msg, ok := ec2CredentialsProblem(err); ok {
 		remedy := ec2CredentialsRemedy
 		if strings.Contains(strings.ToLower(msg), "sso") {

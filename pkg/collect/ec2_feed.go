@@ -94,6 +94,15 @@ func (f *ec2Feed) count() int {
 	return len(f.seen)
 }
 
+// flush sends the pending partial batch, if any.
+func (f *ec2Feed) flush() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.pending) > 0 {
+		f.send()
+	}
+}
+
 // wait sends the last partial batch, waits for every call and returns the instances read.
 func (f *ec2Feed) wait() []snapshot.Instance {
 	f.mu.Lock()

@@ -1,6 +1,7 @@
 package collect
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -42,12 +43,17 @@ type ec2Read struct {
 	// Region.
 	region    string
 	instances map[string][]snapshot.Instance
-	done      chan struct{}
+	// scoped is true when the run reads only some nodes.
+	scoped bool
+	// clusterFlag is --cluster-name, clusterKubeconfig the name the kubeconfig's credential
+	// plugin names.
+	clusterFlag, clusterKubeconfig string
 }
 
 // startEC2 starts an EC2 read; nodes are fed to it with addNodes and nodesDone.
 func (c *Collector) startEC2(ctx context.Context) *ec2Read {
-	e := &ec2Read{ctx: ctx, result: &ec2Result{}, feeds: map[string]*ec2Feed{}, done: make(chan struct{})}
+	e := &ec2Read{ctx: ctx, result: &ec2Result{}, feeds: map[string]*ec2Feed{},
+		clusterFlag: c.ClusterName, clusterKubeconfig: c.KubeconfigClusterName}
 	if c.EC2 == nil {
 		e.gap = &snapshot.Gap{Source: snapshot.SourceEC2, Reason: "no AWS configuration was loaded",
 			Remedy: "configure AWS access (--profile, --region, AWS_PROFILE, `aws sso login`)"}
@@ -104,10 +110,10 @@ func (e *ec2Read) addNodes(nodes []corev1.Node) {
 
 // nodesDone says that s.Nodes is complete, every page given to addNodes: the main Region is
 // chosen, the nodes that named none are described there, and each feed sends its last
-// partial batch.
+// partial batch. The feeds stay open for the instances of NodeClaims without a node
+// (addClaims), which go out in batches of their own.
 func (e *ec2Read) nodesDone(s *snapshot.Snapshot) {
 	if e.gap != nil {
-		close(e.done)
 		return
 	}
 	e.region = e.mainRegion()
@@ -118,15 +124,64 @@ func (e *ec2Read) nodesDone(s *snapshot.Snapshot) {
 	if e.region != "" && len(e.unplaced) > 0 {
 		e.feed(e.region).add(e.unplaced)
 	}
-	feeds := e.feeds
-	go func() {
-		defer close(e.done)
-		got := map[string][]snapshot.Instance{}
-		for region, f := range feeds {
-			got[region] = f.wait()
+	for _, f := range e.feeds {
+		f.flush()
+	}
+}
+
+// addClaims describes, with the nodes' instances, the instances of the NodeClaims whose
+// providerID no node names (a claim launched but never registered, or whose node is gone).
+// In a run scoped to some nodes only the claims that name no node at all are added, not the
+// claims of nodes out of scope.
+func (e *ec2Read) addClaims(s *snapshot.Snapshot) {
+	if e.gap != nil {
+		return
+	}
+	named := make(map[string]bool, len(s.Nodes))
+	for i := range s.Nodes {
+		named[s.Nodes[i].Spec.ProviderID] = true
+	}
+	var claims []corev1.Node
+	for i := range s.NodeClaims {
+		c := &s.NodeClaims[i]
+		if _, _, ok := ec2ProviderID(c.ProviderID); !ok || named[c.ProviderID] || (e.scoped && c.NodeName != "") {
+			continue
 		}
-		e.instances = got
-	}()
+		claims = append(claims, corev1.Node{Spec: corev1.NodeSpec{ProviderID: c.ProviderID}})
+	}
+	if len(claims) == 0 {
+		return
+	}
+	if e.region == "" {
+		e.region = cmp.Or(ec2RegionOfNodes(claims), e.config)
+	}
+	if e.flag != "" {
+		e.feed(e.flag).add(claims)
+		return
+	}
+	for region, group := range ec2NodesByRegion(claims) {
+		e.feed(cmp.Or(region, e.region)).add(group)
+	}
+}
+
+// anyInstance reports whether a node or NodeClaim named an EC2 instance.
+func (e *ec2Read) anyInstance() bool {
+	for _, f := range e.feeds {
+		if f.count() > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// waitInstances sends every feed's last batch and waits for all their calls; then
+// e.instances holds what each Region's feed read. It is called once.
+func (e *ec2Read) waitInstances() {
+	got := map[string][]snapshot.Instance{}
+	for region, f := range e.feeds {
+		got[region] = f.wait()
+	}
+	e.instances = got
 }
 
 // mainRegion is --region, else the Region most node providerIDs name (ties go to the first
@@ -161,14 +216,18 @@ func (e *ec2Read) regions() []string {
 	return out
 }
 
-// finish waits for the instances, describes what s refers to and fills in s.
+// finish adds the instances of NodeClaims without a node, waits for the instances, decides
+// the cluster's name, describes what s refers to and fills in s: in the main Region the
+// instances launched for the cluster are looked for meanwhile (not in a scoped run), and
+// once the subnets are read the way out of their VPCs.
 func (e *ec2Read) finish(ctx context.Context, s *snapshot.Snapshot) {
-	<-e.done
 	if e.gap != nil {
 		s.Gaps = append(s.Gaps, *e.gap)
 		return
 	}
-	if !slices.ContainsFunc(s.Nodes, ec2HasInstance) && ec2References(s, nil).empty() {
+	e.addClaims(s)
+	e.waitInstances()
+	if !e.anyInstance() && ec2References(s, nil).empty() {
 		return
 	}
 	if e.region == "" {
@@ -183,18 +242,47 @@ func (e *ec2Read) finish(ctx context.Context, s *snapshot.Snapshot) {
 	}
 	var all []snapshot.Instance
 	for _, region := range e.regions() {
-		instances := e.instances[region]
-		all = append(all, instances...)
-		if e.result.anyWhole() {
-			continue
+		all = append(all, e.instances[region]...)
+	}
+	// A run scoped to some nodes (describe node, --selector) does not look for the cluster's
+	// other instances: that search costs a request per 1,000 of them.
+	search := !e.scoped
+	if !e.result.anyWhole() {
+		var note string
+		s.ClusterName, note = ec2ClusterName(e.clusterFlag, all, e.clusterKubeconfig)
+		// When the instances could not be read their gap says so; the note would only repeat it.
+		if note != "" && search && ec2UsesKarpenter(s) && !e.result.failed(snapshot.SourceDescribeInstances) {
+			s.Notes = append(s.Notes, note)
 		}
+	}
+	for _, region := range e.regions() {
+		if e.result.anyWhole() {
+			break
+		}
+		instances := e.instances[region]
+		call := ec2Call{api: e.api, region: region}
 		// The Kubernetes objects (EC2NodeClasses, ENIConfigs, node labels) belong to the main
 		// Region; another Region describes only what its instances use.
 		refs := ec2References(&snapshot.Snapshot{}, instances)
+		var cluster chan []snapshot.Instance
 		if region == e.region {
 			refs = ec2References(s, instances)
+			if s.ClusterName != "" && search {
+				cluster = make(chan []snapshot.Instance, 1)
+				go func() { cluster <- e.result.describeCluster(ctx, call, s.ClusterName, all) }()
+			}
 		}
-		e.result.describeReferences(ctx, ec2Call{api: e.api, region: region}, refs)
+		first := e.result.subnetCount()
+		e.result.describeReferences(ctx, call, refs)
+		if cluster != nil {
+			found := <-cluster
+			all = append(all, found...)
+			instances = append(instances, found...)
+		}
+		if e.result.anyWhole() {
+			break
+		}
+		e.result.describeNetwork(ctx, call, ec2VPCsOf(e.result.subnetsFrom(first), instances))
 	}
 	e.result.fill(s, all)
 }

@@ -60,3 +60,19 @@ func (t ec2RequestTimeout) DescribePlacementGroups(ctx context.Context, in *ec2.
 func (t ec2RequestTimeout) DescribeInstanceTypes(ctx context.Context, in *ec2.DescribeInstanceTypesInput, opts ...func(*ec2.Options)) (*ec2.DescribeInstanceTypesOutput, error) {
 	return ec2Bounded(ctx, t, "DescribeInstanceTypes", in, opts, t.api.DescribeInstanceTypes)
 }
+
+func (t ec2RequestTimeout) DescribeRouteTables(ctx context.Context, in *ec2.DescribeRouteTablesInput, opts ...func(*ec2.Options)) (*ec2.DescribeRouteTablesOutput, error) {
+	return ec2Bounded(ctx, t, "DescribeRouteTables", in, opts, t.api.DescribeRouteTables)
+}
+
+func (t ec2RequestTimeout) DescribeNatGateways(ctx context.Context, in *ec2.DescribeNatGatewaysInput, opts ...func(*ec2.Options)) (*ec2.DescribeNatGatewaysOutput, error) {
+	return ec2Bounded(ctx, t, "DescribeNatGateways", in, opts, t.api.DescribeNatGateways)
+}
+
+func (t ec2RequestTimeout) DescribeVpcEndpoints(ctx context.Context, in *ec2.DescribeVpcEndpointsInput, opts ...func(*ec2.Options)) (*ec2.DescribeVpcEndpointsOutput, error) {
+	return ec2Bounded(ctx, t, "DescribeVpcEndpoints", in, opts, t.api.DescribeVpcEndpoints)
+}
+
+func (t ec2RequestTimeout) DescribeNetworkAcls(ctx context.Context, in *ec2.DescribeNetworkAclsInput, opts ...func(*ec2.Options)) (*ec2.DescribeNetworkAclsOutput, error) {
+	return ec2Bounded(ctx, t, "DescribeNetworkAcls", in, opts, t.api.DescribeNetworkAcls)
+}

@@ -54,7 +54,7 @@ func (c *Collector) kubeAfterNodes(ctx context.Context, s *snapshot.Snapshot, sc
 		{c.kubeKarpenter},
 		// Whether a missing ENIConfig CRD matters, and whether CNINodes are read, depends on aws-node.
 		{c.kubeAWSNode, c.kubeENIConfigs, c.kubeCNINodes},
-		{c.kubeSandboxFailures},
+		{c.kubeSandboxFailures, c.kubeKarpenterEvents},
 	}
 	parts := make([]*snapshot.Snapshot, len(groups))
 	g, gctx := errgroup.WithContext(ctx)
@@ -79,12 +79,40 @@ func (c *Collector) kubeAfterNodes(ctx context.Context, s *snapshot.Snapshot, sc
 		s.ENIConfigs = append(s.ENIConfigs, p.ENIConfigs...)
 		s.CNINodes = append(s.CNINodes, p.CNINodes...)
 		s.SandboxFailures = append(s.SandboxFailures, p.SandboxFailures...)
+		s.Events = append(s.Events, p.Events...)
 		s.Gaps = append(s.Gaps, p.Gaps...)
 		if p.AWSNode != nil {
 			s.AWSNode = p.AWSNode
 		}
 	}
+	if kubeScoped(scope) {
+		s.Events = kubeEventsOfObjectsRead(s)
+	}
 	return nil
+}
+
+// kubeScoped reports whether the scope names or selects some nodes rather than all.
+func kubeScoped(scope Scope) bool {
+	return len(scope.Names) > 0 || scope.Selector != "" || len(scope.OrSelectors) > 0
+}
+
+// kubeEventsOfObjectsRead keeps the events about the NodeClaims and NodePools s holds, for a
+// run scoped to some nodes.
+func kubeEventsOfObjectsRead(s *snapshot.Snapshot) []snapshot.KubeEvent {
+	read := map[[2]string]bool{}
+	for i := range s.NodeClaims {
+		read[[2]string{"NodeClaim", s.NodeClaims[i].Name}] = true
+	}
+	for i := range s.NodePools {
+		read[[2]string{"NodePool", s.NodePools[i].Name}] = true
+	}
+	var out []snapshot.KubeEvent
+	for _, e := range s.Events {
+		if read[[2]string{e.Kind, e.Name}] {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // kubePageSize returns the list limit to use.

@@ -2,6 +2,7 @@ package collect
 
 import (
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -22,7 +23,25 @@ func kubeDecodeNodeClaim(u *unstructured.Unstructured) snapshot.NodeClaim {
 		Requests:     kubeQuantityMap(o, "spec", "resources", "requests"),
 		Capacity:     kubeVPCResources(kubeQuantityMap(o, "status", "capacity")),
 		Conditions:   kubeConditions(o),
+		Created:      kubeUTC(u.GetCreationTimestamp().Time),
+		Deleting:     kubeDeletionTime(u),
 	}
+}
+
+// kubeDeletionTime returns an object's deletionTimestamp, or the zero time.
+func kubeDeletionTime(u *unstructured.Unstructured) time.Time {
+	if t := u.GetDeletionTimestamp(); t != nil {
+		return kubeUTC(t.Time)
+	}
+	return time.Time{}
+}
+
+// kubeUTC returns t in UTC, and the zero time as it is.
+func kubeUTC(t time.Time) time.Time {
+	if t.IsZero() {
+		return time.Time{}
+	}
+	return t.UTC()
 }
 
 // kubeVPCResources keeps the vpc.amazonaws.com/* entries of a resource list; nil for none.

@@ -69,7 +69,8 @@ func TestCollectKubeSandboxFieldSelector(t *testing.T) {
 			got = append(got, "ns="+la.GetNamespace()+" fields="+la.ListOptions.FieldSelector)
 		}
 	}
-	want := []string{"ns= fields=reason=FailedCreatePodSandBox"}
+	want := []string{"ns= fields=reason=FailedCreatePodSandBox",
+		"ns= fields=involvedObject.kind=NodeClaim", "ns= fields=involvedObject.kind=NodePool"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("event list calls mismatch (-want +got):\n%s", diff)
 	}

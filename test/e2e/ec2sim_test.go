@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -48,6 +49,10 @@ func TestEC2SimAnswersLikeMoto(t *testing.T) {
 	sim.AddSecurityGroups(a.SecurityGroups...)
 	sim.AddPlacementGroups(a.PlacementGroups...)
 	sim.AddInstanceTypes(a.InstanceTypes...)
+	sim.AddRouteTables(a.RouteTables...)
+	sim.AddNATGateways(a.NATGateways...)
+	sim.AddVPCEndpoints(a.VPCEndpoints...)
+	sim.AddNetworkACLs(a.NetworkACLs...)
 	fileB := filepath.Join(dir, "ec2sim.json")
 	fromSim := karpnet(t, runOpts{env: []string{"AWS_ENDPOINT_URL_EC2=" + sim.Start(t)}},
 		"check", "-o", "json", "--save-snapshot", fileB)
@@ -78,8 +83,9 @@ func TestEC2SimAnswersLikeMoto(t *testing.T) {
 // buildSimParityCluster makes a cluster over three zones with one node of each networking shape
 // karpnet reads: secondary addresses on two interfaces, /28 prefixes, a trunk interface, EFA
 // and efa-only interfaces in a cluster placement group, a partition placement group, classes
-// selecting groups by name and by ID (one of them gone), and a node whose instance and type
-// EC2 does not know.
+// selecting groups by name and by ID (one of them gone), a node whose instance and type EC2
+// does not know, and the way out of the VPC (buildWayOut: internet gateway and NAT routes,
+// an endpoint of each type, a custom network ACL beside the default one).
 func buildSimParityCluster(w *world) {
 	t, ctx := w.t, w.t.Context()
 	const dom = ".us-west-2.compute.internal"
@@ -104,6 +110,7 @@ func buildSimParityCluster(w *world) {
 	kafka := w.placementGroup("kafka", ec2types.PlacementStrategyPartition, 3)
 	web := w.placementGroup("web", ec2types.PlacementStrategySpread, 0)
 	w.awsNode(map[string]string{"WARM_ENI_TARGET": "1", "ENABLE_POD_ENI": "true"})
+	buildWayOut(w, a.id, b.id, c.id, nodes)
 
 	byName := func(name string) map[string]any {
 		return map[string]any{"placementGroupSelector": map[string]any{"name": name}}
@@ -258,9 +265,12 @@ var ages = regexp.MustCompile(`created [0-9a-z]+ ago`)
 // simParityFeatures are the shapes buildSimParityCluster puts in EC2, as features names them.
 func simParityFeatures() []string {
 	return []string{
+		"acl:custom", "acl:default", "acl:ports",
+		"endpoint:Gateway", "endpoint:GatewayLoadBalancer", "endpoint:Interface",
 		"eni:efa", "eni:efa-only", "eni:interface", "eni:trunk",
 		"instance:multi-eni", "instance:partition", "instance:tags",
-		"ipv4-prefixes", "placement:cluster", "placement:partition", "placement:spread",
+		"ipv4-prefixes", "nat:available", "placement:cluster", "placement:partition", "placement:spread",
+		"route-table:main", "route-table:subnet", "route:igw", "route:local", "route:nat", "route:prefix-list", "route:vpce",
 		"rule:cidr", "rule:group", "rule:ipv6", "rule:ports", "secondary-ips", "subnet:tags",
 		"subnets:3", "type:efa", "type:network-cards",
 	}
@@ -293,6 +303,28 @@ func features(s snapshot.Snapshot) []string {
 	}
 	for _, g := range s.PlacementGroups {
 		set["placement:"+g.Strategy] = true
+	}
+	for _, rt := range s.RouteTables {
+		set["route-table:main"] = set["route-table:main"] || rt.Main
+		set["route-table:subnet"] = set["route-table:subnet"] || len(rt.SubnetIDs) > 0
+		for _, r := range rt.Routes {
+			prefix, _, _ := strings.Cut(r.Target, "-")
+			set["route:"+prefix] = true
+			set["route:prefix-list"] = set["route:prefix-list"] || r.DestinationPrefixList != ""
+		}
+	}
+	for _, g := range s.NATGateways {
+		set["nat:"+g.State] = true
+	}
+	for _, e := range s.VPCEndpoints {
+		set["endpoint:"+e.Type] = true
+	}
+	for _, a := range s.NetworkACLs {
+		set["acl:default"] = set["acl:default"] || a.Default
+		set["acl:custom"] = set["acl:custom"] || !a.Default
+		for _, e := range a.Entries {
+			set["acl:ports"] = set["acl:ports"] || e.FromPort > 0
+		}
 	}
 	for _, it := range s.InstanceTypes {
 		set["type:efa"] = set["type:efa"] || it.MaxEFAInterfaces > 0

@@ -127,6 +127,9 @@ func (w *world) nodePool(name, version, nodeClass string, zones []string, maxPod
 
 // karpenterNode registers in as a Karpenter node: a NodeClaim and its Node. edit may change the
 // Node before it is created (a wrong label, a wrong address).
+// e2eClusterName is the EKS cluster name the Karpenter instances of the tests are tagged for.
+const e2eClusterName = "e2e"
+
 func (w *world) karpenterNode(name, pool, class, version string, in ec2types.Instance, pods int64, edit func(*nodeSpec)) {
 	w.t.Helper()
 	if version == "" {
@@ -144,6 +147,12 @@ func (w *world) karpenterNode(name, pool, class, version string, in ec2types.Ins
 	}
 	if edit != nil {
 		edit(&s)
+	}
+	// The tags Karpenter puts on every instance it launches, by which karpnet learns the
+	// cluster's name and looks for the instances launched for it.
+	if id := aws.ToString(in.InstanceId); id != "" {
+		w.tag(id, "kubernetes.io/cluster/"+e2eClusterName, "owned")
+		w.tag(id, "karpenter.sh/nodepool", pool)
 	}
 	claimSpec := map[string]any{
 		"nodeClassRef": ref,

@@ -8,18 +8,26 @@ import (
 	"time"
 )
 
-// EC2Budget is the most EC2 requests `check` may make over n nodes: ceil(n/200)+5 (one
-// DescribeSubnets each for subnet IDs and for subnet discovery's tagged subnets, and one call
-// each for security groups, placement groups and instance types).
-func EC2Budget(n int) int { return (n+199)/200 + 5 }
+// EC2Budget is the most EC2 requests `check` may make over n nodes, all launched by Karpenter
+// for the cluster, in the benchmark's one VPC: ceil(n/200) DescribeInstances by ID,
+// ceil(n/1000) DescribeInstances pages by cluster tag, 5 (one DescribeSubnets each for subnet
+// IDs and for subnet discovery's tagged subnets, and one call each for security groups,
+// placement groups and instance types) and 4 per 200 VPCs (route tables, NAT gateways, VPC
+// endpoints, network ACLs): ceil(n/200) + ceil(n/1000) + 5 + 4*ceil(vpcs/200).
+func EC2Budget(n int) int { return (n+199)/200 + (n+999)/1000 + 5 + 4*((benchVPCs+199)/200) }
+
+// benchVPCs is how many VPCs the benchmark's cluster has.
+const benchVPCs = 1
 
 // KubeBudget is the most Kubernetes requests `check` may make over n nodes: ceil(n/500)+12.
 func KubeBudget(n int) int { return (n+499)/500 + 12 }
 
-// Describe budgets for one node on any cluster.
+// Describe budgets for one node on any cluster: EC2 as for check's calls of one kind each,
+// with the 4 network calls and without the search by cluster tag (a scoped run skips it);
+// Kubernetes with the two lists of events about NodeClaims and NodePools.
 const (
-	DescribeEC2Budget  = 6
-	DescribeKubeBudget = 8
+	DescribeEC2Budget  = 10
+	DescribeKubeBudget = 10
 )
 
 // Options choose what a benchmark run measures.

@@ -187,7 +187,7 @@ func (m *machine) instance() snapshot.Instance {
 		Tags: map[string]string{
 			"karpenter.sh/nodepool": m.pool, "karpenter.sh/nodeclaim": m.claim,
 			"karpenter.k8s.aws/ec2nodeclass": m.class, "eks:eks-cluster-name": clusterName,
-			"Name": m.name,
+			"kubernetes.io/cluster/" + clusterName: "owned", "Name": m.name,
 		},
 	}
 	if m.pool == "training" && m.fault != outsidePlacementGroup {

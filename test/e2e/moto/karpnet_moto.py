@@ -29,7 +29,8 @@ What is patched (each module's docstring says what moto lacked and what changed)
                              GroupId.N, filters), DeletePlacementGroup.
     karpnet_moto_ipv6        DescribeSubnets ipv6CidrBlockState; AssignIpv6Addresses
                              Ipv6PrefixCount (/80 prefixes, shown as ipv6PrefixSet).
-    karpnet_moto_nat         CreateNatGateway: the gateway's address comes from its subnet.
+    karpnet_moto_gateways    CreateNatGateway, CreateVpcEndpoint (Interface): interface
+                             addresses come from the subnet.
 
 Endpoints besides moto's own (POST /moto-api/reset forgets every resource)
     /_karpnet/faults and /_karpnet/requests inject EC2 errors and count requests per
@@ -71,15 +72,15 @@ def patch_moto():
     import karpnet_moto_interfaces
     import karpnet_moto_instances
     import karpnet_moto_ipv6
+    import karpnet_moto_gateways
     import karpnet_moto_placement
-    import karpnet_moto_nat
 
     karpnet_moto_addresses.apply()
     karpnet_moto_interfaces.apply()
+    karpnet_moto_gateways.apply()
     karpnet_moto_ipv6.apply()
     karpnet_moto_placement.apply()
     karpnet_moto_instances.apply()
-    karpnet_moto_nat.apply()
 
 
 def serve(host, port, ready_file):

@@ -1,0 +1,184 @@
+package collect
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// Tags Karpenter puts on the instances it launches (every version puts
+// kubernetes.io/cluster/NAME=owned; v1 adds eks:eks-cluster-name, before v0.32 the NodePool
+// key was karpenter.sh/provisioner-name).
+const (
+	ec2TagClusterPrefix  = "kubernetes.io/cluster/"
+	ec2TagEKSClusterName = "eks:eks-cluster-name"
+	ec2TagNodePool       = "karpenter.sh/nodepool"
+	ec2TagProvisioner    = "karpenter.sh/provisioner-name"
+)
+
+// ec2ClusterOfInstance returns the cluster an instance's tags name: eks:eks-cluster-name,
+// else the NAME of its one kubernetes.io/cluster/NAME tag valued owned or shared; "" when
+// none or several.
+func ec2ClusterOfInstance(tags map[string]string) string {
+	if v := tags[ec2TagEKSClusterName]; v != "" {
+		return v
+	}
+	name := ""
+	for k, v := range tags {
+		n, ok := strings.CutPrefix(k, ec2TagClusterPrefix)
+		if !ok || n == "" || (v != "owned" && v != "shared") {
+			continue
+		}
+		if name != "" && name != n {
+			return ""
+		}
+		name = n
+	}
+	return name
+}
+
+// ec2ClusterName decides the cluster's name: flag (--cluster-name) when given; else the one
+// name the instances' cluster tags agree on; else the kubeconfig's (fromKubeconfig). With no
+// name, or several on the instances, it returns "" and a note saying what was not looked for.
+func ec2ClusterName(flag string, instances []snapshot.Instance, fromKubeconfig string) (name, note string) {
+	if flag != "" {
+		return flag, ""
+	}
+	names := ec2IDSet{}
+	for i := range instances {
+		names.add(ec2ClusterOfInstance(instances[i].Tags))
+	}
+	switch all := names.sorted(); {
+	case len(all) == 1:
+		return all[0], ""
+	case len(all) > 1:
+		shown := all[:min(len(all), 5)]
+		return "", fmt.Sprintf("the nodes' instances are tagged for %d clusters (%s): instances launched for the cluster "+
+			"that no NodeClaim names were not looked for; pass --cluster-name NAME", len(all), strings.Join(shown, ", "))
+	}
+	if fromKubeconfig != "" {
+		return fromKubeconfig, ""
+	}
+	return "", "the EKS cluster's name is not known (no cluster tag on the nodes' instances, none in the kubeconfig): " +
+		"instances launched for the cluster that no NodeClaim names were not looked for; pass --cluster-name NAME"
+}
+
+// ClusterNameFromExec returns the cluster name a kubeconfig's exec credential plugin names:
+// `aws eks get-token --cluster-name NAME` (or --cluster-id), `aws-iam-authenticator token -i
+// NAME` (or --cluster-id); "" for any other plugin.
+func ClusterNameFromExec(command string, args []string) string {
+	var flags []string
+	switch filepath.Base(command) {
+	case "aws", "aws.exe":
+		if !slices.Contains(args, "get-token") {
+			return ""
+		}
+		flags = []string{"--cluster-name", "--cluster-id"}
+	case "aws-iam-authenticator", "aws-iam-authenticator.exe":
+		flags = []string{"-i", "--cluster-id"}
+	default:
+		return ""
+	}
+	for i, a := range args {
+		for _, f := range flags {
+			if v, ok := strings.CutPrefix(a, f+"="); ok && v != "" {
+				return v
+			}
+			if a == f && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+				return args[i+1]
+			}
+		}
+	}
+	return ""
+}
+
+// clusterInstances describes the pending and running instances Karpenter launched for the
+// cluster: tagged kubernetes.io/cluster/NAME=owned and with a NodePool (or, before v0.32,
+// Provisioner) tag, one filtered DescribeInstances paged by 1,000. Instances the answer holds
+// that do not carry the tags are left out.
+func (c ec2Call) clusterInstances(ctx context.Context, cluster string) ([]types.Instance, error) {
+	tag := ec2TagClusterPrefix + cluster
+	filters := []types.Filter{
+		{Name: aws.String("tag:" + tag), Values: []string{"owned"}},
+		{Name: aws.String("tag-key"), Values: []string{ec2TagNodePool, ec2TagProvisioner}},
+		{Name: aws.String("instance-state-name"), Values: []string{"pending", "running"}},
+	}
+	var out []types.Instance
+	err := ec2Pages("DescribeInstances", func(token *string) (*string, error) {
+		page, err := c.api.DescribeInstances(ctx, &ec2.DescribeInstancesInput{
+			Filters: filters, MaxResults: aws.Int32(ec2PageSize), NextToken: token,
+		}, c.opt)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range page.Reservations {
+			for _, in := range r.Instances {
+				if ec2LaunchedFor(in.Tags, tag) {
+					out = append(out, in)
+				}
+			}
+		}
+		return page.NextToken, nil
+	})
+	return out, err
+}
+
+// ec2LaunchedFor reports whether tags hold tag=owned and a NodePool or Provisioner key.
+func ec2LaunchedFor(tags []types.Tag, tag string) bool {
+	owned, pool := false, false
+	for _, t := range tags {
+		switch k := aws.ToString(t.Key); {
+		case k == tag:
+			owned = aws.ToString(t.Value) == "owned"
+		case k == ec2TagNodePool || k == ec2TagProvisioner:
+			pool = true
+		}
+	}
+	return owned && pool
+}
+
+// ec2NewClusterInstances converts the cluster's instances that are not among read, sorted by
+// ID.
+func ec2NewClusterInstances(found []types.Instance, read []snapshot.Instance) []snapshot.Instance {
+	have := make(map[string]bool, len(read))
+	for i := range read {
+		have[read[i].ID] = true
+	}
+	var out []snapshot.Instance
+	for _, in := range found {
+		id := aws.ToString(in.InstanceId)
+		if id == "" || have[id] {
+			continue
+		}
+		have[id] = true
+		out = append(out, ec2Instance(in))
+	}
+	return out
+}
+
+// describeCluster looks for the instances launched for the cluster and returns those not
+// among read; a failure is a gap on SourceClusterInstances.
+func (r *ec2Result) describeCluster(ctx context.Context, call ec2Call, cluster string, read []snapshot.Instance) []snapshot.Instance {
+	found, err := call.clusterInstances(ctx, cluster)
+	if err != nil {
+		r.fail(snapshot.SourceClusterInstances, call.region, err)
+		return nil
+	}
+	return ec2NewClusterInstances(found, read)
+}
+
+// ec2UsesKarpenter reports whether the cluster has Karpenter objects or nodes, so that a
+// cluster without Karpenter is not told how to find the instances Karpenter leaked.
+func ec2UsesKarpenter(s *snapshot.Snapshot) bool {
+	return len(s.NodeClaims) > 0 || len(s.NodePools) > 0 ||
+		slices.ContainsFunc(s.Nodes, func(n corev1.Node) bool { return kubeIsKarpenterNode(&n) })
+}

@@ -1,0 +1,100 @@
+package collect
+
+import (
+	"context"
+	"slices"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// ec2Network gathers the way out of the VPCs read: route tables, NAT gateways, VPC endpoints
+// and network ACLs.
+type ec2Network struct {
+	routeTables  []snapshot.RouteTable
+	natGateways  []snapshot.NATGateway
+	vpcEndpoints []snapshot.VPCEndpoint
+	networkACLs  []snapshot.NetworkACL
+}
+
+// ec2VPCsOf returns the VPCs of subnets and instances, sorted and unique.
+func ec2VPCsOf(subnets []snapshot.Subnet, instances []snapshot.Instance) []string {
+	vpcs := ec2IDSet{}
+	for i := range subnets {
+		vpcs.add(subnets[i].VpcID)
+	}
+	for i := range instances {
+		vpcs.add(instances[i].VpcID)
+	}
+	return vpcs.sorted()
+}
+
+// describeNetwork describes the route tables, NAT gateways, VPC endpoints and network ACLs of
+// vpcs: for every ec2FilterBatch VPCs one call of each (4 calls per 200 VPCs), all at once
+// bounded by ec2Concurrency. A failed call is a gap on its own source.
+func (r *ec2Result) describeNetwork(ctx context.Context, call ec2Call, vpcs []string) {
+	var g errgroup.Group
+	g.SetLimit(ec2Concurrency)
+	for _, batch := range ec2Batches(vpcs, ec2FilterBatch) {
+		g.Go(func() error {
+			out, err := call.routeTables(ctx, batch)
+			r.add(snapshot.SourceDescribeRouteTables, call.region, err, func() {
+				for _, v := range out {
+					r.network.routeTables = append(r.network.routeTables, ec2RouteTable(v))
+				}
+			})
+			return nil
+		})
+		g.Go(func() error {
+			out, err := call.natGateways(ctx, batch)
+			r.add(snapshot.SourceDescribeNatGateways, call.region, err, func() {
+				for _, v := range out {
+					r.network.natGateways = append(r.network.natGateways, ec2NATGateway(v))
+				}
+			})
+			return nil
+		})
+		g.Go(func() error {
+			out, err := call.vpcEndpoints(ctx, batch)
+			r.add(snapshot.SourceDescribeVpcEndpoints, call.region, err, func() {
+				for _, v := range out {
+					r.network.vpcEndpoints = append(r.network.vpcEndpoints, ec2VPCEndpoint(v))
+				}
+			})
+			return nil
+		})
+		g.Go(func() error {
+			out, err := call.networkACLs(ctx, batch)
+			r.add(snapshot.SourceDescribeNetworkAcls, call.region, err, func() {
+				for _, v := range out {
+					r.network.networkACLs = append(r.network.networkACLs, ec2NetworkACL(v))
+				}
+			})
+			return nil
+		})
+	}
+	_ = g.Wait() // tasks report through r.add and never return an error
+}
+
+// fillNetwork puts the network parts in s, each sorted and unique by ID.
+func (r *ec2Result) fillNetwork(s *snapshot.Snapshot) {
+	s.RouteTables = ec2SortUnique(r.network.routeTables, func(v snapshot.RouteTable) string { return v.ID })
+	s.NATGateways = ec2SortUnique(r.network.natGateways, func(v snapshot.NATGateway) string { return v.ID })
+	s.VPCEndpoints = ec2SortUnique(r.network.vpcEndpoints, func(v snapshot.VPCEndpoint) string { return v.ID })
+	s.NetworkACLs = ec2SortUnique(r.network.networkACLs, func(v snapshot.NetworkACL) string { return v.ID })
+}
+
+// subnetCount returns how many subnets were read so far.
+func (r *ec2Result) subnetCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.subnets)
+}
+
+// subnetsFrom returns the subnets read after the first n.
+func (r *ec2Result) subnetsFrom(n int) []snapshot.Subnet {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.subnets[n:])
+}
