@@ -35,6 +35,8 @@ func goldenCases() []goldenCase {
 		{golden: "check.wide.golden", print: printReport, report: findingsReport(), format: Wide},
 		{golden: "check.json.golden", print: printReport, report: findingsReport(), format: JSON},
 		{golden: "check.yaml.golden", print: printReport, report: findingsReport(), format: YAML},
+		{golden: "check-claims.table.golden", print: printReport, report: claimsReport(), format: Table},
+		{golden: "check-claims.wide.golden", print: printReport, report: claimsReport(), format: Wide},
 		{golden: "clean.table.golden", print: printReport, report: cleanReport(), format: Table},
 		{golden: "clean.wide.golden", print: printReport, report: cleanReport(), format: Wide},
 		{golden: "clean.json.golden", print: printReport, report: cleanReport(), format: JSON},
