@@ -115,3 +115,26 @@ func claimsReport() diagnose.Report {
 	slices.SortStableFunc(r.Findings, func(a, b diagnose.Finding) int { return cmp.Compare(b.Severity, a.Severity) })
 	return r
 }
+
+// wayOutNodeReport is the GPU node in a subnet whose way out is blocked (blockedWayOut).
+func wayOutNodeReport() diagnose.NodeReport {
+	n := gpuNodeReport()
+	n.WayOut = blockedWayOut()
+	n.WayOut.SubnetID = gpuSubnet
+	return n
+}
+
+// endpointsNodeReport is the GPU node in a private subnet of the VPC's main table, which has
+// no default route, that gets out through VPC endpoints; its network ACL allows.
+func endpointsNodeReport() diagnose.NodeReport {
+	n := gpuNodeReport()
+	n.WayOut = &diagnose.WayOut{
+		SubnetID: gpuSubnet, RouteTable: "rtb-0main0000000000001", MainTable: true,
+		Verdict: diagnose.WayOutEndpoints,
+		Reason: "no default route; the VPC has an endpoint for each of ec2, ecr.api, ecr.dkr, s3, sts (EKS API " +
+			"assumed reachable through the cluster's private endpoint)",
+		Endpoints:  []string{"ec2", "ecr.api", "ecr.dkr", "s3", "sts"},
+		NetworkACL: "acl-0default000000001", NACLVerdict: "allows",
+	}
+	return n
+}

@@ -49,6 +49,8 @@ func goldenCases() []goldenCase {
 			report: nodesReport(gpuNodeReport(), goneNodeReport(), skippedNodeReport()),
 		},
 		{golden: "describe-full.json.golden", print: printNodes, report: nodesReport(gpuNodeReport()), format: JSON},
+		{golden: "describe-netpath.table.golden", print: printNodes, report: nodesReport(wayOutNodeReport()), format: Table},
+		{golden: "describe-netpath-endpoints.table.golden", print: printNodes, report: nodesReport(endpointsNodeReport()), format: Table},
 		{golden: "describe-automode.table.golden", print: printNodes, report: nodesReport(autoNodeReport()), format: Table},
 		{golden: "describe-automode.json.golden", print: printNodes, report: nodesReport(autoNodeReport()), format: JSON},
 		{golden: "describe-missing.yaml.golden", print: printNodes, report: nodesReport(goneNodeReport()), format: YAML},

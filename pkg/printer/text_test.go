@@ -26,6 +26,9 @@ func stressReport() diagnose.Report {
 	n.SecurityGroups.Groups[0].ID = "sg-" + token
 	n.ENIs[0].ID = "eni-" + token
 	n.Placement.NodeClassSelects = "id=" + token
+	n.WayOut = blockedWayOut()
+	n.WayOut.RouteTable = "rtb-" + token
+	n.WayOut.DefaultRoutes[0].Target = "nat-" + token
 	n.Findings = r.Findings
 	r.Nodes = []diagnose.NodeReport{n, goneNodeReport(), skippedNodeReport()}
 	return r
