@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/karpnet/kubectl-karpnet/internal/hostiletext"
 	"github.com/karpnet/kubectl-karpnet/internal/testutil"
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 )
@@ -101,4 +102,33 @@ func TestDescribeNodeClaimOfTheDemo(t *testing.T) {
 	r := run(t, "demo", "describe", "nodeclaim", "web-mf8z7")
 	wantCode(t, r, ExitUsage)
 	wantOneErrorLine(t, r, `nodeclaim "web-mf8z7" has Node`, "kubectl karpnet describe node")
+}
+
+// TestDescribeNodeClaimOfHostileSnapshot names a NodeClaim whose name and Node carry escape
+// sequences: the line pointing to the node's sheet shows them escaped.
+func TestDescribeNodeClaimOfHostileSnapshot(t *testing.T) {
+	path, _ := hostileSnapshot(t)
+	back, err := readSnapshotFile(path, 0)
+	if err != nil {
+		t.Fatalf("reading the snapshot back: %v", err)
+	}
+	var name string
+	for _, c := range back.NodeClaims {
+		if c.NodeName != "" {
+			name = c.Name
+			break
+		}
+	}
+	if name == "" {
+		t.Fatal("the hostile snapshot has no NodeClaim with a Node")
+	}
+	r := run(t, "describe", "nodeclaim", name, "--snapshot", path)
+	wantCode(t, r, ExitUsage)
+	lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
+	if last := lines[len(lines)-1]; !strings.HasPrefix(last, "error: ") || !strings.Contains(last, "kubectl karpnet describe node") {
+		t.Errorf("stderr: got %q, want it to end with the error pointing to describe node", r.stderr)
+	}
+	if bad := hostiletext.RawControls(r.stderr, false); len(bad) > 0 {
+		t.Errorf("stderr: %d raw control characters, e.g. %q", len(bad), bad[0])
+	}
 }
