@@ -132,6 +132,18 @@ func registerDescribeCompletion(cmd *cobra.Command, o *describeOptions) {
 	registerFlagCompletion(cmd, "selector", cobra.NoFileCompletions)
 }
 
+// registerDescribeNodeClaimCompletion completes describe nodeclaim's one NodeClaim name and
+// its -o values.
+func registerDescribeNodeClaimCompletion(cmd *cobra.Command, o *describeNodeClaimOptions) {
+	cmd.ValidArgsFunction = func(c *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return o.completeNodeClaims(c, toComplete)
+	}
+	registerFlagCompletion(cmd, "output", valueCompletion(string(printer.JSON), string(printer.YAML)))
+}
+
 // registerMaxPodsCompletion completes max-pods' flag values. Instance types are not
 // completed: listing them would take EC2 calls.
 func registerMaxPodsCompletion(cmd *cobra.Command) {

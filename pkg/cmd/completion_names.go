@@ -86,6 +86,22 @@ func (o *commonOptions) completeNodePools(c *cobra.Command, _ []string, toComple
 	})
 }
 
+// completeNodeClaims completes NodeClaim names, with or without a Node.
+func (o *commonOptions) completeNodeClaims(c *cobra.Command, toComplete string) ([]string, cobra.ShellCompDirective) {
+	return o.completeNames(c, toComplete, nameSource{
+		offline: func(s *snapshot.Snapshot) []string {
+			names := make([]string, len(s.NodeClaims))
+			for i, nc := range s.NodeClaims {
+				names[i] = nc.Name
+			}
+			return names
+		},
+		live: func(ctx context.Context, col *collect.Collector) ([]string, error) {
+			return customNames(ctx, col, snapshot.KarpenterGroup, "nodeclaims")
+		},
+	})
+}
+
 // completeNodeClasses completes EC2NodeClass and EKS Auto Mode NodeClass names.
 func (o *commonOptions) completeNodeClasses(c *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 	return o.completeNames(c, toComplete, nameSource{

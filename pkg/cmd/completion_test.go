@@ -118,6 +118,9 @@ func TestCompleteOffline(t *testing.T) {
 			want: []string{"subnet-ip-exhaustion", "subnet-no-egress-route"}, directive: idList},
 		{name: "check -o", args: []string{"check", "-o", ""}, want: []string{"table", "wide", "json", "yaml"}, directive: noFile},
 		{name: "demo check --output", args: []string{"demo", "check", "--output", "y"}, want: []string{"yaml"}, directive: noFile},
+		{name: "demo describe nodeclaim by prefix", args: []string{"demo", "describe", "nodeclaim", "web-"}, want: []string{"web-mf8z7", "web-vbq7q"}, directive: noFile},
+		{name: "demo describe nodeclaim offers one name", args: []string{"demo", "describe", "nodeclaim", "web-mf8z7", "web-"}, directive: noFile},
+		{name: "describe nodeclaim -o", args: []string{"describe", "nodeclaim", "-o", ""}, want: []string{"json", "yaml"}, directive: noFile},
 		{name: "describe node -o", args: []string{"describe", "node", "-o", ""}, want: []string{"json", "yaml"}, directive: noFile},
 		{name: "demo describe node -o", args: []string{"demo", "describe", "node", "-o", ""}, want: []string{"json", "yaml"}, directive: noFile},
 		{name: "max-pods -o", args: []string{"max-pods", "-o", ""}, want: []string{"table", "json"}, directive: noFile},
@@ -165,6 +168,7 @@ func TestCompleteSnapshotFile(t *testing.T) {
 			Labels: map[string]string{snapshot.LabelNodePool: "from-" + name}}})
 	}
 	s.NodePools = []snapshot.NodePool{{Name: "from-file"}}
+	s.NodeClaims = []snapshot.NodeClaim{{Name: "claim-in-file"}}
 	s.NodeClasses = []snapshot.EC2NodeClass{{Name: "class-in-file"}}
 	file := filepath.Join(t.TempDir(), "cluster.json.gz")
 	if err := writeSnapshotFile(file, s); err != nil {
@@ -180,6 +184,7 @@ func TestCompleteSnapshotFile(t *testing.T) {
 		{name: "nodes of a NodePool", args: []string{"check", "--snapshot", file, "--nodepool", "from-other", ""}, want: []string{"other"}},
 		{name: "NodePools", args: []string{"check", "--snapshot", file, "--nodepool", ""}, want: []string{"from-file"}},
 		{name: "EC2NodeClasses", args: []string{"check", "--snapshot", file, "--nodeclass", ""}, want: []string{"class-in-file"}},
+		{name: "NodeClaims", args: []string{"--snapshot", file, "describe", "nodeclaim", ""}, want: []string{"claim-in-file"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -257,6 +262,7 @@ func TestCompleteLive(t *testing.T) {
 		{name: "check nodes by prefix", args: []string{"check", "ip-10-0-4"}, want: []string{liveNodeB}},
 		{name: "check nodes of a label selector", args: []string{"check", "-l", "karpenter.sh/capacity-type=spot", ""}, want: []string{liveNodeB}},
 		{name: "describe nodes", args: []string{"describe", "node", liveNodeB, "ip-"}, want: []string{liveNodeA}},
+		{name: "describe nodeclaims", args: []string{"describe", "nodeclaim", "general-"}, want: []string{"general-q9m4t", "general-x7k2p"}},
 		{name: "NodePools", args: []string{"check", "--nodepool", ""}, want: []string{"general"}},
 		{name: "EC2NodeClasses", args: []string{"check", "--nodeclass", "d"}, want: []string{"default"}},
 	}

@@ -30,11 +30,11 @@ type describeOptions struct {
 func newCmdDescribe(common *commonOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "describe",
-		Short: "Show the whole networking picture of nodes",
+		Short: "Show the whole networking picture of nodes and of NodeClaims without a Node",
 		Args:  cobra.NoArgs,
 		RunE:  func(c *cobra.Command, _ []string) error { return c.Help() },
 	}
-	cmd.AddCommand(newCmdDescribeNode(common))
+	cmd.AddCommand(newCmdDescribeNode(common), newCmdDescribeNodeClaim(common))
 	return cmd
 }
 

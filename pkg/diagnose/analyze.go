@@ -145,7 +145,7 @@ func Analyze(s *snapshot.Snapshot, opts Options) Report {
 		r.Nodes = append(r.Nodes, nr)
 	}
 	r.Subnets = reportSubnets(x, opts, related)
-	r.NodeClaims = claimReports(claims, r.Findings)
+	r.NodeClaims = claimReports(x, claims, r.Findings)
 	for _, c := range claims {
 		r.Summary.NodeClaimsWithoutNode++
 		if claimNotJoined(c.Status) {

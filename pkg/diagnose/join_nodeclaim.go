@@ -118,6 +118,11 @@ func (c *ClaimInfo) LastEvent() *snapshot.KubeEvent {
 }
 
 // launcher names what launched the claim: Karpenter, or EKS Auto Mode.
+// windows reports whether the claim's class launches Windows instances (its amiFamily).
+func (c *ClaimInfo) windows() bool {
+	return c.Class != nil && strings.HasPrefix(strings.ToLower(c.Class.AMIFamily), "windows")
+}
+
 func (c *ClaimInfo) launcher() string { return launcherName(c.ClassKind == snapshot.KindNodeClass) }
 
 // joinClaims returns the NodeClaims that no Node answers to, sorted by name: no Node is named

@@ -122,8 +122,7 @@ func notRegisteredCause(x *Index, c *ClaimInfo) string {
 	if w := wayOut(x, c.Subnet, instancePublicIP(c.Instance)); w.Verdict == WayOutNone {
 		causes = append(causes, fmt.Sprintf("subnet %s has no way out: %s", c.Subnet.ID, w.Reason))
 	}
-	windows := c.Class != nil && strings.HasPrefix(strings.ToLower(c.Class.AMIFamily), "windows")
-	if _, verdict, reason := naclVerdict(x, c.Subnet, windows); verdict == NACLBlocks {
+	if _, verdict, reason := naclVerdict(x, c.Subnet, c.windows()); verdict == NACLBlocks {
 		causes = append(causes, "its network ACL blocks "+reason)
 	}
 	if groups := groupIDs(c.Instance.SecurityGroups); len(groups) > 0 && !x.Unavailable(snapshot.SourceDescribeSecurityGroups) {

@@ -31,8 +31,11 @@ type NodeClaimReport struct {
 	// Conditions are the claim's status conditions as Karpenter wrote them.
 	Conditions []snapshot.Condition `json:"conditions,omitempty"`
 	// Events are Karpenter's events on the claim, oldest first.
-	Events   []snapshot.KubeEvent `json:"events,omitempty"`
-	Findings []Finding            `json:"findings"`
+	Events []snapshot.KubeEvent `json:"events,omitempty"`
+	// WayOut is how the instance's subnet gets out (route, endpoints, network ACL); nil
+	// unless the claim has an instance and the route tables of its VPC were read.
+	WayOut   *WayOut   `json:"wayOut,omitempty"`
+	Findings []Finding `json:"findings"`
 }
 
 // ClaimInstance is the EC2 instance of a NodeClaim without a Node.
@@ -61,7 +64,7 @@ func selectedClaims(x *Index, opts Options) []*ClaimInfo {
 
 // claimReports renders the claims with their findings (those whose resource is the claim),
 // worst first, then by name.
-func claimReports(claims []*ClaimInfo, findings []Finding) []NodeClaimReport {
+func claimReports(x *Index, claims []*ClaimInfo, findings []Finding) []NodeClaimReport {
 	byRef := map[string][]Finding{}
 	for _, f := range findings {
 		if strings.HasPrefix(f.Resource, "nodeclaim/") {
@@ -74,7 +77,7 @@ func claimReports(claims []*ClaimInfo, findings []Finding) []NodeClaimReport {
 			Name: c.Name(), NodePool: c.PoolName, NodeClass: c.ClassName, Created: c.Claim.Created,
 			AgeSeconds: int64(c.Age / time.Second), Status: c.Status, ProviderID: c.Claim.ProviderID,
 			Conditions: slices.Clone(c.Claim.Conditions), Events: slices.Clone(c.Events),
-			Findings: byRef[c.Ref()],
+			WayOut: claimWayOut(x, c), Findings: byRef[c.Ref()],
 		}
 		if r.Findings == nil {
 			r.Findings = []Finding{}

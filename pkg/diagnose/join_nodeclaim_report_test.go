@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
@@ -67,4 +68,29 @@ func TestReportNodeClaimsWorstFirst(t *testing.T) {
 	if diff := cmp.Diff([]string{"zz-failed=launch failed", claimB + "=launching"}, names); diff != "" {
 		t.Errorf("order mismatch (-want +got):\n%s", diff)
 	}
+}
+
+func TestReportNodeClaimWayOut(t *testing.T) {
+	notRegistered := unjoined(7*time.Minute, true, cond(condLaunched, "True", "", "", 7*time.Minute),
+		registeredUnknown(7*time.Minute))
+	t.Run("nil without route tables", func(t *testing.T) {
+		r := Analyze(edited(healthy(), notRegistered), Options{})
+		if len(r.NodeClaims) != 1 || r.NodeClaims[0].WayOut != nil {
+			t.Errorf("got NodeClaims %+v, want one without a way out", r.NodeClaims)
+		}
+	})
+	t.Run("the instance subnet's route and ACL", func(t *testing.T) {
+		r := Analyze(edited(healthy(), edits(notRegistered, withNATPath)), Options{})
+		if len(r.NodeClaims) != 1 {
+			t.Fatalf("got %d NodeClaim reports, want 1", len(r.NodeClaims))
+		}
+		want := &WayOut{SubnetID: subnetA, RouteTable: tableMain, MainTable: true, Verdict: WayOutRoute,
+			Reason:        "route 0.0.0.0/0 -> " + natA + " (public NAT gateway in subnet-0public, available)",
+			DefaultRoutes: []DefaultRoute{{Destination: "0.0.0.0/0", Target: natA, Kind: routeNAT, Usable: true, Note: "public NAT gateway in subnet-0public, available"}},
+			NetworkACL:    aclA, NACLVerdict: NACLAllows}
+		got := r.NodeClaims[0].WayOut
+		if diff := cmp.Diff(want, got, cmp.AllowUnexported(WayOut{}), cmpopts.IgnoreFields(WayOut{}, "NACLReason")); diff != "" {
+			t.Errorf("way out (-want +got):\n%s", diff)
+		}
+	})
 }

@@ -318,3 +318,18 @@ func describeWayOut(x *Index, n *NodeInfo) *WayOut {
 	w.fixes = nil
 	return &w
 }
+
+// claimWayOut is the way out of the subnet of a NodeClaim's instance, as describeWayOut is a
+// node's: nil unless the claim has an instance in a known subnet whose route table is known.
+func claimWayOut(x *Index, c *ClaimInfo) *WayOut {
+	if c.Instance == nil || c.Subnet == nil {
+		return nil
+	}
+	if t, _ := x.net.routeTable(c.Subnet.ID, c.Subnet.VpcID); t == nil {
+		return nil
+	}
+	w := wayOut(x, c.Subnet, instancePublicIP(c.Instance))
+	w.NetworkACL, w.NACLVerdict, w.NACLReason = naclVerdict(x, c.Subnet, c.windows())
+	w.fixes = nil
+	return &w
+}

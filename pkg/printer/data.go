@@ -162,3 +162,22 @@ func nonNil[T any](s []T) []T {
 	}
 	return s
 }
+
+// writeObject writes v, one object of the report such as a NodeClaim, as JSON (two-space
+// indent) or YAML with the same keys, its strings escaped as writeData does.
+func writeObject(w io.Writer, v any, f Format) error {
+	var buf bytes.Buffer
+	if err := encodeJSON(&buf, v, "", "  "); err != nil {
+		return err
+	}
+	out := buf.Bytes()
+	if f == YAML {
+		y, err := yaml.JSONToYAML(out)
+		if err != nil {
+			return fmt.Errorf("converting the report to YAML: %w", err)
+		}
+		out = y
+	}
+	_, err := w.Write(out)
+	return writeErr(err)
+}

@@ -65,7 +65,7 @@ func reportText(t *text, r diagnose.Report, wide bool) {
 		finding(t, 0, f, subject(f), wide)
 	}
 	t.blank()
-	summary(t, r.Summary)
+	summary(t, r.Summary, r.NodeClaims)
 }
 
 // finding writes one finding at indent: a head line with the severity, the ID and subj, then
@@ -105,8 +105,9 @@ func subject(f diagnose.Finding) string {
 	return strings.Join(parts, "  ")
 }
 
-// summary writes "N nodes checked: C clean, ..." with non-zero problem counts coloured.
-func summary(t *text, s diagnose.Summary) {
+// summary writes "N nodes checked: C clean, ..." with non-zero problem counts coloured, then
+// the NodeClaims without a Node (claimSummary).
+func summary(t *text, s diagnose.Summary, claims []diagnose.NodeClaimReport) {
 	count := func(n int, what string, lvl style.Level) string {
 		txt := fmt.Sprintf("%d %s", n, what)
 		if n == 0 {
@@ -131,6 +132,7 @@ func summary(t *text, s diagnose.Summary) {
 	if s.Skipped > 0 {
 		parts = append(parts, fmt.Sprintf("%d skipped (%s)", s.Skipped, skippedKinds(s)))
 	}
+	parts = append(parts, claimSummary(t.st, s, claims)...)
 	nodes := "nodes"
 	if s.Nodes == 1 {
 		nodes = "node"

@@ -45,7 +45,8 @@ func PrintNodes(w io.Writer, r diagnose.Report, f Format, st *style.Styles) erro
 	return nil
 }
 
-// sheet writes one node's sheet: a title line, then its sections in a fixed order.
+// sheet writes one node's sheet: a title line, then its sections in a fixed order. The
+// network path shows only when the report carries the subnet's way out.
 func sheet(t *text, n diagnose.NodeReport) {
 	status := n.Status
 	if status == "" {
@@ -74,6 +75,7 @@ func sheet(t *text, n diagnose.NodeReport) {
 	kind := classKind(n.Identity)
 	addresses(t, n.Addresses)
 	subnet(t, n.Subnet, kind)
+	netPath(t, n.WayOut)
 	securityGroups(t, n.SecurityGroups, kind)
 	enis(t, n.ENIs)
 	capacity(t, n.Capacity)

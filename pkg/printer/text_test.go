@@ -26,6 +26,9 @@ func stressReport() diagnose.Report {
 	n.SecurityGroups.Groups[0].ID = "sg-" + token
 	n.ENIs[0].ID = "eni-" + token
 	n.Placement.NodeClassSelects = "id=" + token
+	n.WayOut = blockedWayOut()
+	n.WayOut.RouteTable = "rtb-" + token
+	n.WayOut.DefaultRoutes[0].Target = "nat-" + token
 	n.Findings = r.Findings
 	r.Nodes = []diagnose.NodeReport{n, goneNodeReport(), skippedNodeReport()}
 	return r
@@ -140,6 +143,7 @@ func TestSummaryCounts(t *testing.T) {
 	tests := []struct {
 		name    string
 		summary diagnose.Summary
+		claims  []diagnose.NodeClaimReport
 		want    string
 	}{
 		{
@@ -157,11 +161,35 @@ func TestSummaryCounts(t *testing.T) {
 			summary: diagnose.Summary{Nodes: 2, Clean: 1, Skipped: 1},
 			want:    "2 nodes checked: 1 clean, 0 with warnings, 0 with criticals, 1 skipped (not EC2)",
 		},
+		{
+			name:    "NodeClaims not joined and one launching",
+			summary: diagnose.Summary{Nodes: 1, Clean: 1, NodeClaimsWithoutNode: 3, NodeClaimsNotJoined: 2},
+			claims:  []diagnose.NodeClaimReport{failedClaimReport(), unregClaimReport(), launchingClaimReport()},
+			want: "1 node checked: 1 clean, 0 with warnings, 0 with criticals,\n" +
+				"2 NodeClaims not joined (1 launch failed, 1 not registered), 1 more without a Node (1 launching)",
+		},
+		{
+			name:    "one NodeClaim not joined",
+			summary: diagnose.Summary{Nodes: 1, Clean: 1, NodeClaimsWithoutNode: 1, NodeClaimsNotJoined: 1},
+			claims:  []diagnose.NodeClaimReport{failedClaimReport()},
+			want:    "1 node checked: 1 clean, 0 with warnings, 0 with criticals, 1 NodeClaim not joined (1 launch failed)",
+		},
+		{
+			name:    "NodeClaims still launching only",
+			summary: diagnose.Summary{NodeClaimsWithoutNode: 1},
+			claims:  []diagnose.NodeClaimReport{launchingClaimReport()},
+			want:    "0 nodes checked: 0 clean, 0 with warnings, 0 with criticals,\n1 NodeClaim without a Node (1 launching)",
+		},
+		{
+			name:    "counts without the claims",
+			summary: diagnose.Summary{Nodes: 1, Clean: 1, NodeClaimsWithoutNode: 2, NodeClaimsNotJoined: 2},
+			want:    "1 node checked: 1 clean, 0 with warnings, 0 with criticals, 2 NodeClaims not joined",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tx := &text{st: plainStyles()}
-			summary(tx, tt.summary)
+			summary(tx, tt.summary, tt.claims)
 			if got := strings.TrimSuffix(tx.b.String(), "\n"); got != tt.want {
 				t.Errorf("summary = %q, want %q", got, tt.want)
 			}

@@ -30,13 +30,15 @@ func (g groupBy) String() string {
 // data is everything derived from one report, computed once when it arrives.
 type data struct {
 	report diagnose.Report
-	// rows are the nodes, worst first.
-	rows []row
-	// byName maps a node name to its index in rows.
+	// rows are the nodes, worst first, then the NodeClaims without a Node, worst first; nodes
+	// counts the nodes among them.
+	rows  []row
+	nodes int
+	// byName maps a node name, or nodeclaim/NAME, to its index in rows.
 	byName map[string]int
 	// widths are the widest cell of each column, headings included.
 	widths [numCols]int
-	// counts are node counts by level name.
+	// counts are node counts by level name (NodeClaims not included).
 	counts  map[string]int
 	subnets []subnetRow
 	groups  []findingGroup
@@ -50,13 +52,19 @@ func derive(r diagnose.Report, st *style.Styles) *data {
 		d.rows[i] = newRow(i, n)
 	}
 	sortRows(d.rows)
+	d.nodes = len(d.rows)
+	for i, c := range r.NodeClaims {
+		d.rows = append(d.rows, newClaimRow(i, c))
+	}
 	for i, c := range columns() {
 		d.widths[i] = width(c.title)
 	}
-	d.widths[colLevel] = levelWidth(st)
+	d.widths[colLevel] = max(levelWidth(st), claimBadgeWidth(d.rows, st))
 	for i, rw := range d.rows {
 		d.byName[rw.name] = i
-		d.counts[rw.level]++
+		if rw.claim < 0 {
+			d.counts[rw.level]++
+		}
 		for c := colName; c < numCols; c++ {
 			d.widths[c] = max(d.widths[c], width(rw.cells[c]))
 		}
@@ -108,7 +116,7 @@ func deriveGroups(list []diagnose.Finding) []findingGroup {
 // node finds a node of the report by name.
 func (d *data) node(name string) (diagnose.NodeReport, bool) {
 	i, ok := d.byName[name]
-	if !ok {
+	if !ok || d.rows[i].node < 0 {
 		return diagnose.NodeReport{}, false
 	}
 	return d.report.Nodes[d.rows[i].node], true

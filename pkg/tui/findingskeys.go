@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -28,8 +29,11 @@ func (m findingsModel) update(k keyMap, msg tea.KeyMsg, sel selection) (screen, 
 		if m.open < 0 {
 			return m.enter(sel), action{}
 		}
-		if f, ok := m.selectedFinding(); ok && f.Node != "" {
+		switch f, ok := m.selectedFinding(); {
+		case ok && f.Node != "":
 			return m, action{kind: actOpenNode, arg: f.Node}
+		case ok && strings.HasPrefix(f.Resource, claimPrefix):
+			return m, action{kind: actOpenClaim, arg: f.Resource}
 		}
 		return m, action{}
 	case key.Matches(msg, k.Back):

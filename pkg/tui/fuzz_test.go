@@ -24,14 +24,14 @@ var fuzzKeys = []string{
 }
 
 // fuzzReport returns the report a FuzzTUI input shows: builtin[0] (the demo's) for no
-// snapshot bytes, builtin[1+b%2] for one byte b, and otherwise the report of the snapshot the
+// snapshot bytes, builtin[1+b%4] for one byte b, and otherwise the report of the snapshot the
 // bytes hold, if they hold one.
-func fuzzReport(builtin [3]diagnose.Report, data []byte) (diagnose.Report, bool) {
+func fuzzReport(builtin [5]diagnose.Report, data []byte) (diagnose.Report, bool) {
 	switch len(data) {
 	case 0:
 		return builtin[0], true
 	case 1:
-		return builtin[1+int(data[0])%2], true
+		return builtin[1+int(data[0])%4], true
 	}
 	s, err := snapshot.Read(bytes.NewReader(data))
 	if err != nil {
@@ -42,7 +42,8 @@ func fuzzReport(builtin [3]diagnose.Report, data []byte) (diagnose.Report, bool)
 
 // FuzzTUI drives the root model with fuzzed keys, window sizes, mouse wheel steps, reloads and
 // failed refreshes over the demo report, the demo report with control characters in every
-// string, an empty report, or the report of fuzzed snapshot bytes. No message may panic, and after each one the
+// string, an empty report, the demo with NodeClaims without a Node (plain and with control
+// characters), or the report of fuzzed snapshot bytes. No message may panic, and after each one the
 // screen renders with no raw control character, no more lines than the window and no line
 // wider than it. A key byte picks, modulo len(fuzzKeys)+5, a key of fuzzKeys or, past them, a
 // window size (from the next two bytes), a wheel step up or down, the report again or a failed
@@ -53,7 +54,8 @@ func FuzzTUI(f *testing.F) {
 		f.Fatalf("reading the demo snapshot: %v", err)
 	}
 	r := diagnose.Analyze(s, diagnose.Options{})
-	builtin := [3]diagnose.Report{r, hostiletext.Poison(r), {}}
+	claims := claimsReport(f)
+	builtin := [5]diagnose.Report{r, hostiletext.Poison(r), {}, claims, hostiletext.Poison(claims)}
 	f.Fuzz(func(t *testing.T, snap, keys []byte) {
 		r, ok := fuzzReport(builtin, snap)
 		if !ok {

@@ -29,7 +29,7 @@ func headerView(th theme, title string, d *data, w, stripLines int) string {
 	parts = append(parts, label("context", orDash(ctx)), label("region", orDash(r.Region)),
 		label("taken", takenAt(r.Taken)))
 	lines, _ := packLine(parts, "  ", w, 2)
-	counts := []string{th.Strong.Render(strconv.Itoa(len(d.rows)) + " nodes")}
+	counts := []string{th.Strong.Render(strconv.Itoa(d.nodes) + " nodes")}
 	for _, lvl := range []style.Level{th.Critical, th.Warning, th.Info, th.OK, th.Initialising, th.Terminating, th.Skipped} {
 		if n := d.counts[lvl.Name]; n > 0 || !optionalLevel(lvl.Name) {
 			counts = append(counts, lvl.Style.Render(fmt.Sprintf("%s %d %s", lvl.Glyph, n, lvl.Name)))

@@ -33,6 +33,7 @@ const (
 	viewFindings
 	viewSubnets
 	viewExplain
+	viewClaim
 )
 
 // Default size, used until the terminal reports its own.
@@ -67,6 +68,7 @@ type Model struct {
 	findings findingsModel
 	subnets  subnetsModel
 	explain  explainModel
+	claim    claimModel
 
 	width, height int
 }

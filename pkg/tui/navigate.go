@@ -17,6 +17,8 @@ func (m Model) do(act action) Model {
 		return m.switchTo(viewNodes)
 	case actExplain:
 		return m.openExplain(act.arg)
+	case actOpenClaim:
+		return m.openClaim(act.arg, m.view)
 	}
 	return m
 }
@@ -29,6 +31,17 @@ func (m Model) openNode(name string, back view) Model {
 	}
 	m.view = viewNode
 	m.node = newNodeModel(n, back, m.th, m.width, m.bodyHeight())
+	return m.resize(m.width, m.height)
+}
+
+// openClaim shows the sheet of NodeClaim name (nodeclaim/NAME); Esc returns to back.
+func (m Model) openClaim(name string, back view) Model {
+	c, ok := m.data.claim(name)
+	if !ok {
+		return m
+	}
+	m.view = viewClaim
+	m.claim = newClaimModel(c, m.data.report.Taken, back, m.th, m.width, m.bodyHeight())
 	return m.resize(m.width, m.height)
 }
 

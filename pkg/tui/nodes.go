@@ -78,6 +78,9 @@ func (m nodesModel) update(k keyMap, msg tea.KeyMsg, sel selection) (screen, act
 		return m.cycleGroup(sel), action{}
 	case key.Matches(msg, k.Open):
 		if name, ok := m.selectedName(); ok {
+			if m.d.rows[m.d.byName[name]].claim >= 0 {
+				return m, action{kind: actOpenClaim, arg: name}
+			}
 			return m, action{kind: actOpenNode, arg: name}
 		}
 		return m, action{}
@@ -97,7 +100,11 @@ func (m nodesModel) wheel(delta int) screen {
 
 // where counts the nodes shown and names the grouping.
 func (m nodesModel) where() string {
-	s := fmt.Sprintf("nodes %d/%d", m.shown(), len(m.d.rows))
+	nodes, claims := m.shownKinds()
+	s := fmt.Sprintf("nodes %d/%d", nodes, m.d.nodes)
+	if all := len(m.d.rows) - m.d.nodes; all > 0 {
+		s += fmt.Sprintf("  nodeclaims %d/%d", claims, all)
+	}
 	if m.group != groupNone {
 		s += "  by " + m.group.String()
 	}
@@ -169,13 +176,22 @@ func (m nodesModel) selectedName() (string, bool) {
 
 // shown counts the nodes the table shows.
 func (m nodesModel) shown() int {
-	n := len(m.lines)
+	nodes, _ := m.shownKinds()
+	return nodes
+}
+
+// shownKinds counts the nodes and the NodeClaims without a Node the table shows.
+func (m nodesModel) shownKinds() (nodes, claims int) {
 	for _, l := range m.lines {
-		if l.row < 0 {
-			n--
+		switch {
+		case l.row < 0:
+		case m.d.rows[l.row].claim >= 0:
+			claims++
+		default:
+			nodes++
 		}
 	}
-	return n
+	return nodes, claims
 }
 
 // view renders the column headings and the visible lines, height lines in all.
@@ -187,7 +203,7 @@ func (m nodesModel) view(th theme) string {
 	}
 	b.WriteString(strings.Repeat(" ", markerCols))
 	var hb strings.Builder
-	m.layout.line(&hb, th, &headings, true)
+	m.layout.line(&hb, th, &headings, "", true)
 	b.WriteString(th.Label.Render(hb.String()))
 	if len(m.lines) == 0 {
 		b.WriteString("\n" + th.Dim.Render("  no nodes match: esc clears the filter, 1/2/3 toggle severities"))
@@ -206,7 +222,8 @@ func (m nodesModel) view(th theme) string {
 		} else {
 			rb.WriteString("  ")
 		}
-		m.layout.line(&rb, th, &m.d.rows[l.row].cells, false)
+		r := &m.d.rows[l.row]
+		m.layout.line(&rb, th, &r.cells, r.look, false)
 		if i == m.list.cursor {
 			b.WriteString(th.Selected.Render(ansi.Strip(rb.String())))
 			continue

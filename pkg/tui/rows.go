@@ -30,12 +30,16 @@ const (
 // none fills a cell whose value is unknown or absent.
 const none = "-"
 
-// row is one node's line of the nodes table, computed once per report.
+// row is one node's line of the nodes table, or one NodeClaim's without a Node, computed once
+// per report.
 type row struct {
-	// node indexes Report.Nodes.
+	// node indexes Report.Nodes, claim Report.NodeClaims; the other is -1.
 	node  int
+	claim int
 	name  string
 	level string
+	// look is the level whose glyph and colour the level cell takes; empty means level.
+	look  string
 	order levelOrder
 	// findings counts the node's findings.
 	findings int
@@ -64,7 +68,7 @@ func nodeLevel(n diagnose.NodeReport) string {
 // newRow computes the cells, search text and group keys of node i.
 func newRow(i int, n diagnose.NodeReport) row {
 	id := n.Identity
-	r := row{node: i, name: id.Node, level: nodeLevel(n), findings: len(n.Findings)}
+	r := row{node: i, claim: -1, name: id.Node, level: nodeLevel(n), findings: len(n.Findings)}
 	r.order = orderOf(r.level)
 	subnet := ""
 	if n.Subnet != nil {

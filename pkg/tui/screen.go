@@ -43,6 +43,8 @@ const (
 	actNodesIn
 	// actExplain: show the catalogue sheet of check arg.
 	actExplain
+	// actOpenClaim: open the sheet of NodeClaim arg (nodeclaim/NAME), returning to the active view.
+	actOpenClaim
 )
 
 // action is a view's request to the root model.
@@ -63,6 +65,8 @@ func (m Model) active() screen {
 		return m.subnets
 	case viewExplain:
 		return m.explain
+	case viewClaim:
+		return m.claim
 	}
 	return m.nodes
 }
@@ -76,7 +80,7 @@ type viewScreen struct {
 // screens returns every view.
 func (m Model) screens() []viewScreen {
 	return []viewScreen{{viewNodes, m.nodes}, {viewNode, m.node}, {viewFindings, m.findings}, {viewSubnets, m.subnets},
-		{viewExplain, m.explain}}
+		{viewExplain, m.explain}, {viewClaim, m.claim}}
 }
 
 // put stores s as the view of its type.
@@ -92,5 +96,7 @@ func (m *Model) put(s screen) {
 		m.subnets = s
 	case explainModel:
 		m.explain = s
+	case claimModel:
+		m.claim = s
 	}
 }

@@ -32,11 +32,13 @@ func TestScreens(t *testing.T) {
 	r := demoReport(t)
 	key := func(k string) tea.Msg { return keyMsg(k) }
 	tests := []struct {
-		name  string
-		w, h  int
-		load  Loader
-		msgs  []tea.Msg
-		typed string
+		name string
+		w, h int
+		load Loader
+		// claims shows the demo with NodeClaims without a Node (claimsReport).
+		claims bool
+		msgs   []tea.Msg
+		typed  string
 		// waitOn is text the screen shows once the input took effect; empty for none.
 		waitOn string
 	}{
@@ -52,12 +54,18 @@ func TestScreens(t *testing.T) {
 		{name: "explain_80x24", w: 80, h: 24, typed: "f?", waitOn: "explain › subnet-ip-exhaustion"},
 		{name: "findings_help_80x24", w: 80, h: 24, typed: "fH", waitOn: "critical only"},
 		{name: "help_80x24", w: 80, h: 24, typed: "?", waitOn: "page down"},
+		{name: "claims_200x60", w: 200, h: 60, claims: true, msgs: []tea.Msg{key("G")}, waitOn: "▸ ✖ not registered"},
+		{name: "claims_80x24", w: 80, h: 24, claims: true, msgs: []tea.Msg{key("G")}, waitOn: "▸ ✖  nodeclaim/general-h4k8s"},
+		{name: "claim_sheet_120x40", w: 120, h: 40, claims: true, msgs: []tea.Msg{key("G"), key("enter")}, waitOn: "Provider ID:"},
 		{name: "refresh_error_80x24", w: 80, h: 24, load: flakyLoader(r), typed: "r", waitOn: "refresh failed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			load := tt.load
-			if load == nil {
+			switch {
+			case load == nil && tt.claims:
+				load = fixedLoader(claimsReport(t))
+			case load == nil:
 				load = fixedLoader(r)
 			}
 			tm := teatest.NewTestModel(t, New(load, Options{Styles: plain(), Title: "demo"}),

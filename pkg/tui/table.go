@@ -84,8 +84,9 @@ func newLayout(d *data, width int) layout {
 	return l
 }
 
-// line renders cells in the layout's columns, styling the level cell with th.
-func (l layout) line(b *strings.Builder, th theme, cells *[numCols]string, heading bool) {
+// line renders cells in the layout's columns, styling the level cell with th: with the glyph
+// and colour of level look, or of the cell's own level when look is empty.
+func (l layout) line(b *strings.Builder, th theme, cells *[numCols]string, look string, heading bool) {
 	for i, c := range l.show {
 		if i > 0 {
 			b.WriteString(gap)
@@ -93,6 +94,10 @@ func (l layout) line(b *strings.Builder, th theme, cells *[numCols]string, headi
 		cell := cells[c]
 		if c == colLevel && !heading {
 			lvl := th.Level(cell)
+			if look != "" {
+				lvl = th.Level(look)
+				lvl.Name = cell
+			}
 			if l.widths[c] == 1 {
 				cell = lvl.Mark()
 			} else {
