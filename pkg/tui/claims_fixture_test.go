@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -17,14 +18,16 @@ const (
 )
 
 // claimsSnapshot is the demo cluster with two NodeClaims of NodePool general that have no
-// Node: one whose launch failed, one whose instance runs but never registered, in a subnet
-// whose main route table has no default route.
+// Node (in place of the demo's own): one whose launch failed, one whose instance runs but
+// never registered, in a subnet whose main route table has no default route.
 func claimsSnapshot(tb testing.TB) *snapshot.Snapshot {
 	tb.Helper()
 	s, err := demo.Snapshot()
 	if err != nil {
 		tb.Fatalf("reading the demo snapshot: %v", err)
 	}
+	// The demo's own NodeClaim without a Node makes way for these two.
+	s.NodeClaims = slices.DeleteFunc(s.NodeClaims, func(c snapshot.NodeClaim) bool { return c.NodeName == "" })
 	var model *snapshot.Instance
 	for i := range s.Instances {
 		if s.Instances[i].SubnetID != "" && s.Instances[i].VpcID != "" {
@@ -55,8 +58,13 @@ func claimsSnapshot(tb testing.TB) *snapshot.Snapshot {
 	)
 	s.Events = append(s.Events, snapshot.KubeEvent{Kind: "NodeClaim", Name: tuiFailedClaim, Type: "Warning",
 		Reason: "InsufficientCapacityError", Message: "NodeClaim " + tuiFailedClaim + " could not launch", Count: 2, Last: s.Taken.Add(-time.Minute)})
-	s.RouteTables = append(s.RouteTables, snapshot.RouteTable{ID: "rtb-0main0000000000001", VpcID: in.VpcID, Main: true,
-		Routes: []snapshot.Route{{Destination: "10.0.0.0/16", Target: "local", State: snapshot.RouteActive}}})
+	// The demo's main route table loses its default route.
+	for i := range s.RouteTables {
+		if s.RouteTables[i].Main {
+			s.RouteTables[i].ID = "rtb-0main0000000000001"
+			s.RouteTables[i].Routes = []snapshot.Route{{Destination: "10.0.0.0/16", Target: "local", State: snapshot.RouteActive}}
+		}
+	}
 	return s
 }
 

@@ -19,7 +19,8 @@ const (
 	secondNode  = "i-0aabd605ffdb17f34"
 	thirdNode   = "ip-10-0-15-186.us-west-2.compute.internal"
 	missingNode = "ip-10-0-19-98.us-west-2.compute.internal"
-	lastNode    = "mi-064d25101b5e273f6"
+	// lastNode is the last row: the demo's NodeClaim without a Node, after every node.
+	lastNode = "nodeclaim/batch-szxd6"
 )
 
 func TestLoadingThenReady(t *testing.T) {

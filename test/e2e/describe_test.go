@@ -11,7 +11,7 @@ import (
 )
 
 // awsIDs are the IDs EC2 generates; goldens name them by order of appearance instead.
-var awsIDs = regexp.MustCompile(`\b(i|eni|subnet|sg|vpc|pg)-[0-9a-f]{8,17}\b`)
+var awsIDs = regexp.MustCompile(`\b(i|eni|subnet|sg|vpc|pg|rtb|nat|acl|vpce|igw)-[0-9a-f]{8,17}\b`)
 
 // stableIDs replaces every EC2 ID in s with KIND-000N (as wide as the ID, so columns stay
 // aligned), N counting distinct IDs of that kind in order of first appearance, so output from a
