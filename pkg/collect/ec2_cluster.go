@@ -103,16 +103,19 @@ func ClusterNameFromExec(command string, args []string) string {
 
 // clusterInstances describes the pending and running instances Karpenter launched for the
 // cluster: tagged kubernetes.io/cluster/NAME=owned and with a NodePool (or, before v0.32,
-// Provisioner) tag, one filtered DescribeInstances paged by 1,000. Instances the answer holds
-// that do not carry the tags are left out.
-func (c ec2Call) clusterInstances(ctx context.Context, cluster string) ([]types.Instance, error) {
+// Provisioner) tag, one filtered DescribeInstances paged by 1,000. It returns, converted and
+// sorted by ID, those not in known; the others (most of them: the nodes' own instances, read
+// already) are dropped page by page, so a large cluster's answer is never held whole.
+// Instances the answer holds that do not carry the tags are left out.
+func (c ec2Call) clusterInstances(ctx context.Context, cluster string, known map[string]bool) ([]snapshot.Instance, error) {
 	tag := ec2TagClusterPrefix + cluster
 	filters := []types.Filter{
 		{Name: aws.String("tag:" + tag), Values: []string{"owned"}},
 		{Name: aws.String("tag-key"), Values: []string{ec2TagNodePool, ec2TagProvisioner}},
 		{Name: aws.String("instance-state-name"), Values: []string{"pending", "running"}},
 	}
-	var out []types.Instance
+	seen := map[string]bool{}
+	var out []snapshot.Instance
 	err := ec2Pages("DescribeInstances", func(token *string) (*string, error) {
 		page, err := c.api.DescribeInstances(ctx, &ec2.DescribeInstancesInput{
 			Filters: filters, MaxResults: aws.Int32(ec2PageSize), NextToken: token,
@@ -122,13 +125,17 @@ func (c ec2Call) clusterInstances(ctx context.Context, cluster string) ([]types.
 		}
 		for _, r := range page.Reservations {
 			for _, in := range r.Instances {
-				if ec2LaunchedFor(in.Tags, tag) {
-					out = append(out, in)
+				id := aws.ToString(in.InstanceId)
+				if id == "" || known[id] || seen[id] || !ec2LaunchedFor(in.Tags, tag) {
+					continue
 				}
+				seen[id] = true
+				out = append(out, ec2Instance(in))
 			}
 		}
 		return page.NextToken, nil
 	})
+	slices.SortFunc(out, func(a, b snapshot.Instance) int { return strings.Compare(a.ID, b.ID) })
 	return out, err
 }
 
@@ -146,34 +153,19 @@ func ec2LaunchedFor(tags []types.Tag, tag string) bool {
 	return owned && pool
 }
 
-// ec2NewClusterInstances converts the cluster's instances that are not among read, sorted by
-// ID.
-func ec2NewClusterInstances(found []types.Instance, read []snapshot.Instance) []snapshot.Instance {
-	have := make(map[string]bool, len(read))
-	for i := range read {
-		have[read[i].ID] = true
-	}
-	var out []snapshot.Instance
-	for _, in := range found {
-		id := aws.ToString(in.InstanceId)
-		if id == "" || have[id] {
-			continue
-		}
-		have[id] = true
-		out = append(out, ec2Instance(in))
-	}
-	return out
-}
-
 // describeCluster looks for the instances launched for the cluster and returns those not
 // among read; a failure is a gap on SourceClusterInstances.
 func (r *ec2Result) describeCluster(ctx context.Context, call ec2Call, cluster string, read []snapshot.Instance) []snapshot.Instance {
-	found, err := call.clusterInstances(ctx, cluster)
+	known := make(map[string]bool, len(read))
+	for i := range read {
+		known[read[i].ID] = true
+	}
+	found, err := call.clusterInstances(ctx, cluster, known)
 	if err != nil {
 		r.fail(snapshot.SourceClusterInstances, call.region, err)
 		return nil
 	}
-	return ec2NewClusterInstances(found, read)
+	return found
 }
 
 // ec2UsesKarpenter reports whether the cluster has Karpenter objects or nodes, so that a

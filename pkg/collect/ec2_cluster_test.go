@@ -207,3 +207,34 @@ func TestCollectEC2ScopedDoesNotSearchTheCluster(t *testing.T) {
 		t.Errorf("instances %+v: want the stuck claim's %s", w.snap.Instances, ec2InstanceID(10))
 	}
 }
+
+// TestCollectEC2ClusterInstanceInAnotherVPC: the way out of the nodes' VPC is read while the
+// search for the cluster's instances pages on, and the VPC only a leaked instance is in is
+// read once the search found it.
+func TestCollectEC2ClusterInstanceInAnotherVPC(t *testing.T) {
+	w := ec2KarpenterWorld(t)
+	w.sim.AddInstances(snapshot.Instance{ID: ec2InstanceID(20), Type: "m5.large", State: "running", Zone: "us-west-2c",
+		VpcID: "vpc-2", SubnetID: "subnet-z", Tags: map[string]string{"kubernetes.io/cluster/prod": "owned",
+			"karpenter.sh/nodepool": "default"}})
+	w.sim.AddRouteTables(
+		snapshot.RouteTable{ID: "rtb-1", VpcID: "vpc-1", Main: true, Routes: []snapshot.Route{{Destination: "10.0.0.0/16", Target: "local"}}},
+		snapshot.RouteTable{ID: "rtb-2", VpcID: "vpc-2", Main: true, Routes: []snapshot.Route{{Destination: "10.1.0.0/16", Target: "local"}}})
+	(&Collector{EC2: ec2sim.NewClient(w.url, "us-west-2")}).collectEC2(t.Context(), w.snap)
+	var tables []string
+	for _, rt := range w.snap.RouteTables {
+		tables = append(tables, rt.ID)
+	}
+	slices.Sort(tables)
+	if diff := cmp.Diff([]string{"rtb-1", "rtb-2"}, tables); diff != "" {
+		t.Errorf("route tables (-want +got):\n%s", diff)
+	}
+	var asked [][]string
+	for _, r := range w.sim.Requests() {
+		if r.Action == ec2sim.DescribeRouteTables {
+			asked = append(asked, r.Filters["vpc-id"])
+		}
+	}
+	if diff := cmp.Diff([][]string{{"vpc-1"}, {"vpc-2"}}, asked); diff != "" {
+		t.Errorf("DescribeRouteTables vpc-id filters (-want +got):\n%s", diff)
+	}
+}

@@ -30,6 +30,17 @@ func ec2VPCsOf(subnets []snapshot.Subnet, instances []snapshot.Instance) []strin
 	return vpcs.sorted()
 }
 
+// ec2Without returns the IDs of ids that are not in skip, in order.
+func ec2Without(ids, skip []string) []string {
+	var out []string
+	for _, id := range ids {
+		if !slices.Contains(skip, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
 // describeNetwork describes the route tables, NAT gateways, VPC endpoints and network ACLs of
 // vpcs: for every ec2FilterBatch VPCs one call of each (4 calls per 200 VPCs), all at once
 // bounded by ec2Concurrency. A failed call is a gap on its own source.

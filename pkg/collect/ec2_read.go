@@ -274,15 +274,23 @@ func (e *ec2Read) finish(ctx context.Context, s *snapshot.Snapshot) {
 		}
 		first := e.result.subnetCount()
 		e.result.describeReferences(ctx, call, refs)
+		// The way out is read while the search for the cluster's instances pages on; only a VPC
+		// that only the instances it finds are in is read after it.
+		var vpcs []string
+		if !e.result.anyWhole() {
+			vpcs = ec2VPCsOf(e.result.subnetsFrom(first), instances)
+			e.result.describeNetwork(ctx, call, vpcs)
+		}
 		if cluster != nil {
 			found := <-cluster
 			all = append(all, found...)
-			instances = append(instances, found...)
+			if extra := ec2Without(ec2VPCsOf(nil, found), vpcs); len(extra) > 0 && !e.result.anyWhole() {
+				e.result.describeNetwork(ctx, call, extra)
+			}
 		}
 		if e.result.anyWhole() {
 			break
 		}
-		e.result.describeNetwork(ctx, call, ec2VPCsOf(e.result.subnetsFrom(first), instances))
 	}
 	e.result.fill(s, all)
 }

@@ -118,8 +118,8 @@ func TestJoinEgressRulesAndACLs(t *testing.T) {
 	}
 }
 
-// TestJoinLaunchFailedAndPoolUnhealthy: a NodeClaim whose launch failed because the subnet
-// was full (Karpenter keeps Launched=Unknown with the reason), and a NodePool whose
+// TestJoinLaunchFailedAndPoolUnhealthy: NodeClaims whose launch failed because the subnet was
+// full (Karpenter v1 keeps Launched=Unknown with the reason; Launched=False too), and a NodePool whose
 // registrations keep failing, next to a NodeClaim launched seconds ago that is healthy.
 func TestJoinLaunchFailedAndPoolUnhealthy(t *testing.T) {
 	w := newWorld(t, harness.CRDsV1)
@@ -138,12 +138,16 @@ func TestJoinLaunchFailedAndPoolUnhealthy(t *testing.T) {
 
 	w.unjoinedClaim("general-full1", "general", "default", "", 2*time.Minute, "Unknown",
 		"InsufficientFreeAddressesInSubnet", "There are not enough free IP addresses to launch an instance in this subnet")
+	// The same error as a Launched=False condition (as older Karpenter versions and other tools write it).
+	w.unjoinedClaim("general-full2", "general", "default", "", time.Minute, "False",
+		"InsufficientFreeAddressesInSubnet", "There are not enough free IP addresses to launch an instance in this subnet")
 	fresh := w.instance(instanceSpec{typ: "m5.large", subnet: a.id, sgs: sgs})
 	w.unjoinedClaim("general-fresh", "general", "default", providerID(fresh), 20*time.Second, "True", "Launched", "")
 
 	rep := decode(t, karpnet(t, runOpts{}, "check", "-o", "json", "--only", joinChecks))
 	want := []finding{
 		{"nodeclaim-launch-failed", "critical", "", "nodeclaim/general-full1"},
+		{"nodeclaim-launch-failed", "critical", "", "nodeclaim/general-full2"},
 		{"nodepool-registration-unhealthy", "critical", "", "nodepool/batch"},
 	}
 	if got := rep.set(); !slices.Equal(got, want) {
