@@ -154,12 +154,8 @@ func ec2LaunchedFor(tags []types.Tag, tag string) bool {
 }
 
 // describeCluster looks for the instances launched for the cluster and returns those not
-// among read; a failure is a gap on SourceClusterInstances.
-func (r *ec2Result) describeCluster(ctx context.Context, call ec2Call, cluster string, read []snapshot.Instance) []snapshot.Instance {
-	known := make(map[string]bool, len(read))
-	for i := range read {
-		known[read[i].ID] = true
-	}
+// in known; a failure is a gap on SourceClusterInstances.
+func (r *ec2Result) describeCluster(ctx context.Context, call ec2Call, cluster string, known map[string]bool) []snapshot.Instance {
 	found, err := call.clusterInstances(ctx, cluster, known)
 	if err != nil {
 		r.fail(snapshot.SourceClusterInstances, call.region, err)
@@ -173,4 +169,24 @@ func (r *ec2Result) describeCluster(ctx context.Context, call ec2Call, cluster s
 func ec2UsesKarpenter(s *snapshot.Snapshot) bool {
 	return len(s.NodeClaims) > 0 || len(s.NodePools) > 0 ||
 		slices.ContainsFunc(s.Nodes, func(n corev1.Node) bool { return kubeIsKarpenterNode(&n) })
+}
+
+// ec2InstanceIDs returns the set of the instances' IDs.
+func ec2InstanceIDs(instances []snapshot.Instance) map[string]bool {
+	ids := make(map[string]bool, len(instances))
+	for i := range instances {
+		ids[instances[i].ID] = true
+	}
+	return ids
+}
+
+// ec2Unread returns the instances whose ID is not in read, in order.
+func ec2Unread(instances []snapshot.Instance, read map[string]bool) []snapshot.Instance {
+	var out []snapshot.Instance
+	for _, in := range instances {
+		if !read[in.ID] {
+			out = append(out, in)
+		}
+	}
+	return out
 }

@@ -238,3 +238,31 @@ func TestCollectEC2ClusterInstanceInAnotherVPC(t *testing.T) {
 		t.Errorf("DescribeRouteTables vpc-id filters (-want +got):\n%s", diff)
 	}
 }
+
+// TestCollectEC2ClusterNameGivenSearchesEarly: with --cluster-name (or a kubeconfig that names
+// the cluster) the search starts once the nodes are listed, before the NodeClaims and their
+// instances are read; what it finds is the same, the NodeClaim's instance (read by ID) once.
+func TestCollectEC2ClusterNameGivenSearchesEarly(t *testing.T) {
+	for _, c := range []Collector{{ClusterName: "prod"}, {KubeconfigClusterName: "prod"}} {
+		w := ec2KarpenterWorld(t)
+		c.EC2 = ec2sim.NewClient(w.url, "us-west-2")
+		e := c.startEC2(t.Context())
+		e.addNodes(w.snap.Nodes)
+		e.nodesDone(w.snap)
+		if e.early == nil || e.earlyName != "prod" {
+			t.Fatalf("%+v: the search did not start when the nodes were listed", c)
+		}
+		e.finish(t.Context(), w.snap)
+		var ids []string
+		for _, in := range w.snap.Instances {
+			ids = append(ids, in.ID)
+		}
+		want := []string{ec2InstanceID(0), ec2InstanceID(1), ec2InstanceID(2), ec2InstanceID(10), ec2InstanceID(11)}
+		if diff := cmp.Diff(want, ids); diff != "" {
+			t.Errorf("instances (-want +got):\n%s", diff)
+		}
+		if n := w.sim.Count(ec2sim.DescribeInstances); n != 3 {
+			t.Errorf("DescribeInstances: %d calls, want 3 (the nodes', the NodeClaim's, the search)", n)
+		}
+	}
+}

@@ -48,6 +48,11 @@ type ec2Read struct {
 	// clusterFlag is --cluster-name, clusterKubeconfig the name the kubeconfig's credential
 	// plugin names.
 	clusterFlag, clusterKubeconfig string
+	// early is the search for the cluster's instances, started as soon as the nodes are listed
+	// when a name is given or the kubeconfig names one (earlyName), so that it pages on while
+	// the nodes' instances are read.
+	early     chan []snapshot.Instance
+	earlyName string
 }
 
 // startEC2 starts an EC2 read; nodes are fed to it with addNodes and nodesDone.
@@ -126,6 +131,17 @@ func (e *ec2Read) nodesDone(s *snapshot.Snapshot) {
 	}
 	for _, f := range e.feeds {
 		f.flush()
+	}
+	if name := cmp.Or(e.clusterFlag, e.clusterKubeconfig); name != "" && !e.scoped && e.region != "" {
+		known := map[string]bool{}
+		for i := range s.Nodes {
+			if _, id, ok := ec2ProviderID(s.Nodes[i].Spec.ProviderID); ok {
+				known[id] = true
+			}
+		}
+		call := ec2Call{api: e.api, region: e.region}
+		e.early, e.earlyName = make(chan []snapshot.Instance, 1), name
+		go func() { e.early <- e.result.describeCluster(e.ctx, call, name, known) }()
 	}
 }
 
@@ -269,7 +285,13 @@ func (e *ec2Read) finish(ctx context.Context, s *snapshot.Snapshot) {
 			refs = ec2References(s, instances)
 			if s.ClusterName != "" && search {
 				cluster = make(chan []snapshot.Instance, 1)
-				go func() { cluster <- e.result.describeCluster(ctx, call, s.ClusterName, all) }()
+				read := ec2InstanceIDs(all)
+				if e.early != nil && e.earlyName == s.ClusterName {
+					// Started at nodesDone; the NodeClaims' instances were read by ID meanwhile.
+					go func() { cluster <- ec2Unread(<-e.early, read) }()
+				} else {
+					go func() { cluster <- e.result.describeCluster(ctx, call, s.ClusterName, read) }()
+				}
 			}
 		}
 		first := e.result.subnetCount()

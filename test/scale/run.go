@@ -50,6 +50,9 @@ type Conditions struct {
 	// Throttle turns on EC2's token bucket (ThrottleBurst, ThrottleRefill), full at the start
 	// of the run.
 	Throttle bool
+	// NamedCluster passes --cluster-name, as a kubeconfig from `aws eks update-kubeconfig`
+	// names the cluster too; without it karpnet learns the name from the instances' tags.
+	NamedCluster bool
 }
 
 // run runs bin with args against the cluster under c and measures it. Exit codes 0 and 1 are
@@ -111,7 +114,11 @@ func cleanEnv() []string {
 
 // Check runs `kubectl-karpnet check -o json` over the whole cluster.
 func (e *Env) Check(ctx context.Context, c Conditions) (Measure, error) {
-	return e.run(ctx, c, e.plugin, "check", "-o", "json")
+	args := []string{"check", "-o", "json"}
+	if c.NamedCluster {
+		args = append(args, "--cluster-name", clusterName)
+	}
+	return e.run(ctx, c, e.plugin, args...)
 }
 
 // Describe runs `kubectl-karpnet describe node NAME`.

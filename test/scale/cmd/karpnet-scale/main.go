@@ -24,13 +24,14 @@ func main() {
 	sizes := flag.String("sizes", "500,2000,5000,10000", "comma-separated cluster sizes, in nodes")
 	latency := flag.Duration("latency", 50*time.Millisecond, "latency added to every EC2 request")
 	throttle := flag.Bool("throttle", true, "throttle EC2 with its token bucket (100 burst, 20/s)")
+	named := flag.Bool("cluster-name", false, "pass --cluster-name to check, as a kubeconfig from `aws eks update-kubeconfig` names the cluster")
 	runs := flag.Int("runs", 3, "check runs per size; the median wall time is reported")
 	baseline := flag.Bool("baseline", true, "also run the per-node baseline (about N x latency seconds)")
 	serve := flag.Bool("serve", false, "after measuring, keep the largest cluster up and print the environment that reaches it, until interrupted")
 	dir := flag.String("dir", "", "working directory (default: a new temporary directory, removed at exit)")
 	flag.Parse()
 	if err := run(*sizes, *dir, *serve, scale.Options{
-		Conditions: scale.Conditions{Latency: *latency, Throttle: *throttle}, Runs: *runs, Baseline: *baseline,
+		Conditions: scale.Conditions{Latency: *latency, Throttle: *throttle, NamedCluster: *named}, Runs: *runs, Baseline: *baseline,
 	}); err != nil {
 		fmt.Fprintln(os.Stderr, "karpnet-scale:", err)
 		os.Exit(1)
