@@ -135,3 +135,57 @@ func TestNetworkActionsPageAndCount(t *testing.T) {
 		t.Errorf("Counts() (-want +got):\n%s", diff)
 	}
 }
+
+// TestAddSnapshot: a server given a snapshot answers every kind of EC2 object it holds.
+func TestAddSnapshot(t *testing.T) {
+	snap := &snapshot.Snapshot{
+		Instances:       []snapshot.Instance{{ID: "i-0123456789abcdef0", Type: "m5.large", State: "running", Zone: "us-west-2a"}},
+		Subnets:         []snapshot.Subnet{{ID: "subnet-a", VpcID: "vpc-a", CIDR: "10.0.0.0/24", Zone: "us-west-2a"}},
+		SecurityGroups:  []snapshot.SecurityGroup{{ID: "sg-1", Name: "nodes", VpcID: "vpc-a"}},
+		PlacementGroups: []snapshot.PlacementGroup{{ID: "pg-1", Name: "training", Strategy: "cluster"}},
+		InstanceTypes:   []snapshot.InstanceType{{Name: "m5.large", MaxENIs: 3, IPv4PerENI: 10}},
+		RouteTables:     []snapshot.RouteTable{{ID: "rtb-1", VpcID: "vpc-a", Main: true}},
+		NATGateways:     []snapshot.NATGateway{{ID: "nat-1", VpcID: "vpc-a", SubnetID: "subnet-a", State: "available"}},
+		VPCEndpoints:    []snapshot.VPCEndpoint{{ID: "vpce-1", VpcID: "vpc-a", ServiceName: "com.amazonaws.us-west-2.s3", Type: "Gateway", State: "available"}},
+		NetworkACLs:     []snapshot.NetworkACL{{ID: "acl-1", VpcID: "vpc-a", Default: true}},
+	}
+	sim := New()
+	sim.AddSnapshot(snap)
+	c := NewClient(sim.Start(t), "us-west-2")
+	ctx := t.Context()
+	counts := map[string]int{}
+	if out, err := c.DescribeInstances(ctx, &ec2.DescribeInstancesInput{}); err == nil {
+		for _, r := range out.Reservations {
+			counts["instances"] += len(r.Instances)
+		}
+	}
+	if out, err := c.DescribeSubnets(ctx, &ec2.DescribeSubnetsInput{}); err == nil {
+		counts["subnets"] = len(out.Subnets)
+	}
+	if out, err := c.DescribeSecurityGroups(ctx, &ec2.DescribeSecurityGroupsInput{}); err == nil {
+		counts["groups"] = len(out.SecurityGroups)
+	}
+	if out, err := c.DescribePlacementGroups(ctx, &ec2.DescribePlacementGroupsInput{}); err == nil {
+		counts["placement"] = len(out.PlacementGroups)
+	}
+	if out, err := c.DescribeInstanceTypes(ctx, &ec2.DescribeInstanceTypesInput{}); err == nil {
+		counts["types"] = len(out.InstanceTypes)
+	}
+	if out, err := c.DescribeRouteTables(ctx, &ec2.DescribeRouteTablesInput{}); err == nil {
+		counts["tables"] = len(out.RouteTables)
+	}
+	if out, err := c.DescribeNatGateways(ctx, &ec2.DescribeNatGatewaysInput{}); err == nil {
+		counts["nat"] = len(out.NatGateways)
+	}
+	if out, err := c.DescribeVpcEndpoints(ctx, &ec2.DescribeVpcEndpointsInput{}); err == nil {
+		counts["endpoints"] = len(out.VpcEndpoints)
+	}
+	if out, err := c.DescribeNetworkAcls(ctx, &ec2.DescribeNetworkAclsInput{}); err == nil {
+		counts["acls"] = len(out.NetworkAcls)
+	}
+	want := map[string]int{"instances": 1, "subnets": 1, "groups": 1, "placement": 1, "types": 1, "tables": 1, "nat": 1,
+		"endpoints": 1, "acls": 1}
+	if diff := cmp.Diff(want, counts); diff != "" {
+		t.Errorf("objects answered (-want +got):\n%s", diff)
+	}
+}

@@ -121,6 +121,21 @@ func (s *Server) AddPlacementGroups(items ...snapshot.PlacementGroup) {
 	add(s, s.placement, items, func(v snapshot.PlacementGroup) string { return v.ID })
 }
 
+// AddSnapshot adds what a snapshot read from EC2: its instances, subnets, security groups,
+// placement groups, instance types, route tables, NAT gateways, VPC endpoints and network
+// ACLs, so that the server answers as the EC2 it was read from did.
+func (s *Server) AddSnapshot(snap *snapshot.Snapshot) {
+	s.AddInstances(snap.Instances...)
+	s.AddSubnets(snap.Subnets...)
+	s.AddSecurityGroups(snap.SecurityGroups...)
+	s.AddPlacementGroups(snap.PlacementGroups...)
+	s.AddInstanceTypes(snap.InstanceTypes...)
+	s.AddRouteTables(snap.RouteTables...)
+	s.AddNATGateways(snap.NATGateways...)
+	s.AddVPCEndpoints(snap.VPCEndpoints...)
+	s.AddNetworkACLs(snap.NetworkACLs...)
+}
+
 // AddInstanceTypes adds or replaces instance types by name.
 func (s *Server) AddInstanceTypes(items ...snapshot.InstanceType) {
 	add(s, s.types, items, func(v snapshot.InstanceType) string { return v.Name })

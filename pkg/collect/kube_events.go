@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"slices"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -81,25 +80,7 @@ func kubeDecodeSandboxEvent(ev *corev1.Event) snapshot.SandboxFailure {
 	if f.Namespace == "" {
 		f.Namespace = ev.Namespace
 	}
-	if ev.Series != nil && ev.Series.Count > f.Count {
-		f.Count = ev.Series.Count
-	}
-	f.Count = max(f.Count, 1)
-	var seen time.Time
-	switch {
-	case !ev.LastTimestamp.IsZero():
-		seen = ev.LastTimestamp.Time
-	case !ev.EventTime.IsZero():
-		seen = ev.EventTime.Time
-	case !ev.FirstTimestamp.IsZero():
-		seen = ev.FirstTimestamp.Time
-	}
-	if ev.Series != nil && ev.Series.LastObservedTime.After(seen) {
-		seen = ev.Series.LastObservedTime.Time
-	}
-	if !seen.IsZero() {
-		f.LastSeen = seen.UTC()
-	}
+	f.Count, f.LastSeen = kubeEventCountAndLast(ev)
 	switch first := ev.FirstTimestamp.Time; {
 	case !first.IsZero():
 		f.FirstSeen = first.UTC()

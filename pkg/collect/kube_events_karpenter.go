@@ -108,10 +108,18 @@ func kubeDecodeKarpenterEvent(ev *corev1.Event) snapshot.KubeEvent {
 		Kind: ev.InvolvedObject.Kind, Name: ev.InvolvedObject.Name,
 		Type: ev.Type, Reason: ev.Reason, Message: ev.Message, Count: ev.Count,
 	}
-	if ev.Series != nil && ev.Series.Count > e.Count {
-		e.Count = ev.Series.Count
+	e.Count, e.Last = kubeEventCountAndLast(ev)
+	return e
+}
+
+// kubeEventCountAndLast returns how often an event happened (the series' count when larger,
+// at least 1) and when it last did, in UTC: lastTimestamp, else eventTime, else
+// firstTimestamp, or the series' lastObservedTime when later; zero when none is set.
+func kubeEventCountAndLast(ev *corev1.Event) (int32, time.Time) {
+	count := ev.Count
+	if ev.Series != nil && ev.Series.Count > count {
+		count = ev.Series.Count
 	}
-	e.Count = max(e.Count, 1)
 	var last time.Time
 	switch {
 	case !ev.LastTimestamp.IsZero():
@@ -125,7 +133,7 @@ func kubeDecodeKarpenterEvent(ev *corev1.Event) snapshot.KubeEvent {
 		last = ev.Series.LastObservedTime.Time
 	}
 	if !last.IsZero() {
-		e.Last = last.UTC()
+		last = last.UTC()
 	}
-	return e
+	return max(count, 1), last
 }

@@ -44,15 +44,7 @@ func TestEC2SimAnswersLikeMoto(t *testing.T) {
 	}
 
 	sim := ec2sim.New()
-	sim.AddInstances(a.Instances...)
-	sim.AddSubnets(a.Subnets...)
-	sim.AddSecurityGroups(a.SecurityGroups...)
-	sim.AddPlacementGroups(a.PlacementGroups...)
-	sim.AddInstanceTypes(a.InstanceTypes...)
-	sim.AddRouteTables(a.RouteTables...)
-	sim.AddNATGateways(a.NATGateways...)
-	sim.AddVPCEndpoints(a.VPCEndpoints...)
-	sim.AddNetworkACLs(a.NetworkACLs...)
+	sim.AddSnapshot(a)
 	fileB := filepath.Join(dir, "ec2sim.json")
 	fromSim := karpnet(t, runOpts{env: []string{"AWS_ENDPOINT_URL_EC2=" + sim.Start(t)}},
 		"check", "-o", "json", "--save-snapshot", fileB)

@@ -284,13 +284,7 @@ func TestJoinLeakedInstance(t *testing.T) {
 	}
 
 	sim := ec2sim.New()
-	sim.AddInstances(s.Instances...)
-	sim.AddSubnets(s.Subnets...)
-	sim.AddSecurityGroups(s.SecurityGroups...)
-	sim.AddInstanceTypes(s.InstanceTypes...)
-	sim.AddRouteTables(s.RouteTables...)
-	sim.AddNATGateways(s.NATGateways...)
-	sim.AddNetworkACLs(s.NetworkACLs...)
+	sim.AddSnapshot(s)
 	leak := func(id, cluster string, ago time.Duration) snapshot.Instance {
 		l := s.Instances[0]
 		l.ID, l.PrivateIP, l.LaunchTime = id, "10.0.0.77", time.Now().Add(-ago).UTC().Truncate(time.Second)
