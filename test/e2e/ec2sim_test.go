@@ -95,7 +95,7 @@ func buildSimParityCluster(w *world) {
 			IpRanges:   []ec2types.IpRange{{CidrIp: aws.String("10.0.0.0/16")}},
 			Ipv6Ranges: []ec2types.Ipv6Range{{CidrIpv6: aws.String("2600:1f14::/56")}},
 		}},
-	}); err != nil {
+	}); !authorized(err) {
 		t.Fatalf("allowing HTTPS into e2e-nodes: %v", err)
 	}
 	training := w.placementGroup("training", ec2types.PlacementStrategyCluster, 0)

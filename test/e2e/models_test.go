@@ -35,7 +35,7 @@ func (w *world) allowCIDR(sg, p string, from, to int32, cidr string) {
 	perm := []ec2types.IpPermission{{IpProtocol: aws.String(p), FromPort: aws.Int32(from), ToPort: aws.Int32(to),
 		IpRanges: []ec2types.IpRange{{CidrIp: aws.String(cidr)}}}}
 	if _, err := w.ec2.AuthorizeSecurityGroupIngress(w.t.Context(), &ec2.AuthorizeSecurityGroupIngressInput{
-		GroupId: aws.String(sg), IpPermissions: perm}); err != nil {
+		GroupId: aws.String(sg), IpPermissions: perm}); !authorized(err) {
 		w.t.Fatalf("allowing %s %d-%d into %s from %s: %v", p, from, to, sg, cidr, err)
 	}
 }

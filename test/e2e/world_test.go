@@ -1,12 +1,14 @@
 package e2e
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+	"github.com/aws/smithy-go"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
@@ -120,10 +122,10 @@ func (w *world) securityGroup(name string, self bool) string {
 	id := aws.ToString(out.GroupId)
 	if self {
 		perm := []ec2types.IpPermission{{IpProtocol: aws.String("-1"), UserIdGroupPairs: []ec2types.UserIdGroupPair{{GroupId: aws.String(id)}}}}
-		if _, err := w.ec2.AuthorizeSecurityGroupIngress(ctx, &ec2.AuthorizeSecurityGroupIngressInput{GroupId: aws.String(id), IpPermissions: perm}); err != nil {
+		if _, err := w.ec2.AuthorizeSecurityGroupIngress(ctx, &ec2.AuthorizeSecurityGroupIngressInput{GroupId: aws.String(id), IpPermissions: perm}); !authorized(err) {
 			w.t.Fatalf("allowing %s in from itself: %v", name, err)
 		}
-		if _, err := w.ec2.AuthorizeSecurityGroupEgress(ctx, &ec2.AuthorizeSecurityGroupEgressInput{GroupId: aws.String(id), IpPermissions: perm}); err != nil {
+		if _, err := w.ec2.AuthorizeSecurityGroupEgress(ctx, &ec2.AuthorizeSecurityGroupEgressInput{GroupId: aws.String(id), IpPermissions: perm}); !authorized(err) {
 			w.t.Fatalf("allowing %s out to itself: %v", name, err)
 		}
 	}
@@ -189,7 +191,15 @@ func (w *world) allow(sg, p string, from, to int32, src string) {
 	perm := []ec2types.IpPermission{{IpProtocol: aws.String(p), FromPort: aws.Int32(from), ToPort: aws.Int32(to),
 		UserIdGroupPairs: []ec2types.UserIdGroupPair{{GroupId: aws.String(src)}}}}
 	if _, err := w.ec2.AuthorizeSecurityGroupIngress(w.t.Context(), &ec2.AuthorizeSecurityGroupIngressInput{
-		GroupId: aws.String(sg), IpPermissions: perm}); err != nil {
+		GroupId: aws.String(sg), IpPermissions: perm}); !authorized(err) {
 		w.t.Fatalf("allowing %s %d-%d into %s from %s: %v", p, from, to, sg, src, err)
 	}
+}
+
+// authorized reports whether an Authorize call left the rule in place: it succeeded, or it
+// answered InvalidPermission.Duplicate, which is what the SDK's retry of a request whose
+// first attempt moto already carried out (its answer lost to a slow, loaded moment) gets.
+func authorized(err error) bool {
+	var api smithy.APIError
+	return err == nil || errors.As(err, &api) && api.ErrorCode() == "InvalidPermission.Duplicate"
 }
