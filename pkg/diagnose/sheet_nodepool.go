@@ -1,0 +1,83 @@
+package diagnose
+
+import (
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// NodePoolSheetKind is the kind of a NodePoolSheet in JSON and YAML.
+const NodePoolSheetKind = "NodePool"
+
+// NodePoolSheet is `describe nodepool`'s view of one NodePool: its requirements, the zones its
+// class can launch in, its class, conditions, nodes and NodeClaims without a Node, and findings.
+type NodePoolSheet struct {
+	Kind         string                `json:"kind"`
+	APIVersion   string                `json:"apiVersion"`
+	Name         string                `json:"name"`
+	NodeClassRef snapshot.NodeClassRef `json:"nodeClassRef"`
+	// NodeClassKind is the kind the reference resolves to (EC2NodeClass or NodeClass); empty
+	// for a kind karpnet does not know. NodeClassFound is true when the class was read.
+	NodeClassKind  string `json:"nodeClassKind,omitempty"`
+	NodeClassFound bool   `json:"nodeClassFound"`
+	// Requirements are all of spec.template.spec.requirements; Zones, InstanceTypes and
+	// CapacityTypes pick out the topology.kubernetes.io/zone, node.kubernetes.io/instance-type
+	// and karpenter.sh/capacity-type ones (nil when the pool does not constrain them).
+	Requirements  []snapshot.Requirement `json:"requirements"`
+	Zones         *snapshot.Requirement  `json:"zones,omitempty"`
+	InstanceTypes *snapshot.Requirement  `json:"instanceTypes,omitempty"`
+	CapacityTypes *snapshot.Requirement  `json:"capacityTypes,omitempty"`
+	// ClassZones are the zones of the class's status.subnets, sorted: where the pool's nodes
+	// can launch.
+	ClassZones []string             `json:"classZones"`
+	Conditions []snapshot.Condition `json:"conditions"`
+	// Members are the pool's nodes, then its NodeClaims without a Node.
+	Members  []Member  `json:"members"`
+	Findings []Finding `json:"findings"`
+}
+
+// labelCapacityType is the well-known requirement key of the capacity type.
+const labelCapacityType = "karpenter.sh/capacity-type"
+
+// DescribeNodePool builds the sheet of NodePool name from x and r, the Report Analyze made of
+// the same snapshot with no selection; false when x has no such NodePool.
+func DescribeNodePool(x *Index, r Report, name string) (NodePoolSheet, bool) {
+	p := x.NodePools[name]
+	if p == nil {
+		return NodePoolSheet{}, false
+	}
+	sh := NodePoolSheet{
+		Kind: NodePoolSheetKind, APIVersion: SheetAPIVersion, Name: p.Name,
+		NodeClassRef: p.NodeClassRef, NodeClassKind: refKind(p.NodeClassRef),
+		Requirements:  nonNilSlice(p.Requirements),
+		Zones:         requirement(p, corev1.LabelTopologyZone),
+		InstanceTypes: requirement(p, corev1.LabelInstanceTypeStable),
+		CapacityTypes: requirement(p, labelCapacityType),
+		ClassZones:    []string{},
+		Conditions:    nonNilSlice(p.Conditions),
+		Members: members(x, r,
+			func(n *NodeInfo) bool { return n.PoolName == name },
+			func(c *ClaimInfo) bool { return c.PoolName == name }),
+		Findings: findingsOn(r, "nodepool/"+name),
+	}
+	if c := x.ClassOf(p.NodeClassRef); c != nil {
+		sh.NodeClassFound = true
+		var zones []string
+		for _, s := range c.StatusSubnets {
+			zones = append(zones, s.Zone)
+		}
+		sh.ClassZones = nonNilSlice(sortedUnique(zones))
+	}
+	return sh, true
+}
+
+// requirement returns the pool's requirement on key, nil when it has none.
+func requirement(p *snapshot.NodePool, key string) *snapshot.Requirement {
+	i := slices.IndexFunc(p.Requirements, func(r snapshot.Requirement) bool { return r.Key == key })
+	if i < 0 {
+		return nil
+	}
+	return &p.Requirements[i]
+}

@@ -1,0 +1,120 @@
+package diagnose
+
+import (
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// SubnetSheetKind is the kind of a SubnetSheet in JSON and YAML.
+const SubnetSheetKind = "Subnet"
+
+// SubnetSheet is `describe subnet`'s view of one subnet: its addresses, what selects it, the
+// nodes and NodeClaims without a Node whose instances are in it, its way out and its findings.
+type SubnetSheet struct {
+	Kind       string   `json:"kind"`
+	APIVersion string   `json:"apiVersion"`
+	ID         string   `json:"id"`
+	VpcID      string   `json:"vpcID,omitempty"`
+	Zone       string   `json:"zone"`
+	ZoneID     string   `json:"zoneID,omitempty"`
+	CIDR       string   `json:"cidr"`
+	IPv6CIDRs  []string `json:"ipv6CIDRs,omitempty"`
+	// AvailableIPs is EC2's AvailableIpAddressCount; UsableIPs the IPv4 CIDR's size less the
+	// five addresses AWS reserves (0 when the CIDR does not parse).
+	AvailableIPs int32 `json:"availableIPs"`
+	UsableIPs    int64 `json:"usableIPs"`
+	// MapPublicIPOnLaunch gives instances launched into it a public IPv4 address.
+	MapPublicIPOnLaunch bool `json:"mapPublicIPOnLaunch,omitempty"`
+	// SelectedBy are the classes, ENIConfigs and the VPC CNI's subnet discovery that put nodes
+	// or pods in the subnet.
+	SelectedBy []SubnetSelector `json:"selectedBy"`
+	// Members are the nodes, then the NodeClaims without a Node, whose instances are in it.
+	Members []Member `json:"members"`
+	// WayOut is the subnet's way out, for an instance launched into it; nil when the route
+	// tables were not read.
+	WayOut   *WayOut   `json:"wayOut,omitempty"`
+	Findings []Finding `json:"findings"`
+}
+
+// SubnetSelector is one thing that selects a subnet.
+type SubnetSelector struct {
+	// Kind is EC2NodeClass, NodeClass, ENIConfig or SubnetDiscovery; Name names the object
+	// (the tag for subnet discovery); Via says how: status.subnets, podSubnetSelectorTerms,
+	// spec.subnet or the tag.
+	Kind string `json:"kind"`
+	Name string `json:"name"`
+	Via  string `json:"via"`
+}
+
+// DescribeSubnet builds the sheet of subnet id from x and r, the Report Analyze made of the
+// same snapshot (with no selection, so that it holds every finding); false when karpnet did
+// not read the subnet.
+func DescribeSubnet(x *Index, r Report, id string) (SubnetSheet, bool) {
+	s := x.Subnets[id]
+	if s == nil {
+		return SubnetSheet{}, false
+	}
+	sh := SubnetSheet{
+		Kind: SubnetSheetKind, APIVersion: SheetAPIVersion,
+		ID: s.ID, VpcID: s.VpcID, Zone: s.Zone, ZoneID: s.ZoneID, CIDR: s.CIDR, IPv6CIDRs: s.IPv6CIDRs,
+		AvailableIPs: s.AvailableIPs, UsableIPs: usableIPs(s.CIDR), MapPublicIPOnLaunch: s.MapPublicIPOnLaunch,
+		SelectedBy: subnetSelectors(x, s),
+		Members: members(x, r,
+			func(n *NodeInfo) bool { return n.Instance != nil && n.Instance.SubnetID == id },
+			func(c *ClaimInfo) bool { return c.Instance != nil && c.Instance.SubnetID == id }),
+		WayOut:   subnetWayOut(x, s),
+		Findings: findingsOn(r, subnetRef(id)),
+	}
+	return sh, true
+}
+
+// subnetSelectors lists what selects s: the classes whose status.subnets or pod subnet terms
+// hold it, the ENIConfigs that name it, and subnet discovery when the subnet carries its tag.
+func subnetSelectors(x *Index, s *snapshot.Subnet) []SubnetSelector {
+	out := []SubnetSelector{}
+	for _, c := range x.sortedClasses() {
+		for _, st := range c.StatusSubnets {
+			if st.ID == s.ID {
+				out = append(out, SubnetSelector{Kind: c.KindName(), Name: c.Name, Via: "status.subnets"})
+				break
+			}
+		}
+		if len(c.PodSubnetSelectorTerms) > 0 {
+			pods, _ := podSubnetsOf(x, c)
+			for _, p := range pods {
+				if p.ID == s.ID {
+					out = append(out, SubnetSelector{Kind: c.KindName(), Name: c.Name, Via: "podSubnetSelectorTerms"})
+					break
+				}
+			}
+		}
+	}
+	for _, name := range sortedKeys(x.ENIConfigs) {
+		if x.ENIConfigs[name].Subnet == s.ID {
+			out = append(out, SubnetSelector{Kind: "ENIConfig", Name: name, Via: "spec.subnet"})
+		}
+	}
+	if s.Tags[tagRoleCNI] == "1" {
+		via := "tag, subnet discovery off"
+		if x.subnetDiscoveryOn() {
+			via = "tag, subnet discovery on"
+		}
+		out = append(out, SubnetSelector{Kind: "SubnetDiscovery", Name: tagRoleCNI + "=1", Via: via})
+	}
+	return out
+}
+
+// subnetWayOut is the way out of s for an instance launched into it, as describeWayOut is a
+// node's: nil when its route table is not known.
+func subnetWayOut(x *Index, s *snapshot.Subnet) *WayOut {
+	if t, _ := x.net.routeTable(s.ID, s.VpcID); t == nil {
+		return nil
+	}
+	pub := publicIPv4{false, "subnet " + s.ID + " gives instances no public IPv4 address"}
+	if s.MapPublicIPOnLaunch {
+		pub = publicIPv4{true, "subnet " + s.ID + " gives instances a public IPv4 address at launch"}
+	}
+	w := wayOut(x, s, pub)
+	w.NetworkACL, w.NACLVerdict, w.NACLReason = naclVerdict(x, s, false)
+	w.fixes = nil
+	return &w
+}
