@@ -1,0 +1,146 @@
+package printer
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+	"github.com/karpnet/kubectl-karpnet/pkg/style"
+)
+
+// PrintNodeClasses writes the `describe nodeclass` output of sheets to w in format f: the text
+// sheets (NodeClassSheet at Width), or as JSON or YAML the one sheet, or a List of them. st
+// colours the text; nil means no colour.
+func PrintNodeClasses(w io.Writer, sheets []diagnose.NodeClassSheet, f Format, st *style.Styles) error {
+	return printSheets(w, sheets, f, st, "NodeClass sheets", classSheet)
+}
+
+// NodeClassSheet returns the sheet of sh as text whose lines fit width columns (at least 40;
+// zero or less means Width). Strings are escaped and cut as PrintReport does. st colours the
+// text; nil means no colour.
+func NodeClassSheet(sh diagnose.NodeClassSheet, width int, st *style.Styles) string {
+	return sheetsText([]diagnose.NodeClassSheet{sh}, width, st, classSheet)
+}
+
+func classSheet(t *text, sh diagnose.NodeClassSheet) {
+	subjectTitle(t, sh.Resource, sh.Findings)
+	if sh.Kind == snapshot.KindNodeClass {
+		t.header(snapshot.KindNodeClass)
+	} else {
+		t.header(snapshot.KindEC2NodeClass)
+	}
+	pairs := []kv{
+		{"Name", sh.Name},
+		{"Subnet selector", terms(sh.SubnetSelectorTerms)},
+		{"Security-group selector", terms(sh.SecurityGroupSelectorTerms)},
+	}
+	if len(sh.PodSubnetSelectorTerms)+len(sh.PodSecurityGroupSelectorTerms) > 0 {
+		pairs = append(pairs,
+			kv{"Pod subnet selector", terms(sh.PodSubnetSelectorTerms)},
+			kv{"Pod security-group selector", terms(sh.PodSecurityGroupSelectorTerms)})
+	}
+	public := "not set (the subnet's MapPublicIpOnLaunch decides)"
+	if sh.AssociatePublicIPAddress != nil {
+		public = yesNo(*sh.AssociatePublicIPAddress)
+	}
+	pairs = append(pairs,
+		kv{"Placement group", placementSelector(sh.PlacementGroupSelector, sh.PlacementGroup)},
+		kv{"kubelet maxPods", maxPodsText(sh.Kubelet)},
+		kv{"associatePublicIPAddress", public})
+	t.kvs(indent, pairs)
+
+	t.header("Status subnets")
+	if len(sh.StatusSubnets) == 0 {
+		t.para(indent, "none resolved: Karpenter launches no nodes for this class")
+	}
+	for _, s := range sh.StatusSubnets {
+		zone := orUnknown(s.Zone)
+		if s.ZoneID != "" {
+			zone += " (" + s.ZoneID + ")"
+		}
+		t.hanging(indent, t.st.Strong.Render(s.ID)+"  ", zone)
+	}
+	t.header("Status security groups")
+	if len(sh.StatusSecurityGroups) == 0 {
+		t.para(indent, "none resolved")
+	}
+	for _, g := range sh.StatusSecurityGroups {
+		t.hanging(indent, t.st.Strong.Render(g.ID)+"  ", orUnknown(g.Name))
+	}
+	t.header("Network interfaces")
+	if len(sh.NetworkInterfaces) == 0 {
+		t.para(indent, "not set: one interface on the default card")
+	} else {
+		rows := [][]string{{"CARD", "DEV", "TYPE", "PREFIXES"}}
+		for _, ni := range sh.NetworkInterfaces {
+			prefixes := "-"
+			if ni.SecondaryIPv4PrefixCount != nil {
+				prefixes = strconv.Itoa(int(*ni.SecondaryIPv4PrefixCount))
+			}
+			rows = append(rows, []string{strconv.Itoa(int(ni.NetworkCardIndex)), strconv.Itoa(int(ni.DeviceIndex)), orUnknown(ni.InterfaceType), prefixes})
+		}
+		table(t, indent, rows)
+	}
+	conditionsSection(t, sh.Conditions)
+	t.header("NodePools")
+	if len(sh.NodePools) == 0 {
+		t.para(indent, "none: no NodePool's nodeClassRef names it")
+	} else {
+		t.para(indent, strings.Join(sh.NodePools, ", "))
+	}
+	membersSection(t, "Nodes and NodeClaims", sh.Members, "none", false)
+	subjectFindings(t, sh.Findings)
+	var refs []string
+	for _, p := range sh.NodePools {
+		refs = append(refs, "nodepool/"+p)
+	}
+	for _, s := range sh.StatusSubnets {
+		refs = append(refs, "subnet/"+s.ID)
+	}
+	if g := sh.PlacementGroup; g != nil {
+		refs = append(refs, "placementgroup/"+orUnknown(firstOf(g.Name, g.ID)))
+	}
+	references(t, append(refs, memberRefs(sh.Members)...))
+}
+
+// placementSelector renders a placementGroupSelector and the group it names.
+func placementSelector(sel *snapshot.PlacementGroupSelector, g *snapshot.PlacementGroup) string {
+	if sel == nil {
+		return "none"
+	}
+	s := strings.TrimSpace(strings.Join([]string{prefixed("name ", sel.Name), prefixed("id ", sel.ID)}, " "))
+	if g == nil {
+		return s + " (not found by DescribePlacementGroups)"
+	}
+	return fmt.Sprintf("%s -> %s (%s, %s)", s, firstOf(g.ID, g.Name), orUnknown(g.Strategy), orUnknown(g.State))
+}
+
+// maxPodsText renders kubelet maxPods: a number, an expression, or not set.
+func maxPodsText(k *snapshot.Kubelet) string {
+	switch {
+	case k != nil && k.MaxPods != nil:
+		return strconv.Itoa(int(*k.MaxPods))
+	case k != nil && k.MaxPodsExpression != "":
+		return "expression " + k.MaxPodsExpression
+	}
+	return "not set (Karpenter derives it from the instance type's ENI limits)"
+}
+
+// prefixed returns p+s, or "" when s is empty.
+func prefixed(p, s string) string {
+	if s == "" {
+		return ""
+	}
+	return p + s
+}
+
+// firstOf returns the first of a and b that is not empty.
+func firstOf(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,206 @@
+package printer
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+	"github.com/karpnet/kubectl-karpnet/pkg/style"
+)
+
+// ListKind is the kind of the object `describe` writes as JSON or YAML for more than one
+// subject: {"kind": "List", "apiVersion": ..., "items": [...]}.
+const ListKind = "List"
+
+// sheetList is the JSON and YAML shape of several sheets.
+type sheetList[T any] struct {
+	Kind       string `json:"kind"`
+	APIVersion string `json:"apiVersion"`
+	Items      []T    `json:"items"`
+}
+
+// printSheets writes sheets to w in format f: each rendered by render as text, a blank line
+// between them; as JSON or YAML the one sheet itself, or a List of them. what names the
+// sheets in errors.
+func printSheets[T any](w io.Writer, sheets []T, f Format, st *style.Styles, what string, render func(*text, T)) error {
+	switch {
+	case f == JSON || f == YAML:
+		if len(sheets) == 1 {
+			return writeObject(w, sheets[0], f)
+		}
+		return writeObject(w, sheetList[T]{Kind: ListKind, APIVersion: diagnose.SheetAPIVersion, Items: nonNil(sheets)}, f)
+	case !f.text():
+		_, err := ParseFormat(string(f))
+		if err == nil {
+			err = fmt.Errorf("unsupported output format %q", f)
+		}
+		return err
+	}
+	if _, err := io.WriteString(w, sheetsText(sheets, 0, st, render)); err != nil {
+		return fmt.Errorf("writing the %s: %w", what, err)
+	}
+	return nil
+}
+
+// sheetsText renders sheets as text whose lines fit width columns (at least 40; zero or less
+// means Width), their strings escaped as PrintReport does.
+func sheetsText[T any](sheets []T, width int, st *style.Styles, render func(*text, T)) string {
+	t := &text{st: orPlain(st)}
+	if width > 0 {
+		t.cols = max(width, minSheetWidth)
+	}
+	for i, sh := range sheets {
+		if i > 0 {
+			t.blank()
+		}
+		render(t, style.PrintableCopy(sh))
+	}
+	return t.b.String()
+}
+
+// subjectTitle writes a sheet's title line: ref and the badge of the worst finding, or ok.
+func subjectTitle(t *text, ref string, list []diagnose.Finding) {
+	status := style.LevelOK
+	if worst, ok := diagnose.Worst(list); ok {
+		status = worst.String()
+	}
+	title, badge := t.st.Title.Render(ref), t.st.Level(status).Badge()
+	if width(title)+2+width(badge) <= t.limit() {
+		t.line(title + "  " + badge)
+		return
+	}
+	t.para(0, ref)
+	t.para(0, ansi.Strip(badge))
+}
+
+// membersSection writes the nodes and NodeClaims without a Node of a subject, each as a
+// kind/name line with its status, then its instance, zone, subnet, IP and, when partitions,
+// partition; none says what an empty list means.
+func membersSection(t *text, title string, list []diagnose.Member, none string, partitions bool) {
+	t.header(title)
+	if len(list) == 0 {
+		t.para(indent, none)
+		return
+	}
+	for _, m := range list {
+		t.hanging(indent, t.st.Strong.Render(m.Kind+"/"+m.Name)+"  ", orUnknown(m.Status))
+		inst := "instance " + orUnknown(m.InstanceID)
+		if m.InstanceState != "" {
+			inst += " (" + m.InstanceState + ")"
+		}
+		parts := []string{inst, "zone " + orUnknown(m.Zone), firstOf(m.SubnetID, "subnet unknown"), "IP " + orUnknown(m.PrivateIP)}
+		if partitions {
+			parts = append(parts, "partition "+partitionText(m.Partition))
+		}
+		t.para(indent+4, strings.Join(parts, ", "))
+	}
+}
+
+// partitionText renders a partition number, "unknown" for 0.
+func partitionText(p int32) string {
+	if p == 0 {
+		return "unknown"
+	}
+	return strconv.Itoa(int(p))
+}
+
+// conditionsSection writes Kubernetes status conditions, one per line with reason and message.
+func conditionsSection(t *text, list []snapshot.Condition) {
+	t.header("Conditions")
+	if len(list) == 0 {
+		t.para(indent, "none written yet")
+		return
+	}
+	tw, sw := 0, 0
+	for _, cd := range list {
+		tw, sw = max(tw, min(width(cd.Type), maxColumn)), max(sw, min(width(cd.Status), maxColumn))
+	}
+	for _, cd := range list {
+		head := pad(t.st.Strong.Render(cd.Type), tw) + "  " + pad(orUnknown(cd.Status), sw) + "  "
+		t.hanging(indent, head, cd.Reason)
+		if cd.Message != "" {
+			t.para(indent+4, cd.Message)
+		}
+	}
+}
+
+// terms renders selector terms as "id subnet-1; tags a=b, c=d; name x", "none" when empty.
+func terms(list []snapshot.SelectorTerm) string {
+	if len(list) == 0 {
+		return "none"
+	}
+	parts := make([]string, 0, len(list))
+	for _, term := range list {
+		var p []string
+		if term.ID != "" {
+			p = append(p, "id "+term.ID)
+		}
+		if term.Name != "" {
+			p = append(p, "name "+term.Name)
+		}
+		if len(term.Tags) > 0 {
+			keys := make([]string, 0, len(term.Tags))
+			for k := range term.Tags {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			tags := make([]string, len(keys))
+			for i, k := range keys {
+				tags[i] = k + "=" + term.Tags[k]
+			}
+			p = append(p, "tags "+strings.Join(tags, ", "))
+		}
+		parts = append(parts, orNone(strings.Join(p, " ")))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// subjectFindings writes a subject's findings with their remedies, naming each finding's node.
+func subjectFindings(t *text, list []diagnose.Finding) {
+	t.header("Findings")
+	if len(list) == 0 {
+		t.line(strings.Repeat(" ", indent) + t.st.OK.Mark() + " none")
+		return
+	}
+	for _, f := range list {
+		subj := ""
+		if f.Node != "" {
+			subj = "node/" + f.Node
+		}
+		finding(t, indent, f, subj, true)
+	}
+}
+
+// references writes the describe commands that open the subjects a sheet mentions.
+func references(t *text, refs []string) {
+	seen := map[string]bool{}
+	var list []string
+	for _, r := range refs {
+		if r != "" && !seen[r] {
+			seen[r] = true
+			list = append(list, r)
+		}
+	}
+	if len(list) == 0 {
+		return
+	}
+	t.header("See also (describe KIND NAME)")
+	for _, l := range pack(list, "  ", t.limit()-indent) {
+		t.para(indent, l)
+	}
+}
+
+// memberRefs returns kind/name of each member.
+func memberRefs(list []diagnose.Member) []string {
+	out := make([]string, len(list))
+	for i, m := range list {
+		out[i] = m.Kind + "/" + m.Name
+	}
+	return out
+}

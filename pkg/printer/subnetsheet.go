@@ -1,0 +1,81 @@
+package printer
+
+import (
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/style"
+)
+
+// barCells is how many cells the free-address bar of a subnet sheet takes.
+const barCells = 20
+
+// PrintSubnets writes the `describe subnet` output of sheets to w in format f: the text sheets
+// (SubnetSheet at Width), or as JSON or YAML the one sheet, or a List of them. st colours the
+// text; nil means no colour.
+func PrintSubnets(w io.Writer, sheets []diagnose.SubnetSheet, f Format, st *style.Styles) error {
+	return printSheets(w, sheets, f, st, "subnet sheets", subnetSheet)
+}
+
+// SubnetSheet returns the sheet of sh as text whose lines fit width columns (at least 40; zero
+// or less means Width). Strings are escaped and cut as PrintReport does. st colours the text;
+// nil means no colour.
+func SubnetSheet(sh diagnose.SubnetSheet, width int, st *style.Styles) string {
+	return sheetsText([]diagnose.SubnetSheet{sh}, width, st, subnetSheet)
+}
+
+func subnetSheet(t *text, sh diagnose.SubnetSheet) {
+	subjectTitle(t, "subnet/"+sh.ID, sh.Findings)
+	t.header("Subnet")
+	zone := orUnknown(sh.Zone)
+	if sh.ZoneID != "" {
+		zone += " (" + sh.ZoneID + ")"
+	}
+	cidrs := orUnknown(sh.CIDR)
+	if len(sh.IPv6CIDRs) > 0 {
+		cidrs += ", " + strings.Join(sh.IPv6CIDRs, ", ")
+	}
+	t.kvs(indent, []kv{
+		{"ID", sh.ID},
+		{"VPC", orUnknown(sh.VpcID)},
+		{"Zone", zone},
+		{"CIDR", cidrs},
+		{"Free IPs", freeIPs(sh.AvailableIPs, sh.UsableIPs)},
+		{"Public IPv4 at launch", yesNo(sh.MapPublicIPOnLaunch)},
+	})
+	t.header("Selected by")
+	if len(sh.SelectedBy) == 0 {
+		t.para(indent, "nothing karpnet read: no class's status.subnets, ENIConfig or subnet discovery tag names it")
+	}
+	for _, s := range sh.SelectedBy {
+		t.hanging(indent, t.st.Strong.Render(s.Kind+" "+s.Name)+"  ", s.Via)
+	}
+	membersSection(t, "Nodes and NodeClaims in it", sh.Members, "none: no node's or NodeClaim's instance is in it", false)
+	netPath(t, sh.WayOut)
+	subjectFindings(t, sh.Findings)
+	var refs []string
+	for _, s := range sh.SelectedBy {
+		switch s.Kind {
+		case "EC2NodeClass", "NodeClass":
+			refs = append(refs, strings.ToLower(s.Kind)+"/"+s.Name)
+		}
+	}
+	references(t, append(refs, memberRefs(sh.Members)...))
+}
+
+// freeIPs renders "200 of 251 usable (79% free) ▕████░░░░▏", the bar filled for the addresses
+// in use (a free cell for each whole twentieth free); just the count when the usable total is not known.
+func freeIPs(free int32, usable int64) string {
+	if usable <= 0 {
+		return strconv.Itoa(int(free)) + " (the CIDR's size is not known)"
+	}
+	pct := strconv.FormatInt(int64(free)*100/usable, 10) + "%"
+	if free > 0 && int64(free)*100 < usable {
+		pct = "<1%"
+	}
+	freeCells := min(max(int64(free)*barCells/usable, 0), barCells)
+	bar := "▕" + strings.Repeat("█", barCells-int(freeCells)) + strings.Repeat("░", int(freeCells)) + "▏"
+	return strconv.Itoa(int(free)) + " of " + strconv.FormatInt(usable, 10) + " usable (" + pct + " free) " + bar
+}
