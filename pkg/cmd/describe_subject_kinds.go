@@ -1,0 +1,183 @@
+package cmd
+
+import (
+	"context"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/collect"
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/printer"
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+	"github.com/karpnet/kubectl-karpnet/pkg/style"
+)
+
+// noLiveNames completes nothing from the live cluster: the names would take EC2 calls.
+func noLiveNames(context.Context, *collect.Collector) ([]string, error) { return nil, nil }
+
+// subnetKind is `describe subnet ID...`.
+func subnetKind() subjectKind {
+	k := subjectKind{
+		use: "subnet ID...", aliases: []string{"subnets"}, what: "subnet",
+		short: "Show a subnet's zone, CIDRs, free addresses, what selects it, the nodes in it, its way out and findings",
+		example: `  # A subnet's free addresses, selectors, nodes, way out and findings
+  %[1]s describe subnet subnet-0714a16d895e97a48`,
+		names: nameSource{offline: func(s *snapshot.Snapshot) []string {
+			out := make([]string, len(s.Subnets))
+			for i := range s.Subnets {
+				out[i] = s.Subnets[i].ID
+			}
+			return out
+		}, live: noLiveNames},
+		print: func(w io.Writer, sheets any, f printer.Format, st *style.Styles) error {
+			return printer.PrintSubnets(w, sheets.([]diagnose.SubnetSheet), f, st)
+		},
+	}
+	k.sheets = func(_ *cobra.Command, snap *snapshot.Snapshot, x *diagnose.Index, r diagnose.Report, names []string) (any, error) {
+		var out []diagnose.SubnetSheet
+		for _, n := range names {
+			sh, ok := diagnose.DescribeSubnet(x, r, n)
+			if !ok {
+				return nil, k.notFound(snap, n, snapshot.SourceDescribeSubnets)
+			}
+			out = append(out, sh)
+		}
+		return out, nil
+	}
+	return k
+}
+
+// nodeClassKind is `describe nodeclass NAME...`: an EC2NodeClass or EKS Auto Mode NodeClass,
+// or both when both kinds have the name. ec2nodeclass/NAME and nodeclass/NAME, or the
+// ec2nodeclass alias, name one kind.
+func nodeClassKind() subjectKind {
+	k := subjectKind{
+		use: "nodeclass NAME...", aliases: []string{"nodeclasses", "ec2nodeclass", "ec2nodeclasses"}, what: "NodeClass",
+		short: "Show an EC2NodeClass or Auto Mode NodeClass: selectors and what they resolved to, interfaces, maxPods, conditions, pools, nodes and findings",
+		example: `  # An EC2NodeClass, or an EKS Auto Mode NodeClass, by name (both when both kinds have it)
+  %[1]s describe nodeclass default
+
+  # Just the Auto Mode NodeClass of that name
+  %[1]s describe nodeclass nodeclass/default`,
+		names: nameSource{offline: func(s *snapshot.Snapshot) []string {
+			out := make([]string, len(s.NodeClasses))
+			for i := range s.NodeClasses {
+				out[i] = s.NodeClasses[i].Name
+			}
+			return out
+		}, live: func(ctx context.Context, col *collect.Collector) ([]string, error) {
+			names, err := customNames(ctx, col, snapshot.AWSGroup, "ec2nodeclasses")
+			if err != nil {
+				return nil, err
+			}
+			auto, err := autoNodeClassNames(ctx, col)
+			return append(names, auto...), err
+		}},
+		print: func(w io.Writer, sheets any, f printer.Format, st *style.Styles) error {
+			return printer.PrintNodeClasses(w, sheets.([]diagnose.NodeClassSheet), f, st)
+		},
+	}
+	k.sheets = func(c *cobra.Command, snap *snapshot.Snapshot, x *diagnose.Index, r diagnose.Report, names []string) (any, error) {
+		only := ""
+		if strings.HasPrefix(c.CalledAs(), "ec2nodeclass") {
+			only = snapshot.KindEC2NodeClass
+		}
+		var out []diagnose.NodeClassSheet
+		for _, arg := range names {
+			kind, name := classArg(arg, only)
+			kinds := diagnose.NodeClassKinds(x, kind, name)
+			if len(kinds) == 0 {
+				return nil, k.notFound(snap, arg, snapshot.SourceNodeClasses, snapshot.SourceAutoNodeClasses)
+			}
+			for _, kd := range kinds {
+				sh, _ := diagnose.DescribeNodeClass(x, r, kd, name)
+				out = append(out, sh)
+			}
+		}
+		return out, nil
+	}
+	return k
+}
+
+// classArg reads a nodeclass argument: ec2nodeclass/NAME or nodeclass/NAME name one kind, a
+// bare NAME the kind only (empty: either).
+func classArg(arg, only string) (kind, name string) {
+	switch prefix, rest, ok := strings.Cut(arg, "/"); {
+	case ok && strings.EqualFold(prefix, "ec2nodeclass"):
+		return snapshot.KindEC2NodeClass, rest
+	case ok && strings.EqualFold(prefix, "nodeclass"):
+		return snapshot.KindNodeClass, rest
+	}
+	return only, arg
+}
+
+// nodePoolKind is `describe nodepool NAME...`.
+func nodePoolKind() subjectKind {
+	k := subjectKind{
+		use: "nodepool NAME...", aliases: []string{"nodepools"}, what: "NodePool",
+		short: "Show a NodePool's zone, instance-type and capacity-type requirements, class, conditions, nodes and findings",
+		example: `  # A NodePool's requirements against its class's zones, its conditions, nodes and findings
+  %[1]s describe nodepool batch`,
+		names: nameSource{offline: func(s *snapshot.Snapshot) []string {
+			out := make([]string, len(s.NodePools))
+			for i := range s.NodePools {
+				out[i] = s.NodePools[i].Name
+			}
+			return out
+		}, live: func(ctx context.Context, col *collect.Collector) ([]string, error) {
+			return customNames(ctx, col, snapshot.KarpenterGroup, "nodepools")
+		}},
+		print: func(w io.Writer, sheets any, f printer.Format, st *style.Styles) error {
+			return printer.PrintNodePools(w, sheets.([]diagnose.NodePoolSheet), f, st)
+		},
+	}
+	k.sheets = func(_ *cobra.Command, snap *snapshot.Snapshot, x *diagnose.Index, r diagnose.Report, names []string) (any, error) {
+		var out []diagnose.NodePoolSheet
+		for _, n := range names {
+			sh, ok := diagnose.DescribeNodePool(x, r, n)
+			if !ok {
+				return nil, k.notFound(snap, n, snapshot.SourceNodePools)
+			}
+			out = append(out, sh)
+		}
+		return out, nil
+	}
+	return k
+}
+
+// placementGroupKind is `describe placementgroup NAME|ID...`.
+func placementGroupKind() subjectKind {
+	k := subjectKind{
+		use: "placementgroup NAME|ID...", aliases: []string{"placementgroups", "pg"}, what: "placement group",
+		short: "Show a placement group's strategy, state, instances by partition or zone, the classes that select it and findings",
+		example: `  # A placement group by name or ID
+  %[1]s describe placementgroup demo-training`,
+		names: nameSource{offline: func(s *snapshot.Snapshot) []string {
+			out := make([]string, len(s.PlacementGroups))
+			for i, g := range s.PlacementGroups {
+				out[i] = g.Name
+				if g.Name == "" {
+					out[i] = g.ID
+				}
+			}
+			return out
+		}, live: noLiveNames},
+		print: func(w io.Writer, sheets any, f printer.Format, st *style.Styles) error {
+			return printer.PrintPlacementGroups(w, sheets.([]diagnose.PlacementGroupSheet), f, st)
+		},
+	}
+	k.sheets = func(_ *cobra.Command, snap *snapshot.Snapshot, x *diagnose.Index, r diagnose.Report, names []string) (any, error) {
+		var out []diagnose.PlacementGroupSheet
+		for _, n := range names {
+			sh, ok := diagnose.DescribePlacementGroup(x, r, n)
+			if !ok {
+				return nil, k.notFound(snap, n, snapshot.SourceDescribePlacementGroups)
+			}
+			out = append(out, sh)
+		}
+		return out, nil
+	}
+	return k
+}

@@ -1,0 +1,147 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/collect"
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/printer"
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+	"github.com/karpnet/kubectl-karpnet/pkg/style"
+)
+
+// subjectKind is one kind of subject `describe` has a sheet for besides nodes and NodeClaims:
+// how its command is named and documented, how its names are completed, and how its sheets
+// are built and printed.
+type subjectKind struct {
+	use, short, example string
+	aliases             []string
+	// names reads the kind's names for completion from a snapshot or the live cluster; nil
+	// live means they are completed only from the demo and --snapshot FILE.
+	names nameSource
+	// sheets builds the sheets of names, or fails with the error for the first one that has none.
+	sheets func(c *cobra.Command, snap *snapshot.Snapshot, x *diagnose.Index, r diagnose.Report, names []string) (any, error)
+	// print writes what sheets built.
+	print func(w io.Writer, sheets any, f printer.Format, st *style.Styles) error
+	what  string
+}
+
+// describeSubjectOptions are the flags of `describe subnet|nodeclass|nodepool|placementgroup`.
+type describeSubjectOptions struct {
+	*commonOptions
+
+	output string
+
+	kind   subjectKind
+	names  []string
+	format printer.Format
+}
+
+func newCmdDescribeSubject(common *commonOptions, kind subjectKind) *cobra.Command {
+	o := &describeSubjectOptions{commonOptions: common, kind: kind}
+	cmd := &cobra.Command{
+		Use:     kind.use,
+		Aliases: kind.aliases,
+		Short:   kind.short,
+		Example: fmt.Sprintf(kind.example, "kubectl karpnet"),
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := o.complete(args); err != nil {
+				return err
+			}
+			return o.run(c)
+		},
+	}
+	cmd.Flags().StringVarP(&o.output, "output", "o", o.output, "output format: json or yaml (default: the text sheet)")
+	cmd.ValidArgsFunction = func(c *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		names, directive := o.completeNames(c, toComplete, kind.names)
+		var out []string
+		for _, n := range names {
+			if !containsString(args, n) {
+				out = append(out, n)
+			}
+		}
+		return out, directive
+	}
+	registerFlagCompletion(cmd, "output", valueCompletion(string(printer.JSON), string(printer.YAML)))
+	return cmd
+}
+
+func (o *describeSubjectOptions) complete(args []string) error {
+	if err := o.validate(); err != nil {
+		return err
+	}
+	if len(args) == 0 {
+		return usageErrorf("name at least one %s: %s", o.kind.what, o.kind.lister())
+	}
+	o.names = args
+	o.format = printer.Table
+	if o.output != "" {
+		f, err := printer.ParseFormat(o.output)
+		if err != nil || (f != printer.JSON && f != printer.YAML) {
+			return usageErrorf("-o/--output %q: use json or yaml, or leave it out for the text sheet", o.output)
+		}
+		o.format = f
+	}
+	return nil
+}
+
+// run reads the whole cluster, since a subject's sheet lists every node and NodeClaim that uses it.
+func (o *describeSubjectOptions) run(c *cobra.Command) error {
+	ctx := c.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	snap, err := o.load(ctx, collect.Scope{})
+	if err != nil {
+		return err
+	}
+	o.printNotes(snap)
+	sheets, err := o.kind.sheets(c, snap, diagnose.NewIndex(snap), diagnose.Analyze(snap, diagnose.Options{}), o.names)
+	if err != nil {
+		return err
+	}
+	if err := o.kind.print(o.Out, sheets, o.format, o.styles()); err != nil {
+		return outputError(o.kind.what+" sheet", err)
+	}
+	return nil
+}
+
+// lister is the hint of a kind's errors: the command that lists its names.
+func (k subjectKind) lister() string {
+	switch k.what {
+	case "subnet":
+		return "list them with aws ec2 describe-subnets, or see the ones karpnet reads with kubectl karpnet check -o json"
+	case "NodeClass":
+		return "list them with kubectl get ec2nodeclasses (kubectl get nodeclasses on EKS Auto Mode)"
+	case "NodePool":
+		return "list them with kubectl get nodepools"
+	}
+	return "list them with aws ec2 describe-placement-groups"
+}
+
+// notFound is the error for a name of kind k that the snapshot does not hold: a usage error,
+// or a collection error when the source that would hold it could not be read.
+func (k subjectKind) notFound(snap *snapshot.Snapshot, name string, sources ...string) error {
+	for _, s := range sources {
+		if snap.Unavailable(s) {
+			return collectError(fmt.Errorf("%s %q: %s could not be read; kubectl karpnet check names the missing permission",
+				strings.ToLower(k.what), printableLine(name), s))
+		}
+	}
+	return usageErrorf("%s %q not found: %s", strings.ToLower(k.what), printableLine(name), k.lister())
+}
+
+// containsString reports whether s holds v.
+func containsString(s []string, v string) bool {
+	for _, e := range s {
+		if e == v {
+			return true
+		}
+	}
+	return false
+}
