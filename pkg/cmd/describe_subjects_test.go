@@ -1,7 +1,9 @@
 package cmd
 
 import (
+	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,8 +11,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/karpnet/kubectl-karpnet/internal/testutil"
+	"github.com/karpnet/kubectl-karpnet/pkg/demo"
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 	"github.com/karpnet/kubectl-karpnet/pkg/printer"
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
 // The demo's subjects the subject sheets are tested on: the subnet with no way out, the
@@ -174,6 +178,40 @@ func TestCompleteDescribeSubjects(t *testing.T) {
 			if got.directive != noFile {
 				t.Errorf("directive: got %d, want %d", got.directive, noFile)
 			}
+		})
+	}
+}
+
+// TestDescribeSubjectSourceUnread: a name not found because its source could not be read is a
+// collection failure (exit 3) naming the source, not a usage error.
+func TestDescribeSubjectSourceUnread(t *testing.T) {
+	tests := []struct {
+		source string
+		args   []string
+	}{
+		{source: snapshot.SourceDescribeSubnets, args: []string{"subnet", "subnet-0nope"}},
+		{source: snapshot.SourceNodePools, args: []string{"nodepool", "nope"}},
+		{source: snapshot.SourceAutoNodeClasses, args: []string{"nodeclass", "nope"}},
+		{source: snapshot.SourceDescribePlacementGroups, args: []string{"placementgroup", "nope"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.source, func(t *testing.T) {
+			s, err := demo.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Gaps = append(s.Gaps, snapshot.Gap{Source: tt.source, Reason: "forbidden", Remedy: "grant it"})
+			var buf bytes.Buffer
+			if err := snapshot.Write(&buf, s); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(t.TempDir(), "cluster.json")
+			if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			r := run(t, append(append([]string{"describe"}, tt.args...), "--snapshot", path)...)
+			wantCode(t, r, ExitCollect)
+			wantOneErrorLine(t, r, tt.source+" could not be read", "kubectl karpnet check")
 		})
 	}
 }

@@ -16,14 +16,17 @@ type NodeClassSheet struct {
 	APIVersion string `json:"apiVersion"`
 	Name       string `json:"name"`
 	// Resource is the class as findings name it: ec2nodeclass/NAME or nodeclass/NAME.
-	Resource                      string                           `json:"resource"`
-	SubnetSelectorTerms           []snapshot.SelectorTerm          `json:"subnetSelectorTerms,omitempty"`
-	SecurityGroupSelectorTerms    []snapshot.SelectorTerm          `json:"securityGroupSelectorTerms,omitempty"`
-	PodSubnetSelectorTerms        []snapshot.SelectorTerm          `json:"podSubnetSelectorTerms,omitempty"`
-	PodSecurityGroupSelectorTerms []snapshot.SelectorTerm          `json:"podSecurityGroupSelectorTerms,omitempty"`
-	StatusSubnets                 []snapshot.SubnetStatus          `json:"statusSubnets"`
-	StatusSecurityGroups          []snapshot.SecurityGroupStatus   `json:"statusSecurityGroups"`
-	PlacementGroupSelector        *snapshot.PlacementGroupSelector `json:"placementGroupSelector,omitempty"`
+	Resource                      string                  `json:"resource"`
+	SubnetSelectorTerms           []snapshot.SelectorTerm `json:"subnetSelectorTerms,omitempty"`
+	SecurityGroupSelectorTerms    []snapshot.SelectorTerm `json:"securityGroupSelectorTerms,omitempty"`
+	PodSubnetSelectorTerms        []snapshot.SelectorTerm `json:"podSubnetSelectorTerms,omitempty"`
+	PodSecurityGroupSelectorTerms []snapshot.SelectorTerm `json:"podSecurityGroupSelectorTerms,omitempty"`
+	// PodSubnets are the subnets karpnet read that an Auto Mode NodeClass's
+	// podSubnetSelectorTerms select, by ID.
+	PodSubnets             []string                         `json:"podSubnets,omitempty"`
+	StatusSubnets          []snapshot.SubnetStatus          `json:"statusSubnets"`
+	StatusSecurityGroups   []snapshot.SecurityGroupStatus   `json:"statusSecurityGroups"`
+	PlacementGroupSelector *snapshot.PlacementGroupSelector `json:"placementGroupSelector,omitempty"`
 	// PlacementGroup is the group the selector names, when karpnet read it.
 	PlacementGroup           *snapshot.PlacementGroup    `json:"placementGroup,omitempty"`
 	NetworkInterfaces        []snapshot.NetworkInterface `json:"networkInterfaces,omitempty"`
@@ -71,6 +74,13 @@ func DescribeNodeClass(x *Index, r Report, kind, name string) (NodeClassSheet, b
 				return cl.ClassName == name && cmp.Or(cl.ClassKind, snapshot.KindEC2NodeClass) == c.KindName()
 			}),
 		Findings: findingsOn(r, ref),
+	}
+	if len(c.PodSubnetSelectorTerms) > 0 {
+		pods, _ := podSubnetsOf(x, c)
+		sh.PodSubnets = []string{}
+		for _, p := range pods {
+			sh.PodSubnets = append(sh.PodSubnets, p.ID)
+		}
 	}
 	if sel := c.PlacementGroupSelector; sel != nil {
 		sh.PlacementGroup = x.PlacementGroups[sel.ID]

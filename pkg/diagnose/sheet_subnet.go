@@ -29,6 +29,9 @@ type SubnetSheet struct {
 	SelectedBy []SubnetSelector `json:"selectedBy"`
 	// Members are the nodes, then the NodeClaims without a Node, whose instances are in it.
 	Members []Member `json:"members"`
+	// ENIs are the interfaces in the subnet of nodes' instances, other than those instances'
+	// primary ones: with custom networking or subnet discovery, where pods take addresses.
+	ENIs []SubnetENI `json:"enis"`
 	// WayOut is the subnet's way out, for an instance launched into it; nil when the route
 	// tables were not read.
 	WayOut   *WayOut   `json:"wayOut,omitempty"`
@@ -61,6 +64,7 @@ func DescribeSubnet(x *Index, r Report, id string) (SubnetSheet, bool) {
 		Members: members(x, r,
 			func(n *NodeInfo) bool { return n.Instance != nil && n.Instance.SubnetID == id },
 			func(c *ClaimInfo) bool { return c.Instance != nil && c.Instance.SubnetID == id }),
+		ENIs:     subnetENIs(x, id),
 		WayOut:   subnetWayOut(x, s),
 		Findings: findingsOn(r, subnetRef(id)),
 	}
@@ -117,4 +121,34 @@ func subnetWayOut(x *Index, s *snapshot.Subnet) *WayOut {
 	w.NetworkACL, w.NACLVerdict, w.NACLReason = naclVerdict(x, s, false)
 	w.fixes = nil
 	return &w
+}
+
+// SubnetENI is one interface of a node's instance in a subnet.
+type SubnetENI struct {
+	ID   string `json:"id"`
+	Node string `json:"node"`
+	// InterfaceType is interface, efa, efa-only, trunk or branch.
+	InterfaceType    string `json:"interfaceType"`
+	NetworkCardIndex int32  `json:"networkCardIndex"`
+	DeviceIndex      int32  `json:"deviceIndex"`
+	// PrivateIPs and IPv4Prefixes count the interface's private IPv4 addresses and /28 prefixes.
+	PrivateIPs   int `json:"privateIPs"`
+	IPv4Prefixes int `json:"ipv4Prefixes"`
+}
+
+// subnetENIs returns the ENIs in subnet id of the nodes' instances, leaving out the primary
+// interface (card 0, device 0) of an instance that is in the subnet itself, by node name.
+func subnetENIs(x *Index, id string) []SubnetENI {
+	out := []SubnetENI{}
+	for _, n := range x.Nodes {
+		for _, e := range n.instanceENIs() {
+			if e.SubnetID != id || e.NetworkCardIndex == 0 && e.DeviceIndex == 0 && n.Instance.SubnetID == id {
+				continue
+			}
+			out = append(out, SubnetENI{ID: e.ID, Node: n.Name(), InterfaceType: e.InterfaceType,
+				NetworkCardIndex: e.NetworkCardIndex, DeviceIndex: e.DeviceIndex,
+				PrivateIPs: len(e.PrivateIPs), IPv4Prefixes: len(e.IPv4Prefixes)})
+		}
+	}
+	return out
 }

@@ -167,3 +167,38 @@ func TestDescribePlacementGroup(t *testing.T) {
 		t.Errorf("six running instances: ZonesFull got %q, want none", sh.ZonesFull)
 	}
 }
+
+func TestDescribeSubnetENIs(t *testing.T) {
+	s := sheetFixture()
+	s.Subnets = append(s.Subnets, snapshot.Subnet{ID: "subnet-0pods", CIDR: "100.64.0.0/18", Zone: "us-west-2a", AvailableIPs: 100})
+	s.Instances[0].ENIs = append(s.Instances[0].ENIs, snapshot.ENI{ID: "eni-0pod", InterfaceType: "interface", DeviceIndex: 1,
+		SubnetID: "subnet-0pods", PrivateIPs: []string{"100.64.0.9"}, IPv4Prefixes: []string{"100.64.0.16/28", "100.64.0.32/28"}})
+	x := NewIndex(s)
+	r := Analyze(s, Options{})
+	pods, _ := DescribeSubnet(x, r, "subnet-0pods")
+	want := []SubnetENI{{ID: "eni-0pod", Node: nodeA, InterfaceType: "interface", DeviceIndex: 1, PrivateIPs: 1, IPv4Prefixes: 2}}
+	if diff := cmp.Diff(want, pods.ENIs); diff != "" {
+		t.Errorf("ENIs of the pod subnet (-want +got):\n%s", diff)
+	}
+	if len(pods.Members) != 0 {
+		t.Errorf("Members of the pod subnet: got %q, want none (no instance is in it)", memberNames(pods.Members))
+	}
+	if node, _ := DescribeSubnet(x, r, subnetA); len(node.ENIs) != 0 {
+		t.Errorf("ENIs of the node subnet: got %+v, want none (the primary ENI is the node's own)", node.ENIs)
+	}
+}
+
+func TestDescribeNodeClassPodSubnets(t *testing.T) {
+	s := sheetFixture()
+	s.Subnets = append(s.Subnets, snapshot.Subnet{ID: "subnet-0pods", CIDR: "100.64.0.0/18", Zone: "us-west-2a", Tags: map[string]string{"role": "pod"}})
+	s.NodeClasses[1].PodSubnetSelectorTerms = []snapshot.SelectorTerm{{Tags: map[string]string{"role": "pod"}}}
+	x := NewIndex(s)
+	sh, _ := DescribeNodeClass(x, Analyze(s, Options{}), snapshot.KindNodeClass, "default")
+	if !slices.Equal(sh.PodSubnets, []string{"subnet-0pods"}) {
+		t.Errorf("PodSubnets: got %q, want [subnet-0pods]", sh.PodSubnets)
+	}
+	sub, _ := DescribeSubnet(x, Analyze(s, Options{}), "subnet-0pods")
+	if !slices.Contains(sub.SelectedBy, SubnetSelector{Kind: snapshot.KindNodeClass, Name: "default", Via: "podSubnetSelectorTerms"}) {
+		t.Errorf("SelectedBy of the pod subnet: got %+v, want NodeClass default by podSubnetSelectorTerms", sub.SelectedBy)
+	}
+}

@@ -40,6 +40,7 @@ func classSheet(t *text, sh diagnose.NodeClassSheet) {
 	if len(sh.PodSubnetSelectorTerms)+len(sh.PodSecurityGroupSelectorTerms) > 0 {
 		pairs = append(pairs,
 			kv{"Pod subnet selector", terms(sh.PodSubnetSelectorTerms)},
+			kv{"Pod subnets selected", orNone(strings.Join(sh.PodSubnets, ", "))},
 			kv{"Pod security-group selector", terms(sh.PodSecurityGroupSelectorTerms)})
 	}
 	public := "not set (the subnet's MapPublicIpOnLaunch decides)"
@@ -99,6 +100,9 @@ func classSheet(t *text, sh diagnose.NodeClassSheet) {
 	}
 	for _, s := range sh.StatusSubnets {
 		refs = append(refs, "subnet/"+s.ID)
+	}
+	for _, id := range sh.PodSubnets {
+		refs = append(refs, "subnet/"+id)
 	}
 	if g := sh.PlacementGroup; g != nil {
 		refs = append(refs, "placementgroup/"+orUnknown(firstOf(g.Name, g.ID)))

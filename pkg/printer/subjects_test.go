@@ -118,7 +118,10 @@ func TestFreeIPs(t *testing.T) {
 func TestSubjectSheetsEscapeAndFit(t *testing.T) {
 	sub := diagnose.SubnetSheet{ID: "subnet-0a", CIDR: "10.0.0.0/24", Zone: "us-east-1a", AvailableIPs: 9, UsableIPs: 251,
 		SelectedBy: []diagnose.SubnetSelector{{Kind: "ENIConfig", Name: "us-east-1a", Via: "spec.subnet"}},
-		Members:    partitionGroupSheet().Members, Findings: spreadGroupSheet().Findings}
+		Members:    partitionGroupSheet().Members, Findings: spreadGroupSheet().Findings,
+		ENIs: []diagnose.SubnetENI{{ID: "eni-0a", Node: "ip-10-0-1-1.ec2.internal", InterfaceType: "interface", DeviceIndex: 1, PrivateIPs: 1}}}
+	class := classSheetFixture()
+	class.Kind, class.PodSubnetSelectorTerms, class.PodSubnets = "NodeClass", []snapshot.SelectorTerm{{ID: "subnet-0p"}}, []string{"subnet-0p"}
 	pool := diagnose.NodePoolSheet{Name: "train", NodeClassRef: snapshot.NodeClassRef{Name: "train"}, NodeClassKind: "EC2NodeClass", NodeClassFound: true,
 		Requirements: []snapshot.Requirement{{Key: "topology.kubernetes.io/zone", Operator: "In", Values: []string{"us-east-1a"}}},
 		ClassZones:   []string{"us-east-1a"}, Conditions: []snapshot.Condition{{Type: "NodeRegistrationHealthy", Status: "False", Message: "m"}},
@@ -127,7 +130,7 @@ func TestSubjectSheetsEscapeAndFit(t *testing.T) {
 	const cols = minSheetWidth
 	outs := map[string]string{
 		"subnet":          SubnetSheet(hostiletext.Poison(sub), cols, plainStyles()),
-		"nodeclass":       NodeClassSheet(hostiletext.Poison(classSheetFixture()), cols, plainStyles()),
+		"nodeclass":       NodeClassSheet(hostiletext.Poison(class), cols, plainStyles()),
 		"nodepool":        NodePoolSheet(hostiletext.Poison(pool), cols, plainStyles()),
 		"partition group": PlacementGroupSheet(hostiletext.Poison(partitionGroupSheet()), cols, plainStyles()),
 		"spread group":    PlacementGroupSheet(hostiletext.Poison(spreadGroupSheet()), cols, plainStyles()),

@@ -1,6 +1,7 @@
 package printer
 
 import (
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -53,6 +54,7 @@ func subnetSheet(t *text, sh diagnose.SubnetSheet) {
 		t.hanging(indent, t.st.Strong.Render(s.Kind+" "+s.Name)+"  ", s.Via)
 	}
 	membersSection(t, "Nodes and NodeClaims in it", sh.Members, "none: no node's or NodeClaim's instance is in it", false)
+	subnetENIs(t, sh.ENIs)
 	netPath(t, sh.WayOut)
 	subjectFindings(t, sh.Findings)
 	var refs []string
@@ -62,7 +64,11 @@ func subnetSheet(t *text, sh diagnose.SubnetSheet) {
 			refs = append(refs, strings.ToLower(s.Kind)+"/"+s.Name)
 		}
 	}
-	references(t, append(refs, memberRefs(sh.Members)...))
+	refs = append(refs, memberRefs(sh.Members)...)
+	for _, e := range sh.ENIs {
+		refs = append(refs, "node/"+e.Node)
+	}
+	references(t, refs)
 }
 
 // freeIPs renders "200 of 251 usable (79% free) ▕████░░░░▏", the bar filled for the addresses
@@ -78,4 +84,17 @@ func freeIPs(free int32, usable int64) string {
 	freeCells := min(max(int64(free)*barCells/usable, 0), barCells)
 	bar := "▕" + strings.Repeat("█", barCells-int(freeCells)) + strings.Repeat("░", int(freeCells)) + "▏"
 	return strconv.Itoa(int(free)) + " of " + strconv.FormatInt(usable, 10) + " usable (" + pct + " free) " + bar
+}
+
+// subnetENIs writes the nodes' interfaces in the subnet other than their primary ones.
+func subnetENIs(t *text, list []diagnose.SubnetENI) {
+	t.header("Other ENIs in it")
+	if len(list) == 0 {
+		t.para(indent, "none")
+		return
+	}
+	for _, e := range list {
+		t.hanging(indent, t.st.Strong.Render(e.ID)+"  ", fmt.Sprintf("node/%s, %s on card %d device %d, %d IPs, %d prefixes",
+			e.Node, orUnknown(e.InterfaceType), e.NetworkCardIndex, e.DeviceIndex, e.PrivateIPs, e.IPv4Prefixes))
+	}
 }
