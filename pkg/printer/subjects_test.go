@@ -149,3 +149,21 @@ func TestSubjectSheetsEscapeAndFit(t *testing.T) {
 		}
 	}
 }
+
+// TestSubjectSheetsCutLongStrings: a 1 MiB finding message shows cut in a sheet's text, as in
+// every other text output, and whole in JSON.
+func TestSubjectSheetsCutLongStrings(t *testing.T) {
+	sh := partitionGroupSheet()
+	sh.Findings = []diagnose.Finding{{ID: "long", Severity: diagnose.Info, Resource: "placementgroup/train-part", Message: strings.Repeat("x", 1<<20)}}
+	out := PlacementGroupSheet(sh, 0, plainStyles())
+	if len(out) > 16<<10 || !strings.Contains(out, "more bytes cut)") {
+		t.Errorf("text: got %d bytes, want the message cut to a few KiB with a note", len(out))
+	}
+	var buf bytes.Buffer
+	if err := PrintPlacementGroups(&buf, []diagnose.PlacementGroupSheet{sh}, JSON, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), strings.Repeat("x", 1<<20)) {
+		t.Error("JSON: want the message whole")
+	}
+}
