@@ -36,6 +36,7 @@ func TestDemoDescribeSubjectGoldens(t *testing.T) {
 		{name: "Auto Mode NodeClass", golden: "demo-describe-auto-nodeclass.table.golden", args: []string{"nodeclass", "web"}},
 		{name: "NodePool", golden: "demo-describe-nodepool.table.golden", args: []string{"nodepool", "batch"}},
 		{name: "NodePool json", golden: "demo-describe-nodepool.json.golden", args: []string{"nodepool", "batch", "-o", "json"}},
+		{name: "NodePool whose class has no subnet", golden: "demo-describe-nodepool-nosubnet.table.golden", args: []string{"nodepool", "staging"}},
 		{name: "placement group", golden: "demo-describe-placementgroup.table.golden", args: []string{"placementgroup", demoPlacementGroup}},
 	}
 	for _, tt := range tests {

@@ -31,8 +31,11 @@ type NodePoolSheet struct {
 	CapacityTypes *snapshot.Requirement  `json:"capacityTypes,omitempty"`
 	// ClassZones are the zones of the class's status.subnets, sorted: where the pool's nodes
 	// can launch.
-	ClassZones []string             `json:"classZones"`
-	Conditions []snapshot.Condition `json:"conditions"`
+	ClassZones []string `json:"classZones"`
+	// ZonesWithoutSubnet are the zones the pool's zone requirement (operator In) allows that
+	// none of the class's subnets is in: Karpenter can launch nothing there.
+	ZonesWithoutSubnet []string             `json:"zonesWithoutSubnet"`
+	Conditions         []snapshot.Condition `json:"conditions"`
 	// Members are the pool's nodes, then its NodeClaims without a Node.
 	Members  []Member  `json:"members"`
 	Findings []Finding `json:"findings"`
@@ -51,12 +54,13 @@ func DescribeNodePool(x *Index, r Report, name string) (NodePoolSheet, bool) {
 	sh := NodePoolSheet{
 		Kind: NodePoolSheetKind, APIVersion: SheetAPIVersion, Name: p.Name,
 		NodeClassRef: p.NodeClassRef, NodeClassKind: refKind(p.NodeClassRef),
-		Requirements:  nonNilSlice(p.Requirements),
-		Zones:         requirement(p, corev1.LabelTopologyZone),
-		InstanceTypes: requirement(p, corev1.LabelInstanceTypeStable),
-		CapacityTypes: requirement(p, labelCapacityType),
-		ClassZones:    []string{},
-		Conditions:    nonNilSlice(p.Conditions),
+		Requirements:       nonNilSlice(p.Requirements),
+		Zones:              requirement(p, corev1.LabelTopologyZone),
+		InstanceTypes:      requirement(p, corev1.LabelInstanceTypeStable),
+		CapacityTypes:      requirement(p, labelCapacityType),
+		ClassZones:         []string{},
+		ZonesWithoutSubnet: []string{},
+		Conditions:         nonNilSlice(p.Conditions),
 		Members: members(x, r,
 			func(n *NodeInfo) bool { return n.PoolName == name },
 			func(c *ClaimInfo) bool { return c.PoolName == name }),
@@ -69,6 +73,13 @@ func DescribeNodePool(x *Index, r Report, name string) (NodePoolSheet, bool) {
 			zones = append(zones, s.Zone)
 		}
 		sh.ClassZones = nonNilSlice(sortedUnique(zones))
+		if sh.Zones != nil && sh.Zones.Operator == "In" {
+			for _, z := range sh.Zones.Values {
+				if !slices.Contains(sh.ClassZones, z) {
+					sh.ZonesWithoutSubnet = append(sh.ZonesWithoutSubnet, z)
+				}
+			}
+		}
 	}
 	return sh, true
 }

@@ -124,6 +124,9 @@ func TestDescribeNodePool(t *testing.T) {
 	if !sh.NodeClassFound || sh.NodeClassKind != snapshot.KindEC2NodeClass || !slices.Equal(sh.ClassZones, []string{"us-west-2a"}) {
 		t.Errorf("class: got found %v kind %q zones %q, want the EC2NodeClass in us-west-2a", sh.NodeClassFound, sh.NodeClassKind, sh.ClassZones)
 	}
+	if !slices.Equal(sh.ZonesWithoutSubnet, []string{"us-west-2b"}) {
+		t.Errorf("ZonesWithoutSubnet: got %q, want [us-west-2b]: the pool allows it, the class has no subnet there", sh.ZonesWithoutSubnet)
+	}
 	if got, want := memberNames(sh.Members), []string{"node/" + nodeA, "nodeclaim/default-nonode"}; !slices.Equal(got, want) {
 		t.Errorf("Members: got %q, want %q", got, want)
 	}

@@ -35,23 +35,28 @@ func poolSheet(t *text, sh diagnose.NodePoolSheet) {
 	if sh.NodeClassFound {
 		classZones = orNone(strings.Join(sh.ClassZones, ", "))
 	}
-	t.kvs(indent, []kv{
+	pairs := []kv{
 		{"Name", sh.Name},
 		{"Class", class},
 		{"Zones", requirementText(sh.Zones)},
 		{"Class's subnet zones", classZones},
+	}
+	if len(sh.ZonesWithoutSubnet) > 0 {
+		pairs = append(pairs, kv{"Zones without a subnet", t.st.Warning.Mark() + " " + strings.Join(sh.ZonesWithoutSubnet, ", ") + ": Karpenter launches nothing there"})
+	}
+	t.kvs(indent, append(pairs, []kv{
 		{"Instance types", requirementText(sh.InstanceTypes)},
 		{"Capacity types", requirementText(sh.CapacityTypes)},
-	})
+	}...))
 	t.header("Requirements")
 	if len(sh.Requirements) == 0 {
 		t.para(indent, "none")
 	}
-	pairs := make([]kv, len(sh.Requirements))
+	reqs := make([]kv, len(sh.Requirements))
 	for i, r := range sh.Requirements {
-		pairs[i] = kv{r.Key, requirementText(&r)}
+		reqs[i] = kv{r.Key, requirementText(&r)}
 	}
-	t.kvs(indent, pairs)
+	t.kvs(indent, reqs)
 	conditionsSection(t, sh.Conditions)
 	membersSection(t, "Nodes and NodeClaims", sh.Members, "none", false)
 	subjectFindings(t, sh.Findings)

@@ -126,7 +126,7 @@ func TestSubjectSheetsEscapeAndFit(t *testing.T) {
 		Requirements: []snapshot.Requirement{{Key: "topology.kubernetes.io/zone", Operator: "In", Values: []string{"us-east-1a"}}},
 		ClassZones:   []string{"us-east-1a"}, Conditions: []snapshot.Condition{{Type: "NodeRegistrationHealthy", Status: "False", Message: "m"}},
 		Members: partitionGroupSheet().Members, Findings: spreadGroupSheet().Findings}
-	pool.Zones = &pool.Requirements[0]
+	pool.Zones, pool.ZonesWithoutSubnet = &pool.Requirements[0], []string{"us-east-1b"}
 	const cols = minSheetWidth
 	outs := map[string]string{
 		"subnet":          SubnetSheet(hostiletext.Poison(sub), cols, plainStyles()),
