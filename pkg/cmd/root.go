@@ -58,6 +58,7 @@ It only reads: Kubernetes get/list, and EC2 Describe* calls.`,
 	cmd.AddCommand(
 		newCmdCheck(o),
 		newCmdDescribe(o),
+		newCmdDiff(o),
 		newCmdDemo(o),
 		newCmdMaxPods(o),
 		newCmdExplain(o),
