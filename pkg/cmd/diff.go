@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -46,8 +47,10 @@ func newCmdDiff(common *commonOptions) *cobra.Command {
 		Long: `diff analyses two snapshots saved with --save-snapshot (plain or gzip), or one snapshot and
 the live cluster when NEW is left out, and prints what changed: findings new in NEW,
 resolved and with another severity (a finding is its check ID, node and resource), nodes
-added and removed, the networking facts of nodes in both that changed (` + factList() + `),
-and NodeClaims without a Node that appeared or went.
+added and removed, the networking facts of nodes in both that changed, and NodeClaims
+without a Node that appeared or went.
+
+` + factList() + `
 
 Exit codes: 0 NEW has no finding at or above --fail-on that OLD did not have; 1 it has;
 2 usage error, or a snapshot file that cannot be read; 3 the live cluster could not be read.`,
@@ -66,17 +69,20 @@ Exit codes: 0 NEW has no finding at or above --fail-on that OLD did not have; 1 
 	return cmd
 }
 
-// factList names the node facts a diff compares, for the help text.
+// factList names the node facts a diff compares, for the help text, in lines of at most 90
+// columns.
 func factList() string {
-	names := diagnose.NodeFactNames()
-	s := ""
-	for i, n := range names {
-		if i > 0 {
-			s += ", "
+	var b strings.Builder
+	line := "Node facts compared:"
+	for _, n := range diagnose.NodeFactNames() {
+		if len(line)+1+len(n)+1 > 90 {
+			b.WriteString(line + "\n")
+			line = " "
 		}
-		s += n
+		line += " " + n + ","
 	}
-	return s
+	b.WriteString(strings.TrimSuffix(line, ",") + ".")
+	return b.String()
 }
 
 // complete turns arguments and flags into typed values; it does no I/O.
@@ -111,10 +117,11 @@ func (o *diffOptions) complete(args []string) error {
 	return err
 }
 
-// run reads both sides, analyses them, prints the diff and decides the exit code. The files
-// are read before the live cluster, so a bad file name fails at once.
+// run reads both sides, analyses them, prints the diff and decides the exit code. OLD is read
+// first, so a bad file name fails before the live cluster is read, and analysed at once, so
+// its snapshot is not held while NEW is read.
 func (o *diffOptions) run(ctx context.Context) error {
-	oldSnap, err := o.readSide(o.oldFile)
+	oldReport, err := o.analyzeFile(o.oldFile)
 	if err != nil {
 		return err
 	}
@@ -131,8 +138,7 @@ func (o *diffOptions) run(ctx context.Context) error {
 		}
 		o.printNotes(newSnap)
 	}
-	d := diagnose.Compare(diagnose.Analyze(oldSnap, diagnose.Options{}), diagnose.Analyze(newSnap, diagnose.Options{}),
-		diagnose.DiffSide{Source: o.oldFile}, newSide)
+	d := diagnose.Compare(oldReport, diagnose.Analyze(newSnap, diagnose.Options{}), diagnose.DiffSide{Source: o.oldFile}, newSide)
 	if err := printer.PrintDiff(o.Out, d, o.format, o.styles()); err != nil {
 		return outputError("diff", err)
 	}
@@ -140,6 +146,15 @@ func (o *diffOptions) run(ctx context.Context) error {
 		return errFindings
 	}
 	return nil
+}
+
+// analyzeFile reads and analyses one snapshot file; the snapshot is dropped once analysed.
+func (o *diffOptions) analyzeFile(name string) (diagnose.Report, error) {
+	s, err := o.readSide(name)
+	if err != nil {
+		return diagnose.Report{}, err
+	}
+	return diagnose.Analyze(s, diagnose.Options{}), nil
 }
 
 // readSide reads one snapshot file of the diff; a file that cannot be read is a usage error
