@@ -88,7 +88,8 @@ type FindingKey struct {
 // Key returns f's FindingKey.
 func (f Finding) Key() FindingKey { return FindingKey{ID: f.ID, Node: f.Node, Resource: f.Resource} }
 
-// Compare returns what changed from old to new. When a report holds more than one finding
+// Compare returns what changed from old to new. The sides name their sources; their times and
+// contexts are the reports'. When a report holds more than one finding
 // with one key, the worst (the first, in a Report's order) stands for the key. Added and
 // resolved findings keep their report's order; nodes and claims are sorted by name.
 func Compare(old, new Report, oldSide, newSide DiffSide) Diff {
