@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -36,10 +35,9 @@ type checkOptions struct {
 	skip      []string
 
 	// Set by complete.
-	sel       selection
-	format    printer.Format
-	threshold diagnose.Severity
-	never     bool
+	sel     selection
+	format  printer.Format
+	failure failOn
 }
 
 func newCmdCheck(common *commonOptions) *cobra.Command {
@@ -82,10 +80,8 @@ func (o *checkOptions) complete(args []string) error {
 	if o.format, err = printer.ParseFormat(o.output); err != nil {
 		return usageErrorf("-o/--output: %v", err)
 	}
-	if strings.EqualFold(o.failOn, "never") {
-		o.never = true
-	} else if o.threshold, err = diagnose.ParseSeverity(o.failOn); err != nil {
-		return usageErrorf("--fail-on %q: use critical, warning, info or never", o.failOn)
+	if o.failure, err = parseFailOn(o.failOn); err != nil {
+		return err
 	}
 	if len(o.only) > 0 && len(o.skip) > 0 {
 		return usageErrorf("--only and --skip cannot be used together: choose one")
@@ -122,13 +118,13 @@ func (o *checkOptions) run(ctx context.Context) error {
 
 // failed reports whether any finding is at or above --fail-on.
 func (o *checkOptions) failed(r diagnose.Report) bool {
-	if o.never {
-		return false
-	}
-	for _, f := range r.Findings {
-		if f.Severity >= o.threshold {
-			return true
+	return o.failure.reached(func(threshold diagnose.Severity) []diagnose.Finding {
+		var at []diagnose.Finding
+		for _, f := range r.Findings {
+			if f.Severity >= threshold {
+				at = append(at, f)
+			}
 		}
-	}
-	return false
+		return at
+	})
 }

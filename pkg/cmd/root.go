@@ -23,7 +23,10 @@ const rootExample = `  # Try karpnet on the embedded demo cluster, no cluster or
 
   # Save what was read, and diagnose it later without cluster or AWS access
   %[1]s check --save-snapshot cluster.json.gz
-  %[1]s check --snapshot cluster.json.gz`
+  %[1]s check --snapshot cluster.json.gz
+
+  # What changed since then: findings new and resolved, node network facts
+  %[1]s diff cluster.json.gz`
 
 // NewCmdKarpnet returns the root command, `kubectl karpnet`.
 func NewCmdKarpnet(streams genericiooptions.IOStreams) *cobra.Command {
@@ -58,6 +61,7 @@ It only reads: Kubernetes get/list, and EC2 Describe* calls.`,
 	cmd.AddCommand(
 		newCmdCheck(o),
 		newCmdDescribe(o),
+		newCmdDiff(o),
 		newCmdDemo(o),
 		newCmdMaxPods(o),
 		newCmdExplain(o),

@@ -19,8 +19,8 @@ import (
 
 // FuzzPipeline feeds snapshot bytes through what `check --snapshot FILE` does: snapshot.Read,
 // diagnose.Analyze over every node (the options of an empty selection, as the TUI's loader
-// passes them), then every printer (table, wide, JSON, YAML, the describe sheets, and each node's sheet at 20, 40 and
-// the default width), with colour on and off. Nothing may panic; text output holds no control
+// passes them), then every printer (table, wide, JSON, YAML, the describe sheets, each node's sheet at 20, 40 and
+// the default width, and the diff of the report with an empty one, both ways), with colour on and off. Nothing may panic; text output holds no control
 // character but newlines and, with colour, karpnet's own SGR styling, and fits its width; JSON
 // and YAML decode to the same report. The seeds in testdata/fuzz/FuzzPipeline are the demo
 // cluster, the snapshot package's fixtures, and hostile snapshots: control characters in every
@@ -62,6 +62,7 @@ func checkPipeline(t *testing.T, r diagnose.Report) {
 			}
 		}
 	}
+	checkDiffs(t, r)
 	var j, y bytes.Buffer
 	if err := PrintReport(&j, r, JSON, nil); err != nil {
 		t.Fatalf("check -o json: %v", err)
@@ -90,6 +91,32 @@ func checkText(t *testing.T, what, out string, limit int, colour bool) {
 	for i, l := range strings.Split(out, "\n") {
 		if w := width(l); w > limit {
 			t.Fatalf("%s: line %d is %d columns, want at most %d: %q", what, i+1, w, limit, l)
+		}
+	}
+}
+
+// checkDiffs prints the diffs of r with an empty report, both ways, as text with colour on and
+// off and as JSON, and fails t on what FuzzPipeline forbids.
+func checkDiffs(t *testing.T, r diagnose.Report) {
+	t.Helper()
+	for _, d := range []diagnose.Diff{
+		diagnose.Compare(diagnose.Report{}, r, diagnose.DiffSide{Source: "empty"}, diagnose.DiffSide{Source: "fuzzed"}),
+		diagnose.Compare(r, diagnose.Report{}, diagnose.DiffSide{Source: "fuzzed"}, diagnose.DiffSide{Source: "empty"}),
+	} {
+		for _, colour := range []bool{false, true} {
+			var out bytes.Buffer
+			if err := PrintDiff(&out, d, Table, style.New(style.Renderer(io.Discard, colour))); err != nil {
+				t.Fatalf("diff: %v", err)
+			}
+			checkText(t, fmt.Sprintf("diff from %s (colour %v)", d.Old.Source, colour), out.String(), Width, colour)
+		}
+		var j bytes.Buffer
+		if err := PrintDiff(&j, d, JSON, nil); err != nil {
+			t.Fatalf("diff -o json: %v", err)
+		}
+		var back diagnose.Diff
+		if err := json.Unmarshal(j.Bytes(), &back); err != nil {
+			t.Fatalf("diff -o json does not decode: %v", err)
 		}
 	}
 }
