@@ -121,3 +121,17 @@ func TestFindingSheetFollowsReloads(t *testing.T) {
 		t.Errorf("reload without the finding: view %d, want the findings view", m.view)
 	}
 }
+
+func TestFindingSheetFollowsANodeClaimToItsNode(t *testing.T) {
+	d := derive(demoReport(t), plain())
+	n, _ := d.node(nodeFinding(t, d).Node)
+	f := diagnose.Finding{ID: "nodeclaim-check", Severity: diagnose.Warning, Resource: claimPrefix + n.Identity.NodeClaim}
+	refs := findingRefs(d, f)
+	if len(refs) == 0 || refs[0].open != (action{kind: actOpenNode, arg: n.Identity.Node}) {
+		t.Errorf("references of a finding on NodeClaim %s: got %+v, want it first, opening its Node %s", n.Identity.NodeClaim, refs, n.Identity.Node)
+	}
+	gone := findingRefs(d, diagnose.Finding{ID: "x", Resource: claimPrefix + "deleted-claim"})
+	if len(gone) != 1 || gone[0].openable() {
+		t.Errorf("references of a finding on a NodeClaim the report lacks: got %+v, want one that cannot be opened", gone)
+	}
+}

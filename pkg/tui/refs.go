@@ -19,8 +19,9 @@ type ref struct {
 func (r ref) openable() bool { return r.open.kind != 0 }
 
 // findingRefs returns the subjects f names, its own subject first: the node, the resource, and
-// the node's NodeClaim, subnet, NodePool, class and instance. The node, a NodeClaim without a
-// Node and a subnet the subnets view lists can be opened.
+// the node's NodeClaim, subnet, NodePool, class and instance. The node, a NodeClaim (its sheet
+// without a Node, else its Node's sheet when no reference names that node already) and a subnet
+// the subnets view lists can be opened.
 func findingRefs(d *data, f diagnose.Finding) []ref {
 	var refs []ref
 	seen := map[string]bool{}
@@ -29,7 +30,12 @@ func findingRefs(d *data, f diagnose.Finding) []ref {
 			return
 		}
 		seen[subject] = true
-		refs = append(refs, resolveRef(d, subject))
+		r := resolveRef(d, subject)
+		if r.open.kind == actOpenNode && seen["node/"+r.open.arg] && subject != "node/"+r.open.arg {
+			// A NodeClaim whose Node is listed already: follow the node's own reference.
+			r.what, r.open = "its Node, listed above", action{}
+		}
+		refs = append(refs, r)
 	}
 	if f.Node != "" {
 		add("node/" + f.Node)
@@ -64,8 +70,13 @@ func resolveRef(d *data, subject string) ref {
 	case "nodeclaim":
 		if _, ok := d.claim(subject); ok {
 			r.what, r.open = "NodeClaim sheet", action{kind: actOpenClaim, arg: subject}
-		} else if _, ok := d.byName[name]; !ok {
-			r.what = "no sheet here: it has a Node, open the node"
+			break
+		}
+		for _, n := range d.report.Nodes {
+			if n.Identity.NodeClaim == name {
+				r.what, r.open = "its Node's sheet (node/"+n.Identity.Node+")", action{kind: actOpenNode, arg: n.Identity.Node}
+				break
+			}
 		}
 	case "subnet":
 		for _, s := range d.subnets {
