@@ -46,6 +46,17 @@ func TestNodeSheetMarksOffendingValuesWithoutColour(t *testing.T) {
 		{"group not in the class", func(n *diagnose.NodeReport) {}, "in EC2NodeClass: ✗ no"},
 		{"groups do not match", func(n *diagnose.NodeReport) {}, "Matches EC2NodeClass: ✗ no"},
 		{"healthy address", func(n *diagnose.NodeReport) {}, "in subnet CIDR: yes"},
+		{"EFA interfaces missing", func(n *diagnose.NodeReport) {
+			n.Findings = append(n.Findings, diagnose.Finding{ID: "efa-interface-count-mismatch", Severity: diagnose.Critical})
+		}, "Attached:                          ✗ 4"},
+		{"EFA interfaces not advertised", func(n *diagnose.NodeReport) {
+			n.Findings = append(n.Findings, diagnose.Finding{ID: "efa-resource-not-advertised", Severity: diagnose.Warning})
+		}, "Allocatable vpc.amazonaws.com/efa: ✗ 4"},
+		{"EFA node without a placement group", func(n *diagnose.NodeReport) {
+			n.Placement.GroupName, n.Placement.GroupID = "", ""
+			n.Findings = append(n.Findings, diagnose.Finding{ID: "efa-without-placement-group", Severity: diagnose.Warning})
+		}, "Group:                ✗ none"},
+		{"EFA counts without findings", func(n *diagnose.NodeReport) {}, "Attached:                          4\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -83,8 +83,12 @@ func sheet(t *text, n diagnose.NodeReport) {
 	if n.Identity.AutoMode {
 		autoMode(t, n.AutoMode)
 	}
-	efa(t, n.EFA, kind)
-	placement(t, n.Placement, kind)
+	found := map[string]bool{}
+	for _, f := range n.Findings {
+		found[f.ID] = true
+	}
+	efa(t, n.EFA, kind, found)
+	placement(t, n.Placement, kind, found)
 	findings(t, n.Findings)
 }
 
