@@ -112,22 +112,35 @@ func capacity(t *text, c *diagnose.CapacityReport) {
 	})
 }
 
-func efa(t *text, e *diagnose.EFAReport, kind string) {
+// efa writes the EFA section; found says which checks fired on the node, to mark the attached
+// count when it is not what the class or the device plugin expects and the allocatable count
+// when the plugin does not advertise the interfaces.
+func efa(t *text, e *diagnose.EFAReport, kind string, found map[string]bool) {
 	t.header("EFA")
 	if e == nil {
 		t.para(indent, noData)
 		return
 	}
+	attached := strconv.Itoa(e.Attached)
+	if found["efa-interface-count-mismatch"] {
+		attached = t.offending(attached)
+	}
+	allocatable := strconv.FormatInt(e.Allocatable, 10)
+	if found["efa-resource-not-advertised"] {
+		allocatable = t.offending(allocatable)
+	}
 	t.kvs(indent, []kv{
 		{"Supported", yesNo(e.Supported)},
 		{"Maximum EFA interfaces", strconv.Itoa(int(e.MaxInterfaces))},
-		{"Attached", strconv.Itoa(e.Attached)},
-		{"Allocatable vpc.amazonaws.com/efa", strconv.FormatInt(e.Allocatable, 10)},
+		{"Attached", attached},
+		{"Allocatable vpc.amazonaws.com/efa", allocatable},
 		{kind + " efa-only entries", strconv.Itoa(e.NodeClassEFAOnly)},
 	})
 }
 
-func placement(t *text, p *diagnose.PlacementReport, kind string) {
+// placement writes the Placement section; found says which checks fired on the node, to mark
+// a missing group on an EFA node.
+func placement(t *text, p *diagnose.PlacementReport, kind string, found map[string]bool) {
 	t.header("Placement")
 	if p == nil {
 		t.para(indent, noData)
@@ -140,7 +153,11 @@ func placement(t *text, p *diagnose.PlacementReport, kind string) {
 	case p.GroupName != "" || p.GroupID != "":
 		group = p.GroupName + p.GroupID
 	}
-	pairs := []kv{{"Group", group}}
+	shown := group
+	if group == "none" && found["efa-without-placement-group"] {
+		shown = t.offending(group)
+	}
+	pairs := []kv{{"Group", shown}}
 	if group != "none" {
 		pairs = append(pairs, kv{"Strategy", orUnknown(p.Strategy)})
 	}

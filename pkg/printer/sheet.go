@@ -68,6 +68,7 @@ func sheet(t *text, n diagnose.NodeReport) {
 		t.para(0, "node/"+n.Identity.Node)
 		t.para(0, ansi.Strip(badge))
 	}
+	problems(t, n.Findings)
 	identity(t, n.Identity, n.Lifecycle, n.Platform)
 	if n.Identity.Skipped != "" {
 		return
@@ -82,8 +83,12 @@ func sheet(t *text, n diagnose.NodeReport) {
 	if n.Identity.AutoMode {
 		autoMode(t, n.AutoMode)
 	}
-	efa(t, n.EFA, kind)
-	placement(t, n.Placement, kind)
+	found := map[string]bool{}
+	for _, f := range n.Findings {
+		found[f.ID] = true
+	}
+	efa(t, n.EFA, kind, found)
+	placement(t, n.Placement, kind, found)
 	findings(t, n.Findings)
 }
 
@@ -173,7 +178,7 @@ func addresses(t *text, addrs []diagnose.AddressReport) {
 	}
 	for _, a := range addrs {
 		t.hanging(indent, pad(t.st.Strong.Render(a.Address), aw)+"  ",
-			"in subnet CIDR: "+triState(a.InSubnet)+"  primary IP: "+triState(a.IsPrimaryIP))
+			"in subnet CIDR: "+t.flagged(a.InSubnet)+"  primary IP: "+triState(a.IsPrimaryIP))
 	}
 }
 
@@ -191,7 +196,7 @@ func subnet(t *text, s *diagnose.SubnetReport, kind string) {
 	if s.AvailableIPs != nil {
 		avail = strconv.Itoa(int(*s.AvailableIPs))
 	}
-	selected := triState(s.Selected)
+	selected := t.flagged(s.Selected)
 	if s.Selected == nil {
 		selected = "unknown (no " + kind + ")"
 	}
@@ -227,9 +232,9 @@ func securityGroups(t *text, sgs *diagnose.SecurityGroups, kind string) {
 	}
 	for _, g := range sgs.Groups {
 		head := pad(t.st.Strong.Render(g.ID), iw) + "  " + pad(shorten(g.Name, maxGroupName), nw) + "  "
-		t.hanging(indent, head, "in "+kind+": "+triState(g.InNodeClass))
+		t.hanging(indent, head, "in "+kind+": "+t.flagged(g.InNodeClass))
 	}
-	match := triState(sgs.Match)
+	match := t.flagged(sgs.Match)
 	if sgs.Match == nil {
 		match = "unknown (no " + kind + ")"
 	}

@@ -73,7 +73,8 @@ func TestAutoModeNodeShowsKind(t *testing.T) {
 	if opened.view != viewNode || opened.node.name() != secondNode {
 		t.Fatalf("enter: view %d node %q, want the node view of %s", opened.view, opened.node.name(), secondNode)
 	}
-	if screen := opened.View(); !strings.Contains(screen, "EKS Auto Mode: yes") {
+	// The sheet opens on its Problems block: a taller screen shows the Identity section below it.
+	if screen := opened.resize(80, 40).View(); !strings.Contains(screen, "EKS Auto Mode: yes") {
 		t.Errorf("node view of %s lacks the EKS Auto Mode line:\n%s", secondNode, screen)
 	}
 }

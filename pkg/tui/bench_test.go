@@ -70,3 +70,18 @@ func BenchmarkLoadReport(b *testing.B) {
 		_ = update(b, m, reportMsg{r})
 	}
 }
+
+// BenchmarkOpenFindingSheet measures Enter on a finding of a 5,000-node report (500 findings
+// in the group): its sheet with references and catalogue entry, and the frame after it.
+func BenchmarkOpenFindingSheet(b *testing.B) {
+	m := press(b, ready(b, syntheticReport(5000), 200, 60), "f", "enter")
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		next := update(b, m, keyMsg("enter"))
+		if next.view != viewFinding {
+			b.Fatalf("enter on a finding: view %d, want the finding sheet", next.view)
+		}
+		_ = next.View()
+	}
+}

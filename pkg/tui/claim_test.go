@@ -85,7 +85,14 @@ func TestFindingOnAClaimOpensItsSheet(t *testing.T) {
 		m = press(t, m, string(k))
 	}
 	m = press(t, m, "enter", "enter", "enter")
+	if m.view != viewFinding || m.finding.f.Resource != claimPrefix+tuiFailedClaim {
+		t.Fatalf("enter on the nodeclaim-launch-failed finding: view %d finding on %q, want its finding sheet", m.view, m.finding.f.Resource)
+	}
+	m = press(t, m, "enter")
 	if m.view != viewClaim || m.claim.report.Name != tuiFailedClaim {
-		t.Errorf("enter on the nodeclaim-launch-failed finding: view %d claim %q, want %s's sheet", m.view, m.claim.report.Name, tuiFailedClaim)
+		t.Errorf("enter on the finding sheet's subject: view %d claim %q, want %s's sheet", m.view, m.claim.report.Name, tuiFailedClaim)
+	}
+	if m = press(t, m, "esc"); m.view != viewFinding {
+		t.Errorf("esc from the NodeClaim sheet: view %d, want the finding sheet", m.view)
 	}
 }

@@ -130,7 +130,7 @@ func (m findingsModel) view(th theme) string {
 	var b strings.Builder
 	if m.open >= 0 {
 		g := m.d.groups[m.open]
-		b.WriteString(th.Header.Render(fit(fmt.Sprintf("%s  %d findings, %d nodes: enter opens a node, esc goes back",
+		b.WriteString(th.Header.Render(fit(fmt.Sprintf("%s  %d findings, %d nodes: enter opens a finding, esc goes back",
 			g.id, len(g.findings), g.nodes), m.width, false)))
 		from, to := m.inner.visible()
 		for i := from; i < to; i++ {

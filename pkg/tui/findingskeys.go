@@ -2,7 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -17,7 +16,7 @@ func (m findingsModel) keys(k keyMap) helpKeys {
 	}
 }
 
-// update explains the check under the cursor, opens a group or a finding's node, closes the
+// update explains the check under the cursor, opens a group or a finding's sheet, closes the
 // group, and moves the cursor.
 func (m findingsModel) update(k keyMap, msg tea.KeyMsg, sel selection) (screen, action) {
 	switch {
@@ -29,11 +28,8 @@ func (m findingsModel) update(k keyMap, msg tea.KeyMsg, sel selection) (screen, 
 		if m.open < 0 {
 			return m.enter(sel), action{}
 		}
-		switch f, ok := m.selectedFinding(); {
-		case ok && f.Node != "":
-			return m, action{kind: actOpenNode, arg: f.Node}
-		case ok && strings.HasPrefix(f.Resource, claimPrefix):
-			return m, action{kind: actOpenClaim, arg: f.Resource}
+		if _, ok := m.selectedFinding(); ok {
+			return m, action{kind: actOpenFinding}
 		}
 		return m, action{}
 	case key.Matches(msg, k.Back):

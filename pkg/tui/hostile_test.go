@@ -27,6 +27,8 @@ func TestScreensEscapeControlCharacters(t *testing.T) {
 		"node, findings": {"enter", "shift+tab"},
 		"findings":       {"f"},
 		"findings group": {"f", "enter"},
+		"finding sheet":  {"f", "down", "enter", "enter", "tab"},
+		"finding, node":  {"f", "down", "enter", "enter", "enter"},
 		"subnets":        {"s"},
 		"grouped":        {"g", "g"},
 		"filtering":      {"/", "e"},
@@ -82,7 +84,7 @@ func TestSmallestScreenFits(t *testing.T) {
 	r := demoReport(t)
 	for name, keys := range map[string][]string{
 		"nodes": nil, "full help": {"?"}, "node": {"enter"}, "findings": {"f", "?"}, "group": {"f", "enter"},
-		"subnets": {"s"}, "no match": {"/", "z", "z", "enter"},
+		"finding": {"f", "enter", "enter"}, "subnets": {"s"}, "no match": {"/", "z", "z", "enter"},
 	} {
 		m := press(t, ready(t, r, 20, 8), keys...)
 		checkScreen(t, name, m, false)

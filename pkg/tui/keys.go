@@ -14,6 +14,9 @@ type keyMap struct {
 	Back     key.Binding
 	NextTab  key.Binding
 	PrevTab  key.Binding
+	NextRef  key.Binding
+	PrevRef  key.Binding
+	OpenRef  key.Binding
 	Filter   key.Binding
 	Apply    key.Binding
 	Critical key.Binding
@@ -48,6 +51,9 @@ func defaultKeys() keyMap {
 		Back:     b("esc", "back", "esc"),
 		NextTab:  b("tab/→", "next section", "tab", "right", "l"),
 		PrevTab:  b("⇧tab/←", "previous section", "shift+tab", "left", "h"),
+		NextRef:  b("tab", "next link", "tab"),
+		PrevRef:  b("⇧tab", "previous link", "shift+tab"),
+		OpenRef:  b("enter", "follow link", "enter"),
 		Filter:   b("/", "filter", "/"),
 		Apply:    b("enter", "keep filter", "enter"),
 		Critical: b("1", "critical only", "1"),

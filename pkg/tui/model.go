@@ -34,6 +34,7 @@ const (
 	viewSubnets
 	viewExplain
 	viewClaim
+	viewFinding
 )
 
 // Default size, used until the terminal reports its own.
@@ -69,6 +70,10 @@ type Model struct {
 	subnets  subnetsModel
 	explain  explainModel
 	claim    claimModel
+	finding  findingModel
+	// trail is the path of list views followed from a sheet, latest last: Esc on a view reached
+	// that way returns along it.
+	trail []step
 
 	width, height int
 }

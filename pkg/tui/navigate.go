@@ -12,9 +12,19 @@ func (m Model) do(act action) Model {
 	case actOpenNode:
 		return m.openNode(act.arg, m.view)
 	case actNodesIn:
+		if len(m.trail) > 0 {
+			m.trail = append(m.trail, step{from: m.view, query: m.sel.query})
+		}
 		m.input.SetValue(act.arg)
 		m.sel = m.sel.withQuery(act.arg)
 		return m.switchTo(viewNodes)
+	case actSubnet:
+		m.trail = append(m.trail, step{from: m.view, query: m.sel.query})
+		m.input.SetValue(act.arg)
+		m.sel = m.sel.withQuery(act.arg)
+		return m.switchTo(viewSubnets)
+	case actOpenFinding:
+		return m.openFinding()
 	case actExplain:
 		return m.openExplain(act.arg)
 	case actOpenClaim:
@@ -31,6 +41,18 @@ func (m Model) openNode(name string, back view) Model {
 	}
 	m.view = viewNode
 	m.node = newNodeModel(n, back, m.th, m.width, m.bodyHeight())
+	return m.resize(m.width, m.height)
+}
+
+// openFinding shows the sheet of the finding under the findings view's cursor; Esc returns to
+// the findings.
+func (m Model) openFinding() Model {
+	f, ok := m.findings.selectedFinding()
+	if !ok {
+		return m
+	}
+	m.view = viewFinding
+	m.finding = newFindingModel(m.data, f, viewFindings, m.th, m.width, m.bodyHeight())
 	return m.resize(m.width, m.height)
 }
 
@@ -53,10 +75,23 @@ func (m Model) openExplain(id string) Model {
 	return m.resize(m.width, m.height)
 }
 
-// goBack clears the filter, else shows the nodes: what Esc does once a list view has nothing
-// of its own left to close.
+// step is a view left by following a reference, and the filter it had.
+type step struct {
+	from  view
+	query string
+}
+
+// goBack returns along the trail when the view was reached by following a reference, else
+// clears the filter, else shows the nodes: what Esc does once a list view has nothing of its
+// own left to close.
 func (m Model) goBack() Model {
 	switch {
+	case len(m.trail) > 0:
+		last := m.trail[len(m.trail)-1]
+		m.trail = m.trail[:len(m.trail)-1]
+		m.input.SetValue(last.query)
+		m.sel = m.sel.withQuery(last.query)
+		return m.switchTo(last.from)
 	case m.sel.query != "":
 		m.input.SetValue("")
 		m.sel = m.sel.withQuery("")

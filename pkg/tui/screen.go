@@ -45,6 +45,10 @@ const (
 	actExplain
 	// actOpenClaim: open the sheet of NodeClaim arg (nodeclaim/NAME), returning to the active view.
 	actOpenClaim
+	// actOpenFinding: open the sheet of the finding under the findings view's cursor.
+	actOpenFinding
+	// actSubnet: show the subnets view filtered to subnet arg; Esc comes back.
+	actSubnet
 )
 
 // action is a view's request to the root model.
@@ -67,6 +71,8 @@ func (m Model) active() screen {
 		return m.explain
 	case viewClaim:
 		return m.claim
+	case viewFinding:
+		return m.finding
 	}
 	return m.nodes
 }
@@ -80,7 +86,7 @@ type viewScreen struct {
 // screens returns every view.
 func (m Model) screens() []viewScreen {
 	return []viewScreen{{viewNodes, m.nodes}, {viewNode, m.node}, {viewFindings, m.findings}, {viewSubnets, m.subnets},
-		{viewExplain, m.explain}, {viewClaim, m.claim}}
+		{viewExplain, m.explain}, {viewClaim, m.claim}, {viewFinding, m.finding}}
 }
 
 // put stores s as the view of its type.
@@ -98,5 +104,7 @@ func (m *Model) put(s screen) {
 		m.explain = s
 	case claimModel:
 		m.claim = s
+	case findingModel:
+		m.finding = s
 	}
 }

@@ -50,6 +50,18 @@ func TestScreens(t *testing.T) {
 		{name: "drilldown_auto_200x60", w: 200, h: 60, msgs: []tea.Msg{key("down"), key("enter")}, waitOn: "[Overview]"},
 		{name: "findings_80x24", w: 80, h: 24, typed: "f", waitOn: "findings 16/16"},
 		{name: "findings_200x60", w: 200, h: 60, typed: "f", msgs: []tea.Msg{key("enter")}, waitOn: "findings › subnet-ip-exhaustion"},
+		{name: "finding_sheet_80x24", w: 80, h: 24, typed: "f", msgs: []tea.Msg{key("enter"), key("enter")}, waitOn: "follow link"},
+		{name: "finding_sheet_200x60", w: 200, h: 60, typed: "f", msgs: []tea.Msg{key("enter"), key("enter")}, waitOn: "Why it matters"},
+		{name: "finding_node_80x24", w: 80, h: 24, typed: "f", msgs: []tea.Msg{key("down"), key("enter"), key("enter"), key("enter")}, waitOn: "[Overview]"},
+		{name: "finding_node_200x60", w: 200, h: 60, typed: "f", msgs: []tea.Msg{key("down"), key("enter"), key("enter"), key("enter")}, waitOn: "[Overview]"},
+		{
+			name: "finding_node_back_80x24", w: 80, h: 24, typed: "f",
+			msgs: []tea.Msg{key("down"), key("enter"), key("enter"), key("enter"), key("esc")}, waitOn: "Resource: node/",
+		},
+		{
+			name: "finding_node_back_200x60", w: 200, h: 60, typed: "f",
+			msgs: []tea.Msg{key("down"), key("enter"), key("enter"), key("enter"), key("esc")}, waitOn: "Resource: node/",
+		},
 		{name: "subnets_80x24", w: 80, h: 24, typed: "s", waitOn: "subnets 12/12"},
 		{name: "explain_80x24", w: 80, h: 24, typed: "f?", waitOn: "explain › subnet-ip-exhaustion"},
 		{name: "findings_help_80x24", w: 80, h: 24, typed: "fH", waitOn: "critical only"},

@@ -101,10 +101,13 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.Info):
 		return m.toggle(diagnose.Info), nil
 	case key.Matches(msg, k.Nodes):
+		m.trail = nil
 		return m.switchTo(viewNodes), nil
 	case key.Matches(msg, k.Findings):
+		m.trail = nil
 		return m.switchTo(viewFindings), nil
 	case key.Matches(msg, k.Subnets):
+		m.trail = nil
 		return m.switchTo(viewSubnets), nil
 	}
 	return m, nil

@@ -86,12 +86,20 @@ func TestFindingsDrillDown(t *testing.T) {
 		t.Fatalf("opened group %q with %d findings, want instance-not-found with 1", got, len(m.findings.items))
 	}
 	m = press(t, m, "enter")
+	if m.view != viewFinding || m.finding.f.Node != missingNode {
+		t.Fatalf("enter on the finding: view %d finding on node %q, want the finding sheet of %q", m.view, m.finding.f.Node, missingNode)
+	}
+	m = press(t, m, "enter")
 	if m.view != viewNode || m.node.name() != missingNode {
-		t.Fatalf("enter on the finding: view %d node %q, want the node view of %q", m.view, m.node.name(), missingNode)
+		t.Fatalf("enter on the finding sheet: view %d node %q, want the node view of %q", m.view, m.node.name(), missingNode)
+	}
+	m = press(t, m, "esc")
+	if m.view != viewFinding {
+		t.Fatalf("esc from the node: view %d, want the finding sheet", m.view)
 	}
 	m = press(t, m, "esc")
 	if m.view != viewFindings || m.findings.open < 0 {
-		t.Fatalf("esc from the node: view %d open %d, want the opened group", m.view, m.findings.open)
+		t.Fatalf("esc from the finding sheet: view %d open %d, want the opened group", m.view, m.findings.open)
 	}
 	m = press(t, m, "esc")
 	if m.findings.open >= 0 || m.findings.list.cursor != 1 {

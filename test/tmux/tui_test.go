@@ -120,6 +120,31 @@ func TestDemoTUI(t *testing.T) {
 	s.waitFor("the program to exit 0", contains("EXITED 0"))
 }
 
+// TestDemoTUIFindingSheet opens a finding's sheet from the findings view, follows it to the
+// node, and goes back along the path: the finding sheet, then the opened group.
+func TestDemoTUIFindingSheet(t *testing.T) {
+	s := start(t, 120, 40, "demo")
+	s.waitFor("the nodes view", contains("ip-10-0-", "critical"))
+
+	s.keys("f")
+	s.waitFor("the findings view", contains("findings 16/16"))
+	s.keys("Down", "Enter")
+	s.waitFor("the instance-not-found group", contains("findings › instance-not-found"))
+	s.keys("Enter")
+	s.waitFor("the finding sheet", contains("finding/instance-not-found", "References", "About the check"))
+
+	s.keys("Enter")
+	s.waitFor("the node sheet with its problems first", contains("[Overview]", "Problems", "remedy:"))
+
+	s.keys("Escape")
+	s.waitFor("the finding sheet again", contains("finding/instance-not-found", "References"))
+	s.keys("Escape")
+	s.waitFor("the opened group again", contains("enter opens a finding"))
+
+	s.keys("q")
+	s.waitFor("the program to exit 0", contains("EXITED 0"))
+}
+
 // TestTUIRefusesAPipe checks that without a terminal the UI never starts.
 func TestTUIRefusesAPipe(t *testing.T) {
 	s := start(t, 100, 10, "demo", "|", "cat")

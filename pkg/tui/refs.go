@@ -1,0 +1,89 @@
+package tui
+
+import (
+	"strings"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+)
+
+// ref is one subject a finding names, as kind/name, with what following it does: open is the
+// zero action when the TUI has no view of it.
+type ref struct {
+	subject string
+	// what says what following the reference shows, or how to read the subject elsewhere.
+	what string
+	open action
+}
+
+// openable reports whether following the reference shows something.
+func (r ref) openable() bool { return r.open.kind != 0 }
+
+// findingRefs returns the subjects f names, its own subject first: the node, the resource, and
+// the node's NodeClaim, subnet, NodePool, class and instance. The node, a NodeClaim (its sheet
+// without a Node, else its Node's sheet when no reference names that node already) and a subnet
+// the subnets view lists can be opened.
+func findingRefs(d *data, f diagnose.Finding) []ref {
+	var refs []ref
+	seen := map[string]bool{}
+	add := func(subject string) {
+		if subject == "" || strings.HasSuffix(subject, "/") || seen[subject] {
+			return
+		}
+		seen[subject] = true
+		r := resolveRef(d, subject)
+		if r.open.kind == actOpenNode && seen["node/"+r.open.arg] && subject != "node/"+r.open.arg {
+			// A NodeClaim whose Node is listed already: follow the node's own reference.
+			r.what, r.open = "its Node, listed above", action{}
+		}
+		refs = append(refs, r)
+	}
+	if f.Node != "" {
+		add("node/" + f.Node)
+	}
+	add(f.Resource)
+	if n, ok := d.node(f.Node); ok {
+		id := n.Identity
+		add(claimPrefix + id.NodeClaim)
+		if n.Subnet != nil {
+			add("subnet/" + n.Subnet.ID)
+		}
+		add("nodepool/" + id.NodePool)
+		class := "ec2nodeclass/"
+		if id.AutoMode || id.NodeClassKind == "NodeClass" {
+			class = "nodeclass/"
+		}
+		add(class + id.NodeClass)
+		add("instance/" + id.InstanceID)
+	}
+	return refs
+}
+
+// resolveRef says what following subject shows in d.
+func resolveRef(d *data, subject string) ref {
+	kind, name, _ := strings.Cut(subject, "/")
+	r := ref{subject: subject, what: "no sheet here yet"}
+	switch kind {
+	case "node":
+		if _, ok := d.node(name); ok {
+			r.what, r.open = "node sheet", action{kind: actOpenNode, arg: name}
+		}
+	case "nodeclaim":
+		if _, ok := d.claim(subject); ok {
+			r.what, r.open = "NodeClaim sheet", action{kind: actOpenClaim, arg: subject}
+			break
+		}
+		for _, n := range d.report.Nodes {
+			if n.Identity.NodeClaim == name {
+				r.what, r.open = "its Node's sheet (node/"+n.Identity.Node+")", action{kind: actOpenNode, arg: n.Identity.Node}
+				break
+			}
+		}
+	case "subnet":
+		for _, s := range d.subnets {
+			if s.id == name {
+				r.what, r.open = "subnets view, filtered to it", action{kind: actSubnet, arg: name}
+			}
+		}
+	}
+	return r
+}
