@@ -346,7 +346,7 @@ func primaryWarm(x *Index, cni CNISettings, t *snapshot.InstanceType) (int64, st
 	take := perENI + (w.eni-1)*int64(t.IPv4PerENI)
 	more := ""
 	if w.eni > 1 {
-		more = fmt.Sprintf(" and %d more ENIs of %d", w.eni-1, t.IPv4PerENI)
+		more = fmt.Sprintf(" and %s of %d", countText(w.eni-1, "more ENI", "more ENIs"), t.IPv4PerENI)
 	}
 	return take, fmt.Sprintf("%d warm addresses (%s=%d: the primary ENI's %d secondary IPs%s)", take, SettingWarmENITarget,
 		w.eni, perENI, more)
