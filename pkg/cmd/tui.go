@@ -51,12 +51,12 @@ func (o *tuiOptions) run(ctx context.Context) error {
 	if !o.demo {
 		title = o.contextName()
 	}
-	load := func(ctx context.Context) (diagnose.Report, error) {
+	load := func(ctx context.Context) (tui.Loaded, error) {
 		snap, err := o.load(ctx, collect.Scope{})
 		if err != nil {
-			return diagnose.Report{}, err
+			return tui.Loaded{}, err
 		}
-		return diagnose.Analyze(snap, diagnose.Options{}), nil
+		return tui.Loaded{Report: diagnose.Analyze(snap, diagnose.Options{}), Index: diagnose.NewIndex(snap)}, nil
 	}
 	if err := tui.Run(ctx, load, tui.Options{In: o.In, Out: o.Out, Styles: st, Title: title, AltScreen: true}); err != nil {
 		return fmt.Errorf("terminal UI: %w", err)

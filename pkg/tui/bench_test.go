@@ -67,7 +67,7 @@ func BenchmarkLoadReport(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		_ = update(b, m, reportMsg{r})
+		_ = update(b, m, reportMsg{report: r})
 	}
 }
 

@@ -72,7 +72,7 @@ func TestClaimSheetScrollsAndFollowsReloads(t *testing.T) {
 	if joined.NodeClaims[0].Name == tuiUnregClaim {
 		joined.NodeClaims[0] = r.NodeClaims[1]
 	}
-	m = update(t, m, reportMsg{joined})
+	m = update(t, m, reportMsg{report: joined})
 	if m.view != viewNodes {
 		t.Errorf("after the NodeClaim left the report: view %d, want the nodes", m.view)
 	}

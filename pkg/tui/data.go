@@ -42,6 +42,8 @@ type data struct {
 	counts  map[string]int
 	subnets []subnetRow
 	groups  []findingGroup
+	// subjects builds the sheets of the subjects findings name.
+	subjects subjects
 }
 
 // derive computes the rows, subnets and finding groups of r.

@@ -132,7 +132,7 @@ func TestExplainUnknownCheckIsOneLine(t *testing.T) {
 func TestExplainSurvivesRefreshAndResize(t *testing.T) {
 	r := demoReport(t)
 	m := press(t, ready(t, r, 100, 30), "f", "?")
-	m = update(t, m, reportMsg{r})
+	m = update(t, m, reportMsg{report: r})
 	m = update(t, m, tea.WindowSizeMsg{Width: 50, Height: 15})
 	if m.view != viewExplain || m.explain.id != "subnet-ip-exhaustion" {
 		t.Fatalf("after a refresh and a resize: view %d explaining %q, want the explain view kept", m.view, m.explain.id)

@@ -112,12 +112,12 @@ func TestFindingSheetFollowsReloads(t *testing.T) {
 	r := demoReport(t)
 	m := press(t, ready(t, r, 100, 40), "f", "enter", "enter")
 	want := m.finding.f
-	m = update(t, m, reportMsg{r})
+	m = update(t, m, reportMsg{report: r})
 	if m.view != viewFinding || m.finding.f != want {
 		t.Fatalf("reload with the finding: view %d finding %+v, want the same sheet", m.view, m.finding.f)
 	}
 	r.Findings = slices.DeleteFunc(slices.Clone(r.Findings), func(f diagnose.Finding) bool { return f == want })
-	if m = update(t, m, reportMsg{r}); m.view != viewFindings {
+	if m = update(t, m, reportMsg{report: r}); m.view != viewFindings {
 		t.Errorf("reload without the finding: view %d, want the findings view", m.view)
 	}
 }

@@ -23,10 +23,10 @@ var fuzzKeys = []string{
 	"backspace", "q", "ctrl+c", "a", "e", "i", "p", "z", "0", "-", ".",
 }
 
-// fuzzReport returns the report a FuzzTUI input shows: builtin[0] (the demo's) for no
-// snapshot bytes, builtin[1+b%4] for one byte b, and otherwise the report of the snapshot the
-// bytes hold, if they hold one.
-func fuzzReport(builtin [5]diagnose.Report, data []byte) (diagnose.Report, bool) {
+// fuzzReport returns the report and index a FuzzTUI input shows: builtin[0] (the demo's) for
+// no snapshot bytes, builtin[1+b%4] for one byte b, and otherwise the report and index of the
+// snapshot the bytes hold, if they hold one.
+func fuzzReport(builtin [5]Loaded, data []byte) (Loaded, bool) {
 	switch len(data) {
 	case 0:
 		return builtin[0], true
@@ -35,15 +35,16 @@ func fuzzReport(builtin [5]diagnose.Report, data []byte) (diagnose.Report, bool)
 	}
 	s, err := snapshot.Read(bytes.NewReader(data))
 	if err != nil {
-		return diagnose.Report{}, false
+		return Loaded{}, false
 	}
-	return diagnose.Analyze(s, diagnose.Options{}), true
+	return Loaded{Report: diagnose.Analyze(s, diagnose.Options{}), Index: diagnose.NewIndex(s)}, true
 }
 
 // FuzzTUI drives the root model with fuzzed keys, window sizes, mouse wheel steps, reloads and
 // failed refreshes over the demo report, the demo report with control characters in every
 // string, an empty report, the demo with NodeClaims without a Node (plain and with control
-// characters), or the report of fuzzed snapshot bytes. No message may panic, and after each one the
+// characters), or the report of fuzzed snapshot bytes; the plain ones and the fuzzed snapshot's
+// come with their index, so subject sheets open. No message may panic, and after each one the
 // screen renders with no raw control character, no more lines than the window and no line
 // wider than it. A key byte picks, modulo len(fuzzKeys)+5, a key of fuzzKeys or, past them, a
 // window size (from the next two bytes), a wheel step up or down, the report again or a failed
@@ -54,16 +55,20 @@ func FuzzTUI(f *testing.F) {
 		f.Fatalf("reading the demo snapshot: %v", err)
 	}
 	r := diagnose.Analyze(s, diagnose.Options{})
+	cs := claimsSnapshot(f)
 	claims := claimsReport(f)
-	builtin := [5]diagnose.Report{r, hostiletext.Poison(r), {}, claims, hostiletext.Poison(claims)}
+	builtin := [5]Loaded{
+		{Report: r, Index: diagnose.NewIndex(s)}, {Report: hostiletext.Poison(r)}, {},
+		{Report: claims, Index: diagnose.NewIndex(cs)}, {Report: hostiletext.Poison(claims)},
+	}
 	f.Fuzz(func(t *testing.T, snap, keys []byte) {
-		r, ok := fuzzReport(builtin, snap)
+		l, ok := fuzzReport(builtin, snap)
 		if !ok {
 			return
 		}
 		colour := len(keys) > 0 && keys[0]&0x80 != 0
-		m := New(fixedLoader(r), Options{Styles: style.New(style.Renderer(io.Discard, colour)), Title: "fuzz"})
-		m = update(t, m, reportMsg{r})
+		m := New(loadedLoader(l), Options{Styles: style.New(style.Renderer(io.Discard, colour)), Title: "fuzz"})
+		m = update(t, m, reportMsg{report: l.Report, index: l.Index})
 		for i := 0; i < len(keys) && i < 200; i++ {
 			var msg tea.Msg
 			switch a := int(keys[i]) % (len(fuzzKeys) + 5); {
@@ -81,7 +86,7 @@ func FuzzTUI(f *testing.F) {
 			case a == len(fuzzKeys)+2:
 				msg = tea.MouseMsg{Button: tea.MouseButtonWheelDown, Action: tea.MouseActionPress}
 			case a == len(fuzzKeys)+3:
-				msg = reportMsg{r}
+				msg = reportMsg{report: l.Report, index: l.Index}
 			default:
 				msg = errMsg{errors.New("listing nodes: " + hostiletext.Text)}
 			}

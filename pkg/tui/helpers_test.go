@@ -25,9 +25,27 @@ func demoReport(tb testing.TB) diagnose.Report {
 // plain returns colourless styles, so screens are stable text.
 func plain() *style.Styles { return style.New(style.Renderer(io.Discard, false)) }
 
-// fixedLoader always returns r.
+// demoLoaded analyses the embedded demo cluster and keeps its index, as the command's loader does.
+func demoLoaded(tb testing.TB) Loaded {
+	tb.Helper()
+	s, err := demo.Snapshot()
+	if err != nil {
+		tb.Fatalf("reading the demo snapshot: %v", err)
+	}
+	return Loaded{Report: diagnose.Analyze(s, diagnose.Options{}), Index: diagnose.NewIndex(s)}
+}
+
+// fixedLoader always returns r, without an index.
 func fixedLoader(r diagnose.Report) Loader {
-	return func(context.Context) (diagnose.Report, error) { return r, nil }
+	return func(context.Context) (Loaded, error) { return Loaded{Report: r}, nil }
+}
+
+// readyLoaded returns a model showing l on a w by h screen.
+func readyLoaded(tb testing.TB, l Loaded, w, h int) Model {
+	tb.Helper()
+	m := New(func(context.Context) (Loaded, error) { return l, nil }, Options{Styles: plain(), Title: "demo"})
+	m = update(tb, m, tea.WindowSizeMsg{Width: w, Height: h})
+	return update(tb, m, reportMsg{report: l.Report, index: l.Index})
 }
 
 // ready returns a model showing r on a w by h screen.
@@ -35,7 +53,7 @@ func ready(tb testing.TB, r diagnose.Report, w, h int) Model {
 	tb.Helper()
 	m := New(fixedLoader(r), Options{Styles: plain(), Title: "demo"})
 	m = update(tb, m, tea.WindowSizeMsg{Width: w, Height: h})
-	return update(tb, m, reportMsg{r})
+	return update(tb, m, reportMsg{report: r})
 }
 
 // update sends msg to m and returns the new root model.

@@ -39,7 +39,7 @@ func TestScreensEscapeControlCharacters(t *testing.T) {
 		for name, keys := range screens {
 			for _, size := range [][2]int{{80, 24}, {200, 60}} {
 				m := New(fixedLoader(r), Options{Styles: st, Title: "prod" + hostiletext.Text})
-				m = update(t, m, reportMsg{r})
+				m = update(t, m, reportMsg{report: r})
 				m = press(t, m, keys...)
 				m = m.resize(size[0], size[1])
 				m = update(t, m, errMsg{errors.New("listing nodes: " + hostiletext.Text)})

@@ -9,8 +9,11 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/style"
 )
 
-// reportMsg carries a freshly loaded report.
-type reportMsg struct{ report diagnose.Report }
+// reportMsg carries a freshly loaded report and the index of its snapshot (nil when unknown).
+type reportMsg struct {
+	report diagnose.Report
+	index  *diagnose.Index
+}
 
 // errMsg carries a failed load.
 type errMsg struct{ err error }
@@ -21,11 +24,11 @@ func (e errMsg) Error() string { return e.err.Error() }
 // loadCmd runs load in the background and reports its result as a message.
 func loadCmd(ctx context.Context, load Loader) tea.Cmd {
 	return func() tea.Msg {
-		r, err := load(ctx)
+		l, err := load(ctx)
 		if err != nil {
 			return errMsg{err}
 		}
-		return reportMsg{r}
+		return reportMsg{report: l.Report, index: l.Index}
 	}
 }
 

@@ -35,6 +35,7 @@ const (
 	viewExplain
 	viewClaim
 	viewFinding
+	viewSubject
 )
 
 // Default size, used until the terminal reports its own.
@@ -71,6 +72,7 @@ type Model struct {
 	explain  explainModel
 	claim    claimModel
 	finding  findingModel
+	subject  subjectModel
 	// trail is the path of list views followed from a sheet, latest last: Esc on a view reached
 	// that way returns along it.
 	trail []step

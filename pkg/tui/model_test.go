@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
-
-	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 )
 
 // The demo cluster's worst nodes, in the order the nodes view lists them; secondNode is the
@@ -49,7 +47,7 @@ func TestLoadingThenReady(t *testing.T) {
 }
 
 func TestFirstLoadFails(t *testing.T) {
-	failing := func(context.Context) (diagnose.Report, error) { return diagnose.Report{}, errors.New("no credentials") }
+	failing := func(context.Context) (Loaded, error) { return Loaded{}, errors.New("no credentials") }
 	m := New(failing, Options{Styles: plain()})
 	msg := loadCmd(t.Context(), failing)()
 	if _, ok := msg.(errMsg); !ok {

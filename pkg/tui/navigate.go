@@ -29,6 +29,8 @@ func (m Model) do(act action) Model {
 		return m.openExplain(act.arg)
 	case actOpenClaim:
 		return m.openClaim(act.arg, m.view)
+	case actOpenSubject:
+		return m.openSubject(act.arg, m.view)
 	}
 	return m
 }

@@ -19,9 +19,11 @@ type ref struct {
 func (r ref) openable() bool { return r.open.kind != 0 }
 
 // findingRefs returns the subjects f names, its own subject first: the node, the resource, and
-// the node's NodeClaim, subnet, NodePool, class and instance. The node, a NodeClaim (its sheet
-// without a Node, else its Node's sheet when no reference names that node already) and a subnet
-// the subnets view lists can be opened.
+// the node's NodeClaim, subnet, NodePool, class and instance. The node, a NodeClaim or an
+// instance (the NodeClaim's sheet without a Node, else the Node's sheet when no reference names
+// that node already), and the subnet, NodePool, class or placement group the snapshot holds
+// (their describe sheets; a subnet the subnets view lists when the load has no index) can be
+// opened.
 func findingRefs(d *data, f diagnose.Finding) []ref {
 	var refs []ref
 	seen := map[string]bool{}
@@ -32,7 +34,7 @@ func findingRefs(d *data, f diagnose.Finding) []ref {
 		seen[subject] = true
 		r := resolveRef(d, subject)
 		if r.open.kind == actOpenNode && seen["node/"+r.open.arg] && subject != "node/"+r.open.arg {
-			// A NodeClaim whose Node is listed already: follow the node's own reference.
+			// A NodeClaim or instance whose Node is listed already: follow the node's own reference.
 			r.what, r.open = "its Node, listed above", action{}
 		}
 		refs = append(refs, r)
@@ -78,10 +80,27 @@ func resolveRef(d *data, subject string) ref {
 				break
 			}
 		}
-	case "subnet":
+	case "subnet", "nodepool", "ec2nodeclass", "nodeclass", "placementgroup":
+		if _, what, ok := d.subjects.sheet(subject); ok {
+			r.what, r.open = what, action{kind: actOpenSubject, arg: subject}
+			break
+		}
+		if d.subjects.index != nil {
+			r.what = "not in the snapshot"
+		}
+		if kind != "subnet" {
+			break
+		}
 		for _, s := range d.subnets {
 			if s.id == name {
 				r.what, r.open = "subnets view, filtered to it", action{kind: actSubnet, arg: name}
+			}
+		}
+	case "instance":
+		for _, n := range d.report.Nodes {
+			if n.Identity.InstanceID == name {
+				r.what, r.open = "its Node's sheet (node/"+n.Identity.Node+")", action{kind: actOpenNode, arg: n.Identity.Node}
+				break
 			}
 		}
 	}

@@ -49,6 +49,8 @@ const (
 	actOpenFinding
 	// actSubnet: show the subnets view filtered to subnet arg; Esc comes back.
 	actSubnet
+	// actOpenSubject: open the sheet of subject arg (subnet/ID, nodepool/NAME...), returning to the active view.
+	actOpenSubject
 )
 
 // action is a view's request to the root model.
@@ -73,6 +75,8 @@ func (m Model) active() screen {
 		return m.claim
 	case viewFinding:
 		return m.finding
+	case viewSubject:
+		return m.subject
 	}
 	return m.nodes
 }
@@ -86,7 +90,8 @@ type viewScreen struct {
 // screens returns every view.
 func (m Model) screens() []viewScreen {
 	return []viewScreen{{viewNodes, m.nodes}, {viewNode, m.node}, {viewFindings, m.findings}, {viewSubnets, m.subnets},
-		{viewExplain, m.explain}, {viewClaim, m.claim}, {viewFinding, m.finding}}
+		{viewExplain, m.explain}, {viewClaim, m.claim}, {viewFinding, m.finding},
+		{viewSubject, m.subject}}
 }
 
 // put stores s as the view of its type.
@@ -106,5 +111,7 @@ func (m *Model) put(s screen) {
 		m.claim = s
 	case findingModel:
 		m.finding = s
+	case subjectModel:
+		m.subject = s
 	}
 }

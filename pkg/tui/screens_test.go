@@ -18,11 +18,11 @@ import (
 // flakyLoader returns r on its first call and fails on every later one.
 func flakyLoader(r diagnose.Report) Loader {
 	var calls atomic.Int32
-	return func(context.Context) (diagnose.Report, error) {
+	return func(context.Context) (Loaded, error) {
 		if calls.Add(1) == 1 {
-			return r, nil
+			return Loaded{Report: r}, nil
 		}
-		return diagnose.Report{}, errors.New("listing nodes: the server has asked for the client to provide credentials")
+		return Loaded{}, errors.New("listing nodes: the server has asked for the client to provide credentials")
 	}
 }
 
@@ -61,6 +61,10 @@ func TestScreens(t *testing.T) {
 		{
 			name: "finding_node_back_200x60", w: 200, h: 60, typed: "f",
 			msgs: []tea.Msg{key("down"), key("enter"), key("enter"), key("enter"), key("esc")}, waitOn: "Resource: node/",
+		},
+		{
+			name: "finding_nodepool_80x24", w: 80, h: 24, load: loadedLoader(demoLoaded(t)), typed: "f",
+			msgs: []tea.Msg{key("down"), key("enter"), key("enter"), key("tab"), key("enter")}, waitOn: "Class's subnet zones",
 		},
 		{name: "subnets_80x24", w: 80, h: 24, typed: "s", waitOn: "subnets 12/12"},
 		{name: "explain_80x24", w: 80, h: 24, typed: "f?", waitOn: "explain › subnet-ip-exhaustion"},

@@ -16,7 +16,15 @@ import (
 
 // Loader collects a snapshot and analyses it. Run calls it at start and on each refresh,
 // always inside a tea.Cmd, with the program's context.
-type Loader func(ctx context.Context) (diagnose.Report, error)
+type Loader func(ctx context.Context) (Loaded, error)
+
+// Loaded is what one load returns: the report the views show and the index of the snapshot it
+// was analysed from, which the subnet, NodeClass, NodePool and placement group sheets are
+// built from. A nil Index leaves those subjects as text.
+type Loaded struct {
+	Report diagnose.Report
+	Index  *diagnose.Index
+}
 
 // Options configure the TUI.
 type Options struct {

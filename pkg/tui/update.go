@@ -25,7 +25,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.spin, cmd = m.spin.Update(msg)
 		return m, cmd
 	case reportMsg:
-		return m.loaded(msg.report), nil
+		return m.loaded(msg.report, msg.index), nil
 	case errMsg:
 		m.busy, m.err = false, printableError(msg)
 		if m.data == nil {
@@ -42,9 +42,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // loaded shows a new report, keeping the view, the cursor and an open node where they are; a
 // view whose subject is gone goes back.
-func (m Model) loaded(r diagnose.Report) Model {
+func (m Model) loaded(r diagnose.Report, x *diagnose.Index) Model {
 	m.busy, m.err, m.state = false, nil, stateReady
 	m.data = derive(style.PrintableCopy(r), m.th.Styles)
+	m.data.subjects = subjects{index: x, report: r}
 	m = m.resize(m.width, m.height)
 	gone := action{}
 	for _, s := range m.screens() {

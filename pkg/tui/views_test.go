@@ -159,7 +159,7 @@ func TestRefreshKeepsReport(t *testing.T) {
 		t.Errorf("after a failed refresh: state %d busy %v, want ready and idle", m.state, m.busy)
 	}
 	r.Nodes = r.Nodes[1:]
-	m = update(t, m, reportMsg{r})
+	m = update(t, m, reportMsg{report: r})
 	if got := m.View(); strings.Contains(got, "refresh failed") || m.nodes.shown() != len(r.Nodes) {
 		t.Errorf("a good refresh should clear the error and show %d nodes:\n%s", len(r.Nodes), got)
 	}

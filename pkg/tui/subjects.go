@@ -1,0 +1,67 @@
+package tui
+
+import (
+	"strings"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/printer"
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+	"github.com/karpnet/kubectl-karpnet/pkg/style"
+)
+
+// subjects builds the sheets `kubectl karpnet describe subnet|nodeclass|nodepool|placementgroup`
+// prints, from the index of the loaded snapshot and the report as analysed (not yet made
+// printable: the printer escapes what it renders).
+type subjects struct {
+	index  *diagnose.Index
+	report diagnose.Report
+}
+
+// sheetFunc renders a subject's sheet at a width with the styles.
+type sheetFunc func(width int, st *style.Styles) string
+
+// sheet returns the renderer of subject's sheet (subnet/ID, nodepool/NAME, ec2nodeclass/NAME,
+// nodeclass/NAME or placementgroup/NAME), and what the sheet is called; false when there is
+// no index or the snapshot does not hold the subject.
+func (s subjects) sheet(subject string) (sheetFunc, string, bool) {
+	if s.index == nil {
+		return nil, "", false
+	}
+	x, r := s.index, s.report
+	kind, name, _ := strings.Cut(subject, "/")
+	switch kind {
+	case "subnet":
+		if sh, ok := diagnose.DescribeSubnet(x, r, name); ok {
+			return func(w int, st *style.Styles) string { return printer.SubnetSheet(sh, w, st) }, "subnet sheet", true
+		}
+	case "nodepool":
+		if sh, ok := diagnose.DescribeNodePool(x, r, name); ok {
+			return func(w int, st *style.Styles) string { return printer.NodePoolSheet(sh, w, st) }, "NodePool sheet", true
+		}
+	case "ec2nodeclass", "nodeclass":
+		k := snapshot.KindEC2NodeClass
+		if kind == "nodeclass" {
+			k = snapshot.KindNodeClass
+		}
+		if sh, ok := diagnose.DescribeNodeClass(x, r, k, name); ok {
+			return func(w int, st *style.Styles) string { return printer.NodeClassSheet(sh, w, st) }, k + " sheet", true
+		}
+	case "placementgroup":
+		if sh, ok := diagnose.DescribePlacementGroup(x, r, name); ok {
+			return func(w int, st *style.Styles) string { return printer.PlacementGroupSheet(sh, w, st) }, "placement group sheet", true
+		}
+	}
+	return nil, "", false
+}
+
+// openSubject shows the sheet of subject (subnet/ID, nodepool/NAME, ec2nodeclass/NAME,
+// nodeclass/NAME or placementgroup/NAME); Esc returns to back.
+func (m Model) openSubject(subject string, back view) Model {
+	sheet, _, ok := m.data.subjects.sheet(subject)
+	if !ok {
+		return m
+	}
+	m.view = viewSubject
+	m.subject = newSubjectModel(subject, sheet, back, m.th, m.width, m.bodyHeight())
+	return m.resize(m.width, m.height)
+}
