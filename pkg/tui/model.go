@@ -96,9 +96,9 @@ func newModel(load Loader, title string, st *style.Styles) Model {
 	return m.resize(defaultWidth, defaultHeight)
 }
 
-// Init starts the first load and the spinner.
+// Init names the context in the terminal title and starts the first load and the spinner.
 func (m Model) Init() tea.Cmd {
-	return tea.Batch(loadCmd(m.ctx, m.load), m.spin.Tick)
+	return tea.Batch(tea.SetWindowTitle(windowTitle(m.title)), loadCmd(m.ctx, m.load), m.spin.Tick)
 }
 
 // headerLines is how many lines the subnet strip may take at the current height.
