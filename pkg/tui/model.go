@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"io"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/cursor"
@@ -61,6 +62,10 @@ type Model struct {
 	// busy is set while a load runs; err is the last failed load.
 	busy bool
 	err  error
+	// clip is the terminal `y` writes its OSC 52 sequence to, nil when there is none; note is a
+	// one-line status, such as what was copied, shown until the next key.
+	clip io.Writer
+	note string
 
 	data     *data
 	sel      selection
