@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aymanbagabas/go-osc52/v2"
 	tea "github.com/charmbracelet/bubbletea"
 )
 
@@ -146,4 +147,24 @@ func TestCopyNothingUnderCursor(t *testing.T) {
 	if got := m.statusView(); !strings.Contains(got, "nothing to copy") {
 		t.Errorf("status line %q, want it to say there is nothing to copy", got)
 	}
+}
+
+// BenchmarkClipSequence measures the sequence for a 16 MiB text: capped, as `y` writes it, and
+// uncapped, for comparison.
+func BenchmarkClipSequence(b *testing.B) {
+	text := strings.Repeat("x", 16<<20)
+	b.Run("capped", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if len(clipSequence(text)) > 2*maxCopy {
+				b.Fatal("the sequence is not capped")
+			}
+		}
+	})
+	b.Run("uncapped", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = osc52.New(text).String()
+		}
+	})
 }
