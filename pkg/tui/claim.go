@@ -67,7 +67,7 @@ func (m claimModel) narrow(selection) screen { return m }
 func (m claimModel) keys(k keyMap) helpKeys {
 	return helpKeys{
 		short: []key.Binding{k.Up, k.Down, k.PageDown, k.Back, k.Refresh, k.Help, k.Quit},
-		full:  [][]key.Binding{k.moveKeys(), {k.Back}, {k.Refresh, k.Help, k.Quit}},
+		full:  [][]key.Binding{k.moveKeys(), {k.Back, k.Copy}, {k.Nodes, k.Findings, k.Subnets, k.Refresh, k.Help, k.Quit}},
 	}
 }
 

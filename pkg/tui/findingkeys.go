@@ -9,7 +9,7 @@ import (
 func (m findingModel) keys(k keyMap) helpKeys {
 	return helpKeys{
 		short: []key.Binding{k.Down, k.NextRef, k.OpenRef, k.Back, k.Refresh, k.Help, k.Quit},
-		full: [][]key.Binding{k.moveKeys(), {k.NextRef, k.PrevRef, k.OpenRef, k.Back},
+		full: [][]key.Binding{k.moveKeys(), {k.NextRef, k.PrevRef, k.OpenRef, k.Back, k.Copy},
 			{k.Nodes, k.Findings, k.Subnets, k.Refresh, k.Help, k.Quit}},
 	}
 }

@@ -23,6 +23,8 @@ type keyMap struct {
 	Warning  key.Binding
 	Info     key.Binding
 	Group    key.Binding
+	Sort     key.Binding
+	Copy     key.Binding
 	Nodes    key.Binding
 	Findings key.Binding
 	Subnets  key.Binding
@@ -60,6 +62,8 @@ func defaultKeys() keyMap {
 		Warning:  b("2", "warning only", "2"),
 		Info:     b("3", "info only", "3"),
 		Group:    b("g", "group by", "g"),
+		Sort:     b("S", "sort by", "S"),
+		Copy:     b("y", "copy", "y"),
 		Nodes:    b("n", "nodes", "n"),
 		Findings: b("f", "findings", "f"),
 		Subnets:  b("s", "subnets", "s"),

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"io"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/cursor"
@@ -62,6 +63,10 @@ type Model struct {
 	// busy is set while a load runs; err is the last failed load.
 	busy bool
 	err  error
+	// clip is the terminal `y` writes its OSC 52 sequence to, nil when there is none; note is a
+	// one-line status, such as what was copied, shown until the next key.
+	clip io.Writer
+	note string
 
 	data     *data
 	sel      selection
@@ -98,9 +103,9 @@ func newModel(load Loader, title string, st *style.Styles) Model {
 	return m.resize(defaultWidth, defaultHeight)
 }
 
-// Init starts the first load and the spinner.
+// Init names the context in the terminal title and starts the first load and the spinner.
 func (m Model) Init() tea.Cmd {
-	return tea.Batch(loadCmd(m.ctx, m.load), m.spin.Tick)
+	return tea.Batch(tea.SetWindowTitle(windowTitle(m.title)), loadCmd(m.ctx, m.load), m.spin.Tick)
 }
 
 // headerLines is how many lines the subnet strip may take at the current height.

@@ -9,7 +9,7 @@ import (
 func (m nodeModel) keys(k keyMap) helpKeys {
 	return helpKeys{
 		short: []key.Binding{k.Up, k.Down, k.NextTab, k.Back, k.Refresh, k.Help, k.Quit},
-		full:  [][]key.Binding{k.moveKeys(), {k.NextTab, k.PrevTab, k.Back}, {k.Refresh, k.Help, k.Quit}},
+		full:  [][]key.Binding{k.moveKeys(), {k.NextTab, k.PrevTab, k.Back, k.Copy}, {k.Nodes, k.Findings, k.Subnets, k.Refresh, k.Help, k.Quit}},
 	}
 }
 

@@ -22,7 +22,8 @@ type nodeLine struct {
 type nodesModel struct {
 	d     *data
 	group groupBy
-	// order is rows' indices in display order: worst first, or grouped.
+	sort  sortBy
+	// order is rows' indices in display order: sorted, then grouped.
 	order  []int
 	lines  []nodeLine
 	list   cursorList
@@ -35,7 +36,7 @@ func (m nodesModel) setData(d *data, sel selection) (screen, action) {
 	name, _ := m.selectedName()
 	m.d = d
 	m.layout = newLayout(d, m.width)
-	m.order = groupOrder(d.rows, m.group)
+	m.order = groupOrder(d.rows, sortOrder(d, m.sort), m.group)
 	return m.apply(sel, name), action{}
 }
 
@@ -53,7 +54,15 @@ func (m nodesModel) setSize(_ theme, w, h int) screen {
 func (m nodesModel) cycleGroup(sel selection) nodesModel {
 	name, _ := m.selectedName()
 	m.group = (m.group + 1) % numGroups
-	m.order = groupOrder(m.d.rows, m.group)
+	m.order = groupOrder(m.d.rows, sortOrder(m.d, m.sort), m.group)
+	return m.apply(sel, name)
+}
+
+// cycleSort switches to the next order, keeping the cursor on the node under it.
+func (m nodesModel) cycleSort(sel selection) nodesModel {
+	name, _ := m.selectedName()
+	m.sort = (m.sort + 1) % numSorts
+	m.order = groupOrder(m.d.rows, sortOrder(m.d, m.sort), m.group)
 	return m.apply(sel, name)
 }
 
@@ -67,7 +76,8 @@ func (m nodesModel) narrow(sel selection) screen {
 func (m nodesModel) keys(k keyMap) helpKeys {
 	return helpKeys{
 		short: []key.Binding{k.Down, k.Open, k.Filter, k.Group, k.Findings, k.Subnets, k.Help, k.Quit},
-		full:  [][]key.Binding{k.moveKeys(), append([]key.Binding{k.Open, k.Back}, append(k.narrowKeys(), k.Group)...), k.viewKeys()},
+		full: [][]key.Binding{k.moveKeys(), append([]key.Binding{k.Open, k.Back}, append(k.narrowKeys(), k.Group, k.Sort)...),
+			append([]key.Binding{k.Copy}, k.viewKeys()...)},
 	}
 }
 
@@ -76,6 +86,11 @@ func (m nodesModel) update(k keyMap, msg tea.KeyMsg, sel selection) (screen, act
 	switch {
 	case key.Matches(msg, k.Group):
 		return m.cycleGroup(sel), action{}
+	case key.Matches(msg, k.Sort):
+		if m.d == nil {
+			return m, action{}
+		}
+		return m.cycleSort(sel), action{}
 	case key.Matches(msg, k.Open):
 		if name, ok := m.selectedName(); ok {
 			if m.d.rows[m.d.byName[name]].claim >= 0 {
@@ -107,6 +122,9 @@ func (m nodesModel) where() string {
 	}
 	if m.group != groupNone {
 		s += "  by " + m.group.String()
+	}
+	if m.sort != sortWorst {
+		s += "  sort: " + m.sort.String()
 	}
 	return s
 }
@@ -146,19 +164,16 @@ func (m nodesModel) apply(sel selection, name string) nodesModel {
 	return m
 }
 
-// groupOrder returns row indices ordered by group, groups in the order of their worst node.
-func groupOrder(rows []row, g groupBy) []int {
-	order := make([]int, len(rows))
-	for i := range order {
-		order[i] = i
-	}
+// groupOrder returns the row indices of order, which it reorders, grouped by g: groups in the
+// order of their first node, each group's nodes in order.
+func groupOrder(rows []row, order []int, g groupBy) []int {
 	if g == groupNone {
 		return order
 	}
 	first := map[string]int{}
-	for i, r := range rows {
-		if _, ok := first[r.groups[g]]; !ok {
-			first[r.groups[g]] = i
+	for i, ri := range order {
+		if _, ok := first[rows[ri].groups[g]]; !ok {
+			first[rows[ri].groups[g]] = i
 		}
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return first[rows[a].groups[g]] - first[rows[b].groups[g]] })

@@ -46,9 +46,8 @@ func Run(ctx context.Context, load Loader, opts Options) error {
 	if opts.In != nil {
 		popts = append(popts, tea.WithInput(opts.In))
 	}
-	if opts.Out != nil {
-		popts = append(popts, tea.WithOutput(opts.Out))
-	}
+	out := terminalOutput(opts.Out)
+	popts = append(popts, tea.WithOutput(out))
 	if opts.AltScreen {
 		popts = append(popts, tea.WithAltScreen())
 	}
@@ -56,7 +55,7 @@ func Run(ctx context.Context, load Loader, opts Options) error {
 	// query the terminal for it and could swallow the first keys typed while waiting.
 	lipgloss.SetHasDarkBackground(true)
 	m := New(load, opts)
-	m.ctx = ctx
+	m.ctx, m.clip = ctx, out
 	if _, err := tea.NewProgram(m, popts...).Run(); err != nil {
 		if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 			return nil

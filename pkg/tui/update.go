@@ -33,7 +33,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m.resize(m.width, m.height), nil
 	case tea.KeyMsg:
+		m.note = ""
 		return m.key(msg)
+	case copiedMsg:
+		m.note = copiedNote(msg)
+		return m, nil
 	case tea.MouseMsg:
 		return m.mouse(msg), nil
 	}
@@ -66,6 +70,9 @@ func (m Model) loaded(r diagnose.Report, x *diagnose.Index) Model {
 func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if m.input.Focused() {
 		return m.filterKey(msg)
+	}
+	if c, ok := m.active().(copier); ok && m.state == stateReady && key.Matches(msg, m.keys.Copy) {
+		return m.copy(c)
 	}
 	if m.state == stateReady {
 		next, act := m.active().update(m.keys, msg, m.sel)

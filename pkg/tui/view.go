@@ -45,6 +45,9 @@ func (m Model) statusView() string {
 	case m.err != nil && m.data != nil:
 		parts = append(parts, m.th.Error.Render("✖ refresh failed: "+m.err.Error()+" (r retries)"))
 	}
+	if m.note != "" {
+		parts = append(parts, m.th.Header.Render(m.note))
+	}
 	if m.state == stateReady {
 		parts = append(parts, m.th.Strong.Render(m.active().where()))
 		if m.input.Focused() {
