@@ -15,6 +15,9 @@ What moto lacks, and what is patched here:
   `instance.nics[0]` still finds the primary interface. NetworkCardIndex is honoured by
   RunInstances and AttachNetworkInterface and shown in the attachment.
 * DeleteNetworkInterface never returns the interface's addresses to the subnet.
+* AssignPrivateIpAddresses with SecondaryPrivateIpAddressCount picks each address at random, checked
+  only against the interface's addresses from before the call, so two can be one address (or
+  another interface's): they are now distinct, still drawn at random.
 
 RunInstances itself (and placement) is patched in karpnet_moto_instances.
 """
@@ -27,7 +30,7 @@ from moto.ec2.models.elastic_network_interfaces import (
 )
 from moto.ec2.models.instances import Instance
 from moto.ec2.responses.elastic_network_interfaces import ElasticNetworkInterfaces
-from moto.ec2.utils import add_tag_specification, random_eni_attach_id
+from moto.ec2.utils import add_tag_specification, random_eni_attach_id, random_private_ip
 from moto.core.responses import ActionResult
 from moto.core.utils import utcnow
 
@@ -170,9 +173,29 @@ def _patch_backend():
         instance.attach_eni(eni, device_index, network_card_index)
         return eni.attachment
 
+    original_assign = NetworkInterfaceBackend.assign_private_ip_addresses
+
+    def assign_private_ip_addresses(self, eni_id, private_ip_addresses=None, secondary_ips_count=None):
+        # moto picks each address at random and checks it only against the interface's
+        # addresses from before the call, so two picks can be one address, or another
+        # interface's: still at random (tests choose primary addresses by hand), but distinct.
+        if private_ip_addresses or not secondary_ips_count:
+            return original_assign(self, eni_id, private_ip_addresses, secondary_ips_count)
+        eni = self.get_network_interface(eni_id)
+        taken = {item.get("PrivateIpAddress") for item in eni.private_ip_addresses}
+        taken.update(eni.subnet._subnet_ips)
+        for _ in range(int(secondary_ips_count)):
+            ip = random_private_ip(eni.subnet.cidr_block)
+            while ip in taken:
+                ip = random_private_ip(eni.subnet.cidr_block)
+            taken.add(ip)
+            eni.private_ip_addresses.append({"Primary": False, "PrivateIpAddress": ip})
+        return eni
+
     NetworkInterfaceBackend.create_network_interface = create_network_interface
     NetworkInterfaceBackend.delete_network_interface = delete_network_interface
     NetworkInterfaceBackend.attach_network_interface = attach_network_interface
+    NetworkInterfaceBackend.assign_private_ip_addresses = assign_private_ip_addresses
 
 
 def _patch_instance_attachments():
