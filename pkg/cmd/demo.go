@@ -24,6 +24,7 @@ deliberate faults among mostly healthy nodes. Without a subcommand it opens the 
 	}
 	tuiCmd := newCmdTUI(common)
 	cmd.RunE = tuiCmd.RunE
+	cmd.Flags().AddFlag(tuiCmd.Flags().Lookup("watch"))
 	cmd.AddCommand(newCmdCheck(common), newCmdDescribe(common), tuiCmd)
 	return cmd
 }

@@ -51,6 +51,7 @@ It only reads: Kubernetes get/list, and EC2 Describe* calls.`,
 	}
 	tuiCmd := newCmdTUI(o)
 	cmd.RunE = tuiCmd.RunE
+	cmd.Flags().AddFlag(tuiCmd.Flags().Lookup("watch"))
 	cmd.SetOut(streams.Out)
 	cmd.SetErr(streams.ErrOut)
 	cmd.SetIn(streams.In)

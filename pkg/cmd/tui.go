@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -17,11 +18,13 @@ type tuiOptions struct {
 	*commonOptions
 	// fallback names the text command to use when the output is not a terminal.
 	fallback string
+	// watch is the interval to re-collect on; zero never does.
+	watch time.Duration
 }
 
 func newCmdTUI(common *commonOptions) *cobra.Command {
 	o := &tuiOptions{commonOptions: common, fallback: "kubectl karpnet check"}
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "tui",
 		Short: "Browse every node's network in a full-screen terminal UI (the default without a subcommand)",
 		Long: `tui opens a full-screen view of the nodes, worst first, with their subnets, ENIs, pod
@@ -31,12 +34,18 @@ for pipes and CI use check.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return o.run(c.Context()) },
 	}
+	cmd.Flags().DurationVar(&o.watch, "watch", 0,
+		"re-collect on this interval, e.g. 30s (at least 15s, to stay inside EC2's request budget); 0 never does")
+	return cmd
 }
 
 // run starts the TUI; the first load happens inside it, with a spinner.
 func (o *tuiOptions) run(ctx context.Context) error {
 	if err := o.validate(); err != nil {
 		return err
+	}
+	if o.watch < 0 {
+		return usageErrorf("--watch %s is negative: give an interval such as 30s, or 0 for no watch", o.watch)
 	}
 	fallback := o.fallback
 	if o.demo {
@@ -58,7 +67,7 @@ func (o *tuiOptions) run(ctx context.Context) error {
 		}
 		return tui.Loaded{Report: diagnose.Analyze(snap, diagnose.Options{}), Index: diagnose.NewIndex(snap)}, nil
 	}
-	if err := tui.Run(ctx, load, tui.Options{In: o.In, Out: o.Out, Styles: st, Title: title, AltScreen: true}); err != nil {
+	if err := tui.Run(ctx, load, tui.Options{In: o.In, Out: o.Out, Styles: st, Title: title, AltScreen: true, Watch: o.watch}); err != nil {
 		return fmt.Errorf("terminal UI: %w", err)
 	}
 	return nil

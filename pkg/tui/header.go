@@ -14,7 +14,7 @@ const stripBar = 10
 
 // headerView renders the header: what is shown and when, node counts per level, then the
 // subnet strip on at most stripLines lines.
-func headerView(th theme, title string, d *data, w, stripLines int) string {
+func headerView(th theme, title string, d *data, clock time.Time, w, stripLines int) string {
 	label := func(k, v string) string { return th.Label.Render(k+":") + " " + v }
 	parts := []string{th.Title.Render("karpnet")}
 	if d == nil {
@@ -26,8 +26,11 @@ func headerView(th theme, title string, d *data, w, stripLines int) string {
 	if ctx == "" {
 		ctx = r.Context
 	}
-	parts = append(parts, label("context", orDash(ctx)), label("region", orDash(r.Region)),
-		label("taken", takenAt(r.Taken)))
+	read := label("taken", takenAt(r.Taken))
+	if !clock.IsZero() {
+		read = readAt(r.Taken, clock)
+	}
+	parts = append(parts, label("context", orDash(ctx)), label("region", orDash(r.Region)), read)
 	lines, _ := packLine(parts, "  ", w, 2)
 	counts := []string{th.Strong.Render(strconv.Itoa(d.nodes) + " nodes")}
 	for _, lvl := range []style.Level{th.Critical, th.Warning, th.Info, th.OK, th.Initialising, th.Terminating, th.Skipped} {

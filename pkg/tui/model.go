@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/help"
@@ -67,6 +68,12 @@ type Model struct {
 	// one-line status, such as what was copied, shown until the next key.
 	clip io.Writer
 	note string
+	// now reads the clock (nil when unknown); clock is its last reading, loadedAt when the last
+	// load ended, and every the watch interval (zero without watch).
+	now      func() time.Time
+	clock    time.Time
+	loadedAt time.Time
+	every    time.Duration
 
 	data     *data
 	sel      selection
@@ -105,7 +112,11 @@ func newModel(load Loader, title string, st *style.Styles) Model {
 
 // Init names the context in the terminal title and starts the first load and the spinner.
 func (m Model) Init() tea.Cmd {
-	return tea.Batch(tea.SetWindowTitle(windowTitle(m.title)), loadCmd(m.ctx, m.load), m.spin.Tick)
+	cmds := []tea.Cmd{tea.SetWindowTitle(windowTitle(m.title)), loadCmd(m.ctx, m.load), m.spin.Tick}
+	if m.every > 0 {
+		cmds = append(cmds, clockTick())
+	}
+	return tea.Batch(cmds...)
 }
 
 // headerLines is how many lines the subnet strip may take at the current height.
@@ -128,7 +139,7 @@ const minBody = 2
 func (m Model) chrome() (header, help string) {
 	help = firstLines(m.helpView(), max(m.height-minBody-2, 1))
 	room := m.height - minBody - 1 - (strings.Count(help, "\n") + 1)
-	header = firstLines(headerView(m.th, m.title, m.data, m.width, m.stripLines()), max(room, 1))
+	header = firstLines(headerView(m.th, m.title, m.data, m.clock, m.width, m.stripLines()), max(room, 1))
 	return header, help
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/charmbracelet/lipgloss"
 
@@ -38,6 +39,11 @@ type Options struct {
 	Title string
 	// AltScreen draws on the terminal's alternate screen, as real use wants.
 	AltScreen bool
+	// Watch re-collects on this interval, raised to the floor (see watchEvery); zero never does.
+	Watch time.Duration
+	// Now is the clock the header's "ago" is measured by; nil shows the read time alone. Run
+	// and watch mode use the wall clock when it is nil.
+	Now func() time.Time
 }
 
 // Run shows the TUI until the user quits or ctx ends. A cancelled ctx is not an error.
@@ -54,6 +60,9 @@ func Run(ctx context.Context, load Loader, opts Options) error {
 	// bubbles' default styles use adaptive colours; without a known background lipgloss would
 	// query the terminal for it and could swallow the first keys typed while waiting.
 	lipgloss.SetHasDarkBackground(true)
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
 	m := New(load, opts)
 	m.ctx, m.clip = ctx, out
 	if _, err := tea.NewProgram(m, popts...).Run(); err != nil {
@@ -72,5 +81,16 @@ func New(load Loader, opts Options) Model {
 	if st == nil {
 		st = style.New(style.Renderer(io.Discard, false))
 	}
-	return newModel(load, opts.Title, st)
+	m := newModel(load, opts.Title, st)
+	m.now = opts.Now
+	if every, raised := watchEvery(opts.Watch); every > 0 {
+		m.every, m.note = every, watchNote(opts.Watch, every, raised)
+		if m.now == nil {
+			m.now = time.Now
+		}
+	}
+	if m.now != nil {
+		m.clock = m.now()
+	}
+	return m
 }

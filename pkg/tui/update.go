@@ -14,7 +14,15 @@ const wheelLines = 3
 
 // Update handles a message: loads, the terminal size, keys and the mouse.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg.(type) {
+	case reportMsg, errMsg, tea.KeyMsg:
+		if m.now != nil {
+			m.clock = m.now()
+		}
+	}
 	switch msg := msg.(type) {
+	case clockMsg:
+		return m.tick(msg.at)
 	case tea.WindowSizeMsg:
 		return m.resize(msg.Width, msg.Height), nil
 	case spinner.TickMsg:
@@ -25,8 +33,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.spin, cmd = m.spin.Update(msg)
 		return m, cmd
 	case reportMsg:
+		m.loadedAt = m.clock
 		return m.loaded(msg.report, msg.index), nil
 	case errMsg:
+		m.loadedAt = m.clock
 		m.busy, m.err = false, printableError(msg)
 		if m.data == nil {
 			m.state = stateFailed
