@@ -44,6 +44,8 @@ type data struct {
 	groups  []findingGroup
 	// subjects builds the sheets of the subjects findings name.
 	subjects subjects
+	// changes are the findings new and resolved since the previous collection; none on the first.
+	changes changes
 }
 
 // derive computes the rows, subnets and finding groups of r.

@@ -21,6 +21,8 @@ type findingsModel struct {
 	items []int
 	inner cursorList
 	width int
+	// height is the lines the view has; the list of groups leaves one for the resolved line.
+	height int
 }
 
 // newFindingsModel lists no groups until setData.
@@ -43,10 +45,19 @@ func (m findingsModel) setData(d *data, sel selection) (screen, action) {
 
 // setSize fits the list into w columns and h lines.
 func (m findingsModel) setSize(_ theme, w, h int) screen {
-	m.width = w
-	m.list.resize(h - 1)
+	m.width, m.height = w, h
+	m.list.resize(h - 1 - m.resolvedLines())
 	m.inner.resize(h - 1)
 	return m
+}
+
+// resolvedLines is how many lines the resolved line takes under the list of groups: one when
+// findings resolved and the view has room for it beside a group.
+func (m findingsModel) resolvedLines() int {
+	if m.d == nil || len(m.d.changes.resolved) == 0 || m.height < 3 {
+		return 0
+	}
+	return 1
 }
 
 // apply shows the groups, and the opened group's findings, that sel matches.
@@ -66,6 +77,7 @@ func (m findingsModel) apply(sel selection) findingsModel {
 			m.groups, m.counts = append(m.groups, gi), append(m.counts, n)
 		}
 	}
+	m.list.resize(m.height - 1 - m.resolvedLines())
 	m.list.reset(len(m.groups), m.list.cursor)
 	m.items = nil
 	if m.open >= 0 {
@@ -140,6 +152,9 @@ func (m findingsModel) view(th theme) string {
 				subj = "node/" + f.Node
 			}
 			line := th.Level(f.Severity.String()).Mark() + " " + th.Strong.Render(subj) + "  " + f.Message
+			if m.d.changes.isNew(f) {
+				line = th.Level(f.Severity.String()).Mark() + " " + th.Strong.Render(newGlyph+"new "+subj) + "  " + f.Message
+			}
 			b.WriteString("\n" + cursorLine(th, line, i == m.inner.cursor, m.width))
 		}
 		return b.String()
@@ -151,11 +166,37 @@ func (m findingsModel) view(th theme) string {
 	from, to := m.list.visible()
 	for i := from; i < to; i++ {
 		g := m.d.groups[m.groups[i]]
+		first := g.findings[0].Message
+		if n := m.d.changes.newCount(g.findings); n > 0 {
+			first = th.Strong.Render(fmt.Sprintf("%s%d new", newGlyph, n)) + "  " + first
+		}
 		line := fmt.Sprintf("%s  %s  %8d  %5d  %s", fit(th.Level(g.severity.String()).Badge(), 10, true),
-			fit(g.id, 33, true), m.counts[i], g.nodes, g.findings[0].Message)
+			fit(g.id, 33, true), m.counts[i], g.nodes, first)
 		b.WriteString("\n" + cursorLine(th, line, i == m.list.cursor, m.width))
 	}
+	if m.resolvedLines() > 0 {
+		b.WriteString("\n" + fit("  "+resolvedLine(th, m.d.changes), m.width, false))
+	}
 	return b.String()
+}
+
+// resolvedLine names the findings that resolved since the previous collection, in its order:
+// "✔ 2 resolved since 12:04:05: ID node/NAME, ID RESOURCE".
+func resolvedLine(th theme, c changes) string {
+	at := "the last read"
+	if !c.since.IsZero() {
+		at = c.since.UTC().Format("15:04:05")
+	}
+	names := make([]string, len(c.resolved))
+	for i, f := range c.resolved {
+		subj := f.Resource
+		if f.Node != "" {
+			subj = "node/" + f.Node
+		}
+		names[i] = f.ID + " " + subj
+	}
+	return th.OK.Style.Render(fmt.Sprintf("%s %d resolved since %s:", th.OK.Glyph, len(c.resolved), at)) + " " +
+		strings.Join(names, ", ")
 }
 
 // cursorLine prefixes line with the cursor marker, cuts it to w columns and highlights it

@@ -86,7 +86,13 @@ func FuzzTUI(f *testing.F) {
 			case a == len(fuzzKeys)+2:
 				msg = tea.MouseMsg{Button: tea.MouseButtonWheelDown, Action: tea.MouseActionPress}
 			case a == len(fuzzKeys)+3:
-				msg = reportMsg{report: l.Report, index: l.Index}
+				// A reload, half the time one with the first finding gone, so findings resolve
+				// and come back as new.
+				r := l.Report
+				if keys[i]&0x40 != 0 && len(r.Findings) > 0 {
+					r.Findings = r.Findings[1:]
+				}
+				msg = reportMsg{report: r, index: l.Index}
 			default:
 				msg = errMsg{errors.New("listing nodes: " + hostiletext.Text)}
 			}

@@ -58,7 +58,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // view whose subject is gone goes back.
 func (m Model) loaded(r diagnose.Report, x *diagnose.Index) Model {
 	m.busy, m.err, m.state = false, nil, stateReady
+	prev := m.data
 	m.data = derive(style.PrintableCopy(r), m.th.Styles)
+	if prev != nil {
+		m.data.markChanges(compareFindings(prev.report, m.data.report))
+	}
 	m.data.subjects = subjects{index: x, report: r}
 	m = m.resize(m.width, m.height)
 	gone := action{}
