@@ -29,8 +29,10 @@ func newCmdTUI(common *commonOptions) *cobra.Command {
 		Short: "Browse every node's network in a full-screen terminal UI (the default without a subcommand)",
 		Long: `tui opens a full-screen view of the nodes, worst first, with their subnets, ENIs, pod
 capacity, EFA interfaces and placement groups; Enter drills into a node, f lists findings by
-check, s lists subnets, / filters, r re-collects, ? shows every key. It needs a terminal:
-for pipes and CI use check.`,
+check, s lists subnets, / filters, r re-collects, ? shows every key. --watch 30s re-collects
+on that interval (at least 15s); after each reload the findings new since the previous
+collection are marked + and the resolved ones listed. It needs a terminal: for pipes and CI
+use check.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return o.run(c.Context()) },
 	}
