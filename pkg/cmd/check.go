@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -33,11 +34,13 @@ type checkOptions struct {
 	failOn    string
 	only      []string
 	skip      []string
+	watch     time.Duration
 
 	// Set by complete.
 	sel     selection
 	format  printer.Format
 	failure failOn
+	every   time.Duration
 }
 
 func newCmdCheck(common *commonOptions) *cobra.Command {
@@ -50,7 +53,13 @@ checks and prints the findings worst first, then a summary line.
 
 Exit codes: 0 no finding at or above --fail-on; 1 findings at or above it; 2 usage error;
 3 could not collect at all (API server unreachable or unauthenticated, nodes forbidden or
-failing, snapshot unreadable).`,
+failing, snapshot unreadable).
+
+--watch 30s collects again on that interval (at least 15s) until interrupted: the first
+report in full, then after each collection what changed since the one before, as diff
+prints it (with -o json or yaml, every report whole, one document each). A collection that
+fails is reported on standard error and retried at the next interval. An interrupted watch
+exits 130.`,
 		Example: fmt.Sprintf(checkExample, "kubectl karpnet"),
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := o.complete(args); err != nil {
@@ -67,6 +76,7 @@ failing, snapshot unreadable).`,
 	f.StringVar(&o.failOn, "fail-on", o.failOn, "exit 1 when a finding is at or above this severity: critical, warning, info or never")
 	f.StringSliceVar(&o.only, "only", o.only, "run only these check IDs (comma-separated)")
 	f.StringSliceVar(&o.skip, "skip", o.skip, "skip these check IDs (comma-separated)")
+	addWatchFlag(f, &o.watch)
 	registerCheckCompletion(cmd, o)
 	return cmd
 }
@@ -91,29 +101,81 @@ func (o *checkOptions) complete(args []string) error {
 			return usageErrorf("%s: %v", flag, err)
 		}
 	}
+	var raisedFrom time.Duration
+	if o.every, raisedFrom, err = watchInterval(o.watch); err != nil {
+		return err
+	}
+	if o.every > 0 {
+		fmt.Fprintln(o.ErrOut, watchNote(o.every, raisedFrom))
+	}
 	o.sel, err = newSelection(args, o.selector, o.nodePool, o.nodeClass)
 	return err
 }
 
-// run collects, analyses, prints and decides the exit code.
+// run collects, analyses, prints and decides the exit code; with --watch it goes on.
 func (o *checkOptions) run(ctx context.Context) error {
-	snap, err := o.load(ctx, o.sel.scope())
+	report, err := o.collect(ctx)
 	if err != nil {
 		return err
 	}
-	o.printNotes(snap)
-	opts, err := o.sel.options(snap, o.only, o.skip)
-	if err != nil {
-		return err
-	}
-	report := diagnose.Analyze(snap, opts)
 	if err := printer.PrintReport(o.Out, report, o.format, o.styles()); err != nil {
 		return outputError("report", err)
+	}
+	if o.every > 0 {
+		return o.watchFrom(ctx, report)
 	}
 	if o.failed(report) {
 		return errFindings
 	}
 	return nil
+}
+
+// collect reads the cluster (or the snapshot) and analyses it.
+func (o *checkOptions) collect(ctx context.Context) (diagnose.Report, error) {
+	snap, err := o.load(ctx, o.sel.scope())
+	if err != nil {
+		return diagnose.Report{}, err
+	}
+	o.printNotes(snap)
+	opts, err := o.sel.options(snap, o.only, o.skip)
+	if err != nil {
+		return diagnose.Report{}, err
+	}
+	return diagnose.Analyze(snap, opts), nil
+}
+
+// watchFrom collects every o.every after the report prev until ctx ends, printing what
+// changed since the collection before (or, for JSON and YAML, each report whole). A collection
+// that fails is said on standard error and tried again at the next interval; the watch only
+// ends by interruption, with ExitInterrupted.
+func (o *checkOptions) watchFrom(ctx context.Context, prev diagnose.Report) error {
+	st := o.styles()
+	shown := 1 // the collection prev is
+	for n := 2; ; n++ {
+		if !o.sleep(ctx, o.every) {
+			return errWatchEnded
+		}
+		next, err := o.collect(ctx)
+		switch {
+		case ctx.Err() != nil:
+			return errWatchEnded
+		case err != nil:
+			fmt.Fprintf(o.ErrOut, "watch: collection %d failed, trying again in %s: %s\n", n, o.every, printableLine(err.Error()))
+			continue
+		}
+		if o.format == printer.JSON || o.format == printer.YAML {
+			err = printer.PrintReport(o.Out, next, o.format, st)
+		} else {
+			d := diagnose.Compare(prev, next,
+				diagnose.DiffSide{Source: fmt.Sprintf("collection %d", shown)}, diagnose.DiffSide{Source: fmt.Sprintf("collection %d", n)})
+			fmt.Fprintln(o.Out)
+			err = printer.PrintDiff(o.Out, d, printer.Table, st)
+		}
+		if err != nil {
+			return outputError("report", err)
+		}
+		prev, shown = next, n
+	}
 }
 
 // failed reports whether any finding is at or above --fail-on.

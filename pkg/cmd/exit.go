@@ -55,6 +55,9 @@ func outputError(what string, err error) error {
 var errInterrupted = &exitError{code: ExitInterrupted,
 	err: errors.New("interrupted before the cluster was read in full: no report was printed and no snapshot saved")}
 
+// errWatchEnded ends a watch that was interrupted; what it read was printed as it came.
+var errWatchEnded = &exitError{code: ExitInterrupted}
+
 // errFindings ends a run whose findings reach --fail-on; the report was already printed.
 var errFindings = &exitError{code: ExitFindings}
 

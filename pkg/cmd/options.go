@@ -44,6 +44,9 @@ type commonOptions struct {
 	newCollector func(ctx context.Context, o *commonOptions) (*collect.Collector, error)
 	// getenv reads the environment (NO_COLOR); tests replace it.
 	getenv func(string) string
+	// sleep waits between the collections of --watch and reports whether the wait ran out
+	// (false when ctx ended); tests replace it.
+	sleep func(ctx context.Context, d time.Duration) bool
 	// isTerminal tells whether a stream is a terminal; tests replace it.
 	isTerminal func(any) bool
 }
@@ -56,6 +59,7 @@ func newCommonOptions(streams genericiooptions.IOStreams) *commonOptions {
 		snapshotMax:  "1Gi",
 		newCollector: liveCollector,
 		getenv:       os.Getenv,
+		sleep:        sleep,
 		isTerminal:   style.IsTerminal,
 	}
 }

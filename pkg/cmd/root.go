@@ -91,6 +91,8 @@ func execute(ctx context.Context, o *commonOptions, args []string) int {
 	var coded *exitError
 	switch {
 	case err == nil || errors.Is(err, errFindings):
+	case errors.As(err, &coded) && coded.err == nil:
+		// The code says it all; what the command had to say was printed.
 	case errors.As(err, &coded):
 		fmt.Fprintf(streams.ErrOut, "error: %s\n", printableLine(err.Error()))
 	default:

@@ -36,8 +36,7 @@ use check.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return o.run(c.Context()) },
 	}
-	cmd.Flags().DurationVar(&o.watch, "watch", 0,
-		"re-collect on this interval, e.g. 30s (at least 15s, to stay inside EC2's request budget); 0 never does")
+	addWatchFlag(cmd.Flags(), &o.watch)
 	return cmd
 }
 
@@ -46,8 +45,9 @@ func (o *tuiOptions) run(ctx context.Context) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
-	if o.watch < 0 {
-		return usageErrorf("--watch %s is negative: give an interval such as 30s, or 0 for no watch", o.watch)
+	every, raisedFrom, err := watchInterval(o.watch)
+	if err != nil {
+		return err
 	}
 	fallback := o.fallback
 	if o.demo {
@@ -69,7 +69,8 @@ func (o *tuiOptions) run(ctx context.Context) error {
 		}
 		return tui.Loaded{Report: diagnose.Analyze(snap, diagnose.Options{}), Index: diagnose.NewIndex(snap)}, nil
 	}
-	if err := tui.Run(ctx, load, tui.Options{In: o.In, Out: o.Out, Styles: st, Title: title, AltScreen: true, Watch: o.watch}); err != nil {
+	if err := tui.Run(ctx, load, tui.Options{In: o.In, Out: o.Out, Styles: st, Title: title, AltScreen: true,
+		Watch: every, WatchNote: watchNote(every, raisedFrom)}); err != nil {
 		return fmt.Errorf("terminal UI: %w", err)
 	}
 	return nil

@@ -102,6 +102,10 @@ func Compare(old, new Report, oldSide, newSide DiffSide) Diff {
 	return d
 }
 
+// CompareFindings returns the findings new in new, resolved since old and with another
+// severity, as Compare keys and orders them, without comparing nodes: what a watch marks.
+func CompareFindings(old, new []Finding) FindingChanges { return diffFindings(old, new) }
+
 // Worsened returns the findings of d that reach threshold in NEW and did not in OLD: the
 // added ones at or above it, and those whose severity rose to it.
 func (d Diff) Worsened(threshold Severity) []Finding {

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strconv"
 	"testing"
 	"time"
 
@@ -81,6 +82,31 @@ func BenchmarkOpenFindingSheet(b *testing.B) {
 		next := update(b, m, keyMsg("enter"))
 		if next.view != viewFinding {
 			b.Fatalf("enter on a finding: view %d, want the finding sheet", next.view)
+		}
+		_ = next.View()
+	}
+}
+
+// BenchmarkWatchRefresh measures a watch reload of a 5,000-node report whose findings changed
+// (one in ten of the first report's gone, as many new): deriving the rows, comparing with the
+// previous collection, marking what is new and drawing the findings view.
+func BenchmarkWatchRefresh(b *testing.B) {
+	first := syntheticReport(5000)
+	second := first
+	second.Findings = nil
+	for i, f := range first.Findings {
+		if i%10 == 0 {
+			f.Resource = "subnet-" + strconv.Itoa(i)
+		}
+		second.Findings = append(second.Findings, f)
+	}
+	m := press(b, ready(b, first, 200, 60), "f")
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		next := update(b, m, reportMsg{report: second})
+		if len(next.data.changes.added) == 0 {
+			b.Fatal("the reload marks no finding new")
 		}
 		_ = next.View()
 	}

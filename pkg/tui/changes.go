@@ -19,12 +19,12 @@ type changes struct {
 }
 
 // compareFindings returns what changed in the findings from old to new, keyed as
-// diagnose.Compare keys them (ID, node and resource).
+// diagnose.CompareFindings keys them (ID, node and resource).
 func compareFindings(old, new diagnose.Report) changes {
-	diff := diagnose.Compare(old, new, diagnose.DiffSide{}, diagnose.DiffSide{})
-	c := changes{added: make(map[diagnose.FindingKey]bool, len(diff.Findings.Added)),
-		resolved: diff.Findings.Resolved, since: old.Taken}
-	for _, f := range diff.Findings.Added {
+	diff := diagnose.CompareFindings(old.Findings, new.Findings)
+	c := changes{added: make(map[diagnose.FindingKey]bool, len(diff.Added)),
+		resolved: diff.Resolved, since: old.Taken}
+	for _, f := range diff.Added {
 		c.added[f.Key()] = true
 	}
 	return c

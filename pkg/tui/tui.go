@@ -39,8 +39,12 @@ type Options struct {
 	Title string
 	// AltScreen draws on the terminal's alternate screen, as real use wants.
 	AltScreen bool
-	// Watch re-collects on this interval, raised to the floor (see watchEvery); zero never does.
+	// Watch re-collects on this interval; zero never does. The caller keeps it inside the EC2
+	// budget (collect.Interval).
 	Watch time.Duration
+	// WatchNote is the status line shown until the first key, saying the interval (and why it
+	// was raised, when it was).
+	WatchNote string
 	// Now is the clock the header's "ago" is measured by; nil shows the read time alone. Run
 	// and watch mode use the wall clock when it is nil.
 	Now func() time.Time
@@ -83,8 +87,8 @@ func New(load Loader, opts Options) Model {
 	}
 	m := newModel(load, opts.Title, st)
 	m.now = opts.Now
-	if every, raised := watchEvery(opts.Watch); every > 0 {
-		m.every, m.note = every, watchNote(opts.Watch, every, raised)
+	if opts.Watch > 0 {
+		m.every, m.note = opts.Watch, opts.WatchNote
 		if m.now == nil {
 			m.now = time.Now
 		}

