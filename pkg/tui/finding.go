@@ -17,9 +17,7 @@ type findingModel struct {
 	opened bool
 	back   view
 	f      diagnose.Finding
-	refs   []ref
-	// pick is the index in refs of the selected reference, or -1 when none can be opened.
-	pick int
+	links  refList
 	// th is the theme the sheet was last rendered with, to render it again when the selection moves.
 	th theme
 	vp viewport.Model
@@ -30,37 +28,14 @@ type findingModel struct {
 // selected.
 func newFindingModel(d *data, f diagnose.Finding, back view, th theme, w, h int) findingModel {
 	m := findingModel{opened: true, back: back, f: f, vp: viewport.New(w, max(h, 1))}
-	m = m.withRefs(findingRefs(d, f))
+	m.links = newRefList(findingRefs(d, f), false)
 	return m.render(th, w, h)
 }
 
 // withRefs sets the references, keeping the selected one when it can still be opened.
 func (m findingModel) withRefs(refs []ref) findingModel {
-	was := ""
-	if m.pick >= 0 && m.pick < len(m.refs) {
-		was = m.refs[m.pick].subject
-	}
-	m.refs, m.pick = refs, -1
-	for i, r := range refs {
-		if r.openable() && (m.pick < 0 || r.subject == was) {
-			m.pick = i
-		}
-	}
+	m.links = m.links.set(refs)
 	return m
-}
-
-// cycle selects the openable reference delta steps away, wrapping around.
-func (m findingModel) cycle(delta int) findingModel {
-	if m.pick < 0 {
-		return m
-	}
-	for i, n := m.pick, len(m.refs); ; {
-		i = (i + delta + n) % n
-		if m.refs[i].openable() {
-			m.pick = i
-			return m
-		}
-	}
 }
 
 // render lays the sheet out for a w by h area, keeping the scroll position.
@@ -71,27 +46,7 @@ func (m findingModel) render(th theme, w, h int) findingModel {
 	cols := min(w-1, maxSheet)
 	var b strings.Builder
 	b.WriteString(printer.FindingSheet(m.f, cols, th.Styles))
-	hint := ""
-	if m.pick >= 0 {
-		hint = th.Dim.Render("  tab selects, enter opens")
-	}
-	b.WriteString(th.Header.Render("References") + hint + "\n")
-	sw := 0
-	for _, r := range m.refs {
-		sw = max(sw, width(r.subject))
-	}
-	for i, r := range m.refs {
-		subject := fit(r.subject, min(sw, cols/2), true)
-		line := subject + "  " + r.what
-		switch {
-		case i == m.pick:
-			b.WriteString(th.Selected.Render(fit("▸ "+line, cols, false)) + "\n")
-		case r.openable():
-			b.WriteString(fit("  "+th.Strong.Render(subject)+"  "+r.what, cols, false) + "\n")
-		default:
-			b.WriteString(th.Dim.Render(fit("  "+line, cols, false)) + "\n")
-		}
-	}
+	b.WriteString(m.links.block(th, cols, "tab selects, enter opens"))
 	if doc, ok := catalogueDoc(m.f.ID); ok {
 		b.WriteString("\n" + th.Header.Render("About the check") + "\n")
 		b.WriteString(printer.ExplainSheet(doc, cols, th.Styles))

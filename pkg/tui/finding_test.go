@@ -56,10 +56,10 @@ func TestFindingSheetPathThroughSubnetAndNodes(t *testing.T) {
 	m.finding = newFindingModel(m.data, nodeFinding(t, m.data), viewFindings, m.th, m.width, m.bodyHeight())
 	m.view = viewFinding
 	m = press(t, m, "tab")
-	if got := m.finding.refs[m.finding.pick].subject; !strings.HasPrefix(got, "subnet/") {
+	if got := m.finding.links.refs[m.finding.links.pick].subject; !strings.HasPrefix(got, "subnet/") {
 		t.Fatalf("tab on a node's finding selected %q, want its subnet", got)
 	}
-	subnet := strings.TrimPrefix(m.finding.refs[m.finding.pick].subject, "subnet/")
+	subnet := strings.TrimPrefix(m.finding.links.refs[m.finding.links.pick].subject, "subnet/")
 	m = press(t, m, "enter", "enter")
 	if m.view != viewNodes || m.sel.query != subnet {
 		t.Fatalf("enter on the subnet, then on it in the subnets view: view %d query %q, want its nodes", m.view, m.sel.query)

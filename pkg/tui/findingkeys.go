@@ -21,16 +21,15 @@ func (m findingModel) update(k keyMap, msg tea.KeyMsg, _ selection) (screen, act
 	case key.Matches(msg, k.Quit, k.Help, k.HelpAlt, k.Refresh, k.Critical, k.Warning, k.Info, k.Nodes, k.Findings, k.Subnets):
 		return m, action{kind: actPass}
 	case key.Matches(msg, k.OpenRef):
-		if m.pick >= 0 {
-			return m, m.refs[m.pick].open
-		}
-		return m, action{}
+		return m, m.links.follow()
 	case key.Matches(msg, k.Back):
 		return m, action{kind: actShow, to: m.back}
 	case key.Matches(msg, k.NextRef):
-		return m.cycle(1).render(m.th, m.vp.Width, m.vp.Height), action{}
+		m.links = m.links.cycle(1)
+		return m.render(m.th, m.vp.Width, m.vp.Height), action{}
 	case key.Matches(msg, k.PrevRef):
-		return m.cycle(-1).render(m.th, m.vp.Width, m.vp.Height), action{}
+		m.links = m.links.cycle(-1)
+		return m.render(m.th, m.vp.Width, m.vp.Height), action{}
 	}
 	scroll(&m.vp, k, msg)
 	return m, action{}

@@ -17,6 +17,9 @@ type keyMap struct {
 	NextRef  key.Binding
 	PrevRef  key.Binding
 	OpenRef  key.Binding
+	// NextLink and PrevLink select references where Tab jumps between sections (the node sheet).
+	NextLink key.Binding
+	PrevLink key.Binding
 	Filter   key.Binding
 	Apply    key.Binding
 	Critical key.Binding
@@ -53,8 +56,10 @@ func defaultKeys() keyMap {
 		Back:     b("esc", "back", "esc"),
 		NextTab:  b("tab/→", "next section", "tab", "right", "l"),
 		PrevTab:  b("⇧tab/←", "previous section", "shift+tab", "left", "h"),
-		NextRef:  b("tab", "next link", "tab"),
-		PrevRef:  b("⇧tab", "previous link", "shift+tab"),
+		NextRef:  b("tab", "next link", "tab", "]"),
+		PrevRef:  b("⇧tab", "previous link", "shift+tab", "["),
+		NextLink: b("]", "next link", "]"),
+		PrevLink: b("[", "previous link", "["),
 		OpenRef:  b("enter", "follow link", "enter"),
 		Filter:   b("/", "filter", "/"),
 		Apply:    b("enter", "keep filter", "enter"),

@@ -38,6 +38,9 @@ const (
 	viewClaim
 	viewFinding
 	viewSubject
+	// viewPrev is not a view but where a sheet opened from another sheet goes back to: the
+	// sheet it was opened from, kept on the sheet path.
+	viewPrev
 )
 
 // Default size, used until the terminal reports its own.
@@ -88,6 +91,9 @@ type Model struct {
 	// trail is the path of list views followed from a sheet, latest last: Esc on a view reached
 	// that way returns along it.
 	trail []step
+	// sheets is the path of sheets left by following a reference from a sheet, latest last;
+	// the sheet opened from one goes back to it (viewPrev).
+	sheets []viewScreen
 
 	width, height int
 }

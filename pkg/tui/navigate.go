@@ -10,7 +10,8 @@ func (m Model) do(act action) Model {
 	case actShow:
 		return m.switchTo(act.to)
 	case actOpenNode:
-		return m.openNode(act.arg, m.view)
+		m, back := m.leaveSheet()
+		return m.openNode(act.arg, back)
 	case actNodesIn:
 		if len(m.trail) > 0 {
 			m.trail = append(m.trail, step{from: m.view, query: m.sel.query})
@@ -28,11 +29,51 @@ func (m Model) do(act action) Model {
 	case actExplain:
 		return m.openExplain(act.arg)
 	case actOpenClaim:
-		return m.openClaim(act.arg, m.view)
+		m, back := m.leaveSheet()
+		return m.openClaim(act.arg, back)
 	case actOpenSubject:
-		return m.openSubject(act.arg, m.view)
+		m, back := m.leaveSheet()
+		return m.openSubject(act.arg, back)
 	}
 	return m
+}
+
+// maxSheets is how many sheets the sheet path keeps; following more forgets the oldest.
+const maxSheets = 32
+
+// isSheet reports whether v shows one subject (a node, NodeClaim, finding, subnet, NodePool,
+// class or placement group) rather than a list.
+func isSheet(v view) bool {
+	return v == viewNode || v == viewClaim || v == viewFinding || v == viewSubject
+}
+
+// leaveSheet is where a sheet about to open goes back to: the active view, or, when that is a
+// sheet, the sheet itself, kept on the sheet path.
+func (m Model) leaveSheet() (Model, view) {
+	if !isSheet(m.view) {
+		return m, m.view
+	}
+	if len(m.sheets) == maxSheets {
+		m.sheets = m.sheets[1:]
+	}
+	m.sheets = append(m.sheets[:len(m.sheets):len(m.sheets)], viewScreen{id: m.view, screen: m.active()})
+	return m, viewPrev
+}
+
+// backToSheet shows the latest sheet of the sheet path again, brought up to the loaded report
+// (it goes back further when its subject is gone), or the nodes when the path is empty.
+func (m Model) backToSheet() Model {
+	if len(m.sheets) == 0 {
+		return m.switchTo(viewNodes)
+	}
+	last := m.sheets[len(m.sheets)-1]
+	m.sheets = m.sheets[:len(m.sheets)-1]
+	next, act := last.screen.setData(m.data, m.sel)
+	m.put(next)
+	if act.kind == actShow {
+		return m.switchTo(act.to)
+	}
+	return m.switchTo(last.id)
 }
 
 // openNode shows node name's sheet; Esc returns to back.
@@ -42,7 +83,7 @@ func (m Model) openNode(name string, back view) Model {
 		return m
 	}
 	m.view = viewNode
-	m.node = newNodeModel(n, back, m.th, m.width, m.bodyHeight())
+	m.node = newNodeModel(m.data, n, back, m.th, m.width, m.bodyHeight())
 	return m.resize(m.width, m.height)
 }
 
@@ -65,7 +106,7 @@ func (m Model) openClaim(name string, back view) Model {
 		return m
 	}
 	m.view = viewClaim
-	m.claim = newClaimModel(c, m.data.report.Taken, back, m.th, m.width, m.bodyHeight())
+	m.claim = newClaimModel(m.data, c, back, m.th, m.width, m.bodyHeight())
 	return m.resize(m.width, m.height)
 }
 

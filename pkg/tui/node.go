@@ -26,6 +26,7 @@ func nodeTabs() []tab {
 		{"Capacity", "Cap", "Pod capacity"},
 		{"EFA & placement", "EFA", "EFA"},
 		{"Findings", "Find", "Findings"},
+		{"References", "Refs", "References"},
 	}
 }
 
@@ -48,12 +49,18 @@ type nodeModel struct {
 	sections []section
 	// tab is the active section.
 	tab int
-	vp  viewport.Model
+	// links are the subjects the sheet names, to follow.
+	links refList
+	// th is the theme the sheet was last rendered with, to render it again when a link is selected.
+	th theme
+	vp viewport.Model
 }
 
-// newNodeModel renders n's sheet for a w by h area, the tab bar included; Esc returns to back.
-func newNodeModel(n diagnose.NodeReport, back view, th theme, w, h int) nodeModel {
+// newNodeModel renders n's sheet over d for a w by h area, the tab bar and the references
+// included; Esc returns to back.
+func newNodeModel(d *data, n diagnose.NodeReport, back view, th theme, w, h int) nodeModel {
 	m := nodeModel{opened: true, back: back, report: n, findings: len(n.Findings), vp: viewport.New(w, max(h-1, 1))}
+	m.links = newRefList(nodeRefs(d, n), true)
 	return m.render(th, w, h)
 }
 
@@ -67,6 +74,7 @@ func (m nodeModel) setData(d *data, _ selection) (screen, action) {
 		return m, action{kind: actShow, to: m.back}
 	}
 	m.report, m.findings = n, len(n.Findings)
+	m.links = m.links.set(nodeRefs(d, n))
 	return m, action{}
 }
 
@@ -87,15 +95,20 @@ func (m nodeModel) where() string { return "node/" + m.name() }
 // render lays the sheet out for a w by h area, keeping the scroll position.
 func (m nodeModel) render(th theme, w, h int) nodeModel {
 	offset := m.vp.YOffset
+	m.th = th
 	m.vp.Width, m.vp.Height = w, max(h-1, 1)
-	sheet := strings.TrimRight(printer.NodeSheet(m.report, min(w-1, maxSheet), th.Styles), "\n")
+	cols := min(w-1, maxSheet)
+	sheet := strings.TrimRight(printer.NodeSheet(m.report, cols, th.Styles), "\n")
+	if refs := m.links.block(th, cols, "] selects, enter opens"); refs != "" {
+		sheet += "\n\n" + strings.TrimRight(refs, "\n")
+	}
 	m.vp.SetContent(sheet)
 	m.sections = m.sections[:0:0]
 	tabs := nodeTabs()
 	for i, l := range strings.Split(sheet, "\n") {
 		plain := ansi.Strip(l)
 		for _, t := range tabs {
-			if plain == t.header {
+			if plain == t.header || strings.HasPrefix(plain, t.header+"  ") {
 				m.sections = append(m.sections, section{tab: t, line: i})
 			}
 		}
@@ -103,6 +116,14 @@ func (m nodeModel) render(th theme, w, h int) nodeModel {
 	m.vp.SetYOffset(offset)
 	m.tab = min(m.tab, max(len(m.sections)-1, 0))
 	return m
+}
+
+// selectLink selects the link delta steps away and scrolls the sheet so that it shows.
+func (m nodeModel) selectLink(delta int) nodeModel {
+	m.links = m.links.cycle(delta)
+	m = m.render(m.th, m.vp.Width, m.vp.Height+1)
+	revealLink(&m.vp, m.links)
+	return m.scrolled()
 }
 
 // name returns the node's name.

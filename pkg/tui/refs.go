@@ -25,39 +25,24 @@ func (r ref) openable() bool { return r.open.kind != 0 }
 // (their describe sheets; a subnet the subnets view lists when the load has no index) can be
 // opened.
 func findingRefs(d *data, f diagnose.Finding) []ref {
-	var refs []ref
-	seen := map[string]bool{}
-	add := func(subject string) {
-		if subject == "" || strings.HasSuffix(subject, "/") || seen[subject] {
-			return
-		}
-		seen[subject] = true
-		r := resolveRef(d, subject)
-		if r.open.kind == actOpenNode && seen["node/"+r.open.arg] && subject != "node/"+r.open.arg {
-			// A NodeClaim or instance whose Node is listed already: follow the node's own reference.
-			r.what, r.open = "its Node, listed above", action{}
-		}
-		refs = append(refs, r)
-	}
+	a := newRefAdder(d, "")
 	if f.Node != "" {
-		add("node/" + f.Node)
+		a.add("node/" + f.Node)
 	}
-	add(f.Resource)
+	a.add(f.Resource)
 	if n, ok := d.node(f.Node); ok {
 		id := n.Identity
-		add(claimPrefix + id.NodeClaim)
+		a.add(claimPrefix + id.NodeClaim)
 		if n.Subnet != nil {
-			add("subnet/" + n.Subnet.ID)
+			a.add("subnet/" + n.Subnet.ID)
 		}
-		add("nodepool/" + id.NodePool)
-		class := "ec2nodeclass/"
-		if id.AutoMode || id.NodeClassKind == "NodeClass" {
-			class = "nodeclass/"
+		a.add("nodepool/" + id.NodePool)
+		if id.NodeClass != "" {
+			a.add(classSubject(id.NodeClassKind, id.NodeClass, id.AutoMode))
 		}
-		add(class + id.NodeClass)
-		add("instance/" + id.InstanceID)
+		a.add("instance/" + id.InstanceID)
 	}
-	return refs
+	return a.refs
 }
 
 // resolveRef says what following subject shows in d.

@@ -66,6 +66,22 @@ func TestScreens(t *testing.T) {
 			name: "finding_nodepool_80x24", w: 80, h: 24, load: loadedLoader(demoLoaded(t)), typed: "f",
 			msgs: []tea.Msg{key("down"), key("enter"), key("enter"), key("tab"), key("enter")}, waitOn: "Class's subnet zones",
 		},
+		{
+			name: "node_links_80x24", w: 80, h: 24, load: loadedLoader(demoLoaded(t)),
+			msgs: []tea.Msg{key("down"), key("down"), key("down"), key("enter"), key("]")}, waitOn: "▸ nodepool/general",
+		},
+		{
+			name: "node_links_200x60", w: 200, h: 60, load: loadedLoader(demoLoaded(t)),
+			msgs: []tea.Msg{key("down"), key("down"), key("down"), key("enter"), key("]")}, waitOn: "▸ nodepool/general",
+		},
+		{
+			name: "node_nodepool_80x24", w: 80, h: 24, load: loadedLoader(demoLoaded(t)),
+			msgs: []tea.Msg{key("down"), key("down"), key("down"), key("enter"), key("]"), key("enter")}, waitOn: "Class's subnet zones",
+		},
+		{
+			name: "node_nodepool_back_200x60", w: 200, h: 60, load: loadedLoader(demoLoaded(t)),
+			msgs: []tea.Msg{key("down"), key("down"), key("down"), key("enter"), key("]"), key("enter"), key("esc")}, waitOn: "▸ nodepool/general",
+		},
 		{name: "subnets_80x24", w: 80, h: 24, typed: "s", waitOn: "subnets 12/12"},
 		{name: "explain_80x24", w: 80, h: 24, typed: "f?", waitOn: "explain › subnet-ip-exhaustion"},
 		{name: "findings_help_80x24", w: 80, h: 24, typed: "fH", waitOn: "critical only"},

@@ -10,27 +10,38 @@ import (
 
 // subjectModel is the sheet of a subnet, NodeClass, NodePool or placement group a finding
 // names, as `kubectl karpnet describe` prints it, in a viewport; Esc returns to the view it
-// was opened from. On a subnet's sheet Enter lists the subnet in the subnets view.
+// was opened from. Its references (on a subnet's sheet the subnets view first) can be
+// selected and followed.
 type subjectModel struct {
 	// opened is set once a subject is shown; back is the view Esc returns to.
 	opened  bool
 	back    view
 	subject string
 	sheet   sheetFunc
-	vp      viewport.Model
+	// links are the subjects the sheet names, to follow; th is the theme last rendered with.
+	links refList
+	th    theme
+	vp    viewport.Model
 }
 
-// newSubjectModel renders sheet, subject's, for a w by h area.
-func newSubjectModel(subject string, sheet sheetFunc, back view, th theme, w, h int) subjectModel {
+// newSubjectModel renders sheet, subject's, over d for a w by h area, its references included.
+func newSubjectModel(d *data, subject string, sheet sheetFunc, back view, th theme, w, h int) subjectModel {
 	m := subjectModel{opened: true, back: back, subject: subject, sheet: sheet, vp: viewport.New(w, max(h, 1))}
+	m.links = newRefList(subjectRefs(d, subject), !strings.HasPrefix(subject, "subnet/"))
 	return m.render(th, w, h)
 }
 
 // render lays the sheet out for a w by h area, keeping the scroll position.
 func (m subjectModel) render(th theme, w, h int) subjectModel {
 	offset := m.vp.YOffset
+	m.th = th
 	m.vp.Width, m.vp.Height = w, max(h, 1)
-	m.vp.SetContent(strings.TrimRight(m.sheet(min(w-1, maxSheet), th.Styles), "\n"))
+	cols := min(w-1, maxSheet)
+	sheet := strings.TrimRight(m.sheet(cols, th.Styles), "\n")
+	if refs := m.links.block(th, cols, "tab selects, enter opens"); refs != "" {
+		sheet += "\n\n" + refs
+	}
+	m.vp.SetContent(strings.TrimRight(sheet, "\n"))
 	m.vp.SetYOffset(offset)
 	return m
 }
@@ -46,6 +57,7 @@ func (m subjectModel) setData(d *data, _ selection) (screen, action) {
 		return m, action{kind: actShow, to: m.back}
 	}
 	m.sheet = sheet
+	m.links = m.links.set(subjectRefs(d, m.subject))
 	return m, action{}
 }
 
@@ -60,32 +72,26 @@ func (m subjectModel) setSize(th theme, w, h int) screen {
 // narrow leaves the sheet as it is: the selection narrows lists only.
 func (m subjectModel) narrow(selection) screen { return m }
 
-// keys returns the subject sheet's bindings: Enter only on a subnet's.
+// keys returns the subject sheet's bindings.
 func (m subjectModel) keys(k keyMap) helpKeys {
-	short := []key.Binding{k.Up, k.Down, k.PageDown, k.Back, k.Refresh, k.Help, k.Quit}
-	full := [][]key.Binding{k.moveKeys(), {k.Back}, {k.Refresh, k.Help, k.Quit}}
-	if m.isSubnet() {
-		open := key.NewBinding(key.WithKeys(k.Open.Keys()...), key.WithHelp(k.Open.Help().Key, "subnets view"))
-		short = append([]key.Binding{open}, short...)
-		full[1] = []key.Binding{open, k.Back}
+	return helpKeys{
+		short: []key.Binding{k.Down, brief(k.NextRef, "links"), brief(k.OpenRef, "follow"), k.Back, k.Refresh, k.Help, k.Quit},
+		full:  [][]key.Binding{k.moveKeys(), {k.NextRef, k.PrevRef, k.OpenRef, k.Back}, {k.Refresh, k.Help, k.Quit}},
 	}
-	return helpKeys{short: short, full: full}
 }
 
-// isSubnet reports whether the sheet is a subnet's.
-func (m subjectModel) isSubnet() bool { return strings.HasPrefix(m.subject, "subnet/") }
-
-// update scrolls the sheet; Enter on a subnet's lists it in the subnets view, Esc goes back.
-// The root model's keys pass.
+// update scrolls the sheet, selects a reference and follows it (on a subnet's sheet the first
+// lists the subnet in the subnets view); Esc goes back. The root model's keys pass.
 func (m subjectModel) update(k keyMap, msg tea.KeyMsg, _ selection) (screen, action) {
 	switch {
 	case key.Matches(msg, k.Quit, k.Help, k.HelpAlt, k.Refresh, k.Critical, k.Warning, k.Info, k.Nodes, k.Findings, k.Subnets):
 		return m, action{kind: actPass}
-	case key.Matches(msg, k.Open):
-		if m.isSubnet() {
-			return m, action{kind: actSubnet, arg: strings.TrimPrefix(m.subject, "subnet/")}
-		}
-		return m, action{}
+	case key.Matches(msg, k.OpenRef):
+		return m, m.links.follow()
+	case key.Matches(msg, k.NextRef):
+		return m.selectLink(1), action{}
+	case key.Matches(msg, k.PrevRef):
+		return m.selectLink(-1), action{}
 	case key.Matches(msg, k.Back):
 		return m, action{kind: actShow, to: m.back}
 	}
@@ -104,3 +110,11 @@ func (m subjectModel) view(theme) string { return m.vp.View() }
 
 // where names the subject.
 func (m subjectModel) where() string { return m.subject }
+
+// selectLink selects the reference delta steps away and scrolls the sheet so that it shows.
+func (m subjectModel) selectLink(delta int) subjectModel {
+	m.links = m.links.cycle(delta)
+	m = m.render(m.th, m.vp.Width, m.vp.Height)
+	revealLink(&m.vp, m.links)
+	return m
+}

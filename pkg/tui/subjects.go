@@ -62,6 +62,6 @@ func (m Model) openSubject(subject string, back view) Model {
 		return m
 	}
 	m.view = viewSubject
-	m.subject = newSubjectModel(subject, sheet, back, m.th, m.width, m.bodyHeight())
+	m.subject = newSubjectModel(m.data, subject, sheet, back, m.th, m.width, m.bodyHeight())
 	return m.resize(m.width, m.height)
 }

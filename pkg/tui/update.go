@@ -74,7 +74,7 @@ func (m Model) loaded(r diagnose.Report, x *diagnose.Index) Model {
 		m.put(next)
 	}
 	if gone.kind == actShow {
-		m.view = gone.to
+		return m.switchTo(gone.to)
 	}
 	return m.resize(m.width, m.height)
 }
@@ -123,13 +123,13 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.Info):
 		return m.toggle(diagnose.Info), nil
 	case key.Matches(msg, k.Nodes):
-		m.trail = nil
+		m.trail, m.sheets = nil, nil
 		return m.switchTo(viewNodes), nil
 	case key.Matches(msg, k.Findings):
-		m.trail = nil
+		m.trail, m.sheets = nil, nil
 		return m.switchTo(viewFindings), nil
 	case key.Matches(msg, k.Subnets):
-		m.trail = nil
+		m.trail, m.sheets = nil, nil
 		return m.switchTo(viewSubnets), nil
 	}
 	return m, nil
@@ -172,6 +172,9 @@ func (m Model) applySel() Model {
 
 // switchTo shows view v with the selection applied.
 func (m Model) switchTo(v view) Model {
+	if v == viewPrev {
+		return m.backToSheet()
+	}
 	m.view = v
 	return m.applySel().resize(m.width, m.height)
 }

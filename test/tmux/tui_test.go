@@ -129,7 +129,8 @@ func TestDemoTUI(t *testing.T) {
 }
 
 // TestDemoTUIFindingSheet opens a finding's sheet from the findings view, follows it to the
-// node, and goes back along the path: the finding sheet, then the opened group.
+// node and from the node's references to its NodePool, and goes back along the path: the node,
+// the finding sheet, then the opened group.
 func TestDemoTUIFindingSheet(t *testing.T) {
 	s := start(t, 120, 40, "demo")
 	s.waitFor("the nodes view", contains("ip-10-0-", "critical"))
@@ -143,6 +144,13 @@ func TestDemoTUIFindingSheet(t *testing.T) {
 
 	s.keys("Enter")
 	s.waitFor("the node sheet with its problems first", contains("[Overview]", "Problems", "remedy:"))
+
+	s.keys("]")
+	s.waitFor("the node sheet's NodePool reference selected", contains("References", "▸ nodepool/general"))
+	s.keys("Enter")
+	s.waitFor("the NodePool sheet", contains("nodepool/general", "Class's subnet zones"))
+	s.keys("Escape")
+	s.waitFor("the node sheet again, its reference still selected", contains("▸ nodepool/general", "References  ] selects"))
 
 	s.keys("Escape")
 	s.waitFor("the finding sheet again", contains("finding/instance-not-found", "References"))

@@ -1,0 +1,299 @@
+package tui
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/viewport"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// maxMemberRefs is how many of a subject's nodes and NodeClaims its sheet lists as references;
+// the rest are one line that lists them in the nodes view.
+const maxMemberRefs = 20
+
+// refList is a sheet's references and the selected one.
+type refList struct {
+	refs []ref
+	// pick is the index in refs of the selected reference, or -1 when none is.
+	pick int
+	// manual lists start with none selected, until the user selects one: sheets whose
+	// references are below the fold, where Enter must not follow what is not shown.
+	manual bool
+}
+
+// newRefList returns a list of refs: the first that can be opened selected, or, when manual,
+// none.
+func newRefList(refs []ref, manual bool) refList {
+	return refList{pick: -1, manual: manual}.set(refs)
+}
+
+// set replaces the references, keeping the selected one when it can still be opened, else
+// selecting the first that can (none in a manual list with none selected).
+func (l refList) set(refs []ref) refList {
+	was := ""
+	if l.pick >= 0 && l.pick < len(l.refs) {
+		was = l.refs[l.pick].subject
+	}
+	if l.manual && was == "" {
+		l.refs = refs
+		return l
+	}
+	l.refs, l.pick = refs, -1
+	for i, r := range refs {
+		if r.openable() && (l.pick < 0 || r.subject == was) {
+			l.pick = i
+		}
+	}
+	return l
+}
+
+// cycle selects the openable reference delta steps away, wrapping around; with none selected
+// it selects the first (or, going back, the last).
+func (l refList) cycle(delta int) refList {
+	n := len(l.refs)
+	i := l.pick
+	if i < 0 {
+		i = -1
+		if delta < 0 {
+			i = n
+		}
+		delta = max(min(delta, 1), -1)
+	}
+	for range n {
+		i = ((i+delta)%n + n) % n
+		if l.refs[i].openable() {
+			l.pick = i
+			return l
+		}
+	}
+	return l
+}
+
+// follow is what Enter on the list does: the selected reference's action.
+func (l refList) follow() action {
+	if l.pick < 0 {
+		return action{}
+	}
+	return l.refs[l.pick].open
+}
+
+// block renders the "References" section in cols columns, the selected reference marked;
+// hint names the keys that select and follow. It is empty without references.
+func (l refList) block(th theme, cols int, hint string) string {
+	if len(l.refs) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	if l.pick < 0 {
+		hint = ""
+	}
+	if hint != "" {
+		hint = th.Dim.Render("  " + hint)
+	}
+	b.WriteString(th.Header.Render("References") + hint + "\n")
+	sw := 0
+	for _, r := range l.refs {
+		sw = max(sw, width(r.subject))
+	}
+	for i, r := range l.refs {
+		subject := fit(r.subject, min(sw, cols/2), true)
+		line := subject + "  " + r.what
+		switch {
+		case i == l.pick:
+			b.WriteString(th.Selected.Render(fit("▸ "+line, cols, false)) + "\n")
+		case r.openable():
+			b.WriteString(fit("  "+th.Strong.Render(subject)+"  "+r.what, cols, false) + "\n")
+		default:
+			b.WriteString(th.Dim.Render(fit("  "+line, cols, false)) + "\n")
+		}
+	}
+	return b.String()
+}
+
+// revealLink scrolls vp, whose content ends with l's block, so that the selected reference
+// shows.
+func revealLink(vp *viewport.Model, l refList) {
+	if l.pick < 0 {
+		return
+	}
+	line := vp.TotalLineCount() - len(l.refs) + l.pick
+	if line < vp.YOffset || line >= vp.YOffset+vp.Height {
+		vp.SetYOffset(line - vp.Height/2)
+	}
+}
+
+// refAdder collects references without repeats, leaving out self (the sheet's own subject)
+// and what resolves to self.
+type refAdder struct {
+	d    *data
+	self string
+	seen map[string]bool
+	refs []ref
+}
+
+func newRefAdder(d *data, self string) *refAdder {
+	return &refAdder{d: d, self: self, seen: map[string]bool{self: true}}
+}
+
+// add appends subject (kind/name) unless it is empty, a repeat or the sheet itself.
+func (a *refAdder) add(subject string) {
+	if subject == "" || strings.HasSuffix(subject, "/") || a.seen[subject] {
+		return
+	}
+	a.seen[subject] = true
+	r := resolveRef(a.d, subject)
+	if r.open.kind == actOpenNode && a.seen["node/"+r.open.arg] && subject != "node/"+r.open.arg {
+		if "node/"+r.open.arg == a.self {
+			return // this node's own NodeClaim or instance
+		}
+		r.what, r.open = "its Node, listed above", action{}
+	}
+	a.refs = append(a.refs, r)
+}
+
+// members adds a subject's nodes and NodeClaims, at most maxMemberRefs, then one reference
+// that lists them all in the nodes view filtered by query.
+func (a *refAdder) members(ms []diagnose.Member, query string) {
+	for i, m := range ms {
+		if i == maxMemberRefs {
+			a.refs = append(a.refs, ref{subject: "+" + strconv.Itoa(len(ms)-i) + " more",
+				what: "nodes view, filtered to " + query, open: action{kind: actNodesIn, arg: query}})
+			return
+		}
+		a.add(m.Kind + "/" + m.Name)
+	}
+}
+
+// classSubject is the reference of a node's or NodeClaim's class.
+func classSubject(kind, name string, autoMode bool) string {
+	if autoMode || kind == snapshot.KindNodeClass {
+		return "nodeclass/" + name
+	}
+	return "ec2nodeclass/" + name
+}
+
+// nodeRefs are what a node's sheet names: its NodeClaim (when it has no sheet of its own this
+// is the node), subnets (the node's and its ENIs'), NodePool, class and placement group.
+func nodeRefs(d *data, n diagnose.NodeReport) []ref {
+	id := n.Identity
+	a := newRefAdder(d, "node/"+id.Node)
+	a.add("instance/" + id.InstanceID)
+	a.add(claimPrefix + id.NodeClaim)
+	if n.Subnet != nil {
+		a.add("subnet/" + n.Subnet.ID)
+	}
+	for _, e := range n.ENIs {
+		if e.SubnetID != "" {
+			a.add("subnet/" + e.SubnetID)
+		}
+	}
+	if n.AutoMode != nil {
+		for _, s := range n.AutoMode.PodSubnets {
+			a.add("subnet/" + s)
+		}
+	}
+	a.add("nodepool/" + id.NodePool)
+	if id.NodeClass != "" {
+		a.add(classSubject(id.NodeClassKind, id.NodeClass, id.AutoMode))
+	}
+	if p := n.Placement; p != nil {
+		a.add("placementgroup/" + cmpOr(p.GroupName, p.GroupID))
+	}
+	return a.refs
+}
+
+// claimRefs are what a NodeClaim's sheet names: its NodePool, class, instance's subnet and
+// placement group.
+func claimRefs(d *data, c diagnose.NodeClaimReport) []ref {
+	a := newRefAdder(d, claimPrefix+c.Name)
+	a.add("nodepool/" + c.NodePool)
+	if c.NodeClass != "" {
+		a.add(classSubject(c.NodeClassKind, c.NodeClass, false))
+	}
+	if i := c.Instance; i != nil {
+		a.add("subnet/" + i.SubnetID)
+	}
+	return a.refs
+}
+
+// subjectRefs are what a subnet's, NodePool's, class's or placement group's sheet names: the
+// subnets view for a subnet, the classes and pools that use the subject, and its nodes and
+// NodeClaims.
+func subjectRefs(d *data, subject string) []ref {
+	x, r := d.subjects.index, d.subjects.report
+	if x == nil {
+		return nil
+	}
+	a := newRefAdder(d, subject)
+	kind, name, _ := strings.Cut(subject, "/")
+	switch kind {
+	case "subnet":
+		a.refs = append(a.refs, ref{subject: "subnets view", what: "the subnet listed with the others; enter there lists its nodes",
+			open: action{kind: actSubnet, arg: name}})
+		sh, ok := diagnose.DescribeSubnet(x, r, name)
+		if !ok {
+			break
+		}
+		for _, s := range sh.SelectedBy {
+			switch s.Kind {
+			case snapshot.KindEC2NodeClass:
+				a.add("ec2nodeclass/" + s.Name)
+			case snapshot.KindNodeClass:
+				a.add("nodeclass/" + s.Name)
+			}
+		}
+		a.members(sh.Members, name)
+	case "nodepool":
+		sh, ok := diagnose.DescribeNodePool(x, r, name)
+		if !ok {
+			break
+		}
+		if sh.NodeClassRef.Name != "" {
+			a.add(classSubject(sh.NodeClassKind, sh.NodeClassRef.Name, false))
+		}
+		a.members(sh.Members, name)
+	case "ec2nodeclass", "nodeclass":
+		k := snapshot.KindEC2NodeClass
+		if kind == "nodeclass" {
+			k = snapshot.KindNodeClass
+		}
+		sh, ok := diagnose.DescribeNodeClass(x, r, k, name)
+		if !ok {
+			break
+		}
+		for _, p := range sh.NodePools {
+			a.add("nodepool/" + p)
+		}
+		for _, s := range sh.StatusSubnets {
+			a.add("subnet/" + s.ID)
+		}
+		for _, s := range sh.PodSubnets {
+			a.add("subnet/" + s)
+		}
+		if g := sh.PlacementGroup; g != nil {
+			a.add("placementgroup/" + cmpOr(g.Name, g.ID))
+		}
+		a.members(sh.Members, name)
+	case "placementgroup":
+		sh, ok := diagnose.DescribePlacementGroup(x, r, name)
+		if !ok {
+			break
+		}
+		for _, c := range sh.Classes {
+			a.add(c)
+		}
+		a.members(sh.Members, cmpOr(sh.Name, sh.ID))
+	}
+	return a.refs
+}
+
+// cmpOr returns a unless it is empty, else b.
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
