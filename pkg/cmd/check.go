@@ -8,6 +8,7 @@ import (
 
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 	"github.com/karpnet/kubectl-karpnet/pkg/printer"
+	"github.com/karpnet/kubectl-karpnet/pkg/version"
 )
 
 const checkExample = `  # Check every node; exit 1 if any finding is critical
@@ -20,7 +21,11 @@ const checkExample = `  # Check every node; exit 1 if any finding is critical
   %[1]s check --nodepool general -o wide
 
   # Only the subnet checks, as JSON for a pipeline
-  %[1]s check --only subnet-ip-exhaustion,subnet-not-selected -o json`
+  %[1]s check --only subnet-ip-exhaustion,subnet-not-selected -o json
+
+  # A JUnit report for CI, failing on warnings; SARIF for code scanning
+  %[1]s check -o junit --fail-on warning > karpnet-junit.xml
+  %[1]s check -o sarif > karpnet.sarif`
 
 // checkOptions are the flags of `check`.
 type checkOptions struct {
@@ -63,7 +68,7 @@ failing, snapshot unreadable).`,
 	f.StringVarP(&o.selector, "selector", "l", o.selector, "label selector over nodes (e.g. -l karpenter.sh/capacity-type=spot)")
 	f.StringVar(&o.nodePool, "nodepool", o.nodePool, "only nodes of this Karpenter NodePool")
 	f.StringVar(&o.nodeClass, "nodeclass", o.nodeClass, "only nodes of this EC2NodeClass (or EKS Auto Mode NodeClass)")
-	f.StringVarP(&o.output, "output", "o", o.output, "output format: table, wide, json or yaml")
+	f.StringVarP(&o.output, "output", "o", o.output, "output format: table, wide, json, yaml, junit (JUnit XML) or sarif (SARIF 2.1.0)")
 	f.StringVar(&o.failOn, "fail-on", o.failOn, "exit 1 when a finding is at or above this severity: critical, warning, info or never")
 	f.StringSliceVar(&o.only, "only", o.only, "run only these check IDs (comma-separated)")
 	f.StringSliceVar(&o.skip, "skip", o.skip, "skip these check IDs (comma-separated)")
@@ -77,7 +82,7 @@ func (o *checkOptions) complete(args []string) error {
 		return err
 	}
 	var err error
-	if o.format, err = printer.ParseFormat(o.output); err != nil {
+	if o.format, err = printer.ParseFormat(o.output, printer.CheckFormats()...); err != nil {
 		return usageErrorf("-o/--output: %v", err)
 	}
 	if o.failure, err = parseFailOn(o.failOn); err != nil {
@@ -107,13 +112,22 @@ func (o *checkOptions) run(ctx context.Context) error {
 		return err
 	}
 	report := diagnose.Analyze(snap, opts)
-	if err := printer.PrintReport(o.Out, report, o.format, o.styles()); err != nil {
+	if err := printer.PrintCheck(o.Out, report, o.format, o.styles(), o.ci()); err != nil {
 		return outputError("report", err)
 	}
 	if o.failed(report) {
 		return errFindings
 	}
 	return nil
+}
+
+// ci is what the JUnit and SARIF formats need: the --fail-on threshold the exit code uses,
+// the checks that ran and karpnet's version.
+func (o *checkOptions) ci() printer.CI {
+	return printer.CI{
+		FailOn: o.failure.threshold, Never: o.failure.never,
+		Checks: diagnose.SelectedChecks(o.only, o.skip), Version: version.Version,
+	}
 }
 
 // failed reports whether any finding is at or above --fail-on.
