@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/karpnet/kubectl-karpnet/internal/cischema"
+	"github.com/karpnet/kubectl-karpnet/internal/hostiletext"
 	"github.com/karpnet/kubectl-karpnet/internal/testutil"
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 )
@@ -305,4 +306,18 @@ func TestSARIFFingerprintStable(t *testing.T) {
 	if fp(f) == fp(h) {
 		t.Error("two subnets share a fingerprint")
 	}
+}
+
+// Strings from the cluster may hold any character: the JUnit XML stays well-formed and valid
+// (characters XML cannot carry become U+FFFD), and the SARIF log stays valid JSON.
+func TestCIFormatsHostileStrings(t *testing.T) {
+	r := hostiletext.Poison(ciReport())
+	ci := ciCases()[1].ci
+	junit := render(t, r, JUnit, ci)
+	var doc junitDoc
+	if err := xml.Unmarshal(junit, &doc); err != nil {
+		t.Fatalf("JUnit XML of a hostile report does not parse: %v", err)
+	}
+	cischema.ValidateJUnit(t, junit)
+	cischema.ValidateSARIF(t, render(t, r, SARIF, ci))
 }

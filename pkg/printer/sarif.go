@@ -197,7 +197,7 @@ func sarifResultOf(f diagnose.Finding, ruleIndex int) sarifResult {
 // subjectLocation names subject ref (kind/name, or a source) as a logical location.
 func subjectLocation(ref, kind string) sarifLogicalLoc {
 	name := ref
-	if k, n, ok := strings.Cut(ref, "/"); ok && k == kind || kind == diagnose.SubjectNodeClass && k == "ec2nodeclass" {
+	if k, n, ok := strings.Cut(ref, "/"); ok && (k == kind || kind == diagnose.SubjectNodeClass && k == "ec2nodeclass") {
 		name = n
 	}
 	return sarifLogicalLoc{Name: name, FullyQualifiedName: ref, Kind: kind}
