@@ -9,6 +9,7 @@ import (
 
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 	"github.com/karpnet/kubectl-karpnet/pkg/printer"
+	"github.com/karpnet/kubectl-karpnet/pkg/version"
 )
 
 const checkExample = `  # Check every node; exit 1 if any finding is critical
@@ -21,7 +22,11 @@ const checkExample = `  # Check every node; exit 1 if any finding is critical
   %[1]s check --nodepool general -o wide
 
   # Only the subnet checks, as JSON for a pipeline
-  %[1]s check --only subnet-ip-exhaustion,subnet-not-selected -o json`
+  %[1]s check --only subnet-ip-exhaustion,subnet-not-selected -o json
+
+  # A JUnit report for CI, failing on warnings; SARIF for code scanning
+  %[1]s check -o junit --fail-on warning > karpnet-junit.xml
+  %[1]s check -o sarif > karpnet.sarif`
 
 // checkOptions are the flags of `check`.
 type checkOptions struct {
@@ -72,7 +77,7 @@ exits 130.`,
 	f.StringVarP(&o.selector, "selector", "l", o.selector, "label selector over nodes (e.g. -l karpenter.sh/capacity-type=spot)")
 	f.StringVar(&o.nodePool, "nodepool", o.nodePool, "only nodes of this Karpenter NodePool")
 	f.StringVar(&o.nodeClass, "nodeclass", o.nodeClass, "only nodes of this EC2NodeClass (or EKS Auto Mode NodeClass)")
-	f.StringVarP(&o.output, "output", "o", o.output, "output format: table, wide, json or yaml")
+	f.StringVarP(&o.output, "output", "o", o.output, "output format: table, wide, json, yaml, junit (JUnit XML) or sarif (SARIF 2.1.0)")
 	f.StringVar(&o.failOn, "fail-on", o.failOn, "exit 1 when a finding is at or above this severity: critical, warning, info or never")
 	f.StringSliceVar(&o.only, "only", o.only, "run only these check IDs (comma-separated)")
 	f.StringSliceVar(&o.skip, "skip", o.skip, "skip these check IDs (comma-separated)")
@@ -87,7 +92,7 @@ func (o *checkOptions) complete(args []string) error {
 		return err
 	}
 	var err error
-	if o.format, err = printer.ParseFormat(o.output); err != nil {
+	if o.format, err = printer.ParseFormat(o.output, printer.CheckFormats()...); err != nil {
 		return usageErrorf("-o/--output: %v", err)
 	}
 	if o.failure, err = parseFailOn(o.failOn); err != nil {
@@ -105,6 +110,9 @@ func (o *checkOptions) complete(args []string) error {
 	if o.every, raisedFrom, err = watchInterval(o.watch); err != nil {
 		return err
 	}
+	if o.every > 0 && (o.format == printer.JUnit || o.format == printer.SARIF) {
+		return usageErrorf("--watch prints a report after each collection: use it with table, wide, json or yaml, not %s", o.format)
+	}
 	if o.every > 0 {
 		fmt.Fprintln(o.ErrOut, watchNote(o.every, raisedFrom))
 	}
@@ -118,7 +126,7 @@ func (o *checkOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := printer.PrintReport(o.Out, report, o.format, o.styles()); err != nil {
+	if err := printer.PrintCheck(o.Out, report, o.format, o.styles(), o.ci()); err != nil {
 		return outputError("report", err)
 	}
 	if o.every > 0 {
@@ -175,6 +183,15 @@ func (o *checkOptions) watchFrom(ctx context.Context, prev diagnose.Report) erro
 			return outputError("report", err)
 		}
 		prev, shown = next, n
+	}
+}
+
+// ci is what the JUnit and SARIF formats need: the --fail-on threshold the exit code uses,
+// the checks that ran and karpnet's version.
+func (o *checkOptions) ci() printer.CI {
+	return printer.CI{
+		FailOn: o.failure.threshold, Never: o.failure.never,
+		Checks: diagnose.SelectedChecks(o.only, o.skip), Version: version.Version,
 	}
 }
 

@@ -138,3 +138,11 @@ func TestCheckWatchNegative(t *testing.T) {
 	wantCode(t, r, ExitUsage)
 	wantOneErrorLine(t, r, "--watch", "negative", "30s")
 }
+
+func TestCheckWatchRefusesCIFormats(t *testing.T) {
+	for _, f := range []string{"junit", "sarif"} {
+		r := run(t, "demo", "check", "--watch", "30s", "-o", f)
+		wantCode(t, r, ExitUsage)
+		wantOneErrorLine(t, r, "--watch", f)
+	}
+}

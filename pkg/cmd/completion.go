@@ -104,7 +104,7 @@ func registerCheckCompletion(cmd *cobra.Command, o *checkOptions) {
 	cmd.ValidArgsFunction = func(c *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 		return o.completeNodes(c, args, toComplete, o.selector, o.nodePool, o.nodeClass)
 	}
-	formats := printer.Formats()
+	formats := printer.CheckFormats()
 	outputs := make([]string, len(formats))
 	for i, f := range formats {
 		outputs[i] = f.String()

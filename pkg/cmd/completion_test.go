@@ -116,7 +116,7 @@ func TestCompleteOffline(t *testing.T) {
 		{name: "--skip leaves out listed IDs", args: []string{"check", "--skip", "subnet-not-selected,subnet-ip-exhaustion,subnet-no-egress-route,subnet"}, directive: idList},
 		{name: "--only leaves out IDs of an earlier --only", args: []string{"check", "--only", "subnet-not-selected", "--only", "subnet"},
 			want: []string{"subnet-ip-exhaustion", "subnet-no-egress-route"}, directive: idList},
-		{name: "check -o", args: []string{"check", "-o", ""}, want: []string{"table", "wide", "json", "yaml"}, directive: noFile},
+		{name: "check -o", args: []string{"check", "-o", ""}, want: []string{"table", "wide", "json", "yaml", "junit", "sarif"}, directive: noFile},
 		{name: "demo check --output", args: []string{"demo", "check", "--output", "y"}, want: []string{"yaml"}, directive: noFile},
 		{name: "demo describe nodeclaim by prefix", args: []string{"demo", "describe", "nodeclaim", "web-"}, want: []string{"web-mf8z7", "web-vbq7q"}, directive: noFile},
 		{name: "demo describe nodeclaim offers one name", args: []string{"demo", "describe", "nodeclaim", "web-mf8z7", "web-"}, directive: noFile},

@@ -13,7 +13,7 @@ func TestUsageErrors(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{name: "bad -o", args: []string{"demo", "check", "-o", "xml"}, want: []string{"-o/--output", `"xml"`, "table, wide, json, yaml"}},
+		{name: "bad -o", args: []string{"demo", "check", "-o", "xml"}, want: []string{"-o/--output", `"xml"`, "table, wide, json, yaml, junit, sarif"}},
 		{name: "bad --fail-on", args: []string{"demo", "check", "--fail-on", "sometimes"}, want: []string{"--fail-on", `"sometimes"`, "critical, warning, info or never"}},
 		{
 			name: "unknown --only ID", args: []string{"demo", "check", "--only", "subnet-full"},

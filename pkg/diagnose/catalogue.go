@@ -8,6 +8,7 @@ var specProviderIDInvalid = &Spec{
 	ID:        "provider-id-invalid",
 	Severity:  Warning,
 	Family:    FamilyCore,
+	Examines:  []string{SubjectNode},
 	Title:     "EC2 node has no parsable aws:///ZONE/INSTANCE-ID providerID",
 	FiresWhen: "an EC2-looking node has no providerID, or one that is not `aws:///ZONE/INSTANCE-ID`",
 	NotOn: "Fargate nodes (`aws:///ZONE/.../fargate-...`), EKS hybrid nodes, other providers, nodes being " +
@@ -25,6 +26,7 @@ var specInstanceNotFound = &Spec{
 	ID:        "instance-not-found",
 	Severity:  Critical,
 	Family:    FamilyCore,
+	Examines:  []string{SubjectNode},
 	Title:     "the node's EC2 instance does not exist",
 	FiresWhen: "EC2 returns no instance for the node's instance ID",
 	NotOn: "nodes being deleted (see `node-termination-stuck`); a profile in another Region (EC2 is read in " +
@@ -42,6 +44,7 @@ var specInstanceNotRunning = &Spec{
 	ID:        "instance-not-running",
 	Severity:  Critical,
 	Family:    FamilyCore,
+	Examines:  []string{SubjectNode},
 	Title:     "the node's EC2 instance is not running",
 	FiresWhen: "the instance exists but is not `running`",
 	NotOn: "nodes being deleted: Karpenter keeps the Node while the instance is `shutting-down` (see " +
@@ -58,6 +61,7 @@ var specNodeTerminationStuck = &Spec{
 	ID:       "node-termination-stuck",
 	Severity: Warning,
 	Family:   FamilyCore,
+	Examines: []string{SubjectNode},
 	Title:    "the Node is still deleting long after its instance is gone",
 	FiresWhen: "the Node has been deleting (`deletionTimestamp`) for more than 15 minutes and its instance is " +
 		"`terminated` or no longer returned by DescribeInstances",
@@ -78,6 +82,7 @@ var specZoneMismatch = &Spec{
 	ID:        "zone-mismatch",
 	Severity:  Warning,
 	Family:    FamilyCore,
+	Examines:  []string{SubjectNode},
 	Title:     "zone label, providerID zone and instance zone disagree",
 	FiresWhen: "`topology.kubernetes.io/zone`, the providerID zone and the instance zone disagree",
 	NotOn:     "nodes without the zone label; nodes being deleted",
@@ -96,6 +101,7 @@ var specInstanceTypeMismatch = &Spec{
 	ID:        "instance-type-mismatch",
 	Severity:  Warning,
 	Family:    FamilyCore,
+	Examines:  []string{SubjectNode},
 	Title:     "instance-type label differs from the instance's type",
 	FiresWhen: "`node.kubernetes.io/instance-type` differs from the instance type",
 	NotOn:     "nodes without the label; nodes being deleted",
@@ -112,6 +118,7 @@ var specInternalIPOutsideSubnet = &Spec{
 	ID:        "internal-ip-outside-subnet",
 	Severity:  Critical,
 	Family:    FamilyCore,
+	Examines:  []string{SubjectNode},
 	Title:     "the node's InternalIP is outside its instance's subnet",
 	FiresWhen: "the first InternalIP is not in the instance subnet's CIDR",
 	NotOn: "pod addresses (only the first InternalIP of each family is compared); an IPv6 address when the " +
@@ -128,6 +135,7 @@ var specInternalIPNotInstanceIP = &Spec{
 	ID:        "internal-ip-not-instance-ip",
 	Severity:  Critical,
 	Family:    FamilyCore,
+	Examines:  []string{SubjectNode},
 	Title:     "the node's InternalIP is not an IP of its instance",
 	FiresWhen: "the first InternalIP is not a private IP of the instance's ENIs",
 	NotOn:     "an IPv6 address when the instance's ENIs have none recorded",
@@ -143,6 +151,7 @@ var specSubnetNotSelected = &Spec{
 	ID:        "subnet-not-selected",
 	Severity:  Warning,
 	Family:    FamilyCore,
+	Examines:  []string{SubjectNode},
 	Title:     "the instance's subnet is not in its EC2NodeClass status.subnets",
 	FiresWhen: "the instance subnet is not in its EC2NodeClass `status.subnets`",
 	NotOn:     "nodes without a NodeClass or whose class has no `status.subnets`",
@@ -159,6 +168,7 @@ var specSecurityGroupDrift = &Spec{
 	ID:        "security-group-drift",
 	Severity:  Warning,
 	Family:    FamilyCore,
+	Examines:  []string{SubjectNode},
 	Title:     "the instance's security groups differ from its EC2NodeClass status.securityGroups",
 	FiresWhen: "the instance security groups differ from its EC2NodeClass `status.securityGroups`",
 	NotOn:     "ENIConfig and branch-ENI groups (Karpenter compares the instance's own, primary-ENI groups)",
@@ -177,6 +187,7 @@ var specSubnetIPExhaustion = &Spec{
 	Severity: Critical,
 	Lower:    []Severity{Warning},
 	Family:   FamilyCore,
+	Examines: []string{SubjectSubnet},
 	Title:    "the subnets new nodes or pods take addresses from cannot take the next nodes",
 	FiresWhen: "judged per pool of subnets new nodes and pods draw from: for each EC2NodeClass (or Auto Mode " +
 		"NodeClass) a NodePool uses, and each node group, per zone, the subnets new nodes launch into " +
@@ -210,6 +221,7 @@ var specMaxPodsExceedsIPCapacity = &Spec{
 	ID:       "max-pods-exceeds-ip-capacity",
 	Severity: Critical,
 	Family:   FamilyCore,
+	Examines: []string{SubjectNode},
 	Title:    "capacity.pods is above what the node's ENIs can give pods",
 	FiresWhen: "`capacity.pods` is above what the node's ENIs can ever give pods (formula below, counting what " +
 		"is attached to the node, not what its class asks for)",
@@ -232,6 +244,7 @@ var specNodeClassNotReady = &Spec{
 	ID:       "nodeclass-not-ready",
 	Severity: Critical,
 	Family:   FamilyCore,
+	Examines: []string{SubjectNodeClass},
 	Title:    "an EC2NodeClass or NodeClass used by a NodePool is not Ready",
 	FiresWhen: "an EC2NodeClass used by a NodePool has `Ready=False` (the message names each false " +
 		"sub-condition: SubnetsReady, SecurityGroupsReady, PlacementGroupReady, ...)",
@@ -247,9 +260,10 @@ var specNodeClassNotReady = &Spec{
 }
 
 var specDataUnavailable = &Spec{
-	ID:        "data-unavailable",
+	ID:        DataUnavailableID,
 	Severity:  Warning,
 	Family:    FamilyCore,
+	Examines:  []string{SubjectSource},
 	Title:     "a data source could not be read, so checks that need it were skipped",
 	FiresWhen: "a source could not be read",
 	NotOn: "sources a cluster does not have (no Karpenter CRDs, no aws-node, no ENIConfig CRD without custom " +
@@ -266,6 +280,7 @@ var specMaxPodsBelowIPCapacity = &Spec{
 	ID:       "max-pods-below-ip-capacity",
 	Severity: Info,
 	Family:   FamilyVPCCNI,
+	Examines: []string{SubjectNode},
 	Title:    "prefix delegation is on but max pods is the secondary-IP value",
 	FiresWhen: "ENABLE_PREFIX_DELEGATION=true, Nitro type, and capacity.pods equals the secondary-IP value (ENIs " +
 		"x (IPv4 per ENI - 1) + 2, with 0 or 1 ENI reserved and efa-only ENIs on card 0 left out) while " +
@@ -288,6 +303,7 @@ var specPodIPAllocationFailures = &Spec{
 	Severity: Critical,
 	Lower:    []Severity{Warning, Info},
 	Family:   FamilyVPCCNI,
+	Examines: []string{SubjectNode},
 	Title:    "pods on the node failed to get an IP address from the VPC CNI",
 	FiresWhen: "the node has FailedCreatePodSandBox events in the last hour saying the CNI failed to assign an " +
 		"IP (\"failed to assign an IP address to container\", \"no available IP addresses\", " +
@@ -313,6 +329,7 @@ var specPrefixDelegationInactive = &Spec{
 	Severity: Warning,
 	Lower:    []Severity{Info},
 	Family:   FamilyVPCCNI,
+	Examines: []string{SubjectNode},
 	Title:    "prefix delegation is on but the node's ENIs hold no prefix",
 	FiresWhen: "ENABLE_PREFIX_DELEGATION=true, Nitro type, node older than 10 minutes, and none of its " +
 		"interface/efa ENIs holds a prefix: warning when they hold no secondary IP for pods either (ipamd " +
@@ -338,6 +355,7 @@ var specIPv6PrefixMissing = &Spec{
 	ID:       "ipv6-prefix-missing",
 	Severity: Critical,
 	Family:   FamilyVPCCNI,
+	Examines: []string{SubjectNode},
 	Title:    "an IPv6 node's primary ENI holds no /80 prefix for pods",
 	FiresWhen: "an IPv6 node (aws-node `ENABLE_IPv6=true`) that aws-node runs on, past its start-up, whose " +
 		"primary ENI holds no IPv6 /80 prefix",
@@ -355,6 +373,7 @@ var specENIConfigMissing = &Spec{
 	ID:       "eniconfig-missing",
 	Severity: Critical,
 	Family:   FamilyVPCCNI,
+	Examines: []string{SubjectNode},
 	Title:    "custom networking is on and the node's ENIConfig does not exist",
 	FiresWhen: "AWS_VPC_K8S_CNI_CUSTOM_NETWORK_CFG=true and the ENIConfig the node selects does not exist. " +
 		"Selection follows the VPC CNI: the label `vpc.amazonaws.com/externalEniConfig`, else the " +
@@ -378,6 +397,7 @@ var specENIConfigZoneMismatch = &Spec{
 	ID:        "eniconfig-zone-mismatch",
 	Severity:  Critical,
 	Family:    FamilyVPCCNI,
+	Examines:  []string{SubjectNode},
 	Title:     "the node's ENIConfig subnet is in another zone",
 	FiresWhen: "custom networking on and the node's ENIConfig `spec.subnet` is in another zone than the node",
 	NotOn: "nodes aws-node does not run on; subnets karpnet could not read; a subnet EC2 does not return " +
@@ -396,6 +416,7 @@ var specENIConfigReferenceMissing = &Spec{
 	ID:       "eniconfig-reference-missing",
 	Severity: Critical,
 	Family:   FamilyVPCCNI,
+	Examines: []string{SubjectENIConfig},
 	Title:    "an ENIConfig in use names a subnet or security group that EC2 does not have",
 	FiresWhen: "custom networking on and an ENIConfig that nodes use names a `spec.subnet` or " +
 		"`spec.securityGroups` entry that EC2 does not return (deleted, mistyped, another account or " +
@@ -416,6 +437,7 @@ var specENIConfigSubnetMismatch = &Spec{
 	ID:       "eniconfig-subnet-mismatch",
 	Severity: Warning,
 	Family:   FamilyVPCCNI,
+	Examines: []string{SubjectNode},
 	Title:    "secondary ENIs are not in the node's ENIConfig subnet",
 	FiresWhen: "custom networking on and a secondary ENI (card 0, device > 0, type interface) is outside the " +
 		"ENIConfig's subnet",
@@ -433,6 +455,7 @@ var specTrunkENIMissing = &Spec{
 	ID:       "trunk-eni-missing",
 	Severity: Warning,
 	Family:   FamilyVPCCNI,
+	Examines: []string{SubjectNode},
 	Title:    "the node should have a trunk ENI for security groups for pods but has none",
 	FiresWhen: "aws-node runs on the node with ENABLE_POD_ENI=true, its type supports trunking (its NodeClaim's " +
 		"or its own `vpc.amazonaws.com/pod-eni` capacity, which Karpenter derives from the VPC limits), " +
@@ -459,6 +482,7 @@ var specWindowsIpamNotEnabled = &Spec{
 	ID:       "windows-ipam-not-enabled",
 	Severity: Critical,
 	Family:   FamilyVPCCNI,
+	Examines: []string{SubjectNode},
 	Title:    "a Windows node advertises no vpc.amazonaws.com/PrivateIPv4Address: Windows pods get no IP",
 	FiresWhen: "a Windows node, past its start-up, in a cluster with aws-node, that advertises no " +
 		"`vpc.amazonaws.com/PrivateIPv4Address`",
@@ -479,6 +503,7 @@ var specVPCCNIVersionTooOld = &Spec{
 	ID:       "vpc-cni-version-too-old",
 	Severity: Warning,
 	Family:   FamilyVPCCNI,
+	Examines: []string{SubjectDaemonSet},
 	Title:    "aws-node turns on a feature its VPC CNI version does not have",
 	FiresWhen: "the aws-node image version is older than a feature its env turns on needs: " +
 		"ENABLE_PREFIX_DELEGATION 1.9.0, ENABLE_POD_ENI 1.7.0, ENABLE_SUBNET_DISCOVERY 1.18.0, " +
@@ -499,6 +524,7 @@ var specNodeNetworkNotReady = &Spec{
 	Severity: Critical,
 	Lower:    []Severity{Info},
 	Family:   FamilyVPCCNI,
+	Examines: []string{SubjectNode},
 	Title:    "the node is not ready because of its network",
 	FiresWhen: "Ready is False/Unknown with a network reason or message (NetworkPluginNotReady, \"cni plugin not " +
 		"initialized\", \"network plugin is not ready\"), or NetworkUnavailable=True, or " +
@@ -520,6 +546,7 @@ var specNodeClaimDrifted = &Spec{
 	ID:       "nodeclaim-drifted",
 	Severity: Info,
 	Family:   FamilyVPCCNI,
+	Examines: []string{SubjectNode},
 	Title:    "Karpenter will replace the node: its network drifted from the EC2NodeClass",
 	FiresWhen: "the node's NodeClaim is Drifted=True with reason SubnetDrift, SecurityGroupDrift or " +
 		"PlacementGroupDrift",
@@ -537,6 +564,7 @@ var specEFAUnsupportedInstanceType = &Spec{
 	ID:       "efa-unsupported-instance-type",
 	Severity: Critical,
 	Family:   FamilyEFA,
+	Examines: []string{SubjectNode},
 	Title:    "the node is meant to have EFA but its instance type does not support EFA",
 	FiresWhen: "the node's EC2NodeClass `spec.networkInterfaces` has efa-only entries, or its NodeClaim requests " +
 		"`vpc.amazonaws.com/efa`, but its instance type has `EfaSupported=false`",
@@ -556,6 +584,7 @@ var specEFAInterfaceCountMismatch = &Spec{
 	ID:       "efa-interface-count-mismatch",
 	Severity: Critical,
 	Family:   FamilyEFA,
+	Examines: []string{SubjectNode},
 	Title:    "the EFA interfaces attached differ from what the EC2NodeClass or node capacity says",
 	FiresWhen: "the EFA interfaces attached (efa + efa-only ENIs) differ from the EC2NodeClass's efa-only " +
 		"entries, or (without any) from the node's `vpc.amazonaws.com/efa` capacity; both numbers stated",
@@ -578,6 +607,7 @@ var specEFASecurityGroupSelfRuleMissing = &Spec{
 	ID:       "efa-security-group-self-rule-missing",
 	Severity: Critical,
 	Family:   FamilyEFA,
+	Examines: []string{SubjectNode},
 	Title:    "no security group of an EFA interface allows all traffic to and from itself",
 	FiresWhen: "no security group of an EFA interface allows all traffic (protocol -1) both in from and out to " +
 		"itself",
@@ -598,6 +628,7 @@ var specEFAResourceNotAdvertised = &Spec{
 	ID:       "efa-resource-not-advertised",
 	Severity: Warning,
 	Family:   FamilyEFA,
+	Examines: []string{SubjectNode},
 	Title:    "the node has EFA interfaces but no allocatable vpc.amazonaws.com/efa",
 	FiresWhen: "the node has EFA interfaces attached but allocatable `vpc.amazonaws.com/efa` is missing or 0 " +
 		"(after 10 minutes)",
@@ -617,6 +648,7 @@ var specEFASubnetSplit = &Spec{
 	ID:       "efa-subnet-split",
 	Severity: Warning,
 	Family:   FamilyEFA,
+	Examines: []string{SubjectNodePool, SubjectPlacementGroup},
 	Title:    "the EFA nodes of one NodePool or placement group sit in more than one subnet or zone",
 	FiresWhen: "the EFA nodes of one NodePool (with its EC2NodeClass), or of one placement group, sit in more " +
 		"than one subnet or zone",
@@ -636,6 +668,7 @@ var specEFAWithoutPlacementGroup = &Spec{
 	ID:        "efa-without-placement-group",
 	Severity:  Warning,
 	Family:    FamilyEFA,
+	Examines:  []string{SubjectNode},
 	Title:     "an EFA node is not in a cluster placement group",
 	FiresWhen: "an EFA node's instance is in no placement group, or in one whose strategy is not cluster",
 	NotOn: "instances in a Capacity Block (InstanceLifecycle `capacity-block` or Karpenter's " +
@@ -657,6 +690,7 @@ var specPlacementGroupMismatch = &Spec{
 	ID:       "placement-group-mismatch",
 	Severity: Warning,
 	Family:   FamilyPlacement,
+	Examines: []string{SubjectNode},
 	Title:    "the instance is in another placement group than its EC2NodeClass or node label says",
 	FiresWhen: "the instance's placement group differs from its EC2NodeClass `placementGroupSelector` (id or " +
 		"name), or from the node label `karpenter.k8s.aws/placement-group-id`",
@@ -677,6 +711,7 @@ var specPlacementGroupMissing = &Spec{
 	ID:        "placement-group-missing",
 	Severity:  Warning,
 	Family:    FamilyPlacement,
+	Examines:  []string{SubjectNode},
 	Title:     "the EC2NodeClass selects a placement group and the instance is in none",
 	FiresWhen: "the EC2NodeClass selects a placement group and the instance is in none",
 	NotOn: "classes without `placementGroupSelector`; a node whose NodeClaim is already `Drifted=True` with " +
@@ -697,6 +732,7 @@ var specPlacementGroupUnavailable = &Spec{
 	ID:       "placement-group-unavailable",
 	Severity: Critical,
 	Family:   FamilyPlacement,
+	Examines: []string{SubjectNodeClass},
 	Title:    "an EC2NodeClass selects a placement group that does not exist or is not available",
 	FiresWhen: "an EC2NodeClass `placementGroupSelector` names a group DescribePlacementGroups did not return, " +
 		"or whose state is not available",
@@ -716,6 +752,7 @@ var specPlacementGroupClusterMultiAZ = &Spec{
 	ID:       "placement-group-cluster-multi-az",
 	Severity: Warning,
 	Family:   FamilyPlacement,
+	Examines: []string{SubjectPlacementGroup, SubjectNodePool},
 	Title:    "a cluster placement group's instances or NodePools span more than one zone",
 	FiresWhen: "a cluster placement group's instances are in more than one zone, or a NodePool whose " +
 		"EC2NodeClass selects a cluster group allows several zones (after intersecting with the class's " +
@@ -735,6 +772,7 @@ var specPlacementGroupSpreadLimit = &Spec{
 	ID:        "placement-group-spread-limit",
 	Severity:  Warning,
 	Family:    FamilyPlacement,
+	Examines:  []string{SubjectPlacementGroup},
 	Title:     "a spread placement group holds 7 running instances in one zone",
 	FiresWhen: "a rack spread placement group holds 7 running instances in one zone",
 	NotOn:     "partition and cluster groups, instances that are not running",
@@ -753,6 +791,7 @@ var specPlacementGroupPartitionMismatch = &Spec{
 	ID:       "placement-group-partition-mismatch",
 	Severity: Warning,
 	Family:   FamilyPlacement,
+	Examines: []string{SubjectNode},
 	Title:    "the node's placement-group-partition label differs from the instance's partition",
 	FiresWhen: "a Karpenter node in a partition group has `karpenter.k8s.aws/placement-group-partition` absent, " +
 		"empty or different from the instance's partition number",
@@ -773,6 +812,7 @@ var specNodePoolZoneUnreachable = &Spec{
 	Severity: Critical,
 	Lower:    []Severity{Warning},
 	Family:   FamilyConsistency,
+	Examines: []string{SubjectNodePool},
 	Title:    "a NodePool's zone requirement and its EC2NodeClass's subnet zones do not meet",
 	FiresWhen: "a NodePool's `topology.kubernetes.io/zone` / `topology.k8s.aws/zone-id` requirement shares no " +
 		"zone with its EC2NodeClass's `status.subnets` (critical), or some required zones have no subnet " +
@@ -793,6 +833,7 @@ var specNodeClassSubnetVPCMismatch = &Spec{
 	ID:       "nodeclass-subnet-vpc-mismatch",
 	Severity: Critical,
 	Family:   FamilyConsistency,
+	Examines: []string{SubjectNodeClass},
 	Title:    "an EC2NodeClass's subnets and security groups span several VPCs or lie outside the cluster's",
 	FiresWhen: "an EC2NodeClass's status subnets and security groups span more than one VPC, or lie outside the " +
 		"VPC most checked nodes run in",
@@ -813,6 +854,7 @@ var specNodeClassPublicIPMultiENI = &Spec{
 	ID:       "nodeclass-public-ip-multi-eni",
 	Severity: Critical,
 	Family:   FamilyConsistency,
+	Examines: []string{SubjectNodeClass},
 	Title:    "associatePublicIPAddress is true on an EC2NodeClass that launches several network interfaces",
 	FiresWhen: "`associatePublicIPAddress: true` on an EC2NodeClass with more than one `spec.networkInterfaces` " +
 		"entry, or whose NodeClaims request `vpc.amazonaws.com/efa` on a type with more than one EFA " +
@@ -832,6 +874,7 @@ var specSecurityGroupNodeToNodeBlocked = &Spec{
 	ID:       "security-group-node-to-node-blocked",
 	Severity: Warning,
 	Family:   FamilyConsistency,
+	Examines: []string{SubjectNode},
 	Title:    "the node's security groups block a flow pod networking needs between nodes",
 	FiresWhen: "the groups that carry the node's pod traffic (the instance's; under custom networking its " +
 		"ENIConfig's, which the pods' ENIs get) block a flow pod networking needs between nodes, in or " +
@@ -857,6 +900,7 @@ var specSecurityGroupClusterTagConflict = &Spec{
 	ID:       "security-group-cluster-tag-conflict",
 	Severity: Warning,
 	Family:   FamilyConsistency,
+	Examines: []string{SubjectNode},
 	Title:    "an ENI of the node has more than one security group tagged kubernetes.io/cluster/<cluster>",
 	FiresWhen: "an ENI of the node carries more than one security group tagged `kubernetes.io/cluster/<cluster>` " +
 		"(the cluster from aws-node's `CLUSTER_NAME` or the instances' `eks:eks-cluster-name` tag)",
@@ -879,6 +923,7 @@ var specPodSubnetZoneMissing = &Spec{
 	ID:       "pod-subnet-zone-missing",
 	Severity: Critical,
 	Family:   FamilyAutoMode,
+	Examines: []string{SubjectNode},
 	Title:    "an Auto Mode NodeClass's podSubnetSelectorTerms select no subnet in the node's zone",
 	FiresWhen: "an Auto Mode node's NodeClass `podSubnetSelectorTerms` select subnets, but none in the node's " +
 		"zone (judged on the subnets karpnet read; silent when a term names an unread subnet)",
@@ -896,6 +941,7 @@ var specPodSubnetSecurityGroupsMissing = &Spec{
 	ID:        "pod-subnet-security-groups-missing",
 	Severity:  Critical,
 	Family:    FamilyAutoMode,
+	Examines:  []string{SubjectNodeClass},
 	Title:     "an Auto Mode NodeClass sets podSubnetSelectorTerms without podSecurityGroupSelectorTerms",
 	FiresWhen: "an Auto Mode NodeClass sets `podSubnetSelectorTerms` without `podSecurityGroupSelectorTerms`",
 	NotOn:     "classes without pod subnets",
@@ -911,6 +957,7 @@ var specPodSubnetMismatch = &Spec{
 	ID:       "pod-subnet-mismatch",
 	Severity: Warning,
 	Family:   FamilyAutoMode,
+	Examines: []string{SubjectNode},
 	Title:    "pod addresses of an Auto Mode node lie outside its NodeClass's pod subnets",
 	FiresWhen: "with pod subnets set, an Auto Mode node has secondary ENIs outside them, or secondary " +
 		"IPs/prefixes on its primary ENI",

@@ -7,6 +7,7 @@ var specNodeClaimLaunchFailed = &Spec{
 	Severity: Critical,
 	Lower:    []Severity{Warning},
 	Family:   FamilyJoin,
+	Examines: []string{SubjectNodeClaim},
 	Title:    "a NodeClaim without a Node failed to launch its instance",
 	FiresWhen: "a NodeClaim with no Node has `Launched=False`, or `Launched=Unknown` with a reason other than " +
 		"`AwaitingReconciliation` (Karpenter v1 keeps Unknown with the EC2 error as reason and message); " +
@@ -34,6 +35,7 @@ var specNodeClaimNotRegistered = &Spec{
 	Severity: Critical,
 	Lower:    []Severity{Info},
 	Family:   FamilyJoin,
+	Examines: []string{SubjectNodeClaim},
 	Title:    "a NodeClaim's instance launched but never became a Node",
 	FiresWhen: "a NodeClaim with no Node has `Launched=True` for at least 5 minutes (its Launched transition, else " +
 		"its creation) and `Registered` is not True; info when its instance is already `shutting-down` or " +
@@ -58,6 +60,7 @@ var specNodePoolRegistrationUnhealthy = &Spec{
 	ID:       "nodepool-registration-unhealthy",
 	Severity: Critical,
 	Family:   FamilyJoin,
+	Examines: []string{SubjectNodePool},
 	Title:    "Karpenter marked the NodePool's node registrations unhealthy",
 	FiresWhen: "the NodePool has `NodeRegistrationHealthy=False` (Karpenter v1.4+): a NodeClaim of the pool failed " +
 		"to launch or register within its timeout; the finding names the pool's NodeClaims without a Node",
@@ -79,6 +82,7 @@ var specInstanceOrphaned = &Spec{
 	ID:       "instance-orphaned",
 	Severity: Warning,
 	Family:   FamilyJoin,
+	Examines: []string{SubjectInstance},
 	Title:    "an instance Karpenter launched for the cluster has no NodeClaim",
 	FiresWhen: "a `pending` or `running` instance tagged `karpenter.sh/nodepool` (or `karpenter.sh/provisioner-name`) " +
 		"and `kubernetes.io/cluster/NAME` or `eks:eks-cluster-name=NAME`, NAME being the cluster's name, launched at " +

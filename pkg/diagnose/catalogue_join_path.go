@@ -8,6 +8,7 @@ var specSubnetNoEgressRoute = &Spec{
 	Severity: Critical,
 	Lower:    []Severity{Info},
 	Family:   FamilyJoin,
+	Examines: []string{SubjectSubnet},
 	Title:    "a node subnet has neither a usable default route nor the VPC endpoints nodes need to join",
 	FiresWhen: "a subnet that a node, a NodeClaim without a Node or an EC2NodeClass's `status.subnets` uses has no " +
 		"usable `0.0.0.0/0` route (none; `blackhole`; a NAT gateway that is not an available public one; an internet " +
@@ -43,6 +44,7 @@ var specSecurityGroupEgressBlocked = &Spec{
 	ID:       "security-group-egress-blocked",
 	Severity: Critical,
 	Family:   FamilyJoin,
+	Examines: []string{SubjectNode, SubjectNodeClaim, SubjectNodeClass},
 	Title:    "no outbound security-group rule of the nodes admits TCP 443",
 	FiresWhen: "no outbound rule in the union of the security groups an instance has (a node, a NodeClaim without a " +
 		"Node) or that new nodes get (an EC2NodeClass's `status.securityGroups`) admits TCP 443: protocol `-1`, or " +
@@ -66,6 +68,7 @@ var specNetworkACLBlocksNodeTraffic = &Spec{
 	ID:       "network-acl-blocks-node-traffic",
 	Severity: Critical,
 	Family:   FamilyJoin,
+	Examines: []string{SubjectSubnet},
 	Title:    "a node subnet's network ACL denies outbound 443 or its return traffic",
 	FiresWhen: "the subnet's network ACL (its association, else the VPC's default ACL), read in rule-number order, " +
 		"denies outbound TCP 443 to `0.0.0.0/0`, or inbound TCP from `0.0.0.0/0` on some of the ephemeral ports " +

@@ -127,6 +127,10 @@ func runCasesOver(t *testing.T, base func() *snapshot.Snapshot, c Check, cases [
 				if !slices.Contains(c.Severities(), f.Severity) {
 					t.Errorf("%s raised %s, which its catalogue entry does not list (%v)", c.ID, f.Severity, c.Severities())
 				}
+				if !slices.Contains(c.Examines, f.SubjectKind()) {
+					t.Errorf("%s raised a finding about %s (kind %s), which its catalogue entry does not examine (%v)",
+						c.ID, f.Subject(), f.SubjectKind(), c.Examines)
+				}
 			}
 			slices.SortFunc(got, compareFindings)
 			if diff := cmp.Diff(tc.want, got); diff != "" {

@@ -25,6 +25,10 @@ type Spec struct {
 	Severity Severity
 	Lower    []Severity
 	Family   Family
+	// Examines lists the kinds of subject the check looks at (SubjectNode, SubjectSubnet, ...):
+	// every finding it raises is about one of them (Finding.SubjectKind). CI reports list one
+	// test case per subject of these kinds.
+	Examines []string
 	// Title is a short description for listings and completion.
 	Title string
 	// FiresWhen says when it fires, NotOn what it deliberately leaves alone, Why why that

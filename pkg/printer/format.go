@@ -18,10 +18,20 @@ const (
 	JSON Format = "json"
 	// YAML is the Report as YAML with the same keys as JSON.
 	YAML Format = "yaml"
+	// JUnit is a check report as JUnit XML: one test suite per check, one test case per
+	// subject it examined (only `check` writes it).
+	JUnit Format = "junit"
+	// SARIF is a check report as SARIF 2.1.0: one rule per check, one result per finding
+	// (only `check` writes it).
+	SARIF Format = "sarif"
 )
 
-// Formats returns every output format, for help text and shell completion.
+// Formats returns the output formats every report command takes, for help text and shell
+// completion.
 func Formats() []Format { return []Format{Table, Wide, JSON, YAML} }
+
+// CheckFormats returns the output formats of `check`: Formats and the CI formats.
+func CheckFormats() []Format { return append(Formats(), JUnit, SARIF) }
 
 // String returns the format's flag value.
 func (f Format) String() string { return string(f) }

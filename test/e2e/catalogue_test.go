@@ -145,6 +145,7 @@ func TestCatalogue(t *testing.T) {
 			t.Errorf("finding %s on %s%s has no message or remedy", f.ID, f.Node, f.Resource)
 		}
 	}
+	wantCIReports(t, rep)
 }
 
 // cmpDiff compares findings.

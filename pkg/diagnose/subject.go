@@ -1,0 +1,54 @@
+package diagnose
+
+import "strings"
+
+// The kinds of subject a check examines (Spec.Examines). A finding's subject is its node when
+// it names one, else its resource; the kind is the resource's kind, with EC2NodeClasses and
+// Auto Mode NodeClasses both SubjectNodeClass.
+const (
+	SubjectNode           = "node"
+	SubjectSubnet         = "subnet"
+	SubjectNodeClass      = "nodeclass"
+	SubjectNodePool       = "nodepool"
+	SubjectNodeClaim      = "nodeclaim"
+	SubjectPlacementGroup = "placementgroup"
+	SubjectInstance       = "instance"
+	SubjectENIConfig      = "eniconfig"
+	// SubjectDaemonSet is the aws-node DaemonSet (daemonset/kube-system/aws-node).
+	SubjectDaemonSet = "daemonset"
+	// SubjectSource is a source karpnet reads (a Gap's Source, e.g. ec2:DescribeSubnets): the
+	// subject of data-unavailable.
+	SubjectSource = "source"
+)
+
+// DataUnavailableID is the ID of the check that turns every Gap into a finding.
+const DataUnavailableID = "data-unavailable"
+
+// Subject names what the finding is about: node/NAME when it concerns one node, else its
+// resource (kind/name, or the source for data-unavailable).
+func (f Finding) Subject() string {
+	if f.Node != "" {
+		return nodeRef(f.Node)
+	}
+	return f.Resource
+}
+
+// SubjectKind returns the kind of the finding's subject, one of the Subject constants (or the
+// resource's own kind for a resource karpnet does not know).
+func (f Finding) SubjectKind() string {
+	switch {
+	case f.ID == DataUnavailableID:
+		return SubjectSource
+	case f.Node != "":
+		return SubjectNode
+	}
+	kind, _, _ := strings.Cut(f.Resource, "/")
+	if kind == "ec2nodeclass" {
+		return SubjectNodeClass
+	}
+	return kind
+}
+
+// SelectedChecks returns the catalogue's checks that a run with --only only and --skip skip
+// runs, in catalogue order.
+func SelectedChecks(only, skip []string) []Check { return selectChecks(only, skip) }
