@@ -1,6 +1,7 @@
 package collect
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -69,7 +70,50 @@ func kubeDecodeNodePool(u *unstructured.Unstructured) snapshot.NodePool {
 		Labels:       kubeStrMap(o, "spec", "template", "metadata", "labels"),
 		Kubelet:      kubeKubelet(kubeMap(o, "spec", "template", "spec", "kubelet")),
 		Conditions:   kubeConditions(o),
+		Disruption:   kubeDisruption(kubeMap(o, "spec", "disruption")),
 	}
+}
+
+// kubeDisruption reads a NodePool's spec.disruption; nil when it is absent or empty.
+func kubeDisruption(m map[string]any) *snapshot.Disruption {
+	if len(m) == 0 {
+		return nil
+	}
+	d := &snapshot.Disruption{
+		ConsolidationPolicy: kubeStr(m, "consolidationPolicy"),
+		ConsolidateAfter:    kubeScalar(m["consolidateAfter"]),
+		ExpireAfter:         kubeScalar(m["expireAfter"]),
+	}
+	budgets, _ := m["budgets"].([]any)
+	for _, b := range budgets {
+		bm, ok := b.(map[string]any)
+		if !ok {
+			continue
+		}
+		budget := snapshot.DisruptionBudget{Nodes: kubeScalar(bm["nodes"]), Schedule: kubeStr(bm, "schedule"),
+			Duration: kubeScalar(bm["duration"])}
+		reasons, _ := bm["reasons"].([]any)
+		for _, r := range reasons {
+			if s, ok := r.(string); ok {
+				budget.Reasons = append(budget.Reasons, s)
+			}
+		}
+		d.Budgets = append(d.Budgets, budget)
+	}
+	return d
+}
+
+// kubeScalar returns a string or number field as written ("10%", "5", "30s"); "" for others.
+func kubeScalar(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	return ""
 }
 
 // kubeNodeClassRef reads a nodeClassRef: v1 has group/kind/name, v1beta1 apiVersion/kind/name

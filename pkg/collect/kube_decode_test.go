@@ -159,3 +159,38 @@ func TestCollectKubeMalformedNodeClass(t *testing.T) {
 		t.Errorf("malformed ec2nodeclass mismatch (-want +got):\n%s", diff)
 	}
 }
+
+func TestKubeDecodeNodePoolDisruption(t *testing.T) {
+	pool := func(disruption map[string]any) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "karpenter.sh/v1", "kind": "NodePool",
+			"metadata": map[string]any{"name": "general"}, "spec": map[string]any{}}}
+		if disruption != nil {
+			u.Object["spec"].(map[string]any)["disruption"] = disruption
+		}
+		return u
+	}
+	v1 := kubeDecodeNodePool(pool(map[string]any{
+		"consolidationPolicy": "WhenEmptyOrUnderutilized", "consolidateAfter": "0s",
+		"budgets": []any{
+			map[string]any{"nodes": "10%"},
+			map[string]any{"nodes": "0", "schedule": "0 9 * * mon-fri", "duration": "8h", "reasons": []any{"Drifted", 7}},
+			"not a budget",
+		},
+	}))
+	want := &snapshot.Disruption{ConsolidationPolicy: "WhenEmptyOrUnderutilized", ConsolidateAfter: "0s",
+		Budgets: []snapshot.DisruptionBudget{
+			{Nodes: "10%"},
+			{Nodes: "0", Schedule: "0 9 * * mon-fri", Duration: "8h", Reasons: []string{"Drifted"}},
+		}}
+	if diff := cmp.Diff(want, v1.Disruption); diff != "" {
+		t.Errorf("v1 disruption (-want +got):\n%s", diff)
+	}
+	beta := kubeDecodeNodePool(pool(map[string]any{"consolidationPolicy": "WhenUnderutilized", "expireAfter": "720h",
+		"budgets": []any{map[string]any{"nodes": int64(5)}}}))
+	if d := beta.Disruption; d == nil || d.ExpireAfter != "720h" || len(d.Budgets) != 1 || d.Budgets[0].Nodes != "5" {
+		t.Errorf("v1beta1 disruption: got %+v, want expireAfter 720h and one budget of 5 nodes", d)
+	}
+	if d := kubeDecodeNodePool(pool(nil)).Disruption; d != nil {
+		t.Errorf("a NodePool without spec.disruption: got %+v, want nil", d)
+	}
+}

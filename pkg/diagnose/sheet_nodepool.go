@@ -34,8 +34,11 @@ type NodePoolSheet struct {
 	ClassZones []string `json:"classZones"`
 	// ZonesWithoutSubnet are the zones the pool's zone requirement (operator In) allows that
 	// none of the class's subnets is in: Karpenter can launch nothing there.
-	ZonesWithoutSubnet []string             `json:"zonesWithoutSubnet"`
-	Conditions         []snapshot.Condition `json:"conditions"`
+	ZonesWithoutSubnet []string `json:"zonesWithoutSubnet"`
+	// Disruption is spec.disruption as written; nil when the NodePool leaves it to Karpenter's
+	// defaults.
+	Disruption *snapshot.Disruption `json:"disruption,omitempty"`
+	Conditions []snapshot.Condition `json:"conditions"`
 	// Members are the pool's nodes, then its NodeClaims without a Node.
 	Members  []Member  `json:"members"`
 	Findings []Finding `json:"findings"`
@@ -60,6 +63,7 @@ func DescribeNodePool(x *Index, r Report, name string) (NodePoolSheet, bool) {
 		CapacityTypes:      requirement(p, labelCapacityType),
 		ClassZones:         []string{},
 		ZonesWithoutSubnet: []string{},
+		Disruption:         p.Disruption,
 		Conditions:         nonNilSlice(p.Conditions),
 		Members: members(x, r,
 			func(n *NodeInfo) bool { return n.PoolName == name },

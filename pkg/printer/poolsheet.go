@@ -1,6 +1,7 @@
 package printer
 
 import (
+	"fmt"
 	"io"
 	"strings"
 
@@ -57,6 +58,7 @@ func poolSheet(t *text, sh diagnose.NodePoolSheet) {
 		reqs[i] = kv{r.Key, requirementText(&r)}
 	}
 	t.kvs(indent, reqs)
+	disruptionSection(t, sh.Disruption)
 	conditionsSection(t, sh.Conditions)
 	membersSection(t, "Nodes and NodeClaims", sh.Members, "none", false)
 	subjectFindings(t, sh.Findings)
@@ -65,6 +67,55 @@ func poolSheet(t *text, sh diagnose.NodePoolSheet) {
 		refs = append(refs, strings.ToLower(sh.NodeClassKind)+"/"+sh.NodeClassRef.Name)
 	}
 	references(t, append(refs, memberRefs(sh.Members)...))
+}
+
+// disruptionSection renders spec.disruption: the consolidation policy and each budget, "at
+// most 10% of nodes at once" or, for a scheduled one, "... for 8h from 0 9 * * mon-fri", and
+// Karpenter's default budget when none is written.
+func disruptionSection(t *text, d *snapshot.Disruption) {
+	t.header("Disruption")
+	if d == nil {
+		t.para(indent, "not set: Karpenter's defaults (at most 10% of the nodes disrupted at once)")
+		return
+	}
+	consolidation := orUnknown(d.ConsolidationPolicy)
+	if d.ConsolidateAfter != "" {
+		consolidation += ", after " + d.ConsolidateAfter
+	}
+	pairs := []kv{{"Consolidation", consolidation}}
+	if d.ExpireAfter != "" {
+		pairs = append(pairs, kv{"Expire after", d.ExpireAfter})
+	}
+	if len(d.Budgets) == 0 {
+		pairs = append(pairs, kv{"Budgets", "none written: Karpenter's default, at most 10% of the nodes at once"})
+	}
+	for i, b := range d.Budgets {
+		pairs = append(pairs, kv{fmt.Sprintf("Budget %d", i+1), budgetText(b)})
+	}
+	t.kvs(indent, pairs)
+}
+
+// budgetText renders one disruption budget.
+func budgetText(b snapshot.DisruptionBudget) string {
+	nodes := orUnknown(b.Nodes)
+	if !strings.HasSuffix(nodes, "%") {
+		nodes += " node" + map[bool]string{true: "", false: "s"}[nodes == "1"]
+	} else {
+		nodes += " of the nodes"
+	}
+	s := "at most " + nodes + " at once"
+	if nodes == "0 nodes" {
+		s = "no node disrupted"
+	}
+	if b.Schedule != "" {
+		s += ", for " + orUnknown(b.Duration) + " from each " + b.Schedule
+	}
+	if len(b.Reasons) > 0 {
+		s += "; reasons " + strings.Join(b.Reasons, ", ")
+	} else {
+		s += "; every reason"
+	}
+	return s
 }
 
 // requirementText renders a requirement as "In a, b", "any" when r is nil.

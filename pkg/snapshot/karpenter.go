@@ -70,6 +70,29 @@ type NodePool struct {
 	Labels     map[string]string `json:"labels,omitempty"`
 	Kubelet    *Kubelet          `json:"kubelet,omitempty"`
 	Conditions []Condition       `json:"conditions,omitempty"`
+	// Disruption is spec.disruption; nil when the NodePool does not set it.
+	Disruption *Disruption `json:"disruption,omitempty"`
+}
+
+// Disruption is how Karpenter may disrupt a NodePool's nodes: spec.disruption, as written.
+type Disruption struct {
+	// ConsolidationPolicy is WhenEmpty or WhenEmptyOrUnderutilized (v1beta1: WhenUnderutilized).
+	ConsolidationPolicy string `json:"consolidationPolicy,omitempty"`
+	// ConsolidateAfter is a duration or Never, as written.
+	ConsolidateAfter string `json:"consolidateAfter,omitempty"`
+	// ExpireAfter is v1beta1's spec.disruption.expireAfter (v1 moved it to the template).
+	ExpireAfter string             `json:"expireAfter,omitempty"`
+	Budgets     []DisruptionBudget `json:"budgets,omitempty"`
+}
+
+// DisruptionBudget is one of spec.disruption.budgets: at most Nodes (a count or a percentage)
+// disrupted at once, for Duration from each Schedule (a cron expression) when set, for the
+// Reasons listed (all when empty).
+type DisruptionBudget struct {
+	Nodes    string   `json:"nodes"`
+	Schedule string   `json:"schedule,omitempty"`
+	Duration string   `json:"duration,omitempty"`
+	Reasons  []string `json:"reasons,omitempty"`
 }
 
 // NodeClaim is the part of a karpenter.sh NodeClaim that links a Node to its NodePool and NodeClass.

@@ -24,6 +24,9 @@ type subjectModel struct {
 	vp    viewport.Model
 }
 
+// seeAlso heads the list of related subjects `describe` prints at the end of a sheet.
+const seeAlso = "See also (describe KIND NAME)"
+
 // newSubjectModel renders sheet, subject's, over d for a w by h area, its references included.
 func newSubjectModel(d *data, subject string, sheet sheetFunc, back view, th theme, w, h int) subjectModel {
 	m := subjectModel{opened: true, back: back, subject: subject, sheet: sheet, vp: viewport.New(w, max(h, 1))}
@@ -38,6 +41,10 @@ func (m subjectModel) render(th theme, w, h int) subjectModel {
 	m.vp.Width, m.vp.Height = w, max(h, 1)
 	cols := min(w-1, maxSheet)
 	sheet := strings.TrimRight(m.sheet(cols, th.Styles), "\n")
+	if i := strings.Index(sheet, seeAlso); i >= 0 && len(m.links.refs) > 0 {
+		// The printed sheet's "See also" names what the References below can open.
+		sheet = strings.TrimRight(sheet[:strings.LastIndex(sheet[:i], "\n")+1], "\n")
+	}
 	if refs := m.links.block(th, cols, "tab selects, enter opens"); refs != "" {
 		sheet += "\n\n" + refs
 	}

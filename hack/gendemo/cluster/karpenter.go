@@ -110,6 +110,12 @@ func nodePools() []snapshot.NodePool {
 		req("node.kubernetes.io/instance-type", "In", "p5.48xlarge"),
 		req("topology.kubernetes.io/zone", "In", region+"b"),
 		req("karpenter.sh/capacity-type", "In", "on-demand"))
+	general.Disruption = &snapshot.Disruption{ConsolidationPolicy: "WhenEmptyOrUnderutilized", ConsolidateAfter: "0s",
+		Budgets: []snapshot.DisruptionBudget{
+			{Nodes: "10%"},
+			{Nodes: "0", Schedule: "0 9 * * mon-fri", Duration: "8h", Reasons: []string{"Drifted", "Underutilized"}},
+		}}
+	batch.Disruption = &snapshot.Disruption{ConsolidationPolicy: "WhenEmpty", ConsolidateAfter: "5m"}
 	staging := pool("staging", "staging", arch, zones,
 		req("karpenter.k8s.aws/instance-family", "In", "m6i"))
 	broken := Taken().Add(-26 * time.Hour)
