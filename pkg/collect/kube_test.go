@@ -91,6 +91,7 @@ func TestCollectKubeDecodesV1(t *testing.T) {
 			},
 			Labels:     map[string]string{"team": "web", "k8s.amazonaws.com/eniConfig": "us-west-2a"},
 			Conditions: ready("2026-08-19T08:00:00Z"),
+			Disruption: &snapshot.Disruption{ConsolidationPolicy: "WhenEmptyOrUnderutilized"},
 		},
 		{
 			Name: "gpu", APIVersion: "karpenter.sh/v1", NodeClassRef: ec2Ref("efa"),
