@@ -73,6 +73,7 @@ failing, snapshot unreadable).`,
 
 // complete turns flags into typed values; it does no I/O.
 func (o *checkOptions) complete(args []string) error {
+	o.multiOK = true
 	if err := o.validate(); err != nil {
 		return err
 	}
@@ -102,11 +103,10 @@ func (o *checkOptions) run(ctx context.Context) error {
 		return err
 	}
 	o.printNotes(snap)
-	opts, err := o.sel.options(snap, o.only, o.skip)
+	report, err := o.sel.analyze(snap, o.only, o.skip)
 	if err != nil {
 		return err
 	}
-	report := diagnose.Analyze(snap, opts)
 	if err := printer.PrintReport(o.Out, report, o.format, o.styles()); err != nil {
 		return outputError("report", err)
 	}
