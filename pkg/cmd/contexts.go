@@ -72,7 +72,6 @@ func (o *commonOptions) validateContexts() error {
 	return nil
 }
 
-
 // contextNames returns the contexts to read: --contexts in the order given, without repeats,
 // or every context of the kubeconfig by name. An unknown name is a usage error listing the
 // known ones.
