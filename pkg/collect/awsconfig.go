@@ -83,7 +83,15 @@ func ProfileAccount(ctx context.Context, profile string) string {
 		}
 		profile = cmp.Or(os.Getenv("AWS_PROFILE"), os.Getenv("AWS_DEFAULT_PROFILE"), "default")
 	}
-	sc, err := config.LoadSharedConfigProfile(ctx, profile)
+	sc, err := config.LoadSharedConfigProfile(ctx, profile, func(o *config.LoadSharedConfigOptions) {
+		// As the rest of the configuration chain reads them.
+		if f := os.Getenv("AWS_CONFIG_FILE"); f != "" {
+			o.ConfigFiles = []string{f}
+		}
+		if f := os.Getenv("AWS_SHARED_CREDENTIALS_FILE"); f != "" {
+			o.CredentialsFiles = []string{f}
+		}
+	})
 	if err != nil {
 		return ""
 	}

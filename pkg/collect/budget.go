@@ -187,8 +187,15 @@ func budgeted[I, O any](c *BudgetedEC2, ctx context.Context, in *I, optFns []fun
 	return call(ctx, in, optFns...)
 }
 
+// DescribeInstances learns the account from the answer before its slot is given back, so a
+// client's next request already uses the account's gate.
 func (c *BudgetedEC2) DescribeInstances(ctx context.Context, in *ec2.DescribeInstancesInput, optFns ...func(*ec2.Options)) (*ec2.DescribeInstancesOutput, error) {
-	out, err := budgeted(c, ctx, in, optFns, c.api.DescribeInstances)
+	g, err := c.enter(ctx, optFns)
+	if err != nil {
+		return nil, err
+	}
+	defer g.leave()
+	out, err := c.api.DescribeInstances(ctx, in, optFns...)
 	if err == nil && c.known == "" {
 		for _, r := range out.Reservations {
 			if id := aws.ToString(r.OwnerId); id != "" {
