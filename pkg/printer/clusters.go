@@ -29,6 +29,13 @@ func clustersText(t *text, r diagnose.Report, wide bool) {
 		}
 		t.fields(fields)
 		t.blank()
+		if c.Status == diagnose.StatusUnreachable {
+			// Its data-unavailable finding says why; no node was read, so no summary.
+			for _, f := range part.Findings {
+				finding(t, 0, f, subject(f), wide)
+			}
+			continue
+		}
 		findingsText(t, part, wide)
 	}
 	t.blank()
