@@ -32,7 +32,7 @@ func findingRefs(d *data, f diagnose.Finding) []ref {
 			return
 		}
 		seen[subject] = true
-		r := resolveRef(d, subject)
+		r := resolveRef(d, f.Context, subject)
 		if r.open.kind == actOpenNode && seen["node/"+r.open.arg] && subject != "node/"+r.open.arg {
 			// A NodeClaim or instance whose Node is listed already: follow the node's own reference.
 			r.what, r.open = "its Node, listed above", action{}
@@ -43,7 +43,7 @@ func findingRefs(d *data, f diagnose.Finding) []ref {
 		add("node/" + f.Node)
 	}
 	add(f.Resource)
-	if n, ok := d.node(f.Node); ok {
+	if n, ok := d.node(rowKey(f.Context, f.Node)); ok {
 		id := n.Identity
 		add(claimPrefix + id.NodeClaim)
 		if n.Subnet != nil {
@@ -61,22 +61,22 @@ func findingRefs(d *data, f diagnose.Finding) []ref {
 }
 
 // resolveRef says what following subject shows in d.
-func resolveRef(d *data, subject string) ref {
+func resolveRef(d *data, context, subject string) ref {
 	kind, name, _ := strings.Cut(subject, "/")
 	r := ref{subject: subject, what: "no sheet here yet"}
 	switch kind {
 	case "node":
-		if _, ok := d.node(name); ok {
-			r.what, r.open = "node sheet", action{kind: actOpenNode, arg: name}
+		if _, ok := d.node(rowKey(context, name)); ok {
+			r.what, r.open = "node sheet", action{kind: actOpenNode, arg: rowKey(context, name)}
 		}
 	case "nodeclaim":
-		if _, ok := d.claim(subject); ok {
-			r.what, r.open = "NodeClaim sheet", action{kind: actOpenClaim, arg: subject}
+		if _, ok := d.claim(rowKey(context, subject)); ok {
+			r.what, r.open = "NodeClaim sheet", action{kind: actOpenClaim, arg: rowKey(context, subject)}
 			break
 		}
 		for _, n := range d.report.Nodes {
-			if n.Identity.NodeClaim == name {
-				r.what, r.open = "its Node's sheet (node/"+n.Identity.Node+")", action{kind: actOpenNode, arg: n.Identity.Node}
+			if n.Identity.NodeClaim == name && n.Context == context {
+				r.what, r.open = "its Node's sheet (node/"+n.Identity.Node+")", action{kind: actOpenNode, arg: rowKey(context, n.Identity.Node)}
 				break
 			}
 		}
@@ -98,8 +98,8 @@ func resolveRef(d *data, subject string) ref {
 		}
 	case "instance":
 		for _, n := range d.report.Nodes {
-			if n.Identity.InstanceID == name {
-				r.what, r.open = "its Node's sheet (node/"+n.Identity.Node+")", action{kind: actOpenNode, arg: n.Identity.Node}
+			if n.Identity.InstanceID == name && n.Context == context {
+				r.what, r.open = "its Node's sheet (node/"+n.Identity.Node+")", action{kind: actOpenNode, arg: rowKey(context, n.Identity.Node)}
 				break
 			}
 		}
