@@ -69,11 +69,11 @@ func burst(t *testing.T, n int, region string, clients ...*BudgetedEC2) {
 // between them, two accounts (or two Regions) have a gate each.
 func TestBudgetSharedPerAccountAndRegion(t *testing.T) {
 	tests := []struct {
-		name             string
-		accounts         [2]string
-		regions          [2]string
-		wantMax          int32
-		wantGates        map[string]int
+		name      string
+		accounts  [2]string
+		regions   [2]string
+		wantMax   int32
+		wantGates map[string]int
 	}{
 		{name: "same account and Region share one gate", accounts: [2]string{"111122223333", "111122223333"},
 			regions: [2]string{"us-west-2", "us-west-2"}, wantMax: BudgetInFlight,
@@ -154,8 +154,8 @@ func TestAccountOfARN(t *testing.T) {
 		"arn:aws-us-gov:iam::444455556666:role/x":                "444455556666",
 		"arn:aws:sts::111122223333:assumed-role/eks-admin/alice": "111122223333",
 		"arn:aws:eks:us-west-2:111122223333:cluster/prod":        "",
-		"":             "",
-		"not an arn":   "",
+		"":              "",
+		"not an arn":    "",
 		"arn:aws:iam::": "",
 	} {
 		if got := AccountOfARN(arn); got != want {
