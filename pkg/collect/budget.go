@@ -111,6 +111,14 @@ func (g *ec2Gate) enter(ctx context.Context) error {
 	return nil
 }
 
+// move gives back a slot whose call goes to another gate: it is not counted here.
+func (g *ec2Gate) move() {
+	g.mu.Lock()
+	g.requests--
+	g.mu.Unlock()
+	g.leave()
+}
+
 func (g *ec2Gate) leave() {
 	g.mu.Lock()
 	g.now--
@@ -162,18 +170,30 @@ func (c *BudgetedEC2) Options() ec2.Options {
 	return ec2.Options{Region: c.region}
 }
 
-// enter waits for a slot of the gate the call's Region and the client's account choose.
+// enter waits for a slot of the gate the call's Region and the client's account choose. A
+// call that waited on its identity's gate while another call learnt the account gives that
+// slot back and waits on the account's gate instead, so once the account is known every
+// call counts against it.
 func (c *BudgetedEC2) enter(ctx context.Context, optFns []func(*ec2.Options)) (*ec2Gate, error) {
 	o := ec2.Options{Region: c.region}
 	for _, f := range optFns {
 		f(&o)
 	}
-	key, size := "identity:"+c.identity+"/"+o.Region, 1
-	if account := c.Account(); account != "" {
-		key, size = "account:"+account+"/"+o.Region, BudgetInFlight
+	for {
+		account := c.Account()
+		key, size := "identity:"+c.identity+"/"+o.Region, 1
+		if account != "" {
+			key, size = "account:"+account+"/"+o.Region, BudgetInFlight
+		}
+		g := c.budget.gate(key, size)
+		if err := g.enter(ctx); err != nil {
+			return nil, err
+		}
+		if account != "" || c.Account() == "" {
+			return g, nil
+		}
+		g.move()
 	}
-	g := c.budget.gate(key, size)
-	return g, g.enter(ctx)
 }
 
 // budgeted runs one call through the gate.
