@@ -20,7 +20,10 @@ const checkExample = `  # Check every node; exit 1 if any finding is critical
   %[1]s check --nodepool general -o wide
 
   # Only the subnet checks, as JSON for a pipeline
-  %[1]s check --only subnet-ip-exhaustion,subnet-not-selected -o json`
+  %[1]s check --only subnet-ip-exhaustion,subnet-not-selected -o json
+
+  # Several clusters in one run, grouped by cluster
+  %[1]s check --contexts prod-use1,prod-usw2,staging`
 
 // checkOptions are the flags of `check`.
 type checkOptions struct {
@@ -50,7 +53,8 @@ checks and prints the findings worst first, then a summary line.
 
 Exit codes: 0 no finding at or above --fail-on; 1 findings at or above it; 2 usage error;
 3 could not collect at all (API server unreachable or unauthenticated, nodes forbidden or
-failing, snapshot unreadable).`,
+failing, snapshot unreadable). With --contexts or --all-contexts the code covers every
+cluster; one that cannot be read is a data-unavailable warning, and 3 means none could be.`,
 		Example: fmt.Sprintf(checkExample, "kubectl karpnet"),
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := o.complete(args); err != nil {

@@ -97,7 +97,7 @@ func TestSeveralClusters(t *testing.T) {
 	testutil.Assert(t, filepath.Join("testdata", "several-clusters.json.golden"), stableIDs(clustersView(t, j.stdout)))
 	var rep struct {
 		Clusters []struct{ Context, ClusterName, Region, Account, Status, Gap string } `json:"clusters"`
-		Nodes    []struct{ Context string }                                           `json:"nodes"`
+		Nodes    []struct{ Context string }                                            `json:"nodes"`
 	}
 	if err := json.Unmarshal([]byte(j.stdout), &rep); err != nil {
 		t.Fatal(err)
