@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -21,7 +20,6 @@ import (
 
 	"github.com/karpnet/kubectl-karpnet/internal/ec2sim"
 	"github.com/karpnet/kubectl-karpnet/pkg/collect"
-	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
 // multiKubeconfig writes a kubeconfig with the given contexts (current: the first) and returns
@@ -71,19 +69,7 @@ func brokenCluster(t *testing.T) *liveCluster {
 	t.Helper()
 	c := newLiveCluster(t)
 	sim := ec2sim.New()
-	raw, err := os.ReadFile(filepath.Join("testdata", "live", "ec2.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var state struct {
-		Instances      []snapshot.Instance      `json:"instances"`
-		Subnets        []snapshot.Subnet        `json:"subnets"`
-		SecurityGroups []snapshot.SecurityGroup `json:"securityGroups"`
-		InstanceTypes  []snapshot.InstanceType  `json:"instanceTypes"`
-	}
-	if err := json.Unmarshal(raw, &state); err != nil {
-		t.Fatal(err)
-	}
+	state := loadEC2State(t)
 	sim.AddInstances(state.Instances[0])
 	sim.AddSubnets(state.Subnets...)
 	sim.AddSecurityGroups(state.SecurityGroups...)

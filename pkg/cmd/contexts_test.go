@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"context"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -267,5 +266,3 @@ func TestContextsCompletion(t *testing.T) {
 		t.Errorf("completion of --contexts a, (-want +got):\n%s", diff)
 	}
 }
-
-var _ = context.Background

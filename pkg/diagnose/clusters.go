@@ -156,30 +156,21 @@ func (r Report) OfContext(ctx string) (part Report, ok bool) {
 	part = Report{Kind: r.Kind, APIVersion: r.APIVersion, Taken: c.Taken, Context: c.Context, Cluster: c.Cluster,
 		Region: c.Region, Summary: c.Summary, Nodes: []NodeReport{}, Subnets: []SubnetUse{}, Findings: []Finding{},
 		Gaps: []snapshot.Gap{}, Clusters: []ClusterReport{c}}
-	for _, n := range r.Nodes {
-		if n.Context == ctx {
-			part.Nodes = append(part.Nodes, n)
-		}
-	}
-	for _, f := range r.Findings {
-		if f.Context == ctx {
-			part.Findings = append(part.Findings, f)
-		}
-	}
-	for _, cl := range r.NodeClaims {
-		if cl.Context == ctx {
-			part.NodeClaims = append(part.NodeClaims, cl)
-		}
-	}
-	for _, u := range r.Subnets {
-		if u.Context == ctx {
-			part.Subnets = append(part.Subnets, u)
-		}
-	}
-	for _, g := range r.Gaps {
-		if g.Context == ctx {
-			part.Gaps = append(part.Gaps, g)
-		}
-	}
+	part.Nodes = append(part.Nodes, ofContext(r.Nodes, ctx, func(n NodeReport) string { return n.Context })...)
+	part.Findings = append(part.Findings, ofContext(r.Findings, ctx, func(f Finding) string { return f.Context })...)
+	part.NodeClaims = ofContext(r.NodeClaims, ctx, func(c NodeClaimReport) string { return c.Context })
+	part.Subnets = append(part.Subnets, ofContext(r.Subnets, ctx, func(u SubnetUse) string { return u.Context })...)
+	part.Gaps = append(part.Gaps, ofContext(r.Gaps, ctx, func(g snapshot.Gap) string { return g.Context })...)
 	return part, true
+}
+
+// ofContext returns the items whose context is ctx, in order; nil for none.
+func ofContext[T any](items []T, ctx string, context func(T) string) []T {
+	var out []T
+	for _, v := range items {
+		if context(v) == ctx {
+			out = append(out, v)
+		}
+	}
+	return out
 }
