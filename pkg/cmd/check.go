@@ -26,7 +26,10 @@ const checkExample = `  # Check every node; exit 1 if any finding is critical
 
   # A JUnit report for CI, failing on warnings; SARIF for code scanning
   %[1]s check -o junit --fail-on warning > karpnet-junit.xml
-  %[1]s check -o sarif > karpnet.sarif`
+  %[1]s check -o sarif > karpnet.sarif
+
+  # Several clusters in one run, grouped by cluster
+  %[1]s check --contexts prod-use1,prod-usw2,staging`
 
 // checkOptions are the flags of `check`.
 type checkOptions struct {
@@ -58,7 +61,8 @@ checks and prints the findings worst first, then a summary line.
 
 Exit codes: 0 no finding at or above --fail-on; 1 findings at or above it; 2 usage error;
 3 could not collect at all (API server unreachable or unauthenticated, nodes forbidden or
-failing, snapshot unreadable).
+failing, snapshot unreadable). With --contexts or --all-contexts the code covers every
+cluster; one that cannot be read is a data-unavailable warning, and 3 means none could be.
 
 --watch 30s collects again on that interval (at least 15s) until interrupted: the first
 report in full, then after each collection what changed since the one before, as diff
@@ -88,6 +92,7 @@ exits 130.`,
 
 // complete turns flags into typed values; it does no I/O.
 func (o *checkOptions) complete(args []string) error {
+	o.multiOK = true
 	if err := o.validate(); err != nil {
 		return err
 	}
@@ -145,11 +150,7 @@ func (o *checkOptions) collect(ctx context.Context) (diagnose.Report, error) {
 		return diagnose.Report{}, err
 	}
 	o.printNotes(snap)
-	opts, err := o.sel.options(snap, o.only, o.skip)
-	if err != nil {
-		return diagnose.Report{}, err
-	}
-	return diagnose.Analyze(snap, opts), nil
+	return o.sel.analyze(snap, o.only, o.skip)
 }
 
 // watchFrom collects every o.every after the report prev until ctx ends, printing what

@@ -150,6 +150,14 @@ func (o *commonOptions) readNames(c *cobra.Command, src nameSource) ([]string, e
 		if err != nil {
 			return nil, err
 		}
+		if s.Multi() {
+			var names []string
+			for i := range s.Clusters {
+				names = append(names, src.offline(&s.Clusters[i])...)
+			}
+			slices.Sort(names)
+			return slices.Compact(names), nil
+		}
 		return src.offline(s), nil
 	}
 	ctx := c.Context()

@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 	"github.com/karpnet/kubectl-karpnet/pkg/printer"
 )
 
@@ -63,6 +62,7 @@ func newCmdDescribeNode(common *commonOptions) *cobra.Command {
 }
 
 func (o *describeOptions) complete(args []string) error {
+	o.multiOK = true
 	if err := o.validate(); err != nil {
 		return err
 	}
@@ -91,11 +91,11 @@ func (o *describeOptions) run(ctx context.Context) error {
 		return err
 	}
 	o.printNotes(snap)
-	opts, err := o.sel.options(snap, nil, nil)
+	report, err := o.sel.analyze(snap, nil, nil)
 	if err != nil {
 		return err
 	}
-	report := diagnose.Analyze(snap, opts)
+	o.printUnreachable(report)
 	if len(report.Nodes) == 0 {
 		return usageErrorf("no node matches %q: list nodes with kubectl get nodes --show-labels", o.selector)
 	}

@@ -164,6 +164,9 @@ func (o *diffOptions) readSide(name string) (*snapshot.Snapshot, error) {
 	if err != nil {
 		return nil, &exitError{code: ExitUsage, err: err}
 	}
+	if s.Multi() {
+		return nil, usageErrorf("snapshot %s holds %d clusters: diff compares snapshots of one cluster", name, len(s.Clusters))
+	}
 	return s, nil
 }
 

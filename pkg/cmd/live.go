@@ -1,9 +1,11 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	_ "k8s.io/client-go/plugin/pkg/client/auth" // exec, OIDC and other kubeconfig auth providers
@@ -16,7 +18,15 @@ import (
 // liveCollector builds a collector from kubectl's flags and the standard AWS configuration.
 // A missing or broken AWS configuration is not fatal: it becomes a gap in the snapshot.
 func liveCollector(ctx context.Context, o *commonOptions) (*collect.Collector, error) {
-	cfg, err := o.configFlags.ToRESTConfig()
+	return buildCollector(ctx, o, o.configFlags, nil)
+}
+
+// buildCollector builds a collector over the kubeconfig flags. With budget set (a run over
+// several clusters) the AWS profile and Region come from the context's credential plugin
+// unless --profile and --region say otherwise (collect.AWSFromExec), and every EC2 request
+// goes through budget.
+func buildCollector(ctx context.Context, o *commonOptions, flags *genericclioptions.ConfigFlags, budget *collect.EC2Budget) (*collect.Collector, error) {
+	cfg, err := flags.ToRESTConfig()
 	if err != nil {
 		return nil, fmt.Errorf("loading kubeconfig: %w: check --kubeconfig and --context", err)
 	}
@@ -36,21 +46,33 @@ func liveCollector(ctx context.Context, o *commonOptions) (*collect.Collector, e
 	// --request-timeout bounds EC2 requests as it bounds Kubernetes ones.
 	c := &collect.Collector{Kube: kube, Dynamic: dyn, REST: kube.CoreV1().RESTClient(), Region: o.region, Cluster: cfg.Host, RequestTimeout: cfg.Timeout,
 		ClusterName: o.clusterName}
+	var aws collect.ExecAWS
 	if e := cfg.ExecProvider; e != nil {
 		c.KubeconfigClusterName = collect.ClusterNameFromExec(e.Command, e.Args)
-	}
-	if raw, err := o.configFlags.ToRawKubeConfigLoader().RawConfig(); err == nil {
-		c.Context = raw.CurrentContext
-		if o.configFlags.Context != nil && *o.configFlags.Context != "" {
-			c.Context = *o.configFlags.Context
+		if budget != nil {
+			env := map[string]string{}
+			for _, v := range e.Env {
+				env[v.Name] = v.Value
+			}
+			aws = collect.AWSFromExec(e.Command, e.Args, env)
 		}
 	}
-	api, err := collect.LoadEC2(ctx, o.region, o.profile)
+	if raw, err := flags.ToRawKubeConfigLoader().RawConfig(); err == nil {
+		c.Context = raw.CurrentContext
+		if flags.Context != nil && *flags.Context != "" {
+			c.Context = *flags.Context
+		}
+	}
+	profile := cmp.Or(o.profile, aws.Profile)
+	api, err := collect.LoadEC2(ctx, cmp.Or(o.region, aws.Region), profile)
 	if err != nil {
 		c.EC2Gap = &snapshot.Gap{Source: snapshot.SourceEC2, Reason: err.Error(),
 			Remedy: "fix the AWS configuration (--profile, --region, AWS_PROFILE, aws sso login)"}
 		return c, nil
 	}
 	c.EC2 = api
+	if budget != nil {
+		c.EC2Budget, c.EC2Identity, c.EC2Account = budget, "profile "+cmp.Or(profile, "(default chain)"), collect.ProfileAccount(ctx, profile)
+	}
 	return c, nil
 }

@@ -81,25 +81,35 @@ func newLiveCluster(t *testing.T) *liveCluster {
 // loadEC2 returns a simulated EC2 holding what testdata/live/ec2.json lists.
 func loadEC2(t *testing.T) *ec2sim.Server {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("testdata", "live", "ec2.json"))
-	if err != nil {
-		t.Fatalf("reading fixture: %v", err)
-	}
-	var state struct {
-		Instances      []snapshot.Instance      `json:"instances"`
-		Subnets        []snapshot.Subnet        `json:"subnets"`
-		SecurityGroups []snapshot.SecurityGroup `json:"securityGroups"`
-		InstanceTypes  []snapshot.InstanceType  `json:"instanceTypes"`
-	}
-	if err := json.Unmarshal(raw, &state); err != nil {
-		t.Fatalf("decoding ec2.json: %v", err)
-	}
+	state := loadEC2State(t)
 	sim := ec2sim.New()
 	sim.AddInstances(state.Instances...)
 	sim.AddSubnets(state.Subnets...)
 	sim.AddSecurityGroups(state.SecurityGroups...)
 	sim.AddInstanceTypes(state.InstanceTypes...)
 	return sim
+}
+
+// liveEC2State is what testdata/live/ec2.json lists.
+type liveEC2State struct {
+	Instances      []snapshot.Instance      `json:"instances"`
+	Subnets        []snapshot.Subnet        `json:"subnets"`
+	SecurityGroups []snapshot.SecurityGroup `json:"securityGroups"`
+	InstanceTypes  []snapshot.InstanceType  `json:"instanceTypes"`
+}
+
+// loadEC2State reads testdata/live/ec2.json.
+func loadEC2State(t *testing.T) liveEC2State {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("testdata", "live", "ec2.json"))
+	if err != nil {
+		t.Fatalf("reading fixture: %v", err)
+	}
+	var state liveEC2State
+	if err := json.Unmarshal(raw, &state); err != nil {
+		t.Fatalf("decoding ec2.json: %v", err)
+	}
+	return state
 }
 
 // collector returns a newCollector that reads this cluster.

@@ -38,10 +38,21 @@ type commonOptions struct {
 	snapshotMax      string
 	snapshotMaxBytes int64
 
+	// contexts and allContexts are --contexts and --all-contexts; multiOK is set by the
+	// commands that read several clusters (check, describe node, the TUI).
+	contexts    []string
+	allContexts bool
+	multiOK     bool
+
 	// demo makes load return the embedded demo snapshot.
 	demo bool
 	// newCollector builds the live collector; tests replace it to use fakes.
 	newCollector func(ctx context.Context, o *commonOptions) (*collect.Collector, error)
+	// newContextCollector builds the collector of one context of a run over several; tests
+	// replace it to use fakes.
+	newContextCollector func(ctx context.Context, o *commonOptions, name string, budget *collect.EC2Budget) (*collect.Collector, error)
+	// now stamps the snapshot of a context that could not be read; tests replace it.
+	now func() time.Time
 	// getenv reads the environment (NO_COLOR); tests replace it.
 	getenv func(string) string
 	// sleep waits between the collections of --watch and reports whether the wait ran out
@@ -53,14 +64,16 @@ type commonOptions struct {
 
 func newCommonOptions(streams genericiooptions.IOStreams) *commonOptions {
 	return &commonOptions{
-		IOStreams:    streams,
-		configFlags:  genericclioptions.NewConfigFlags(true),
-		color:        string(style.ColorAuto),
-		snapshotMax:  "1Gi",
-		newCollector: liveCollector,
-		getenv:       os.Getenv,
-		sleep:        sleep,
-		isTerminal:   style.IsTerminal,
+		IOStreams:           streams,
+		configFlags:         genericclioptions.NewConfigFlags(true),
+		color:               string(style.ColorAuto),
+		snapshotMax:         "1Gi",
+		newCollector:        liveCollector,
+		newContextCollector: liveContextCollector,
+		now:                 time.Now,
+		getenv:              os.Getenv,
+		sleep:               sleep,
+		isTerminal:          style.IsTerminal,
 	}
 }
 
@@ -75,6 +88,7 @@ func (o *commonOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.snapshotMax, "snapshot-max-size", o.snapshotMax, "the largest snapshot --snapshot reads, uncompressed (e.g. 512Mi, 4Gi)")
 	f.StringVar(&o.color, "color", o.color, "colour text output: auto, always or never (NO_COLOR is honoured)")
 	o.registerCommonCompletion(cmd)
+	o.addContextFlags(cmd)
 }
 
 // validate checks the shared flags without I/O.
@@ -84,6 +98,9 @@ func (o *commonOptions) validate() error {
 	}
 	if o.snapshotFile != "" && o.demo {
 		return usageErrorf("--snapshot cannot be used with demo: drop one of them")
+	}
+	if err := o.validateContexts(); err != nil {
+		return err
 	}
 	if o.snapshotFile != "" && o.saveSnapshot != "" && o.snapshotFile == o.saveSnapshot {
 		return usageErrorf("--snapshot and --save-snapshot name the same file: choose another output file")
@@ -138,6 +155,10 @@ func (o *commonOptions) load(ctx context.Context, scope collect.Scope) (*snapsho
 		err error
 	)
 	switch {
+	case o.multi():
+		if s, err = o.loadMulti(ctx, scope); err != nil {
+			return nil, err
+		}
 	case o.demo:
 		s, err = demo.Snapshot()
 		if err != nil {
@@ -147,6 +168,10 @@ func (o *commonOptions) load(ctx context.Context, scope collect.Scope) (*snapsho
 		s, err = readSnapshotFile(o.snapshotFile, o.snapshotMaxBytes)
 		if err != nil {
 			return nil, collectError(err)
+		}
+		if s.Multi() && !o.multiOK {
+			return nil, usageErrorf("snapshot %s holds %d clusters, which %s read: run it with one of those",
+				o.snapshotFile, len(s.Clusters), multiCommands)
 		}
 	default:
 		c, err := o.newCollector(ctx, o)

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -42,6 +43,7 @@ use check.`,
 
 // run starts the TUI; the first load happens inside it, with a spinner.
 func (o *tuiOptions) run(ctx context.Context) error {
+	o.multiOK = true
 	if err := o.validate(); err != nil {
 		return err
 	}
@@ -59,13 +61,22 @@ func (o *tuiOptions) run(ctx context.Context) error {
 	mode, _ := style.ParseColorMode(o.color)
 	st := style.New(style.Renderer(o.Out, style.Enabled(mode, o.Out, o.getenv)))
 	title := "demo"
-	if !o.demo {
+	switch {
+	case o.allContexts:
+		title = "all contexts"
+	case o.multi():
+		title = strings.Join(o.contexts, ", ")
+	case !o.demo:
 		title = o.contextName()
 	}
 	load := func(ctx context.Context) (tui.Loaded, error) {
 		snap, err := o.load(ctx, collect.Scope{})
 		if err != nil {
 			return tui.Loaded{}, err
+		}
+		if snap.Multi() {
+			// The sheets of subnets, classes, NodePools and placement groups are of one cluster.
+			return tui.Loaded{Report: diagnose.AnalyzeAll(snap, diagnose.Options{})}, nil
 		}
 		return tui.Loaded{Report: diagnose.Analyze(snap, diagnose.Options{}), Index: diagnose.NewIndex(snap)}, nil
 	}

@@ -1,6 +1,7 @@
 package collect
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -69,4 +70,36 @@ func ec2ConfigError(err error, profile string) error {
 		return fmt.Errorf("AWS profile %q not found in %s: %s", notExist.Profile, where, flag)
 	}
 	return fmt.Errorf("loading AWS configuration: %w: check AWS_PROFILE, --profile and ~/.aws/config", err)
+}
+
+// ProfileAccount returns the AWS account a profile's credentials belong to when the shared
+// configuration says so without a request: the account of its role_arn, else its
+// sso_account_id; for the default chain ("") the account of AWS_ROLE_ARN (web identity,
+// IRSA), else the AWS_PROFILE or default profile's. "" when none says.
+func ProfileAccount(ctx context.Context, profile string) string {
+	if profile == "" {
+		if a := AccountOfARN(os.Getenv("AWS_ROLE_ARN")); a != "" {
+			return a
+		}
+		profile = cmp.Or(os.Getenv("AWS_PROFILE"), os.Getenv("AWS_DEFAULT_PROFILE"), "default")
+	}
+	sc, err := config.LoadSharedConfigProfile(ctx, profile, func(o *config.LoadSharedConfigOptions) {
+		// As the rest of the configuration chain reads them.
+		if f := os.Getenv("AWS_CONFIG_FILE"); f != "" {
+			o.ConfigFiles = []string{f}
+		}
+		if f := os.Getenv("AWS_SHARED_CREDENTIALS_FILE"); f != "" {
+			o.CredentialsFiles = []string{f}
+		}
+	})
+	if err != nil {
+		return ""
+	}
+	if a := AccountOfARN(sc.RoleARN); a != "" {
+		return a
+	}
+	if len(sc.SSOAccountID) == 12 {
+		return sc.SSOAccountID
+	}
+	return ""
 }

@@ -20,6 +20,9 @@ type Scope struct {
 	// OrSelectors are further label selectors whose nodes are read too: a node is in scope when
 	// Selector or any of them matches it.
 	OrSelectors []string
+	// MissingOK makes named nodes that do not exist absent rather than an error (ErrNodeNotFound):
+	// a run over several clusters looks each name up in every cluster.
+	MissingOK bool
 }
 
 // Collector reads one Snapshot. Clients are given, never built here, so tests pass fakes.
@@ -49,6 +52,13 @@ type Collector struct {
 	// RequestTimeout bounds each EC2 request, with its retries (kubectl's --request-timeout);
 	// 0 means no bound.
 	RequestTimeout time.Duration
+	// EC2Budget, when set, gates every EC2 request with those of the other clusters of the
+	// run, by account and Region (EC2Budget); EC2Identity names the credentials (the AWS
+	// profile, "" for the default chain) and EC2Account is their account when known before
+	// the first request. The snapshot's Account is the account known or learnt.
+	EC2Budget   *EC2Budget
+	EC2Identity string
+	EC2Account  string
 }
 
 // Collect reads the nodes, then the rest of Kubernetes and, at the same time, the nodes'

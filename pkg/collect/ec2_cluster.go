@@ -1,6 +1,7 @@
 package collect
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -189,4 +190,44 @@ func ec2Unread(instances []snapshot.Instance, read map[string]bool) []snapshot.I
 		}
 	}
 	return out
+}
+
+// ExecAWS is the AWS configuration a kubeconfig's exec credential plugin uses to get its
+// token: the profile and Region it passes, which are those of the cluster's account.
+type ExecAWS struct {
+	Profile string
+	Region  string
+}
+
+// AWSFromExec returns the profile and Region a kubeconfig's exec credential plugin names, as
+// `aws eks update-kubeconfig --profile P --region R` writes them: the --profile and --region
+// arguments of `aws eks get-token`, else the AWS_PROFILE (or AWS_DEFAULT_PROFILE) and
+// AWS_REGION (or AWS_DEFAULT_REGION) entries of the plugin's env, which any plugin
+// (aws-iam-authenticator too) honours. Empty fields mean the default chain.
+func AWSFromExec(command string, args []string, env map[string]string) ExecAWS {
+	var out ExecAWS
+	if base := filepath.Base(command); (base == "aws" || base == "aws.exe") && slices.Contains(args, "get-token") {
+		out.Profile = execArg(args, "--profile")
+		out.Region = execArg(args, "--region")
+	}
+	if out.Profile == "" {
+		out.Profile = cmp.Or(env["AWS_PROFILE"], env["AWS_DEFAULT_PROFILE"])
+	}
+	if out.Region == "" {
+		out.Region = cmp.Or(env["AWS_REGION"], env["AWS_DEFAULT_REGION"])
+	}
+	return out
+}
+
+// execArg returns the value of flag in args (--flag VALUE or --flag=VALUE), or "".
+func execArg(args []string, flag string) string {
+	for i, a := range args {
+		if v, ok := strings.CutPrefix(a, flag+"="); ok {
+			return v
+		}
+		if a == flag && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+			return args[i+1]
+		}
+	}
+	return ""
 }

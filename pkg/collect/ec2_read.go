@@ -34,6 +34,8 @@ type ec2Read struct {
 	flag, config string
 	api          EC2API
 	result       *ec2Result
+	// budgeted is api when the run shares an EC2Budget; nil otherwise.
+	budgeted *BudgetedEC2
 
 	// feeds describe instances per Region; unplaced holds nodes whose providerID names no
 	// Region, described in the main Region once it is known.
@@ -70,6 +72,11 @@ func (c *Collector) startEC2(ctx context.Context) *ec2Read {
 	e.api = c.EC2
 	if c.RequestTimeout > 0 {
 		e.api = ec2RequestTimeout{api: e.api, d: c.RequestTimeout}
+	}
+	if c.EC2Budget != nil {
+		// Outside the timeout: waiting for the gate is not the request's time.
+		e.budgeted = c.EC2Budget.Client(e.api, c.EC2Identity, c.EC2Account, ec2ClientRegion(c.EC2))
+		e.api = e.budgeted
 	}
 	e.flag, e.config = c.Region, ec2ClientRegion(c.EC2)
 	return e
@@ -240,6 +247,9 @@ func (e *ec2Read) finish(ctx context.Context, s *snapshot.Snapshot) {
 	if e.gap != nil {
 		s.Gaps = append(s.Gaps, *e.gap)
 		return
+	}
+	if e.budgeted != nil {
+		defer func() { s.Account = e.budgeted.Account() }()
 	}
 	e.addClaims(s)
 	e.waitInstances()

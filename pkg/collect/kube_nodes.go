@@ -22,7 +22,7 @@ import (
 func (c *Collector) kubeNodes(ctx context.Context, s *snapshot.Snapshot, scope Scope, onPage func([]corev1.Node)) error {
 	var nodes []corev1.Node
 	if len(scope.Names) > 0 {
-		got, err := c.kubeGetNodes(ctx, scope.Names)
+		got, err := c.kubeGetNodes(ctx, scope.Names, scope.MissingOK)
 		if err != nil {
 			return err
 		}
@@ -74,7 +74,7 @@ func (c *Collector) kubeNodes(ctx context.Context, s *snapshot.Snapshot, scope S
 // kubeGetNodes reads each named node once. Names that do not exist end collection with an
 // error wrapping ErrNodeNotFound; any other failure ends it with one wrapping
 // ErrNodesUnreadable or ErrAPIServer.
-func (c *Collector) kubeGetNodes(ctx context.Context, names []string) ([]corev1.Node, error) {
+func (c *Collector) kubeGetNodes(ctx context.Context, names []string, missingOK bool) ([]corev1.Node, error) {
 	var nodes []corev1.Node
 	var missing []string
 	for _, name := range kubeUnique(names) {
@@ -88,7 +88,7 @@ func (c *Collector) kubeGetNodes(ctx context.Context, names []string) ([]corev1.
 			return nil, c.kubeNodesFail("get", fmt.Sprintf("node %q", name), err)
 		}
 	}
-	if len(missing) > 0 {
+	if len(missing) > 0 && !missingOK {
 		return nil, kubeNodesNotFound(missing)
 	}
 	return nodes, nil

@@ -63,6 +63,9 @@ type Finding struct {
 	Message string `json:"message"`
 	// Remedy names the field, setting or command to change.
 	Remedy string `json:"remedy"`
+	// Context is the kubeconfig context of the finding's cluster in a report over several
+	// clusters; empty otherwise.
+	Context string `json:"context,omitempty"`
 }
 
 // less orders findings by severity (worst first), then ID, node and resource.

@@ -12,6 +12,8 @@ import (
 // NodeClaimReport is one NodeClaim that has no Node, as the "nodeClaims" list of a Report
 // carries it: a subject of its own, since no node row shows it.
 type NodeClaimReport struct {
+	// Context is the claim's kubeconfig context in a report over several clusters.
+	Context   string `json:"context,omitempty"`
 	Name      string `json:"name"`
 	NodePool  string `json:"nodePool,omitempty"`
 	NodeClass string `json:"nodeClass,omitempty"`

@@ -3,6 +3,9 @@ package diagnose
 // NodeReport is one node's whole networking picture, as `describe node` shows it and as the
 // "nodes" list of a Report carries it. Sections that could not be computed are nil.
 type NodeReport struct {
+	// Context is the kubeconfig context of the node's cluster in a report over several
+	// clusters; empty otherwise.
+	Context  string   `json:"context,omitempty"`
 	Identity Identity `json:"identity"`
 	// Lifecycle and Platform are what karpnet decided about the node before running checks.
 	Lifecycle      Lifecycle        `json:"lifecycle,omitzero"`

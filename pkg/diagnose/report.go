@@ -32,6 +32,10 @@ type Report struct {
 	Subnets    []SubnetUse       `json:"subnets"`
 	Findings   []Finding         `json:"findings"`
 	Gaps       []snapshot.Gap    `json:"gaps"`
+	// Clusters lists the clusters of a run over several kubeconfig contexts, in the order
+	// read; absent for one cluster. Nodes, findings, NodeClaims, subnets and gaps then carry
+	// their cluster's context.
+	Clusters []ClusterReport `json:"clusters,omitempty"`
 }
 
 // Summary counts nodes by their worst finding.
@@ -100,4 +104,7 @@ type SubnetUse struct {
 	// PodSubnet is true for an ENIConfig subnet, or an Auto Mode NodeClass's pod subnet, that
 	// pods take addresses from.
 	PodSubnet bool `json:"podSubnet,omitempty"`
+	// Context is the kubeconfig context of the cluster that uses the subnet, in a report over
+	// several clusters.
+	Context string `json:"context,omitempty"`
 }

@@ -49,12 +49,21 @@ func orPlain(st *style.Styles) *style.Styles {
 }
 
 func reportText(t *text, r diagnose.Report, wide bool) {
+	if len(r.Clusters) > 0 {
+		clustersText(t, r, wide)
+		return
+	}
 	t.fields([]kv{
 		{"context", orUnknown(r.Context)},
 		{"region", orUnknown(r.Region)},
 		{"taken", taken(r.Taken)},
 	})
 	t.blank()
+	findingsText(t, r, wide)
+}
+
+// findingsText writes r's findings, worst first, and its summary line.
+func findingsText(t *text, r diagnose.Report, wide bool) {
 	if len(r.Findings) == 0 {
 		t.line(t.st.OK.Mark() + " no findings: every check passed")
 	}

@@ -36,6 +36,10 @@ func PrintNodes(w io.Writer, r diagnose.Report, f Format, st *style.Styles) erro
 		if i > 0 {
 			t.blank()
 		}
+		if n.Context != "" {
+			// Over several clusters a name may be in more than one: each sheet says whose it is.
+			t.fields([]kv{{"context", n.Context}})
+		}
 		sheet(t, n)
 	}
 	related(t, r.Findings)

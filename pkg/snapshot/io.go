@@ -13,7 +13,7 @@ import (
 
 // Write encodes s as indented JSON. It fills in Kind, APIVersion and FormatVersion.
 func Write(w io.Writer, s *Snapshot) error {
-	s.Kind, s.APIVersion, s.FormatVersion = Kind, APIVersion, FormatVersion
+	s.Kind, s.APIVersion, s.FormatVersion = Kind, APIVersion, s.formatVersion()
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", " ")
 	return enc.Encode(s)
@@ -55,6 +55,9 @@ func ReadLimited(r io.Reader, maxBytes int64) (*Snapshot, error) {
 		return nil, errors.New("malformed: it has no taken time")
 	}
 	if err := s.validate(); err != nil {
+		return nil, fmt.Errorf("malformed: %w", err)
+	}
+	if err := s.validateClusters(); err != nil {
 		return nil, fmt.Errorf("malformed: %w", err)
 	}
 	s.Redact()

@@ -6,12 +6,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// Kind, APIVersion and FormatVersion identify a saved snapshot. FormatVersion grows when a
-// change would make an older karpnet misread a newer file; additive fields keep it.
+// Kind, APIVersion and FormatVersion identify a saved snapshot. FormatVersion, the newest
+// format this build reads, grows when a change would make an older karpnet misread a newer
+// file; additive fields keep it. Write gives a snapshot the oldest format that holds it: 1
+// for one cluster, 2 for several (clusters.go).
 const (
 	Kind          = "Snapshot"
 	APIVersion    = "karpnet/v1alpha1"
-	FormatVersion = 1
+	FormatVersion = formatMulti
 )
 
 // Snapshot is everything karpnet read at one moment, from Kubernetes and from EC2.
@@ -34,6 +36,10 @@ type Snapshot struct {
 	// nodes' instances; empty when neither tells it. Instances launched for the cluster are
 	// found by it.
 	ClusterName string `json:"clusterName,omitempty"`
+	// Account is the AWS account EC2 was read in, when a run over several clusters learnt it
+	// (the owner of the instances DescribeInstances returned, or the account of the profile's
+	// role); empty otherwise.
+	Account string `json:"account,omitempty"`
 	// Notes are things collection wants the reader to know that are neither data nor gaps,
 	// e.g. that the AWS configuration's Region was not the nodes' Region.
 	Notes []string `json:"notes,omitempty"`
@@ -65,11 +71,15 @@ type Snapshot struct {
 
 	// Gaps lists every source that could not be read.
 	Gaps []Gap `json:"gaps,omitempty"`
+
+	// Clusters holds one snapshot per kubeconfig context when a run read several (--contexts,
+	// --all-contexts); the top level then holds only Taken and the format fields.
+	Clusters []Snapshot `json:"clusters,omitempty"`
 }
 
 // New returns an empty Snapshot stamped with the current kind, API version and format version.
 func New(taken time.Time) *Snapshot {
-	return &Snapshot{Kind: Kind, APIVersion: APIVersion, FormatVersion: FormatVersion, Taken: taken}
+	return &Snapshot{Kind: Kind, APIVersion: APIVersion, FormatVersion: formatSingle, Taken: taken}
 }
 
 // Gap records a source that could not be read. It is reported, not fatal.
@@ -80,4 +90,7 @@ type Gap struct {
 	Reason string `json:"reason"`
 	// Remedy is the permission, flag or setting that would let karpnet read it.
 	Remedy string `json:"remedy"`
+	// Context is the kubeconfig context of the cluster the gap is in, in a report over several
+	// clusters; empty otherwise.
+	Context string `json:"context,omitempty"`
 }

@@ -54,7 +54,7 @@ func (m claimModel) setData(d *data, _ selection) (screen, action) {
 	if !m.opened {
 		return m, action{}
 	}
-	c, ok := d.claim(claimPrefix + m.report.Name)
+	c, ok := d.claim(rowKey(m.report.Context, claimPrefix+m.report.Name))
 	if !ok {
 		return m, action{kind: actShow, to: m.back}
 	}

@@ -18,17 +18,17 @@ const claimPrefix = "nodeclaim/"
 // zone, subnet and IP when it has one.
 func newClaimRow(i int, c diagnose.NodeClaimReport) row {
 	look := claimLook(c)
-	r := row{node: -1, claim: i, name: claimPrefix + c.Name, level: c.Status, look: look, findings: len(c.Findings)}
+	r := row{node: -1, claim: i, name: rowKey(c.Context, claimPrefix+c.Name), level: c.Status, look: look, findings: len(c.Findings)}
 	if r.level == "" {
 		r.level = "nodeclaim"
 	}
 	r.order = orderOf(look)
 	r.cells = [numCols]string{
-		colLevel: r.level, colName: r.name, colPool: orDash(c.NodePool), colType: none, colZone: none,
+		colLevel: r.level, colCluster: orDash(c.Context), colName: claimPrefix + c.Name, colPool: orDash(c.NodePool), colType: none, colZone: none,
 		colSubnet: none, colIP: none, colENIs: none, colPods: none, colEFA: none, colPG: none,
 		colFindings: strconv.Itoa(len(c.Findings)),
 	}
-	hay := []string{r.name, "nodeclaim", c.Status, c.NodePool, c.NodeClass}
+	hay := []string{claimPrefix + c.Name, "nodeclaim", c.Status, c.NodePool, c.NodeClass, c.Context}
 	zone, subnet := "", ""
 	if in := c.Instance; in != nil {
 		zone, subnet = in.Zone, in.SubnetID

@@ -58,6 +58,7 @@ func (m nodesModel) copyText() (string, string, bool) {
 		return "", "", false
 	}
 	r := m.d.rows[m.d.byName[name]]
+	name = r.cells[colName]
 	if r.claim >= 0 {
 		name = m.d.report.NodeClaims[r.claim].Name
 	}

@@ -69,7 +69,7 @@ func derive(r diagnose.Report, st *style.Styles) *data {
 		if rw.claim < 0 {
 			d.counts[rw.level]++
 		}
-		for c := colName; c < numCols; c++ {
+		for c := colCluster; c < numCols; c++ {
 			d.widths[c] = max(d.widths[c], width(rw.cells[c]))
 		}
 	}

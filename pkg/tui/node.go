@@ -69,7 +69,7 @@ func (m nodeModel) setData(d *data, _ selection) (screen, action) {
 	if !m.opened {
 		return m, action{}
 	}
-	n, ok := d.node(m.name())
+	n, ok := d.node(rowKey(m.report.Context, m.name()))
 	if !ok {
 		return m, action{kind: actShow, to: m.back}
 	}

@@ -128,14 +128,16 @@ func revealLink(vp *viewport.Model, l refList) {
 // refAdder collects references without repeats, leaving out self (the sheet's own subject)
 // and what resolves to self.
 type refAdder struct {
-	d    *data
-	self string
-	seen map[string]bool
-	refs []ref
+	d *data
+	// context is the cluster the subjects are in; empty for a single cluster.
+	context string
+	self    string
+	seen    map[string]bool
+	refs    []ref
 }
 
-func newRefAdder(d *data, self string) *refAdder {
-	return &refAdder{d: d, self: self, seen: map[string]bool{self: true}}
+func newRefAdder(d *data, context, self string) *refAdder {
+	return &refAdder{d: d, context: context, self: self, seen: map[string]bool{self: true}}
 }
 
 // add appends subject (kind/name) unless it is empty, a repeat or the sheet itself.
@@ -144,9 +146,10 @@ func (a *refAdder) add(subject string) {
 		return
 	}
 	a.seen[subject] = true
-	r := resolveRef(a.d, subject)
-	if r.open.kind == actOpenNode && a.seen["node/"+r.open.arg] && subject != "node/"+r.open.arg {
-		if "node/"+r.open.arg == a.self {
+	r := resolveRef(a.d, a.context, subject)
+	node := "node/" + r.open.arg[strings.IndexByte(r.open.arg, 0)+1:] // the node's name without its cluster
+	if r.open.kind == actOpenNode && a.seen[node] && subject != node {
+		if node == a.self {
 			return // this node's own NodeClaim or instance
 		}
 		r.what, r.open = "its Node, listed above", action{}
@@ -179,7 +182,7 @@ func classSubject(kind, name string, autoMode bool) string {
 // is the node), subnets (the node's and its ENIs'), NodePool, class and placement group.
 func nodeRefs(d *data, n diagnose.NodeReport) []ref {
 	id := n.Identity
-	a := newRefAdder(d, "node/"+id.Node)
+	a := newRefAdder(d, n.Context, "node/"+id.Node)
 	a.add("instance/" + id.InstanceID)
 	a.add(claimPrefix + id.NodeClaim)
 	if n.Subnet != nil {
@@ -208,7 +211,7 @@ func nodeRefs(d *data, n diagnose.NodeReport) []ref {
 // claimRefs are what a NodeClaim's sheet names: its NodePool, class, instance's subnet and
 // placement group.
 func claimRefs(d *data, c diagnose.NodeClaimReport) []ref {
-	a := newRefAdder(d, claimPrefix+c.Name)
+	a := newRefAdder(d, c.Context, claimPrefix+c.Name)
 	a.add("nodepool/" + c.NodePool)
 	if c.NodeClass != "" {
 		a.add(classSubject(c.NodeClassKind, c.NodeClass, false))
@@ -227,7 +230,7 @@ func subjectRefs(d *data, subject string) []ref {
 	if x == nil {
 		return nil
 	}
-	a := newRefAdder(d, subject)
+	a := newRefAdder(d, "", subject)
 	kind, name, _ := strings.Cut(subject, "/")
 	switch kind {
 	case "subnet":

@@ -25,12 +25,12 @@ func (r ref) openable() bool { return r.open.kind != 0 }
 // (their describe sheets; a subnet the subnets view lists when the load has no index) can be
 // opened.
 func findingRefs(d *data, f diagnose.Finding) []ref {
-	a := newRefAdder(d, "")
+	a := newRefAdder(d, f.Context, "")
 	if f.Node != "" {
 		a.add("node/" + f.Node)
 	}
 	a.add(f.Resource)
-	if n, ok := d.node(f.Node); ok {
+	if n, ok := d.node(rowKey(f.Context, f.Node)); ok {
 		id := n.Identity
 		a.add(claimPrefix + id.NodeClaim)
 		if n.Subnet != nil {
@@ -46,22 +46,22 @@ func findingRefs(d *data, f diagnose.Finding) []ref {
 }
 
 // resolveRef says what following subject shows in d.
-func resolveRef(d *data, subject string) ref {
+func resolveRef(d *data, context, subject string) ref {
 	kind, name, _ := strings.Cut(subject, "/")
 	r := ref{subject: subject, what: "no sheet here yet"}
 	switch kind {
 	case "node":
-		if _, ok := d.node(name); ok {
-			r.what, r.open = "node sheet", action{kind: actOpenNode, arg: name}
+		if _, ok := d.node(rowKey(context, name)); ok {
+			r.what, r.open = "node sheet", action{kind: actOpenNode, arg: rowKey(context, name)}
 		}
 	case "nodeclaim":
-		if _, ok := d.claim(subject); ok {
-			r.what, r.open = "NodeClaim sheet", action{kind: actOpenClaim, arg: subject}
+		if _, ok := d.claim(rowKey(context, subject)); ok {
+			r.what, r.open = "NodeClaim sheet", action{kind: actOpenClaim, arg: rowKey(context, subject)}
 			break
 		}
 		for _, n := range d.report.Nodes {
-			if n.Identity.NodeClaim == name {
-				r.what, r.open = "its Node's sheet (node/"+n.Identity.Node+")", action{kind: actOpenNode, arg: n.Identity.Node}
+			if n.Identity.NodeClaim == name && n.Context == context {
+				r.what, r.open = "its Node's sheet (node/"+n.Identity.Node+")", action{kind: actOpenNode, arg: rowKey(context, n.Identity.Node)}
 				break
 			}
 		}
@@ -83,8 +83,8 @@ func resolveRef(d *data, subject string) ref {
 		}
 	case "instance":
 		for _, n := range d.report.Nodes {
-			if n.Identity.InstanceID == name {
-				r.what, r.open = "its Node's sheet (node/"+n.Identity.Node+")", action{kind: actOpenNode, arg: n.Identity.Node}
+			if n.Identity.InstanceID == name && n.Context == context {
+				r.what, r.open = "its Node's sheet (node/"+n.Identity.Node+")", action{kind: actOpenNode, arg: rowKey(context, n.Identity.Node)}
 				break
 			}
 		}

@@ -13,6 +13,8 @@ import (
 // The columns of the nodes table, in display order.
 const (
 	colLevel = iota
+	// colCluster is the node's kubeconfig context, shown only over several clusters.
+	colCluster
 	colName
 	colPool
 	colType
@@ -68,7 +70,7 @@ func nodeLevel(n diagnose.NodeReport) string {
 // newRow computes the cells, search text and group keys of node i.
 func newRow(i int, n diagnose.NodeReport) row {
 	id := n.Identity
-	r := row{node: i, claim: -1, name: id.Node, level: nodeLevel(n), findings: len(n.Findings)}
+	r := row{node: i, claim: -1, name: rowKey(n.Context, id.Node), level: nodeLevel(n), findings: len(n.Findings)}
 	r.order = orderOf(r.level)
 	subnet := ""
 	if n.Subnet != nil {
@@ -80,6 +82,7 @@ func newRow(i int, n diagnose.NodeReport) row {
 	}
 	r.cells = [numCols]string{
 		colLevel:    r.level,
+		colCluster:  orDash(n.Context),
 		colName:     id.Node,
 		colPool:     poolCell(id),
 		colType:     orDash(id.InstanceType),
@@ -92,7 +95,7 @@ func newRow(i int, n diagnose.NodeReport) row {
 		colPG:       placementGroup(n.Placement),
 		colFindings: strconv.Itoa(len(n.Findings)),
 	}
-	hay := []string{id.Node, id.NodePool, id.InstanceType, id.Zone, subnet}
+	hay := []string{id.Node, id.NodePool, id.InstanceType, id.Zone, subnet, n.Context}
 	if id.AutoMode {
 		hay = append(hay, "auto", classKey(id))
 	}
@@ -110,6 +113,16 @@ func newRow(i int, n diagnose.NodeReport) row {
 		groupSubnet: orNone(subnet),
 	}
 	return r
+}
+
+// rowKey is the key of a node's row in data.byName, and the name actions carry: the node's
+// name, or over several clusters its context, a NUL and its name (a name can be in more
+// than one cluster; a context cannot hold a NUL, so the key cannot be mistaken).
+func rowKey(context, name string) string {
+	if context == "" {
+		return name
+	}
+	return context + "\x00" + name
 }
 
 // sortRows orders rows worst first, then by most findings, then by name.

@@ -165,7 +165,7 @@ func TestClaimSheetReferencesItsNodePool(t *testing.T) {
 }
 
 func TestMembersBeyondTheCapListTheNodes(t *testing.T) {
-	a := newRefAdder(&data{}, "subnet/subnet-1")
+	a := newRefAdder(&data{}, "", "subnet/subnet-1")
 	var ms []diagnose.Member
 	for i := range maxMemberRefs + 5 {
 		ms = append(ms, diagnose.Member{Kind: "node", Name: fmt.Sprintf("n%d", i)})

@@ -66,11 +66,11 @@ func TestResolveRefSubjectsWithoutSheets(t *testing.T) {
 		{"instance/i-gone", "no sheet here yet"},
 		{"eniconfig/us-west-2a", "no sheet here yet"},
 	} {
-		if r := resolveRef(d, tt.subject); r.what != tt.what || r.openable() {
+		if r := resolveRef(d, "", tt.subject); r.what != tt.what || r.openable() {
 			t.Errorf("%s: got %q (openable %t), want %q as text", tt.subject, r.what, r.openable(), tt.what)
 		}
 	}
-	if r := resolveRef(d, "placementgroup/demo-training"); r.what != "placement group sheet" || r.open.kind != actOpenSubject {
+	if r := resolveRef(d, "", "placementgroup/demo-training"); r.what != "placement group sheet" || r.open.kind != actOpenSubject {
 		t.Errorf("placementgroup/demo-training: got %q %+v, want the placement group sheet", r.what, r.open)
 	}
 }

@@ -21,6 +21,7 @@ type column struct {
 func columns() [numCols]column {
 	return [numCols]column{
 		colLevel:    {"", 10, 0},
+		colCluster:  {"CLUSTER", 20, 1},
 		colName:     {"NAME", 48, 0},
 		colPool:     {"POOL", 16, 2},
 		colType:     {"TYPE", 14, 3},
@@ -69,6 +70,9 @@ func newLayout(d *data, width int) layout {
 	chosen := [numCols]bool{colLevel: true, colName: true}
 	for prio := 1; prio <= 10; prio++ {
 		for c := range numCols {
+			if c == colCluster && len(d.report.Clusters) < 2 {
+				continue // one cluster: no column for it
+			}
 			if cols[c].prio == prio && used+len(gap)+l.widths[c] <= width {
 				chosen[c] = true
 				used += len(gap) + l.widths[c]

@@ -152,6 +152,45 @@ func (m *Moto) Requests(ctx context.Context) (map[string]int, error) {
 	return counts, nil
 }
 
+// ResetRequests sets every request count back to zero (per action, per caller and in flight),
+// keeping the resources.
+func (m *Moto) ResetRequests(ctx context.Context) error {
+	if _, err := m.call(ctx, http.MethodDelete, "/_karpnet/requests", nil); err != nil {
+		return fmt.Errorf("resetting moto's request counts: %w", err)
+	}
+	return nil
+}
+
+// Callers returns how many requests moto received per access key ID (of the request's SigV4
+// credential) and action since the counts were last reset.
+func (m *Moto) Callers(ctx context.Context) (map[string]map[string]int, error) {
+	body, err := m.call(ctx, http.MethodGet, "/_karpnet/callers", nil)
+	if err != nil {
+		return nil, fmt.Errorf("reading moto's request counts per caller: %w", err)
+	}
+	out := map[string]map[string]int{}
+	if err := json.Unmarshal(body, &out); err != nil {
+		return nil, fmt.Errorf("decoding moto's request counts per caller: %w", err)
+	}
+	return out, nil
+}
+
+// MaxInFlight returns the most AWS requests moto answered at once since the counts were last
+// reset.
+func (m *Moto) MaxInFlight(ctx context.Context) (int, error) {
+	body, err := m.call(ctx, http.MethodGet, "/_karpnet/inflight", nil)
+	if err != nil {
+		return 0, fmt.Errorf("reading moto's in-flight count: %w", err)
+	}
+	var v struct {
+		Max int `json:"max"`
+	}
+	if err := json.Unmarshal(body, &v); err != nil {
+		return 0, fmt.Errorf("decoding moto's in-flight count: %w", err)
+	}
+	return v.Max, nil
+}
+
 // EC2 returns a real EC2 client for region that talks to moto with static test credentials
 // and the SDK's standard retryer. It reads no AWS configuration from the environment, so ctx
 // is not needed to build it.

@@ -14,7 +14,10 @@ set for that action.
     DELETE /_karpnet/faults    clears every fault.
     GET    /_karpnet/requests  {"DescribeSubnets": 3, ...}: requests seen per action,
                                failed ones included.
-    DELETE /_karpnet/requests  sets every count back to zero.
+    DELETE /_karpnet/requests  sets every count back to zero (callers and in-flight too).
+    GET    /_karpnet/callers   {"AKID...": {"DescribeSubnets": 2, ...}}: requests per access
+                               key ID of their SigV4 credential, then per action.
+    GET    /_karpnet/inflight  {"max": N}: the most AWS requests moto was answering at once.
 
 An injected error is EC2's error document:
 <Response><Errors><Error><Code>..</Code><Message>..</Message></Error></Errors>
@@ -23,6 +26,7 @@ An injected error is EC2's error document:
 
 import io
 import json
+import re
 import threading
 import uuid
 from collections import Counter
@@ -61,22 +65,36 @@ class Control:
         self.lock = threading.Lock()
         self.faults = {}  # action -> {"code", "status", "message", "count"}
         self.requests = Counter()
+        self.callers = {}  # access key ID -> Counter of actions
+        self.inflight = 0
+        self.max_inflight = 0
 
     def __call__(self, environ, start_response):
         path = environ.get("PATH_INFO", "")
         if path.startswith(PREFIX):
             return self.control(environ, start_response, path[len(PREFIX):].strip("/"))
         action = request_action(environ)
-        if action:
-            fault = self.take(action)
+        if not action:
+            return self.app(environ, start_response)
+        fault = self.take(action, access_key(environ))
+        with self.lock:
+            self.inflight += 1
+            self.max_inflight = max(self.max_inflight, self.inflight)
+        try:
             if fault is not None:
                 return error_response(start_response, fault)
-        return self.app(environ, start_response)
+            # moto builds the whole answer here, so the request is in flight until it returns.
+            return self.app(environ, start_response)
+        finally:
+            with self.lock:
+                self.inflight -= 1
 
-    def take(self, action):
+    def take(self, action, key=None):
         """Counts a request and returns the fault it gets, if any."""
         with self.lock:
             self.requests[action] += 1
+            if key:
+                self.callers.setdefault(key, Counter())[action] += 1
             fault = self.faults.get(action) or self.faults.get("*")
             if fault is None:
                 return None
@@ -93,7 +111,14 @@ class Control:
                 return json_response(start_response, 200, dict(sorted(self.requests.items())))
             if name == "requests" and method == "DELETE":
                 self.requests.clear()
+                self.callers = {}
+                self.max_inflight = 0
                 return json_response(start_response, 200, {})
+            if name == "callers" and method == "GET":
+                return json_response(start_response, 200,
+                                     {k: dict(sorted(v.items())) for k, v in sorted(self.callers.items())})
+            if name == "inflight" and method == "GET":
+                return json_response(start_response, 200, {"max": self.max_inflight})
             if name == "faults" and method == "GET":
                 return json_response(start_response, 200, self.faults)
             if name == "faults" and method == "DELETE":
@@ -134,6 +159,15 @@ def parse_fault(body):
         raise ValueError('"status" must be an HTTP error status such as 400, 403 or 503')
     message = spec.get("message") or MESSAGES.get(code, f"{code} (injected by the test)")
     return action, {"code": code, "status": status, "message": message, "count": count}
+
+
+CREDENTIAL = re.compile(r"Credential=([^/,\s]+)/")
+
+
+def access_key(environ):
+    """Returns the access key ID of a SigV4-signed request, or None."""
+    m = CREDENTIAL.search(environ.get("HTTP_AUTHORIZATION", ""))
+    return m.group(1) if m else None
 
 
 def request_action(environ):

@@ -1,0 +1,176 @@
+package diagnose
+
+import (
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// StatusUnreachable is the status of a cluster whose API server could not be read at all.
+const StatusUnreachable = "unreachable"
+
+// ClusterReport is one cluster of a report over several kubeconfig contexts.
+type ClusterReport struct {
+	Context string `json:"context"`
+	// ClusterName is the EKS cluster's name, Cluster its API server URL.
+	ClusterName string `json:"clusterName,omitempty"`
+	Cluster     string `json:"cluster,omitempty"`
+	Region      string `json:"region,omitempty"`
+	// Account is the AWS account EC2 was read in, when known (see snapshot.Snapshot.Account).
+	Account string    `json:"account,omitempty"`
+	Taken   time.Time `json:"taken"`
+	// Status is the cluster's worst finding's severity, ok without findings, or unreachable
+	// when its API server could not be read; Gap then says why.
+	Status  string  `json:"status"`
+	Gap     string  `json:"gap,omitempty"`
+	Summary Summary `json:"summary"`
+}
+
+// AnalyzeAll is Analyze for a snapshot of one cluster, and AnalyzeClusters with opts for
+// every cluster of a snapshot of several.
+func AnalyzeAll(s *snapshot.Snapshot, opts Options) Report {
+	if !s.Multi() {
+		return Analyze(s, opts)
+	}
+	return AnalyzeClusters(s, func(*snapshot.Snapshot) Options { return opts })
+}
+
+// AnalyzeClusters analyses each cluster of a multi-cluster snapshot with the options opts
+// gives for it, and joins the reports: the clusters in the snapshot's order, each one's
+// nodes, findings, NodeClaims, subnets and gaps after the previous one's (each cluster's
+// sorted as Analyze sorts them), all marked with their context; notes start with their
+// context; the summary adds up every cluster's. Region is the clusters' Region when they
+// share one; Regions lists them all when they do not.
+func AnalyzeClusters(s *snapshot.Snapshot, opts func(*snapshot.Snapshot) Options) Report {
+	r := Report{
+		Kind: ReportKind, APIVersion: ReportAPIVersion, Taken: s.Taken,
+		Nodes: []NodeReport{}, Subnets: []SubnetUse{}, Findings: []Finding{}, Gaps: []snapshot.Gap{},
+		Summary:  Summary{Findings: map[string]int{}},
+		Clusters: []ClusterReport{},
+	}
+	for sev := Info; sev <= Critical; sev++ {
+		r.Summary.Findings[sev.String()] = 0
+	}
+	regions := map[string]bool{}
+	for i := range s.Clusters {
+		m := &s.Clusters[i]
+		part := Analyze(m, opts(m))
+		ctx := m.Context
+		c := ClusterReport{Context: ctx, ClusterName: m.ClusterName, Cluster: m.Cluster, Region: m.Region,
+			Account: m.Account, Taken: m.Taken, Status: StatusOK, Summary: part.Summary}
+		if w, ok := Worst(part.Findings); ok {
+			c.Status = w.String()
+		}
+		if gap := m.Unreachable(); gap != "" {
+			c.Status, c.Gap = StatusUnreachable, gap
+		}
+		r.Clusters = append(r.Clusters, c)
+		for _, region := range append([]string{m.Region}, m.Regions...) {
+			if region != "" {
+				regions[region] = true
+			}
+		}
+		for _, n := range part.Notes {
+			r.Notes = append(r.Notes, ctx+": "+n)
+		}
+		for _, n := range part.Nodes {
+			n.Context = ctx
+			n.Findings = withContext(n.Findings, ctx)
+			r.Nodes = append(r.Nodes, n)
+		}
+		for _, cl := range part.NodeClaims {
+			cl.Context = ctx
+			cl.Findings = withContext(cl.Findings, ctx)
+			r.NodeClaims = append(r.NodeClaims, cl)
+		}
+		for _, u := range part.Subnets {
+			u.Context = ctx
+			r.Subnets = append(r.Subnets, u)
+		}
+		r.Findings = append(r.Findings, withContext(part.Findings, ctx)...)
+		for _, g := range part.Gaps {
+			g.Context = ctx
+			r.Gaps = append(r.Gaps, g)
+		}
+		r.Summary = addSummary(r.Summary, part.Summary)
+	}
+	switch all := slices.Sorted(maps.Keys(regions)); len(all) {
+	case 0:
+	case 1:
+		r.Region = all[0]
+	default:
+		r.Regions = all
+	}
+	return r
+}
+
+// withContext returns a copy of findings with Context set.
+func withContext(findings []Finding, ctx string) []Finding {
+	if findings == nil {
+		return nil
+	}
+	out := make([]Finding, len(findings))
+	for i, f := range findings {
+		f.Context = ctx
+		out[i] = f
+	}
+	return out
+}
+
+// addSummary returns a with every count of b added.
+func addSummary(a, b Summary) Summary {
+	a.Nodes += b.Nodes
+	a.Clean += b.Clean
+	a.WithInfo += b.WithInfo
+	a.WithWarnings += b.WithWarnings
+	a.WithCritical += b.WithCritical
+	a.Skipped += b.Skipped
+	a.Terminating += b.Terminating
+	a.Initialising += b.Initialising
+	a.NodeClaimsWithoutNode += b.NodeClaimsWithoutNode
+	a.NodeClaimsNotJoined += b.NodeClaimsNotJoined
+	for k, v := range b.SkippedBy {
+		if a.SkippedBy == nil {
+			a.SkippedBy = map[string]int{}
+		}
+		a.SkippedBy[k] += v
+	}
+	for k, v := range b.Findings {
+		a.Findings[k] += v
+	}
+	return a
+}
+
+// OfContext returns the part of a report over several clusters that is about the cluster of
+// ctx: its nodes, findings, NodeClaims, subnets and gaps, its summary and its entry of
+// Clusters (as the report's only one), with Context, Cluster and Region set from it. ok is
+// false when the report has no such cluster.
+func (r Report) OfContext(ctx string) (part Report, ok bool) {
+	i := slices.IndexFunc(r.Clusters, func(c ClusterReport) bool { return c.Context == ctx })
+	if i < 0 {
+		return Report{}, false
+	}
+	c := r.Clusters[i]
+	part = Report{Kind: r.Kind, APIVersion: r.APIVersion, Taken: c.Taken, Context: c.Context, Cluster: c.Cluster,
+		Region: c.Region, Summary: c.Summary, Nodes: []NodeReport{}, Subnets: []SubnetUse{}, Findings: []Finding{},
+		Gaps: []snapshot.Gap{}, Clusters: []ClusterReport{c}}
+	part.Nodes = append(part.Nodes, ofContext(r.Nodes, ctx, func(n NodeReport) string { return n.Context })...)
+	part.Findings = append(part.Findings, ofContext(r.Findings, ctx, func(f Finding) string { return f.Context })...)
+	part.NodeClaims = ofContext(r.NodeClaims, ctx, func(c NodeClaimReport) string { return c.Context })
+	part.Subnets = append(part.Subnets, ofContext(r.Subnets, ctx, func(u SubnetUse) string { return u.Context })...)
+	part.Gaps = append(part.Gaps, ofContext(r.Gaps, ctx, func(g snapshot.Gap) string { return g.Context })...)
+	return part, true
+}
+
+// ofContext returns the items whose context is ctx, in order; nil for none.
+func ofContext[T any](items []T, ctx string, context func(T) string) []T {
+	var out []T
+	for _, v := range items {
+		if context(v) == ctx {
+			out = append(out, v)
+		}
+	}
+	return out
+}
