@@ -96,7 +96,7 @@ func checkSubjects(r diagnose.Report, check diagnose.Check, findings []diagnose.
 		}
 	}
 	for _, f := range findings {
-		s := add(f.Subject(), "")
+		s := add(inContext(f.Context, f.Subject()), "")
 		s.skipped = ""
 		s.findings = append(s.findings, f)
 	}
@@ -129,8 +129,23 @@ func nodeSkipped(n diagnose.NodeReport, check string) string {
 	return ""
 }
 
-// nodeRefOf returns the subject of node report n, node/NAME.
-func nodeRefOf(n diagnose.NodeReport) string { return "node/" + n.Identity.Node }
+// nodeRefOf returns the subject of node report n, node/NAME (in a report over several
+// clusters, with its context: see inContext).
+func nodeRefOf(n diagnose.NodeReport) string { return inContext(n.Context, "node/"+n.Identity.Node) }
+
+// contextSep separates a subject's cluster from the subject in a CI report over several
+// clusters: "prod-use1: node/NAME". Context names may hold '/' and ':' (an EKS ARN), never
+// ": " followed by a subject kind.
+const contextSep = ": "
+
+// inContext returns ref as a CI report over several clusters names it: prefixed with its
+// context; ref itself in a single cluster's report.
+func inContext(context, ref string) string {
+	if context == "" {
+		return ref
+	}
+	return context + contextSep + ref
+}
 
 // reportSubjects returns the subjects of kind that r lists, other than its nodes.
 func reportSubjects(r diagnose.Report, kind string) []string {
@@ -138,63 +153,63 @@ func reportSubjects(r diagnose.Report, kind string) []string {
 	switch kind {
 	case diagnose.SubjectSubnet:
 		for _, s := range r.Subnets {
-			out = append(out, "subnet/"+s.ID)
+			out = append(out, inContext(s.Context, "subnet/"+s.ID))
 		}
 	case diagnose.SubjectNodeClass:
 		for _, n := range r.Nodes {
-			out = appendClass(out, n.Identity.NodeClassKind, n.Identity.NodeClass)
+			out = appendClass(out, n.Context, n.Identity.NodeClassKind, n.Identity.NodeClass)
 		}
 		for _, c := range r.NodeClaims {
-			out = appendClass(out, c.NodeClassKind, c.NodeClass)
+			out = appendClass(out, c.Context, c.NodeClassKind, c.NodeClass)
 		}
 		for _, s := range r.Subnets {
 			for _, name := range s.NodeClasses {
 				if strings.Contains(name, "/") {
-					out = append(out, name)
+					out = append(out, inContext(s.Context, name))
 				} else {
-					out = appendClass(out, "", name)
+					out = appendClass(out, s.Context, "", name)
 				}
 			}
 		}
 	case diagnose.SubjectNodePool:
 		for _, n := range r.Nodes {
-			out = appendNonEmpty(out, "nodepool/", n.Identity.NodePool)
+			out = appendNonEmpty(out, n.Context, "nodepool/", n.Identity.NodePool)
 		}
 		for _, c := range r.NodeClaims {
-			out = appendNonEmpty(out, "nodepool/", c.NodePool)
+			out = appendNonEmpty(out, c.Context, "nodepool/", c.NodePool)
 		}
 	case diagnose.SubjectNodeClaim:
 		for _, c := range r.NodeClaims {
-			out = append(out, "nodeclaim/"+c.Name)
+			out = append(out, inContext(c.Context, "nodeclaim/"+c.Name))
 		}
 	case diagnose.SubjectPlacementGroup:
 		for _, n := range r.Nodes {
 			if p := n.Placement; p != nil {
-				out = appendNonEmpty(out, "placementgroup/", cmp.Or(p.GroupName, p.GroupID))
+				out = appendNonEmpty(out, n.Context, "placementgroup/", cmp.Or(p.GroupName, p.GroupID))
 			}
 		}
 	}
 	return out
 }
 
-// appendClass appends a class's subject: nodeclass/NAME for an Auto Mode NodeClass (kind
+// appendClass appends a class's subject, in context: nodeclass/NAME for an Auto Mode NodeClass (kind
 // NodeClass), else ec2nodeclass/NAME; nothing without a name.
-func appendClass(out []string, kind, name string) []string {
+func appendClass(out []string, context, kind, name string) []string {
 	if name == "" {
 		return out
 	}
 	if kind == "" {
 		kind = "EC2NodeClass"
 	}
-	return append(out, strings.ToLower(kind)+"/"+name)
+	return append(out, inContext(context, strings.ToLower(kind)+"/"+name))
 }
 
-// appendNonEmpty appends prefix+name when name is set.
-func appendNonEmpty(out []string, prefix, name string) []string {
+// appendNonEmpty appends prefix+name, in context, when name is set.
+func appendNonEmpty(out []string, context, prefix, name string) []string {
 	if name == "" {
 		return out
 	}
-	return append(out, prefix+name)
+	return append(out, inContext(context, prefix+name))
 }
 
 // findingsByCheck groups r's findings by check ID, keeping their order.

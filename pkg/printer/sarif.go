@@ -181,7 +181,13 @@ func sarifResultOf(f diagnose.Finding, ruleIndex int) sarifResult {
 		logical = append(logical, subjectLocation(f.Resource, kind))
 	}
 	key := f.Key()
-	sum := sha256.Sum256([]byte(key.ID + "\x00" + key.Node + "\x00" + key.Resource))
+	identity := key.ID + "\x00" + key.Node + "\x00" + key.Resource
+	if f.Context != "" {
+		// One problem in two clusters is two alerts; a single cluster's keep their fingerprints.
+		identity += "\x00" + f.Context
+		logical = append([]sarifLogicalLoc{{Name: f.Context, FullyQualifiedName: "context/" + f.Context, Kind: "context"}}, logical...)
+	}
+	sum := sha256.Sum256([]byte(identity))
 	return sarifResult{
 		RuleID: f.ID, RuleIndex: ruleIndex, Level: sarifLevel(f.Severity),
 		Message: sarifMessage{Text: text},
@@ -214,6 +220,10 @@ func subjectURI(f diagnose.Finding) string {
 	parts := strings.Split(ref, "/")
 	for i, p := range parts {
 		parts[i] = url.PathEscape(p)
+	}
+	if f.Context != "" {
+		// context/NAME/node/..., the context one escaped part whatever it holds.
+		parts = append([]string{"context", url.PathEscape(f.Context)}, parts...)
 	}
 	return strings.Join(parts, "/")
 }
