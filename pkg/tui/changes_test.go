@@ -115,3 +115,10 @@ func TestChangedFindingsScreen(t *testing.T) {
 	m := update(t, ready(t, first, 80, 24), reportMsg{report: second})
 	golden.RequireEqual(t, []byte(press(t, m, "f").View()))
 }
+
+// TestChangedFindingsScreenWide is the same at 200x60.
+func TestChangedFindingsScreenWide(t *testing.T) {
+	first, second, _, _ := changedReports(t)
+	m := update(t, ready(t, first, 200, 60), reportMsg{report: second})
+	golden.RequireEqual(t, []byte(press(t, m, "f").View()))
+}

@@ -25,6 +25,8 @@ func TestScreensEscapeControlCharacters(t *testing.T) {
 		"nodes":          nil,
 		"node":           {"enter"},
 		"node, findings": {"enter", "shift+tab"},
+		"node, links":    {"enter", "]", "]"},
+		"node, followed": {"enter", "]", "enter", "tab"},
 		"findings":       {"f"},
 		"findings group": {"f", "enter"},
 		"finding sheet":  {"f", "down", "enter", "enter", "tab"},

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/exp/golden"
+
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 )
 
@@ -207,5 +209,36 @@ func TestSheetPathSkipsWhatAReloadRemoved(t *testing.T) {
 	m = press(t, m, "esc")
 	if m.view != viewNodes {
 		t.Fatalf("esc after the node went: view %d, want the nodes view", m.view)
+	}
+}
+
+// TestSheetPathScreens draws the way finding -> subnet -> node -> back at 80x24 and 200x60:
+// the subnet sheet opened from the finding, the node opened from the subnet's references, and
+// the subnet sheet again after Esc. Run `go test ./pkg/tui -run TestSheetPathScreens -update`
+// to rewrite them.
+func TestSheetPathScreens(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {200, 60}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			m := nodeFindingSheet(t)
+			m = m.resize(size[0], size[1])
+			n, _ := m.data.node(m.finding.f.Node)
+			m = press(t, pickRef(t, m, "subnet/"+n.Subnet.ID), "enter")
+			var other string
+			for _, r := range m.subject.links.refs {
+				if strings.HasPrefix(r.subject, "node/") && r.openable() {
+					other = r.subject
+					break
+				}
+			}
+			subnet := m.View()
+			m = press(t, pickLink(t, m, "tab", other), "enter")
+			node := m.View()
+			m = press(t, m, "esc")
+			if m.view != viewSubject {
+				t.Fatalf("esc on %s: view %d, want the subnet sheet", other, m.view)
+			}
+			back := m.View()
+			golden.RequireEqual(t, []byte(subnet+"\n--- enter on "+other+"\n"+node+"\n--- esc\n"+back))
+		})
 	}
 }
