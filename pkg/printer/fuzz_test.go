@@ -3,6 +3,7 @@ package printer
 import (
 	"bytes"
 	"encoding/json"
+	"encoding/xml"
 	"fmt"
 	"io"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
 
+	"github.com/karpnet/kubectl-karpnet/internal/cischema"
 	"github.com/karpnet/kubectl-karpnet/internal/hostiletext"
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
@@ -63,6 +65,7 @@ func checkPipeline(t *testing.T, r diagnose.Report) {
 		}
 	}
 	checkDiffs(t, r)
+	checkCIFormats(t, r)
 	var j, y bytes.Buffer
 	if err := PrintReport(&j, r, JSON, nil); err != nil {
 		t.Fatalf("check -o json: %v", err)
@@ -79,6 +82,31 @@ func checkPipeline(t *testing.T, r diagnose.Report) {
 	}
 	if diff := cmp.Diff(fromJSON, fromYAML); diff != "" {
 		t.Errorf("JSON and YAML carry different reports (-json +yaml):\n%s", diff)
+	}
+}
+
+// checkCIFormats prints r as JUnit and SARIF and fails t when the JUnit is not well-formed
+// XML or the SARIF log does not validate against the SARIF 2.1.0 schema.
+func checkCIFormats(t *testing.T, r diagnose.Report) {
+	t.Helper()
+	ci := CI{FailOn: diagnose.Warning, Version: "fuzz"}
+	var junit, sarif bytes.Buffer
+	if err := PrintCheck(&junit, r, JUnit, nil, ci); err != nil {
+		t.Fatalf("check -o junit: %v", err)
+	}
+	dec := xml.NewDecoder(&junit)
+	for {
+		if _, err := dec.Token(); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatalf("check -o junit is not well-formed XML: %v", err)
+		}
+	}
+	if err := PrintCheck(&sarif, r, SARIF, nil, ci); err != nil {
+		t.Fatalf("check -o sarif: %v", err)
+	}
+	if err := cischema.SARIFError(sarif.Bytes()); err != nil {
+		t.Fatalf("check -o sarif does not validate: %v", err)
 	}
 }
 
