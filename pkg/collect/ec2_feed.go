@@ -24,7 +24,7 @@ type ec2Feed struct {
 	queued errgroup.Group
 	calls  errgroup.Group
 
-	meter  *Meter
+	meter *Meter
 
 	mu      sync.Mutex
 	seen    map[string]bool
