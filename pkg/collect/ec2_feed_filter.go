@@ -23,8 +23,7 @@ type ec2FeedFilter struct {
 	// Guarded by the feed's mu.
 	found    map[string]snapshot.Instance
 	launched map[string]bool // found instances the search for the cluster's instances keeps
-	complete bool            // every node was added: names is final but for NodeClaims
-	names    map[string]bool // the feed's seen, once complete
+	complete bool            // every node was added (NodeClaims may still add names)
 	err      error
 	// leaked holds, after wait, the instances launched for the cluster that no node or
 	// NodeClaim names, sorted by ID: the search for the cluster's other instances.
