@@ -168,6 +168,12 @@ func (c ec2Call) clusterStream(ctx context.Context, cluster string, zones []stri
 	if len(zones) > 0 {
 		filters = append(filters, types.Filter{Name: aws.String("availability-zone"), Values: zones})
 	}
+	return c.instancePages(ctx, filters, maxPages, visit)
+}
+
+// instancePages pages through the instances filters select, 1,000 a page, passing each to
+// visit as its page arrives; it follows at most maxPages pages.
+func (c ec2Call) instancePages(ctx context.Context, filters []types.Filter, maxPages int, visit func(types.Instance)) error {
 	return ec2PagesUpTo("DescribeInstances", maxPages, func(token *string) (*string, error) {
 		page, err := c.api.DescribeInstances(ctx, &ec2.DescribeInstancesInput{
 			Filters: filters, MaxResults: aws.Int32(ec2PageSize), NextToken: token,
