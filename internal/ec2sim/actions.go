@@ -71,11 +71,29 @@ func selectKeys[T any](s *Server, m map[string]T, sel selection[T], q query) ([]
 	if len(q.filters) == 0 || (len(q.filters) == 1 && q.filters[0].name == sel.idFilter) {
 		return keys, nil // already exactly the selection; callers only read it
 	}
+	cacheKey := ""
+	if !hasList && sel.cache != "" {
+		var b strings.Builder
+		b.WriteString(sel.cache)
+		for _, f := range q.filters {
+			fmt.Fprintf(&b, "\x00%s=%q", f.name, f.values)
+		}
+		cacheKey = b.String()
+		if out, ok := s.selected[cacheKey]; ok {
+			return out, nil
+		}
+	}
 	out := keys[:0:0]
 	for _, k := range keys {
 		if matches(m[k], q.filters, sel.field) {
 			out = append(out, k)
 		}
+	}
+	if cacheKey != "" {
+		if s.selected == nil {
+			s.selected = map[string][]string{}
+		}
+		s.selected[cacheKey] = out
 	}
 	return out, nil
 }

@@ -41,6 +41,10 @@ type Server struct {
 	acls        map[string]snapshot.NetworkACL
 	// sorted caches the sorted keys of each map; nil after a change.
 	sorted map[string][]string
+	// selected caches the keys a filtered query without IDs selects, by the map's cache name
+	// and the filters, so that the pages of one large filtered call are cut from one
+	// selection, as EC2 does; nil after a change.
+	selected map[string][]string
 
 	pageSize int
 	faults   faults
@@ -99,6 +103,7 @@ func add[T any](s *Server, m map[string]T, items []T, key func(T) string) {
 		m[key(v)] = v
 	}
 	s.sorted = nil
+	s.selected = nil
 }
 
 // AddInstances adds or replaces instances by ID.

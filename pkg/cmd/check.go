@@ -100,6 +100,7 @@ func (o *checkOptions) complete(args []string) error {
 	if o.format, err = printer.ParseFormat(o.output, printer.CheckFormats()...); err != nil {
 		return usageErrorf("-o/--output: %v", err)
 	}
+	o.machineOutput = o.format != printer.Table && o.format != printer.Wide
 	if o.failure, err = parseFailOn(o.failOn); err != nil {
 		return err
 	}

@@ -73,6 +73,7 @@ func (o *describeOptions) complete(args []string) error {
 		return usageErrorf("pass node names or -l SELECTOR, not both")
 	}
 	o.format = printer.Table
+	o.machineOutput = o.output != ""
 	if o.output != "" {
 		f, err := printer.ParseFormat(o.output)
 		if err != nil || (f != printer.JSON && f != printer.YAML) {

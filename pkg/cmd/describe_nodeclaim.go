@@ -59,6 +59,7 @@ func (o *describeNodeClaimOptions) complete(args []string) error {
 	}
 	o.name = args[0]
 	o.format = printer.Table
+	o.machineOutput = o.output != ""
 	if o.output != "" {
 		f, err := printer.ParseFormat(o.output)
 		if err != nil || (f != printer.JSON && f != printer.YAML) {

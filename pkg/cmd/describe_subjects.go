@@ -80,6 +80,7 @@ func (o *describeSubjectOptions) complete(args []string) error {
 	}
 	o.names = args
 	o.format = printer.Table
+	o.machineOutput = o.output != ""
 	if o.output != "" {
 		f, err := printer.ParseFormat(o.output)
 		if err != nil || (f != printer.JSON && f != printer.YAML) {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -60,6 +61,17 @@ type commonOptions struct {
 	sleep func(ctx context.Context, d time.Duration) bool
 	// isTerminal tells whether a stream is a terminal; tests replace it.
 	isTerminal func(any) bool
+
+	// verbose is -v: how the instances were read and what the collection cost, on standard
+	// error.
+	verbose int
+	// machineOutput is set by commands whose output is for programs (-o json, yaml, junit,
+	// sarif): no progress line then. tuiProgress is set by the terminal UI, which shows the
+	// progress on its loading screen (meter) instead of standard error.
+	machineOutput, tuiProgress bool
+	meter                      atomic.Pointer[collect.Meter]
+	// progressDelay and progressEvery pace the progress line; tests shorten them.
+	progressDelay, progressEvery time.Duration
 }
 
 func newCommonOptions(streams genericiooptions.IOStreams) *commonOptions {
@@ -74,6 +86,9 @@ func newCommonOptions(streams genericiooptions.IOStreams) *commonOptions {
 		getenv:              os.Getenv,
 		sleep:               sleep,
 		isTerminal:          style.IsTerminal,
+
+		progressDelay: progressDelay,
+		progressEvery: progressEvery,
 	}
 }
 
@@ -87,6 +102,7 @@ func (o *commonOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.saveSnapshot, "save-snapshot", o.saveSnapshot, "write everything collected to FILE (gzip-compressed when it ends in .gz)")
 	f.StringVar(&o.snapshotMax, "snapshot-max-size", o.snapshotMax, "the largest snapshot --snapshot reads, uncompressed (e.g. 512Mi, 4Gi)")
 	f.StringVar(&o.color, "color", o.color, "colour text output: auto, always or never (NO_COLOR is honoured)")
+	f.CountVarP(&o.verbose, "verbose", "v", "say on standard error how EC2 was read and what the collection cost (requests, paced waits)")
 	o.registerCommonCompletion(cmd)
 	o.addContextFlags(cmd)
 }
@@ -178,7 +194,17 @@ func (o *commonOptions) load(ctx context.Context, scope collect.Scope) (*snapsho
 		if err != nil {
 			return nil, collectError(err)
 		}
+		if c.Meter == nil {
+			c.Meter = &collect.Meter{}
+		}
+		o.meter.Store(c.Meter)
+		start := time.Now()
+		stop := o.startProgress(c.Meter)
 		s, err = c.Collect(ctx, scope)
+		stop()
+		if err == nil {
+			o.printVerbose(c.Meter, time.Since(start))
+		}
 		if ctx.Err() != nil {
 			// Interrupted: what was not read would look clean, so nothing is reported.
 			return nil, errInterrupted

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -69,7 +70,16 @@ func (o *tuiOptions) run(ctx context.Context) error {
 	case !o.demo:
 		title = o.contextName()
 	}
+	o.tuiProgress = true
+	var start atomic.Int64 // when the load in progress started, in Unix nanoseconds
+	progress := func() string {
+		if m := o.meter.Load(); m != nil {
+			return progressLine(m.Progress(), time.Since(time.Unix(0, start.Load())))
+		}
+		return ""
+	}
 	load := func(ctx context.Context) (tui.Loaded, error) {
+		start.Store(time.Now().UnixNano())
 		snap, err := o.load(ctx, collect.Scope{})
 		if err != nil {
 			return tui.Loaded{}, err
@@ -81,7 +91,7 @@ func (o *tuiOptions) run(ctx context.Context) error {
 		return tui.Loaded{Report: diagnose.Analyze(snap, diagnose.Options{}), Index: diagnose.NewIndex(snap)}, nil
 	}
 	if err := tui.Run(ctx, load, tui.Options{In: o.In, Out: o.Out, Styles: st, Title: title, AltScreen: true,
-		Watch: every, WatchNote: watchNote(every, raisedFrom)}); err != nil {
+		Watch: every, WatchNote: watchNote(every, raisedFrom), Progress: progress}); err != nil {
 		return fmt.Errorf("terminal UI: %w", err)
 	}
 	return nil

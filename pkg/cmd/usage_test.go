@@ -24,7 +24,7 @@ func TestUsageErrors(t *testing.T) {
 			want: []string{"--skip", `unknown check IDs "a", "b"`, "subnet-not-selected"},
 		},
 		{name: "--only with --skip", args: []string{"demo", "check", "--only", "subnet-not-selected", "--skip", "security-group-drift"}, want: []string{"--only and --skip"}},
-		{name: "unknown flag", args: []string{"demo", "check", "--verbose"}, want: []string{"unknown flag: --verbose", "kubectl karpnet demo check --help"}},
+		{name: "unknown flag", args: []string{"demo", "check", "--quiet"}, want: []string{"unknown flag: --quiet", "kubectl karpnet demo check --help"}},
 		{name: "unknown shorthand flag", args: []string{"check", "-z"}, want: []string{"unknown shorthand flag: 'z'", "kubectl karpnet check --help"}},
 		{name: "flag without its value", args: []string{"demo", "check", "--fail-on"}, want: []string{"flag needs an argument", "--fail-on"}},
 		{name: "unknown subcommand", args: []string{"inspect"}, want: []string{`unknown command "inspect"`, "kubectl karpnet --help"}},

@@ -31,13 +31,34 @@ type EC2Budget struct {
 	mu sync.Mutex
 	// gates are by key: "account:ID/REGION" or "identity:NAME/REGION".
 	gates map[string]*ec2Gate
+	// pacers are the token buckets the clusters share, by the same keys as the gates.
+	pacers map[string]*Pacer
 	// accounts are the accounts learnt, by identity.
 	accounts map[string]string
 }
 
 // NewEC2Budget returns an empty budget.
 func NewEC2Budget() *EC2Budget {
-	return &EC2Budget{gates: map[string]*ec2Gate{}, accounts: map[string]string{}}
+	return &EC2Budget{gates: map[string]*ec2Gate{}, pacers: map[string]*Pacer{}, accounts: map[string]string{}}
+}
+
+// Pacer returns the pacer the clusters of credentials identity (account, when known before
+// any request) share in region: one per account and Region when the account is known, else
+// one per identity and Region. Two identities whose account is learnt to be one keep a pacer
+// each, which at PacerBurst each stays inside EC2's bucket for the account.
+func (b *EC2Budget) Pacer(identity, account, region string) *Pacer {
+	key := "identity:" + identity + "/" + region
+	if account != "" {
+		key = "account:" + account + "/" + region
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	p := b.pacers[key]
+	if p == nil {
+		p = NewDefaultPacer()
+		b.pacers[key] = p
+	}
+	return p
 }
 
 // GateUse is what one gate of a budget let through: requests, and the most in flight at once.

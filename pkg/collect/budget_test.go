@@ -163,3 +163,18 @@ func TestAccountOfARN(t *testing.T) {
 		}
 	}
 }
+
+func TestEC2BudgetSharesOnePacerPerAccountAndRegion(t *testing.T) {
+	b := NewEC2Budget()
+	a := b.Pacer("profile a", "111122223333", "us-west-2")
+	if b.Pacer("profile b", "111122223333", "us-west-2") != a {
+		t.Error("two profiles of one known account in one Region got two pacers")
+	}
+	if b.Pacer("profile a", "111122223333", "eu-west-1") == a {
+		t.Error("another Region shares the pacer")
+	}
+	c := b.Pacer("profile c", "", "us-west-2")
+	if c == a || b.Pacer("profile c", "", "us-west-2") != c {
+		t.Error("an identity of unknown account does not get a pacer of its own, kept across clusters")
+	}
+}

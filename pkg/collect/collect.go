@@ -59,6 +59,13 @@ type Collector struct {
 	EC2Budget   *EC2Budget
 	EC2Identity string
 	EC2Account  string
+	// Pacer paces the EC2 calls (a token bucket at half of EC2's Describe budget). EC2's
+	// budget is per account and Region, so collections of clusters in one account and Region
+	// share one Pacer; nil gives each collection a Pacer of its own.
+	Pacer *Pacer
+	// Meter, when set, counts what the collection does (nodes, instances, EC2 calls, paced
+	// waits, the way the instances were read), for progress and -v.
+	Meter *Meter
 }
 
 // Collect reads the nodes, then the rest of Kubernetes and, at the same time, the nodes'

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	corev1 "k8s.io/api/core/v1"
 
@@ -117,24 +116,13 @@ func (c ec2Call) clusterInstances(ctx context.Context, cluster string, known map
 	}
 	seen := map[string]bool{}
 	var out []snapshot.Instance
-	err := ec2Pages("DescribeInstances", func(token *string) (*string, error) {
-		page, err := c.api.DescribeInstances(ctx, &ec2.DescribeInstancesInput{
-			Filters: filters, MaxResults: aws.Int32(ec2PageSize), NextToken: token,
-		}, c.opt)
-		if err != nil {
-			return nil, err
+	err := c.instancePages(ctx, filters, ec2MaxPages, func(in types.Instance) {
+		id := aws.ToString(in.InstanceId)
+		if id == "" || known[id] || seen[id] || !ec2LaunchedFor(in.Tags, tag) {
+			return
 		}
-		for _, r := range page.Reservations {
-			for _, in := range r.Instances {
-				id := aws.ToString(in.InstanceId)
-				if id == "" || known[id] || seen[id] || !ec2LaunchedFor(in.Tags, tag) {
-					continue
-				}
-				seen[id] = true
-				out = append(out, ec2Instance(in))
-			}
-		}
-		return page.NextToken, nil
+		seen[id] = true
+		out = append(out, ec2Instance(in))
 	})
 	slices.SortFunc(out, func(a, b snapshot.Instance) int { return strings.Compare(a.ID, b.ID) })
 	return out, err

@@ -191,7 +191,7 @@ func TestCollectEC2ScopedDoesNotSearchTheCluster(t *testing.T) {
 	w := ec2KarpenterWorld(t)
 	e := (&Collector{EC2: ec2sim.NewClient(w.url, "us-west-2"), ClusterName: "prod"}).startEC2(t.Context())
 	e.scoped = true
-	e.addNodes(w.snap.Nodes)
+	e.addNodes(w.snap.Nodes, -1)
 	e.nodesDone(w.snap)
 	e.finish(t.Context(), w.snap)
 	for _, r := range w.sim.Requests() {
@@ -247,7 +247,7 @@ func TestCollectEC2ClusterNameGivenSearchesEarly(t *testing.T) {
 		w := ec2KarpenterWorld(t)
 		c.EC2 = ec2sim.NewClient(w.url, "us-west-2")
 		e := c.startEC2(t.Context())
-		e.addNodes(w.snap.Nodes)
+		e.addNodes(w.snap.Nodes, -1)
 		e.nodesDone(w.snap)
 		if e.early == nil || e.earlyName != "prod" {
 			t.Fatalf("%+v: the search did not start when the nodes were listed", c)

@@ -24,14 +24,20 @@ type ec2Feed struct {
 	queued errgroup.Group
 	calls  errgroup.Group
 
+	meter *Meter
+
 	mu      sync.Mutex
 	seen    map[string]bool
 	pending []string
 	batches [][]snapshot.Instance
+	// filter, when set, reads the instances by the cluster's tag (ec2_feed_filter.go): IDs
+	// are then held in pending, and only those the filtered read did not return are read by
+	// ID at wait.
+	filter *ec2FeedFilter
 }
 
-func newEC2Feed(ctx context.Context, call ec2Call, result *ec2Result) *ec2Feed {
-	f := &ec2Feed{ctx: ctx, call: call, result: result, seen: map[string]bool{}}
+func newEC2Feed(ctx context.Context, call ec2Call, result *ec2Result, meter *Meter) *ec2Feed {
+	f := &ec2Feed{ctx: ctx, call: call, result: result, seen: map[string]bool{}, meter: meter}
 	f.calls.SetLimit(ec2Concurrency)
 	return f
 }
@@ -47,7 +53,7 @@ func (f *ec2Feed) add(nodes []corev1.Node) {
 		}
 		f.seen[id] = true
 		f.pending = append(f.pending, id)
-		if len(f.pending) == ec2FilterBatch {
+		if len(f.pending) == ec2FilterBatch && f.filter == nil {
 			f.send()
 		}
 	}
@@ -79,6 +85,7 @@ func (f *ec2Feed) describe(i int, batch []string) {
 			got = append(got, ec2Instance(in)) // the SDK's larger records are garbage at once
 		}
 	}
+	f.meter.addInstances(len(got))
 	f.mu.Lock()
 	f.batches[i] = got
 	f.mu.Unlock()
@@ -94,10 +101,15 @@ func (f *ec2Feed) count() int {
 	return len(f.seen)
 }
 
-// flush sends the pending partial batch, if any.
+// flush sends the pending partial batch, if any; a filtered read is told instead that every
+// node is named.
 func (f *ec2Feed) flush() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.filter != nil {
+		f.filter.namesComplete(f.seen)
+		return
+	}
 	if len(f.pending) > 0 {
 		f.send()
 	}
@@ -105,6 +117,7 @@ func (f *ec2Feed) flush() {
 
 // wait sends the last partial batch, waits for every call and returns the instances read.
 func (f *ec2Feed) wait() []snapshot.Instance {
+	f.waitFilter()
 	f.mu.Lock()
 	if len(f.pending) > 0 {
 		f.send()

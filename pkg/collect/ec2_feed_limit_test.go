@@ -48,7 +48,7 @@ func (h *ec2HeldInstances) running() int {
 // adding returns at once, at most ec2Concurrency calls run, and all ten run once released.
 func TestEC2FeedLimitsCallsWithoutBlockingAdd(t *testing.T) {
 	h := &ec2HeldInstances{release: make(chan struct{})}
-	f := newEC2Feed(t.Context(), ec2Call{api: h, region: "us-west-2"}, &ec2Result{})
+	f := newEC2Feed(t.Context(), ec2Call{api: h, region: "us-west-2"}, &ec2Result{}, nil)
 	nodes := make([]corev1.Node, 10*ec2FilterBatch)
 	for i := range nodes {
 		nodes[i].Spec.ProviderID = fmt.Sprintf("aws:///us-west-2a/i-%017x", i)

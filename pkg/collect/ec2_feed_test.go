@@ -19,13 +19,13 @@ func TestEC2FeedBatchesAsPagesArrive(t *testing.T) {
 	// Pages of 150 nodes, the second sent twice: the first batch goes out with the second
 	// page, before the node list is complete.
 	nodes := w.snap.Nodes
-	e.addNodes(nodes[:150])
+	e.addNodes(nodes[:150], -1)
 	if got := w.sim.Count(ec2sim.DescribeInstances); got != 0 {
 		t.Errorf("after 150 nodes: got %d DescribeInstances requests, want 0", got)
 	}
-	e.addNodes(nodes[150:300])
-	e.addNodes(nodes[150:300])
-	e.addNodes(nodes[300:])
+	e.addNodes(nodes[150:300], -1)
+	e.addNodes(nodes[150:300], -1)
+	e.addNodes(nodes[300:], -1)
 	e.nodesDone(w.snap)
 	e.finish(t.Context(), w.snap)
 
@@ -48,7 +48,7 @@ func TestEC2WithoutRegionReadsTheProviderIDRegion(t *testing.T) {
 	w := newEC2World(t, 230)
 	c := &Collector{EC2: ec2sim.NewClient(w.url, "")}
 	e := c.startEC2(t.Context())
-	e.addNodes(w.snap.Nodes)
+	e.addNodes(w.snap.Nodes, -1)
 	// The providerIDs name the Region, so a full batch goes out before the list is complete.
 	waitFor(t, func() bool { return w.sim.Count(ec2sim.DescribeInstances) == 1 })
 	e.nodesDone(w.snap)

@@ -78,7 +78,7 @@ func newEC2World(t *testing.T, n int) *ec2World {
 // collectEC2 reads EC2 for s, whose Kubernetes half is complete, as Collect does.
 func (c *Collector) collectEC2(ctx context.Context, s *snapshot.Snapshot) {
 	e := c.startEC2(ctx)
-	e.addNodes(s.Nodes)
+	e.addNodes(s.Nodes, -1)
 	e.nodesDone(s)
 	e.finish(ctx, s)
 }

@@ -28,6 +28,12 @@ func (e *ec2PagingError) Error() string {
 // ec2Pages calls page with no token, then with each NextToken in turn until none comes back.
 // A token seen before, or a page past ec2MaxPages, ends it with an *ec2PagingError.
 func ec2Pages(action string, page func(token *string) (next *string, err error)) error {
+	return ec2PagesUpTo(action, ec2MaxPages, page)
+}
+
+// ec2PagesUpTo is ec2Pages with a bound of its own: the filtered read of a large cluster's
+// instances expects about one page per 1,000 of them.
+func ec2PagesUpTo(action string, maxPages int, page func(token *string) (next *string, err error)) error {
 	seen := map[string]bool{}
 	var token *string
 	for pages := 1; ; pages++ {
@@ -40,7 +46,7 @@ func ec2Pages(action string, page func(token *string) (next *string, err error))
 			return nil
 		case seen[*next]:
 			return &ec2PagingError{action: action, pages: pages, repeated: true}
-		case pages >= ec2MaxPages:
+		case pages >= maxPages:
 			return &ec2PagingError{action: action, pages: pages}
 		}
 		seen[*next] = true

@@ -55,12 +55,16 @@ type ec2Read struct {
 	// the nodes' instances are read.
 	early     chan []snapshot.Instance
 	earlyName string
+	// meter counts the calls and instances; planned is set once the way of reading the
+	// instances is chosen (ec2Plan), at the first page of nodes.
+	meter   *Meter
+	planned bool
 }
 
 // startEC2 starts an EC2 read; nodes are fed to it with addNodes and nodesDone.
 func (c *Collector) startEC2(ctx context.Context) *ec2Read {
 	e := &ec2Read{ctx: ctx, result: &ec2Result{}, feeds: map[string]*ec2Feed{},
-		clusterFlag: c.ClusterName, clusterKubeconfig: c.KubeconfigClusterName}
+		clusterFlag: c.ClusterName, clusterKubeconfig: c.KubeconfigClusterName, meter: c.Meter}
 	if c.EC2 == nil {
 		e.gap = &snapshot.Gap{Source: snapshot.SourceEC2, Reason: "no AWS configuration was loaded",
 			Remedy: "configure AWS access (--profile, --region, AWS_PROFILE, `aws sso login`)"}
@@ -73,6 +77,15 @@ func (c *Collector) startEC2(ctx context.Context) *ec2Read {
 	if c.RequestTimeout > 0 {
 		e.api = ec2RequestTimeout{api: e.api, d: c.RequestTimeout}
 	}
+	// Every call waits for its turn in the pacer, outside its --request-timeout.
+	pacer := c.Pacer
+	switch {
+	case pacer == nil && c.EC2Budget != nil:
+		pacer = c.EC2Budget.Pacer(c.EC2Identity, c.EC2Account, ec2ClientRegion(c.EC2))
+	case pacer == nil:
+		pacer = NewDefaultPacer()
+	}
+	e.api = ec2Paced{api: e.api, pacer: pacer, meter: c.Meter}
 	if c.EC2Budget != nil {
 		// Outside the timeout: waiting for the gate is not the request's time.
 		e.budgeted = c.EC2Budget.Client(e.api, c.EC2Identity, c.EC2Account, ec2ClientRegion(c.EC2))
@@ -95,17 +108,23 @@ func ec2ClientRegion(api EC2API) string {
 func (e *ec2Read) feed(region string) *ec2Feed {
 	f := e.feeds[region]
 	if f == nil {
-		f = newEC2Feed(e.ctx, ec2Call{api: e.api, region: region}, e.result)
+		f = newEC2Feed(e.ctx, ec2Call{api: e.api, region: region}, e.result, e.meter)
 		e.feeds[region] = f
 	}
 	return f
 }
 
-// addNodes describes the instances of a page of nodes, each in its Region. addNodes and
-// nodesDone are called from one goroutine, the node listing's.
-func (e *ec2Read) addNodes(nodes []corev1.Node) {
+// addNodes describes the instances of a page of nodes, each in its Region; remaining is how
+// many more nodes the list holds (negative when the API server did not say). At the first
+// page the way of reading the instances is chosen (planRead). addNodes and nodesDone are
+// called from one goroutine, the node listing's.
+func (e *ec2Read) addNodes(nodes []corev1.Node, remaining int64) {
 	if e.gap != nil {
 		return
+	}
+	if !e.planned {
+		e.planned = true
+		e.planRead(nodes, remaining)
 	}
 	if e.flag != "" {
 		e.feed(e.flag).add(nodes)
@@ -138,6 +157,9 @@ func (e *ec2Read) nodesDone(s *snapshot.Snapshot) {
 	}
 	for _, f := range e.feeds {
 		f.flush()
+	}
+	if f := e.feeds[e.region]; f != nil && f.filtered() != nil {
+		return // the filtered read is the search for the cluster's instances (waitInstances)
 	}
 	if name := cmp.Or(e.clusterFlag, e.clusterKubeconfig); name != "" && !e.scoped && e.region != "" {
 		known := map[string]bool{}
@@ -203,6 +225,10 @@ func (e *ec2Read) waitInstances() {
 	got := map[string][]snapshot.Instance{}
 	for region, f := range e.feeds {
 		got[region] = f.wait()
+		if ff := f.filtered(); ff != nil && region == e.region && e.early == nil {
+			e.early, e.earlyName = make(chan []snapshot.Instance, 1), ff.plan.cluster
+			e.early <- ff.leaked
+		}
 	}
 	e.instances = got
 }

@@ -19,7 +19,10 @@ import (
 // gets each page of nodes as it arrives (the named nodes as one page). Nodes that cannot be
 // read end collection (kubeNodesFail); only pages that do not end are a Gap, with the nodes
 // read until then.
-func (c *Collector) kubeNodes(ctx context.Context, s *snapshot.Snapshot, scope Scope, onPage func([]corev1.Node)) error {
+//
+// With each page onPage is told how many nodes the list holds after it: 0 on the last page,
+// the API server's remainingItemCount when it gives one, else -1.
+func (c *Collector) kubeNodes(ctx context.Context, s *snapshot.Snapshot, scope Scope, onPage func([]corev1.Node, int64)) error {
 	var nodes []corev1.Node
 	if len(scope.Names) > 0 {
 		got, err := c.kubeGetNodes(ctx, scope.Names, scope.MissingOK)
@@ -27,8 +30,9 @@ func (c *Collector) kubeNodes(ctx context.Context, s *snapshot.Snapshot, scope S
 			return err
 		}
 		nodes = got
+		c.Meter.addNodes(len(nodes), int64(len(nodes)))
 		if onPage != nil {
-			onPage(nodes) // the named nodes are one page
+			onPage(nodes, 0) // the named nodes are one page
 		}
 	} else {
 		seen := map[string]bool{}
@@ -46,8 +50,16 @@ func (c *Collector) kubeNodes(ctx context.Context, s *snapshot.Snapshot, scope S
 						page = append(page, *n)
 					}
 				}
+				remaining := int64(-1)
+				switch {
+				case list.Continue == "" && selector == scope.Selector && len(scope.OrSelectors) == 0:
+					remaining = 0
+				case list.RemainingItemCount != nil && len(scope.OrSelectors) == 0:
+					remaining = *list.RemainingItemCount
+				}
+				c.Meter.addNodes(len(page), int64(len(seen))+max(remaining, 0))
 				if onPage != nil {
-					onPage(page)
+					onPage(page, remaining)
 				}
 				nodes = append(nodes, page...)
 				return list.Continue, nil

@@ -276,7 +276,7 @@ func TestKubeNodesGivesEveryNodeToOnPage(t *testing.T) {
 		c := &Collector{Kube: kube, Dynamic: dyn, PageSize: 1}
 		s := &snapshot.Snapshot{}
 		var paged []string
-		if err := c.kubeNodes(t.Context(), s, scope, func(nodes []corev1.Node) {
+		if err := c.kubeNodes(t.Context(), s, scope, func(nodes []corev1.Node, _ int64) {
 			for _, n := range nodes {
 				paged = append(paged, n.Name)
 			}

@@ -96,6 +96,10 @@ type Model struct {
 	sheets []viewScreen
 
 	width, height int
+	// progress reports what the load in progress has done (Options.Progress); progressText is
+	// its last reading, taken at each spinner tick.
+	progress     func() string
+	progressText string
 }
 
 // newModel builds the root model in the loading state.

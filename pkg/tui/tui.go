@@ -48,6 +48,10 @@ type Options struct {
 	// Now is the clock the header's "ago" is measured by; nil shows the read time alone. Run
 	// and watch mode use the wall clock when it is nil.
 	Now func() time.Time
+	// Progress, when set, says what the load in progress has done so far (nodes listed,
+	// instances read, calls made); the loading screen shows it under the spinner, read at
+	// each spinner tick. Its text is shown escaped, on one line.
+	Progress func() string
 }
 
 // Run shows the TUI until the user quits or ctx ends. A cancelled ctx is not an error.
@@ -87,6 +91,7 @@ func New(load Loader, opts Options) Model {
 	}
 	m := newModel(load, opts.Title, st)
 	m.now = opts.Now
+	m.progress = opts.Progress
 	if opts.Watch > 0 {
 		m.every, m.note = opts.Watch, opts.WatchNote
 		if m.now == nil {

@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"strings"
+
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/spinner"
 	tea "github.com/charmbracelet/bubbletea"
@@ -31,6 +33,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		var cmd tea.Cmd
 		m.spin, cmd = m.spin.Update(msg)
+		if m.progress != nil {
+			m.progressText = strings.ReplaceAll(style.Printable(m.progress()), "\n", " ")
+		}
 		return m, cmd
 	case reportMsg:
 		m.loadedAt = m.clock

@@ -9,6 +9,9 @@ func (m Model) View() string {
 	switch m.state {
 	case stateLoading:
 		body = "\n  " + m.spin.View() + " loading the report…"
+		if m.progressText != "" {
+			body += "\n\n  " + m.th.Dim.Render(m.progressText)
+		}
 	case stateFailed:
 		body = m.failedView()
 	default:

@@ -1,0 +1,240 @@
+package collect
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// How the nodes' instances are read. By ID, each DescribeInstances names 200 instance IDs:
+// ceil(N/200) calls, plus ceil(N/1000) pages of the search for the instances launched for the
+// cluster that no NodeClaim names. Filtered, DescribeInstances selects the cluster's own
+// instances by its tag, 1,000 a page, in page streams split by Availability Zone that run at
+// once: about ceil(N/1000) calls in all, and the same pages are the search for the cluster's
+// other instances. Only the instances the nodes and NodeClaims name are kept (and those the
+// search would keep); every named instance the filter did not return is then read by ID, so
+// what is read never depends on the filter. The filtered read is chosen when it saves at least
+// ec2FilteredMargin calls: those cover up to 4,000 instances that the filter cannot see
+// (nodes not launched for the cluster, stopped or terminated instances) and that are read by
+// ID after it.
+const (
+	ec2FilteredMargin = 20
+	// ec2MaxStreams is the most page streams a filtered read runs at once.
+	ec2MaxStreams = ec2Concurrency
+	// ec2MaxZonesSplit is the most zones whose ways of grouping into streams are all weighed;
+	// a Region with more nodes' zones is read in one stream.
+	ec2MaxZonesSplit = 8
+)
+
+// ec2StatesRead are the instance states the filtered read asks for. A node's instance that is
+// terminated (Karpenter's churn leaves an hour of terminated instances behind) is read by ID
+// afterwards, as every named instance the filter does not return.
+var ec2StatesRead = []string{"pending", "running", "shutting-down", "stopping", "stopped"}
+
+// ec2Plan is how one Region's instances are read.
+type ec2Plan struct {
+	// filtered chooses the filtered read; cluster is the name in its tag filter.
+	filtered bool
+	cluster  string
+	// instances is how many instances the nodes are expected to name.
+	instances int
+	// idCalls and filteredCalls are what each way is expected to cost.
+	idCalls, filteredCalls int
+	// streams are the zones each page stream filters by; one stream reads every zone
+	// (no zone filter).
+	streams [][]string
+	// why says why the filtered read was not weighed, when it was not.
+	why string
+}
+
+// String says what was chosen and what each way would cost, for -v.
+func (p ec2Plan) String() string {
+	if p.filtered {
+		zones := "every zone"
+		if len(p.streams) > 1 {
+			parts := make([]string, len(p.streams))
+			for i, s := range p.streams {
+				parts[i] = strings.Join(s, "+")
+			}
+			zones = strings.Join(parts, ", ")
+		}
+		return fmt.Sprintf("instances read by cluster tag %s%s=owned, 1,000 a page, in %d stream(s) (%s): about %d calls "+
+			"for %d instances, against %d by instance ID", ec2TagClusterPrefix, p.cluster, len(p.streams), zones,
+			p.filteredCalls, p.instances, p.idCalls)
+	}
+	s := fmt.Sprintf("instances read by instance ID, 200 a call: about %d calls for %d instances", p.idCalls, p.instances)
+	switch {
+	case p.why != "":
+		s += " (" + p.why + ")"
+	case p.filteredCalls > 0:
+		s += fmt.Sprintf(", against %d by cluster tag", p.filteredCalls)
+	}
+	return s
+}
+
+// ec2ChoosePlan weighs the two ways of reading a whole cluster's instances in one Region.
+// zones counts the instances seen so far by zone, of total expected; search says whether the
+// search for the cluster's other instances would run after an ID read (ceil(total/1000)
+// pages). The filtered read's streams group the zones so that the pages add up to the
+// fewest, and among those the most streams.
+func ec2ChoosePlan(zones map[string]int, total int, cluster string, search bool) ec2Plan {
+	p := ec2Plan{cluster: cluster, instances: total, idCalls: ec2Ceil(total, ec2FilterBatch)}
+	if search {
+		p.idCalls += max(1, ec2Ceil(total, ec2PageSize))
+	}
+	seen := 0
+	for _, n := range zones {
+		seen += n
+	}
+	if seen == 0 || total == 0 {
+		return p
+	}
+	// The zones seen so far, scaled up to the expected total.
+	scaled := make(map[string]int, len(zones))
+	for z, n := range zones {
+		scaled[z] = ec2Ceil(n*total, seen)
+	}
+	p.streams, p.filteredCalls = ec2ZoneStreams(scaled)
+	p.filtered = cluster != "" && p.filteredCalls+ec2FilteredMargin <= p.idCalls
+	return p
+}
+
+// ec2ZoneStreams groups zones into page streams: every way of grouping is weighed (up to
+// ec2MaxZonesSplit zones and ec2MaxStreams streams), the fewest pages win, then the most
+// streams, then the first in order. One stream has no zone filter.
+func ec2ZoneStreams(counts map[string]int) ([][]string, int) {
+	zones := slices.Sorted(maps.Keys(counts))
+	all := 0
+	for _, n := range counts {
+		all += n
+	}
+	best, bestPages := [][]string{zones}, max(1, ec2Ceil(all, ec2PageSize))
+	if len(zones) > ec2MaxZonesSplit {
+		return best, bestPages
+	}
+	var groups [][]string
+	var walk func(i int)
+	walk = func(i int) {
+		if i == len(zones) {
+			pages := 0
+			for _, g := range groups {
+				n := 0
+				for _, z := range g {
+					n += counts[z]
+				}
+				pages += max(1, ec2Ceil(n, ec2PageSize))
+			}
+			if pages < bestPages || (pages == bestPages && len(groups) > len(best)) {
+				best, bestPages = make([][]string, len(groups)), pages
+				for k, g := range groups {
+					best[k] = slices.Clone(g)
+				}
+			}
+			return
+		}
+		for k := range groups {
+			groups[k] = append(groups[k], zones[i])
+			walk(i + 1)
+			groups[k] = groups[k][:len(groups[k])-1]
+		}
+		if len(groups) < ec2MaxStreams {
+			groups = append(groups, []string{zones[i]})
+			walk(i + 1)
+			groups = groups[:len(groups)-1]
+		}
+	}
+	walk(0)
+	return best, bestPages
+}
+
+func ec2Ceil(n, d int) int { return (n + d - 1) / d }
+
+// clusterStream pages through the instances tagged kubernetes.io/cluster/NAME=owned in the
+// zones given (every zone when none), in the states of ec2StatesRead, 1,000 a page, passing
+// each instance to visit as its page arrives. It follows at most maxPages pages.
+func (c ec2Call) clusterStream(ctx context.Context, cluster string, zones []string, maxPages int, visit func(types.Instance)) error {
+	filters := []types.Filter{
+		{Name: aws.String("tag:" + ec2TagClusterPrefix + cluster), Values: []string{"owned"}},
+		{Name: aws.String("instance-state-name"), Values: ec2StatesRead},
+	}
+	if len(zones) > 0 {
+		filters = append(filters, types.Filter{Name: aws.String("availability-zone"), Values: zones})
+	}
+	return c.instancePages(ctx, filters, maxPages, visit)
+}
+
+// instancePages pages through the instances filters select, 1,000 a page, passing each to
+// visit as its page arrives; it follows at most maxPages pages.
+func (c ec2Call) instancePages(ctx context.Context, filters []types.Filter, maxPages int, visit func(types.Instance)) error {
+	return ec2PagesUpTo("DescribeInstances", maxPages, func(token *string) (*string, error) {
+		page, err := c.api.DescribeInstances(ctx, &ec2.DescribeInstancesInput{
+			Filters: filters, MaxResults: aws.Int32(ec2PageSize), NextToken: token,
+		}, c.opt)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range page.Reservations {
+			for _, in := range r.Instances {
+				visit(in)
+			}
+		}
+		return page.NextToken, nil
+	})
+}
+
+// planRead chooses, at the first page of nodes, how the instances are read (ec2ChoosePlan):
+// the filtered read needs a run over the whole cluster (not scoped), the cluster's name
+// (--cluster-name or the kubeconfig's), nodes in one Region, and the list's size, which the
+// API server gives with the first page (remainingItemCount) or which is the page itself.
+// Otherwise, and for every other Region, the instances are read by ID.
+func (e *ec2Read) planRead(nodes []corev1.Node, remaining int64) {
+	cluster := cmp.Or(e.clusterFlag, e.clusterKubeconfig)
+	zones := map[string]int{}
+	regions := map[string]bool{}
+	ids := 0
+	for i := range nodes {
+		zone, _, ok := ec2ProviderID(nodes[i].Spec.ProviderID)
+		if !ok {
+			continue
+		}
+		ids++
+		zones[zone]++
+		regions[RegionFromZone(zone)] = true
+	}
+	var why string
+	switch {
+	case e.scoped:
+		why = "some nodes only"
+	case remaining < 0:
+		why = "the API server did not say how many nodes there are"
+	case cluster == "":
+		why = "the cluster's name is not known: pass --cluster-name to read a large cluster by its tag"
+	case e.flag == "" && (len(regions) != 1 || regions[""]):
+		why = "the nodes are in several Regions"
+	}
+	total := ids + int(remaining)
+	if ids == 0 {
+		total = 0
+	}
+	plan := ec2ChoosePlan(zones, total, cluster, !e.scoped && cluster != "")
+	if why != "" {
+		plan.filtered, plan.why = false, why
+	}
+	e.meter.setStrategy(plan.String())
+	if !plan.filtered {
+		return
+	}
+	region := e.flag
+	for r := range regions {
+		region = cmp.Or(region, r)
+	}
+	e.feed(region).useFilter(plan)
+}
