@@ -1,6 +1,9 @@
 package style
 
-import "reflect"
+import (
+	"reflect"
+	"sync"
+)
 
 // PrintableCopy returns v with every string in it made Printable: the strings of its exported
 // struct fields, slices, arrays, maps (keys too), pointers and interfaces, however deep. v is
@@ -52,13 +55,53 @@ func printableValue(v reflect.Value) (reflect.Value, bool) {
 	return v, false
 }
 
+// stringFields caches, by struct type, the indexes of its exported fields that can hold a
+// string: the only ones printableStruct visits.
+var stringFields sync.Map // reflect.Type -> []int
+
+// fieldsToVisit returns the exported fields of struct type t that can hold a string.
+func fieldsToVisit(t reflect.Type) []int {
+	if f, ok := stringFields.Load(t); ok {
+		return f.([]int)
+	}
+	var out []int
+	for i := range t.NumField() {
+		if f := t.Field(i); f.IsExported() && holdsString(f.Type, map[reflect.Type]bool{t: true}) {
+			out = append(out, i)
+		}
+	}
+	stringFields.Store(t, out)
+	return out
+}
+
+// holdsString reports whether a value of type t can hold a string PrintableCopy would change;
+// seen are the struct types being looked at, taken to hold one (a recursive type).
+func holdsString(t reflect.Type, seen map[reflect.Type]bool) bool {
+	switch t.Kind() {
+	case reflect.String, reflect.Interface:
+		return true
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		return holdsString(t.Elem(), seen)
+	case reflect.Map:
+		return holdsString(t.Key(), seen) || holdsString(t.Elem(), seen)
+	case reflect.Struct:
+		if seen[t] {
+			return true
+		}
+		seen[t] = true
+		for i := range t.NumField() {
+			if f := t.Field(i); f.IsExported() && holdsString(f.Type, seen) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // printableStruct copies struct v once one of its exported fields changes.
 func printableStruct(v reflect.Value) (reflect.Value, bool) {
 	var out reflect.Value
-	for i := range v.NumField() {
-		if !v.Type().Field(i).IsExported() {
-			continue
-		}
+	for _, i := range fieldsToVisit(v.Type()) {
 		f, changed := printableValue(v.Field(i))
 		if !changed {
 			continue
