@@ -5,12 +5,12 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/karpnet/kubectl-karpnet/internal/budget"
 )
 
-// watchFloor is the shortest watch interval. A collection's EC2 request count is not recorded
-// in the report, so the floor is fixed: 15 s keeps the Describe calls of a large cluster's
-// collection inside EC2's request budget.
-const watchFloor = 15 * time.Second
+// watchFloor is the shortest watch interval, shared with serve's --interval (internal/budget).
+const watchFloor = budget.Floor
 
 // clockStep is how often the clock ticks in watch mode, updating the header's age.
 const clockStep = time.Second
@@ -18,13 +18,7 @@ const clockStep = time.Second
 // watchEvery returns the interval watch mode re-collects on for a requested one: at least
 // watchFloor, and whether the request was raised to it. Zero or less means no watch.
 func watchEvery(requested time.Duration) (time.Duration, bool) {
-	if requested <= 0 {
-		return 0, false
-	}
-	if requested < watchFloor {
-		return watchFloor, true
-	}
-	return requested, false
+	return budget.Interval(requested, watchFloor)
 }
 
 // watchNote is the status line that says the watch interval, and why it was raised.
