@@ -2,6 +2,7 @@ package serve
 
 import (
 	"cmp"
+	"regexp"
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -67,8 +68,11 @@ func newRegistry(s *Server) (*prometheus.Registry, prometheus.Histogram) {
 		Help:    "How long collections took, failed ones included.",
 		Buckets: durationBuckets,
 	})
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		duration, (*metrics)(s))
+	// The Go collector's defaults, and the live heap after the last GC (go_gc_heap_live_bytes):
+	// what the latest report holds, which must not grow from one collection to the next.
+	goCollector := collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(
+		collectors.GoRuntimeMetricsRule{Matcher: regexp.MustCompile(`^/gc/heap/live:bytes$`)}))
+	reg.MustRegister(goCollector, collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), duration, (*metrics)(s))
 	return reg, duration
 }
 
