@@ -17,7 +17,6 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/karpnet/kubectl-karpnet/internal/ec2sim"
-	"github.com/karpnet/kubectl-karpnet/pkg/collect"
 )
 
 // lockedBuffer is a bytes.Buffer safe to write from serve while the test reads it.
@@ -177,14 +176,7 @@ func TestServeCollectsLikeCheck(t *testing.T) {
 
 	o, _, _ := newTestOptions()
 	o.getenv = env{serveFloorEnv: "1ms"}.get
-	o.newCollector = func(ctx context.Context, o *commonOptions) (*collect.Collector, error) {
-		c, err := liveCollector(ctx, o)
-		if err != nil {
-			return nil, err
-		}
-		c.EC2, c.EC2Gap = ec2sim.NewClient(h.ec2URL, "us-west-2"), nil
-		return c, nil
-	}
+	o.newCollector = h.collector()
 	// One collection: the next is an hour away.
 	s := startServe(t, o, "--interval", "1h", "--kubeconfig", h.kubeconfig)
 	s.waitCollections(t, 1)
@@ -235,14 +227,7 @@ func TestServeKeepsTheLastGoodDataWhenTheAPIServerFails(t *testing.T) {
 	h := newHostileCluster(t)
 	o, _, _ := newTestOptions()
 	o.getenv = env{serveFloorEnv: "20ms"}.get
-	o.newCollector = func(ctx context.Context, o *commonOptions) (*collect.Collector, error) {
-		c, err := liveCollector(ctx, o)
-		if err != nil {
-			return nil, err
-		}
-		c.EC2, c.EC2Gap = ec2sim.NewClient(h.ec2URL, "us-west-2"), nil
-		return c, nil
-	}
+	o.newCollector = h.collector()
 	s := startServe(t, o, "--interval", "20ms", "--kubeconfig", h.kubeconfig)
 	s.waitCollections(t, 1)
 	if code, body := s.get(t, "/readyz"); code != http.StatusOK {

@@ -109,14 +109,23 @@ type roundTripper func(*http.Request) (*http.Response, error)
 
 func (f roundTripper) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
 
+// KubeRequestName names a request to the API server by verb and resource, as
+// karpnet_kubernetes_requests_total labels it: "list nodes", "get daemonsets".
+func KubeRequestName(method, path string) string {
+	k := kubeRequestOf(method, path)
+	return k.verb + " " + k.resource
+}
+
 // kubeRequestOf names a request to the API server: GET /api/v1/nodes is list nodes,
 // GET /apis/karpenter.sh/v1/nodeclaims/x get nodeclaims, GET
-// /apis/apps/v1/namespaces/kube-system/daemonsets/aws-node get daemonsets. Paths outside
-// /api and /apis (discovery, /version) are "other", so the resource label stays bounded.
+// /apis/apps/v1/namespaces/kube-system/daemonsets/aws-node get daemonsets; POST is create.
+// Paths outside /api and /apis (discovery, /version) and other methods are "other", so the
+// labels stay bounded.
 func kubeRequestOf(method, path string) kubeRequest {
-	verb := strings.ToLower(method)
-	if method == http.MethodGet {
-		verb = "get"
+	verb, ok := map[string]string{http.MethodGet: "get", http.MethodPost: "create", http.MethodPut: "update",
+		http.MethodPatch: "patch", http.MethodDelete: "delete"}[method]
+	if !ok {
+		verb = "other"
 	}
 	parts := strings.Split(strings.Trim(path, "/"), "/")
 	switch {

@@ -90,7 +90,8 @@ func TestKubeRequestOf(t *testing.T) {
 		{http.MethodGet, "/version", kubeRequest{"get", "other"}},
 		{http.MethodGet, "/apis", kubeRequest{"get", "other"}},
 		{http.MethodGet, "/api/v1", kubeRequest{"get", "other"}},
-		{http.MethodPost, "/api/v1/nodes", kubeRequest{"post", "nodes"}},
+		{http.MethodPost, "/api/v1/nodes", kubeRequest{"create", "nodes"}},
+		{"PROPFIND", "/api/v1/nodes", kubeRequest{"other", "nodes"}},
 	} {
 		if got := kubeRequestOf(c.method, c.path); got != c.want {
 			t.Errorf("kubeRequestOf(%s %s) = %v, want %v", c.method, c.path, got, c.want)
