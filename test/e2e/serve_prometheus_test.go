@@ -40,7 +40,11 @@ type syncBuffer struct {
 	buf bytes.Buffer
 }
 
-func newSyncBuffer() *syncBuffer { b := &syncBuffer{ch: make(chan struct{}, 1)}; b.ch <- struct{}{}; return b }
+func newSyncBuffer() *syncBuffer {
+	b := &syncBuffer{ch: make(chan struct{}, 1)}
+	b.ch <- struct{}{}
+	return b
+}
 
 func (b *syncBuffer) Write(p []byte) (int, error) {
 	<-b.ch
