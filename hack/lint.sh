@@ -46,9 +46,12 @@ fi
 
 echo "== go vet"
 go vet ./... || failed=1
+# hack/image is a module of its own (it keeps go-containerregistry out of the plugin's go.mod).
+(cd hack/image && go vet ./...) || failed=1
 
 echo "== staticcheck"
 "$staticcheck_dir/staticcheck" ./... || failed=1
+(cd hack/image && "$staticcheck_dir/staticcheck" ./...) || failed=1
 
 echo "== generated README"
 go test -count=1 -run '^TestREADMEIsGenerated$' ./hack/readme || failed=1

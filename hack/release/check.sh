@@ -5,7 +5,10 @@
 #   3. krewcheck: the six archives, plugins/krew.yaml, and GoReleaser's krew manifest agree;
 #   4. validate-krew-manifest on the checked-in, the generated and the filled-in manifest;
 #   5. krew installs the filled-in manifest from the snapshot archives (every platform), and on
-#      linux/amd64 `kubectl karpnet version` and `kubectl karpnet demo check` run through kubectl.
+#      linux/amd64 `kubectl karpnet version` and `kubectl karpnet demo check` run through kubectl;
+#   6. the container image: hack/image writes an OCI layout of the linux/amd64 and linux/arm64
+#      binaries (no daemon, no base image, no registry), validates it, runs the host's binary
+#      (version, demo serve until SIGTERM) and pushes it to a registry on 127.0.0.1.
 # Nothing is published and nothing is left in the repository.
 #
 #   bash hack/release/check.sh           KEEP_WORK=1 keeps the temporary directory
@@ -78,6 +81,13 @@ if ! "$goreleaser" release --snapshot --clean --config "$work/goreleaser.yaml" >
 	fail "goreleaser release --snapshot failed; the log's end is above"
 fi
 grep -E 'took|release succeeded' "$work/goreleaser.log" | tail -n 3 || true
+
+step "container image (OCI layout)"
+[ -f /etc/ssl/certs/ca-certificates.crt ] || fail "/etc/ssl/certs/ca-certificates.crt is missing: apt-get install ca-certificates (the image ships it for TLS to EC2)"
+image_version=v$(grep -o '"version": *"[^"]*"' "$dist/metadata.json" | head -n 1 | sed 's/.*"\([^"]*\)"$/\1/')
+(cd hack/image && go run . build -dist "$dist" -out "$work/image") || fail "hack/image could not build the OCI image from $dist"
+(cd hack/image && go run . verify -layout "$work/image" -version "$image_version") ||
+	fail "the OCI image in $work/image is wrong; see above (KEEP_WORK=1 keeps it)"
 
 step "krewcheck"
 mkdir -p "$work/manifest"

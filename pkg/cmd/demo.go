@@ -25,6 +25,6 @@ deliberate faults among mostly healthy nodes. Without a subcommand it opens the 
 	tuiCmd := newCmdTUI(common)
 	cmd.RunE = tuiCmd.RunE
 	cmd.Flags().AddFlag(tuiCmd.Flags().Lookup("watch"))
-	cmd.AddCommand(newCmdCheck(common), newCmdDescribe(common), tuiCmd)
+	cmd.AddCommand(newCmdCheck(common), newCmdDescribe(common), newCmdServe(common), tuiCmd)
 	return cmd
 }

@@ -57,7 +57,16 @@ func newHostileClusterOf(t *testing.T, kubeFiles ...string) *hostileCluster {
 func (h *hostileCluster) run(t *testing.T, args ...string) (result, time.Duration) {
 	t.Helper()
 	o, _, _ := newTestOptions()
-	o.newCollector = func(ctx context.Context, o *commonOptions) (*collect.Collector, error) {
+	o.newCollector = h.collector()
+	start := time.Now()
+	r := runWith(t, o, append(args, "--kubeconfig", h.kubeconfig)...)
+	return r, time.Since(start)
+}
+
+// collector returns a newCollector that reads the cluster through the live collector built
+// from kubectl's flags, with the tests' EC2 client.
+func (h *hostileCluster) collector() func(context.Context, *commonOptions) (*collect.Collector, error) {
+	return func(ctx context.Context, o *commonOptions) (*collect.Collector, error) {
 		c, err := liveCollector(ctx, o)
 		if err != nil {
 			return nil, err
@@ -65,9 +74,6 @@ func (h *hostileCluster) run(t *testing.T, args ...string) (result, time.Duratio
 		c.EC2, c.EC2Gap = ec2sim.NewClient(h.ec2URL, "us-west-2"), nil
 		return c, nil
 	}
-	start := time.Now()
-	r := runWith(t, o, append(args, "--kubeconfig", h.kubeconfig)...)
-	return r, time.Since(start)
 }
 
 // wantReadOnly fails the test unless every request was a Kubernetes GET or an EC2 Describe call.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/karpnet/kubectl-karpnet/pkg/collect"
+	"github.com/karpnet/kubectl-karpnet/internal/budget"
 )
 
 // watchFlagUsage is the help of --watch, on the TUI and on check.
@@ -19,12 +19,12 @@ func addWatchFlag(fs *pflag.FlagSet, d *time.Duration) {
 }
 
 // watchInterval turns --watch into the interval to collect on: zero for none, else at least
-// collect.MinInterval. raisedFrom is the requested interval when it was raised, else zero.
+// budget.Floor. raisedFrom is the requested interval when it was raised, else zero.
 func watchInterval(requested time.Duration) (every, raisedFrom time.Duration, err error) {
 	if requested < 0 {
 		return 0, 0, usageErrorf("--watch %s is negative: give an interval such as 30s, or 0 for no watch", requested)
 	}
-	every, raised := collect.Interval(requested)
+	every, raised := budget.Interval(requested, budget.Floor)
 	if raised {
 		raisedFrom = requested
 	}

@@ -40,7 +40,7 @@ type Options struct {
 	// AltScreen draws on the terminal's alternate screen, as real use wants.
 	AltScreen bool
 	// Watch re-collects on this interval; zero never does. The caller keeps it inside the EC2
-	// budget (collect.Interval).
+	// budget (internal/budget).
 	Watch time.Duration
 	// WatchNote is the status line shown until the first key, saying the interval (and why it
 	// was raised, when it was).

@@ -39,6 +39,8 @@ type Options struct {
 	Runs int
 	// Baseline runs the per-node baseline once per size.
 	Baseline bool
+	// ServeCollections is how many collections of `serve` to measure per size; 0 measures none.
+	ServeCollections int
 }
 
 // Result holds what was measured on a cluster of Nodes nodes.
@@ -48,6 +50,8 @@ type Result struct {
 	Check    Measure
 	Describe Measure
 	Baseline *Measure
+	// Serve is serve's run of ServeCollections collections, nil when none was asked for.
+	Serve *ServeMeasure
 	// Findings counts check's findings by ID; Gaps counts its gaps.
 	Findings map[string]int
 	Gaps     int
@@ -117,6 +121,15 @@ func (e *Env) measureSize(ctx context.Context, o Options, n int) (Result, error)
 		return r, err
 	}
 	r.Describe.Stdout = nil
+	if o.ServeCollections > 0 {
+		sm, err := e.Serve(ctx, o.Conditions, o.ServeCollections)
+		if err != nil {
+			return r, fmt.Errorf("serve over %d nodes: %w", n, err)
+		}
+		r.Serve = &sm
+		e.logf("serve over %d nodes: %d collections of %s, RSS %s after the first and %s after the last", n,
+			sm.Collections(), sm.MeanWall.Round(time.Millisecond), mib(sm.RSS[0]), mib(sm.RSS[len(sm.RSS)-1]))
+	}
 	if o.Baseline {
 		b, err := e.Baseline(ctx, o.Conditions)
 		if err != nil {

@@ -9,16 +9,17 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
-	"strings"
 	"sync"
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/serve"
 )
 
 // kubeCounter is a reverse proxy in front of the API server that counts the requests it
-// forwards by verb and resource ("list nodes", "get nodeclaims").
+// forwards by verb and resource ("list nodes", "get nodeclaims"), named as serve names them.
 type kubeCounter struct {
 	server *httptest.Server
 
@@ -55,37 +56,10 @@ func newKubeCounter(cfg *rest.Config) (*kubeCounter, error) {
 
 // count records r under its verb and resource.
 func (k *kubeCounter) count(r *http.Request) {
-	key := kubeRequestKey(r.Method, r.URL.Path)
+	key := serve.KubeRequestName(r.Method, r.URL.Path)
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	k.counts[key]++
-}
-
-// kubeRequestKey names a request by verb and resource: /api/v1/nodes is "list nodes",
-// /apis/karpenter.sh/v1/nodeclaims/x "get nodeclaims", /apis/apps/v1/namespaces/kube-system/daemonsets/aws-node
-// "get daemonsets".
-func kubeRequestKey(method, path string) string {
-	parts := strings.Split(strings.Trim(path, "/"), "/")
-	switch {
-	case len(parts) >= 2 && parts[0] == "api":
-		parts = parts[2:]
-	case len(parts) >= 3 && parts[0] == "apis":
-		parts = parts[3:]
-	default:
-		return strings.ToLower(method) + " " + path
-	}
-	if len(parts) >= 2 && parts[0] == "namespaces" && len(parts) > 2 {
-		parts = parts[2:]
-	}
-	verb := map[string]string{http.MethodGet: "get", http.MethodPost: "create", http.MethodPut: "update",
-		http.MethodPatch: "patch", http.MethodDelete: "delete"}[method]
-	if len(parts) == 1 && method == http.MethodGet {
-		verb = "list"
-	}
-	if len(parts) == 0 {
-		return verb + " " + path
-	}
-	return verb + " " + parts[0]
 }
 
 // take returns the counts since the last take and starts again from zero.

@@ -45,7 +45,7 @@ func TestSmoke(t *testing.T) {
 	}
 	defer env.Close()
 	c := Conditions{Latency: 50 * time.Millisecond, Throttle: true}
-	rs, err := env.Measure(ctx, Options{Sizes: []int{500}, Conditions: c, Runs: 1, Baseline: true}, nil)
+	rs, err := env.Measure(ctx, Options{Sizes: []int{500}, Conditions: c, Runs: 1, Baseline: true, ServeCollections: 10}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,8 +94,44 @@ func TestSmoke(t *testing.T) {
 	if b := r.Baseline; b == nil || b.EC2["DescribeInstances"] != r.Nodes {
 		t.Errorf("the per-node baseline made %v EC2 requests, want one DescribeInstances per node (%d)", b, r.Nodes)
 	}
+	wantServeLikeCheck(t, r)
 	if r.Check.PeakRSS <= 0 || r.Check.Wall <= 0 {
 		t.Errorf("check was not measured: wall %s, peak RSS %d", r.Check.Wall, r.Check.PeakRSS)
+	}
+}
+
+// wantServeLikeCheck holds serve's collections to check's requests, and its memory to no
+// growth from the third collection to the last.
+func wantServeLikeCheck(t *testing.T, r Result) {
+	t.Helper()
+	s := r.Serve
+	if s == nil || s.Collections() != 10 {
+		t.Fatalf("serve: %+v, want 10 collections measured", s)
+	}
+	for i := range s.Collections() {
+		if diff := cmp.Diff(r.Check.EC2, s.EC2[i]); diff != "" {
+			t.Errorf("serve's collection %d made other EC2 requests than check (-check +serve):\n%s", i+1, diff)
+		}
+		if diff := cmp.Diff(r.Check.Kube, s.Kube[i]); diff != "" {
+			t.Errorf("serve's collection %d made other Kubernetes requests than check (-check +serve):\n%s", i+1, diff)
+		}
+	}
+	if want := 10 * r.Check.EC2Total(); s.CountedEC2 != want {
+		t.Errorf("karpnet_ec2_requests_total adds up to %d over 10 collections, the EC2 server received %d", s.CountedEC2, want)
+	}
+	if want := 10 * r.Check.KubeTotal(); s.CountedKube != want {
+		t.Errorf("karpnet_kubernetes_requests_total adds up to %d over 10 collections, the API server received %d", s.CountedKube, want)
+	}
+	// Each collection replaces the last: from the third on RSS stays put (the live heap, which
+	// depends on when the last GC ran, is reported, not asserted).
+	if s.HeapLive[9] <= 0 {
+		t.Errorf("go_gc_heap_live_bytes after collection 10: %d, want it exported", s.HeapLive[9])
+	}
+	if grew := s.RSS[9] - s.RSS[2]; grew > 16<<20 {
+		t.Errorf("serve's RSS grew by %s from collection 3 to 10 (%s to %s)", mib(grew), mib(s.RSS[2]), mib(s.RSS[9]))
+	}
+	if s.Exit != 0 {
+		t.Errorf("serve after SIGTERM: exit %d, want 0", s.Exit)
 	}
 }
 

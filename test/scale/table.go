@@ -30,6 +30,9 @@ func WriteTable(w io.Writer, c Conditions, results []Result) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if err := writeServeTable(w, results); err != nil {
+		return err
+	}
 	fmt.Fprintln(w)
 	for _, r := range results {
 		fmt.Fprintf(w, "%d nodes: check EC2 %s; Kubernetes %s; findings %s; gaps %d; seeded in %s\n", r.Nodes,
@@ -61,4 +64,49 @@ func counts(m map[string]int) string {
 		parts = append(parts, fmt.Sprintf("%s=%d", k, m[k]))
 	}
 	return strings.Join(parts, " ")
+}
+
+// writeServeTable writes one row per result that measured serve: requests per collection
+// against check's, the mean collection time, and memory after the first, third and last
+// collection.
+func writeServeTable(w io.Writer, results []Result) error {
+	var rows []Result
+	for _, r := range results {
+		if r.Serve != nil && r.Serve.Collections() > 0 {
+			rows = append(rows, r)
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "nodes\tserve collections\tEC2/collection (check)\tK8s/collection (check)\tcollection wall\t"+
+		"RSS 1st\tRSS 3rd\tRSS last\tlive heap 3rd/last\tpeak RSS\texit\t")
+	for _, r := range rows {
+		s := r.Serve
+		last := len(s.RSS) - 1
+		third := min(2, last)
+		fmt.Fprintf(tw, "%d\t%d\t%s (%d)\t%s (%d)\t%s\t%s\t%s\t%s\t%s/%s\t%s\t%d\t\n", r.Nodes, s.Collections(),
+			perCollection(s.EC2), r.Check.EC2Total(), perCollection(s.Kube), r.Check.KubeTotal(), seconds(s.MeanWall),
+			mib(s.RSS[0]), mib(s.RSS[third]), mib(s.RSS[last]), mib(s.HeapLive[third]), mib(s.HeapLive[last]), mib(s.PeakRSS), s.Exit)
+	}
+	return tw.Flush()
+}
+
+// perCollection formats the request totals of each collection: "39" when they are all the
+// same, else "min-max".
+func perCollection(each []map[string]int) string {
+	lo, hi := -1, -1
+	for _, m := range each {
+		n := sum(m)
+		if lo < 0 || n < lo {
+			lo = n
+		}
+		hi = max(hi, n)
+	}
+	if lo == hi {
+		return fmt.Sprint(lo)
+	}
+	return fmt.Sprintf("%d-%d", lo, hi)
 }

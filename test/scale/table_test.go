@@ -46,20 +46,3 @@ func TestBudgets(t *testing.T) {
 		}
 	}
 }
-
-func TestKubeRequestKey(t *testing.T) {
-	for _, tt := range []struct{ method, path, want string }{
-		{"GET", "/api/v1/nodes", "list nodes"},
-		{"GET", "/api/v1/nodes/ip-10-1-0-16.us-west-2.compute.internal", "get nodes"},
-		{"GET", "/apis/karpenter.sh/v1/nodeclaims", "list nodeclaims"},
-		{"GET", "/apis/apps/v1/namespaces/kube-system/daemonsets/aws-node", "get daemonsets"},
-		{"GET", "/api/v1/events", "list events"},
-		{"GET", "/api/v1/namespaces/default/events", "list events"},
-		{"POST", "/api/v1/nodes", "create nodes"},
-		{"GET", "/version", "get /version"},
-	} {
-		if got := kubeRequestKey(tt.method, tt.path); got != tt.want {
-			t.Errorf("kubeRequestKey(%s %s) = %q, want %q", tt.method, tt.path, got, tt.want)
-		}
-	}
-}

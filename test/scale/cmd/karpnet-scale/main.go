@@ -1,8 +1,8 @@
 // Command karpnet-scale measures kubectl-karpnet on synthetic clusters: for each size it grows
 // a cluster in a real kube-apiserver and an EC2 server with added latency and EC2's
 // throttling, runs `check` and `describe node` with the real binary and, unless -baseline=false,
-// a per-node baseline (one DescribeInstances per node), and prints requests, wall time, peak
-// RSS and the speed-up.
+// a per-node baseline (one DescribeInstances per node) and ten collections of `serve`, and
+// prints requests, wall time, peak RSS, the speed-up and serve's memory after each collection.
 //
 //	go run ./test/scale/cmd/karpnet-scale -sizes 500,2000,5000,10000
 package main
@@ -27,11 +27,13 @@ func main() {
 	named := flag.Bool("cluster-name", false, "pass --cluster-name to check, as a kubeconfig from `aws eks update-kubeconfig` names the cluster")
 	runs := flag.Int("runs", 3, "check runs per size; the median wall time is reported")
 	baseline := flag.Bool("baseline", true, "also run the per-node baseline (about N x latency seconds)")
+	exporter := flag.Int("serve-collections", 10, "collections of `kubectl-karpnet serve` to measure per size, memory after each (0: none)")
 	serve := flag.Bool("serve", false, "after measuring, keep the largest cluster up and print the environment that reaches it, until interrupted")
 	dir := flag.String("dir", "", "working directory (default: a new temporary directory, removed at exit)")
 	flag.Parse()
 	if err := run(*sizes, *dir, *serve, scale.Options{
 		Conditions: scale.Conditions{Latency: *latency, Throttle: *throttle, NamedCluster: *named}, Runs: *runs, Baseline: *baseline,
+		ServeCollections: *exporter,
 	}); err != nil {
 		fmt.Fprintln(os.Stderr, "karpnet-scale:", err)
 		os.Exit(1)

@@ -1,0 +1,177 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/rest"
+
+	"github.com/karpnet/kubectl-karpnet/internal/budget"
+	"github.com/karpnet/kubectl-karpnet/pkg/collect"
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/serve"
+	"github.com/karpnet/kubectl-karpnet/pkg/version"
+)
+
+// serveFloorEnv lowers serve's interval floor, for tests only: the end-to-end test of the
+// exporter collects every few seconds. Users get budget.Floor.
+const serveFloorEnv = "KARPNET_SERVE_TEST_MIN_INTERVAL"
+
+const serveExample = `  # Export metrics on :9464, collecting every 5 minutes
+  %[1]s serve
+
+  # One NodePool, every 2 minutes, with one findings series per node
+  %[1]s serve --nodepool general --interval 2m --per-node-metrics
+
+  # Serve a saved snapshot (no cluster or AWS access), e.g. to try the dashboards
+  %[1]s serve --snapshot cluster.json.gz --listen 127.0.0.1:9464`
+
+// serveOptions are the flags of `serve`: check's selection and check filters, and the server's.
+type serveOptions struct {
+	check    *checkOptions
+	listen   string
+	interval time.Duration
+	perNode  bool
+}
+
+func newCmdServe(common *commonOptions) *cobra.Command {
+	o := &serveOptions{check: &checkOptions{commonOptions: common, output: "json", failOn: "never"},
+		listen: ":9464", interval: 5 * time.Minute}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Export the findings, subnet addresses and node pod capacity as Prometheus metrics, collecting on an interval",
+		Long: `serve runs until stopped: it collects as check does every --interval (at least 15s, to
+stay inside EC2's request budget; 5m by default) and serves the latest good collection:
+
+  /metrics  Prometheus metrics (karpnet_findings, karpnet_subnet_free_addresses, ...)
+  /report   the report, as check -o json prints it
+  /healthz  200 while the process runs
+  /readyz   200 once a collection has succeeded, 503 before
+
+A collection that fails keeps the last good data, with karpnet_data_stale 1. One line per
+collection goes to standard error. SIGTERM or Ctrl-C stops it with exit code 0; it exits 2 on
+bad flags and 3 when it cannot start (kubeconfig unreadable, --listen address taken).`,
+		Example: fmt.Sprintf(serveExample, "kubectl karpnet"),
+		Args:    cobra.NoArgs,
+		RunE:    func(c *cobra.Command, _ []string) error { return o.run(c.Context()) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.listen, "listen", o.listen, "address to serve /metrics, /report, /healthz and /readyz on (host:port)")
+	f.DurationVar(&o.interval, "interval", o.interval, "time between collections (at least 15s, to stay inside EC2's request budget)")
+	f.BoolVar(&o.perNode, "per-node-metrics", o.perNode, "also export karpnet_node_findings, one series per node and check with findings")
+	f.StringVarP(&o.check.selector, "selector", "l", o.check.selector, "label selector over nodes (e.g. -l karpenter.sh/capacity-type=spot)")
+	f.StringVar(&o.check.nodePool, "nodepool", o.check.nodePool, "only nodes of this Karpenter NodePool")
+	f.StringVar(&o.check.nodeClass, "nodeclass", o.check.nodeClass, "only nodes of this EC2NodeClass (or EKS Auto Mode NodeClass)")
+	f.StringSliceVar(&o.check.only, "only", o.check.only, "run only these check IDs (comma-separated)")
+	f.StringSliceVar(&o.check.skip, "skip", o.check.skip, "skip these check IDs (comma-separated)")
+	registerFlagCompletion(cmd, "nodepool", o.check.completeNodePools)
+	registerFlagCompletion(cmd, "nodeclass", o.check.completeNodeClasses)
+	registerFlagCompletion(cmd, "only", checkIDCompletion(&o.check.only))
+	registerFlagCompletion(cmd, "skip", checkIDCompletion(&o.check.skip))
+	registerFlagCompletion(cmd, "selector", cobra.NoFileCompletions)
+	registerFlagCompletion(cmd, "listen", cobra.NoFileCompletions)
+	registerFlagCompletion(cmd, "interval", cobra.NoFileCompletions)
+	return cmd
+}
+
+// every returns the interval to collect on, raised to the floor, and the log line that says
+// so when it was raised.
+func (o *serveOptions) every() (time.Duration, string, error) {
+	if o.interval <= 0 {
+		return 0, "", usageErrorf("--interval %s: give a positive interval such as 5m (at least %s)", o.interval, budget.Floor)
+	}
+	floor := budget.Floor
+	if v := o.check.getenv(serveFloorEnv); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return 0, "", usageErrorf("%s=%q is not a positive duration: unset it (it is for tests only)", serveFloorEnv, v)
+		}
+		floor = d
+	}
+	every, raised := budget.Interval(o.interval, floor)
+	if !raised {
+		return every, "", nil
+	}
+	return every, fmt.Sprintf("--interval %s raised to %s: collections share EC2's request budget with Karpenter", o.interval, every), nil
+}
+
+// run checks the flags, starts listening, and serves until ctx ends.
+func (o *serveOptions) run(ctx context.Context) error {
+	if err := o.check.complete(nil); err != nil {
+		return err
+	}
+	every, raisedNote, err := o.every()
+	if err != nil {
+		return err
+	}
+	if _, _, err := net.SplitHostPort(o.listen); err != nil {
+		return usageErrorf("--listen %q: %v: give host:port or :port, e.g. :9464", o.listen, err)
+	}
+	log := o.check.ErrOut
+	requests := serve.NewRequests()
+	collectReport, err := o.collector(ctx, requests)
+	if err != nil {
+		return err
+	}
+	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", o.listen)
+	if err != nil {
+		return collectError(fmt.Errorf("cannot listen on %s: %w: choose another --listen address", o.listen, err))
+	}
+	if raisedNote != "" {
+		fmt.Fprintf(log, "%s %s\n", time.Now().UTC().Format(time.RFC3339), raisedNote)
+	}
+	fmt.Fprintf(log, "%s serving http://%s (/metrics, /report, /healthz, /readyz), collecting every %s\n",
+		time.Now().UTC().Format(time.RFC3339), ln.Addr(), every)
+	srv := serve.New(serve.Options{Collect: collectReport, Interval: every, Requests: requests,
+		PerNodeFindings: o.perNode, Log: log, Version: version.Get().Version})
+	if err := srv.Run(ctx, ln); err != nil {
+		return collectError(err)
+	}
+	fmt.Fprintf(log, "%s stopped\n", time.Now().UTC().Format(time.RFC3339))
+	return nil
+}
+
+// collector returns one collection as check runs it: load (live, --snapshot or the demo),
+// then the selection's options, then Analyze. The live collector is built once, its requests
+// counted, and reused by every collection: a kubeconfig that cannot be read ends serve at
+// start with exit code 3.
+func (o *serveOptions) collector(ctx context.Context, requests *serve.Requests) (serve.CollectFunc, error) {
+	c := o.check
+	if !c.demo && c.snapshotFile == "" {
+		wrap := c.configFlags.WrapConfigFn
+		c.configFlags.WrapConfigFn = func(cfg *rest.Config) *rest.Config {
+			if wrap != nil {
+				cfg = wrap(cfg)
+			}
+			cfg = rest.CopyConfig(cfg)
+			cfg.Wrap(requests.WrapTransport)
+			return cfg
+		}
+		live, err := c.newCollector(ctx, c.commonOptions)
+		if err != nil {
+			return nil, collectError(err)
+		}
+		live.EC2 = requests.WrapEC2(live.EC2)
+		c.newCollector = func(context.Context, *commonOptions) (*collect.Collector, error) { return live, nil }
+	}
+	notes := ""
+	return func(ctx context.Context) (diagnose.Report, error) {
+		snap, err := c.load(ctx, c.sel.scope())
+		if err != nil {
+			return diagnose.Report{}, err
+		}
+		if n := strings.Join(snap.Notes, "\n"); n != notes {
+			notes = n
+			c.printNotes(snap)
+		}
+		opts, err := c.sel.options(snap, c.only, c.skip)
+		if err != nil {
+			return diagnose.Report{}, err
+		}
+		return diagnose.Analyze(snap, opts), nil
+	}, nil
+}

@@ -1,0 +1,167 @@
+package serve
+
+import (
+	"cmp"
+	"regexp"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
+
+// durationBuckets are karpnet_collection_duration_seconds' buckets: a collection takes about
+// 0.4 s at 500 nodes and 6 s at 10,000 (see the README's Scale section), longer with EC2
+// latency or throttling.
+var durationBuckets = []float64{0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300}
+
+// Metric descriptions. Every name starts with karpnet_; the README's serve section lists them
+// with their labels and cardinality.
+var (
+	descBuildInfo = prometheus.NewDesc("karpnet_build_info",
+		"The karpnet build serving these metrics; always 1.", []string{"version"}, nil)
+	descFindings = prometheus.NewDesc("karpnet_findings",
+		"Findings of the latest good collection by check ID, severity, and the NodePool and NodeClass they concern (empty when none).",
+		[]string{"check", "severity", "nodepool", "nodeclass"}, nil)
+	descNodeFindings = prometheus.NewDesc("karpnet_node_findings",
+		"Findings of the latest good collection by node, check ID and severity (only with --per-node-metrics).",
+		[]string{"node", "check", "severity"}, nil)
+	descNodes = prometheus.NewDesc("karpnet_nodes",
+		"Nodes checked by status: ok, info, warning, critical (the worst finding), initialising, terminating, skipped (not EC2).",
+		[]string{"status"}, nil)
+	descNodeInfo = prometheus.NewDesc("karpnet_node_info",
+		"One series per node checked, always 1, carrying its NodePool, NodeClass, instance type and zone for joins.",
+		[]string{"node", "nodepool", "nodeclass", "instance_type", "zone"}, nil)
+	descNodeMaxPods = prometheus.NewDesc("karpnet_node_max_pods",
+		"The pods the node advertises (status.capacity.pods).", []string{"node"}, nil)
+	descNodePodIPs = prometheus.NewDesc("karpnet_node_pod_ip_capacity",
+		"The most pod IPs the node's ENIs can give (the README's max-pods formula).", []string{"node"}, nil)
+	descSubnetFree = prometheus.NewDesc("karpnet_subnet_free_addresses",
+		"Free IPv4 addresses of a subnet the nodes, NodeClasses or ENIConfigs use (EC2's AvailableIpAddressCount).",
+		[]string{"subnet_id", "zone"}, nil)
+	descSubnetSize = prometheus.NewDesc("karpnet_subnet_addresses",
+		"Usable IPv4 addresses of the subnet: its CIDR's size less the five AWS reserves.",
+		[]string{"subnet_id", "zone"}, nil)
+	descGaps = prometheus.NewDesc("karpnet_gaps",
+		"Sources the latest good collection could not read (each a data-unavailable finding), by source.",
+		[]string{"source"}, nil)
+	descStale = prometheus.NewDesc("karpnet_data_stale",
+		"1 when the data served is not the latest attempt's: no collection has succeeded yet, or the last one failed; else 0.",
+		nil, nil)
+	descLastSuccess = prometheus.NewDesc("karpnet_last_success_timestamp_seconds",
+		"When the latest good collection started, in seconds since the epoch; absent until one succeeds.", nil, nil)
+	descInterval = prometheus.NewDesc("karpnet_collection_interval_seconds",
+		"The time between the end of one collection and the start of the next.", nil, nil)
+	descCollections = prometheus.NewDesc("karpnet_collections_total",
+		"Collections run, by result: success or failure.", []string{"result"}, nil)
+	descEC2Requests = prometheus.NewDesc("karpnet_ec2_requests_total",
+		"EC2 requests the collections made, by action; each retry counts.", []string{"action"}, nil)
+	descKubeRequests = prometheus.NewDesc("karpnet_kubernetes_requests_total",
+		"Kubernetes API requests the collections made, by verb and resource.", []string{"verb", "resource"}, nil)
+)
+
+// newRegistry returns the registry /metrics serves: the Go and process collectors, the
+// collection duration histogram and the server's own metrics.
+func newRegistry(s *Server) (*prometheus.Registry, prometheus.Histogram) {
+	reg := prometheus.NewRegistry()
+	duration := prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "karpnet_collection_duration_seconds",
+		Help:    "How long collections took, failed ones included.",
+		Buckets: durationBuckets,
+	})
+	// The Go collector's defaults, and the live heap after the last GC (go_gc_heap_live_bytes):
+	// what the latest report holds, which must not grow from one collection to the next.
+	goCollector := collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(
+		collectors.GoRuntimeMetricsRule{Matcher: regexp.MustCompile(`^/gc/heap/live:bytes$`)}))
+	reg.MustRegister(goCollector, collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), duration, (*metrics)(s))
+	return reg, duration
+}
+
+// metrics is the Server seen as a prometheus.Collector: every scrape copies the latest view
+// out, so series of a finding that is gone end with the collection that saw it gone.
+type metrics Server
+
+// Describe sends every description the collector can emit.
+func (m *metrics) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descBuildInfo, descFindings, descNodeFindings, descNodes, descNodeInfo,
+		descNodeMaxPods, descNodePodIPs, descSubnetFree, descSubnetSize, descGaps, descStale, descLastSuccess,
+		descInterval, descCollections, descEC2Requests, descKubeRequests} {
+		ch <- d
+	}
+}
+
+// Collect sends the current values.
+func (m *metrics) Collect(ch chan<- prometheus.Metric) {
+	s := (*Server)(m)
+	s.mu.RLock()
+	st := s.st
+	s.mu.RUnlock()
+
+	emit := func(d *prometheus.Desc, t prometheus.ValueType, v float64, labels []string) {
+		for i, l := range labels {
+			labels[i] = labelValue(l)
+		}
+		if m, err := prometheus.NewConstMetric(d, t, v, labels...); err == nil {
+			ch <- m
+		}
+	}
+	gauge := func(d *prometheus.Desc, v float64, labels ...string) { emit(d, prometheus.GaugeValue, v, labels) }
+	counter := func(d *prometheus.Desc, v float64, labels ...string) { emit(d, prometheus.CounterValue, v, labels) }
+	gauge(descBuildInfo, 1, cmp.Or(s.opts.Version, "dev"))
+	gauge(descInterval, s.opts.Interval.Seconds())
+	counter(descCollections, float64(st.successes), "success")
+	counter(descCollections, float64(st.failures), "failure")
+	stale := 0.0
+	if st.view == nil || st.lastFailed {
+		stale = 1
+	}
+	gauge(descStale, stale)
+	if r := s.opts.Requests; r != nil {
+		for action, n := range r.EC2() {
+			counter(descEC2Requests, float64(n), action)
+		}
+		for key, n := range r.Kube() {
+			verb, resource, _ := strings.Cut(key, " ")
+			counter(descKubeRequests, float64(n), verb, resource)
+		}
+	}
+	v := st.view
+	if v == nil {
+		return
+	}
+	gauge(descLastSuccess, float64(st.lastSuccess.UnixNano())/1e9)
+	for k, n := range v.findings {
+		gauge(descFindings, float64(n), k.check, k.severity, k.nodePool, k.nodeClass)
+	}
+	for k, n := range v.nodeFindings {
+		gauge(descNodeFindings, float64(n), k.node, k.check, k.severity)
+	}
+	for status, n := range v.statuses {
+		gauge(descNodes, float64(n), status)
+	}
+	for _, n := range v.nodes {
+		// Nodes are unique by name within a report; v.nodes keeps the first of any repeat.
+		gauge(descNodeInfo, 1, n.name, n.nodePool, n.nodeClass, n.instanceType, n.zone)
+		if n.capacity {
+			gauge(descNodeMaxPods, float64(n.maxPods), n.name)
+			gauge(descNodePodIPs, float64(n.podIPs), n.name)
+		}
+	}
+	for k, sn := range v.subnets {
+		gauge(descSubnetFree, float64(sn.free), k.id, k.zone)
+		gauge(descSubnetSize, float64(sn.size), k.id, k.zone)
+	}
+	for source, n := range v.gaps {
+		gauge(descGaps, float64(n), source)
+	}
+}
+
+// maxLabelBytes bounds a label value: names read from a cluster or a snapshot are data.
+const maxLabelBytes = 256
+
+// labelValue returns s as a label value: valid UTF-8, at most maxLabelBytes.
+func labelValue(s string) string {
+	if len(s) > maxLabelBytes {
+		s = s[:maxLabelBytes]
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
+}

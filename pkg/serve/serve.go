@@ -1,0 +1,200 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/karpnet/kubectl-karpnet/internal/budget"
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+)
+
+// shutdownGrace bounds how long a stopping server waits for scrapes under way.
+const shutdownGrace = 5 * time.Second
+
+// CollectFunc reads the cluster and analyses it: one collection.
+type CollectFunc func(ctx context.Context) (diagnose.Report, error)
+
+// Options configure a Server.
+type Options struct {
+	// Collect runs one collection.
+	Collect CollectFunc
+	// Interval is the time between the end of one collection and the start of the next.
+	Interval time.Duration
+	// Requests, when set, is where the collections' requests are counted; its counts are
+	// exported as karpnet_ec2_requests_total and karpnet_kubernetes_requests_total.
+	Requests *Requests
+	// PerNodeFindings adds karpnet_node_findings, one series per node and check with findings.
+	PerNodeFindings bool
+	// Log gets one line per collection; nil discards them.
+	Log io.Writer
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Version is the build's version, for karpnet_build_info.
+	Version string
+}
+
+// Server runs collections and serves their latest result. Its methods are safe for
+// concurrent use.
+type Server struct {
+	opts     Options
+	registry *prometheus.Registry
+	duration prometheus.Histogram
+
+	mu sync.RWMutex
+	st state
+}
+
+// state is what the collections so far have left: the latest good view and how the last
+// attempt went. Nothing older is kept.
+type state struct {
+	view        *view // nil until a collection succeeds
+	lastSuccess time.Time
+	lastFailed  bool
+	lastError   string
+	successes   int
+	failures    int
+}
+
+// New returns a server over opts; nothing runs until Run or CollectOnce.
+func New(opts Options) *Server {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Log == nil {
+		opts.Log = io.Discard
+	}
+	if opts.Interval <= 0 {
+		opts.Interval = budget.Floor
+	}
+	s := &Server{opts: opts}
+	s.registry, s.duration = newRegistry(s)
+	return s
+}
+
+// Registry returns the registry /metrics serves.
+func (s *Server) Registry() *prometheus.Registry { return s.registry }
+
+// Ready reports whether a collection has succeeded.
+func (s *Server) Ready() bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.st.view != nil
+}
+
+// Report returns the latest good report, and false before the first collection succeeds.
+func (s *Server) Report() (diagnose.Report, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.st.view == nil {
+		return diagnose.Report{}, false
+	}
+	return *s.st.view.report, true
+}
+
+// Stale reports whether the data served is not the last attempt's: no collection has
+// succeeded yet, or the last one failed.
+func (s *Server) Stale() bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.st.view == nil || s.st.lastFailed
+}
+
+// CollectOnce runs one collection and keeps its report, or, when it fails, keeps the previous
+// one and marks the data stale. It logs one line. A collection cut short because ctx ended
+// changes nothing and returns ctx's error.
+func (s *Server) CollectOnce(ctx context.Context) error {
+	start := s.opts.Now()
+	ec2Before, kubeBefore := s.requestTotals()
+	report, err := s.opts.Collect(ctx)
+	took := s.opts.Now().Sub(start)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	s.duration.Observe(took.Seconds())
+	ec2After, kubeAfter := s.requestTotals()
+	requests := fmt.Sprintf("%d EC2 and %d Kubernetes requests", ec2After-ec2Before, kubeAfter-kubeBefore)
+
+	s.mu.Lock()
+	if err != nil {
+		s.st.failures++
+		s.st.lastFailed, s.st.lastError = true, err.Error()
+		n, since := s.st.successes+s.st.failures, s.st.lastSuccess
+		s.mu.Unlock()
+		kept := "no data yet: /readyz stays 503"
+		if !since.IsZero() {
+			kept = "serving the data of " + since.UTC().Format(time.RFC3339) + " (karpnet_data_stale 1)"
+		}
+		fmt.Fprintf(s.opts.Log, "%s collection %d failed after %s (%s): %s; %s\n", stamp(start), n, seconds(took),
+			requests, oneLine(err.Error()), kept)
+		return err
+	}
+	v := newView(report, s.opts.PerNodeFindings)
+	s.st.successes++
+	s.st.view, s.st.lastSuccess = v, start
+	s.st.lastFailed, s.st.lastError = false, ""
+	n := s.st.successes + s.st.failures
+	s.mu.Unlock()
+	fmt.Fprintf(s.opts.Log, "%s collection %d: %s in %s, %s\n", stamp(start), n, v.summary(), seconds(took), requests)
+	return nil
+}
+
+func (s *Server) requestTotals() (int, int) {
+	if s.opts.Requests == nil {
+		return 0, 0
+	}
+	return s.opts.Requests.totals()
+}
+
+// Run serves ln and collects every Interval until ctx ends, then stops the server, letting
+// scrapes under way finish. It returns nil when stopped by ctx, or the error that stopped the
+// HTTP server.
+func (s *Server) Run(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+
+	loopCtx, stopLoop := context.WithCancel(ctx)
+	looped := make(chan struct{})
+	go func() {
+		defer close(looped)
+		s.loop(loopCtx)
+	}()
+
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-served:
+		err = fmt.Errorf("serving %s: %w", ln.Addr(), err)
+	}
+	stopLoop()
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
+	defer cancel()
+	if serr := srv.Shutdown(shutdownCtx); serr != nil && err == nil && !errors.Is(serr, context.DeadlineExceeded) {
+		err = fmt.Errorf("stopping the HTTP server: %w", serr)
+	}
+	<-looped
+	return err
+}
+
+// loop collects at once, then Interval after each collection ends, until ctx ends.
+func (s *Server) loop(ctx context.Context) {
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+		}
+		_ = s.CollectOnce(ctx) // logged; a failure keeps the last good data
+		timer.Reset(s.opts.Interval)
+	}
+}

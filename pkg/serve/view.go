@@ -1,0 +1,167 @@
+package serve
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+)
+
+// view is one good collection as the metrics show it: the report and its figures, counted
+// once when the collection ends so that a scrape only copies them out.
+type view struct {
+	report *diagnose.Report
+	// findings counts findings by check, severity, NodePool and NodeClass.
+	findings map[findingKey]int
+	// nodeFindings counts them by node, check and severity; nil unless per-node findings are on.
+	nodeFindings map[nodeFindingKey]int
+	nodes        []nodeFacts
+	subnets      map[subnetKey]subnetFacts
+	// statuses counts nodes by status (ok, info, warning, critical, initialising, terminating,
+	// skipped); gaps counts the sources that could not be read.
+	statuses map[string]int
+	gaps     map[string]int
+}
+
+type subnetKey struct{ id, zone string }
+
+type subnetFacts struct{ free, size int64 }
+
+type findingKey struct{ check, severity, nodePool, nodeClass string }
+
+type nodeFindingKey struct{ node, check, severity string }
+
+// nodeFacts is what the per-node metrics show of one node.
+type nodeFacts struct {
+	name, nodePool, nodeClass, instanceType, zone string
+	// capacity is false when the node's pod capacity could not be worked out.
+	capacity        bool
+	maxPods, podIPs int64
+}
+
+// nodeStatuses are the values of karpnet_nodes' status label, always exported.
+var nodeStatuses = []string{"ok", "info", "warning", "critical", "initialising", "terminating", "skipped"}
+
+// newView counts a report's figures.
+func newView(r diagnose.Report, perNode bool) *view {
+	v := &view{report: &r, findings: map[findingKey]int{}, statuses: map[string]int{}, gaps: map[string]int{},
+		subnets: map[subnetKey]subnetFacts{}}
+	if perNode {
+		v.nodeFindings = map[nodeFindingKey]int{}
+	}
+	for _, s := range nodeStatuses {
+		v.statuses[s] = 0
+	}
+	owner := owners(r)
+	seen := map[string]bool{}
+	for i := range r.Nodes {
+		n := &r.Nodes[i]
+		id := n.Identity
+		v.statuses[n.Status]++
+		if seen[id.Node] {
+			continue
+		}
+		seen[id.Node] = true
+		facts := nodeFacts{name: id.Node, nodePool: id.NodePool, nodeClass: id.NodeClass, instanceType: id.InstanceType, zone: id.Zone}
+		if c := n.Capacity; c != nil {
+			facts.capacity, facts.maxPods, facts.podIPs = true, c.Pods, c.IPCapacity
+		}
+		v.nodes = append(v.nodes, facts)
+	}
+	for _, sn := range r.Subnets {
+		k := subnetKey{id: sn.ID, zone: sn.Zone}
+		if _, ok := v.subnets[k]; !ok {
+			v.subnets[k] = subnetFacts{free: int64(sn.AvailableIPs), size: sn.UsableIPs}
+		}
+	}
+	for _, f := range r.Findings {
+		o := owner.of(f)
+		v.findings[findingKey{check: f.ID, severity: f.Severity.String(), nodePool: o.nodePool, nodeClass: o.nodeClass}]++
+		if v.nodeFindings != nil && f.Node != "" {
+			v.nodeFindings[nodeFindingKey{node: f.Node, check: f.ID, severity: f.Severity.String()}]++
+		}
+	}
+	for _, g := range r.Gaps {
+		v.gaps[g.Source]++
+	}
+	return v
+}
+
+// summary is the collection's part of the log line: nodes, findings by severity, gaps.
+func (v *view) summary() string {
+	bySeverity := map[string]int{}
+	for k, n := range v.findings {
+		bySeverity[k.severity] += n
+	}
+	var parts []string
+	for _, s := range []string{"critical", "warning", "info"} {
+		if bySeverity[s] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", bySeverity[s], s))
+		}
+	}
+	findings := fmt.Sprintf("%d findings", len(v.report.Findings))
+	if len(parts) > 0 {
+		findings += " (" + strings.Join(parts, ", ") + ")"
+	}
+	gaps := 0
+	for _, n := range v.gaps {
+		gaps += n
+	}
+	return fmt.Sprintf("%d nodes, %s, %d gaps", len(v.report.Nodes), findings, gaps)
+}
+
+// owner is the NodePool and NodeClass a finding belongs to.
+type owner struct{ nodePool, nodeClass string }
+
+// ownerIndex finds the NodePool and NodeClass of a finding's node, NodeClaim or resource.
+type ownerIndex struct {
+	nodes, claims map[string]owner
+	// poolClass is the class of each NodePool, as its nodes and NodeClaims name it.
+	poolClass map[string]string
+}
+
+func owners(r diagnose.Report) ownerIndex {
+	ix := ownerIndex{nodes: map[string]owner{}, claims: map[string]owner{}, poolClass: map[string]string{}}
+	for i := range r.Nodes {
+		id := r.Nodes[i].Identity
+		ix.nodes[id.Node] = owner{nodePool: id.NodePool, nodeClass: id.NodeClass}
+		if id.NodePool != "" && id.NodeClass != "" {
+			ix.poolClass[id.NodePool] = id.NodeClass
+		}
+	}
+	for _, c := range r.NodeClaims {
+		ix.claims[c.Name] = owner{nodePool: c.NodePool, nodeClass: c.NodeClass}
+		if c.NodePool != "" && c.NodeClass != "" {
+			ix.poolClass[c.NodePool] = c.NodeClass
+		}
+	}
+	return ix
+}
+
+// of returns a finding's owner: its node's; else, by its resource, the NodeClaim's, the
+// NodePool and its class, or the class; else none (a subnet, a placement group).
+func (ix ownerIndex) of(f diagnose.Finding) owner {
+	if o, ok := ix.nodes[f.Node]; ok && f.Node != "" {
+		return o
+	}
+	kind, name, _ := strings.Cut(f.Resource, "/")
+	switch kind {
+	case "nodeclaim":
+		return ix.claims[name]
+	case "nodepool":
+		return owner{nodePool: name, nodeClass: ix.poolClass[name]}
+	case "ec2nodeclass", "nodeclass":
+		return owner{nodeClass: name}
+	}
+	return owner{}
+}
+
+// stamp formats a log line's time.
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// seconds formats a duration as seconds with two decimals.
+func seconds(d time.Duration) string { return fmt.Sprintf("%.2fs", d.Seconds()) }
+
+// oneLine makes an error one log line.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
