@@ -101,6 +101,9 @@ func (o *serveOptions) every() (time.Duration, string, error) {
 
 // run checks the flags, starts listening, and serves until ctx ends.
 func (o *serveOptions) run(ctx context.Context) error {
+	if o.check.multi() {
+		return usageErrorf("serve exports one cluster: drop --contexts and --all-contexts, and run one serve per cluster (--context NAME)")
+	}
 	if err := o.check.complete(nil); err != nil {
 		return err
 	}

@@ -302,6 +302,10 @@ func TestServeUsageAndStartErrors(t *testing.T) {
 		{"unknown check", []string{"demo", "serve", "--only", "no-such-check"}, nil, ExitUsage, []string{"--only"}},
 		{"address taken", []string{"demo", "serve", "--listen", taken.Addr().String()}, nil, ExitCollect,
 			[]string{"cannot listen on " + taken.Addr().String(), "choose another --listen"}},
+		{"several clusters", []string{"serve", "--contexts", "a,b", "--listen", "127.0.0.1:0"}, nil, ExitUsage,
+			[]string{"serve exports one cluster", "--context NAME"}},
+		{"every context", []string{"serve", "--all-contexts", "--listen", "127.0.0.1:0"}, nil, ExitUsage,
+			[]string{"serve exports one cluster"}},
 		{"no kubeconfig", []string{"serve", "--kubeconfig", "/nonexistent/kubeconfig", "--listen", "127.0.0.1:0"}, nil, ExitCollect,
 			[]string{"kubeconfig"}},
 	} {
