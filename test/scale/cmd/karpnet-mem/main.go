@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,13 +44,15 @@ const maxSnapshot = 16 << 30
 func main() {
 	sizes := flag.String("sizes", "10000,100000", "comma-separated cluster sizes, in nodes")
 	dir := flag.String("dir", "", "working directory for the binary and the snapshot files (default: a new temporary directory, removed at exit)")
+	keep := flag.Bool("keep", false, "keep the snapshot files in -dir (for -measure or profiling)")
+	memprofile := flag.String("memprofile", "", "with -measure: write a heap profile of what is live after analysing to this file")
 	measure := flag.String("measure", "", "measure the in-process steps on this snapshot file and print the figures as JSON (what the command runs in a process of its own)")
 	flag.Parse()
 	var err error
 	if *measure != "" {
-		err = measureInProcess(*measure, os.Stdout)
+		err = measureInProcess(*measure, *memprofile, os.Stdout)
 	} else {
-		err = run(*sizes, *dir)
+		err = run(*sizes, *dir, *keep)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "karpnet-mem:", err)
@@ -68,7 +71,7 @@ type figures struct {
 	Goroutines                       int
 }
 
-func run(sizeList, dir string) error {
+func run(sizeList, dir string, keep bool) error {
 	var sizes []int
 	for _, s := range strings.Split(sizeList, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
@@ -78,6 +81,9 @@ func run(sizeList, dir string) error {
 		sizes = append(sizes, n)
 	}
 	if dir == "" {
+		if keep {
+			return errors.New("-keep needs -dir: the temporary directory is removed at exit")
+		}
 		tmp, err := os.MkdirTemp("", "karpnet-mem-")
 		if err != nil {
 			return err
@@ -115,6 +121,9 @@ func run(sizeList, dir string) error {
 		fmt.Fprintf(tw, "%d\t%s\t%.2f s\t%s\t%s\t%.2f s\t%.2f s\t%.2f s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", n, mib(uint64(size)),
 			wall.Seconds(), mib(rss), kib(rss/uint64(n)), f.Read.Seconds(), f.Analyze.Seconds(), f.Print.Seconds(),
 			mib(f.HeapRead), mib(f.HeapAnalyze), mib(peak), kib(peak/uint64(n)), mib(f.TotalAlloc), mib(f.MaxRSS))
+		if keep {
+			continue
+		}
 		if err := os.Remove(file); err != nil {
 			return err
 		}
@@ -238,7 +247,7 @@ func (c *countingDiscard) Write(p []byte) (int, error) { c.n += uint64(len(p)); 
 
 // measureInProcess reads file, analyses it and prints the JSON report into a counter, and
 // writes the figures as JSON to w.
-func measureInProcess(file string, w io.Writer) error {
+func measureInProcess(file, memprofile string, w io.Writer) error {
 	var f figures
 	runtime.GC()
 
@@ -259,6 +268,11 @@ func measureInProcess(file string, w io.Writer) error {
 	r := diagnose.Analyze(s, diagnose.Options{})
 	f.Analyze, f.PeakAnalyze = time.Since(start), h.stop()
 	f.HeapAnalyze = afterGC()
+	if memprofile != "" {
+		if err := writeHeapProfile(memprofile); err != nil {
+			return err
+		}
+	}
 
 	h, start = startSampler(), time.Now()
 	var out countingDiscard
@@ -280,4 +294,17 @@ func measureInProcess(file string, w io.Writer) error {
 	}
 	f.MaxRSS = uint64(ru.Maxrss) * 1024
 	return json.NewEncoder(w).Encode(f)
+}
+
+// writeHeapProfile writes the heap profile to file.
+func writeHeapProfile(file string) error {
+	out, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	if err := pprof.WriteHeapProfile(out); err != nil {
+		_ = out.Close()
+		return err
+	}
+	return out.Close()
 }
