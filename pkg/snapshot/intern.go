@@ -110,7 +110,7 @@ func internNode(in interner, n *corev1.Node) {
 	}
 	ni := &n.Status.NodeInfo
 	for _, p := range []*string{&ni.KernelVersion, &ni.OSImage, &ni.ContainerRuntimeVersion, &ni.KubeletVersion,
-		&ni.KubeProxyVersion, &ni.OperatingSystem, &ni.Architecture} {
+		&ni.OperatingSystem, &ni.Architecture} {
 		in.str(p)
 	}
 }

@@ -125,7 +125,7 @@ func snapshotClasses() []snapshot.EC2NodeClass {
 	}
 	var groups []snapshot.SecurityGroupStatus
 	for _, g := range nodeGroups() {
-		groups = append(groups, snapshot.SecurityGroupStatus{ID: g.ID, Name: g.Name})
+		groups = append(groups, snapshot.SecurityGroupStatus(g))
 	}
 	discovery := []snapshot.SelectorTerm{{Tags: map[string]string{"karpenter.sh/discovery": clusterName}}}
 	ready := []string{"AMIsReady", "InstanceProfileReady", "SecurityGroupsReady", "SubnetsReady", "ValidationSucceeded"}
