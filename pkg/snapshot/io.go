@@ -61,6 +61,7 @@ func ReadLimited(r io.Reader, maxBytes int64) (*Snapshot, error) {
 		return nil, fmt.Errorf("malformed: %w", err)
 	}
 	s.Redact()
+	s.intern()
 	return &s, nil
 }
 

@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -40,74 +41,111 @@ func syntheticReport(n int) diagnose.Report {
 	return r
 }
 
-// BenchmarkFilterKeystroke measures one more filter character over 5,000 nodes, and the frame after it.
+// benchSizes are the cluster sizes every TUI benchmark runs at: a large cluster and the
+// ultra-scale one. A frame is 16 ms; a keystroke and a redraw must stay well under it at both.
+var benchSizes = []int{5000, 100000}
+
+// bySize runs fn as one sub-benchmark per size in benchSizes, named nodes=N.
+func bySize(b *testing.B, fn func(b *testing.B, n int)) {
+	for _, n := range benchSizes {
+		b.Run("nodes="+strconv.Itoa(n), func(b *testing.B) { fn(b, n) })
+	}
+}
+
+// BenchmarkFilterKeystroke measures one more filter character over the nodes, and the frame after it.
 func BenchmarkFilterKeystroke(b *testing.B) {
-	m := press(b, ready(b, syntheticReport(5000), 200, 60), "/", "i", "p", "-", "1", "0", "-", "1")
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		next := update(b, m, keyMsg("2"))
-		_ = next.View()
-	}
-}
-
-// BenchmarkView measures rendering the nodes view of 5,000 nodes at 200x60.
-func BenchmarkView(b *testing.B) {
-	m := ready(b, syntheticReport(5000), 200, 60)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		_ = m.View()
-	}
-}
-
-// BenchmarkLoadReport measures deriving the rows of a 5,000-node report when it arrives.
-func BenchmarkLoadReport(b *testing.B) {
-	r := syntheticReport(5000)
-	m := ready(b, r, 200, 60)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		_ = update(b, m, reportMsg{report: r})
-	}
-}
-
-// BenchmarkOpenFindingSheet measures Enter on a finding of a 5,000-node report (500 findings
-// in the group): its sheet with references and catalogue entry, and the frame after it.
-func BenchmarkOpenFindingSheet(b *testing.B) {
-	m := press(b, ready(b, syntheticReport(5000), 200, 60), "f", "enter")
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		next := update(b, m, keyMsg("enter"))
-		if next.view != viewFinding {
-			b.Fatalf("enter on a finding: view %d, want the finding sheet", next.view)
+	bySize(b, func(b *testing.B, n int) {
+		m := press(b, ready(b, syntheticReport(n), 200, 60), "/", "i", "p", "-", "1", "0", "-", "1")
+		b.ReportAllocs()
+		b.ResetTimer()
+		for b.Loop() {
+			next := update(b, m, keyMsg("2"))
+			if !strings.Contains(next.View(), "ip-10-12") {
+				b.Fatal("the frame after the keystroke shows no node the filter matches")
+			}
 		}
-		_ = next.View()
-	}
+	})
 }
 
-// BenchmarkWatchRefresh measures a watch reload of a 5,000-node report whose findings changed
-// (one in ten of the first report's gone, as many new): deriving the rows, comparing with the
+// BenchmarkFilterBackspace measures deleting the last filter character over the nodes (the
+// matches grow back), and the frame after it.
+func BenchmarkFilterBackspace(b *testing.B) {
+	bySize(b, func(b *testing.B, n int) {
+		m := press(b, ready(b, syntheticReport(n), 200, 60), "/", "i", "p", "-", "1", "0", "-", "1", "2")
+		b.ReportAllocs()
+		b.ResetTimer()
+		for b.Loop() {
+			next := update(b, m, keyMsg("backspace"))
+			_ = next.View()
+		}
+	})
+}
+
+// BenchmarkView measures rendering the nodes view at 200x60.
+func BenchmarkView(b *testing.B) {
+	bySize(b, func(b *testing.B, n int) {
+		m := ready(b, syntheticReport(n), 200, 60)
+		b.ReportAllocs()
+		b.ResetTimer()
+		for b.Loop() {
+			_ = m.View()
+		}
+	})
+}
+
+// BenchmarkLoadReport measures deriving the rows of a report when it arrives.
+func BenchmarkLoadReport(b *testing.B) {
+	bySize(b, func(b *testing.B, n int) {
+		r := syntheticReport(n)
+		m := ready(b, r, 200, 60)
+		b.ReportAllocs()
+		b.ResetTimer()
+		for b.Loop() {
+			_ = update(b, m, reportMsg{report: r})
+		}
+	})
+}
+
+// BenchmarkOpenFindingSheet measures Enter on a finding (one node in ten has one, all in one
+// group): its sheet with references and catalogue entry, and the frame after it.
+func BenchmarkOpenFindingSheet(b *testing.B) {
+	bySize(b, func(b *testing.B, n int) {
+		m := press(b, ready(b, syntheticReport(n), 200, 60), "f", "enter")
+		b.ReportAllocs()
+		b.ResetTimer()
+		for b.Loop() {
+			next := update(b, m, keyMsg("enter"))
+			if next.view != viewFinding {
+				b.Fatalf("enter on a finding: view %d, want the finding sheet", next.view)
+			}
+			_ = next.View()
+		}
+	})
+}
+
+// BenchmarkWatchRefresh measures a watch reload of a report whose findings changed (one in
+// ten of the first report's gone, as many new): deriving the rows, comparing with the
 // previous collection, marking what is new and drawing the findings view.
 func BenchmarkWatchRefresh(b *testing.B) {
-	first := syntheticReport(5000)
-	second := first
-	second.Findings = nil
-	for i, f := range first.Findings {
-		if i%10 == 0 {
-			f.Resource = "subnet-" + strconv.Itoa(i)
+	bySize(b, func(b *testing.B, n int) {
+		first := syntheticReport(n)
+		second := first
+		second.Findings = nil
+		for i, f := range first.Findings {
+			if i%10 == 0 {
+				f.Resource = "subnet-" + strconv.Itoa(i)
+			}
+			second.Findings = append(second.Findings, f)
 		}
-		second.Findings = append(second.Findings, f)
-	}
-	m := press(b, ready(b, first, 200, 60), "f")
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		next := update(b, m, reportMsg{report: second})
-		if len(next.data.changes.added) == 0 {
-			b.Fatal("the reload marks no finding new")
+		m := press(b, ready(b, first, 200, 60), "f")
+		b.ReportAllocs()
+		b.ResetTimer()
+		for b.Loop() {
+			next := update(b, m, reportMsg{report: second})
+			if len(next.data.changes.added) == 0 {
+				b.Fatal("the reload marks no finding new")
+			}
+			_ = next.View()
 		}
-		_ = next.View()
-	}
+	})
 }

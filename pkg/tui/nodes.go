@@ -29,6 +29,34 @@ type nodesModel struct {
 	list   cursorList
 	layout layout
 	width  int
+	// narrowed is what the last applies matched, each selection's query containing the one
+	// before: a query that extends one of them only needs to look at its rows, and deleting
+	// characters goes back to one already matched. Nil after the order changes.
+	narrowed []narrowing
+	// nodes and claims count the nodes and the NodeClaims without a Node shown.
+	nodes, claims int
+}
+
+// narrowing is the rows a selection matched, in display order.
+type narrowing struct {
+	sel  selection
+	rows []int
+}
+
+// maxNarrowed bounds how many narrowings a nodes table keeps.
+const maxNarrowed = 32
+
+// narrowFrom returns the rows sel can match, in display order, and drops the narrowings sel
+// does not extend. exact reports that the rows are what sel matched before.
+func (m *nodesModel) narrowFrom(sel selection) (rows []int, exact bool) {
+	for len(m.narrowed) > 0 {
+		top := m.narrowed[len(m.narrowed)-1]
+		if top.sel.only == sel.only && strings.Contains(sel.query, top.sel.query) {
+			return top.rows, top.sel == sel
+		}
+		m.narrowed = m.narrowed[:len(m.narrowed)-1]
+	}
+	return m.order, false
 }
 
 // setData shows a new report, keeping the cursor on the same node when it is still there.
@@ -36,7 +64,7 @@ func (m nodesModel) setData(d *data, sel selection) (screen, action) {
 	name, _ := m.selectedName()
 	m.d = d
 	m.layout = newLayout(d, m.width)
-	m.order = groupOrder(d.rows, sortOrder(d, m.sort), m.group)
+	m.order, m.narrowed = groupOrder(d.rows, sortOrder(d, m.sort), m.group), nil
 	return m.apply(sel, name), action{}
 }
 
@@ -54,7 +82,7 @@ func (m nodesModel) setSize(_ theme, w, h int) screen {
 func (m nodesModel) cycleGroup(sel selection) nodesModel {
 	name, _ := m.selectedName()
 	m.group = (m.group + 1) % numGroups
-	m.order = groupOrder(m.d.rows, sortOrder(m.d, m.sort), m.group)
+	m.order, m.narrowed = groupOrder(m.d.rows, sortOrder(m.d, m.sort), m.group), nil
 	return m.apply(sel, name)
 }
 
@@ -62,7 +90,7 @@ func (m nodesModel) cycleGroup(sel selection) nodesModel {
 func (m nodesModel) cycleSort(sel selection) nodesModel {
 	name, _ := m.selectedName()
 	m.sort = (m.sort + 1) % numSorts
-	m.order = groupOrder(m.d.rows, sortOrder(m.d, m.sort), m.group)
+	m.order, m.narrowed = groupOrder(m.d.rows, sortOrder(m.d, m.sort), m.group), nil
 	return m.apply(sel, name)
 }
 
@@ -134,12 +162,27 @@ func (m nodesModel) apply(sel selection, name string) nodesModel {
 	if m.d == nil {
 		return m
 	}
+	// A query that contains an earlier one matches a subset of what it matched, in the same order.
+	from, exact := m.narrowFrom(sel)
 	lines := make([]nodeLine, 0, len(m.lines))
+	var matched []int
+	if !exact {
+		matched = make([]int, 0, len(from))
+	}
+	m.nodes, m.claims = 0, 0
 	heading, key := -1, ""
-	for _, ri := range m.order {
+	for _, ri := range from {
 		r := &m.d.rows[ri]
-		if !sel.match(r.order.severity, r.hay) {
-			continue
+		if !exact {
+			if !sel.match(r.order.severity, r.hay) {
+				continue
+			}
+			matched = append(matched, ri)
+		}
+		if r.claim >= 0 {
+			m.claims++
+		} else {
+			m.nodes++
 		}
 		if m.group != groupNone {
 			if k := r.groups[m.group]; heading < 0 || k != key {
@@ -151,6 +194,15 @@ func (m nodesModel) apply(sel selection, name string) nodesModel {
 		lines = append(lines, nodeLine{row: ri})
 	}
 	m.lines = lines
+	if !exact {
+		if len(matched) == len(from) {
+			matched = from
+		}
+		m.narrowed = append(m.narrowed[:len(m.narrowed):len(m.narrowed)], narrowing{sel: sel, rows: matched})
+		if len(m.narrowed) > maxNarrowed {
+			m.narrowed = m.narrowed[1:]
+		}
+	}
 	skips := make([]bool, len(lines))
 	cursor := m.list.cursor
 	for i, l := range lines {
@@ -196,18 +248,7 @@ func (m nodesModel) shown() int {
 }
 
 // shownKinds counts the nodes and the NodeClaims without a Node the table shows.
-func (m nodesModel) shownKinds() (nodes, claims int) {
-	for _, l := range m.lines {
-		switch {
-		case l.row < 0:
-		case m.d.rows[l.row].claim >= 0:
-			claims++
-		default:
-			nodes++
-		}
-	}
-	return nodes, claims
-}
+func (m nodesModel) shownKinds() (nodes, claims int) { return m.nodes, m.claims }
 
 // view renders the column headings and the visible lines, height lines in all.
 func (m nodesModel) view(th theme) string {

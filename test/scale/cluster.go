@@ -58,13 +58,28 @@ func subnetZone(s int) string {
 	return zones()[s/nodeSubnets]
 }
 
-// subnetPrefix returns the CIDR of subnet s.
-func subnetPrefix(s int) netip.Prefix {
+// subnetPrefix returns the CIDR of subnet s in the addressing of clusters up to wideNodes nodes.
+func subnetPrefix(s int) netip.Prefix { return subnetPrefixIn(s, false) }
+
+// wideNodes is the largest cluster whose nodes fit the node subnets' /16s; Snapshot gives
+// larger clusters /13s (wide addressing), which the seeded clusters never need.
+const wideNodes = 10000
+
+// subnetPrefixIn returns the CIDR of subnet s: node subnets are /16s from 10.1.0.0, or with
+// wide addressing /13s from 10.8.0.0 that leave out 10.96.0.0/13, where the small subnets are.
+func subnetPrefixIn(s int, wide bool) netip.Prefix {
 	switch s {
 	case exhaustedSubnet:
 		return netip.MustParsePrefix("10.100.0.0/24")
 	case unselectedSubnet:
 		return netip.MustParsePrefix("10.101.0.0/22")
+	}
+	if wide {
+		block := s + 1
+		if block >= 100/8 {
+			block++
+		}
+		return netip.PrefixFrom(netip.AddrFrom4([4]byte{10, byte(block * 8), 0, 0}), 13)
 	}
 	return netip.PrefixFrom(netip.AddrFrom4([4]byte{10, byte(s + 1), 0, 0}), 16)
 }

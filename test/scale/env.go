@@ -132,3 +132,8 @@ func (e *Env) awsEnv() []string {
 func (e *Env) Environ() []string {
 	return append([]string{"KUBECONFIG=" + e.kubeconfig}, e.awsEnv()...)
 }
+
+// BuildPlugin builds kubectl-karpnet into out.
+func BuildPlugin(ctx context.Context, out string) error {
+	return goBuild(ctx, out, "./cmd/kubectl-karpnet")
+}

@@ -55,6 +55,7 @@ func launched() time.Time { return time.Date(2026, 10, 1, 8, 0, 0, 0, time.UTC) 
 // machine is node i of the cluster: its EC2 instance and what the Kubernetes objects say.
 type machine struct {
 	i       int
+	wide    bool // the node subnets are /13s (subnetPrefixIn)
 	fault   fault
 	pool    string
 	class   string
@@ -93,8 +94,13 @@ func claimSuffix(i int) string {
 	return string(b[:])
 }
 
-func newMachine(i int) *machine {
-	m := &machine{i: i, fault: faultAt(i), pool: "general", class: "default", groups: nodeGroups()}
+func newMachine(i int) *machine { return newMachineIn(i, false) }
+
+// newMachineIn returns node i with the node subnets wide (/13s) or not (/16s). Training nodes
+// take addresses from offset 40,960 of the first node subnet (from 400,000 when wide), beyond
+// the general nodes' up to wideNodes nodes (up to 100,000 when wide).
+func newMachineIn(i int, wide bool) *machine {
+	m := &machine{i: i, wide: wide, fault: faultAt(i), pool: "general", class: "default", groups: nodeGroups()}
 	types := generalTypes()
 	m.typ = types[i%len(types)]
 	m.subnet = (i%3)*nodeSubnets + (i/3)%nodeSubnets
@@ -103,13 +109,16 @@ func newMachine(i int) *machine {
 	case isTraining(i):
 		m.pool, m.class, m.typ, m.subnet = "training", "efa", efaType(), 0
 		offset = 40960 + (i/100)*addrBlock
+		if wide {
+			offset = 400000 + (i/100)*addrBlock
+		}
 	case m.fault == inUnselectedSubnet:
 		m.subnet, offset = unselectedSubnet, 16
 	case m.fault == inExhaustedSubnet:
 		m.subnet, offset = exhaustedSubnet, 16
 	}
 	m.zone = subnetZone(m.subnet)
-	m.ip = addrAt(subnetPrefix(m.subnet), offset)
+	m.ip = addrAt(m.prefix(), offset)
 	m.id = fmt.Sprintf("i-0%016x", mix(i, 1))
 	m.name = "ip-" + strings.ReplaceAll(m.ip.String(), ".", "-") + "." + Region + ".compute.internal"
 	m.claim = m.pool + "-" + claimSuffix(i)
@@ -141,7 +150,7 @@ func (m *machine) attachENIs(offset int) []snapshot.ENI {
 		count = 1
 	}
 	var enis []snapshot.ENI
-	prefix := subnetPrefix(m.subnet)
+	prefix := m.prefix()
 	for d := range count {
 		eni := snapshot.ENI{
 			ID: fmt.Sprintf("eni-0%016x", mix(m.i*64+d, 3)), InterfaceType: "interface", DeviceIndex: int32(d),
@@ -168,6 +177,9 @@ func (m *machine) attachENIs(offset int) []snapshot.ENI {
 	}
 	return enis
 }
+
+// prefix returns the CIDR of the machine's subnet.
+func (m *machine) prefix() netip.Prefix { return subnetPrefixIn(m.subnet, m.wide) }
 
 // usedIPs is how many subnet addresses the instance holds.
 func (m *machine) usedIPs() int {
@@ -199,7 +211,7 @@ func (m *machine) instance() snapshot.Instance {
 // internalIP is the address the node reports as InternalIP.
 func (m *machine) internalIP() string {
 	if m.fault == internalIPNotInstanceIP {
-		return addrAt(subnetPrefix(m.subnet), 16+(m.i/(3*nodeSubnets))*addrBlock+addrBlock-1).String()
+		return addrAt(m.prefix(), 16+(m.i/(3*nodeSubnets))*addrBlock+addrBlock-1).String()
 	}
 	return m.ip.String()
 }

@@ -1,0 +1,71 @@
+package snapshot
+
+import (
+	"encoding/json"
+	"os"
+	"reflect"
+	"testing"
+	"unsafe"
+)
+
+// TestInternKeepsValuesAndSharesCopies interns a decoded snapshot: it must equal the same file
+// decoded without interning, and equal strings of two nodes and two instances must then share
+// one copy.
+func TestInternKeepsValuesAndSharesCopies(t *testing.T) {
+	data, err := os.ReadFile("testdata/full.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got, want Snapshot
+	if err := json.Unmarshal(data, &got); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &want); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Nodes) == 0 || len(got.Instances) == 0 || len(got.NodeClaims) == 0 {
+		t.Fatalf("testdata/full.json has %d nodes, %d instances, %d NodeClaims: want some of each", len(got.Nodes), len(got.Instances), len(got.NodeClaims))
+	}
+	// Two copies of the first node, instance and NodeClaim, decoded apart, so that every
+	// string of the second is a copy of one of the first.
+	got.Nodes = append(got.Nodes, decoded(t, got.Nodes[0]))
+	want.Nodes = append(want.Nodes, decoded(t, want.Nodes[0]))
+	got.Instances = append(got.Instances, decoded(t, got.Instances[0]))
+	want.Instances = append(want.Instances, decoded(t, want.Instances[0]))
+	got.NodeClaims = append(got.NodeClaims, decoded(t, got.NodeClaims[0]))
+	want.NodeClaims = append(want.NodeClaims, decoded(t, want.NodeClaims[0]))
+	got.intern()
+	if !reflect.DeepEqual(got, want) {
+		t.Fatal("interning changed the snapshot's values")
+	}
+	a, b := got.Nodes[0], got.Nodes[len(got.Nodes)-1]
+	for k, v := range a.Labels {
+		if !sameCopy(v, b.Labels[k]) {
+			t.Errorf("label %s of two nodes: %q and %q are two copies, want one", k, v, b.Labels[k])
+		}
+	}
+	ia, ib := got.Instances[0], got.Instances[len(got.Instances)-1]
+	if !sameCopy(ia.Zone, ib.Zone) || !sameCopy(ia.Type, ib.Type) || !sameCopy(ia.SubnetID, ib.SubnetID) {
+		t.Errorf("zone, type and subnet of two instances are separate copies, want one each")
+	}
+	ca, cb := got.NodeClaims[0], got.NodeClaims[len(got.NodeClaims)-1]
+	if len(ca.Conditions) > 0 && !sameCopy(ca.Conditions[0].Type, cb.Conditions[0].Type) {
+		t.Errorf("condition types of two NodeClaims are separate copies, want one")
+	}
+}
+
+// decoded returns v encoded and decoded again: equal, sharing no string with v.
+func decoded[T any](t *testing.T, v T) T {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out T
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func sameCopy(a, b string) bool { return a == b && unsafe.StringData(a) == unsafe.StringData(b) }
