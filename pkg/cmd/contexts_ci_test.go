@@ -3,10 +3,12 @@ package cmd
 import (
 	"encoding/json"
 	"encoding/xml"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/karpnet/kubectl-karpnet/internal/cischema"
+	"github.com/karpnet/kubectl-karpnet/internal/testutil"
 )
 
 // TestContextsCIFormats checks JUnit and SARIF over several clusters: both validate, the same
@@ -17,6 +19,7 @@ func TestContextsCIFormats(t *testing.T) {
 	junit := m.run(t, "check", "--contexts", "a,b,c", "-o", "junit")
 	wantCode(t, junit, ExitFindings)
 	cischema.ValidateJUnit(t, []byte(junit.stdout))
+	testutil.Assert(t, filepath.Join("testdata", "contexts-check.junit.golden"), junit.stdout)
 	var doc struct {
 		Suites []struct {
 			Name  string `xml:"name,attr"`
@@ -47,6 +50,7 @@ func TestContextsCIFormats(t *testing.T) {
 	sarif := m.run(t, "check", "--contexts", "a,b,c", "-o", "sarif")
 	wantCode(t, sarif, ExitFindings)
 	cischema.ValidateSARIF(t, []byte(sarif.stdout))
+	testutil.Assert(t, filepath.Join("testdata", "contexts-check.sarif.golden"), sarif.stdout)
 	var log struct {
 		Runs []struct {
 			Results []struct {

@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
+	"github.com/karpnet/kubectl-karpnet/internal/cischema"
 	"github.com/karpnet/kubectl-karpnet/internal/testutil"
 	"github.com/karpnet/kubectl-karpnet/test/e2e/harness"
 )
@@ -110,6 +111,25 @@ func TestSeveralClusters(t *testing.T) {
 	}
 	if len(rep.Nodes) != len(alpha.nodes)+len(bravo) {
 		t.Errorf("nodes: got %d, want %d", len(rep.Nodes), len(alpha.nodes)+len(bravo))
+	}
+
+	// The CI formats over the three: valid against their schemas, every subject and result in
+	// its cluster, and the exit code the text report had.
+	junit := karpnet(t, opts, "check", "--contexts", "alpha,bravo,down", "-o", "junit")
+	wantCode(t, junit, 1)
+	cischema.ValidateJUnit(t, []byte(junit.stdout))
+	for _, want := range []string{`name="alpha: node/`, `name="bravo: node/`, `<failure`, `name="down: kubernetes"`} {
+		if !strings.Contains(junit.stdout, want) {
+			t.Errorf("the JUnit report over alpha, bravo and down lacks %s", want)
+		}
+	}
+	sarif := karpnet(t, opts, "check", "--contexts", "alpha,bravo,down", "-o", "sarif")
+	wantCode(t, sarif, 1)
+	cischema.ValidateSARIF(t, []byte(sarif.stdout))
+	for _, want := range []string{`"uri": "context/bravo/node/`, `"uri": "context/down/`} {
+		if !strings.Contains(sarif.stdout, want) {
+			t.Errorf("the SARIF log over alpha, bravo and down lacks %s", want)
+		}
 	}
 
 	for _, tc := range []struct {
