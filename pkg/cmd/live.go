@@ -21,10 +21,10 @@ func liveCollector(ctx context.Context, o *commonOptions) (*collect.Collector, e
 	return buildCollector(ctx, o, o.configFlags, nil)
 }
 
-// buildCollector builds a collector over the kubeconfig flags. With budget set (a run over
-// several clusters) the AWS profile and Region come from the context's credential plugin
-// unless --profile and --region say otherwise (collect.AWSFromExec), and every EC2 request
-// goes through budget.
+// buildCollector builds a collector over the kubeconfig flags. The AWS profile and Region come
+// from the context's credential plugin unless --profile and --region say otherwise
+// (collect.AWSFromExec), so EC2 is read as the identity kubectl authenticates with; with budget
+// set (a run over several clusters) every EC2 request goes through budget.
 func buildCollector(ctx context.Context, o *commonOptions, flags *genericclioptions.ConfigFlags, budget *collect.EC2Budget) (*collect.Collector, error) {
 	cfg, err := flags.ToRESTConfig()
 	if err != nil {
@@ -49,13 +49,11 @@ func buildCollector(ctx context.Context, o *commonOptions, flags *genericcliopti
 	var aws collect.ExecAWS
 	if e := cfg.ExecProvider; e != nil {
 		c.KubeconfigClusterName = collect.ClusterNameFromExec(e.Command, e.Args)
-		if budget != nil {
-			env := map[string]string{}
-			for _, v := range e.Env {
-				env[v.Name] = v.Value
-			}
-			aws = collect.AWSFromExec(e.Command, e.Args, env)
+		env := map[string]string{}
+		for _, v := range e.Env {
+			env[v.Name] = v.Value
 		}
+		aws = collect.AWSFromExec(e.Command, e.Args, env)
 	}
 	if raw, err := flags.ToRawKubeConfigLoader().RawConfig(); err == nil {
 		c.Context = raw.CurrentContext

@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -74,5 +75,65 @@ users:
 				t.Errorf("stdout: got %q, want nothing", r.stdout)
 			}
 		})
+	}
+}
+
+// TestSingleContextReadsEC2AsTheCredentialPlugin checks that a kubeconfig written by `aws eks
+// update-kubeconfig --profile P --region R` makes a single-context run read EC2 with profile P
+// in Region R, as a run over several contexts does, unless --profile and --region say otherwise.
+func TestSingleContextReadsEC2AsTheCredentialPlugin(t *testing.T) {
+	dir := t.TempDir()
+	awsConfig := filepath.Join(dir, "aws-config")
+	if err := os.WriteFile(awsConfig, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("AWS_CONFIG_FILE", awsConfig)
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", awsConfig)
+	t.Setenv("AWS_PROFILE", "")
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(kubeconfig, []byte(`apiVersion: v1
+kind: Config
+clusters:
+- name: prod
+  cluster:
+    server: https://127.0.0.1:1
+contexts:
+- name: prod
+  context:
+    cluster: prod
+    user: prod
+current-context: prod
+users:
+- name: prod
+  user:
+    exec:
+      apiVersion: client.authentication.k8s.io/v1beta1
+      command: aws
+      args: [--region, eu-west-1, eks, get-token, --cluster-name, prod, --output, json, --profile, plugin-profile]
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args    []string
+		profile string
+	}{
+		{nil, "plugin-profile"},
+		{[]string{"--profile", "flag-profile"}, "flag-profile"},
+	} {
+		o, _, _ := newTestOptions()
+		o.configFlags.KubeConfig = &kubeconfig
+		if len(tc.args) == 2 {
+			o.profile = tc.args[1]
+		}
+		c, err := liveCollector(t.Context(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.EC2Gap == nil || !strings.Contains(c.EC2Gap.Reason, tc.profile) {
+			t.Errorf("%v: EC2 gap %+v, want the AWS configuration loaded with profile %s", tc.args, c.EC2Gap, tc.profile)
+		}
+		if c.ClusterName != "" || c.KubeconfigClusterName != "prod" {
+			t.Errorf("%v: cluster name %q / kubeconfig %q, want the plugin's prod", tc.args, c.ClusterName, c.KubeconfigClusterName)
+		}
 	}
 }

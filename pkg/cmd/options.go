@@ -97,7 +97,7 @@ func (o *commonOptions) addFlags(cmd *cobra.Command) {
 	o.configFlags.AddFlags(f)
 	f.StringVar(&o.region, "region", o.region, "AWS Region to read EC2 in (default: AWS config, else the nodes' providerIDs)")
 	f.StringVar(&o.clusterName, "cluster-name", o.clusterName, "EKS cluster name, to find the instances Karpenter launched for it (default: the nodes' cluster tags, else the kubeconfig)")
-	f.StringVar(&o.profile, "profile", o.profile, "AWS shared config profile to use (default: AWS_PROFILE or default)")
+	f.StringVar(&o.profile, "profile", o.profile, "AWS shared config profile to use (default: the kubeconfig's aws eks get-token --profile, else AWS_PROFILE, else default)")
 	f.StringVar(&o.snapshotFile, "snapshot", o.snapshotFile, "diagnose a saved snapshot FILE instead of a live cluster (no cluster or AWS access)")
 	f.StringVar(&o.saveSnapshot, "save-snapshot", o.saveSnapshot, "write everything collected to FILE (gzip-compressed when it ends in .gz)")
 	f.StringVar(&o.snapshotMax, "snapshot-max-size", o.snapshotMax, "the largest snapshot --snapshot reads, uncompressed (e.g. 512Mi, 4Gi)")
