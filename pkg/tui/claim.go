@@ -1,11 +1,9 @@
 package tui
 
 import (
-	"strings"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
@@ -15,36 +13,20 @@ import (
 // claimModel is the sheet of one NodeClaim without a Node, as `kubectl karpnet describe
 // nodeclaim` prints it, in a viewport; Esc returns to the view it was opened from.
 type claimModel struct {
-	// opened is set once a NodeClaim is shown; back is the view Esc returns to.
-	opened bool
-	back   view
+	linkedSheet
 	report diagnose.NodeClaimReport
 	taken  time.Time
-	// links are the subjects the sheet names, to follow; th is the theme last rendered with.
-	links refList
-	th    theme
-	vp    viewport.Model
 }
 
 // newClaimModel renders c's sheet over d for a w by h area, its references included.
 func newClaimModel(d *data, c diagnose.NodeClaimReport, back view, th theme, w, h int) claimModel {
-	m := claimModel{opened: true, back: back, report: c, taken: d.report.Taken, vp: viewport.New(w, max(h, 1))}
-	m.links = newRefList(claimRefs(d, c), true)
+	m := claimModel{linkedSheet: newLinkedSheet(back, newRefList(claimRefs(d, c), true), w, h), report: c, taken: d.report.Taken}
 	return m.render(th, w, h)
 }
 
 // render lays the sheet out for a w by h area, keeping the scroll position.
 func (m claimModel) render(th theme, w, h int) claimModel {
-	offset := m.vp.YOffset
-	m.th = th
-	m.vp.Width, m.vp.Height = w, max(h, 1)
-	cols := min(w-1, maxSheet)
-	sheet := strings.TrimRight(printer.NodeClaimSheet(m.report, m.taken, cols, th.Styles), "\n")
-	if refs := m.links.block(th, cols, "tab selects, enter opens"); refs != "" {
-		sheet += "\n\n" + refs
-	}
-	m.vp.SetContent(strings.TrimRight(sheet, "\n"))
-	m.vp.SetYOffset(offset)
+	m.linkedSheet = m.lay(th, w, h, func(cols int) string { return printer.NodeClaimSheet(m.report, m.taken, cols, th.Styles) })
 	return m
 }
 
@@ -86,20 +68,13 @@ func (m claimModel) keys(k keyMap) helpKeys {
 // update scrolls the sheet, selects a reference and follows it; Esc goes back. The root
 // model's keys pass.
 func (m claimModel) update(k keyMap, msg tea.KeyMsg, _ selection) (screen, action) {
-	switch {
-	case key.Matches(msg, k.Quit, k.Help, k.HelpAlt, k.Refresh, k.Critical, k.Warning, k.Info, k.Nodes, k.Findings, k.Subnets):
-		return m, action{kind: actPass}
-	case key.Matches(msg, k.OpenRef):
-		return m, m.links.follow()
-	case key.Matches(msg, k.NextRef):
-		return m.selectLink(1), action{}
-	case key.Matches(msg, k.PrevRef):
-		return m.selectLink(-1), action{}
-	case key.Matches(msg, k.Back):
-		return m, action{kind: actShow, to: m.back}
+	var act action
+	var moved bool
+	if m.linkedSheet, act, moved = m.key(k, msg); moved {
+		m = m.render(m.th, m.vp.Width, m.vp.Height)
+		revealLink(&m.vp, m.links)
 	}
-	scroll(&m.vp, k, msg)
-	return m, action{}
+	return m, act
 }
 
 // wheel scrolls the sheet with the mouse wheel.
@@ -113,11 +88,3 @@ func (m claimModel) view(theme) string { return m.vp.View() }
 
 // where names the NodeClaim.
 func (m claimModel) where() string { return claimPrefix + m.report.Name }
-
-// selectLink selects the reference delta steps away and scrolls the sheet so that it shows.
-func (m claimModel) selectLink(delta int) claimModel {
-	m.links = m.links.cycle(delta)
-	m = m.render(m.th, m.vp.Width, m.vp.Height)
-	revealLink(&m.vp, m.links)
-	return m
-}

@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 )
 
@@ -13,15 +12,9 @@ import (
 // was opened from. Its references (on a subnet's sheet the subnets view first) can be
 // selected and followed.
 type subjectModel struct {
-	// opened is set once a subject is shown; back is the view Esc returns to.
-	opened  bool
-	back    view
+	linkedSheet
 	subject string
 	sheet   sheetFunc
-	// links are the subjects the sheet names, to follow; th is the theme last rendered with.
-	links refList
-	th    theme
-	vp    viewport.Model
 }
 
 // seeAlso heads the list of related subjects `describe` prints at the end of a sheet.
@@ -29,27 +22,21 @@ const seeAlso = "See also (describe KIND NAME)"
 
 // newSubjectModel renders sheet, subject's, over d for a w by h area, its references included.
 func newSubjectModel(d *data, subject string, sheet sheetFunc, back view, th theme, w, h int) subjectModel {
-	m := subjectModel{opened: true, back: back, subject: subject, sheet: sheet, vp: viewport.New(w, max(h, 1))}
-	m.links = newRefList(subjectRefs(d, subject), !strings.HasPrefix(subject, "subnet/"))
+	links := newRefList(subjectRefs(d, subject), !strings.HasPrefix(subject, "subnet/"))
+	m := subjectModel{linkedSheet: newLinkedSheet(back, links, w, h), subject: subject, sheet: sheet}
 	return m.render(th, w, h)
 }
 
 // render lays the sheet out for a w by h area, keeping the scroll position.
 func (m subjectModel) render(th theme, w, h int) subjectModel {
-	offset := m.vp.YOffset
-	m.th = th
-	m.vp.Width, m.vp.Height = w, max(h, 1)
-	cols := min(w-1, maxSheet)
-	sheet := strings.TrimRight(m.sheet(cols, th.Styles), "\n")
-	if i := strings.Index(sheet, seeAlso); i >= 0 && len(m.links.refs) > 0 {
-		// The printed sheet's "See also" names what the References below can open.
-		sheet = strings.TrimRight(sheet[:strings.LastIndex(sheet[:i], "\n")+1], "\n")
-	}
-	if refs := m.links.block(th, cols, "tab selects, enter opens"); refs != "" {
-		sheet += "\n\n" + refs
-	}
-	m.vp.SetContent(strings.TrimRight(sheet, "\n"))
-	m.vp.SetYOffset(offset)
+	m.linkedSheet = m.lay(th, w, h, func(cols int) string {
+		sheet := strings.TrimRight(m.sheet(cols, th.Styles), "\n")
+		if i := strings.Index(sheet, seeAlso); i >= 0 && len(m.links.refs) > 0 {
+			// The printed sheet's "See also" names what the References below can open.
+			sheet = sheet[:strings.LastIndex(sheet[:i], "\n")+1]
+		}
+		return sheet
+	})
 	return m
 }
 
@@ -90,20 +77,13 @@ func (m subjectModel) keys(k keyMap) helpKeys {
 // update scrolls the sheet, selects a reference and follows it (on a subnet's sheet the first
 // lists the subnet in the subnets view); Esc goes back. The root model's keys pass.
 func (m subjectModel) update(k keyMap, msg tea.KeyMsg, _ selection) (screen, action) {
-	switch {
-	case key.Matches(msg, k.Quit, k.Help, k.HelpAlt, k.Refresh, k.Critical, k.Warning, k.Info, k.Nodes, k.Findings, k.Subnets):
-		return m, action{kind: actPass}
-	case key.Matches(msg, k.OpenRef):
-		return m, m.links.follow()
-	case key.Matches(msg, k.NextRef):
-		return m.selectLink(1), action{}
-	case key.Matches(msg, k.PrevRef):
-		return m.selectLink(-1), action{}
-	case key.Matches(msg, k.Back):
-		return m, action{kind: actShow, to: m.back}
+	var act action
+	var moved bool
+	if m.linkedSheet, act, moved = m.key(k, msg); moved {
+		m = m.render(m.th, m.vp.Width, m.vp.Height)
+		revealLink(&m.vp, m.links)
 	}
-	scroll(&m.vp, k, msg)
-	return m, action{}
+	return m, act
 }
 
 // wheel scrolls the sheet with the mouse wheel.
@@ -117,11 +97,3 @@ func (m subjectModel) view(theme) string { return m.vp.View() }
 
 // where names the subject.
 func (m subjectModel) where() string { return m.subject }
-
-// selectLink selects the reference delta steps away and scrolls the sheet so that it shows.
-func (m subjectModel) selectLink(delta int) subjectModel {
-	m.links = m.links.cycle(delta)
-	m = m.render(m.th, m.vp.Width, m.vp.Height)
-	revealLink(&m.vp, m.links)
-	return m
-}
