@@ -17,6 +17,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/karpnet/kubectl-karpnet/internal/memlimit"
 	"github.com/karpnet/kubectl-karpnet/pkg/collect"
 	"github.com/karpnet/kubectl-karpnet/pkg/demo"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
@@ -222,8 +223,22 @@ func (o *commonOptions) load(ctx context.Context, scope collect.Scope) (*snapsho
 		}
 		fmt.Fprintf(o.ErrOut, "snapshot saved to %s\n", o.saveSnapshot)
 	}
+	o.fitMemory()
 	return s, nil
 }
+
+// fitMemory gives a run that holds a large cluster a soft memory limit (internal/memlimit),
+// said with -v.
+func (o *commonOptions) fitMemory() {
+	limit, live := memlimit.Fit()
+	if limit > 0 && o.verbose >= 1 && !o.tuiProgress {
+		fmt.Fprintf(o.ErrOut, "memory: %s live after reading, soft limit %s (set GOMEMLIMIT to choose another)\n",
+			mebibytes(live), mebibytes(limit))
+	}
+}
+
+// mebibytes renders n bytes as "1,234 MiB".
+func mebibytes(n int64) string { return thousands(int(n>>20)) + " MiB" }
 
 // printNotes writes what collection wants the reader to know (e.g. that EC2 was read in the
 // nodes' Region, not the AWS configuration's) to standard error, once per run. The report

@@ -69,14 +69,7 @@ func (s *Snapshot) internWith(in interner) {
 		internNode(in, &s.Nodes[i])
 	}
 	for i := range s.NodeClaims {
-		c := &s.NodeClaims[i]
-		in.str(&c.APIVersion)
-		c.Labels = in.strMap(c.Labels)
-		in.str(&c.NodeClassRef.Group)
-		in.str(&c.NodeClassRef.Kind)
-		in.str(&c.NodeClassRef.Name)
-		c.Requests, c.Capacity = in.strMap(c.Requests), in.strMap(c.Capacity)
-		in.conditions(c.Conditions)
+		internClaim(in, &s.NodeClaims[i])
 	}
 	for i := range s.Instances {
 		internInstance(in, &s.Instances[i])
@@ -113,6 +106,16 @@ func internNode(in interner, n *corev1.Node) {
 		&ni.OperatingSystem, &ni.Architecture} {
 		in.str(p)
 	}
+}
+
+func internClaim(in interner, c *NodeClaim) {
+	in.str(&c.APIVersion)
+	c.Labels = in.strMap(c.Labels)
+	in.str(&c.NodeClassRef.Group)
+	in.str(&c.NodeClassRef.Kind)
+	in.str(&c.NodeClassRef.Name)
+	c.Requests, c.Capacity = in.strMap(c.Requests), in.strMap(c.Capacity)
+	in.conditions(c.Conditions)
 }
 
 func internInstance(in interner, v *Instance) {

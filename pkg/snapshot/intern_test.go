@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"reflect"
@@ -69,3 +70,39 @@ func decoded[T any](t *testing.T, v T) T {
 }
 
 func sameCopy(a, b string) bool { return a == b && unsafe.StringData(a) == unsafe.StringData(b) }
+
+// TestReadInternsEachElement: Read interns the nodes, instances and NodeClaims as it decodes
+// them, so two nodes read from a file share their label strings.
+func TestReadInternsEachElement(t *testing.T) {
+	data, err := os.ReadFile("testdata/full.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s Snapshot
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatal(err)
+	}
+	s.Nodes = append(s.Nodes, s.Nodes[0])
+	s.Instances = append(s.Instances, s.Instances[0])
+	var buf bytes.Buffer
+	if err := Write(&buf, &s); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Read(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := got.Nodes[0], got.Nodes[len(got.Nodes)-1]
+	if len(a.Labels) == 0 {
+		t.Fatal("the first node of testdata/full.json has no labels")
+	}
+	for k, v := range a.Labels {
+		if !sameCopy(v, b.Labels[k]) {
+			t.Errorf("label %s of two nodes read: %q and %q are two copies, want one", k, v, b.Labels[k])
+		}
+	}
+	ia, ib := got.Instances[0], got.Instances[len(got.Instances)-1]
+	if !sameCopy(ia.Zone, ib.Zone) || !sameCopy(ia.SubnetID, ib.SubnetID) {
+		t.Errorf("zone and subnet of two instances read are separate copies, want one each")
+	}
+}

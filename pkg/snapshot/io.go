@@ -4,19 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 )
 
-// Write encodes s as indented JSON. It fills in Kind, APIVersion and FormatVersion.
+// Write encodes s as indented JSON, streaming its lists (stream.go). It fills in Kind,
+// APIVersion and FormatVersion.
 func Write(w io.Writer, s *Snapshot) error {
 	s.Kind, s.APIVersion, s.FormatVersion = Kind, APIVersion, s.formatVersion()
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", " ")
-	return enc.Encode(s)
+	return encodeSnapshot(w, s)
 }
 
 // DefaultMaxBytes is the most JSON (after gzip) Read takes: 1 GiB holds a snapshot of about
@@ -34,13 +31,9 @@ func Read(r io.Reader) (*Snapshot, error) { return ReadLimited(r, DefaultMaxByte
 
 // ReadLimited is Read with another bound on the JSON's size (after gzip).
 func ReadLimited(r io.Reader, maxBytes int64) (*Snapshot, error) {
-	data, err := readJSON(r, maxBytes)
-	if err != nil {
-		return nil, err
-	}
 	var s Snapshot
-	if err := json.Unmarshal(data, &s); err != nil {
-		return nil, decodeError(data, err)
+	if err := readStream(r, maxBytes, &s); err != nil {
+		return nil, err
 	}
 	switch {
 	case s.Kind != Kind:
@@ -61,71 +54,35 @@ func ReadLimited(r io.Reader, maxBytes int64) (*Snapshot, error) {
 		return nil, fmt.Errorf("malformed: %w", err)
 	}
 	s.Redact()
-	s.intern()
 	return &s, nil
 }
 
-// readJSON reads the whole JSON text, gunzipping it when it starts with gzip's magic bytes,
-// through a guard that bounds its size, its strings and its runs of whitespace.
-func readJSON(r io.Reader, maxBytes int64) ([]byte, error) {
-	br := bufio.NewReader(r)
+// readStream decodes the JSON text of r into s as it is read (stream.go), gunzipping it when
+// it starts with gzip's magic bytes, through a guard that bounds its size, its strings and its
+// runs of whitespace.
+func readStream(r io.Reader, maxBytes int64, s *Snapshot) error {
+	br := bufio.NewReaderSize(r, 64<<10)
 	g := &guard{r: br, max: maxBytes}
 	var zr *gzip.Reader
 	if magic, _ := br.Peek(2); bytes.Equal(magic, []byte{0x1f, 0x8b}) {
 		g.packed = &counter{r: br}
 		var err error
 		if zr, err = gzip.NewReader(g.packed); err != nil {
-			return nil, fmt.Errorf("reading gzip header: %w", err)
+			return fmt.Errorf("reading gzip header: %w", err)
 		}
 		defer zr.Close()
 		zr.Multistream(false)
 		g.r = zr
 	}
-	data, err := io.ReadAll(g)
-	var refused *guardError
-	switch {
-	case err == nil:
-	case errors.As(err, &refused):
-		return nil, err
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return nil, errors.New("the file is empty or truncated")
-	case errors.Is(err, gzip.ErrChecksum):
-		return nil, fmt.Errorf("malformed: %w", err)
-	default:
-		return nil, fmt.Errorf("reading the snapshot: %w", err)
+	if err := decodeSnapshot(g, s); err != nil {
+		return err
 	}
 	if zr != nil {
 		if rest, _ := io.Copy(io.Discard, io.LimitReader(br, 1<<20)); rest > 0 {
-			return nil, fmt.Errorf("malformed: %s of unexpected data after the gzip stream", byteCount(rest))
+			return fmt.Errorf("malformed: %s of unexpected data after the gzip stream", byteCount(rest))
 		}
 	}
-	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, errors.New("the file is empty or truncated")
-	}
-	return data, nil
-}
-
-// decodeError turns an Unmarshal error into one that says what is wrong and where.
-func decodeError(data []byte, err error) error {
-	var syn *json.SyntaxError
-	if errors.As(err, &syn) {
-		switch msg := syn.Error(); {
-		case strings.Contains(msg, "unexpected end of JSON input"):
-			return errors.New("the file is empty or truncated")
-		case strings.Contains(msg, "after top-level value"):
-			return errors.New("malformed: unexpected data after the snapshot")
-		default:
-			return fmt.Errorf("not valid JSON at byte %d: %v", syn.Offset, syn)
-		}
-	}
-	var typ *json.UnmarshalTypeError
-	if errors.As(err, &typ) {
-		return fmt.Errorf("malformed: field %q holds a JSON %s", typ.Field, typ.Value)
-	}
-	if path, value, ok := badValue(data); ok {
-		return fmt.Errorf("malformed: %s is %q: %v", path, value, err)
-	}
-	return fmt.Errorf("malformed: %w", err)
+	return nil
 }
 
 // byteCount renders n bytes for a message: "12 bytes", "1 MiB or more".
