@@ -31,6 +31,7 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 
+	"github.com/karpnet/kubectl-karpnet/internal/memlimit"
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 	"github.com/karpnet/kubectl-karpnet/pkg/printer"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
@@ -69,6 +70,8 @@ type figures struct {
 	PeakRead, PeakAnalyze, PeakPrint uint64
 	TotalAlloc, MaxRSS, ReportBytes  uint64
 	Goroutines                       int
+	// SoftLimit is the memory limit memlimit.Fit set after the read, as the binary does.
+	SoftLimit int64
 }
 
 func run(sizeList, dir string, keep bool) error {
@@ -263,6 +266,7 @@ func measureInProcess(file, memprofile string, w io.Writer) error {
 	}
 	f.Read, f.PeakRead = time.Since(start), h.stop()
 	f.HeapRead = afterGC()
+	f.SoftLimit, _ = memlimit.Fit()
 
 	h, start = startSampler(), time.Now()
 	r := diagnose.Analyze(s, diagnose.Options{})
@@ -274,6 +278,8 @@ func measureInProcess(file, memprofile string, w io.Writer) error {
 		}
 	}
 
+	s = nil // the report holds what printing needs, and check lets the snapshot go too
+
 	h, start = startSampler(), time.Now()
 	var out countingDiscard
 	if err := printer.PrintCheck(&out, r, printer.JSON, style.New(lipgloss.NewRenderer(io.Discard)), printer.CI{}); err != nil {
@@ -283,7 +289,6 @@ func measureInProcess(file, memprofile string, w io.Writer) error {
 	f.HeapPrint = afterGC()
 
 	f.Nodes, f.Findings, f.ReportBytes = len(r.Nodes), len(r.Findings), out.n
-	runtime.KeepAlive(s)
 	runtime.KeepAlive(r)
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
