@@ -9,7 +9,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
@@ -37,32 +36,33 @@ func (c *Collector) kubeNodes(ctx context.Context, s *snapshot.Snapshot, scope S
 	} else {
 		seen := map[string]bool{}
 		for _, selector := range append([]string{scope.Selector}, scope.OrSelectors...) {
-			err := kubePaginate(metav1.ListOptions{Limit: c.kubePageSize(), LabelSelector: selector}, func(opts metav1.ListOptions) (string, error) {
-				list, err := c.kubeListNodes(ctx, opts)
-				if err != nil {
-					return "", err
-				}
-				page := list.Items[:0]
-				for i := range list.Items {
-					if n := &list.Items[i]; !seen[n.Name] {
-						seen[n.Name] = true
-						kubeStripNode(n) // page by page, so the heavy fields are garbage early
-						page = append(page, *n)
+			err := c.kubeNodePages(ctx, selector, func(list *kubeNodePage) error {
+				start := len(nodes)
+				var err error
+				nodes, err = list.decode(nodes, func(n *corev1.Node) bool {
+					if seen[n.Name] {
+						return false
 					}
+					seen[n.Name] = true
+					kubeStripNode(n) // node by node, so the heavy fields are garbage early
+					return true
+				})
+				if err != nil {
+					return err
 				}
+				page := nodes[start:len(nodes):len(nodes)]
 				remaining := int64(-1)
 				switch {
-				case list.Continue == "" && selector == scope.Selector && len(scope.OrSelectors) == 0:
+				case list.meta.Continue == "" && selector == scope.Selector && len(scope.OrSelectors) == 0:
 					remaining = 0
-				case list.RemainingItemCount != nil && len(scope.OrSelectors) == 0:
-					remaining = *list.RemainingItemCount
+				case list.meta.RemainingItemCount != nil && len(scope.OrSelectors) == 0:
+					remaining = *list.meta.RemainingItemCount
 				}
 				c.Meter.addNodes(len(page), int64(len(seen))+max(remaining, 0))
 				if onPage != nil {
 					onPage(page, remaining)
 				}
-				nodes = append(nodes, page...)
-				return list.Continue, nil
+				return nil
 			})
 			var paging *kubePagingError
 			if errors.As(err, &paging) {

@@ -10,20 +10,7 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// kubeListNodes lists one page of nodes. Through Collector.REST (the live collector) it is the
-// request the typed client makes, but an answer that is not a node list is a
-// *kubeAnswerError naming the HTTP status and content type.
-func (c *Collector) kubeListNodes(ctx context.Context, opts metav1.ListOptions) (*corev1.NodeList, error) {
-	if c.REST == nil {
-		return c.Kube.CoreV1().Nodes().List(ctx, opts)
-	}
-	list := &corev1.NodeList{}
-	req := c.REST.Get().AbsPath("/api/v1/nodes").UseProtobufAsDefaultIfPreferred(true).
-		VersionedParams(&opts, scheme.ParameterCodec).Timeout(0)
-	return list, kubeDo(ctx, req, "node list", list)
-}
-
-// kubeGetNode reads one node, as kubeListNodes lists them.
+// kubeGetNode reads one node, as kubeNodePage reads the pages of the node list.
 func (c *Collector) kubeGetNode(ctx context.Context, name string) (*corev1.Node, error) {
 	if c.REST == nil {
 		return c.Kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})

@@ -69,6 +69,11 @@ func (r Result) Speedup() float64 {
 // when asked, the baseline; report is called with each result as it is ready.
 func (e *Env) Measure(ctx context.Context, o Options, report func(Result)) ([]Result, error) {
 	sizes := slices.Sorted(slices.Values(o.Sizes))
+	if len(sizes) > 0 && sizes[len(sizes)-1] > wideNodes && e.Cluster.Nodes() == 0 {
+		if err := e.Cluster.Widen(); err != nil {
+			return nil, err
+		}
+	}
 	var out []Result
 	for _, n := range sizes {
 		r, err := e.measureSize(ctx, o, n)

@@ -58,11 +58,9 @@ func subnetZone(s int) string {
 	return zones()[s/nodeSubnets]
 }
 
-// subnetPrefix returns the CIDR of subnet s in the addressing of clusters up to wideNodes nodes.
-func subnetPrefix(s int) netip.Prefix { return subnetPrefixIn(s, false) }
-
 // wideNodes is the largest cluster whose nodes fit the node subnets' /16s; Snapshot gives
-// larger clusters /13s (wide addressing), which the seeded clusters never need.
+// larger clusters /13s (wide addressing), and so does a seeded cluster measured past it
+// (Cluster.Widen).
 const wideNodes = 10000
 
 // subnetPrefixIn returns the CIDR of subnet s: node subnets are /16s from 10.1.0.0, or with

@@ -39,6 +39,8 @@ type Cluster struct {
 	mu    sync.Mutex
 	nodes int
 	used  map[int]int // addresses in use per subnet index
+	// wide is whether the node subnets are /13s (subnetPrefixIn), for clusters past wideNodes.
+	wide bool
 }
 
 // NewCluster creates the cluster's NodePools, EC2NodeClasses and aws-node DaemonSet through
@@ -76,6 +78,21 @@ func NewCluster(ctx context.Context, cfg *rest.Config, sim *ec2sim.Server) (*Clu
 	return c, nil
 }
 
+// Widen gives the node subnets /13s, as Snapshot does past wideNodes, so the cluster can
+// grow to 100,000 nodes and more. Only an empty cluster can be widened: nodes keep their
+// addresses.
+func (c *Cluster) Widen() error {
+	c.mu.Lock()
+	if c.nodes > 0 {
+		c.mu.Unlock()
+		return fmt.Errorf("the cluster has %d nodes already: widen it before it grows", c.nodes)
+	}
+	c.wide = true
+	c.mu.Unlock()
+	c.updateSubnets()
+	return nil
+}
+
 // Nodes returns how many nodes the cluster has.
 func (c *Cluster) Nodes() int {
 	c.mu.Lock()
@@ -103,7 +120,7 @@ func (c *Cluster) Grow(ctx context.Context, n int) error {
 }
 
 func (c *Cluster) addNode(ctx context.Context, i int) error {
-	m := newMachine(i)
+	m := newMachineIn(i, c.wide)
 	if err := c.create(ctx, gvr("karpenter.sh", "nodeclaims"), m.claimObject()); err != nil {
 		return err
 	}
@@ -145,7 +162,7 @@ func (c *Cluster) updateSubnets() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for s := range subnetCount {
-		p := subnetPrefix(s)
+		p := subnetPrefixIn(s, c.wide)
 		free := int32(1<<(32-p.Bits()) - 5 - c.used[s])
 		if s == exhaustedSubnet {
 			free = exhaustedFreeIP

@@ -1,0 +1,174 @@
+package collect
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+)
+
+// kubeProtoNodeList encodes a NodeList of the named nodes as the API server answers in
+// protobuf, with cont as its continue token and remaining as its remainingItemCount.
+func kubeProtoNodeList(t testing.TB, cont string, remaining *int64, names ...string) []byte {
+	t.Helper()
+	list := &corev1.NodeList{ListMeta: metav1.ListMeta{Continue: cont, RemainingItemCount: remaining, ResourceVersion: "42"}}
+	for _, name := range names {
+		list.Items = append(list.Items, corev1.Node{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"topology.kubernetes.io/zone": "us-west-2a", "karpenter.sh/nodepool": "default"}},
+			Spec:       corev1.NodeSpec{ProviderID: "aws:///us-west-2a/i-0" + strings.Repeat("1", 16)},
+			Status: corev1.NodeStatus{
+				Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "10.0.1.10"}},
+				Images:    []corev1.ContainerImage{{Names: []string{"public.ecr.aws/eks/pause:3.10"}, SizeBytes: 300000}},
+			},
+		})
+	}
+	enc := scheme.Codecs.EncoderForVersion(protobuf.NewSerializer(scheme.Scheme, scheme.Scheme), corev1.SchemeGroupVersion)
+	body, err := runtime.Encode(enc, list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return body
+}
+
+// TestKubeSplitNodeListKeepsEveryNode splits a protobuf NodeList as kube-apiserver writes it:
+// the list metadata is read and each node decodes, on its own, to what the server sent.
+func TestKubeSplitNodeListKeepsEveryNode(t *testing.T) {
+	remaining := int64(1500)
+	body := kubeProtoNodeList(t, "next-page", &remaining, "a", "b", "c")
+	page, err := kubeSplitNodeList(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if page.meta.Continue != "next-page" || page.meta.RemainingItemCount == nil || *page.meta.RemainingItemCount != 1500 {
+		t.Fatalf("list metadata: got %+v, want continue next-page and 1500 remaining", page.meta)
+	}
+	nodes, err := page.decode(nil, func(n *corev1.Node) bool { return n.Name != "b" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, n := range nodes {
+		names = append(names, n.Name)
+		if n.Labels["karpenter.sh/nodepool"] != "default" || n.Status.Addresses[0].Address != "10.0.1.10" || !strings.HasPrefix(n.Spec.ProviderID, "aws:///") {
+			t.Errorf("node %s decoded as %+v", n.Name, n)
+		}
+	}
+	if !reflect.DeepEqual(names, []string{"a", "c"}) {
+		t.Fatalf("nodes kept: got %v, want a and c (b refused)", names)
+	}
+}
+
+// TestKubeSplitNodeListRefusesBrokenAnswers cuts a protobuf answer at every byte and breaks
+// its prefix and kind: each is an error or, cut past the list, the whole list, never a panic.
+func TestKubeSplitNodeListRefusesBrokenAnswers(t *testing.T) {
+	body := kubeProtoNodeList(t, "", nil, "a", "b")
+	whole, err := kubeSplitNodeList(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for cut := range len(body) {
+		page, err := kubeSplitNodeList(body[:cut])
+		if err != nil {
+			continue
+		}
+		if nodes, err := page.decode(nil, func(*corev1.Node) bool { return true }); err == nil && len(nodes) != len(whole.items) {
+			t.Errorf("cut at %d of %d: %d nodes and no error, want an error or all %d", cut, len(body), len(nodes), len(whole.items))
+		}
+	}
+	if _, err := kubeSplitNodeList(append([]byte("k9s\x00"), body[4:]...)); err == nil {
+		t.Error("an answer without the protobuf prefix was taken")
+	}
+	pod, err := runtime.Encode(scheme.Codecs.EncoderForVersion(protobuf.NewSerializer(scheme.Scheme, scheme.Scheme), corev1.SchemeGroupVersion), &corev1.PodList{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kubeSplitNodeList(pod); err == nil || !strings.Contains(err.Error(), `"PodList" where a NodeList was asked for`) {
+		t.Errorf("a PodList: got %v, want it refused", err)
+	}
+}
+
+// TestKubeNodePagesAskForTheNextPageWhileDecoding serves three protobuf pages and holds the
+// visit of the first until the server has been asked for the second: only a reader that
+// requests a page before it has visited the one before gets through. Every node is visited,
+// in order.
+func TestKubeNodePagesAskForTheNextPageWhileDecoding(t *testing.T) {
+	asked := make(chan string, 8)
+	pages := map[string][]byte{
+		"":   kubeProtoNodeList(t, "p2", nil, "a", "b"),
+		"p2": kubeProtoNodeList(t, "p3", nil, "c", "d"),
+		"p3": kubeProtoNodeList(t, "", nil, "e"),
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		cont := r.URL.Query().Get("continue")
+		asked <- cont
+		w.Header().Set("Content-Type", runtime.ContentTypeProtobuf)
+		_, _ = w.Write(pages[cont])
+	}))
+	defer srv.Close()
+	kube, err := kubernetes.NewForConfig(&rest.Config{Host: srv.URL, QPS: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Collector{Kube: kube, REST: kube.CoreV1().RESTClient(), PageSize: 2}
+	var visited []string
+	err = c.kubeNodePages(context.Background(), "", func(p *kubeNodePage) error {
+		if len(visited) == 0 {
+			<-asked // the first page
+			select {
+			case cont := <-asked:
+				if cont != "p2" {
+					return fmt.Errorf("asked for %q while the first page was visited, want p2", cont)
+				}
+			case <-time.After(10 * time.Second):
+				return fmt.Errorf("the second page was not asked for while the first was visited")
+			}
+		}
+		nodes, err := p.decode(nil, func(*corev1.Node) bool { return true })
+		for _, n := range nodes {
+			visited = append(visited, n.Name)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(visited, []string{"a", "b", "c", "d", "e"}) {
+		t.Fatalf("visited %v, want a to e in order", visited)
+	}
+}
+
+// TestKubeNodePagesStopWhenAVisitFails: a visit that fails ends the list with its error, and
+// the page being fetched ahead is given up, not left running.
+func TestKubeNodePagesStopWhenAVisitFails(t *testing.T) {
+	pages := map[string][]byte{"": kubeProtoNodeList(t, "p2", nil, "a"), "p2": kubeProtoNodeList(t, "", nil, "b")}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", runtime.ContentTypeProtobuf)
+		_, _ = w.Write(pages[r.URL.Query().Get("continue")])
+	}))
+	defer srv.Close()
+	kube, err := kubernetes.NewForConfig(&rest.Config{Host: srv.URL, QPS: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Collector{Kube: kube, REST: kube.CoreV1().RESTClient(), PageSize: 1}
+	visits := 0
+	err = c.kubeNodePages(context.Background(), "", func(*kubeNodePage) error {
+		visits++
+		return fmt.Errorf("visit %d failed", visits)
+	})
+	if err == nil || err.Error() != "visit 1 failed" || visits != 1 {
+		t.Fatalf("got %v after %d visits, want the first visit's error after one", err, visits)
+	}
+}
