@@ -51,10 +51,16 @@ func instanceTypeSelection() selection[snapshot.InstanceType] {
 }
 
 // answer serves one Describe action from the server's state.
-func (s *Server) answer(w http.ResponseWriter, action string, q query) {
+func (s *Server) answer(w http.ResponseWriter, action string, q query, form string) {
 	next := s.hostileQuery(action, &q)
 	s.mu.Lock()
+	if replayed, ok := s.answers[form]; ok && next == "" {
+		s.mu.Unlock()
+		writeBody(w, replayed)
+		return
+	}
 	body, err := s.describe(action, q)
+	replay := s.replay && next == ""
 	s.mu.Unlock()
 	if err != nil {
 		writeError(w, err.status, err.code, err.message)
@@ -69,7 +75,22 @@ func (s *Server) answer(w http.ResponseWriter, action string, q query) {
 			return
 		}
 	}
-	writeXML(w, body)
+	out, merr := marshalXML(body)
+	if merr != nil {
+		writeError(w, http.StatusInternalServerError, "InternalError", merr.Error())
+		return
+	}
+	if replay {
+		s.mu.Lock()
+		if s.replay {
+			if s.answers == nil {
+				s.answers = map[string][]byte{}
+			}
+			s.answers[form] = out
+		}
+		s.mu.Unlock()
+	}
+	writeBody(w, out)
 }
 
 // describe builds the answer to action. s.mu must be held.

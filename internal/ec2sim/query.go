@@ -176,14 +176,17 @@ func writeError(w http.ResponseWriter, status int, code, message string) {
 	_, _ = w.Write(append([]byte(xml.Header), body...))
 }
 
-// writeXML writes a successful answer.
-func writeXML(w http.ResponseWriter, v any) {
+// marshalXML renders an answer with the XML header.
+func marshalXML(v any) ([]byte, error) {
 	body, err := xml.Marshal(v)
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, "InternalError", err.Error())
-		return
+		return nil, err
 	}
-	body = append([]byte(xml.Header), body...)
+	return append([]byte(xml.Header), body...), nil
+}
+
+// writeBody writes a rendered answer.
+func writeBody(w http.ResponseWriter, body []byte) {
 	w.Header().Set("Content-Type", "text/xml;charset=UTF-8")
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	_, _ = w.Write(body)

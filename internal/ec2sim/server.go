@@ -45,6 +45,10 @@ type Server struct {
 	// and the filters, so that the pages of one large filtered call are cut from one
 	// selection, as EC2 does; nil after a change.
 	selected map[string][]string
+	// replay, set by SetReplay, keeps each answer it writes in answers by its query, and
+	// writes the same bytes to the same query again; answers is nil after a change.
+	replay  bool
+	answers map[string][]byte
 
 	pageSize int
 	faults   faults
@@ -104,6 +108,7 @@ func add[T any](s *Server, m map[string]T, items []T, key func(T) string) {
 	}
 	s.sorted = nil
 	s.selected = nil
+	s.answers = nil
 }
 
 // AddInstances adds or replaces instances by ID.
@@ -238,7 +243,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "InvalidParameterValue", "unsupported Version "+v)
 		return
 	}
-	s.answer(w, action, q)
+	s.answer(w, action, q, r.PostForm.Encode())
+}
+
+// SetReplay makes the server write the bytes of an answer it gave before to the same query
+// (the same form, NextToken included) until the data changes, instead of building it again.
+// A benchmark of a client against the server on the same machine turns it on and reads once
+// before it measures, so that what it measures is the client's work and EC2's latency, not
+// the server's rendering, which EC2 does on its own machines.
+func (s *Server) SetReplay(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.replay, s.answers = on, nil
 }
 
 func (s *Server) record(r Request) {

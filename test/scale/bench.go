@@ -122,7 +122,7 @@ func (e *Env) measureSize(ctx context.Context, o Options, n int) (Result, error)
 	e.logf("check over %d nodes: %s, %d EC2 and %d Kubernetes requests", n, r.Check.Wall.Round(time.Millisecond),
 		r.Check.EC2Total(), r.Check.KubeTotal())
 	var err error
-	if r.Describe, err = e.Describe(ctx, o.Conditions, newMachine(n/2).name); err != nil {
+	if r.Describe, err = e.Describe(ctx, o.Conditions, e.Cluster.NodeName(n/2)); err != nil {
 		return r, err
 	}
 	r.Describe.Stdout = nil

@@ -93,6 +93,13 @@ func (c *Cluster) Widen() error {
 	return nil
 }
 
+// NodeName returns the name of node i, in the cluster's addressing.
+func (c *Cluster) NodeName(i int) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return newMachineIn(i, c.wide).name
+}
+
 // Nodes returns how many nodes the cluster has.
 func (c *Cluster) Nodes() int {
 	c.mu.Lock()
