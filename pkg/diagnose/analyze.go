@@ -3,8 +3,11 @@ package diagnose
 import (
 	"cmp"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
@@ -23,10 +26,7 @@ const (
 // check IDs in opts are ignored; call ValidateCheckIDs first to reject them.
 func Analyze(s *snapshot.Snapshot, opts Options) Report {
 	x := NewIndex(s)
-	var all []Finding
-	for _, c := range selectChecks(opts.Only, opts.Skip) {
-		all = append(all, c.Findings(x)...)
-	}
+	all := runChecks(x, selectChecks(opts.Only, opts.Skip))
 	slices.SortFunc(all, compareFindings)
 
 	r := Report{
@@ -252,4 +252,22 @@ func reportClassName(key string) string {
 		return kindRef(kind, name)
 	}
 	return name
+}
+
+// runChecks runs checks over x, as many at once as the process has CPUs: checks only read
+// the index, which is complete before the first runs. The findings come in the checks'
+// order.
+func runChecks(x *Index, checks []Check) []Finding {
+	found := make([][]Finding, len(checks))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(checks)) {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < len(checks); i = int(next.Add(1)) - 1 {
+				found[i] = checks[i].Findings(x)
+			}
+		})
+	}
+	wg.Wait()
+	return slices.Concat(found...)
 }

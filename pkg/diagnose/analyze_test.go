@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/karpnet/kubectl-karpnet/pkg/demo"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -249,5 +250,28 @@ func TestReportSubnets(t *testing.T) {
 	}
 	if got := Analyze(s, Options{Nodes: map[string]bool{"nobody": true}}).Subnets; len(got) != 0 {
 		t.Errorf("Report.Subnets for a selection of no node: got %+v, want none", got)
+	}
+}
+
+// TestChecksAtOnceFindWhatOneAtATimeFinds runs every check over the demo cluster at once, as
+// Analyze does, and one after another: the findings must be the same, in the same order.
+func TestChecksAtOnceFindWhatOneAtATimeFinds(t *testing.T) {
+	s, err := demo.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := NewIndex(s)
+	checks := Checks()
+	var want []Finding
+	for _, c := range checks {
+		want = append(want, c.Findings(x)...)
+	}
+	if len(want) == 0 {
+		t.Fatal("the demo cluster has no findings")
+	}
+	for range 5 {
+		if diff := cmp.Diff(want, runChecks(x, checks)); diff != "" {
+			t.Fatalf("checks run at once (-one at a time +at once):\n%s", diff)
+		}
 	}
 }
