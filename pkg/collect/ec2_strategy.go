@@ -32,11 +32,6 @@ const (
 	// ec2MaxZonesSplit is the most zones whose ways of grouping into streams are all weighed;
 	// a Region with more nodes' zones is read in one stream.
 	ec2MaxZonesSplit = 8
-	// A read of ec2SplitFrom pages or more is split into more streams for up to
-	// ec2SplitExtra pages more than the fewest (ec2ZoneStreams): at 100,000 nodes in three
-	// zones, 102 pages in three streams instead of 100 in one.
-	ec2SplitFrom  = 10
-	ec2SplitExtra = 2
 )
 
 // ec2StatesRead are the instance states the filtered read asks for. A node's instance that is
@@ -113,11 +108,8 @@ func ec2ChoosePlan(zones map[string]int, total int, cluster string, search bool)
 }
 
 // ec2ZoneStreams groups zones into page streams: every way of grouping is weighed (up to
-// ec2MaxZonesSplit zones and ec2MaxStreams streams). The fewest pages win, then the most
-// streams, then the first in order; but a long read (ec2SplitFrom pages or more) takes more
-// streams for up to ec2SplitExtra pages more than the fewest, as each stream rounds its
-// zones up to a whole page: streams are read at once, so a 100-page read in three streams of
-// 34 decodes its answers on several cores instead of one. One stream has no zone filter.
+// ec2MaxZonesSplit zones and ec2MaxStreams streams), the fewest pages win, then the most
+// streams, then the first in order. One stream has no zone filter.
 func ec2ZoneStreams(counts map[string]int) ([][]string, int) {
 	zones := slices.Sorted(maps.Keys(counts))
 	all := 0
@@ -128,29 +120,24 @@ func ec2ZoneStreams(counts map[string]int) ([][]string, int) {
 	if len(zones) > ec2MaxZonesSplit {
 		return best, bestPages
 	}
-	type grouping struct {
-		groups        [][]string
-		pages, during int // during: the pages of its longest stream
-	}
-	var weighed []grouping
 	var groups [][]string
 	var walk func(i int)
 	walk = func(i int) {
 		if i == len(zones) {
-			pages, during := 0, 0
+			pages := 0
 			for _, g := range groups {
 				n := 0
 				for _, z := range g {
 					n += counts[z]
 				}
-				p := max(1, ec2Ceil(n, ec2PageSize))
-				pages, during = pages+p, max(during, p)
+				pages += max(1, ec2Ceil(n, ec2PageSize))
 			}
-			g := grouping{groups: make([][]string, len(groups)), pages: pages, during: during}
-			for k := range groups {
-				g.groups[k] = slices.Clone(groups[k])
+			if pages < bestPages || (pages == bestPages && len(groups) > len(best)) {
+				best, bestPages = make([][]string, len(groups)), pages
+				for k, g := range groups {
+					best[k] = slices.Clone(g)
+				}
 			}
-			weighed = append(weighed, g)
 			return
 		}
 		for k := range groups {
@@ -165,24 +152,7 @@ func ec2ZoneStreams(counts map[string]int) ([][]string, int) {
 		}
 	}
 	walk(0)
-	fewest := bestPages
-	for _, g := range weighed {
-		fewest = min(fewest, g.pages)
-	}
-	allowed := fewest
-	if fewest >= ec2SplitFrom {
-		allowed += ec2SplitExtra
-	}
-	chosen := grouping{groups: best, pages: bestPages, during: bestPages}
-	for _, g := range weighed {
-		if g.pages <= allowed && (chosen.pages > allowed || cmp.Or(
-			cmp.Compare(len(g.groups), len(chosen.groups)), // the most streams
-			cmp.Compare(chosen.pages, g.pages),             // then the fewest pages
-			cmp.Compare(chosen.during, g.during)) > 0) {    // then the shortest longest stream
-			chosen = g
-		}
-	}
-	return chosen.groups, chosen.pages
+	return best, bestPages
 }
 
 func ec2Ceil(n, d int) int { return (n + d - 1) / d }

@@ -32,12 +32,11 @@ func TestChoosePlanCosts(t *testing.T) {
 		{name: "2,000 nodes", zones: three(500), total: 2000, cluster: "prod", search: true, id: 12, byTag: 2, streams: 1},
 		// 25 + 5 against 5 pages: saves 25, at least the margin of 20.
 		{name: "5,000 nodes", zones: three(500), total: 5000, cluster: "prod", search: true, filtered: true, id: 30, byTag: 5, streams: 1},
-		// A read of 10 pages or more takes a stream per zone for up to 2 pages more.
-		{name: "10,000 nodes", zones: three(500), total: 10000, cluster: "prod", search: true, filtered: true, id: 60, byTag: 12, streams: 3},
-		{name: "100,000 nodes", zones: three(500), total: 100000, cluster: "prod", search: true, filtered: true, id: 600, byTag: 102, streams: 3},
+		{name: "10,000 nodes", zones: three(500), total: 10000, cluster: "prod", search: true, filtered: true, id: 60, byTag: 10, streams: 1},
+		{name: "100,000 nodes", zones: three(500), total: 100000, cluster: "prod", search: true, filtered: true, id: 600, byTag: 100, streams: 1},
 		// Three zones of 4,000 fill their pages: three streams cost no more than one.
 		{name: "12,000 nodes, even", zones: three(600), total: 12000, cluster: "prod", search: true, filtered: true, id: 72, byTag: 12, streams: 3},
-		{name: "no cluster name", zones: three(500), total: 100000, search: false, id: 500, byTag: 102, streams: 3},
+		{name: "no cluster name", zones: three(500), total: 100000, search: false, id: 500, byTag: 100, streams: 1},
 		{name: "no node", zones: map[string]int{}, total: 0, cluster: "prod", search: true, id: 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -59,12 +58,7 @@ func TestZoneStreams(t *testing.T) {
 		{map[string]int{"a": 1000, "b": 1000, "c": 1000}, [][]string{{"a"}, {"b"}, {"c"}}, 3},
 		{map[string]int{"a": 1500, "b": 1500}, [][]string{{"a", "b"}}, 3},
 		{map[string]int{"a": 2000, "b": 500, "c": 500, "d": 1}, [][]string{{"a"}, {"b", "c"}, {"d"}}, 4},
-		// A long read: up to 2 pages more for more streams, the longest stream shortest.
-		{map[string]int{"a": 33334, "b": 33333, "c": 33333}, [][]string{{"a"}, {"b"}, {"c"}}, 102},
-		{map[string]int{"a": 33333, "b": 33333, "c": 33333, "d": 1}, [][]string{{"a", "d"}, {"b"}, {"c"}}, 102},
-		{map[string]int{"a": 4500, "b": 4500, "c": 1000}, [][]string{{"a"}, {"b"}, {"c"}}, 11},
-		// Below 10 pages the fewest pages win, then the most streams.
-		{map[string]int{"a": 4500, "b": 4000, "c": 500}, [][]string{{"a", "c"}, {"b"}}, 9},
+		{map[string]int{"a": 33333, "b": 33333, "c": 33333, "d": 1}, [][]string{{"a", "b", "c", "d"}}, 100},
 	} {
 		streams, pages := ec2ZoneStreams(c.counts)
 		if diff := cmp.Diff(c.streams, streams); diff != "" || pages != c.pages {
