@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/karpnet/kubectl-karpnet/test/e2e/harness"
 )
 
 // EC2Budget is the most EC2 requests `check` may make over n nodes, all launched by Karpenter
@@ -45,11 +47,14 @@ type Options struct {
 
 // Result holds what was measured on a cluster of Nodes nodes.
 type Result struct {
-	Nodes    int
-	Seed     time.Duration
-	Check    Measure
-	Describe Measure
-	Baseline *Measure
+	Nodes int
+	Seed  time.Duration
+	// Etcd and APIServer are the servers' resident memory once the cluster was seeded and
+	// check ran, and at their peak so far.
+	Etcd, APIServer harness.ProcMemory
+	Check           Measure
+	Describe        Measure
+	Baseline        *Measure
 	// Serve is serve's run of ServeCollections collections, nil when none was asked for.
 	Serve *ServeMeasure
 	// Findings counts check's findings by ID; Gaps counts its gaps.
@@ -122,6 +127,11 @@ func (e *Env) measureSize(ctx context.Context, o Options, n int) (Result, error)
 	e.logf("check over %d nodes: %s, %d EC2 and %d Kubernetes requests", n, r.Check.Wall.Round(time.Millisecond),
 		r.Check.EC2Total(), r.Check.KubeTotal())
 	var err error
+	if r.Etcd, r.APIServer, err = e.kube.Memory(); err != nil {
+		return r, err
+	}
+	e.logf("%d nodes: etcd %s (peak %s), kube-apiserver %s (peak %s)", n, mib(r.Etcd.RSS), mib(r.Etcd.Peak),
+		mib(r.APIServer.RSS), mib(r.APIServer.Peak))
 	if r.Describe, err = e.Describe(ctx, o.Conditions, e.Cluster.NodeName(n/2)); err != nil {
 		return r, err
 	}

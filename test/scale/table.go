@@ -35,8 +35,9 @@ func WriteTable(w io.Writer, c Conditions, results []Result) error {
 	}
 	fmt.Fprintln(w)
 	for _, r := range results {
-		fmt.Fprintf(w, "%d nodes: check EC2 %s; Kubernetes %s; findings %s; gaps %d; seeded in %s\n", r.Nodes,
-			counts(r.Check.EC2), counts(r.Check.Kube), counts(r.Findings), r.Gaps, seconds(r.Seed))
+		fmt.Fprintf(w, "%d nodes: check EC2 %s; Kubernetes %s; findings %s; gaps %d; seeded in %s; etcd %s (peak %s), kube-apiserver %s (peak %s)\n", r.Nodes,
+			counts(r.Check.EC2), counts(r.Check.Kube), counts(r.Findings), r.Gaps, seconds(r.Seed),
+			mib(r.Etcd.RSS), mib(r.Etcd.Peak), mib(r.APIServer.RSS), mib(r.APIServer.Peak))
 		fmt.Fprintf(w, "%d nodes: describe node EC2 %s; Kubernetes %s\n", r.Nodes, counts(r.Describe.EC2), counts(r.Describe.Kube))
 		if b := r.Baseline; b != nil {
 			fmt.Fprintf(w, "%d nodes: baseline EC2 %s; Kubernetes %s; RequestLimitExceeded %d\n", r.Nodes,

@@ -176,3 +176,13 @@ func kubePoll(ctx context.Context, timeout time.Duration, f func(context.Context
 		}
 	}
 }
+
+// Memory returns the resident memory of etcd and of kube-apiserver now and at their peak so
+// far (VmRSS and VmHWM of /proc/PID/status), in bytes.
+func (k *Kube) Memory() (etcd, apiserver ProcMemory, err error) {
+	if etcd, err = k.etcd.memory(); err != nil {
+		return etcd, apiserver, err
+	}
+	apiserver, err = k.apiserver.memory()
+	return etcd, apiserver, err
+}

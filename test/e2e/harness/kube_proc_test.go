@@ -135,3 +135,20 @@ func TestFreePorts(t *testing.T) {
 		seen[p] = true
 	}
 }
+
+// TestProcMemoryReadsRSS: a running process's memory is read from /proc, its peak at least
+// what it holds now; a stopped one's is an error.
+func TestProcMemoryReadsRSS(t *testing.T) {
+	p, _ := kubeStartSleepers(t, t.Context())
+	m, err := p.memory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.RSS <= 0 || m.Peak < m.RSS {
+		t.Fatalf("memory %+v, want a resident size and a peak at least as large", m)
+	}
+	p.stop()
+	if _, err := (&proc{name: "none"}).memory(); err == nil {
+		t.Fatal("the memory of a process never started was read")
+	}
+}

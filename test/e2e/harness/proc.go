@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -160,4 +161,34 @@ func (p *proc) waitReady(ctx context.Context, timeout time.Duration, probe func(
 		case <-tick.C:
 		}
 	}
+}
+
+// ProcMemory is a process's resident memory now and at its peak, in bytes.
+type ProcMemory struct{ RSS, Peak int64 }
+
+// memory reads p's VmRSS and VmHWM from /proc (Linux).
+func (p *proc) memory() (ProcMemory, error) {
+	if p == nil || p.cmd == nil || p.cmd.Process == nil {
+		return ProcMemory{}, errors.New("the process is not running")
+	}
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	if err != nil {
+		return ProcMemory{}, fmt.Errorf("reading the memory of %s: %w", p.name, err)
+	}
+	var m ProcMemory
+	for line := range strings.Lines(string(data)) {
+		name, value, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		kib, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(value), " kB"), 10, 64)
+		switch {
+		case err != nil:
+		case name == "VmRSS":
+			m.RSS = kib << 10
+		case name == "VmHWM":
+			m.Peak = kib << 10
+		}
+	}
+	return m, nil
 }
