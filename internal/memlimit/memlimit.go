@@ -12,7 +12,9 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Floor is the live heap below which Fit leaves the runtime's defaults alone: a cluster of
@@ -47,6 +49,43 @@ func Fit() (limit, live int64) {
 	debug.SetMemoryLimit(limit)
 	fitted.Store(true)
 	return limit, live
+}
+
+// During keeps the limit fitted while a large cluster is being read, until stop is called:
+// every quarter second it sets the limit from the live heap of the last collection the
+// runtime made (no collection is forced), so a collection that grows past Floor is held to
+// about 1.5 times what it holds as it grows, instead of twice: what it holds grows by little
+// between two collections, while the report that Fit makes room for is not built yet. Fit, called once the
+// snapshot is complete, sets the limit it keeps. stop may be called more than once.
+func During() (stop func()) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return func() {}
+	}
+	done := make(chan struct{})
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if live := heapBytes("/gc/heap/live:bytes"); live >= Floor {
+					debug.SetMemoryLimit(live + live/2 + 64<<20)
+					fitted.Store(true)
+				}
+			}
+		}
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			close(done)
+			<-ended
+		})
+	}
 }
 
 // heapBytes reads a runtime metric of bytes, 0 when this runtime does not have it.

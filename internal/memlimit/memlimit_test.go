@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"testing"
+	"time"
 )
 
 // TestFitSetsALimitFromTheLiveHeap holds more than Floor live, and Fit must set 1.75 times it
@@ -44,5 +45,38 @@ func TestFitSetsALimitFromTheLiveHeap(t *testing.T) {
 	runtime.GC()
 	if limit, live := Fit(); limit != 0 || debug.SetMemoryLimit(-1) != math.MaxInt64 {
 		t.Fatalf("with %d bytes live again Fit left a limit of %d (set %d), want the runtime's default", live, debug.SetMemoryLimit(-1), limit)
+	}
+}
+
+// TestDuringFollowsTheLiveHeap holds more than Floor live while During runs: within a few
+// ticks the limit is 1.5 times the live heap of the last collection plus 64 MiB. stop ends
+// it, and may be called twice.
+func TestDuringFollowsTheLiveHeap(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	t.Setenv("GOMEMLIMIT", "")
+	debug.SetMemoryLimit(math.MaxInt64)
+	held := make([][]byte, 0, 320)
+	for range 320 {
+		held = append(held, make([]byte, 1<<20))
+	}
+	runtime.GC()
+	stop := During()
+	deadline := time.Now().Add(5 * time.Second)
+	for debug.SetMemoryLimit(-1) == math.MaxInt64 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	stop()
+	stop()
+	live := heapBytes("/gc/heap/live:bytes")
+	runtime.KeepAlive(held)
+	got := debug.SetMemoryLimit(-1)
+	// A collection the runtime made in between may have moved the live heap a little.
+	if want := live + live/2 + 64<<20; got < want*95/100 || got > want*105/100 {
+		t.Fatalf("limit %d while %d live, want about %d", got, live, want)
+	}
+	debug.SetMemoryLimit(math.MaxInt64)
+	time.Sleep(400 * time.Millisecond)
+	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
+		t.Fatalf("after stop the limit changed to %d", got)
 	}
 }

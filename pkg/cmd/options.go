@@ -171,6 +171,8 @@ func (o *commonOptions) load(ctx context.Context, scope collect.Scope) (*snapsho
 		s   *snapshot.Snapshot
 		err error
 	)
+	stopFitting := memlimit.During()
+	defer stopFitting()
 	switch {
 	case o.multi():
 		if s, err = o.loadMulti(ctx, scope); err != nil {
@@ -223,6 +225,7 @@ func (o *commonOptions) load(ctx context.Context, scope collect.Scope) (*snapsho
 		}
 		fmt.Fprintf(o.ErrOut, "snapshot saved to %s\n", o.saveSnapshot)
 	}
+	stopFitting()
 	o.fitMemory()
 	return s, nil
 }

@@ -82,7 +82,7 @@ func (c *Collector) Collect(ctx context.Context, scope Scope) (*snapshot.Snapsho
 	s.Context, s.Cluster, s.Region = c.Context, c.Cluster, c.Region
 	// The instances depend only on the nodes: describe them page by page while the nodes and
 	// the rest of Kubernetes are read.
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := context.WithCancel(withInterner(ctx))
 	defer cancel()
 	ec2 := c.startEC2(ctx)
 	ec2.scoped = kubeScoped(scope)

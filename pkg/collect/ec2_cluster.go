@@ -122,7 +122,7 @@ func (c ec2Call) clusterInstances(ctx context.Context, cluster string, known map
 			return
 		}
 		seen[id] = true
-		out = append(out, ec2Instance(in))
+		out = append(out, ec2InstanceIn(ctx, in))
 	})
 	slices.SortFunc(out, func(a, b snapshot.Instance) int { return strings.Compare(a.ID, b.ID) })
 	return out, err

@@ -82,7 +82,7 @@ func (f *ec2Feed) describe(i int, batch []string) {
 	got := make([]snapshot.Instance, 0, len(out))
 	for _, in := range out {
 		if in.InstanceId != nil {
-			got = append(got, ec2Instance(in)) // the SDK's larger records are garbage at once
+			got = append(got, ec2InstanceIn(f.ctx, in)) // the SDK's larger records are garbage at once
 		}
 	}
 	f.meter.addInstances(len(got))

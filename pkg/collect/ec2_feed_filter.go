@@ -78,7 +78,7 @@ func (f *ec2Feed) keepFiltered(in types.Instance, tag string) {
 	if !keep || dup {
 		return
 	}
-	v := ec2Instance(in) // the SDK's larger record is garbage at once
+	v := ec2InstanceIn(f.ctx, in) // the SDK's larger record is garbage at once
 	f.mu.Lock()
 	ff.found[id] = v
 	if launched {

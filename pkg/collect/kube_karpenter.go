@@ -24,7 +24,10 @@ func (c *Collector) kubeKarpenter(ctx context.Context, s *snapshot.Snapshot, sco
 	names, known := kubeClaimNames(s.Nodes)
 	s.NodeClaims = nil
 	err := c.kubeReadCRD(ctx, s, kubeNodeClaimsCRD(), scoped && known, names, kubeKarpenterRemedy,
-		func(u *unstructured.Unstructured) { s.NodeClaims = append(s.NodeClaims, kubeDecodeNodeClaim(u)) })
+		func(u *unstructured.Unstructured) {
+			s.NodeClaims = append(s.NodeClaims, kubeDecodeNodeClaim(u))
+			internerOf(ctx).Claim(&s.NodeClaims[len(s.NodeClaims)-1])
+		})
 	if err != nil {
 		return err
 	}

@@ -45,6 +45,7 @@ func (c *Collector) kubeNodes(ctx context.Context, s *snapshot.Snapshot, scope S
 					}
 					seen[n.Name] = true
 					kubeStripNode(n) // node by node, so the heavy fields are garbage early
+					internerOf(ctx).Node(n)
 					return true
 				})
 				if err != nil {
@@ -93,6 +94,7 @@ func (c *Collector) kubeGetNodes(ctx context.Context, names []string, missingOK 
 		n, err := c.kubeGetNode(ctx, name)
 		switch {
 		case err == nil:
+			internerOf(ctx).Node(n)
 			nodes = append(nodes, *n)
 		case apierrors.IsNotFound(err):
 			missing = append(missing, name)

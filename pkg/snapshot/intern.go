@@ -1,6 +1,10 @@
 package snapshot
 
-import corev1 "k8s.io/api/core/v1"
+import (
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+)
 
 // interner makes equal strings share one copy. Decoding gives every string of every node its
 // own copy, and most of a node's strings repeat across nodes (label and tag keys, zones,
@@ -57,9 +61,10 @@ func (in interner) conditions(cs []Condition) {
 	}
 }
 
-// intern makes the repeated strings of the nodes, NodeClaims and instances of s, and of every
-// cluster it holds, share one copy each. Values do not change.
-func (s *Snapshot) intern() {
+// Intern makes the repeated strings of the nodes, NodeClaims and instances of s, and of every
+// cluster it holds, share one copy each. Values do not change. Read and a live collection
+// (Interner) do it as they decode.
+func (s *Snapshot) Intern() {
 	in := interner{}
 	s.internWith(in)
 }
@@ -131,5 +136,44 @@ func internInstance(in interner, v *Instance) {
 		in.str(&e.SubnetID)
 		in.str(&e.Status)
 		in.groups(e.SecurityGroups)
+	}
+}
+
+// Interner shares repeated strings across the nodes, NodeClaims and instances given to it, as
+// Read does, for a collection that builds a snapshot piece by piece from several goroutines:
+// each piece is interned as it is decoded, so the copies are garbage at once. Its methods are
+// safe for concurrent use; on a nil *Interner they do nothing.
+type Interner struct {
+	mu sync.Mutex
+	in interner
+}
+
+// NewInterner returns an empty Interner, for one collection.
+func NewInterner() *Interner { return &Interner{in: interner{}} }
+
+// Node interns the strings of n.
+func (x *Interner) Node(n *corev1.Node) {
+	if x != nil {
+		x.mu.Lock()
+		internNode(x.in, n)
+		x.mu.Unlock()
+	}
+}
+
+// Claim interns the strings of c.
+func (x *Interner) Claim(c *NodeClaim) {
+	if x != nil {
+		x.mu.Lock()
+		internClaim(x.in, c)
+		x.mu.Unlock()
+	}
+}
+
+// Instance interns the strings of v.
+func (x *Interner) Instance(v *Instance) {
+	if x != nil {
+		x.mu.Lock()
+		internInstance(x.in, v)
+		x.mu.Unlock()
 	}
 }

@@ -35,7 +35,7 @@ func TestInternKeepsValuesAndSharesCopies(t *testing.T) {
 	want.Instances = append(want.Instances, decoded(t, want.Instances[0]))
 	got.NodeClaims = append(got.NodeClaims, decoded(t, got.NodeClaims[0]))
 	want.NodeClaims = append(want.NodeClaims, decoded(t, want.NodeClaims[0]))
-	got.intern()
+	got.Intern()
 	if !reflect.DeepEqual(got, want) {
 		t.Fatal("interning changed the snapshot's values")
 	}
