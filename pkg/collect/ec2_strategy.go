@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	corev1 "k8s.io/api/core/v1"
 )
@@ -169,25 +168,6 @@ func (c ec2Call) clusterStream(ctx context.Context, cluster string, zones []stri
 		filters = append(filters, types.Filter{Name: aws.String("availability-zone"), Values: zones})
 	}
 	return c.instancePages(ctx, filters, maxPages, visit)
-}
-
-// instancePages pages through the instances filters select, 1,000 a page, passing each to
-// visit as its page arrives; it follows at most maxPages pages.
-func (c ec2Call) instancePages(ctx context.Context, filters []types.Filter, maxPages int, visit func(types.Instance)) error {
-	return ec2PagesUpTo("DescribeInstances", maxPages, func(token *string) (*string, error) {
-		page, err := c.api.DescribeInstances(ctx, &ec2.DescribeInstancesInput{
-			Filters: filters, MaxResults: aws.Int32(ec2PageSize), NextToken: token,
-		}, c.opt)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range page.Reservations {
-			for _, in := range r.Instances {
-				visit(in)
-			}
-		}
-		return page.NextToken, nil
-	})
 }
 
 // planRead chooses, at the first page of nodes, how the instances are read (ec2ChoosePlan):
