@@ -84,7 +84,7 @@ func (c *Collector) kubeNodePages(ctx context.Context, selector string, visit fu
 }
 
 // kubeNodePage reads one page of the node list. A protobuf answer is split into its nodes
-// without decoding them; any other answer is decoded as kubeListNodes decodes it.
+// without decoding them; any other answer is decoded whole, as kubeDo decodes answers.
 func (c *Collector) kubeNodePage(ctx context.Context, opts metav1.ListOptions) (*kubeNodePage, error) {
 	if c.REST == nil {
 		list, err := c.Kube.CoreV1().Nodes().List(ctx, opts)
@@ -107,10 +107,7 @@ func (c *Collector) kubeNodePage(ctx context.Context, opts metav1.ListOptions) (
 		return page, nil
 	}
 	list := &corev1.NodeList{}
-	if err := res.Into(list); err != nil {
-		if status >= 200 && status < 300 {
-			return nil, &kubeAnswerError{what: "node list", status: status, contentType: contentType, err: err}
-		}
+	if err := kubeInto(res, "node list", list); err != nil {
 		return nil, err
 	}
 	return &kubeNodePage{meta: list.ListMeta, nodes: list.Items}, nil

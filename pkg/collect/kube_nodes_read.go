@@ -24,9 +24,14 @@ func (c *Collector) kubeGetNode(ctx context.Context, name string) (*corev1.Node,
 // kubeDo sends req and decodes its answer into obj, what it names. A successful HTTP answer
 // that does not decode is a *kubeAnswerError with its status and content type.
 func kubeDo(ctx context.Context, req *rest.Request, what string, obj runtime.Object) error {
+	return kubeInto(req.Do(ctx), what, obj)
+}
+
+// kubeInto decodes an answer into obj as kubeDo does.
+func kubeInto(res rest.Result, what string, obj runtime.Object) error {
 	var status int
 	var contentType string
-	err := req.Do(ctx).StatusCode(&status).ContentType(&contentType).Into(obj)
+	err := res.StatusCode(&status).ContentType(&contentType).Into(obj)
 	if err != nil && status >= 200 && status < 300 {
 		return &kubeAnswerError{what: what, status: status, contentType: contentType, err: err}
 	}

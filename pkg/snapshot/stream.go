@@ -211,7 +211,7 @@ func (d *streamDecoder) object(v reflect.Value, path, at string) error {
 		key, _ := tok.(string)
 		f, ok := lookup(fs, key)
 		if !ok {
-			if err := d.value(nil, "", ""); err != nil {
+			if err := d.value(nil, "", place{i: -1}); err != nil {
 				return err
 			}
 			continue
@@ -220,7 +220,7 @@ func (d *streamDecoder) object(v reflect.Value, path, at string) error {
 		if fv.Kind() == reflect.Slice && fv.Type().Elem().Kind() == reflect.Struct {
 			err = d.list(fv, fpath, fat)
 		} else {
-			err = d.value(fv.Addr().Interface(), fpath, fat)
+			err = d.value(fv.Addr().Interface(), fpath, place{at: fat, i: -1})
 		}
 		if err != nil {
 			return err
@@ -241,8 +241,6 @@ func (d *streamDecoder) list(v reflect.Value, path, at string) error {
 		v.SetZero()
 		return nil
 	case json.Delim('['):
-	case json.Delim('{'):
-		return fmt.Errorf("malformed: field %q holds a JSON object", path)
 	default:
 		return fmt.Errorf("malformed: field %q holds a JSON %s", path, jsonKind(tok))
 	}
@@ -250,7 +248,7 @@ func (d *streamDecoder) list(v reflect.Value, path, at string) error {
 	snapshots := v.Type().Elem() == reflect.TypeFor[Snapshot]()
 	for i := 0; d.dec.More(); i++ {
 		v.Set(reflect.Append(v, reflect.Zero(v.Type().Elem())))
-		elem, eat := v.Index(i), fmt.Sprintf("%s[%d]", at, i)
+		elem := v.Index(i)
 		if snapshots {
 			// A cluster of a snapshot of several: its own lists are streamed too.
 			tok, err := d.token()
@@ -260,12 +258,12 @@ func (d *streamDecoder) list(v reflect.Value, path, at string) error {
 			if tok != json.Delim('{') {
 				return fmt.Errorf("malformed: field %q holds a JSON %s", path, jsonKind(tok))
 			}
-			if err := d.object(elem, path, eat); err != nil {
+			if err := d.object(elem, path, place{at: at, i: i}.String()); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := d.element(elem.Addr().Interface(), path, eat); err != nil {
+		if err := d.element(elem.Addr().Interface(), path, place{at: at, i: i}); err != nil {
 			return err
 		}
 	}
@@ -275,7 +273,7 @@ func (d *streamDecoder) list(v reflect.Value, path, at string) error {
 
 // element decodes the next value into p, an element of the list at path, and interns its
 // strings.
-func (d *streamDecoder) element(p any, path, at string) error {
+func (d *streamDecoder) element(p any, path string, at place) error {
 	if err := d.value(p, path, at); err != nil {
 		return err
 	}
@@ -293,7 +291,7 @@ func (d *streamDecoder) element(p any, path, at string) error {
 // value decodes the next value into p, or skips it when p is nil. The decoder reads the
 // value's text once to find its end and once to decode it, as json.Unmarshal does; the text
 // is looked at again only to say what is wrong with it.
-func (d *streamDecoder) value(p any, path, at string) error {
+func (d *streamDecoder) value(p any, path string, at place) error {
 	start := d.dec.InputOffset()
 	d.rec.mark(start)
 	if p == nil {
@@ -316,9 +314,23 @@ func (d *streamDecoder) value(p any, path, at string) error {
 		return fmt.Errorf("malformed: field %q holds a JSON %s", joinPath(path, typ.Field), typ.Value)
 	}
 	if raw, ok := d.rec.since(start, d.dec.InputOffset()); ok {
-		return valueError(raw, err, at)
+		return valueError(raw, err, at.String())
 	}
 	return readErr(err)
+}
+
+// place is where a value is in the file, for its errors: the field at, or its element i
+// when i is not negative. Its text is made only for an error, not for every element.
+type place struct {
+	at string
+	i  int
+}
+
+func (p place) String() string {
+	if p.i < 0 {
+		return p.at
+	}
+	return fmt.Sprintf("%s[%d]", p.at, p.i)
 }
 
 // valueError says what is wrong with raw, a value that is JSON but not what its field holds,
@@ -404,12 +416,12 @@ func (e *streamEncoder) write(s string) {
 	}
 }
 
-// marshal writes v as json.MarshalIndent does at depth.
-func (e *streamEncoder) marshal(v reflect.Value, depth int) {
+// marshal writes v as json.MarshalIndent does with prefix, the indent of its depth.
+func (e *streamEncoder) marshal(v reflect.Value, prefix string) {
 	if e.err != nil {
 		return
 	}
-	b, err := json.MarshalIndent(v.Interface(), strings.Repeat(" ", depth), " ")
+	b, err := json.MarshalIndent(v.Interface(), prefix, " ")
 	if err != nil {
 		e.err = err
 		return
@@ -432,7 +444,7 @@ func (e *streamEncoder) object(v reflect.Value, depth int) {
 		if fv.Kind() == reflect.Slice && !fv.IsNil() && fv.Type().Elem().Kind() == reflect.Struct {
 			e.list(fv, depth+1)
 		} else {
-			e.marshal(fv, depth+1)
+			e.marshal(fv, inner[1:])
 		}
 	}
 	if sep == "{" {
@@ -450,12 +462,14 @@ func (e *streamEncoder) list(v reflect.Value, depth int) {
 	}
 	inner := "\n" + strings.Repeat(" ", depth+1)
 	snapshots := v.Type().Elem() == reflect.TypeFor[Snapshot]()
+	sep := "["
 	for i := range v.Len() {
-		e.write(map[bool]string{true: "[", false: ","}[i == 0] + inner)
+		e.write(sep + inner)
+		sep = ","
 		if snapshots {
 			e.object(v.Index(i), depth+1)
 		} else {
-			e.marshal(v.Index(i), depth+1)
+			e.marshal(v.Index(i), inner[1:])
 		}
 	}
 	e.write("\n" + strings.Repeat(" ", depth) + "]")
