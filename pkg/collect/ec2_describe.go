@@ -52,7 +52,7 @@ func (c ec2Call) instances(ctx context.Context, ids []string) ([]types.Instance,
 	err := ec2Pages("DescribeInstances", func(token *string) (*string, error) {
 		page, err := c.api.DescribeInstances(ctx, &ec2.DescribeInstancesInput{
 			Filters: ec2Filter("instance-id", ids), MaxResults: aws.Int32(ec2PageSize), NextToken: token,
-		}, c.opt)
+		}, c.opt, ec2DecodeInstances)
 		if err != nil {
 			return nil, err
 		}

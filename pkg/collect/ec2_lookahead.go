@@ -46,8 +46,9 @@ func (lookaheadMiddleware) HandleDeserialize(ctx context.Context, in middleware.
 	if err != nil || !ok || seen == nil || resp.Body == nil || resp.StatusCode != 200 {
 		return out, metadata, err
 	}
-	body, rerr := io.ReadAll(io.LimitReader(resp.Body, ec2MaxAnswer+1))
-	rest := resp.Body
+	buf := ec2AnswerBuffer()
+	_, rerr := buf.ReadFrom(io.LimitReader(resp.Body, ec2MaxAnswer+1))
+	body, rest := buf.Bytes(), resp.Body
 	if rerr != nil || int64(len(body)) > ec2MaxAnswer {
 		// Too long or broken: hand it on as it came, for the answer checks to refuse.
 		resp.Body = struct {
@@ -57,11 +58,26 @@ func (lookaheadMiddleware) HandleDeserialize(ctx context.Context, in middleware.
 		return out, metadata, err
 	}
 	_ = rest.Close()
-	resp.Body = io.NopCloser(bytes.NewReader(body))
+	resp.Body = &pooledBody{Reader: bytes.NewReader(body), buf: buf}
 	if token := ec2NextToken(body); token != "" {
 		seen(token)
 	}
 	return out, metadata, err
+}
+
+// pooledBody reads an answer from a buffer of ec2AnswerBuffers, and gives it back when closed.
+type pooledBody struct {
+	*bytes.Reader
+	buf *bytes.Buffer
+}
+
+func (b *pooledBody) Close() error {
+	if b.buf != nil {
+		b.Reader.Reset(nil)
+		ec2AnswerBuffers.Put(b.buf)
+		b.buf = nil
+	}
+	return nil
 }
 
 // ec2NextToken returns the nextToken element of a DescribeInstances answer, "" when it has
@@ -116,7 +132,7 @@ func (c ec2Call) instancePages(ctx context.Context, filters []types.Filter, maxP
 		go func() {
 			out, err := c.api.DescribeInstances(context.WithValue(cctx, lookaheadKey{}, early), &ec2.DescribeInstancesInput{
 				Filters: filters, MaxResults: aws.Int32(ec2PageSize), NextToken: token,
-			}, c.opt, ec2Lookahead)
+			}, c.opt, ec2Lookahead, ec2DecodeInstances)
 			p.answer <- ec2PageAnswer{out, err}
 		}()
 		return p
