@@ -23,7 +23,9 @@ func ec2DecodeInstances(o *ec2.Options) {
 	})
 }
 
-type instancesDecoder struct{ sdk middleware.DeserializeMiddleware }
+type instancesDecoder struct {
+	sdk middleware.DeserializeMiddleware
+}
 
 func (*instancesDecoder) ID() string { return "KarpnetDescribeInstancesDecoder" }
 
