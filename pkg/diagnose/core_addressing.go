@@ -60,10 +60,10 @@ var internalIPNotInstanceIP = Check{
 				continue
 			}
 			for _, ip := range firstInternalIPs(n) {
-				ips := instanceIPs(n.Instance, ip.Is6())
-				if len(ips) == 0 || ips[ip] {
+				if has, family := instanceHasIP(n.Instance, ip); has || !family {
 					continue
 				}
+				ips := instanceIPs(n.Instance, ip.Is6())
 				family, primary := "private IPs", primaryIP(n.Instance)
 				if ip.Is6() {
 					family, primary = "IPv6 addresses", primaryIPv6(n.Instance)
@@ -124,22 +124,53 @@ func subnetCIDRs(s *snapshot.Subnet, v6 bool) []netip.Prefix {
 // instanceIPs returns every private address of one family of the instance and its ENIs.
 func instanceIPs(in *snapshot.Instance, v6 bool) map[netip.Addr]bool {
 	ips := map[netip.Addr]bool{}
-	add := func(s string) {
-		if ip, err := netip.ParseAddr(s); err == nil && ip.Is6() == v6 {
+	eachInstanceIP(in, func(ip netip.Addr) bool {
+		if ip.Is6() == v6 {
 			ips[ip] = true
 		}
+		return true
+	})
+	return ips
+}
+
+// instanceHasIP reports whether ip is one of the instance's addresses (as instanceIPs has
+// them), and whether it has any address of ip's family; it builds nothing, for the check of every node.
+func instanceHasIP(in *snapshot.Instance, ip netip.Addr) (has, family bool) {
+	eachInstanceIP(in, func(a netip.Addr) bool {
+		if a.Is6() == ip.Is6() {
+			family = true
+			has = a == ip
+		}
+		return !has
+	})
+	return has, family
+}
+
+// eachInstanceIP calls f with each address of the instance that parses (the private IP, and
+// each ENI's primary, private and IPv6 addresses) until f returns false.
+func eachInstanceIP(in *snapshot.Instance, f func(netip.Addr) bool) {
+	visit := func(s string) bool {
+		ip, err := netip.ParseAddr(s)
+		return err != nil || f(ip)
 	}
-	add(in.PrivateIP)
+	if !visit(in.PrivateIP) {
+		return
+	}
 	for _, e := range in.ENIs {
-		add(e.PrimaryIP)
+		if !visit(e.PrimaryIP) {
+			return
+		}
 		for _, s := range e.PrivateIPs {
-			add(s)
+			if !visit(s) {
+				return
+			}
 		}
 		for _, s := range e.IPv6Addresses {
-			add(s)
+			if !visit(s) {
+				return
+			}
 		}
 	}
-	return ips
 }
 
 // primaryIP returns the instance's primary private IP: PrivateIP, else the primary IP of the

@@ -3,6 +3,7 @@ package diagnose
 import (
 	"slices"
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -34,6 +35,10 @@ type Index struct {
 
 	// net keys the route tables, NAT gateways, VPC endpoints and network ACLs (join_path.go).
 	net *netIndex
+
+	// checked is checkedNodes' answer, made once for every check that asks.
+	checked     []*NodeInfo
+	checkedOnce sync.Once
 }
 
 // NodeInfo is one node joined with everything karpnet knows about it. Pointers are nil when
@@ -219,13 +224,14 @@ func (n *NodeInfo) InternalIPs() []string {
 // checkedNodes returns the nodes that take part in EC2 checks: EC2 nodes whose providerID
 // parses and that are not being deleted.
 func (x *Index) checkedNodes() []*NodeInfo {
-	var nodes []*NodeInfo
-	for _, n := range x.Nodes {
-		if n.Checked() && !n.Terminating() {
-			nodes = append(nodes, n)
+	x.checkedOnce.Do(func() {
+		for _, n := range x.Nodes {
+			if n.Checked() && !n.Terminating() {
+				x.checked = append(x.checked, n)
+			}
 		}
-	}
-	return nodes
+	})
+	return x.checked
 }
 
 // instanceENIs returns the ENIs attached to the node's instance, nil when it is unknown.

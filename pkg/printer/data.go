@@ -61,13 +61,16 @@ func streamJSON(w io.Writer, r diagnose.Report) error {
 	if _, err := io.WriteString(w, string(head)+"\n  \"nodes\": [\n    "); err != nil {
 		return writeErr(err)
 	}
+	// One encoder and one buffer for every node: at 100,000 nodes a buffer and an encoder's
+	// indentation buffer of their own for each were over a GB of garbage.
 	var node bytes.Buffer
+	enc := newJSONEncoder(&node, "    ", "  ")
 	for i := range nodes {
 		node.Reset()
-		if err := encodeJSON(&node, nodes[i], "    ", "  "); err != nil {
-			return err
+		if err := enc.Encode(nodes[i]); err != nil {
+			return fmt.Errorf("encoding the report as JSON: %w", err)
 		}
-		b := bytes.TrimSuffix(node.Bytes(), []byte("\n"))
+		b := bytes.TrimSuffix(escapeControls(node.Bytes()), []byte("\n"))
 		if i < len(nodes)-1 {
 			b = append(b, ",\n    "...)
 		}
@@ -83,14 +86,20 @@ func streamJSON(w io.Writer, r diagnose.Report) error {
 // by a newline.
 func encodeJSON(w io.Writer, v any, prefix, indent string) error {
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent(prefix, indent)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	if err := newJSONEncoder(&buf, prefix, indent).Encode(v); err != nil {
 		return fmt.Errorf("encoding the report as JSON: %w", err)
 	}
 	_, err := w.Write(escapeControls(buf.Bytes()))
 	return writeErr(err)
+}
+
+// newJSONEncoder returns an encoder of indented JSON without HTML escaping; what it writes
+// still needs escapeControls.
+func newJSONEncoder(w io.Writer, prefix, indent string) *json.Encoder {
+	enc := json.NewEncoder(w)
+	enc.SetIndent(prefix, indent)
+	enc.SetEscapeHTML(false)
+	return enc
 }
 
 // escapeControls rewrites, in JSON that encoding/json wrote, the characters it leaves raw that
