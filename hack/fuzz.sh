@@ -22,6 +22,7 @@ targets=(
 	"./pkg/diagnose FuzzSnapshotFields"
 	"./pkg/printer FuzzPipeline"
 	"./pkg/tui FuzzTUI"
+	"./pkg/collect FuzzReadInstances"
 )
 
 # A target added to the code but not to the list above fails the run.
