@@ -23,6 +23,7 @@ targets=(
 	"./pkg/printer FuzzPipeline"
 	"./pkg/tui FuzzTUI"
 	"./pkg/collect FuzzReadInstances"
+	"./pkg/collect FuzzWithoutManagedFields"
 )
 
 # A target added to the code but not to the list above fails the run.

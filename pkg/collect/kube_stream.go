@@ -1,6 +1,7 @@
 package collect
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -93,7 +94,7 @@ func kubeDecodeItems(dec *json.Decoder, visit func(*unstructured.Unstructured)) 
 			return err
 		}
 		u := &unstructured.Unstructured{}
-		if err := u.UnmarshalJSON(raw); err != nil {
+		if err := u.UnmarshalJSON(kubeWithoutManagedFields(raw)); err != nil {
 			return fmt.Errorf("decoding an item: %w", err)
 		}
 		visit(u)
@@ -114,4 +115,103 @@ func kubeExpectDelim(dec *json.Decoder, want json.Delim) error {
 		return fmt.Errorf("got %v, want %q", tok, want)
 	}
 	return nil
+}
+
+// kubeWithoutManagedFields returns item, a JSON object the decoder has checked, without the
+// managedFields of its metadata, in place. Nothing karpnet reads is in them (nodes drop them
+// too), and in a NodeClaim they are nearly half the bytes and most of the maps a decode
+// builds. A key spelled with escapes is left as it is (it then decodes, unread).
+func kubeWithoutManagedFields(item []byte) []byte {
+	meta, ok := kubeJSONMember(item, 0, `"metadata"`)
+	if !ok || meta.value >= len(item) || item[meta.value] != '{' {
+		return item
+	}
+	fields, ok := kubeJSONMember(item, meta.value, `"managedFields"`)
+	if !ok {
+		return item
+	}
+	// Drop the member and the comma after it, or, for the last member, the comma before it.
+	from, to := fields.key, fields.end
+	if i := kubeJSONSpace(item, to); i < len(item) && item[i] == ',' {
+		to = i + 1
+	} else if fields.comma >= 0 {
+		from = fields.comma
+	}
+	return append(item[:from], item[to:]...)
+}
+
+// kubeMember is where one member of a JSON object stands: its key, its value and the end of
+// the value, and the comma before the key (-1 for the first member).
+type kubeMember struct{ key, value, end, comma int }
+
+// kubeJSONMember finds the member named key (with its quotes, as written) of the object that
+// starts at item[at]. Only its own members are looked at, not those of the objects it holds;
+// the last of several with that key is returned, as a decode keeps the last.
+func kubeJSONMember(item []byte, at int, key string) (kubeMember, bool) {
+	var found kubeMember
+	ok := false
+	i := kubeJSONSpace(item, at) + 1 // past '{'
+	comma := -1
+	for {
+		i = kubeJSONSpace(item, i)
+		if i >= len(item) || item[i] != '"' {
+			return found, ok // '}' (or not an object)
+		}
+		keyAt := i
+		i = kubeJSONSkip(item, i)
+		name := item[keyAt:i]
+		i = kubeJSONSpace(item, i) + 1 // past ':'
+		valueAt := kubeJSONSpace(item, i)
+		i = kubeJSONSkip(item, valueAt)
+		if string(name) == key {
+			found, ok = kubeMember{key: keyAt, value: valueAt, end: i, comma: comma}, true
+		}
+		i = kubeJSONSpace(item, i)
+		if i >= len(item) || item[i] != ',' {
+			return found, ok
+		}
+		comma = i
+		i++
+	}
+}
+
+// kubeJSONSpace returns the index of the first byte at or after i that is not JSON whitespace.
+func kubeJSONSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// kubeJSONSkip returns the index just past the JSON value that starts at b[i] (valid JSON).
+func kubeJSONSkip(b []byte, i int) int {
+	depth := 0
+	for i < len(b) {
+		switch b[i] {
+		case '"':
+			for i++; i < len(b) && b[i] != '"'; i++ {
+				if b[i] == '\\' {
+					i++
+				}
+			}
+			i++
+		case '{', '[':
+			depth++
+			i++
+		case '}', ']':
+			depth--
+			i++
+		case ',', ':', ' ', '\t', '\n', '\r':
+			i++
+		default:
+			// A number, true, false or null.
+			for i < len(b) && bytes.IndexByte([]byte(",:}] \t\n\r"), b[i]) < 0 {
+				i++
+			}
+		}
+		if depth == 0 {
+			return i
+		}
+	}
+	return i
 }
