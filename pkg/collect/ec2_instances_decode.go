@@ -41,7 +41,7 @@ func (d *instancesDecoder) HandleDeserialize(ctx context.Context, in middleware.
 	defer ec2AnswerBuffers.Put(buf) // what the answer decodes to holds copies of its text
 	_, rerr := buf.ReadFrom(resp.Body)
 	if rerr == nil {
-		if reservations, token, ok := ec2ReadInstances(buf.Bytes()); ok {
+		if reservations, token, ok := ec2ReadInstances(buf.Bytes(), internerOf(ctx)); ok {
 			_ = resp.Body.Close()
 			out.Result = &ec2.DescribeInstancesOutput{Reservations: reservations, NextToken: token}
 			return out, metadata, nil

@@ -8,6 +8,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	smithytime "github.com/aws/smithy-go/time"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
 // A DescribeInstances answer of 1,000 instances is about 6 MB of XML, most of it elements
@@ -26,9 +28,11 @@ import (
 // ec2XMLMaxDepth bounds the nesting ec2ReadInstances follows inside an element it skips.
 const ec2XMLMaxDepth = 256
 
-// ec2ReadInstances decodes a DescribeInstances answer; ok is false when it gave up.
-func ec2ReadInstances(body []byte) (reservations []types.Reservation, nextToken *string, ok bool) {
-	r := xmlReader{b: body}
+// ec2ReadInstances decodes a DescribeInstances answer; ok is false when it gave up. The
+// values that repeat across instances (types, zones, subnet, VPC and security group IDs, tags,
+// states) are taken from intern (nil: each its own copy).
+func ec2ReadInstances(body []byte, intern *snapshot.Interner) (reservations []types.Reservation, nextToken *string, ok bool) {
+	r := xmlReader{b: body, intern: intern}
 	root, empty := r.root()
 	if r.bad {
 		return nil, nil, false
@@ -57,7 +61,7 @@ func (r *xmlReader) reservation(name []byte, empty bool, res *types.Reservation)
 	r.children(name, empty, func(name []byte, empty bool) {
 		switch string(r.lower(name)) {
 		case "ownerid":
-			res.OwnerId = r.str(name, empty)
+			res.OwnerId = r.shared(name, empty)
 		case "instancesset":
 			r.items(name, empty, func(name []byte, empty bool) {
 				var in types.Instance
@@ -76,17 +80,17 @@ func (r *xmlReader) instance(name []byte, empty bool, in *types.Instance) {
 		case "instanceid":
 			in.InstanceId = r.str(name, empty)
 		case "instancetype":
-			in.InstanceType = types.InstanceType(r.value(name, empty))
+			in.InstanceType = types.InstanceType(r.sharedValue(name, empty))
 		case "vpcid":
-			in.VpcId = r.str(name, empty)
+			in.VpcId = r.shared(name, empty)
 		case "subnetid":
-			in.SubnetId = r.str(name, empty)
+			in.SubnetId = r.shared(name, empty)
 		case "privateipaddress":
 			in.PrivateIpAddress = r.str(name, empty)
 		case "ipaddress":
 			in.PublicIpAddress = r.str(name, empty)
 		case "instancelifecycle":
-			in.InstanceLifecycle = types.InstanceLifecycleType(r.value(name, empty))
+			in.InstanceLifecycle = types.InstanceLifecycleType(r.sharedValue(name, empty))
 		case "capacityreservationid":
 			in.CapacityReservationId = r.str(name, empty)
 		case "launchtime":
@@ -106,7 +110,7 @@ func (r *xmlReader) instance(name []byte, empty bool, in *types.Instance) {
 			}
 			r.children(name, empty, func(name []byte, empty bool) {
 				if string(r.lower(name)) == "name" {
-					in.State.Name = types.InstanceStateName(r.value(name, empty))
+					in.State.Name = types.InstanceStateName(r.sharedValue(name, empty))
 					return
 				}
 				r.skip(name, empty)
@@ -124,9 +128,9 @@ func (r *xmlReader) instance(name []byte, empty bool, in *types.Instance) {
 				r.children(name, empty, func(name []byte, empty bool) {
 					switch string(r.lower(name)) {
 					case "key":
-						t.Key = r.str(name, empty)
+						t.Key = r.shared(name, empty)
 					case "value":
-						t.Value = r.str(name, empty)
+						t.Value = r.shared(name, empty)
 					default:
 						r.skip(name, empty)
 					}
@@ -149,17 +153,17 @@ func (r *xmlReader) placement(name []byte, empty bool, p *types.Placement) {
 	r.children(name, empty, func(name []byte, empty bool) {
 		switch string(r.lower(name)) {
 		case "availabilityzone":
-			p.AvailabilityZone = r.str(name, empty)
+			p.AvailabilityZone = r.shared(name, empty)
 		case "availabilityzoneid":
-			p.AvailabilityZoneId = r.str(name, empty)
+			p.AvailabilityZoneId = r.shared(name, empty)
 		case "groupname":
-			p.GroupName = r.str(name, empty)
+			p.GroupName = r.shared(name, empty)
 		case "groupid":
-			p.GroupId = r.str(name, empty)
+			p.GroupId = r.shared(name, empty)
 		case "partitionnumber":
 			p.PartitionNumber = r.int32(name, empty)
 		case "tenancy":
-			p.Tenancy = types.Tenancy(r.value(name, empty))
+			p.Tenancy = types.Tenancy(r.sharedValue(name, empty))
 		default:
 			r.skip(name, empty)
 		}
@@ -172,9 +176,9 @@ func (r *xmlReader) groups(name []byte, empty bool, to []types.GroupIdentifier) 
 		r.children(name, empty, func(name []byte, empty bool) {
 			switch string(r.lower(name)) {
 			case "groupid":
-				g.GroupId = r.str(name, empty)
+				g.GroupId = r.shared(name, empty)
 			case "groupname":
-				g.GroupName = r.str(name, empty)
+				g.GroupName = r.shared(name, empty)
 			default:
 				r.skip(name, empty)
 			}
@@ -190,15 +194,15 @@ func (r *xmlReader) eni(name []byte, empty bool, ni *types.InstanceNetworkInterf
 		case "networkinterfaceid":
 			ni.NetworkInterfaceId = r.str(name, empty)
 		case "interfacetype":
-			ni.InterfaceType = r.str(name, empty)
+			ni.InterfaceType = r.shared(name, empty)
 		case "subnetid":
-			ni.SubnetId = r.str(name, empty)
+			ni.SubnetId = r.shared(name, empty)
 		case "privateipaddress":
 			ni.PrivateIpAddress = r.str(name, empty)
 		case "description":
-			ni.Description = r.str(name, empty)
+			ni.Description = r.shared(name, empty)
 		case "status":
-			ni.Status = types.NetworkInterfaceStatus(r.value(name, empty))
+			ni.Status = types.NetworkInterfaceStatus(r.sharedValue(name, empty))
 		case "groupset":
 			ni.Groups = r.groups(name, empty, ni.Groups)
 		case "attachment":
@@ -287,6 +291,8 @@ type xmlReader struct {
 	fold [48]byte
 	// open are the names of the elements skip is inside.
 	open [][]byte
+	// intern holds the values shared and sharedValue return.
+	intern *snapshot.Interner
 }
 
 // lower returns name in ASCII lower case, nil for a name longer than any karpnet reads,
@@ -620,6 +626,25 @@ func (r *xmlReader) entity(to []byte) []byte {
 // value reads the text of the element just opened and its end tag: an element with a child,
 // a comment or CDATA in it makes the reader give up.
 func (r *xmlReader) value(name []byte, empty bool) string {
+	return r.readValue(name, empty, false)
+}
+
+// sharedValue reads a value as value does, the interner's copy of it.
+func (r *xmlReader) sharedValue(name []byte, empty bool) string {
+	return r.readValue(name, empty, true)
+}
+
+// shared reads a value as str does, pointing to the interner's copy of it.
+func (r *xmlReader) shared(name []byte, empty bool) *string {
+	v := r.sharedValue(name, empty)
+	if r.bad {
+		return nil
+	}
+	return aws.String(v)
+}
+
+// readValue reads the text of the element just opened, interned when shared.
+func (r *xmlReader) readValue(name []byte, empty, shared bool) string {
 	if empty || r.bad {
 		return ""
 	}
@@ -636,10 +661,16 @@ func (r *xmlReader) value(name []byte, empty bool) string {
 			r.bad = true
 			return ""
 		}
-		v = string(raw)
+		if shared {
+			v = r.intern.Bytes(raw)
+		} else {
+			v = string(raw)
+		}
 		r.i = start + end
+	} else if text := r.text(make([]byte, 0, len(raw))); shared {
+		v = r.intern.Bytes(text)
 	} else {
-		v = string(r.text(make([]byte, 0, len(raw))))
+		v = string(text)
 	}
 	if r.bad || r.i+1 >= len(r.b) || r.b[r.i+1] != '/' {
 		r.bad = true

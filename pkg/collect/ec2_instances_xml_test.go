@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
@@ -71,6 +72,11 @@ func ec2SimInstances() []snapshot.Instance {
 // ec2SDKInstances decodes body with the SDK's own DescribeInstances deserializer (with
 // decode, with karpnet's in its place), as a 200 answer.
 func ec2SDKInstances(body []byte, decode bool) (*ec2.DescribeInstancesOutput, error) {
+	return ec2SDKInstancesIn(context.Background(), body, decode)
+}
+
+// ec2SDKInstancesIn is ec2SDKInstances in ctx (which may carry a collection's interner).
+func ec2SDKInstancesIn(ctx context.Context, body []byte, decode bool) (*ec2.DescribeInstancesOutput, error) {
 	opts := []func(*ec2.Options){func(o *ec2.Options) {
 		o.HTTPClient = smithyhttp.ClientDoFunc(func(r *http.Request) (*http.Response, error) {
 			return &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"text/xml"}},
@@ -83,7 +89,7 @@ func ec2SDKInstances(body []byte, decode bool) (*ec2.DescribeInstancesOutput, er
 	if decode {
 		call = append(call, ec2DecodeInstances)
 	}
-	return client.DescribeInstances(context.Background(), &ec2.DescribeInstancesInput{}, call...)
+	return client.DescribeInstances(ctx, &ec2.DescribeInstancesInput{}, call...)
 }
 
 // ec2Kept is what karpnet keeps of an answer: each reservation's owner and its instances as
@@ -192,7 +198,7 @@ func TestReadInstancesAsTheSDKDoes(t *testing.T) {
 	}
 	for name, body := range bodies {
 		t.Run(name, func(t *testing.T) {
-			reservations, token, ok := ec2ReadInstances(body)
+			reservations, token, ok := ec2ReadInstances(body, nil)
 			if !ok {
 				t.Fatal("gave up on an answer the SDK reads")
 			}
@@ -208,10 +214,43 @@ func TestReadInstancesAsTheSDKDoes(t *testing.T) {
 			if err != nil || ec2Kept(through) != want {
 				t.Fatalf("through the client: %v\n%s", err, ec2Kept(through))
 			}
+			interned, err := ec2SDKInstancesIn(withInterner(t.Context()), body, true)
+			if err != nil || ec2Kept(interned) != want {
+				t.Fatalf("through the client, interning: %v\n%s", err, ec2Kept(interned))
+			}
 		})
 	}
 	if got := len(bodies["ec2sim"]); got < 1000 {
 		t.Fatalf("ec2sim's answer is %d bytes: the instances were not in it", got)
+	}
+}
+
+// TestReadInstancesSharesRepeatedValues: read with a collection's interner, the values that
+// repeat across instances (here the subnet, the instance type and a tag) are one copy; the
+// instance IDs are not interned.
+func TestReadInstancesSharesRepeatedValues(t *testing.T) {
+	sim := ec2sim.New()
+	for i := range 3 {
+		sim.AddInstances(snapshot.Instance{ID: ec2InstanceID(i), Type: "m5.large", State: "running", SubnetID: "subnet-a",
+			Tags: map[string]string{"karpenter.sh/nodepool": "default"}})
+	}
+	body := ec2SimAnswer(t, sim, url.Values{})
+	for _, x := range []*snapshot.Interner{nil, snapshot.NewInterner()} {
+		reservations, _, ok := ec2ReadInstances(body, x)
+		if !ok || len(reservations) != 3 {
+			t.Fatalf("read %v, %d reservations", ok, len(reservations))
+		}
+		a, b := reservations[0].Instances[0], reservations[2].Instances[0]
+		same := func(p, q *string) bool { return unsafe.StringData(*p) == unsafe.StringData(*q) }
+		shared := same(a.SubnetId, b.SubnetId) && string(a.InstanceType) == string(b.InstanceType) &&
+			unsafe.StringData(string(a.InstanceType)) == unsafe.StringData(string(b.InstanceType)) &&
+			same(a.Tags[0].Value, b.Tags[0].Value)
+		if shared != (x != nil) {
+			t.Fatalf("with interner %v: repeated values shared = %v", x != nil, shared)
+		}
+		if same(a.InstanceId, b.InstanceId) {
+			t.Fatal("two instance IDs share one copy")
+		}
 	}
 }
 
@@ -259,7 +298,7 @@ func TestReadInstancesGivesUpOnWhatItIsNotSureOf(t *testing.T) {
 	}
 	for name, body := range cases {
 		t.Run(name, func(t *testing.T) {
-			if _, _, ok := ec2ReadInstances(body); ok {
+			if _, _, ok := ec2ReadInstances(body, nil); ok {
 				t.Fatal("read an answer it should have given up on")
 			}
 			sdk, sdkErr := ec2SDKInstances(body, false)
@@ -286,7 +325,7 @@ func FuzzReadInstances(f *testing.F) {
 	}
 	f.Add([]byte(`<DescribeInstancesResponse><reservationSet><item><instancesSet><item><instanceId>i&amp;1</instanceId></item></instancesSet></item></reservationSet><nextToken>n</nextToken></DescribeInstancesResponse>`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		reservations, token, ok := ec2ReadInstances(body)
+		reservations, token, ok := ec2ReadInstances(body, nil)
 		if !ok {
 			return
 		}
@@ -317,16 +356,16 @@ func BenchmarkDecodeInstances(b *testing.B) {
 	}
 	sim.SetPageSize(ec2PageSize)
 	body := ec2SimAnswer(b, sim, url.Values{})
-	for _, decode := range []bool{false, true} {
-		name := "sdk"
-		if decode {
-			name = "karpnet"
-		}
-		b.Run(name, func(b *testing.B) {
+	for _, way := range []string{"sdk", "karpnet", "karpnet-interned"} {
+		b.Run(way, func(b *testing.B) {
+			ctx := context.Background()
+			if way == "karpnet-interned" {
+				ctx = withInterner(ctx) // as in a collection, where the interner holds what repeats
+			}
 			b.SetBytes(int64(len(body)))
 			b.ReportAllocs()
 			for b.Loop() {
-				out, err := ec2SDKInstances(body, decode)
+				out, err := ec2SDKInstancesIn(ctx, body, way != "sdk")
 				if err != nil || len(out.Reservations) != ec2PageSize {
 					b.Fatalf("%v, %d reservations", err, len(out.Reservations))
 				}

@@ -151,6 +151,22 @@ type Interner struct {
 // NewInterner returns an empty Interner, for one collection.
 func NewInterner() *Interner { return &Interner{in: interner{}} }
 
+// Bytes returns b as a string, the one copy of it the interner holds (made on first use):
+// a decoder that interns as it reads allocates nothing for a value seen before.
+func (x *Interner) Bytes(b []byte) string {
+	if x == nil {
+		return string(b)
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if v, ok := x.in[string(b)]; ok {
+		return v
+	}
+	s := string(b)
+	x.in[s] = s
+	return s
+}
+
 // Node interns the strings of n.
 func (x *Interner) Node(n *corev1.Node) {
 	if x != nil {
