@@ -122,6 +122,9 @@ func kubeExpectDelim(dec *json.Decoder, want json.Delim) error {
 // too), and in a NodeClaim they are nearly half the bytes and most of the maps a decode
 // builds. A key spelled with escapes is left as it is (it then decodes, unread).
 func kubeWithoutManagedFields(item []byte) []byte {
+	if i := kubeJSONSpace(item, 0); i >= len(item) || item[i] != '{' {
+		return item // not an object: the decode refuses it as it is
+	}
 	meta, ok := kubeJSONMember(item, 0, `"metadata"`)
 	if !ok || meta.value >= len(item) || item[meta.value] != '{' {
 		return item
