@@ -13,7 +13,8 @@ import (
 
 // ec2DecodeInstances puts instancesDecoder in the place of a DescribeInstances call's
 // deserializer: a successful answer ec2ReadInstances reads is decoded by it, every other
-// answer (errors, and those it gives up on) by the SDK's deserializer, as before.
+// answer (errors, and those it gives up on) by the SDK's deserializer, as before. Either way
+// a successful answer's nextToken is passed on before it is decoded (lookaheadKey).
 func ec2DecodeInstances(o *ec2.Options) {
 	o.APIOptions = append(o.APIOptions, func(stack *middleware.Stack) error {
 		d := &instancesDecoder{}
@@ -41,6 +42,11 @@ func (d *instancesDecoder) HandleDeserialize(ctx context.Context, in middleware.
 	defer ec2AnswerBuffers.Put(buf) // what the answer decodes to holds copies of its text
 	_, rerr := buf.ReadFrom(resp.Body)
 	if rerr == nil {
+		if seen, _ := ctx.Value(lookaheadKey{}).(func(string)); seen != nil {
+			if token := ec2NextToken(buf.Bytes()); token != "" {
+				seen(token) // before decoding: the next page is asked for meanwhile
+			}
+		}
 		if reservations, token, ok := ec2ReadInstances(buf.Bytes(), internerOf(ctx)); ok {
 			_ = resp.Body.Close()
 			out.Result = &ec2.DescribeInstancesOutput{Reservations: reservations, NextToken: token}

@@ -229,11 +229,7 @@ func TestReadInstancesAsTheSDKDoes(t *testing.T) {
 // repeat across instances (here the subnet, the instance type and a tag) are one copy; the
 // instance IDs are not interned.
 func TestReadInstancesSharesRepeatedValues(t *testing.T) {
-	sim := ec2sim.New()
-	for i := range 3 {
-		sim.AddInstances(snapshot.Instance{ID: ec2InstanceID(i), Type: "m5.large", State: "running", SubnetID: "subnet-a",
-			Tags: map[string]string{"karpenter.sh/nodepool": "default"}})
-	}
+	sim := ec2SimTagged(3, map[string]string{"karpenter.sh/nodepool": "default"})
 	body := ec2SimAnswer(t, sim, url.Values{})
 	for _, x := range []*snapshot.Interner{nil, snapshot.NewInterner()} {
 		reservations, _, ok := ec2ReadInstances(body, x)

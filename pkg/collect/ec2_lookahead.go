@@ -4,81 +4,22 @@ import (
 	"bytes"
 	"context"
 	"encoding/xml"
-	"io"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
-	"github.com/aws/smithy-go/middleware"
-	smithyhttp "github.com/aws/smithy-go/transport/http"
 )
 
-// A DescribeInstances page of 1,000 instances takes the SDK longer to decode than EC2 takes
-// to answer, and its nextToken comes at the end of the answer, so one page after another
-// would keep one core decoding while the next page waits. ec2Lookahead reads the raw answer
-// first and passes its nextToken on before the SDK decodes it: the next page is asked for
-// while this one is decoded. What the SDK then decodes is the same answer, and the page it
-// returns is checked against the token seen; a mismatch (never seen) drops the page read
-// ahead and reads the right one.
+// A DescribeInstances page's nextToken comes at the end of its answer, so one page after
+// another would leave EC2's latency and the decoding of each page on the critical path.
+// instancesDecoder, which holds the raw answer whole before it decodes it, passes its
+// nextToken on first (to the function in the call's context): the next page is asked for
+// while this one is decoded. The page returned is checked against the token seen; a
+// mismatch (never seen) drops the page read ahead and reads the right one.
 
 // lookaheadKey is the context key of the function a call's early nextToken is passed to.
 type lookaheadKey struct{}
-
-// ec2Lookahead adds, nearest the transport, the middleware that passes a DescribeInstances
-// answer's nextToken on (to the function in the call's context) before it is decoded.
-func ec2Lookahead(o *ec2.Options) {
-	o.APIOptions = append(o.APIOptions, func(stack *middleware.Stack) error {
-		return stack.Deserialize.Add(lookaheadMiddleware{}, middleware.After)
-	})
-}
-
-type lookaheadMiddleware struct{}
-
-func (lookaheadMiddleware) ID() string { return "KarpnetNextTokenLookahead" }
-
-func (lookaheadMiddleware) HandleDeserialize(ctx context.Context, in middleware.DeserializeInput, next middleware.DeserializeHandler) (
-	middleware.DeserializeOutput, middleware.Metadata, error,
-) {
-	out, metadata, err := next.HandleDeserialize(ctx, in)
-	seen, _ := ctx.Value(lookaheadKey{}).(func(string))
-	resp, ok := out.RawResponse.(*smithyhttp.Response)
-	if err != nil || !ok || seen == nil || resp.Body == nil || resp.StatusCode != 200 {
-		return out, metadata, err
-	}
-	buf := ec2AnswerBuffer()
-	_, rerr := buf.ReadFrom(io.LimitReader(resp.Body, ec2MaxAnswer+1))
-	body, rest := buf.Bytes(), resp.Body
-	if rerr != nil || int64(len(body)) > ec2MaxAnswer {
-		// Too long or broken: hand it on as it came, for the answer checks to refuse.
-		resp.Body = struct {
-			io.Reader
-			io.Closer
-		}{io.MultiReader(bytes.NewReader(body), rest), rest}
-		return out, metadata, err
-	}
-	_ = rest.Close()
-	resp.Body = &pooledBody{Reader: bytes.NewReader(body), buf: buf}
-	if token := ec2NextToken(body); token != "" {
-		seen(token)
-	}
-	return out, metadata, err
-}
-
-// pooledBody reads an answer from a buffer of ec2AnswerBuffers, and gives it back when closed.
-type pooledBody struct {
-	*bytes.Reader
-	buf *bytes.Buffer
-}
-
-func (b *pooledBody) Close() error {
-	if b.buf != nil {
-		b.Reader.Reset(nil)
-		ec2AnswerBuffers.Put(b.buf)
-		b.buf = nil
-	}
-	return nil
-}
 
 // ec2NextToken returns the nextToken element of a DescribeInstances answer, "" when it has
 // none. Every value in the answer is escaped XML, so only the element itself reads
@@ -113,7 +54,7 @@ type ec2PageAnswer struct {
 
 // instancePages pages through DescribeInstances with filters, 1,000 a page, passing each
 // instance to visit as its page arrives, each page asked for while the one before it is
-// decoded (ec2Lookahead). It follows at most maxPages pages and asks for none past them.
+// decoded (lookaheadKey). It follows at most maxPages pages and asks for none past them.
 func (c ec2Call) instancePages(ctx context.Context, filters []types.Filter, maxPages int, visit func(types.Instance)) error {
 	var mu sync.Mutex
 	var ahead *ec2PageAhead
@@ -132,7 +73,7 @@ func (c ec2Call) instancePages(ctx context.Context, filters []types.Filter, maxP
 		go func() {
 			out, err := c.api.DescribeInstances(context.WithValue(cctx, lookaheadKey{}, early), &ec2.DescribeInstancesInput{
 				Filters: filters, MaxResults: aws.Int32(ec2PageSize), NextToken: token,
-			}, c.opt, ec2Lookahead, ec2DecodeInstances)
+			}, c.opt, ec2DecodeInstances)
 			p.answer <- ec2PageAnswer{out, err}
 		}()
 		return p

@@ -12,16 +12,23 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
+// ec2SimTagged returns ec2sim holding n running m5.large instances in subnet-a of us-west-2a,
+// each tagged with tags.
+func ec2SimTagged(n int, tags map[string]string) *ec2sim.Server {
+	sim := ec2sim.New()
+	for i := range n {
+		sim.AddInstances(snapshot.Instance{ID: ec2InstanceID(i), Type: "m5.large", State: "running", Zone: "us-west-2a",
+			SubnetID: "subnet-a", Tags: tags})
+	}
+	return sim
+}
+
 // TestInstancePagesAskForTheNextPageWhileDecoding reads 2,500 tagged instances, three pages
 // of 1,000, and holds the visit of the first page until ec2sim has been asked for the
 // second: only a read that asks for a page before the one before it is decoded and visited
 // gets through. Every instance is visited once, and the pages cost three requests, no more.
 func TestInstancePagesAskForTheNextPageWhileDecoding(t *testing.T) {
-	sim := ec2sim.New()
-	for i := range 2500 {
-		sim.AddInstances(snapshot.Instance{ID: ec2InstanceID(i), Type: "m5.large", State: "running", Zone: "us-west-2a",
-			Tags: map[string]string{"kubernetes.io/cluster/prod": "owned"}})
-	}
+	sim := ec2SimTagged(2500, map[string]string{"kubernetes.io/cluster/prod": "owned"})
 	c := ec2Call{api: ec2sim.NewClient(sim.Start(t), "us-west-2"), region: "us-west-2"}
 	asked := func() bool {
 		for _, r := range sim.Requests() {
@@ -62,11 +69,7 @@ func TestInstancePagesAskForTheNextPageWhileDecoding(t *testing.T) {
 // TestInstancePagesStopAtTheirBound: a read bounded to two pages asks for no third, though
 // the second page names one.
 func TestInstancePagesStopAtTheirBound(t *testing.T) {
-	sim := ec2sim.New()
-	for i := range 2500 {
-		sim.AddInstances(snapshot.Instance{ID: ec2InstanceID(i), Type: "m5.large", State: "running", Zone: "us-west-2a",
-			Tags: map[string]string{"kubernetes.io/cluster/prod": "owned"}})
-	}
+	sim := ec2SimTagged(2500, map[string]string{"kubernetes.io/cluster/prod": "owned"})
 	c := ec2Call{api: ec2sim.NewClient(sim.Start(t), "us-west-2"), region: "us-west-2"}
 	err := c.clusterStream(t.Context(), "prod", nil, 2, func(types.Instance) {})
 	if err == nil {

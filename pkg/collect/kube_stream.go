@@ -1,13 +1,13 @@
 package collect
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -208,7 +208,7 @@ func kubeJSONSkip(b []byte, i int) int {
 			i++
 		default:
 			// A number, true, false or null.
-			for i < len(b) && bytes.IndexByte([]byte(",:}] \t\n\r"), b[i]) < 0 {
+			for i < len(b) && strings.IndexByte(",:}] \t\n\r", b[i]) < 0 {
 				i++
 			}
 		}
