@@ -24,6 +24,7 @@ targets=(
 	"./pkg/tui FuzzTUI"
 	"./pkg/collect FuzzReadInstances"
 	"./pkg/collect FuzzWithoutManagedFields"
+	"./pkg/collect FuzzKubeDecodeNode"
 )
 
 # A target added to the code but not to the list above fails the run.

@@ -24,12 +24,12 @@ type kubeNodePage struct {
 }
 
 // decode appends the page's nodes that keep accepts to out, each decoded in place, one at a
-// time.
+// time, without the fields kubeStripNode drops.
 func (p *kubeNodePage) decode(out []corev1.Node, keep func(*corev1.Node) bool) ([]corev1.Node, error) {
 	for _, b := range p.items {
 		out = append(out, corev1.Node{})
 		n := &out[len(out)-1]
-		if err := n.Unmarshal(b); err != nil {
+		if err := kubeDecodeNode(n, b); err != nil {
 			return out[:len(out)-1], &kubeAnswerError{what: "node list", err: fmt.Errorf("decoding a node: %w", err)}
 		}
 		if !keep(n) {
