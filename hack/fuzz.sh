@@ -25,6 +25,7 @@ targets=(
 	"./pkg/collect FuzzReadInstances"
 	"./pkg/collect FuzzWithoutManagedFields"
 	"./pkg/collect FuzzKubeDecodeNode"
+	"./pkg/collect FuzzDecodeShaped"
 )
 
 # A target added to the code but not to the list above fails the run.

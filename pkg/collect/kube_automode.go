@@ -11,7 +11,7 @@ import (
 
 // kubeAutoNodeClassesCRD describes the EKS Auto Mode NodeClass (cluster-scoped).
 func kubeAutoNodeClassesCRD() kubeCRD {
-	return kubeCRD{snapshot.SourceAutoNodeClasses, snapshot.AutoModeGroup, "nodeclasses", []string{"v1"}}
+	return kubeCRD{snapshot.SourceAutoNodeClasses, snapshot.AutoModeGroup, "nodeclasses", []string{"v1"}, nil}
 }
 
 // kubeAutoNodeClasses appends the EKS Auto Mode NodeClasses to s.NodeClasses, after the

@@ -11,6 +11,16 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
+// kubeNodeClaimReads is what kubeDecodeNodeClaim reads of a NodeClaim: the NodeClaims list,
+// thousands of objects, is decoded with only these parts (kubeDecodeShaped). Both change
+// together; TestNodeClaimReadsIsWhatTheDecodeReads holds them to each other.
+var kubeNodeClaimReads = kubeShape{
+	"apiVersion": nil, "kind": nil,
+	"metadata": {"name": nil, "labels": nil, "creationTimestamp": nil, "deletionTimestamp": nil},
+	"spec":     {"nodeClassRef": nil, "resources": {"requests": nil}},
+	"status":   {"providerID": nil, "nodeName": nil, "capacity": nil, "conditions": nil},
+}
+
 // kubeDecodeNodeClaim reads a karpenter.sh NodeClaim at v1 or v1beta1.
 func kubeDecodeNodeClaim(u *unstructured.Unstructured) snapshot.NodeClaim {
 	o := u.Object

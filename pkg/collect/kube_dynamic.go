@@ -17,32 +17,33 @@ import (
 
 // kubeCRD describes a custom resource read through the dynamic client.
 type kubeCRD struct {
-	source   string   // the snapshot Gap source
-	group    string   // API group
-	resource string   // plural resource name
-	versions []string // versions to try, preferred first
+	source   string    // the snapshot Gap source
+	group    string    // API group
+	resource string    // plural resource name
+	versions []string  // versions to try, preferred first
+	reads    kubeShape // what of each object the visit reads, when a list is decoded by parts (nil: all of it)
 }
 
 // kubeNodeClaimsCRD, kubeNodePoolsCRD, kubeNodeClassesCRD and kubeENIConfigsCRD describe the
 // custom resources karpnet reads.
 func kubeNodeClaimsCRD() kubeCRD {
-	return kubeCRD{snapshot.SourceNodeClaims, snapshot.KarpenterGroup, "nodeclaims", []string{"v1", "v1beta1"}}
+	return kubeCRD{snapshot.SourceNodeClaims, snapshot.KarpenterGroup, "nodeclaims", []string{"v1", "v1beta1"}, kubeNodeClaimReads}
 }
 
 func kubeNodePoolsCRD() kubeCRD {
-	return kubeCRD{snapshot.SourceNodePools, snapshot.KarpenterGroup, "nodepools", []string{"v1", "v1beta1"}}
+	return kubeCRD{snapshot.SourceNodePools, snapshot.KarpenterGroup, "nodepools", []string{"v1", "v1beta1"}, nil}
 }
 
 func kubeNodeClassesCRD() kubeCRD {
-	return kubeCRD{snapshot.SourceNodeClasses, snapshot.AWSGroup, "ec2nodeclasses", []string{"v1", "v1beta1"}}
+	return kubeCRD{snapshot.SourceNodeClasses, snapshot.AWSGroup, "ec2nodeclasses", []string{"v1", "v1beta1"}, nil}
 }
 
 func kubeENIConfigsCRD() kubeCRD {
-	return kubeCRD{snapshot.SourceENIConfigs, "crd.k8s.amazonaws.com", "eniconfigs", []string{"v1alpha1"}}
+	return kubeCRD{snapshot.SourceENIConfigs, "crd.k8s.amazonaws.com", "eniconfigs", []string{"v1alpha1"}, nil}
 }
 
 func kubeCNINodesCRD() kubeCRD {
-	return kubeCRD{snapshot.SourceCNINodes, "vpcresources.k8s.aws", "cninodes", []string{"v1alpha1"}}
+	return kubeCRD{snapshot.SourceCNINodes, "vpcresources.k8s.aws", "cninodes", []string{"v1alpha1"}, nil}
 }
 
 // gvr returns the resource at version v.
@@ -69,7 +70,7 @@ var errKubeNotServed = errors.New("resource not served")
 // list answered NotFound means the version is not served; errKubeNotServed follows when none is.
 func (c *Collector) kubeListCRD(ctx context.Context, r kubeCRD, visit func(*unstructured.Unstructured)) error {
 	for _, v := range r.versions {
-		err := c.kubeListCustom(ctx, r.gvr(v), visit)
+		err := c.kubeListCustom(ctx, r.gvr(v), r.reads, visit)
 		if apierrors.IsNotFound(err) {
 			continue
 		}
@@ -83,11 +84,12 @@ func (c *Collector) kubeListCRD(ctx context.Context, r kubeCRD, visit func(*unst
 // resources are stored as JSON, and a consistent list decodes every object from etcd, which
 // is several times slower at thousands of NodeClaims and loads etcd during an incident. The
 // cache is at most moments behind. Should the server answer from etcd instead, the list is
-// paged. With Collector.REST set the answer is decoded one object at a time (kubeStreamList).
-func (c *Collector) kubeListCustom(ctx context.Context, gvr schema.GroupVersionResource, visit func(*unstructured.Unstructured)) error {
+// paged. With Collector.REST set the answer is decoded one object at a time (kubeStreamList),
+// only what reads names of each when it is set.
+func (c *Collector) kubeListCustom(ctx context.Context, gvr schema.GroupVersionResource, reads kubeShape, visit func(*unstructured.Unstructured)) error {
 	return kubePaginate(metav1.ListOptions{Limit: c.kubePageSize(), ResourceVersion: "0"}, func(opts metav1.ListOptions) (string, error) {
 		if c.REST != nil {
-			return c.kubeStreamList(ctx, gvr, opts, visit)
+			return c.kubeStreamList(ctx, gvr, opts, reads, visit)
 		}
 		list, err := c.Dynamic.Resource(gvr).List(ctx, opts)
 		if err != nil {

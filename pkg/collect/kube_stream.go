@@ -18,7 +18,7 @@ import (
 // at a time, passing each to visit, and returns the list's continue token. Objects are
 // decoded exactly as the dynamic client decodes them, but the answer is never held whole:
 // memory stays at one object however many thousands the list has.
-func (c *Collector) kubeStreamList(ctx context.Context, gvr schema.GroupVersionResource, opts metav1.ListOptions, visit func(*unstructured.Unstructured)) (string, error) {
+func (c *Collector) kubeStreamList(ctx context.Context, gvr schema.GroupVersionResource, opts metav1.ListOptions, reads kubeShape, visit func(*unstructured.Unstructured)) (string, error) {
 	req := c.REST.Get().AbsPath("/apis", gvr.Group, gvr.Version, gvr.Resource).SetHeader("Accept", "application/json")
 	if opts.Limit > 0 {
 		req = req.Param("limit", strconv.FormatInt(opts.Limit, 10))
@@ -34,7 +34,7 @@ func (c *Collector) kubeStreamList(ctx context.Context, gvr schema.GroupVersionR
 		return "", err
 	}
 	defer body.Close()
-	next, err := kubeDecodeListStream(body, visit)
+	next, err := kubeDecodeListStream(body, reads, visit)
 	switch {
 	case err == nil:
 		return next, nil
@@ -46,9 +46,9 @@ func (c *Collector) kubeStreamList(ctx context.Context, gvr schema.GroupVersionR
 	return "", &kubeAnswerError{what: gvr.Resource + " list", err: err}
 }
 
-// kubeDecodeListStream reads a JSON list object from r, passing each of its items to visit, and
-// returns metadata.continue.
-func kubeDecodeListStream(r io.Reader, visit func(*unstructured.Unstructured)) (string, error) {
+// kubeDecodeListStream reads a JSON list object from r, passing each of its items to visit
+// (only what reads names of each, when set: kubeDecodeItems), and returns metadata.continue.
+func kubeDecodeListStream(r io.Reader, reads kubeShape, visit func(*unstructured.Unstructured)) (string, error) {
 	dec := json.NewDecoder(r)
 	if err := kubeExpectDelim(dec, '{'); err != nil {
 		return "", err
@@ -61,7 +61,7 @@ func kubeDecodeListStream(r io.Reader, visit func(*unstructured.Unstructured)) (
 		}
 		switch tok {
 		case "items":
-			if err := kubeDecodeItems(dec, visit); err != nil {
+			if err := kubeDecodeItems(dec, reads, visit); err != nil {
 				return "", err
 			}
 		case "metadata":
@@ -78,8 +78,11 @@ func kubeDecodeListStream(r io.Reader, visit func(*unstructured.Unstructured)) (
 	return meta.Continue, kubeExpectDelim(dec, '}')
 }
 
-// kubeDecodeItems reads a JSON array of objects (or null), passing each to visit.
-func kubeDecodeItems(dec *json.Decoder, visit func(*unstructured.Unstructured)) error {
+// kubeDecodeItems reads a JSON array of objects (or null), passing each to visit. With reads
+// set, an object is decoded with only what reads names (kubeDecodeShaped), which is what
+// visit reads of it; one that would not decode so, or that has no kind, is decoded whole,
+// as the dynamic client decodes it, and fails as it does.
+func kubeDecodeItems(dec *json.Decoder, reads kubeShape, visit func(*unstructured.Unstructured)) error {
 	tok, err := dec.Token()
 	if err != nil || tok == nil {
 		return err
@@ -92,6 +95,14 @@ func kubeDecodeItems(dec *json.Decoder, visit func(*unstructured.Unstructured)) 
 		raw = raw[:0]
 		if err := dec.Decode(&raw); err != nil {
 			return err
+		}
+		if reads != nil {
+			if obj, ok := kubeDecodeShaped(raw, reads); ok {
+				if u := (&unstructured.Unstructured{Object: obj}); u.GroupVersionKind().Kind != "" {
+					visit(u)
+					continue
+				}
+			}
 		}
 		u := &unstructured.Unstructured{}
 		if err := u.UnmarshalJSON(kubeWithoutManagedFields(raw)); err != nil {

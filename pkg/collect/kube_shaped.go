@@ -1,0 +1,221 @@
+package collect
+
+import (
+	"strconv"
+	"strings"
+
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+)
+
+// kubeShape names the members of a JSON object that a decode keeps. A member named with a nil
+// shape is kept whole; one named with a shape is, when it is an object, kept with only the
+// members that shape names (and whole when it is anything else). The rest is passed over.
+type kubeShape map[string]kubeShape
+
+// kubeDecodeShaped decodes item, one JSON value the json.Decoder has checked, into the map the
+// unstructured decoder builds of it, but with only the members shape names: each value kept
+// is what the unstructured decoder gives (objects as maps, where the last of repeated keys
+// wins; arrays; strings; numbers as int64 when whole and in range, else float64; booleans;
+// nil), and the members passed over are never decoded. It is not ok when item is not an
+// object, or when a number anywhere in it is one the unstructured decoder refuses (out of
+// float64's range): the caller decodes it the usual way, which fails as it did.
+//
+// At 10,000 NodeClaims this builds the few maps karpnet reads instead of every map of every
+// object, and reads each object's text once.
+func kubeDecodeShaped(item []byte, shape kubeShape) (map[string]any, bool) {
+	r := kubeJSONReader{b: item, ok: true}
+	r.space()
+	if r.i >= len(r.b) || r.b[r.i] != '{' {
+		return nil, false
+	}
+	m := r.object(shape)
+	return m, r.ok
+}
+
+// kubeJSONReader reads valid JSON from b at i. ok turns false, for good, at a value it is not
+// sure to read as the unstructured decoder does.
+type kubeJSONReader struct {
+	b  []byte
+	i  int
+	ok bool
+}
+
+// space moves past JSON whitespace.
+func (r *kubeJSONReader) space() { r.i = kubeJSONSpace(r.b, r.i) }
+
+// object reads the object at i, keeping the members shape names (all of them when shape is
+// nil).
+func (r *kubeJSONReader) object(shape kubeShape) map[string]any {
+	m := map[string]any{}
+	r.i++ // '{'
+	for {
+		r.space()
+		if r.i >= len(r.b) || r.b[r.i] != '"' {
+			r.i++ // '}'
+			return m
+		}
+		key := r.stringBytes()
+		r.space()
+		r.i++ // ':'
+		r.space()
+		switch {
+		case shape == nil:
+			m[r.unquote(key)] = r.value(nil)
+		case kubeJSONPlain(key):
+			if sub, named := shape[string(key[1:len(key)-1])]; named {
+				m[string(key[1:len(key)-1])] = r.value(sub)
+			} else {
+				r.skip()
+			}
+		default:
+			k := r.unquote(key)
+			if sub, named := shape[k]; named {
+				m[k] = r.value(sub)
+			} else {
+				r.skip()
+			}
+		}
+		r.space()
+		if r.i < len(r.b) && r.b[r.i] == ',' {
+			r.i++
+		}
+	}
+}
+
+// value reads the value at i: an object kept with the members shape names, anything else
+// whole.
+func (r *kubeJSONReader) value(shape kubeShape) any {
+	switch c := r.b[r.i]; {
+	case c == '{':
+		return r.object(shape)
+	case c == '[':
+		var list []any
+		r.i++
+		for {
+			r.space()
+			if r.i >= len(r.b) || r.b[r.i] == ']' {
+				r.i++
+				if list == nil {
+					return []any{}
+				}
+				return list
+			}
+			list = append(list, r.value(nil))
+			r.space()
+			if r.i < len(r.b) && r.b[r.i] == ',' {
+				r.i++
+			}
+		}
+	case c == '"':
+		return r.unquote(r.stringBytes())
+	case c == 't':
+		r.i += len("true")
+		return true
+	case c == 'f':
+		r.i += len("false")
+		return false
+	case c == 'n':
+		r.i += len("null")
+		return nil
+	default:
+		v, ok := kubeJSONNumber(r.number())
+		if !ok {
+			r.ok = false
+		}
+		return v
+	}
+}
+
+// skip moves past the value at i, checking its numbers as the unstructured decoder does.
+func (r *kubeJSONReader) skip() {
+	depth := 0
+	for r.i < len(r.b) {
+		switch c := r.b[r.i]; c {
+		case '"':
+			r.stringBytes()
+		case '{', '[':
+			depth++
+			r.i++
+		case '}', ']':
+			depth--
+			r.i++
+		case ',', ':', ' ', '\t', '\n', '\r':
+			r.i++
+		case 't', 'f', 'n':
+			for r.i < len(r.b) && r.b[r.i] >= 'a' && r.b[r.i] <= 'z' {
+				r.i++
+			}
+		default:
+			if _, ok := kubeJSONNumber(r.number()); !ok {
+				r.ok = false
+			}
+		}
+		if depth == 0 {
+			return
+		}
+	}
+}
+
+// stringBytes moves past the string at i and returns it, quotes included.
+func (r *kubeJSONReader) stringBytes() []byte {
+	start := r.i
+	for r.i++; r.i < len(r.b) && r.b[r.i] != '"'; r.i++ {
+		if r.b[r.i] == '\\' {
+			r.i++
+		}
+	}
+	r.i++
+	return r.b[start:min(r.i, len(r.b))]
+}
+
+// number moves past the number at i and returns it.
+func (r *kubeJSONReader) number() []byte {
+	start := r.i
+	for r.i < len(r.b) && strings.IndexByte(",:}] \t\n\r", r.b[r.i]) < 0 {
+		r.i++
+	}
+	return r.b[start:r.i]
+}
+
+// unquote returns the string a JSON string (quotes included) stands for: as written when it
+// has no escape and only ASCII, else as the unstructured decoder unquotes it (invalid UTF-8
+// and lone surrogates become U+FFFD).
+func (r *kubeJSONReader) unquote(s []byte) string {
+	if kubeJSONPlain(s) {
+		return string(s[1 : len(s)-1])
+	}
+	var v string
+	if err := utiljson.Unmarshal(s, &v); err != nil {
+		r.ok = false
+	}
+	return v
+}
+
+// kubeJSONPlain reports whether s is a whole JSON string, quotes included, with no escape and
+// only ASCII: what it stands for is what is written between its quotes.
+func kubeJSONPlain(s []byte) bool {
+	if len(s) < 2 || s[0] != '"' || s[len(s)-1] != '"' {
+		return false
+	}
+	for _, c := range s[1 : len(s)-1] {
+		if c == '\\' || c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// kubeJSONNumber converts a JSON number as the unstructured decoder does: an int64 when it
+// has no decimal point and fits, else a float64; not ok when it is out of float64's range.
+func kubeJSONNumber(s []byte) (any, bool) {
+	if !strings.Contains(string(s), ".") {
+		if i, err := strconv.ParseInt(string(s), 10, 64); err == nil {
+			return i, true
+		}
+	}
+	f, err := strconv.ParseFloat(string(s), 64)
+	if err != nil {
+		return nil, false
+	}
+	return f, true
+}

@@ -1,0 +1,238 @@
+package collect
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// kubeFullNodeClaim is a NodeClaim as the API server lists it, with every field Karpenter
+// writes: managedFields, annotations, finalizers, requirements, taints, the status's
+// allocatable and image, and all that kubeDecodeNodeClaim reads.
+func kubeFullNodeClaim(name string, deleting bool) string {
+	deletion := ""
+	if deleting {
+		deletion = `"deletionTimestamp":"2026-09-01T09:00:00Z","deletionGracePeriodSeconds":0,`
+	}
+	return `{"apiVersion":"karpenter.sh/v1","kind":"NodeClaim","metadata":{` +
+		`"annotations":{"compatibility.karpenter.k8s.aws/cluster-name-tagged":"true","karpenter.k8s.aws/ec2nodeclass-hash":"4012513481623584108","karpenter.sh/nodepool-hash":"6821555240594823858"},` +
+		`"creationTimestamp":"2026-09-01T08:00:00Z",` + deletion +
+		`"finalizers":["karpenter.sh/termination"],"generateName":"default-","generation":1,` +
+		`"labels":{"karpenter.k8s.aws/ec2nodeclass":"default","karpenter.sh/capacity-type":"on-demand","karpenter.sh/nodepool":"default","kubernetes.io/arch":"amd64","node.kubernetes.io/instance-type":"c6in.2xlarge","topology.kubernetes.io/zone":"us-west-2a"},` +
+		`"managedFields":[{"apiVersion":"karpenter.sh/v1","fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:labels":{".":{},"f:karpenter.sh/nodepool":{}}},"f:spec":{".":{},"f:nodeClassRef":{}}},"manager":"karpenter","operation":"Update","time":"2026-09-01T08:00:00Z"}],` +
+		`"name":"` + name + `","ownerReferences":[{"apiVersion":"karpenter.sh/v1","blockOwnerDeletion":true,"kind":"NodePool","name":"default","uid":"7a3d4c58-0000-4000-8000-000000000001"}],` +
+		`"resourceVersion":"123456","uid":"5b2c7d1e-0000-4000-8000-000000000002"},` +
+		`"spec":{"expireAfter":"720h","nodeClassRef":{"group":"karpenter.k8s.aws","kind":"EC2NodeClass","name":"default"},` +
+		`"requirements":[{"key":"node.kubernetes.io/instance-type","operator":"In","values":["c6in.2xlarge"]},{"key":"karpenter.sh/capacity-type","operator":"In","values":["on-demand"]},{"key":"karpenter.k8s.aws/instance-generation","operator":"Gt","values":["5"],"minValues":2}],` +
+		`"resources":{"requests":{"cpu":"2150m","memory":"4Gi","pods":"9","vpc.amazonaws.com/efa":1}},` +
+		`"taints":[{"effect":"NoSchedule","key":"example.com/gpu"}],"startupTaints":[{"effect":"NoExecute","key":"ebs.csi.aws.com/agent-not-ready"}]},` +
+		`"status":{"allocatable":{"cpu":"7910m","memory":"14162Mi","pods":"58"},` +
+		`"capacity":{"cpu":"8","memory":"15155Mi","pods":"58","vpc.amazonaws.com/efa":"1","vpc.amazonaws.com/pod-eni":"54"},` +
+		`"conditions":[{"lastTransitionTime":"2026-09-01T08:00:30Z","message":"","observedGeneration":1,"reason":"Launched","status":"True","type":"Launched"},` +
+		`{"lastTransitionTime":"2026-09-01T08:01:10Z","message":"","observedGeneration":1,"reason":"Registered","status":"True","type":"Registered"},` +
+		`{"lastTransitionTime":"2026-09-01T08:01:30Z","message":"Node not ready: kubelet is not posting status","observedGeneration":1,"reason":"NodeNotReady","status":"False","type":"Ready"},` +
+		`{"lastTransitionTime":"not a time","status":"Unknown","type":"Drifted"},{"status":"True"}],` +
+		`"imageID":"ami-0a5ca1e0000000001","lastPodEventTime":"2026-09-01T08:05:00Z","nodeName":"ip-10-0-1-10.us-west-2.compute.internal","providerID":"aws:///us-west-2a/i-0123456789abcdef0"}}`
+}
+
+// kubePrune keeps of the decoded value v only what shape names, as kubeDecodeShaped does.
+func kubePrune(v any, shape kubeShape) any {
+	m, ok := v.(map[string]any)
+	if !ok || shape == nil {
+		return v
+	}
+	out := map[string]any{}
+	for k, sub := range shape {
+		if value, found := m[k]; found {
+			out[k] = kubePrune(value, sub)
+		}
+	}
+	return out
+}
+
+// kubeFullDecode decodes item as the dynamic client does, whole.
+func kubeFullDecode(item []byte) (map[string]any, error) {
+	m := map[string]any{}
+	err := utiljson.Unmarshal(item, &m)
+	return m, err
+}
+
+// TestNodeClaimReadsIsWhatTheDecodeReads decodes NodeClaims, whole and by the parts
+// kubeNodeClaimReads names, and converts each: the NodeClaims are the same, and every field
+// of the snapshot's NodeClaim is set, so a field the conversion reads that the parts lack
+// shows.
+func TestNodeClaimReadsIsWhatTheDecodeReads(t *testing.T) {
+	for _, deleting := range []bool{false, true} {
+		item := []byte(kubeFullNodeClaim("default-abcde", deleting))
+		whole := &unstructured.Unstructured{}
+		if err := whole.UnmarshalJSON(item); err != nil {
+			t.Fatal(err)
+		}
+		parts, ok := kubeDecodeShaped(item, kubeNodeClaimReads)
+		if !ok {
+			t.Fatal("the NodeClaim did not decode by parts")
+		}
+		want := kubeDecodeNodeClaim(whole)
+		got := kubeDecodeNodeClaim(&unstructured.Unstructured{Object: parts})
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("by parts:\n%+v\nwhole:\n%+v", got, want)
+		}
+		if !deleting {
+			continue
+		}
+		v := reflect.ValueOf(want)
+		for i := range v.NumField() {
+			if v.Field(i).IsZero() {
+				t.Errorf("the NodeClaim of the test leaves %s unset: fill it, so that the parts are checked for it", v.Type().Field(i).Name)
+			}
+		}
+	}
+}
+
+// TestDecodeShapedIsTheDecodePruned decodes objects of every shape JSON allows by parts and
+// compares each with the whole decode pruned to the parts: repeated keys (the last wins,
+// whole), escaped and non-ASCII keys and strings, numbers of every kind, parts of another type
+// than an object, empty and nested containers, whitespace.
+func TestDecodeShapedIsTheDecodePruned(t *testing.T) {
+	shape := kubeShape{"a": nil, "m": {"x": nil, "y": {"z": nil}}, "l": nil, "é": nil}
+	items := map[string]string{
+		"nodeclaim":      kubeFullNodeClaim("n", true),
+		"repeated":       `{"m":{"x":1,"y":{"z":2}},"a":1,"m":{"y":{"q":3}},"a":[1,2]}`,
+		"repeated inner": `{"m":{"x":"first","x":"second","y":{"z":1},"y":{"z":2,"z":3}}}`,
+		"escaped keys":   `{"\u0061":"a by escape","m":{"\u0078":"\"quoted\"\n","y":"not an object"},"\u00e9":"e acute","é":"written"}`,
+		"non-ASCII":      `{"a":"zone \u00e9t\u00e9 ☃","l":{"k\ud83d\ude00":"\ud800 lone","ascii":"x"}}`,
+		"invalid UTF-8":  "{\"a\":\"\xff\xfe\",\"l\":{\"\xc3\":\"v\"}}",
+		"numbers":        `{"a":[0,-1,9223372036854775807,9223372036854775808,1.5,1e3,-2E-2,1.0,123456789012345678901234567890],"l":{"f":0.1,"i":42,"n":-0}}`,
+		"literals":       `{"a":[true,false,null],"m":null,"l":{}}`,
+		"types":          `{"a":{},"m":[],"l":"s"}`,
+		"empty":          `{}`,
+		"nested":         `{"l":[[],[{}],[[1]],{"x":{"y":[]}}],"skipped":[{"a":[{"m":1}]}],"m":{"y":{"z":{"deep":[1,{"deeper":{}}]}}}}`,
+		"whitespace":     " \n{ \"a\" :\t1 , \"m\" : { \"x\" : [ 1 , 2 ] } , \"skip\" : { \"k\" : [ true , null ] } }\r\n",
+		"skipped heavy":  `{"skip":{"m":{"x":1},"a":"not this one"},"a":"this one","s":"\\\"}{[","t":[true,false,null,-1.5e-3]}`,
+	}
+	for name, item := range items {
+		t.Run(name, func(t *testing.T) {
+			whole, err := kubeFullDecode([]byte(item))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, ok := kubeDecodeShaped([]byte(item), shape)
+			if !ok {
+				t.Fatal("not decoded by parts")
+			}
+			if want := kubePrune(whole, shape); !reflect.DeepEqual(got, want) {
+				t.Fatalf("by parts:\n%#v\nwhole, pruned:\n%#v", got, want)
+			}
+		})
+	}
+	for name, item := range map[string]string{
+		"a number out of range, kept":    `{"a":1e999}`,
+		"a number out of range, skipped": `{"skip":[{"n":-1e400}],"a":1}`,
+		"an array":                       `[{"a":1}]`,
+		"a string":                       `"a"`,
+		"null":                           `null`,
+	} {
+		if _, ok := kubeDecodeShaped([]byte(item), shape); ok {
+			t.Errorf("%s: decoded by parts, want it left to the whole decode", name)
+		}
+	}
+}
+
+// TestNodeClaimListDecodesByParts streams a NodeClaims list whose items are of every kind
+// (well formed, deleting, without a kind, with a number out of range) through
+// kubeDecodeListStream, with and without the parts: the NodeClaims read, and the error, are
+// the same.
+func TestNodeClaimListDecodesByParts(t *testing.T) {
+	list := func(items ...string) string {
+		return `{"apiVersion":"karpenter.sh/v1","kind":"NodeClaimList","metadata":{"resourceVersion":"7"},"items":[` + strings.Join(items, ",") + `]}`
+	}
+	read := func(body string, reads kubeShape) ([]snapshot.NodeClaim, error) {
+		var out []snapshot.NodeClaim
+		_, err := kubeDecodeListStream(strings.NewReader(body), reads, func(u *unstructured.Unstructured) {
+			out = append(out, kubeDecodeNodeClaim(u))
+		})
+		return out, err
+	}
+	noKind := strings.Replace(kubeFullNodeClaim("c", false), `"kind":"NodeClaim",`, "", 1)
+	badVersion := strings.Replace(kubeFullNodeClaim("c", false), `"apiVersion":"karpenter.sh/v1"`, `"apiVersion":"a/b/c"`, 1)
+	outOfRange := strings.Replace(kubeFullNodeClaim("c", false), `"generation":1`, `"generation":1e999`, 1)
+	for name, body := range map[string]string{
+		"well formed":     list(kubeFullNodeClaim("a", false), kubeFullNodeClaim("b", true)),
+		"no kind":         list(kubeFullNodeClaim("a", false), noKind),
+		"bad API version": list(badVersion),
+		"out of range":    list(kubeFullNodeClaim("a", false), outOfRange),
+	} {
+		t.Run(name, func(t *testing.T) {
+			want, wantErr := read(body, nil)
+			got, gotErr := read(body, kubeNodeClaimReads)
+			if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+				t.Fatalf("error by parts %v, whole %v", gotErr, wantErr)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("by parts:\n%+v\nwhole:\n%+v", got, want)
+			}
+			if name == "well formed" && (len(got) != 2 || got[1].Deleting.IsZero()) {
+				t.Fatalf("read %+v, want a and b, b deleting", got)
+			}
+		})
+	}
+}
+
+// FuzzDecodeShaped holds kubeDecodeShaped to the whole decode on any JSON object: decoded by
+// parts exactly when the whole decode takes it, and then the whole decode pruned.
+func FuzzDecodeShaped(f *testing.F) {
+	f.Add([]byte(kubeFullNodeClaim("n", true)))
+	f.Add([]byte(`{"metadata":{"name":"a","name":"\u0062"},"status":[1e5,-0.0],"spec":{"resources":{"requests":{"e":2}}}}`))
+	f.Add([]byte(`{"kind":"x","skip":[[{"a":null}]],"metadata":{"labels":{"k":true}}}`))
+	f.Fuzz(func(t *testing.T, item []byte) {
+		if !json.Valid(item) || !bytes.HasPrefix(bytes.TrimLeft(item, " \t\r\n"), []byte("{")) {
+			return // the list decoder hands over only values it has checked; non-objects are decoded whole
+		}
+		got, ok := kubeDecodeShaped(item, kubeNodeClaimReads)
+		whole, err := kubeFullDecode(item)
+		if ok != (err == nil) {
+			t.Fatalf("decoded by parts: %t; the whole decode: %v", ok, err)
+		}
+		if ok && !reflect.DeepEqual(got, kubePrune(whole, kubeNodeClaimReads)) {
+			t.Fatalf("by parts:\n%#v\nwhole, pruned:\n%#v", got, kubePrune(whole, kubeNodeClaimReads))
+		}
+	})
+}
+
+// BenchmarkDecodeNodeClaimList decodes a list of 1,000 NodeClaims as the API server writes
+// them, and converts each: whole, as the dynamic client decodes them (managedFields cut
+// first), and by the parts the conversion reads.
+func BenchmarkDecodeNodeClaimList(b *testing.B) {
+	items := make([]string, 1000)
+	for i := range items {
+		items[i] = kubeFullNodeClaim(fmt.Sprintf("default-%05d", i), i%50 == 0)
+	}
+	body := `{"apiVersion":"karpenter.sh/v1","kind":"NodeClaimList","metadata":{"resourceVersion":"7"},"items":[` + strings.Join(items, ",") + `]}`
+	for _, bc := range []struct {
+		name  string
+		reads kubeShape
+	}{{"whole", nil}, {"parts", kubeNodeClaimReads}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(body)))
+			for b.Loop() {
+				n := 0
+				if _, err := kubeDecodeListStream(strings.NewReader(body), bc.reads, func(u *unstructured.Unstructured) {
+					if kubeDecodeNodeClaim(u).Name != "" {
+						n++
+					}
+				}); err != nil || n != len(items) {
+					b.Fatalf("%d NodeClaims, %v", n, err)
+				}
+			}
+		})
+	}
+}
