@@ -3,8 +3,13 @@ package printer
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
@@ -101,6 +106,8 @@ func TestStreamedJSONEqualsWholeEncoding(t *testing.T) {
 		{"one node", nodesReport(gpuNodeReport())},
 		{"no nodes", cleanReport()},
 		{"findings", findingsReport()},
+		{"batches", manyNodesReport(3*jsonBatch + 7)},
+		{"one batch", manyNodesReport(jsonBatch)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := publicReport(tt.report)
@@ -115,5 +122,62 @@ func TestStreamedJSONEqualsWholeEncoding(t *testing.T) {
 				t.Errorf("streamed JSON differs from encoding the whole report (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// manyNodesReport is a report of n nodes of every fixture kind, some names with characters
+// escapeControls rewrites: more than one batch of streamNodes.
+func manyNodesReport(n int) diagnose.Report {
+	kinds := []diagnose.NodeReport{gpuNodeReport(), goneNodeReport(), skippedNodeReport()}
+	nodes := make([]diagnose.NodeReport, n)
+	for i := range nodes {
+		nodes[i] = kinds[i%len(kinds)]
+		nodes[i].Identity.Node = fmt.Sprintf("node-%05d", i)
+		if i%100 == 0 {
+			nodes[i].Identity.Node += "\u009b\u007f\ufffe"
+		}
+	}
+	return nodesReport(nodes...)
+}
+
+// writesThenFails takes n writes, then fails every one.
+type writesThenFails struct{ n int }
+
+func (w *writesThenFails) Write(p []byte) (int, error) {
+	if w.n == 0 {
+		return 0, errors.New("disk full")
+	}
+	w.n--
+	return len(p), nil
+}
+
+// TestStreamedJSONStopsAtAFailedWrite fails the write of the first, the second and a later
+// batch: the error is returned, and no encoding goroutine is left behind.
+func TestStreamedJSONStopsAtAFailedWrite(t *testing.T) {
+	r := publicReport(manyNodesReport(20 * jsonBatch))
+	before := runtime.NumGoroutine()
+	for _, n := range []int{0, 1, 2, 10} {
+		err := streamJSON(&writesThenFails{n: n}, r)
+		if err == nil || !strings.Contains(err.Error(), "writing the report: disk full") {
+			t.Errorf("after %d writes: got %v, want the write error", n, err)
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := runtime.NumGoroutine(); got > before {
+		t.Errorf("%d goroutines after the failed writes, %d before", got, before)
+	}
+}
+
+// BenchmarkStreamJSON writes the JSON report of 10,000 nodes.
+func BenchmarkStreamJSON(b *testing.B) {
+	r := publicReport(manyNodesReport(10000))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := streamJSON(io.Discard, r); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
