@@ -91,7 +91,7 @@ type nodeBatch struct {
 func streamNodes(w io.Writer, nodes []diagnose.NodeReport) error {
 	workers := min(runtime.GOMAXPROCS(0), (len(nodes)+jsonBatch-1)/jsonBatch)
 	work := make(chan *nodeBatch)
-	order := make(chan *nodeBatch, 2*workers) // batches handed out, in order: bounds those held
+	order := make(chan *nodeBatch, 2*workers)  // batches handed out, in order: bounds those held
 	free := make(chan *nodeBatch, 2*workers+2) // batches written, whose buffers are reused
 	stop := make(chan struct{})
 	defer close(stop)
