@@ -39,6 +39,9 @@ type Index struct {
 	// checked is checkedNodes' answer, made once for every check that asks.
 	checked     []*NodeInfo
 	checkedOnce sync.Once
+	// paths is pathSubjects' answer, made once for the three way-out checks.
+	paths     []pathSubject
+	pathsOnce sync.Once
 }
 
 // NodeInfo is one node joined with everything karpnet knows about it. Pointers are nil when

@@ -26,8 +26,14 @@ type pathSubject struct {
 // pathSubjects returns the subjects of the way-out checks, in a stable order: running
 // nodes with a known instance and subnet, NodeClaims without a Node whose instance is known
 // and not terminated, then each NodeClass's status subnets. Subnets that were not read are
-// left out.
+// left out. They are made once per Index; callers do not change them.
 func pathSubjects(x *Index) []pathSubject {
+	x.pathsOnce.Do(func() { x.paths = makePathSubjects(x) })
+	return x.paths
+}
+
+// makePathSubjects makes pathSubjects' answer.
+func makePathSubjects(x *Index) []pathSubject {
 	var out []pathSubject
 	joined := map[*snapshot.NodeClaim]bool{}
 	for _, n := range x.Nodes {
