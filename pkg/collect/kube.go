@@ -30,6 +30,11 @@ const kubeDefaultPageSize = 500
 // when the nodes are complete (or will not come), so instances are described meanwhile.
 func (c *Collector) collectKube(ctx context.Context, s *snapshot.Snapshot, scope Scope, ec2 *ec2Read) error {
 	var err error
+	var claims *kubeClaimsAhead
+	if c.Kube != nil && c.Dynamic != nil && len(scope.Names) == 0 {
+		claims = c.kubeReadClaimsAhead(ctx)
+		defer claims.stop()
+	}
 	if c.Kube == nil || c.Dynamic == nil {
 		err = errors.New("reading kubernetes: no client configured: check --context/--kubeconfig")
 	} else if ec2 != nil {
@@ -43,15 +48,55 @@ func (c *Collector) collectKube(ctx context.Context, s *snapshot.Snapshot, scope
 	if err != nil {
 		return err
 	}
-	return c.kubeAfterNodes(ctx, s, scope)
+	return c.kubeAfterNodes(ctx, s, scope, claims)
 }
 
-// kubeAfterNodes reads what depends on the nodes: the rest of Kubernetes.
-func (c *Collector) kubeAfterNodes(ctx context.Context, s *snapshot.Snapshot, scope Scope) error {
+// kubeClaimsAhead is the NodeClaims list read while the node pages come in: unless nodes are
+// named, the list does not depend on them, and the API server takes seconds to write 100,000
+// NodeClaims from its watch cache.
+type kubeClaimsAhead struct {
+	done   chan struct{}
+	cancel context.CancelFunc
+	part   snapshot.Snapshot // NodeClaims and the gaps of reading them
+	err    error
+}
+
+// kubeReadClaimsAhead starts reading the NodeClaims as kubeKarpenter reads them in a run that
+// names no node.
+func (c *Collector) kubeReadClaimsAhead(ctx context.Context) *kubeClaimsAhead {
+	ctx, cancel := context.WithCancel(ctx)
+	a := &kubeClaimsAhead{done: make(chan struct{}), cancel: cancel}
+	go func() {
+		defer close(a.done)
+		a.err = c.kubeReadClaims(ctx, &a.part, false, nil)
+	}()
+	return a
+}
+
+// wait returns the NodeClaims read into s, with the gaps of reading them.
+func (a *kubeClaimsAhead) wait(s *snapshot.Snapshot) error {
+	<-a.done
+	s.NodeClaims = a.part.NodeClaims
+	s.Gaps = append(s.Gaps, a.part.Gaps...)
+	return a.err
+}
+
+// stop ends the read, if it is still going, and waits for it.
+func (a *kubeClaimsAhead) stop() {
+	a.cancel()
+	<-a.done
+}
+
+// kubeAfterNodes reads what depends on the nodes: the rest of Kubernetes. claims, when set,
+// is the NodeClaims list being read already.
+func (c *Collector) kubeAfterNodes(ctx context.Context, s *snapshot.Snapshot, scope Scope, claims *kubeClaimsAhead) error {
 	// The rest depends only on the nodes: read it concurrently, each group into its own part,
 	// then merge the parts in a fixed order so the snapshot stays deterministic.
+	karpenter := func(ctx context.Context, s *snapshot.Snapshot, scope Scope) error {
+		return c.kubeKarpenter(ctx, s, scope, claims)
+	}
 	groups := [][]func(context.Context, *snapshot.Snapshot, Scope) error{
-		{c.kubeKarpenter},
+		{karpenter},
 		// Whether a missing ENIConfig CRD matters, and whether CNINodes are read, depends on aws-node.
 		{c.kubeAWSNode, c.kubeENIConfigs, c.kubeCNINodes},
 		{c.kubeSandboxFailures, c.kubeKarpenterEvents},

@@ -18,23 +18,22 @@ const kubeKarpenterRemedy = "install Karpenter's CRDs, or ignore this on cluster
 // kubeKarpenter reads NodeClaims, NodePools, EC2NodeClasses and EKS Auto Mode NodeClasses.
 // With named nodes it GETs the objects those nodes point at, and lists a kind only when a
 // Karpenter node's object of that kind cannot be named; otherwise it lists them all.
-func (c *Collector) kubeKarpenter(ctx context.Context, s *snapshot.Snapshot, scope Scope) error {
+func (c *Collector) kubeKarpenter(ctx context.Context, s *snapshot.Snapshot, scope Scope, claims *kubeClaimsAhead) error {
 	scoped := len(scope.Names) > 0
 
-	names, known := kubeClaimNames(s.Nodes)
-	s.NodeClaims = nil
-	err := c.kubeReadCRD(ctx, s, kubeNodeClaimsCRD(), scoped && known, names, kubeKarpenterRemedy,
-		func(u *unstructured.Unstructured) {
-			s.NodeClaims = append(s.NodeClaims, kubeDecodeNodeClaim(u))
-			internerOf(ctx).Claim(&s.NodeClaims[len(s.NodeClaims)-1])
-		})
+	var err error
+	if claims != nil {
+		err = claims.wait(s)
+	} else {
+		names, known := kubeClaimNames(s.Nodes)
+		err = c.kubeReadClaims(ctx, s, scoped && known, names)
+	}
 	if err != nil {
 		return err
 	}
-	kubeSortByName(s.NodeClaims, func(v *snapshot.NodeClaim) string { return v.Name })
 
 	x := kubeIndexClaims(s.NodeClaims)
-	names, known = kubePoolNames(s.Nodes, x)
+	names, known := kubePoolNames(s.Nodes, x)
 	s.NodePools = nil
 	err = c.kubeReadCRD(ctx, s, kubeNodePoolsCRD(), scoped && known, names, kubeKarpenterRemedy,
 		func(u *unstructured.Unstructured) { s.NodePools = append(s.NodePools, kubeDecodeNodePool(u)) })
@@ -53,6 +52,22 @@ func (c *Collector) kubeKarpenter(ctx context.Context, s *snapshot.Snapshot, sco
 	}
 	kubeSortByName(s.NodeClasses, func(v *snapshot.EC2NodeClass) string { return v.Name })
 	return c.kubeAutoNodeClasses(ctx, s, scope, x)
+}
+
+// kubeReadClaims reads the NodeClaims into s, sorted by name: the named ones when byName,
+// else every one.
+func (c *Collector) kubeReadClaims(ctx context.Context, s *snapshot.Snapshot, byName bool, names []string) error {
+	s.NodeClaims = nil
+	err := c.kubeReadCRD(ctx, s, kubeNodeClaimsCRD(), byName, names, kubeKarpenterRemedy,
+		func(u *unstructured.Unstructured) {
+			s.NodeClaims = append(s.NodeClaims, kubeDecodeNodeClaim(u))
+			internerOf(ctx).Claim(&s.NodeClaims[len(s.NodeClaims)-1])
+		})
+	if err != nil {
+		return err
+	}
+	kubeSortByName(s.NodeClaims, func(v *snapshot.NodeClaim) string { return v.Name })
+	return nil
 }
 
 // kubeIsKarpenterNode reports whether Karpenter launched n: it carries a NodePool label or is

@@ -1,11 +1,17 @@
 package collect
 
 import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clienttesting "k8s.io/client-go/testing"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
@@ -226,5 +232,50 @@ func TestCollectKubeSelector(t *testing.T) {
 	}
 	if got, want := len(s.SandboxFailures), 1; got != want {
 		t.Errorf("sandbox failures of the selected node: got %d, want %d", got, want)
+	}
+}
+
+// TestCollectKubeListsNodeClaimsWhileNodesAreListed holds the node list until the NodeClaims
+// have been asked for: a collection that reads every node lists the NodeClaims meanwhile, and
+// still reads all of both. One that names its nodes reads the NodeClaims after them, by name.
+func TestCollectKubeListsNodeClaimsWhileNodesAreListed(t *testing.T) {
+	kube, dyn := kubeFixture(t)
+	asked := make(chan struct{})
+	var once sync.Once
+	dyn.PrependReactor("list", "nodeclaims", func(clienttesting.Action) (bool, runtime.Object, error) {
+		once.Do(func() { close(asked) })
+		return false, nil, nil
+	})
+	kube.PrependReactor("list", "nodes", func(clienttesting.Action) (bool, runtime.Object, error) {
+		select {
+		case <-asked:
+			return false, nil, nil
+		case <-time.After(10 * time.Second):
+			return true, nil, fmt.Errorf("the NodeClaims were not asked for while the nodes were listed")
+		}
+	})
+	s, err := kubeCollect(t, &Collector{Kube: kube, Dynamic: dyn}, Scope{})
+	if err != nil {
+		t.Fatalf("collectKube: %v", err)
+	}
+	if len(s.Nodes) != 3 || len(s.NodeClaims) == 0 || len(s.Gaps) != 0 {
+		t.Fatalf("read %d nodes, %d NodeClaims, gaps %v; want the fixture's 3 nodes and its NodeClaims", len(s.Nodes), len(s.NodeClaims), s.Gaps)
+	}
+	if !slices.IsSortedFunc(s.NodeClaims, func(a, b snapshot.NodeClaim) int { return strings.Compare(a.Name, b.Name) }) {
+		t.Errorf("NodeClaims not sorted by name: %v", s.NodeClaims)
+	}
+
+	kube, dyn = kubeFixture(t)
+	named, err := kubeCollect(t, &Collector{Kube: kube, Dynamic: dyn}, Scope{Names: []string{s.Nodes[0].Name}})
+	if err != nil {
+		t.Fatalf("collectKube of a named node: %v", err)
+	}
+	if len(named.Nodes) != 1 || len(named.NodeClaims) != 1 {
+		t.Errorf("a run naming a node read %d nodes and %d NodeClaims, want 1 and its NodeClaim", len(named.Nodes), len(named.NodeClaims))
+	}
+	for _, a := range kubeActions(dyn.Actions()) {
+		if strings.HasPrefix(a, "list") && strings.Contains(a, "nodeclaims") {
+			t.Errorf("a run naming its node listed the NodeClaims: %v", kubeActions(dyn.Actions()))
+		}
 	}
 }
