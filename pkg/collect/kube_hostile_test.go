@@ -37,6 +37,7 @@ func kubeHostileCollector(t *testing.T, k *hostile.Kube, timeout time.Duration, 
 	t.Helper()
 	url := k.Start(t)
 	cfg := &rest.Config{Host: url, QPS: -1, Timeout: timeout}
+	cfg.Wrap(RecordKubeAnswers)
 	kube, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -12,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 )
 
 // kubeNodePage is one page of the node list: its list metadata and its nodes, still encoded
@@ -21,6 +23,17 @@ type kubeNodePage struct {
 	meta  metav1.ListMeta
 	items [][]byte // each node's protobuf, slices of the answer
 	nodes []corev1.Node
+	buf   *bytes.Buffer // the answer items are slices of, from kubePageBuffers
+}
+
+// release gives the page's answer back to kubePageBuffers once its nodes are decoded (they
+// hold copies of what they read).
+func (p *kubeNodePage) release() {
+	if p.buf != nil {
+		p.items = nil
+		kubePageBuffers.Put(p.buf)
+		p.buf = nil
+	}
 }
 
 // decode appends the page's nodes that keep accepts to out, each decoded in place, one at a
@@ -72,7 +85,9 @@ func (c *Collector) kubeNodePages(ctx context.Context, selector string, visit fu
 		})
 	}()
 	for page := range pages {
-		if err := visit(page); err != nil {
+		err := visit(page)
+		page.release()
+		if err != nil {
 			cancel()
 			for range pages {
 			}
@@ -83,8 +98,11 @@ func (c *Collector) kubeNodePages(ctx context.Context, selector string, visit fu
 	return <-listed
 }
 
-// kubeNodePage reads one page of the node list. A protobuf answer is split into its nodes
-// without decoding them; any other answer is decoded whole, as kubeDo decodes answers.
+// kubeNodePage reads one page of the node list. The answer is read into a buffer of
+// kubePageBuffers; a protobuf one is split into its nodes without decoding them, and any other
+// is decoded by client-go from the bytes read (kubeReplayClient), as Request.Do decodes it.
+// Without RecordKubeAnswers on the transport the answer's content type is not known: it is
+// taken for protobuf when it starts as protobuf does, and for JSON otherwise.
 func (c *Collector) kubeNodePage(ctx context.Context, opts metav1.ListOptions) (*kubeNodePage, error) {
 	if c.REST == nil {
 		list, err := c.Kube.CoreV1().Nodes().List(ctx, opts)
@@ -93,9 +111,45 @@ func (c *Collector) kubeNodePage(ctx context.Context, opts metav1.ListOptions) (
 		}
 		return &kubeNodePage{meta: list.ListMeta, nodes: list.Items}, nil
 	}
-	req := c.REST.Get().AbsPath("/api/v1/nodes").UseProtobufAsDefaultIfPreferred(true).
-		VersionedParams(&opts, scheme.ParameterCodec).Timeout(0)
-	res := req.Do(ctx)
+	request := func(client rest.Interface) *rest.Request {
+		return client.Get().AbsPath("/api/v1/nodes").UseProtobufAsDefaultIfPreferred(true).
+			VersionedParams(&opts, scheme.ParameterCodec).Timeout(0)
+	}
+	rec := &kubeAnswerRecord{}
+	body, err := request(c.REST).Stream(context.WithValue(ctx, kubeAnswerKey{}, rec))
+	if err != nil {
+		return nil, err // as Request.Do fails: Stream turns an answer that is not 2xx into the same error
+	}
+	buf, rerr := kubeReadAnswer(body)
+	contentType := rec.header.Get("Content-Type")
+	protobuf := strings.HasPrefix(contentType, runtime.ContentTypeProtobuf)
+	if rec.status == 0 {
+		// Not recorded: a 2xx answer (Stream took it), protobuf when it starts as one does and
+		// else JSON, the API server's other encoding.
+		rec.status, rec.header = http.StatusOK, http.Header{"Content-Type": {"application/json"}}
+		protobuf = bytes.HasPrefix(buf.Bytes(), kubeProtobufMagic)
+	}
+	if rerr == nil && protobuf {
+		page, err := kubeSplitNodeList(buf.Bytes())
+		if err != nil {
+			kubePageBuffers.Put(buf)
+			return nil, &kubeAnswerError{what: "node list", status: rec.status, contentType: contentType, err: err}
+		}
+		page.buf = buf
+		return page, nil
+	}
+	defer kubePageBuffers.Put(buf)
+	replay, err := kubeReplayClient()
+	if err != nil {
+		return nil, err
+	}
+	answer := &kubeReplay{status: rec.status, header: rec.header, body: buf.Bytes(), err: rerr}
+	return kubeNodePageOf(request(replay).Do(context.WithValue(ctx, kubeReplayKey{}, answer)))
+}
+
+// kubeNodePageOf decodes the answer res of Request.Do to a page of the node list, as
+// kubeNodePage does.
+func kubeNodePageOf(res rest.Result) (*kubeNodePage, error) {
 	var status int
 	var contentType string
 	res.StatusCode(&status).ContentType(&contentType)

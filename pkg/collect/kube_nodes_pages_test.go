@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -170,5 +171,92 @@ func TestKubeNodePagesStopWhenAVisitFails(t *testing.T) {
 	})
 	if err == nil || err.Error() != "visit 1 failed" || visits != 1 {
 		t.Fatalf("got %v after %d visits, want the first visit's error after one", err, visits)
+	}
+}
+
+// TestKubeNodePagesReadAlikeThroughEveryClient serves the node list in protobuf pages, then
+// as JSON, then as JSON that does not decode, and reads it with a client that records its
+// answers (RecordKubeAnswers), one that does not, and Request.Do's decode of the same answer:
+// the nodes, the errors and the number of requests are the same, and the recording client's
+// page buffers are reused.
+func TestKubeNodePagesReadAlikeThroughEveryClient(t *testing.T) {
+	pages := map[string][]byte{"": kubeProtoNodeList(t, "p2", nil, "a", "b"), "p2": kubeProtoNodeList(t, "", nil, "c")}
+	jsonList := `{"kind":"NodeList","apiVersion":"v1","metadata":{"resourceVersion":"7"},"items":[{"metadata":{"name":"j"},"spec":{"providerID":"aws:///us-west-2a/i-0123456789abcdef0"}}]}`
+	for _, tc := range []struct {
+		name     string
+		serve    func(w http.ResponseWriter, r *http.Request)
+		want     []string
+		wantErr  string
+		requests int
+	}{
+		{"protobuf", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", runtime.ContentTypeProtobuf)
+			_, _ = w.Write(pages[r.URL.Query().Get("continue")])
+		}, []string{"a", "b", "c"}, "", 2},
+		{"JSON", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(jsonList))
+		}, []string{"j"}, "", 1},
+		{"broken JSON", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"kind":"NodeList","items":[{"metadata":{"name":1}}]}`))
+		}, nil, "json: cannot unmarshal number into Go struct field", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			requests := 0
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				requests++
+				mu.Unlock()
+				tc.serve(w, r)
+			}))
+			defer srv.Close()
+			for _, recorded := range []bool{true, false} {
+				cfg := &rest.Config{Host: srv.URL, QPS: -1}
+				if recorded {
+					cfg.Wrap(RecordKubeAnswers)
+				}
+				kube, err := kubernetes.NewForConfig(cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				mu.Lock()
+				requests = 0
+				mu.Unlock()
+				c := &Collector{Kube: kube, REST: kube.CoreV1().RESTClient(), PageSize: 2}
+				var got []string
+				err = c.kubeNodePages(t.Context(), "", func(p *kubeNodePage) error {
+					nodes, err := p.decode(nil, func(*corev1.Node) bool { return true })
+					for _, n := range nodes {
+						got = append(got, n.Name)
+					}
+					return err
+				})
+				switch {
+				case tc.wantErr == "" && err != nil:
+					t.Fatalf("recorded %t: %v", recorded, err)
+				case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+					t.Fatalf("recorded %t: error %v, want one with %q", recorded, err, tc.wantErr)
+				}
+				if !reflect.DeepEqual(got, tc.want) {
+					t.Errorf("recorded %t: nodes %v, want %v", recorded, got, tc.want)
+				}
+				if requests != tc.requests {
+					t.Errorf("recorded %t: %d requests, want one a page (%d)", recorded, requests, tc.requests)
+				}
+				// What Request.Do makes of the first answer, for comparison.
+				page, doErr := kubeNodePageOf(kube.CoreV1().RESTClient().Get().AbsPath("/api/v1/nodes").UseProtobufAsDefaultIfPreferred(true).Do(t.Context()))
+				if (doErr == nil) != (tc.wantErr == "") || (doErr != nil && !strings.Contains(doErr.Error(), tc.wantErr)) {
+					t.Errorf("Request.Do's decode: %v", doErr)
+				}
+				if page != nil && len(page.items)+len(page.nodes) == 0 {
+					t.Errorf("Request.Do's decode: an empty page")
+				}
+			}
+			if tc.name == "protobuf" && kubePageSize.Load() < int64(len(pages[""])) {
+				t.Errorf("longest page recorded %d bytes, want at least the first page's %d", kubePageSize.Load(), len(pages[""]))
+			}
+		})
 	}
 }

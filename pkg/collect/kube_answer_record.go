@@ -1,0 +1,109 @@
+package collect
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"sync"
+	"sync/atomic"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+// RecordKubeAnswers wraps the transport of a Kubernetes client so that a request whose
+// context carries a *kubeAnswerRecord has the status and headers of its answer recorded
+// there. The node list is read with Request.Stream, which gives the body only, into a buffer
+// karpnet reuses: Request.Do reads every page into a new buffer, grown as it reads (at 100,000
+// nodes, 900 MB of garbage, the most of any part of a collection). Requests without a record
+// pass as they are. Install it with rest.Config.Wrap before the clients are made.
+func RecordKubeAnswers(rt http.RoundTripper) http.RoundTripper { return kubeAnswerRecorder{rt} }
+
+type kubeAnswerRecorder struct{ rt http.RoundTripper }
+
+func (r kubeAnswerRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := r.rt.RoundTrip(req)
+	if rec, ok := req.Context().Value(kubeAnswerKey{}).(*kubeAnswerRecord); ok && resp != nil {
+		rec.status, rec.header = resp.StatusCode, resp.Header.Clone()
+	}
+	return resp, err
+}
+
+// kubeAnswerKey carries a *kubeAnswerRecord in a request's context.
+type kubeAnswerKey struct{}
+
+// kubeAnswerRecord is the status and headers of the last answer to a request (a retried
+// request's last): status 0 when the transport does not record (RecordKubeAnswers is not
+// installed).
+type kubeAnswerRecord struct {
+	status int
+	header http.Header
+}
+
+// kubeReplayClient returns a client of core/v1 whose every request is answered with the
+// answer in its context (kubeReplayKey): client-go then decodes, or refuses, an answer karpnet
+// has already read exactly as Request.Do would have, errors and all.
+var kubeReplayClient = sync.OnceValues(func() (rest.Interface, error) {
+	kube, err := kubernetes.NewForConfig(&rest.Config{Host: "http://karpnet.invalid", QPS: -1, Transport: kubeReplayTransport{}})
+	if err != nil {
+		return nil, err
+	}
+	return kube.CoreV1().RESTClient(), nil
+})
+
+// kubeReplayKey carries the *kubeReplay a request of kubeReplayClient is answered with.
+type kubeReplayKey struct{}
+
+// kubeReplay is an answer read already: its status and headers, its body, and the error that
+// ended reading it, if any.
+type kubeReplay struct {
+	status int
+	header http.Header
+	body   []byte
+	err    error
+}
+
+type kubeReplayTransport struct{}
+
+func (kubeReplayTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	r, _ := req.Context().Value(kubeReplayKey{}).(*kubeReplay)
+	if r == nil {
+		return nil, io.ErrUnexpectedEOF
+	}
+	body := io.MultiReader(bytes.NewReader(r.body), errReader{r.err})
+	return &http.Response{StatusCode: r.status, Header: r.header, Body: io.NopCloser(body), Request: req}, nil
+}
+
+// kubePageBuffers holds the buffers node pages are read into, each reused by a later page.
+var kubePageBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// kubePageSize is the length of the longest node page read into a buffer of kubePageBuffers.
+var kubePageSize atomic.Int64
+
+// kubePageBuffer returns an empty buffer from kubePageBuffers with room for the longest page
+// read so far, so that one made after the collector emptied the pool is made once, not grown.
+func kubePageBuffer() *bytes.Buffer {
+	buf := kubePageBuffers.Get().(*bytes.Buffer)
+	buf.Reset()
+	buf.Grow(int(kubePageSize.Load()) + bytes.MinRead)
+	return buf
+}
+
+// kubePageRead records the length of a page read into a buffer of kubePageBuffers.
+func kubePageRead(n int) {
+	for {
+		old := kubePageSize.Load()
+		if int64(n) <= old || kubePageSize.CompareAndSwap(old, int64(n)) {
+			return
+		}
+	}
+}
+
+// kubeReadAnswer reads body into a buffer of kubePageBuffers, the caller's to put back.
+func kubeReadAnswer(body io.ReadCloser) (*bytes.Buffer, error) {
+	defer body.Close()
+	buf := kubePageBuffer()
+	_, err := buf.ReadFrom(body)
+	kubePageRead(buf.Len())
+	return buf, err
+}
