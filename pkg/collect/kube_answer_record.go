@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 )
@@ -20,6 +21,13 @@ import (
 func RecordKubeAnswers(rt http.RoundTripper) http.RoundTripper { return kubeAnswerRecorder{rt} }
 
 type kubeAnswerRecorder struct{ rt http.RoundTripper }
+
+// Without WrappedRoundTripper client-go cannot cancel a timed-out request through the
+// recorder, and logs a warning for each.
+var _ utilnet.RoundTripperWrapper = kubeAnswerRecorder{}
+
+// WrappedRoundTripper lets client-go reach the transport beneath, to cancel a request.
+func (r kubeAnswerRecorder) WrappedRoundTripper() http.RoundTripper { return r.rt }
 
 func (r kubeAnswerRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := r.rt.RoundTrip(req)
