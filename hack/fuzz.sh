@@ -26,6 +26,7 @@ targets=(
 	"./pkg/collect FuzzWithoutManagedFields"
 	"./pkg/collect FuzzKubeDecodeNode"
 	"./pkg/collect FuzzDecodeShaped"
+	"./pkg/collect FuzzStreamNodeList"
 )
 
 # A target added to the code but not to the list above fails the run.

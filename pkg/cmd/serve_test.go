@@ -192,8 +192,8 @@ func TestServeCollectsLikeCheck(t *testing.T) {
 	if got := sumOf(m, "karpnet_kubernetes_requests_total"); got != float64(kubeTotal) {
 		t.Errorf("karpnet_kubernetes_requests_total adds up to %v, the API server received %d", got, kubeTotal)
 	}
-	if got := m[`karpnet_kubernetes_requests_total{resource="nodes",verb="list"}`]; got != 1 {
-		t.Errorf(`karpnet_kubernetes_requests_total{verb="list",resource="nodes"} = %v, want 1`, got)
+	if got := m[`karpnet_kubernetes_requests_total{resource="nodes",verb="list"}`]; got != 2 {
+		t.Errorf(`karpnet_kubernetes_requests_total{verb="list",resource="nodes"} = %v, want 2 (one node for the count, then the list)`, got)
 	}
 	if got := m[`karpnet_ec2_requests_total{action="DescribeInstances"}`]; got != float64(h.EC2.Count(ec2sim.DescribeInstances))/2 {
 		t.Errorf(`karpnet_ec2_requests_total{action="DescribeInstances"} = %v, want half the server's %d`, got, h.EC2.Count(ec2sim.DescribeInstances))

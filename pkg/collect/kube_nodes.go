@@ -54,9 +54,14 @@ func (c *Collector) kubeNodes(ctx context.Context, s *snapshot.Snapshot, scope S
 				page := nodes[start:len(nodes):len(nodes)]
 				remaining := int64(-1)
 				switch {
-				case list.meta.Continue == "" && selector == scope.Selector && len(scope.OrSelectors) == 0:
+				case list.meta.Continue == "" && !list.more && selector == scope.Selector && len(scope.OrSelectors) == 0:
 					remaining = 0
-				case list.meta.RemainingItemCount != nil && len(scope.OrSelectors) == 0:
+				case len(scope.OrSelectors) > 0:
+				case list.total >= 0:
+					// Said by the first request, for the list as it was then: at least one
+					// more node while the list goes on.
+					remaining = max(list.total-int64(len(seen)), 1)
+				case list.meta.RemainingItemCount != nil && !list.more:
 					remaining = *list.meta.RemainingItemCount
 				}
 				c.Meter.addNodes(len(page), int64(len(seen))+max(remaining, 0))

@@ -1,10 +1,12 @@
 package collect
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 
@@ -24,6 +26,8 @@ type kubeNodePage struct {
 	items [][]byte // each node's protobuf, slices of the answer
 	nodes []corev1.Node
 	buf   *bytes.Buffer // the answer items are slices of, from kubePageBuffers
+	more  bool          // more pages of the same answer follow
+	total int64         // how many nodes the list holds, as the API server said at its start; -1 if not
 }
 
 // release gives the page's answer back to kubePageBuffers once its nodes are decoded (they
@@ -58,30 +62,58 @@ func (p *kubeNodePage) decode(out []corev1.Node, keep func(*corev1.Node) bool) (
 	return out, nil
 }
 
-// kubeNodePages lists the nodes matching selector, passing each page to visit in order. Each
-// page is requested as soon as the one before it has come in, while that one is decoded and
-// visited: at 100,000 nodes the list is 200 pages, and the API server's time for one page
-// overlaps karpnet's decoding of the last. At most two pages wait to be visited. A page that
-// cannot be read, or a list whose pages do not end (*kubePagingError), ends it after the
-// pages before it were visited.
+// kubeNodePages lists the nodes matching selector, passing each page to visit in order, and
+// returns how many nodes the API server said the list holds (-1 when it did not say).
+//
+// The list is asked for at resourceVersion "0", from the API server's watch cache, which
+// answers it whole however many nodes there are (a limit is ignored there): at 100,000 nodes
+// that is one answer of about 400 MB in 5 s instead of 200 consistent pages of 500 read from
+// etcd in 20 s or more, and it spares etcd during an incident. The answer is read as it comes
+// and handed on in pages of the page size, never held whole. A server that answers from etcd
+// instead pages the list, and the pages after the first are read as before. Since the cache
+// gives no count, a first request of one node says how many there are, so that how EC2 is read
+// can be chosen at the first page.
+//
+// Pages wait to be visited while the next are read: at most two. A page that cannot be read,
+// or a list whose pages do not end (*kubePagingError), ends it after the pages before it were
+// visited.
 func (c *Collector) kubeNodePages(ctx context.Context, selector string, visit func(*kubeNodePage) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	total := int64(-1)
+	if c.REST != nil {
+		probe, err := c.kubeNodePage(ctx, metav1.ListOptions{Limit: 1, LabelSelector: selector}, func(p *kubeNodePage) error {
+			p.release()
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if probe.RemainingItemCount != nil {
+			total = *probe.RemainingItemCount + 1
+		}
+	}
 	pages := make(chan *kubeNodePage, 1)
 	listed := make(chan error, 1)
 	go func() {
 		defer close(pages)
-		listed <- kubePaginate(metav1.ListOptions{Limit: c.kubePageSize(), LabelSelector: selector}, func(opts metav1.ListOptions) (string, error) {
-			page, err := c.kubeNodePage(ctx, opts)
+		send := func(page *kubeNodePage) error {
+			page.total = total
+			select {
+			case pages <- page:
+				return nil
+			case <-ctx.Done():
+				page.release()
+				return ctx.Err()
+			}
+		}
+		opts := metav1.ListOptions{Limit: c.kubePageSize(), LabelSelector: selector, ResourceVersion: "0"}
+		listed <- kubePaginate(opts, func(opts metav1.ListOptions) (string, error) {
+			meta, err := c.kubeNodePage(ctx, opts, send)
 			if err != nil {
 				return "", err
 			}
-			select {
-			case pages <- page:
-			case <-ctx.Done():
-				return "", ctx.Err()
-			}
-			return page.meta.Continue, nil
+			return meta.Continue, nil
 		})
 	}()
 	for page := range pages {
@@ -89,7 +121,8 @@ func (c *Collector) kubeNodePages(ctx context.Context, selector string, visit fu
 		page.release()
 		if err != nil {
 			cancel()
-			for range pages {
+			for page := range pages {
+				page.release()
 			}
 			<-listed
 			return err
@@ -98,18 +131,19 @@ func (c *Collector) kubeNodePages(ctx context.Context, selector string, visit fu
 	return <-listed
 }
 
-// kubeNodePage reads one page of the node list. The answer is read into a buffer of
-// kubePageBuffers; a protobuf one is split into its nodes without decoding them, and any other
-// is decoded by client-go from the bytes read (kubeReplayClient), as Request.Do decodes it.
-// Without RecordKubeAnswers on the transport the answer's content type is not known: it is
+// kubeNodePage reads one answer of the node list, passing its nodes to emit in pages of at
+// most the page size, and returns the answer's list metadata. A protobuf answer is read as it
+// comes and split into its nodes without decoding them (kubeStreamNodeList); any other is read
+// whole and decoded by client-go from the bytes read (kubeReplayClient), as Request.Do decodes
+// it. Without RecordKubeAnswers on the transport the answer's content type is not known: it is
 // taken for protobuf when it starts as protobuf does, and for JSON otherwise.
-func (c *Collector) kubeNodePage(ctx context.Context, opts metav1.ListOptions) (*kubeNodePage, error) {
+func (c *Collector) kubeNodePage(ctx context.Context, opts metav1.ListOptions, emit func(*kubeNodePage) error) (metav1.ListMeta, error) {
 	if c.REST == nil {
 		list, err := c.Kube.CoreV1().Nodes().List(ctx, opts)
 		if err != nil {
-			return nil, err
+			return metav1.ListMeta{}, err
 		}
-		return &kubeNodePage{meta: list.ListMeta, nodes: list.Items}, nil
+		return list.ListMeta, emit(&kubeNodePage{meta: list.ListMeta, nodes: list.Items})
 	}
 	request := func(client rest.Interface) *rest.Request {
 		return client.Get().AbsPath("/api/v1/nodes").UseProtobufAsDefaultIfPreferred(true).
@@ -118,33 +152,42 @@ func (c *Collector) kubeNodePage(ctx context.Context, opts metav1.ListOptions) (
 	rec := &kubeAnswerRecord{}
 	body, err := request(c.REST).Stream(context.WithValue(ctx, kubeAnswerKey{}, rec))
 	if err != nil {
-		return nil, err // as Request.Do fails: Stream turns an answer that is not 2xx into the same error
+		return metav1.ListMeta{}, err // as Request.Do fails: Stream turns an answer that is not 2xx into the same error
 	}
-	buf, rerr := kubeReadAnswer(body)
+	in := bufio.NewReaderSize(body, 64<<10)
 	contentType := rec.header.Get("Content-Type")
 	protobuf := strings.HasPrefix(contentType, runtime.ContentTypeProtobuf)
 	if rec.status == 0 {
 		// Not recorded: a 2xx answer (Stream took it), protobuf when it starts as one does and
 		// else JSON, the API server's other encoding.
 		rec.status, rec.header = http.StatusOK, http.Header{"Content-Type": {"application/json"}}
-		protobuf = bytes.HasPrefix(buf.Bytes(), kubeProtobufMagic)
+		start, _ := in.Peek(len(kubeProtobufMagic))
+		protobuf = bytes.Equal(start, kubeProtobufMagic)
 	}
-	if rerr == nil && protobuf {
-		page, err := kubeSplitNodeList(buf.Bytes())
-		if err != nil {
-			kubePageBuffers.Put(buf)
-			return nil, &kubeAnswerError{what: "node list", status: rec.status, contentType: contentType, err: err}
+	if protobuf {
+		defer body.Close()
+		meta, err := kubeStreamNodeList(in, int(opts.Limit), emit)
+		var answer *kubeAnswerError
+		if err != nil && errors.As(err, &answer) {
+			answer.status, answer.contentType = rec.status, contentType
 		}
-		page.buf = buf
-		return page, nil
+		return meta, err
 	}
+	buf, rerr := kubeReadAnswer(struct {
+		io.Reader
+		io.Closer
+	}{in, body})
 	defer kubePageBuffers.Put(buf)
 	replay, err := kubeReplayClient()
 	if err != nil {
-		return nil, err
+		return metav1.ListMeta{}, err
 	}
 	answer := &kubeReplay{status: rec.status, header: rec.header, body: buf.Bytes(), err: rerr}
-	return kubeNodePageOf(request(replay).Do(context.WithValue(ctx, kubeReplayKey{}, answer)))
+	page, err := kubeNodePageOf(request(replay).Do(context.WithValue(ctx, kubeReplayKey{}, answer)))
+	if err != nil {
+		return metav1.ListMeta{}, err
+	}
+	return page.meta, emit(page)
 }
 
 // kubeNodePageOf decodes the answer res of Request.Do to a page of the node list, as

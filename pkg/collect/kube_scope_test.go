@@ -187,12 +187,12 @@ func TestCollectKubePagination(t *testing.T) {
 					t.Errorf("list limit: got %d, want %d", opts.Limit, tc.wantLimit)
 				}
 			}
-			// Nodes are consistent reads; events and custom resources ask the watch cache
-			// (resourceVersion 0), and a continued page carries only its token.
+			// Nodes, events and custom resources ask the watch cache (resourceVersion 0), and
+			// a continued page carries only its token.
 			for _, opts := range typedPager.calls {
 				want := ""
-				if opts.FieldSelector != "" && opts.Continue == "" {
-					want = "0" // the events list
+				if opts.Continue == "" {
+					want = "0"
 				}
 				if opts.ResourceVersion != want {
 					t.Errorf("typed list with field selector %q, continue %q: got resourceVersion %q, want %q",

@@ -1,0 +1,308 @@
+package collect
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// kubeStreamNodeList reads a protobuf NodeList answer from in as it comes: its envelope, its
+// list metadata, then its nodes, each kept as its bytes (not decoded) in pages of at most
+// batch nodes (all of them in one when batch is 0), each page passed to emit with a buffer of
+// its own from kubePageBuffers. It returns the list metadata. What kubeSplitNodeList refuses it
+// refuses, with the same words, as a *kubeAnswerError; an answer that stops coming fails as
+// Request.Do fails when it cannot read an answer.
+func kubeStreamNodeList(in *bufio.Reader, batch int, emit func(*kubeNodePage) error) (metav1.ListMeta, error) {
+	r := &kubeProtoStream{in: in}
+	meta, err := r.list(batch, emit)
+	switch {
+	case err == nil:
+		return meta, nil
+	case r.readErr != nil:
+		return meta, fmt.Errorf("unexpected error when reading response body. Please retry. Original error: %w", r.readErr)
+	case errors.Is(err, errKubeEmit):
+		return meta, errors.Unwrap(err)
+	}
+	return meta, &kubeAnswerError{what: "node list", err: err}
+}
+
+// errKubeEmit wraps an error of emit, which kubeStreamNodeList returns as it is.
+var errKubeEmit = errors.New("emit")
+
+// kubeProtoStream reads protobuf from in, counting what it has read. readErr is an error of
+// in other than its end, which ends reading.
+type kubeProtoStream struct {
+	in      *bufio.Reader
+	read    int64
+	readErr error
+}
+
+// errKubeProtoShort is an answer that ends inside a field.
+var errKubeProtoShort = errors.New("malformed protobuf: unexpected EOF")
+
+func (r *kubeProtoStream) fail(err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return errKubeProtoShort
+	}
+	r.readErr = err
+	return err
+}
+
+// varint reads a varint.
+func (r *kubeProtoStream) varint() (uint64, error) {
+	v, err := binary.ReadUvarint(r)
+	if err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || r.readErr != nil {
+			return 0, r.fail(err)
+		}
+		return 0, fmt.Errorf("malformed protobuf: %w", err)
+	}
+	return v, nil
+}
+
+// ReadByte reads a byte of in, for binary.ReadUvarint.
+func (r *kubeProtoStream) ReadByte() (byte, error) {
+	b, err := r.in.ReadByte()
+	if err == nil {
+		r.read++
+	} else if !errors.Is(err, io.EOF) {
+		r.readErr = err
+	}
+	return b, err
+}
+
+// tag reads a field's tag, at most end bytes into the stream.
+func (r *kubeProtoStream) tag() (protowire.Number, protowire.Type, error) {
+	v, err := r.varint()
+	if err != nil {
+		return 0, 0, err
+	}
+	num, typ := protowire.DecodeTag(v)
+	if num < protowire.MinValidNumber {
+		return 0, 0, fmt.Errorf("malformed protobuf: %w", protowire.ParseError(-1))
+	}
+	return num, typ, nil
+}
+
+// length reads the length of a length-delimited field that must end by end.
+func (r *kubeProtoStream) length(end int64) (int64, error) {
+	n, err := r.varint()
+	if err != nil {
+		return 0, err
+	}
+	if n > uint64(end-r.read) {
+		return 0, errKubeProtoShort
+	}
+	return int64(n), nil
+}
+
+// kubeProtoFieldMax bounds the envelope's and the list metadata's fields, which are read
+// whole: a few hundred bytes in any real answer.
+const kubeProtoFieldMax = 1 << 20
+
+// bytes reads n bytes into buf, which grows only as they come: a length the answer does not
+// hold makes no room up front.
+func (r *kubeProtoStream) bytes(buf *bytes.Buffer, n int64) error {
+	got, err := buf.ReadFrom(io.LimitReader(r.in, n))
+	r.read += got
+	if err != nil {
+		return r.fail(err)
+	}
+	if got < n {
+		return errKubeProtoShort
+	}
+	return nil
+}
+
+// small reads a field of n bytes that is read whole.
+func (r *kubeProtoStream) small(n int64) ([]byte, error) {
+	if n > kubeProtoFieldMax {
+		return nil, fmt.Errorf("a field of %d bytes in the answer's envelope or list metadata, which karpnet does not read", n)
+	}
+	var buf bytes.Buffer
+	err := r.bytes(&buf, n)
+	return buf.Bytes(), err
+}
+
+// skip passes over the value of a field of type typ that must end by end.
+func (r *kubeProtoStream) skip(typ protowire.Type, end int64) error {
+	var n int64
+	switch typ {
+	case protowire.VarintType:
+		_, err := r.varint()
+		return err
+	case protowire.Fixed32Type:
+		n = 4
+	case protowire.Fixed64Type:
+		n = 8
+	case protowire.BytesType:
+		var err error
+		if n, err = r.length(end); err != nil {
+			return err
+		}
+	default:
+		return fmt.Errorf("malformed protobuf: %w", protowire.ParseError(-1))
+	}
+	if n > end-r.read {
+		return errKubeProtoShort
+	}
+	if _, err := r.in.Discard(int(n)); err != nil {
+		return r.fail(err)
+	}
+	r.read += n
+	return nil
+}
+
+// list reads the envelope (runtime.Unknown) and the NodeList in it.
+func (r *kubeProtoStream) list(batch int, emit func(*kubeNodePage) error) (metav1.ListMeta, error) {
+	var meta metav1.ListMeta
+	magic := make([]byte, len(kubeProtobufMagic))
+	if _, err := io.ReadFull(r.in, magic); err != nil || string(magic) != string(kubeProtobufMagic) {
+		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+			return meta, r.fail(err)
+		}
+		return meta, errors.New("a protobuf answer without the Kubernetes protobuf prefix")
+	}
+	r.read = int64(len(magic))
+	const noEnd = int64(1) << 62
+	var typeMeta runtime.TypeMeta
+	listed := false
+	for {
+		if _, err := r.in.Peek(1); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			return meta, r.fail(err)
+		}
+		num, typ, err := r.tag()
+		if err != nil {
+			return meta, err
+		}
+		if typ != protowire.BytesType || (num != 1 && num != 2 && num != 3) {
+			if err := r.skip(typ, noEnd); err != nil {
+				return meta, err
+			}
+			continue
+		}
+		n, err := r.length(noEnd)
+		if err != nil {
+			return meta, err
+		}
+		switch num {
+		case 1: // runtime.Unknown.typeMeta
+			b, err := r.small(n)
+			if err != nil {
+				return meta, err
+			}
+			if err := typeMeta.Unmarshal(b); err != nil {
+				return meta, err
+			}
+		case 2: // runtime.Unknown.raw: the NodeList, read as it comes once it is known to be one
+			if listed {
+				return meta, errors.New("a protobuf answer that holds two objects, which karpnet does not read")
+			}
+			if typeMeta.Kind != "NodeList" {
+				if typeMeta.Kind != "" {
+					return meta, fmt.Errorf("a %q where a NodeList was asked for", typeMeta.Kind)
+				}
+				return meta, errors.New("a protobuf answer whose object comes before its kind, which karpnet does not read")
+			}
+			if meta, err = r.nodeList(r.read+n, batch, emit); err != nil {
+				return meta, err
+			}
+			listed = true
+		case 3: // runtime.Unknown.contentEncoding
+			b, err := r.small(n)
+			if err != nil {
+				return meta, err
+			}
+			if len(b) > 0 {
+				return meta, fmt.Errorf("content encoding %q, which karpnet does not read", b)
+			}
+		}
+	}
+	if !listed {
+		return meta, errors.New("a protobuf answer that holds no object")
+	}
+	if typeMeta.Kind != "NodeList" { // a kind the envelope changed after its object
+		return meta, fmt.Errorf("a %q where a NodeList was asked for", typeMeta.Kind)
+	}
+	return meta, nil
+}
+
+// nodeList reads the fields of a NodeList that ends end bytes into the stream, passing its
+// nodes on in pages of batch.
+func (r *kubeProtoStream) nodeList(end int64, batch int, emit func(*kubeNodePage) error) (metav1.ListMeta, error) {
+	var meta metav1.ListMeta
+	page := &kubeNodePage{buf: kubePageBuffer()}
+	var bounds [][2]int
+	sent := false
+	// send passes the page on; more says whether more of the answer's nodes follow.
+	send := func(more bool) error {
+		b := page.buf.Bytes()
+		for _, at := range bounds {
+			page.items = append(page.items, b[at[0]:at[1]])
+		}
+		page.meta, page.more = meta, more
+		kubePageRead(page.buf.Len())
+		next := page
+		page, bounds, sent = &kubeNodePage{buf: kubePageBuffer()}, nil, true
+		if err := emit(next); err != nil {
+			return fmt.Errorf("%w: %w", errKubeEmit, err)
+		}
+		return nil
+	}
+	defer func() { page.release() }()
+	for r.read < end {
+		num, typ, err := r.tag()
+		if err != nil {
+			return meta, err
+		}
+		if typ != protowire.BytesType || (num != 1 && num != 2) {
+			if err := r.skip(typ, end); err != nil {
+				return meta, err
+			}
+			continue
+		}
+		n, err := r.length(end)
+		if err != nil {
+			return meta, err
+		}
+		if num == 1 { // NodeList.metadata
+			b, err := r.small(n)
+			if err != nil {
+				return meta, err
+			}
+			if err := meta.Unmarshal(b); err != nil {
+				return meta, err
+			}
+			continue
+		}
+		// NodeList.items: one node, kept as its bytes in the page's buffer.
+		start := page.buf.Len()
+		if err := r.bytes(page.buf, n); err != nil {
+			return meta, err
+		}
+		bounds = append(bounds, [2]int{start, page.buf.Len()})
+		if batch > 0 && len(bounds) >= batch {
+			if err := send(true); err != nil {
+				return meta, err
+			}
+		}
+	}
+	if r.read != end {
+		return meta, errKubeProtoShort
+	}
+	if len(bounds) > 0 || !sent {
+		if err := send(false); err != nil {
+			return meta, err
+		}
+	}
+	return meta, nil
+}
