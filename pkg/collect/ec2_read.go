@@ -55,6 +55,9 @@ type ec2Read struct {
 	// the nodes' instances are read.
 	early     chan []snapshot.Instance
 	earlyName string
+	// unlisted is set when the nodes could not be read: the collection ends, and no search
+	// is started for it.
+	unlisted bool
 	// meter counts the calls and instances; planned is set once the way of reading the
 	// instances is chosen (ec2Plan), at the first page of nodes.
 	meter   *Meter
@@ -161,7 +164,7 @@ func (e *ec2Read) nodesDone(s *snapshot.Snapshot) {
 	if f := e.feeds[e.region]; f != nil && f.filtered() != nil {
 		return // the filtered read is the search for the cluster's instances (waitInstances)
 	}
-	if name := cmp.Or(e.clusterFlag, e.clusterKubeconfig); name != "" && !e.scoped && e.region != "" {
+	if name := cmp.Or(e.clusterFlag, e.clusterKubeconfig); name != "" && !e.scoped && !e.unlisted && e.region != "" {
 		known := map[string]bool{}
 		for i := range s.Nodes {
 			if _, id, ok := ec2ProviderID(s.Nodes[i].Spec.ProviderID); ok {

@@ -43,6 +43,7 @@ func (c *Collector) collectKube(ctx context.Context, s *snapshot.Snapshot, scope
 		err = c.kubeNodes(ctx, s, scope, nil)
 	}
 	if ec2 != nil {
+		ec2.unlisted = err != nil
 		ec2.nodesDone(s)
 	}
 	if err != nil {
