@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"sync"
-	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/smithy-go/middleware"
@@ -39,10 +37,10 @@ func (d *instancesDecoder) HandleDeserialize(ctx context.Context, in middleware.
 	if err != nil || !ok || resp.Body == nil || resp.StatusCode < 200 || resp.StatusCode >= 300 {
 		return d.sdk.HandleDeserialize(ctx, in, answered{out, metadata, err})
 	}
-	buf := ec2AnswerBuffer()
-	defer ec2AnswerBuffers.Put(buf) // what the answer decodes to holds copies of its text
+	buf := ec2Answers.get()
+	defer ec2Answers.put(buf) // what the answer decodes to holds copies of its text
 	_, rerr := buf.ReadFrom(resp.Body)
-	ec2AnswerRead(buf.Len())
+	ec2Answers.read(buf.Len())
 	if rerr == nil {
 		if seen, _ := ctx.Value(lookaheadKey{}).(func(string)); seen != nil {
 			if token := ec2NextToken(buf.Bytes()); token != "" {
@@ -61,34 +59,6 @@ func (d *instancesDecoder) HandleDeserialize(ctx context.Context, in middleware.
 		io.Closer
 	}{io.MultiReader(bytes.NewReader(buf.Bytes()), errReader{rerr}), resp.Body}
 	return d.sdk.HandleDeserialize(ctx, in, answered{out, metadata, nil})
-}
-
-// ec2AnswerBuffers holds the buffers DescribeInstances answers are read into whole (pages of
-// several MB, two or more at a time): each is reused by the next answer, not grown again.
-var ec2AnswerBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
-// ec2AnswerSize is the length of the longest answer read into a buffer of ec2AnswerBuffers.
-var ec2AnswerSize atomic.Int64
-
-// ec2AnswerBuffer returns an empty buffer from ec2AnswerBuffers, with room for the longest
-// answer read so far: when the collector has emptied the pool (a collection every few pages
-// at 10,000 nodes) a new buffer is made once at about its size, not grown from nothing by
-// doubling.
-func ec2AnswerBuffer() *bytes.Buffer {
-	buf := ec2AnswerBuffers.Get().(*bytes.Buffer)
-	buf.Reset()
-	buf.Grow(int(ec2AnswerSize.Load()) + bytes.MinRead)
-	return buf
-}
-
-// ec2AnswerRead records the length of an answer read into a buffer of ec2AnswerBuffers.
-func ec2AnswerRead(n int) {
-	for {
-		old := ec2AnswerSize.Load()
-		if int64(n) <= old || ec2AnswerSize.CompareAndSwap(old, int64(n)) {
-			return
-		}
-	}
 }
 
 // answered is a deserialize handler that returns an answer already had.

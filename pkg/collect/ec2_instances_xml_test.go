@@ -373,17 +373,17 @@ func BenchmarkDecodeInstances(b *testing.B) {
 // TestAnswerBuffersComeWithRoomForTheLongestAnswer reads an answer longer than any before it:
 // the next buffer handed out, new or pooled, has room for it without growing.
 func TestAnswerBuffersComeWithRoomForTheLongestAnswer(t *testing.T) {
-	long := int(ec2AnswerSize.Load()) + 3<<20
-	buf := ec2AnswerBuffer()
+	long := int(ec2Answers.longest.Load()) + 3<<20
+	buf := ec2Answers.get()
 	if _, err := buf.ReadFrom(bytes.NewReader(make([]byte, long))); err != nil {
 		t.Fatal(err)
 	}
-	ec2AnswerRead(buf.Len())
-	ec2AnswerRead(10) // a shorter answer leaves the size alone
-	if got := ec2AnswerSize.Load(); got != int64(long) {
+	ec2Answers.read(buf.Len())
+	ec2Answers.read(10) // a shorter answer leaves the size alone
+	if got := ec2Answers.longest.Load(); got != int64(long) {
 		t.Fatalf("longest answer recorded: %d, want %d", got, long)
 	}
-	for _, next := range []*bytes.Buffer{ec2AnswerBuffer(), ec2AnswerBuffer()} {
+	for _, next := range []*bytes.Buffer{ec2Answers.get(), ec2Answers.get()} {
 		if next.Len() != 0 || next.Cap() < long+bytes.MinRead {
 			t.Errorf("buffer handed out: length %d, room %d, want empty with room for %d", next.Len(), next.Cap(), long+bytes.MinRead)
 		}

@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/http"
 	"sync"
-	"sync/atomic"
 
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/client-go/kubernetes"
@@ -82,36 +81,11 @@ func (kubeReplayTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	return &http.Response{StatusCode: r.status, Header: r.header, Body: io.NopCloser(body), Request: req}, nil
 }
 
-// kubePageBuffers holds the buffers node pages are read into, each reused by a later page.
-var kubePageBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
-// kubePageSize is the length of the longest node page read into a buffer of kubePageBuffers.
-var kubePageSize atomic.Int64
-
-// kubePageBuffer returns an empty buffer from kubePageBuffers with room for the longest page
-// read so far, so that one made after the collector emptied the pool is made once, not grown.
-func kubePageBuffer() *bytes.Buffer {
-	buf := kubePageBuffers.Get().(*bytes.Buffer)
-	buf.Reset()
-	buf.Grow(int(kubePageSize.Load()) + bytes.MinRead)
-	return buf
-}
-
-// kubePageRead records the length of a page read into a buffer of kubePageBuffers.
-func kubePageRead(n int) {
-	for {
-		old := kubePageSize.Load()
-		if int64(n) <= old || kubePageSize.CompareAndSwap(old, int64(n)) {
-			return
-		}
-	}
-}
-
-// kubeReadAnswer reads body into a buffer of kubePageBuffers, the caller's to put back.
+// kubeReadAnswer reads body into a buffer of kubePages, the caller's to put back.
 func kubeReadAnswer(body io.ReadCloser) (*bytes.Buffer, error) {
 	defer body.Close()
-	buf := kubePageBuffer()
+	buf := kubePages.get()
 	_, err := buf.ReadFrom(body)
-	kubePageRead(buf.Len())
+	kubePages.read(buf.Len())
 	return buf, err
 }

@@ -25,17 +25,17 @@ type kubeNodePage struct {
 	meta  metav1.ListMeta
 	items [][]byte // each node's protobuf, slices of the answer
 	nodes []corev1.Node
-	buf   *bytes.Buffer // the answer items are slices of, from kubePageBuffers
+	buf   *bytes.Buffer // the answer items are slices of, from kubePages
 	more  bool          // more pages of the same answer follow
 	total int64         // how many nodes the list holds, as the API server said at its start; -1 if not
 }
 
-// release gives the page's answer back to kubePageBuffers once its nodes are decoded (they
+// release gives the page's answer back to kubePages once its nodes are decoded (they
 // hold copies of what they read).
 func (p *kubeNodePage) release() {
 	if p.buf != nil {
 		p.items = nil
-		kubePageBuffers.Put(p.buf)
+		kubePages.put(p.buf)
 		p.buf = nil
 	}
 }
@@ -177,7 +177,7 @@ func (c *Collector) kubeNodePage(ctx context.Context, opts metav1.ListOptions, e
 		io.Reader
 		io.Closer
 	}{in, body})
-	defer kubePageBuffers.Put(buf)
+	defer kubePages.put(buf)
 	replay, err := kubeReplayClient()
 	if err != nil {
 		return metav1.ListMeta{}, err

@@ -256,8 +256,8 @@ func TestKubeNodePagesReadAlikeThroughEveryClient(t *testing.T) {
 					t.Errorf("Request.Do's decode: an empty page")
 				}
 			}
-			if tc.name == "protobuf" && kubePageSize.Load() < int64(len(pages[""])) {
-				t.Errorf("longest page recorded %d bytes, want at least the first page's %d", kubePageSize.Load(), len(pages[""]))
+			if tc.name == "protobuf" && kubePages.longest.Load() < int64(len(pages[""])) {
+				t.Errorf("longest page recorded %d bytes, want at least the first page's %d", kubePages.longest.Load(), len(pages[""]))
 			}
 		})
 	}

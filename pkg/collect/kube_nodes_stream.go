@@ -16,7 +16,7 @@ import (
 // kubeStreamNodeList reads a protobuf NodeList answer from in as it comes: its envelope, its
 // list metadata, then its nodes, each kept as its bytes (not decoded) in pages of at most
 // batch nodes (all of them in one when batch is 0), each page passed to emit with a buffer of
-// its own from kubePageBuffers. It returns the list metadata. What kubeSplitNodeList refuses it
+// its own from kubePages. It returns the list metadata. What kubeSplitNodeList refuses it
 // refuses, with the same words, as a *kubeAnswerError; an answer that stops coming fails as
 // Request.Do fails when it cannot read an answer.
 func kubeStreamNodeList(in *bufio.Reader, batch int, emit func(*kubeNodePage) error) (metav1.ListMeta, error) {
@@ -160,6 +160,21 @@ func (r *kubeProtoStream) skip(typ protowire.Type, end int64) error {
 	return nil
 }
 
+// field reads the next field of a message that ends by end: a length-delimited one that
+// wanted names comes back with the length of its value, which is read next; any other is
+// passed over (skipped).
+func (r *kubeProtoStream) field(end int64, wanted func(protowire.Number) bool) (num protowire.Number, n int64, skipped bool, err error) {
+	num, typ, err := r.tag()
+	if err != nil {
+		return 0, 0, false, err
+	}
+	if typ != protowire.BytesType || !wanted(num) {
+		return num, 0, true, r.skip(typ, end)
+	}
+	n, err = r.length(end)
+	return num, n, false, err
+}
+
 // list reads the envelope (runtime.Unknown) and the NodeList in it.
 func (r *kubeProtoStream) list(batch int, emit func(*kubeNodePage) error) (metav1.ListMeta, error) {
 	var meta metav1.ListMeta
@@ -180,19 +195,12 @@ func (r *kubeProtoStream) list(batch int, emit func(*kubeNodePage) error) (metav
 		} else if err != nil {
 			return meta, r.fail(err)
 		}
-		num, typ, err := r.tag()
+		num, n, skipped, err := r.field(noEnd, func(num protowire.Number) bool { return num >= 1 && num <= 3 })
 		if err != nil {
 			return meta, err
 		}
-		if typ != protowire.BytesType || (num != 1 && num != 2 && num != 3) {
-			if err := r.skip(typ, noEnd); err != nil {
-				return meta, err
-			}
+		if skipped {
 			continue
-		}
-		n, err := r.length(noEnd)
-		if err != nil {
-			return meta, err
 		}
 		switch num {
 		case 1: // runtime.Unknown.typeMeta
@@ -240,7 +248,7 @@ func (r *kubeProtoStream) list(batch int, emit func(*kubeNodePage) error) (metav
 // nodes on in pages of batch.
 func (r *kubeProtoStream) nodeList(end int64, batch int, emit func(*kubeNodePage) error) (metav1.ListMeta, error) {
 	var meta metav1.ListMeta
-	page := &kubeNodePage{buf: kubePageBuffer()}
+	page := &kubeNodePage{buf: kubePages.get()}
 	var bounds [][2]int
 	sent := false
 	// send passes the page on; more says whether more of the answer's nodes follow.
@@ -250,9 +258,9 @@ func (r *kubeProtoStream) nodeList(end int64, batch int, emit func(*kubeNodePage
 			page.items = append(page.items, b[at[0]:at[1]])
 		}
 		page.meta, page.more = meta, more
-		kubePageRead(page.buf.Len())
+		kubePages.read(page.buf.Len())
 		next := page
-		page, bounds, sent = &kubeNodePage{buf: kubePageBuffer()}, nil, true
+		page, bounds, sent = &kubeNodePage{buf: kubePages.get()}, nil, true
 		if err := emit(next); err != nil {
 			return fmt.Errorf("%w: %w", errKubeEmit, err)
 		}
@@ -260,19 +268,12 @@ func (r *kubeProtoStream) nodeList(end int64, batch int, emit func(*kubeNodePage
 	}
 	defer func() { page.release() }()
 	for r.read < end {
-		num, typ, err := r.tag()
+		num, n, skipped, err := r.field(end, func(num protowire.Number) bool { return num == 1 || num == 2 })
 		if err != nil {
 			return meta, err
 		}
-		if typ != protowire.BytesType || (num != 1 && num != 2) {
-			if err := r.skip(typ, end); err != nil {
-				return meta, err
-			}
+		if skipped {
 			continue
-		}
-		n, err := r.length(end)
-		if err != nil {
-			return meta, err
 		}
 		if num == 1 { // NodeList.metadata
 			b, err := r.small(n)
