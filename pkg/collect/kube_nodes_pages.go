@@ -62,8 +62,8 @@ func (p *kubeNodePage) decode(out []corev1.Node, keep func(*corev1.Node) bool) (
 	return out, nil
 }
 
-// kubeNodePages lists the nodes matching selector, passing each page to visit in order, and
-// returns how many nodes the API server said the list holds (-1 when it did not say).
+// kubeNodePages lists the nodes matching selector, passing each page to visit in order, each
+// with how many nodes the API server said the list holds (total, -1 when it did not say).
 //
 // The list is asked for at resourceVersion "0", from the API server's watch cache, which
 // answers it whole however many nodes there are (a limit is ignored there): at 100,000 nodes
