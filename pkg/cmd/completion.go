@@ -168,9 +168,7 @@ func (o *commonOptions) registerCommonCompletion(cmd *cobra.Command) {
 	}
 	registerFlagCompletion(cmd, "color", valueCompletion(colors...))
 	for flag, f := range o.kubeconfigCompletions() {
-		if cmd.Flag(flag) != nil { // kubectl's ConfigFlags can leave any of its flags out
-			registerFlagCompletion(cmd, flag, f)
-		}
+		registerFlagCompletion(cmd, flag, f)
 	}
 	registerFlagCompletion(cmd, "region", cobra.NoFileCompletions)
 	registerFlagCompletion(cmd, "cluster-name", cobra.NoFileCompletions)

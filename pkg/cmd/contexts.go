@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"golang.org/x/sync/errgroup"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/collect"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
@@ -37,10 +36,10 @@ func (o *commonOptions) multi() bool { return len(o.contexts) > 0 || o.allContex
 // apply to every context.
 func (o *commonOptions) clusterFlags() map[string]*string {
 	f := o.configFlags
-	return map[string]*string{"--context": f.Context, "--cluster": f.ClusterName, "--user": f.AuthInfoName,
-		"--server": f.APIServer, "--token": f.BearerToken, "--username": f.Username, "--password": f.Password,
-		"--client-certificate": f.CertFile, "--client-key": f.KeyFile, "--certificate-authority": f.CAFile,
-		"--tls-server-name": f.TLSServerName}
+	return map[string]*string{"--context": &f.Context, "--cluster": &f.ClusterName, "--user": &f.AuthInfoName,
+		"--server": &f.APIServer, "--token": &f.BearerToken,
+		"--client-certificate": &f.CertFile, "--client-key": &f.KeyFile, "--certificate-authority": &f.CAFile,
+		"--tls-server-name": &f.TLSServerName}
 }
 
 // validateContexts checks --contexts and --all-contexts against the other flags, without I/O.
@@ -109,21 +108,9 @@ func (o *commonOptions) contextNames() ([]string, error) {
 	return out, nil
 }
 
-// contextFlags returns kubectl's flags for one context: the kubeconfig, cache, timeout,
-// impersonation and transport flags as given, and the context.
-func (o *commonOptions) contextFlags(name string) *genericclioptions.ConfigFlags {
-	f := genericclioptions.NewConfigFlags(true)
-	g := o.configFlags
-	f.KubeConfig, f.CacheDir, f.Timeout, f.Insecure = g.KubeConfig, g.CacheDir, g.Timeout, g.Insecure
-	f.Impersonate, f.ImpersonateUID, f.ImpersonateGroup = g.Impersonate, g.ImpersonateUID, g.ImpersonateGroup
-	f.DisableCompression, f.ProxyURL, f.Namespace = g.DisableCompression, g.ProxyURL, g.Namespace
-	f.Context = &name
-	return f
-}
-
 // liveContextCollector builds the collector of one context of a run over several.
 func liveContextCollector(ctx context.Context, o *commonOptions, name string, budget *collect.EC2Budget) (*collect.Collector, error) {
-	return buildCollector(ctx, o, o.contextFlags(name), budget)
+	return buildCollector(ctx, o, o.configFlags.forContext(name), budget)
 }
 
 // loadMulti collects every chosen context, maxClusters at a time, all sharing one EC2Budget.

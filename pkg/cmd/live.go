@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	_ "k8s.io/client-go/plugin/pkg/client/auth" // exec, OIDC and other kubeconfig auth providers
@@ -25,7 +24,7 @@ func liveCollector(ctx context.Context, o *commonOptions) (*collect.Collector, e
 // from the context's credential plugin unless --profile and --region say otherwise
 // (collect.AWSFromExec), so EC2 is read as the identity kubectl authenticates with; with budget
 // set (a run over several clusters) every EC2 request goes through budget.
-func buildCollector(ctx context.Context, o *commonOptions, flags *genericclioptions.ConfigFlags, budget *collect.EC2Budget) (*collect.Collector, error) {
+func buildCollector(ctx context.Context, o *commonOptions, flags *kubeFlags, budget *collect.EC2Budget) (*collect.Collector, error) {
 	cfg, err := flags.ToRESTConfig()
 	if err != nil {
 		return nil, fmt.Errorf("loading kubeconfig: %w: check --kubeconfig and --context", err)
@@ -58,8 +57,8 @@ func buildCollector(ctx context.Context, o *commonOptions, flags *genericcliopti
 	}
 	if raw, err := flags.ToRawKubeConfigLoader().RawConfig(); err == nil {
 		c.Context = raw.CurrentContext
-		if flags.Context != nil && *flags.Context != "" {
-			c.Context = *flags.Context
+		if flags.Context != "" {
+			c.Context = flags.Context
 		}
 	}
 	profile := cmp.Or(o.profile, aws.Profile)

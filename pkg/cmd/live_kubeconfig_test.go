@@ -121,7 +121,7 @@ users:
 		{[]string{"--profile", "flag-profile"}, "flag-profile"},
 	} {
 		o, _, _ := newTestOptions()
-		o.configFlags.KubeConfig = &kubeconfig
+		o.configFlags.KubeConfig = kubeconfig
 		if len(tc.args) == 2 {
 			o.profile = tc.args[1]
 		}

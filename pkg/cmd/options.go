@@ -14,7 +14,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/karpnet/kubectl-karpnet/internal/memlimit"
@@ -28,7 +27,7 @@ import (
 // flags, AWS flags, snapshot files and colour.
 type commonOptions struct {
 	genericiooptions.IOStreams
-	configFlags *genericclioptions.ConfigFlags
+	configFlags *kubeFlags
 
 	region       string
 	clusterName  string
@@ -78,7 +77,7 @@ type commonOptions struct {
 func newCommonOptions(streams genericiooptions.IOStreams) *commonOptions {
 	return &commonOptions{
 		IOStreams:           streams,
-		configFlags:         genericclioptions.NewConfigFlags(true),
+		configFlags:         newKubeFlags(),
 		color:               string(style.ColorAuto),
 		snapshotMax:         "1Gi",
 		newCollector:        liveCollector,
@@ -122,10 +121,8 @@ func (o *commonOptions) validate() error {
 	if o.snapshotFile != "" && o.saveSnapshot != "" && o.snapshotFile == o.saveSnapshot {
 		return usageErrorf("--snapshot and --save-snapshot name the same file: choose another output file")
 	}
-	if t := o.configFlags.Timeout; t != nil {
-		if err := validTimeout(*t); err != nil {
-			return usageErrorf("--request-timeout %q: %v", *t, err)
-		}
+	if t := o.configFlags.Timeout; validTimeout(t) != nil {
+		return usageErrorf("--request-timeout %q: %v", t, validTimeout(t))
 	}
 	q, err := resource.ParseQuantity(o.snapshotMax)
 	n, ok := q.AsInt64()

@@ -99,8 +99,8 @@ func (o *tuiOptions) run(ctx context.Context) error {
 
 // contextName is the kubeconfig context the TUI shows in its header.
 func (o *commonOptions) contextName() string {
-	if o.configFlags.Context != nil && *o.configFlags.Context != "" {
-		return *o.configFlags.Context
+	if o.configFlags.Context != "" {
+		return o.configFlags.Context
 	}
 	if raw, err := o.configFlags.ToRawKubeConfigLoader().RawConfig(); err == nil {
 		return raw.CurrentContext
