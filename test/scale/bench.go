@@ -102,11 +102,12 @@ func (e *Env) measureSize(ctx context.Context, o Options, n int) (Result, error)
 	r.Seed = time.Since(start)
 	e.logf("%d nodes seeded in %s", n, r.Seed.Round(time.Millisecond))
 	var checks []Measure
-	for range max(o.Runs, 1) {
+	for i := range max(o.Runs, 1) {
 		m, err := e.Check(ctx, o.Conditions)
 		if err != nil {
 			return r, err
 		}
+		e.logf("check %d of %d over %d nodes: %s, %s peak RSS", i+1, max(o.Runs, 1), n, m.Wall.Round(time.Millisecond), mib(m.PeakRSS))
 		checks = append(checks, m)
 	}
 	slices.SortFunc(checks, func(a, b Measure) int { return int(a.Wall - b.Wall) })

@@ -35,6 +35,7 @@ type Env struct {
 	kubeconfig string
 	plugin     string
 	pernode    string
+	peakrss    string
 	log        io.Writer
 }
 
@@ -51,11 +52,14 @@ func Start(ctx context.Context, dir string, log io.Writer) (e *Env, err error) {
 	}()
 	start := time.Now()
 	bin := filepath.Join(dir, "bin")
-	e.plugin, e.pernode = filepath.Join(bin, "kubectl-karpnet"), filepath.Join(bin, "pernode")
+	e.plugin, e.pernode, e.peakrss = filepath.Join(bin, "kubectl-karpnet"), filepath.Join(bin, "pernode"), filepath.Join(bin, "peakrss")
 	if err := goBuild(ctx, e.plugin, "./cmd/kubectl-karpnet"); err != nil {
 		return e, err
 	}
 	if err := goBuild(ctx, e.pernode, "./test/scale/cmd/pernode"); err != nil {
+		return e, err
+	}
+	if err := BuildPeakRSS(ctx, e.peakrss); err != nil {
 		return e, err
 	}
 	e.logf("built kubectl-karpnet and pernode in %s", time.Since(start).Round(time.Millisecond))

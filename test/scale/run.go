@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -67,7 +66,7 @@ func (e *Env) run(ctx context.Context, c Conditions, bin string, args ...string)
 	before, throttledBefore := e.EC2.Counts(), e.EC2.Throttled()
 	e.counter.take()
 
-	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd, peak := MeasuredCommand(ctx, e.peakrss, bin, args...)
 	cmd.Env = append(append(cleanEnv(), "NO_COLOR=1"), e.Environ()...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -84,8 +83,8 @@ func (e *Env) run(ctx context.Context, c Conditions, bin string, args ...string)
 	if m.Exit > 1 {
 		return m, fmt.Errorf("%s %s exited %d: %s", bin, strings.Join(args, " "), m.Exit, strings.TrimSpace(stderr.String()))
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		m.PeakRSS = ru.Maxrss * 1024 // KiB on Linux
+	if m.PeakRSS, err = peak(); err != nil {
+		return m, err
 	}
 	m.EC2 = e.EC2.Counts()
 	for k, v := range before {

@@ -65,7 +65,7 @@ func (e *Env) Serve(ctx context.Context, c Conditions, collections int) (ServeMe
 	if c.NamedCluster {
 		args = append(args, "--cluster-name", clusterName)
 	}
-	cmd := exec.CommandContext(ctx, e.plugin, args...)
+	cmd, peak := MeasuredCommand(ctx, e.peakrss, e.plugin, args...)
 	// The gap is below serve's 15 s floor, which KARPNET_SERVE_TEST_MIN_INTERVAL lowers for tests.
 	cmd.Env = append(append(cleanEnv(), "NO_COLOR=1", "KARPNET_SERVE_TEST_MIN_INTERVAL=1s"), e.Environ()...)
 	var log bytes.Buffer
@@ -127,10 +127,8 @@ func (e *Env) Serve(ctx context.Context, c Conditions, collections int) (ServeMe
 	} else if err != nil {
 		return m, err
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		m.PeakRSS = ru.Maxrss * 1024
-	}
-	return m, nil
+	m.PeakRSS, err = peak()
+	return m, err
 }
 
 // scrape reads a text exposition into values by series as it is written

@@ -100,6 +100,10 @@ func run(sizeList, dir string, keep bool) error {
 	if err := scale.BuildPlugin(ctx, bin); err != nil {
 		return err
 	}
+	launcher := filepath.Join(dir, "peakrss")
+	if err := scale.BuildPeakRSS(ctx, launcher); err != nil {
+		return err
+	}
 	self, err := os.Executable()
 	if err != nil {
 		return err
@@ -112,11 +116,11 @@ func run(sizeList, dir string, keep bool) error {
 		if err != nil {
 			return err
 		}
-		wall, rss, err := runCheck(ctx, bin, file)
+		wall, rss, err := runCheck(ctx, launcher, bin, file)
 		if err != nil {
 			return err
 		}
-		f, err := runMeasure(ctx, self, file)
+		f, err := runMeasure(ctx, launcher, self, file)
 		if err != nil {
 			return err
 		}
@@ -158,10 +162,10 @@ func writeSnapshot(file string, n int) (int64, error) {
 	return st.Size(), nil
 }
 
-// runCheck runs `check --snapshot file -o json` and returns its wall time and peak RSS. Exit
-// code 1 (findings at or above --fail-on) is what the planted faults give.
-func runCheck(ctx context.Context, bin, file string) (time.Duration, uint64, error) {
-	cmd := exec.CommandContext(ctx, bin, "check", "--snapshot", file, "--snapshot-max-size", strconv.Itoa(maxSnapshot), "-o", "json")
+// runCheck runs `check --snapshot file -o json` under launcher (peakrss) and returns its wall
+// time and peak RSS. Exit code 1 (findings at or above --fail-on) is what the planted faults give.
+func runCheck(ctx context.Context, launcher, bin, file string) (time.Duration, uint64, error) {
+	cmd, peak := scale.MeasuredCommand(ctx, launcher, bin, "check", "--snapshot", file, "--snapshot-max-size", strconv.Itoa(maxSnapshot), "-o", "json")
 	cmd.Stdout = io.Discard
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -172,21 +176,25 @@ func runCheck(ctx context.Context, bin, file string) (time.Duration, uint64, err
 	if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 1) {
 		return 0, 0, fmt.Errorf("check --snapshot: %w\n%s", err, stderr.String())
 	}
-	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	if !ok {
-		return 0, 0, errors.New("no resource usage for the check process")
+	rss, err := peak()
+	if err != nil {
+		return 0, 0, err
 	}
-	return wall, uint64(ru.Maxrss) * 1024, nil
+	return wall, uint64(rss), nil
 }
 
-// runMeasure runs this command with -measure file in a new process and reads its figures.
-func runMeasure(ctx context.Context, self, file string) (figures, error) {
+// runMeasure runs this command with -measure file in a new process, under launcher (peakrss)
+// so that the process's own peak RSS is its own, not this one's, and reads its figures.
+func runMeasure(ctx context.Context, launcher, self, file string) (figures, error) {
 	var f figures
-	cmd := exec.CommandContext(ctx, self, "-measure", file)
+	cmd, peak := scale.MeasuredCommand(ctx, launcher, self, "-measure", file)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
 		return f, fmt.Errorf("measuring in process: %w", err)
+	}
+	if _, err := peak(); err != nil { // the process reports its own, from getrusage
+		return f, err
 	}
 	if err := json.Unmarshal(out, &f); err != nil {
 		return f, fmt.Errorf("reading the in-process figures: %w", err)
