@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"strings"
 
-	"google.golang.org/protobuf/encoding/protowire"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -190,19 +189,9 @@ func (c *Collector) kubeNodePage(ctx context.Context, opts metav1.ListOptions, e
 	return page.meta, emit(page)
 }
 
-// kubeNodePageOf decodes the answer res of Request.Do to a page of the node list, as
-// kubeNodePage does.
+// kubeNodePageOf decodes the answer res of Request.Do to a page of the node list. Only answers
+// that are not protobuf are read this way (kubeNodePage streams protobuf).
 func kubeNodePageOf(res rest.Result) (*kubeNodePage, error) {
-	var status int
-	var contentType string
-	res.StatusCode(&status).ContentType(&contentType)
-	if body, err := res.Raw(); err == nil && strings.HasPrefix(contentType, runtime.ContentTypeProtobuf) {
-		page, err := kubeSplitNodeList(body)
-		if err != nil {
-			return nil, &kubeAnswerError{what: "node list", status: status, contentType: contentType, err: err}
-		}
-		return page, nil
-	}
 	list := &corev1.NodeList{}
 	if err := kubeInto(res, "node list", list); err != nil {
 		return nil, err
@@ -213,77 +202,3 @@ func kubeNodePageOf(res rest.Result) (*kubeNodePage, error) {
 // kubeProtobufMagic starts every protobuf answer of the API server, before the
 // runtime.Unknown envelope that holds the object.
 var kubeProtobufMagic = []byte{0x6b, 0x38, 0x73, 0x00}
-
-// kubeSplitNodeList reads a protobuf NodeList answer's envelope and list metadata and keeps
-// each node's bytes (field 2 of the NodeList, one per node) to be decoded later.
-func kubeSplitNodeList(body []byte) (*kubeNodePage, error) {
-	if !bytes.HasPrefix(body, kubeProtobufMagic) {
-		return nil, errors.New("a protobuf answer without the Kubernetes protobuf prefix")
-	}
-	var typeMeta runtime.TypeMeta
-	var raw []byte
-	err := kubeProtoFields(body[len(kubeProtobufMagic):], func(num protowire.Number, v []byte) error {
-		switch num {
-		case 1: // runtime.Unknown.typeMeta
-			return typeMeta.Unmarshal(v)
-		case 2: // runtime.Unknown.raw
-			raw = v
-		case 3: // runtime.Unknown.contentEncoding
-			if len(v) > 0 {
-				return fmt.Errorf("content encoding %q, which karpnet does not read", v)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	if raw == nil {
-		return nil, errors.New("a protobuf answer that holds no object")
-	}
-	if typeMeta.Kind != "NodeList" {
-		return nil, fmt.Errorf("a %q where a NodeList was asked for", typeMeta.Kind)
-	}
-	page := &kubeNodePage{}
-	err = kubeProtoFields(raw, func(num protowire.Number, v []byte) error {
-		switch num {
-		case 1: // NodeList.metadata
-			return page.meta.Unmarshal(v)
-		case 2: // NodeList.items
-			page.items = append(page.items, v)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return page, nil
-}
-
-// kubeProtoFields passes each length-delimited field of the protobuf message b to f, and
-// skips the others.
-func kubeProtoFields(b []byte, f func(protowire.Number, []byte) error) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return fmt.Errorf("malformed protobuf: %w", protowire.ParseError(n))
-		}
-		b = b[n:]
-		if typ != protowire.BytesType {
-			if n = protowire.ConsumeFieldValue(num, typ, b); n < 0 {
-				return fmt.Errorf("malformed protobuf: %w", protowire.ParseError(n))
-			}
-			b = b[n:]
-			continue
-		}
-		v, n := protowire.ConsumeBytes(b)
-		if n < 0 {
-			return fmt.Errorf("malformed protobuf: %w", protowire.ParseError(n))
-		}
-		b = b[n:]
-		if err := f(num, v); err != nil {
-			return err
-		}
-	}
-	return nil
-}

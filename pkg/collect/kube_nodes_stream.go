@@ -16,9 +16,10 @@ import (
 // kubeStreamNodeList reads a protobuf NodeList answer from in as it comes: its envelope, its
 // list metadata, then its nodes, each kept as its bytes (not decoded) in pages of at most
 // batch nodes (all of them in one when batch is 0), each page passed to emit with a buffer of
-// its own from kubePages. It returns the list metadata. What kubeSplitNodeList refuses it
-// refuses, with the same words, as a *kubeAnswerError; an answer that stops coming fails as
-// Request.Do fails when it cannot read an answer.
+// its own from kubePages. It returns the list metadata. An answer that is not a NodeList in
+// the Kubernetes protobuf envelope (no prefix, another kind, a content encoding, no object or
+// two) is a *kubeAnswerError; an answer that stops coming fails as Request.Do fails when it
+// cannot read an answer.
 func kubeStreamNodeList(in *bufio.Reader, batch int, emit func(*kubeNodePage) error) (metav1.ListMeta, error) {
 	r := &kubeProtoStream{in: in}
 	meta, err := r.list(batch, emit)
@@ -160,13 +161,17 @@ func (r *kubeProtoStream) skip(typ protowire.Type, end int64) error {
 	return nil
 }
 
-// field reads the next field of a message that ends by end: a length-delimited one that
-// wanted names comes back with the length of its value, which is read next; any other is
-// passed over (skipped).
-func (r *kubeProtoStream) field(end int64, wanted func(protowire.Number) bool) (num protowire.Number, n int64, skipped bool, err error) {
+// field reads the next field of a message that ends by end and whose fields 1 to known are
+// all length-delimited: one of them that wanted names comes back with the length of its value,
+// which is read next; any other is passed over (skipped). One of them of another wire type is
+// refused, as the generated decoder refuses it.
+func (r *kubeProtoStream) field(end int64, known protowire.Number, wanted func(protowire.Number) bool) (num protowire.Number, n int64, skipped bool, err error) {
 	num, typ, err := r.tag()
 	if err != nil {
 		return 0, 0, false, err
+	}
+	if num <= known && typ != protowire.BytesType {
+		return 0, 0, false, fmt.Errorf("malformed protobuf: wire type %d for field %d, which is length-delimited", typ, num)
 	}
 	if typ != protowire.BytesType || !wanted(num) {
 		return num, 0, true, r.skip(typ, end)
@@ -195,7 +200,7 @@ func (r *kubeProtoStream) list(batch int, emit func(*kubeNodePage) error) (metav
 		} else if err != nil {
 			return meta, r.fail(err)
 		}
-		num, n, skipped, err := r.field(noEnd, func(num protowire.Number) bool { return num >= 1 && num <= 3 })
+		num, n, skipped, err := r.field(noEnd, 4, func(num protowire.Number) bool { return num >= 1 && num <= 3 })
 		if err != nil {
 			return meta, err
 		}
@@ -268,7 +273,7 @@ func (r *kubeProtoStream) nodeList(end int64, batch int, emit func(*kubeNodePage
 	}
 	defer func() { page.release() }()
 	for r.read < end {
-		num, n, skipped, err := r.field(end, func(num protowire.Number) bool { return num == 1 || num == 2 })
+		num, n, skipped, err := r.field(end, 2, func(num protowire.Number) bool { return num == 1 || num == 2 })
 		if err != nil {
 			return meta, err
 		}
