@@ -4,7 +4,7 @@
 // token-bucket throttling. It runs the real kubectl-karpnet binary (`check`, `describe node`)
 // and, in the same run, a per-node baseline that calls DescribeInstances once per node, and
 // reports per cluster size the EC2 requests by action, the Kubernetes requests, wall time and
-// peak RSS of each.
+// peak RSS of each (measured through the peakrss launcher, so that it is the process's own).
 //
 // The clusters grow in place: the cluster of N nodes is the first N nodes of every larger one,
 // so one run measures 500, 2,000, 5,000 and 10,000 nodes seeding each node once.
