@@ -98,11 +98,13 @@ func Analyze(s *snapshot.Snapshot, opts Options) Report {
 		}
 	}
 
-	for _, n := range x.Nodes {
+	described := describeAll(x, opts)
+	r.Nodes = described[:0] // the reports move down in place, in the nodes' order
+	for i, n := range x.Nodes {
 		if opts.Nodes != nil && !opts.Nodes[n.Name()] {
 			continue
 		}
-		nr := Describe(x, n)
+		nr := described[i]
 		if found := byNode[n.Name()]; found != nil {
 			nr.Findings = found
 		}
@@ -143,6 +145,9 @@ func Analyze(s *snapshot.Snapshot, opts Options) Report {
 			r.Summary.Initialising++
 		}
 		r.Nodes = append(r.Nodes, nr)
+	}
+	if len(r.Nodes) < cap(r.Nodes)/2 {
+		r.Nodes = slices.Clone(r.Nodes) // a few nodes selected of many: not the room of all
 	}
 	r.Subnets = reportSubnets(x, opts, related)
 	r.NodeClaims = claimReports(x, claims, r.Findings)
@@ -257,6 +262,28 @@ func reportClassName(key string) string {
 // runChecks runs checks over x, as many at once as the process has CPUs: checks only read
 // the index, which is complete before the first runs. The findings come in the checks'
 // order.
+// describeAll describes the nodes opts selects, on every CPU (Describe only reads the index),
+// each at the node's place in x.Nodes.
+func describeAll(x *Index, opts Options) []NodeReport {
+	out := make([]NodeReport, len(x.Nodes))
+	const batch = 256
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), (len(x.Nodes)+batch-1)/batch) {
+		wg.Go(func() {
+			for start := int(next.Add(batch)) - batch; start < len(x.Nodes); start = int(next.Add(batch)) - batch {
+				for i := start; i < min(start+batch, len(x.Nodes)); i++ {
+					if n := x.Nodes[i]; opts.Nodes == nil || opts.Nodes[n.Name()] {
+						out[i] = Describe(x, n)
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return out
+}
+
 func runChecks(x *Index, checks []Check) []Finding {
 	found := make([][]Finding, len(checks))
 	var next atomic.Int64
