@@ -25,22 +25,22 @@ func BuildPeakRSS(ctx context.Context, out string) error {
 // replaces): a harness that holds a large cluster would report its own size. The exit code
 // and standard streams are bin's.
 func MeasuredCommand(ctx context.Context, launcher, bin string, args ...string) (*exec.Cmd, func() (int64, error)) {
-	dir, err := os.MkdirTemp("", "peakrss-")
-	if err != nil {
-		dir = os.TempDir()
+	file := filepath.Join(os.TempDir(), fmt.Sprintf("peakrss-%d-%d", os.Getpid(), time.Now().UnixNano()))
+	if f, err := os.CreateTemp("", "peakrss-*"); err == nil {
+		file = f.Name()
+		_ = f.Close()
 	}
-	file := filepath.Join(dir, "rss")
 	cmd := exec.CommandContext(ctx, launcher, append([]string{file, bin}, args...)...)
 	// When ctx ends, bin gets SIGTERM through peakrss, then peakrss and bin SIGKILL.
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = 10 * time.Second
 	return cmd, func() (int64, error) {
-		defer os.RemoveAll(dir)
+		defer os.Remove(file)
 		b, err := os.ReadFile(file)
-		if err != nil {
-			return 0, fmt.Errorf("reading the peak RSS of %s: %w", filepath.Base(bin), err)
+		var n int64
+		if err == nil {
+			n, err = strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
 		}
-		n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
 		if err != nil {
 			return 0, fmt.Errorf("reading the peak RSS of %s: %w", filepath.Base(bin), err)
 		}
