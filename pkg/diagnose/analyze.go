@@ -259,9 +259,6 @@ func reportClassName(key string) string {
 	return name
 }
 
-// runChecks runs checks over x, as many at once as the process has CPUs: checks only read
-// the index, which is complete before the first runs. The findings come in the checks'
-// order.
 // describeAll describes the nodes opts selects, on every CPU (Describe only reads the index),
 // each at the node's place in x.Nodes.
 func describeAll(x *Index, opts Options) []NodeReport {
@@ -284,6 +281,9 @@ func describeAll(x *Index, opts Options) []NodeReport {
 	return out
 }
 
+// runChecks runs checks over x, as many at once as the process has CPUs: checks only read
+// the index, which is complete before the first runs. The findings come in the checks'
+// order.
 func runChecks(x *Index, checks []Check) []Finding {
 	found := make([][]Finding, len(checks))
 	var next atomic.Int64
