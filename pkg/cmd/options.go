@@ -168,7 +168,7 @@ func (o *commonOptions) load(ctx context.Context, scope collect.Scope) (*snapsho
 		s   *snapshot.Snapshot
 		err error
 	)
-	stopFitting := memlimit.During()
+	stopFitting := memlimit.During(func() int64 { return int64(o.meter.Load().Progress().NodesExpected) })
 	defer stopFitting()
 	switch {
 	case o.multi():
