@@ -28,6 +28,10 @@ const (
 	ec2FilteredMargin = 20
 	// ec2MaxStreams is the most page streams a filtered read runs at once.
 	ec2MaxStreams = ec2Concurrency
+	// ec2StreamExtraPages is how many pages more than the fewest a filtered read spends to
+	// run more streams at once: at 100,000 nodes over three even zones one stream is 100
+	// pages one after the other, two streams 101 pages, about half as long.
+	ec2StreamExtraPages = 1
 	// ec2MaxZonesSplit is the most zones whose ways of grouping into streams are all weighed;
 	// a Region with more nodes' zones is read in one stream.
 	ec2MaxZonesSplit = 8
@@ -107,15 +111,20 @@ func ec2ChoosePlan(zones map[string]int, total int, cluster string, search bool)
 }
 
 // ec2ZoneStreams groups zones into page streams: every way of grouping is weighed (up to
-// ec2MaxZonesSplit zones and ec2MaxStreams streams), the fewest pages win, then the most
-// streams, then the first in order. One stream has no zone filter.
+// ec2MaxZonesSplit zones and ec2MaxStreams streams). The streams run at once, so a read takes
+// as long as its longest stream; each stream ends on a page of its own, so more streams may
+// cost a page or so more than the fewest. Among the groupings of at most ec2StreamExtraPages
+// pages more than the fewest, the shortest longest stream wins, then the fewest pages, then
+// the most streams, then the first in order. One stream has no zone filter.
 func ec2ZoneStreams(counts map[string]int) ([][]string, int) {
 	zones := slices.Sorted(maps.Keys(counts))
 	all := 0
 	for _, n := range counts {
 		all += n
 	}
-	best, bestPages := [][]string{zones}, max(1, ec2Ceil(all, ec2PageSize))
+	// One stream is the fewest pages: a zone's pages are at least its share of the whole.
+	fewest := max(1, ec2Ceil(all, ec2PageSize))
+	best, bestPages, bestLongest := [][]string{zones}, fewest, fewest
 	if len(zones) > ec2MaxZonesSplit {
 		return best, bestPages
 	}
@@ -123,16 +132,19 @@ func ec2ZoneStreams(counts map[string]int) ([][]string, int) {
 	var walk func(i int)
 	walk = func(i int) {
 		if i == len(zones) {
-			pages := 0
+			pages, longest := 0, 0
 			for _, g := range groups {
 				n := 0
 				for _, z := range g {
 					n += counts[z]
 				}
-				pages += max(1, ec2Ceil(n, ec2PageSize))
+				p := max(1, ec2Ceil(n, ec2PageSize))
+				pages += p
+				longest = max(longest, p)
 			}
-			if pages < bestPages || (pages == bestPages && len(groups) > len(best)) {
-				best, bestPages = make([][]string, len(groups)), pages
+			better := cmp.Or(cmp.Compare(longest, bestLongest), cmp.Compare(pages, bestPages), cmp.Compare(len(best), len(groups))) < 0
+			if pages <= fewest+ec2StreamExtraPages && better {
+				best, bestPages, bestLongest = make([][]string, len(groups)), pages, longest
 				for k, g := range groups {
 					best[k] = slices.Clone(g)
 				}

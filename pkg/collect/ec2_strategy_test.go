@@ -29,14 +29,14 @@ func TestChoosePlanCosts(t *testing.T) {
 	}{
 		// 3 calls by ID and one page of the search, against 3 pages (one per zone): ID.
 		{name: "500 nodes", zones: three(500), total: 500, cluster: "prod", search: true, id: 4, byTag: 1, streams: 1},
-		{name: "2,000 nodes", zones: three(500), total: 2000, cluster: "prod", search: true, id: 12, byTag: 2, streams: 1},
+		{name: "2,000 nodes", zones: three(500), total: 2000, cluster: "prod", search: true, id: 12, byTag: 3, streams: 3},
 		// 25 + 5 against 5 pages: saves 25, at least the margin of 20.
-		{name: "5,000 nodes", zones: three(500), total: 5000, cluster: "prod", search: true, filtered: true, id: 30, byTag: 5, streams: 1},
-		{name: "10,000 nodes", zones: three(500), total: 10000, cluster: "prod", search: true, filtered: true, id: 60, byTag: 10, streams: 1},
-		{name: "100,000 nodes", zones: three(500), total: 100000, cluster: "prod", search: true, filtered: true, id: 600, byTag: 100, streams: 1},
+		{name: "5,000 nodes", zones: three(500), total: 5000, cluster: "prod", search: true, filtered: true, id: 30, byTag: 6, streams: 3},
+		{name: "10,000 nodes", zones: three(500), total: 10000, cluster: "prod", search: true, filtered: true, id: 60, byTag: 11, streams: 2},
+		{name: "100,000 nodes", zones: three(500), total: 100000, cluster: "prod", search: true, filtered: true, id: 600, byTag: 101, streams: 2},
 		// Three zones of 4,000 fill their pages: three streams cost no more than one.
 		{name: "12,000 nodes, even", zones: three(600), total: 12000, cluster: "prod", search: true, filtered: true, id: 72, byTag: 12, streams: 3},
-		{name: "no cluster name", zones: three(500), total: 100000, search: false, id: 500, byTag: 100, streams: 1},
+		{name: "no cluster name", zones: three(500), total: 100000, search: false, id: 500, byTag: 101, streams: 2},
 		{name: "no node", zones: map[string]int{}, total: 0, cluster: "prod", search: true, id: 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -56,9 +56,17 @@ func TestZoneStreams(t *testing.T) {
 		pages   int
 	}{
 		{map[string]int{"a": 1000, "b": 1000, "c": 1000}, [][]string{{"a"}, {"b"}, {"c"}}, 3},
-		{map[string]int{"a": 1500, "b": 1500}, [][]string{{"a", "b"}}, 3},
+		// A page more for two streams of 2 pages instead of one of 3.
+		{map[string]int{"a": 1500, "b": 1500}, [][]string{{"a"}, {"b"}}, 4},
+		// Three streams of 2 pages would be 2 more than the fewest: two streams, 3 pages and 2.
+		{map[string]int{"a": 1100, "b": 1100, "c": 1100}, [][]string{{"a", "b"}, {"c"}}, 5},
+		{map[string]int{"a": 900, "b": 900, "c": 900, "d": 900}, [][]string{{"a"}, {"b"}, {"c"}, {"d"}}, 4},
 		{map[string]int{"a": 2000, "b": 500, "c": 500, "d": 1}, [][]string{{"a"}, {"b", "c"}, {"d"}}, 4},
-		{map[string]int{"a": 33333, "b": 33333, "c": 33333, "d": 1}, [][]string{{"a", "b", "c", "d"}}, 100},
+		// The tiny zone does not get a stream of its own: that would be a page more, and the
+		// longest stream as long.
+		{map[string]int{"a": 33333, "b": 33333, "c": 33333, "d": 1}, [][]string{{"a", "b", "d"}, {"c"}}, 101},
+		{map[string]int{"a": 33334, "b": 33333, "c": 33333}, [][]string{{"a", "b"}, {"c"}}, 101},
+		{map[string]int{"a": 5}, [][]string{{"a"}}, 1},
 	} {
 		streams, pages := ec2ZoneStreams(c.counts)
 		if diff := cmp.Diff(c.streams, streams); diff != "" || pages != c.pages {
