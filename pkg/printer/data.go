@@ -84,7 +84,8 @@ type nodeBatch struct {
 }
 
 // streamNodes writes nodes as the items of the report's node list, each indented as
-// encodeJSON indents it there, separated by commas: batches are encoded by one worker per core
+// encodeJSON indents it there (appendIndented, over each node's compact JSON), separated by
+// commas: batches are encoded by one worker per core
 // (each with one encoder and buffer for all its nodes: a buffer and an encoder's indentation
 // buffer of their own for each node were over a GB of garbage at 100,000 nodes) and written in
 // order as each is done.
@@ -122,7 +123,8 @@ func streamNodes(w io.Writer, nodes []diagnose.NodeReport) error {
 	for range workers {
 		go func() {
 			var node bytes.Buffer
-			enc := newJSONEncoder(&node, "    ", "  ")
+			var indented []byte
+			enc := newJSONEncoder(&node, "", "") // compact: appendIndented indents it
 			for b := range work {
 				for i := b.from; i < b.to && b.err == nil; i++ {
 					node.Reset()
@@ -130,7 +132,8 @@ func streamNodes(w io.Writer, nodes []diagnose.NodeReport) error {
 						b.err = fmt.Errorf("encoding the report as JSON: %w", err)
 						break
 					}
-					b.out.Write(bytes.TrimSuffix(escapeControls(node.Bytes()), []byte("\n")))
+					indented = appendIndented(indented[:0], bytes.TrimSuffix(node.Bytes(), []byte("\n")), "    ", "  ")
+					b.out.Write(escapeControls(indented))
 					if i < len(nodes)-1 {
 						b.out.WriteString(",\n    ")
 					}
@@ -166,8 +169,8 @@ func encodeJSON(w io.Writer, v any, prefix, indent string) error {
 	return writeErr(err)
 }
 
-// newJSONEncoder returns an encoder of indented JSON without HTML escaping; what it writes
-// still needs escapeControls.
+// newJSONEncoder returns an encoder of JSON without HTML escaping, indented with prefix and
+// indent (compact when both are empty); what it writes still needs escapeControls.
 func newJSONEncoder(w io.Writer, prefix, indent string) *json.Encoder {
 	enc := json.NewEncoder(w)
 	enc.SetIndent(prefix, indent)
