@@ -47,84 +47,126 @@ func (c *Collector) kubeStreamList(ctx context.Context, gvr schema.GroupVersionR
 }
 
 // kubeDecodeListStream reads a JSON list object from r, passing each of its items to visit
-// (only what reads names of each, when set: kubeDecodeItems), and returns metadata.continue.
+// (only what reads names of each, when set: kubeDecodeItem), and returns metadata.continue.
+// The answer is read one value at a time (kubeJSONStream), each checked as encoding/json
+// checks it: an answer that is not JSON fails as it would with json.Decoder.
 func kubeDecodeListStream(r io.Reader, reads kubeShape, visit func(*unstructured.Unstructured)) (string, error) {
-	dec := json.NewDecoder(r)
-	if err := kubeExpectDelim(dec, '{'); err != nil {
+	s := newKubeJSONStream(r)
+	if err := s.expect('{'); err != nil {
 		return "", err
 	}
 	var meta metav1.ListMeta
-	for dec.More() {
-		tok, err := dec.Token()
+	if c, ok := s.space(); ok && c == '}' {
+		return "", nil
+	}
+	for {
+		raw, err := s.value()
 		if err != nil {
 			return "", err
 		}
-		switch tok {
+		var key string
+		if raw[0] != '"' || json.Unmarshal(raw, &key) != nil {
+			return "", s.invalid("an object's key is not a string")
+		}
+		if err := s.expect(':'); err != nil {
+			return "", err
+		}
+		switch key {
 		case "items":
-			if err := kubeDecodeItems(dec, reads, visit); err != nil {
+			if err := kubeDecodeItems(s, reads, visit); err != nil {
 				return "", err
 			}
 		case "metadata":
-			if err := dec.Decode(&meta); err != nil {
+			v, err := s.value()
+			if err != nil {
+				return "", err
+			}
+			if err := json.Unmarshal(v, &meta); err != nil {
 				return "", fmt.Errorf("decoding the list metadata: %w", err)
 			}
 		default:
-			var skip json.RawMessage
-			if err := dec.Decode(&skip); err != nil {
+			if _, err := s.value(); err != nil {
 				return "", err
 			}
 		}
+		c, ok := s.space()
+		switch {
+		case !ok:
+			return "", fmt.Errorf("%w, before %q", s.ended(), '}')
+		case c == '}':
+			return meta.Continue, nil
+		case c != ',':
+			return "", s.invalid(fmt.Sprintf("got %q after a member, want ',' or '}'", c))
+		}
+		s.pos++
 	}
-	return meta.Continue, kubeExpectDelim(dec, '}')
 }
 
-// kubeDecodeItems reads a JSON array of objects (or null), passing each to visit. With reads
-// set, an object is decoded with only what reads names (kubeDecodeShaped), which is what
-// visit reads of it; one that would not decode so, or that has no kind, is decoded whole,
-// as the dynamic client decodes it, and fails as it does.
-func kubeDecodeItems(dec *json.Decoder, reads kubeShape, visit func(*unstructured.Unstructured)) error {
-	tok, err := dec.Token()
-	if err != nil || tok == nil {
+// kubeDecodeItems reads a JSON array of objects (or null), passing each to visit
+// (kubeDecodeItem).
+func kubeDecodeItems(s *kubeJSONStream, reads kubeShape, visit func(*unstructured.Unstructured)) error {
+	c, ok := s.space()
+	switch {
+	case !ok:
+		return fmt.Errorf("%w, before the items", s.ended())
+	case c == 'n':
+		v, err := s.value()
+		if err == nil && string(v) != "null" {
+			err = s.invalid("items: want an array")
+		}
+		return err
+	case c != '[':
+		v, err := s.value()
+		if err == nil {
+			err = fmt.Errorf("items: got %.20s, want an array", v)
+		}
 		return err
 	}
-	if d, ok := tok.(json.Delim); !ok || d != '[' {
-		return fmt.Errorf("items: got %v, want an array", tok)
+	s.pos++
+	if c, ok := s.space(); ok && c == ']' {
+		s.pos++
+		return nil
 	}
-	var raw json.RawMessage
-	for dec.More() {
-		raw = raw[:0]
-		if err := dec.Decode(&raw); err != nil {
+	for {
+		raw, err := s.value()
+		if err != nil {
 			return err
 		}
-		if reads != nil {
-			if obj, ok := kubeDecodeShaped(raw, reads); ok {
-				if u := (&unstructured.Unstructured{Object: obj}); u.GroupVersionKind().Kind != "" {
-					visit(u)
-					continue
-				}
-			}
+		if err := kubeDecodeItem(raw, reads, visit); err != nil {
+			return err
 		}
-		u := &unstructured.Unstructured{}
-		if err := u.UnmarshalJSON(kubeWithoutManagedFields(raw)); err != nil {
-			return fmt.Errorf("decoding an item: %w", err)
+		c, ok := s.space()
+		switch {
+		case !ok:
+			return fmt.Errorf("%w, before %q", s.ended(), ']')
+		case c == ']':
+			s.pos++
+			return nil
+		case c != ',':
+			return s.invalid(fmt.Sprintf("got %q after an item, want ',' or ']'", c))
 		}
-		visit(u)
+		s.pos++
 	}
-	return kubeExpectDelim(dec, ']')
 }
 
-// kubeExpectDelim reads the next token and fails unless it is want.
-func kubeExpectDelim(dec *json.Decoder, want json.Delim) error {
-	tok, err := dec.Token()
-	if err != nil {
-		if errors.Is(err, io.EOF) {
-			return fmt.Errorf("the answer ended early, before %q", want)
+// kubeDecodeItem passes one item, valid JSON, to visit. With reads set, an object is decoded
+// with only what reads names (kubeDecodeShaped), which is what visit reads of it; one that
+// would not decode so, or that has no kind, is decoded whole, as the dynamic client decodes
+// it, and fails as it does. raw may be changed.
+func kubeDecodeItem(raw []byte, reads kubeShape, visit func(*unstructured.Unstructured)) error {
+	if reads != nil {
+		if obj, ok := kubeDecodeShaped(raw, reads); ok {
+			if u := (&unstructured.Unstructured{Object: obj}); u.GroupVersionKind().Kind != "" {
+				visit(u)
+				return nil
+			}
 		}
-		return err
 	}
-	if d, ok := tok.(json.Delim); !ok || d != want {
-		return fmt.Errorf("got %v, want %q", tok, want)
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(kubeWithoutManagedFields(raw)); err != nil {
+		return fmt.Errorf("decoding an item: %w", err)
 	}
+	visit(u)
 	return nil
 }
 

@@ -1,0 +1,415 @@
+package collect
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// kubeJSONStream reads JSON values one after another from a reader, each whole in its buffer:
+// a list answer of 100,000 NodeClaims is about 250 MB, and json.Decoder, which scans every
+// byte through its state machine twice (to find a value's end, then to decode it into a
+// RawMessage), spent two seconds of CPU on it. Here a value's end is found by a loop that
+// only follows strings and brackets, and the value is then checked once by kubeJSONValid,
+// which accepts what encoding/json accepts.
+type kubeJSONStream struct {
+	r   io.Reader
+	buf []byte
+	pos int   // the next byte to read, in buf
+	off int64 // where buf[0] stands in the answer
+	err error // the reader's error, once it gave one (io.EOF at the end)
+}
+
+// kubeJSONStreamBuffer is the size a stream's buffer starts at; it doubles for a value that
+// does not fit.
+const kubeJSONStreamBuffer = 256 << 10
+
+func newKubeJSONStream(r io.Reader) *kubeJSONStream {
+	return &kubeJSONStream{r: r, buf: make([]byte, 0, kubeJSONStreamBuffer)}
+}
+
+// fill moves buf[keep:] to the start of the buffer, reads more of the answer after it, and
+// reports whether anything came.
+func (s *kubeJSONStream) fill(keep int) bool {
+	if keep > 0 {
+		n := copy(s.buf, s.buf[keep:])
+		s.buf = s.buf[:n]
+		s.pos -= keep
+		s.off += int64(keep)
+	}
+	if s.err != nil {
+		return false
+	}
+	if len(s.buf) == cap(s.buf) {
+		s.buf = append(s.buf, make([]byte, cap(s.buf))...)[:len(s.buf)]
+	}
+	for {
+		n, err := s.r.Read(s.buf[len(s.buf):cap(s.buf)])
+		s.buf = s.buf[:len(s.buf)+n]
+		if err != nil {
+			s.err = err
+		}
+		if n > 0 || err != nil {
+			return n > 0
+		}
+	}
+}
+
+// ended is the error for an answer that stops where more must follow: the reader's own when
+// it failed, else io.ErrUnexpectedEOF, as json.Decoder says.
+func (s *kubeJSONStream) ended() error {
+	if s.err != nil && !errors.Is(s.err, io.EOF) {
+		return s.err
+	}
+	return io.ErrUnexpectedEOF
+}
+
+// space moves past JSON whitespace and returns the next byte, ok false at the end.
+func (s *kubeJSONStream) space() (byte, bool) {
+	for {
+		for s.pos < len(s.buf) {
+			switch c := s.buf[s.pos]; c {
+			case ' ', '\t', '\n', '\r':
+				s.pos++
+			default:
+				return c, true
+			}
+		}
+		if !s.fill(s.pos) {
+			return 0, false
+		}
+	}
+}
+
+// expect moves past whitespace and the byte want, failing on anything else.
+func (s *kubeJSONStream) expect(want byte) error {
+	c, ok := s.space()
+	if !ok {
+		return fmt.Errorf("%w, before %q", s.ended(), want)
+	}
+	if c != want {
+		return s.invalid(fmt.Sprintf("got %q, want %q", c, want))
+	}
+	s.pos++
+	return nil
+}
+
+// invalid is the error for the answer's text at pos.
+func (s *kubeJSONStream) invalid(what string) error {
+	return fmt.Errorf("not valid JSON at byte %d: %s", s.off+int64(s.pos)+1, what)
+}
+
+// value returns the next JSON value, checked (kubeJSONValid), as a slice of the buffer that
+// is good until the next call.
+func (s *kubeJSONStream) value() ([]byte, error) {
+	if _, ok := s.space(); !ok {
+		return nil, s.ended()
+	}
+	start, from, end := s.pos, s.pos, 0
+	var scan kubeJSONEnd
+	for {
+		var ok bool
+		if end, ok = scan.find(s.buf, from, start); ok {
+			break
+		}
+		read := len(s.buf) - start // of the value, so far
+		s.pos = len(s.buf)
+		more := s.fill(start) // the value now starts at 0
+		start, from = 0, read
+		if !more {
+			if scan.scalar {
+				end = len(s.buf) // a number or literal that ends the answer
+				break
+			}
+			return nil, s.ended()
+		}
+	}
+	v := s.buf[start:end:end]
+	if !kubeJSONValid(v) {
+		var any json.RawMessage
+		err := json.Unmarshal(v, &any)
+		if err == nil {
+			err = errors.New("a value encoding/json would refuse")
+		}
+		s.pos = start
+		return nil, s.invalid(err.Error())
+	}
+	s.pos = end
+	return v, nil
+}
+
+// kubeJSONEnd finds where a JSON value ends, following only strings (for their quotes and
+// backslashes) and brackets; what it finds is then checked whole. Its state carries over
+// from one part of the text to the next.
+type kubeJSONEnd struct {
+	depth    int
+	inString bool
+	escaped  bool
+	started  bool
+	scalar   bool // the value is a number or a literal, at the top level
+}
+
+// find scans b from i (the value starts at start) and returns the index just past the
+// value's end, ok false when b ends first.
+func (e *kubeJSONEnd) find(b []byte, i, start int) (int, bool) {
+	if !e.started {
+		e.started = true
+		switch b[start] {
+		case '{', '[', '"':
+		default:
+			e.scalar = true
+		}
+	}
+	for ; i < len(b); i++ {
+		c := b[i]
+		if e.inString {
+			switch {
+			case e.escaped:
+				e.escaped = false
+			case c == '\\':
+				e.escaped = true
+			case c == '"':
+				e.inString = false
+				if e.depth == 0 {
+					return i + 1, true
+				}
+			}
+			continue
+		}
+		if e.scalar {
+			switch c {
+			case ',', ':', '}', ']', ' ', '\t', '\n', '\r', '{', '[', '"':
+				return i, true
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			e.inString = true
+		case '{', '[':
+			e.depth++
+		case '}', ']':
+			e.depth--
+			if e.depth <= 0 {
+				return i + 1, true
+			}
+		}
+	}
+	return i, false
+}
+
+// kubeJSONMaxDepth is encoding/json's nesting limit.
+const kubeJSONMaxDepth = 10000
+
+// kubeJSONValid reports whether b is exactly one JSON value, with whitespace around it, as
+// encoding/json accepts it (json.Valid): any bytes in strings but the controls below 0x20,
+// escapes \" \\ \/ \b \f \n \r \t and \u with four hex digits, numbers as JSON writes them,
+// nesting up to kubeJSONMaxDepth.
+func kubeJSONValid(b []byte) bool {
+	v := kubeJSONValidator{b: b}
+	v.space()
+	if !v.value(0) {
+		return false
+	}
+	v.space()
+	return v.i == len(b)
+}
+
+type kubeJSONValidator struct {
+	b []byte
+	i int
+}
+
+func (v *kubeJSONValidator) space() {
+	for v.i < len(v.b) {
+		switch v.b[v.i] {
+		case ' ', '\t', '\n', '\r':
+			v.i++
+		default:
+			return
+		}
+	}
+}
+
+func (v *kubeJSONValidator) value(depth int) bool {
+	if v.i >= len(v.b) {
+		return false
+	}
+	switch c := v.b[v.i]; {
+	case c == '{':
+		return v.object(depth + 1)
+	case c == '[':
+		return v.array(depth + 1)
+	case c == '"':
+		return v.str()
+	case c == 't':
+		return v.literal("true")
+	case c == 'f':
+		return v.literal("false")
+	case c == 'n':
+		return v.literal("null")
+	default:
+		return v.number()
+	}
+}
+
+func (v *kubeJSONValidator) object(depth int) bool {
+	if depth > kubeJSONMaxDepth {
+		return false
+	}
+	v.i++ // '{'
+	v.space()
+	if v.i < len(v.b) && v.b[v.i] == '}' {
+		v.i++
+		return true
+	}
+	for {
+		if v.i >= len(v.b) || v.b[v.i] != '"' || !v.str() {
+			return false
+		}
+		v.space()
+		if v.i >= len(v.b) || v.b[v.i] != ':' {
+			return false
+		}
+		v.i++
+		v.space()
+		if !v.value(depth) {
+			return false
+		}
+		v.space()
+		if v.i >= len(v.b) {
+			return false
+		}
+		switch v.b[v.i] {
+		case ',':
+			v.i++
+			v.space()
+		case '}':
+			v.i++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+func (v *kubeJSONValidator) array(depth int) bool {
+	if depth > kubeJSONMaxDepth {
+		return false
+	}
+	v.i++ // '['
+	v.space()
+	if v.i < len(v.b) && v.b[v.i] == ']' {
+		v.i++
+		return true
+	}
+	for {
+		if !v.value(depth) {
+			return false
+		}
+		v.space()
+		if v.i >= len(v.b) {
+			return false
+		}
+		switch v.b[v.i] {
+		case ',':
+			v.i++
+			v.space()
+		case ']':
+			v.i++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// str checks the string at i, its opening quote.
+func (v *kubeJSONValidator) str() bool {
+	v.i++
+	for v.i < len(v.b) {
+		c := v.b[v.i]
+		switch {
+		case c == '"':
+			v.i++
+			return true
+		case c < 0x20:
+			return false
+		case c == '\\':
+			if v.i+1 >= len(v.b) {
+				return false
+			}
+			switch v.b[v.i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				v.i += 2
+			case 'u':
+				if v.i+6 > len(v.b) {
+					return false
+				}
+				for _, h := range v.b[v.i+2 : v.i+6] {
+					if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f' || 'A' <= h && h <= 'F') {
+						return false
+					}
+				}
+				v.i += 6
+			default:
+				return false
+			}
+		default:
+			v.i++
+		}
+	}
+	return false
+}
+
+func (v *kubeJSONValidator) literal(word string) bool {
+	if len(v.b)-v.i < len(word) || string(v.b[v.i:v.i+len(word)]) != word {
+		return false
+	}
+	v.i += len(word)
+	return true
+}
+
+// number checks -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? at i.
+func (v *kubeJSONValidator) number() bool {
+	b := v.b
+	if v.i < len(b) && b[v.i] == '-' {
+		v.i++
+	}
+	switch {
+	case v.i < len(b) && b[v.i] == '0':
+		v.i++
+	case v.i < len(b) && '1' <= b[v.i] && b[v.i] <= '9':
+		for v.i < len(b) && '0' <= b[v.i] && b[v.i] <= '9' {
+			v.i++
+		}
+	default:
+		return false
+	}
+	if v.i < len(b) && b[v.i] == '.' {
+		v.i++
+		if !v.digits() {
+			return false
+		}
+	}
+	if v.i < len(b) && (b[v.i] == 'e' || b[v.i] == 'E') {
+		v.i++
+		if v.i < len(b) && (b[v.i] == '+' || b[v.i] == '-') {
+			v.i++
+		}
+		if !v.digits() {
+			return false
+		}
+	}
+	return true
+}
+
+// digits moves past one or more digits, false when there is none.
+func (v *kubeJSONValidator) digits() bool {
+	start := v.i
+	for v.i < len(v.b) && '0' <= v.b[v.i] && v.b[v.i] <= '9' {
+		v.i++
+	}
+	return v.i > start
+}

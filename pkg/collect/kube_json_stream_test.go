@@ -1,0 +1,165 @@
+package collect
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// kubeDecodeListStreamByDecoder is the list decode as json.Decoder does it (the way it was
+// done before kubeJSONStream): the reference kubeDecodeListStream is held to.
+func kubeDecodeListStreamByDecoder(r io.Reader, reads kubeShape, visit func(*unstructured.Unstructured)) (string, error) {
+	dec := json.NewDecoder(r)
+	expect := func(want json.Delim) error {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		if d, ok := tok.(json.Delim); !ok || d != want {
+			return fmt.Errorf("got %v, want %q", tok, want)
+		}
+		return nil
+	}
+	if err := expect('{'); err != nil {
+		return "", err
+	}
+	var meta metav1.ListMeta
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", err
+		}
+		switch tok {
+		case "items":
+			tok, err := dec.Token()
+			if err != nil {
+				return "", err
+			}
+			if tok == nil {
+				continue
+			}
+			if d, ok := tok.(json.Delim); !ok || d != '[' {
+				return "", fmt.Errorf("items: got %v, want an array", tok)
+			}
+			for dec.More() {
+				var raw json.RawMessage
+				if err := dec.Decode(&raw); err != nil {
+					return "", err
+				}
+				if err := kubeDecodeItem(raw, reads, visit); err != nil {
+					return "", err
+				}
+			}
+			if err := expect(']'); err != nil {
+				return "", err
+			}
+		case "metadata":
+			if err := dec.Decode(&meta); err != nil {
+				return "", err
+			}
+		default:
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return "", err
+			}
+		}
+	}
+	return meta.Continue, expect('}')
+}
+
+// kubeSameListDecode fails t unless kubeDecodeListStream, reading body one byte at a time and
+// whole, gives what json.Decoder's decode gives: the same objects, continue token, and an
+// error exactly when it gives one.
+func kubeSameListDecode(t *testing.T, body []byte, reads kubeShape) {
+	t.Helper()
+	decode := func(dec func(io.Reader, kubeShape, func(*unstructured.Unstructured)) (string, error), r io.Reader) ([]map[string]any, string, error) {
+		var got []map[string]any
+		next, err := dec(r, reads, func(u *unstructured.Unstructured) { got = append(got, u.Object) })
+		return got, next, err
+	}
+	want, wantNext, wantErr := decode(kubeDecodeListStreamByDecoder, strings.NewReader(string(body)))
+	for _, r := range []io.Reader{strings.NewReader(string(body)), iotest.OneByteReader(strings.NewReader(string(body)))} {
+		got, next, err := decode(kubeDecodeListStream, r)
+		if (err != nil) != (wantErr != nil) {
+			t.Fatalf("decoding %q: error %v, json.Decoder's %v", body, err, wantErr)
+		}
+		if err != nil {
+			continue
+		}
+		if diff := cmp.Diff(want, got); diff != "" || next != wantNext {
+			t.Fatalf("decoding %q: continue %q, want %q; objects (-json.Decoder's +got):\n%s", body, next, wantNext, diff)
+		}
+	}
+}
+
+// TestListStreamDecodesAsJSONDecoder holds kubeDecodeListStream to json.Decoder's decode over
+// lists well and badly formed, read whole and a byte at a time, and over an item larger than
+// the stream's first buffer.
+func TestListStreamDecodesAsJSONDecoder(t *testing.T) {
+	claim := kubeFullNodeClaim("default-00001", true)
+	for _, body := range []string{
+		``, ` `, `{}`, `{ }`, `[]`, `null`, `{"items":null}`, `{"items":[]}`, `{"items":[ ]}`, `{"items": {}}`, `{"items": [1]}`,
+		`{"items": [{"kind": "NodeClaim"}`, `{"items":[{"kind":"NodeClaim"}]}`, `{"items":[{"kind":"NodeClaim"},]}`,
+		`{"items":[{"kind":"NodeClaim"}],}`, `{"items":[{"kind":"NodeClaim"}] "x":1}`, `{"metadata":{"continue":"abc"},"items":[]}`,
+		`{"metadata":{"continue":7}}`, `{"\u0069tems":[{"kind":"X"}]}`, `{"items":[{"kind":"X","a":1e400}]}`, `{"items":nul}`,
+		`{"items":[{"kind":"X","s":"\x01"}]}`, `{"items":[{"kind":"X","s":"\q"}]}`, `{"items":[{"kind":"X","n":-01}]}`,
+		`{"items":[{"kind":"X"}]} trailing`, `{"a":1 "b":2}`, `{"a":[1,2}`, `{1:2}`, `{"items":[` + claim + `,` + claim + `],"metadata":{"continue":"c"}}`,
+		`{"apiVersion":"v1","kind":"List","items":[` + claim + `]`,
+	} {
+		kubeSameListDecode(t, []byte(body), kubeNodeClaimReads)
+		kubeSameListDecode(t, []byte(body), nil)
+	}
+	big := `{"items":[{"kind":"NodeClaim","metadata":{"name":"big","annotations":{"a":"` + strings.Repeat(`x\"`, 300<<10) + `"}}}]}`
+	kubeSameListDecode(t, []byte(big), nil)
+}
+
+func FuzzDecodeListStream(f *testing.F) {
+	for _, s := range []string{`{"items":[{"kind":"NodeClaim","metadata":{"name":"a"}}],"metadata":{"continue":"x"}}`,
+		`{"items":null}`, `{"items":[1,"2",[3],{"4":5}]}`, kubeFullNodeClaim("default-00002", false)} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		kubeSameListDecode(t, body, kubeNodeClaimReads)
+	})
+}
+
+// TestJSONValidIsJSONValid holds kubeJSONValid to json.Valid.
+func TestJSONValidIsJSONValid(t *testing.T) {
+	deep := strings.Repeat("[", kubeJSONMaxDepth) + strings.Repeat("]", kubeJSONMaxDepth)
+	for _, s := range []string{``, ` `, `0`, `-0`, `-`, `01`, `1.`, `1.5`, `1e`, `1e+`, `1E-5`, `.5`, `+1`, `"`, `"\u12"`, `"\u12ab"`,
+		`"\uGGGG"`, `"a\/b"`, `"\x"`, "\"\x1f\"", "\"\x7f\xff\"", `tru`, `true`, `truex`, `nul`, `null `, ` false`, `{}`, `{"a"}`,
+		`{"a":}`, `{"a":1,}`, `[1,]`, `[,1]`, `[1 2]`, `{"a":1}{}`, deep, "[" + deep + "]", "\t[\r\n]\n"} {
+		if got, want := kubeJSONValid([]byte(s)), json.Valid([]byte(s)); got != want {
+			t.Errorf("kubeJSONValid(%.40q) = %v, json.Valid says %v", s, got, want)
+		}
+	}
+}
+
+func FuzzJSONValid(f *testing.F) {
+	for _, s := range []string{`{"a":[1,-2.5e3,"x\u00e9\"",true,null,{}]}`, `[`, `"\`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := kubeJSONValid(b), json.Valid(b); got != want {
+			t.Fatalf("kubeJSONValid(%q) = %v, json.Valid says %v", b, got, want)
+		}
+	})
+}
+
+// TestListStreamPassesOnTheReadersError: an answer cut by a failing connection fails with
+// the connection's error, not as a malformed answer.
+func TestListStreamPassesOnTheReadersError(t *testing.T) {
+	lost := errors.New("connection reset")
+	r := io.MultiReader(strings.NewReader(`{"items":[{"kind":"NodeClaim","metadata":{"na`), iotest.ErrReader(lost))
+	if _, err := kubeDecodeListStream(r, kubeNodeClaimReads, func(*unstructured.Unstructured) {}); !errors.Is(err, lost) {
+		t.Fatalf("got %v, want the reader's error", err)
+	}
+}
