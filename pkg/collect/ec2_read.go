@@ -62,6 +62,9 @@ type ec2Read struct {
 	// instances is chosen (ec2Plan), at the first page of nodes.
 	meter   *Meter
 	planned bool
+	// claimZones, when set, counts the zones of the first NodeClaims listed, which planRead
+	// weighs instead of the first page's (ec2ZoneSample).
+	claimZones *ec2ZoneSample
 }
 
 // startEC2 starts an EC2 read; nodes are fed to it with addNodes and nodesDone.

@@ -216,6 +216,13 @@ func (e *ec2Read) planRead(nodes []corev1.Node, remaining int64) {
 	if ids == 0 {
 		total = 0
 	}
+	if why == "" && e.claimZones != nil && total > ec2PageSize {
+		var region string
+		for r := range regions {
+			region = r
+		}
+		zones = ec2SampledZones(zones, e.claimZones.wait(e.ctx, ec2ZoneSampleWait), region)
+	}
 	plan := ec2ChoosePlan(zones, total, cluster, !e.scoped && cluster != "")
 	if why != "" {
 		plan.filtered, plan.why = false, why
@@ -229,4 +236,25 @@ func (e *ec2Read) planRead(nodes []corev1.Node, remaining int64) {
 		region = cmp.Or(region, r)
 	}
 	e.feed(region).useFilter(plan)
+}
+
+// ec2SampledZones returns the zones a plan weighs: those of the NodeClaims sampled in region
+// when there are any, with each zone of the first page that the sample lacks counted once (so
+// that a stream asks for it), else the first page's.
+func ec2SampledZones(page, sample map[string]int, region string) map[string]int {
+	zones := map[string]int{}
+	for zone, n := range sample {
+		if RegionFromZone(zone) == region {
+			zones[zone] = n
+		}
+	}
+	if len(zones) == 0 {
+		return page
+	}
+	for zone := range page {
+		if _, ok := zones[zone]; !ok {
+			zones[zone] = 1
+		}
+	}
+	return zones
 }

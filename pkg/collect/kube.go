@@ -34,6 +34,9 @@ func (c *Collector) collectKube(ctx context.Context, s *snapshot.Snapshot, scope
 	if c.Kube != nil && c.Dynamic != nil && len(scope.Names) == 0 {
 		claims = c.kubeReadClaimsAhead(ctx)
 		defer claims.stop()
+		if ec2 != nil {
+			ec2.claimZones = claims.zones
+		}
 	}
 	if c.Kube == nil || c.Dynamic == nil {
 		err = errors.New("reading kubernetes: no client configured: check --context/--kubeconfig")
@@ -60,16 +63,18 @@ type kubeClaimsAhead struct {
 	cancel context.CancelFunc
 	part   snapshot.Snapshot // NodeClaims and the gaps of reading them
 	err    error
+	zones  *ec2ZoneSample // the zones of the first NodeClaims read, for planning the EC2 read
 }
 
 // kubeReadClaimsAhead starts reading the NodeClaims as kubeKarpenter reads them in a run that
 // names no node.
 func (c *Collector) kubeReadClaimsAhead(ctx context.Context) *kubeClaimsAhead {
 	ctx, cancel := context.WithCancel(ctx)
-	a := &kubeClaimsAhead{done: make(chan struct{}), cancel: cancel}
+	a := &kubeClaimsAhead{done: make(chan struct{}), cancel: cancel, zones: newEC2ZoneSample()}
 	go func() {
 		defer close(a.done)
-		a.err = c.kubeReadClaims(ctx, &a.part, false, nil)
+		defer a.zones.end()
+		a.err = c.kubeReadClaimsSeen(ctx, &a.part, false, nil, a.zones.add)
 	}()
 	return a
 }

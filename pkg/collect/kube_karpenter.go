@@ -57,11 +57,21 @@ func (c *Collector) kubeKarpenter(ctx context.Context, s *snapshot.Snapshot, sco
 // kubeReadClaims reads the NodeClaims into s, sorted by name: the named ones when byName,
 // else every one.
 func (c *Collector) kubeReadClaims(ctx context.Context, s *snapshot.Snapshot, byName bool, names []string) error {
+	return c.kubeReadClaimsSeen(ctx, s, byName, names, nil)
+}
+
+// kubeReadClaimsSeen is kubeReadClaims that also passes each NodeClaim's providerID to seen
+// (when set) as it is read.
+func (c *Collector) kubeReadClaimsSeen(ctx context.Context, s *snapshot.Snapshot, byName bool, names []string, seen func(providerID string)) error {
 	s.NodeClaims = nil
 	err := c.kubeReadCRD(ctx, s, kubeNodeClaimsCRD(), byName, names, kubeKarpenterRemedy,
 		func(u *unstructured.Unstructured) {
 			s.NodeClaims = append(s.NodeClaims, kubeDecodeNodeClaim(u))
-			internerOf(ctx).Claim(&s.NodeClaims[len(s.NodeClaims)-1])
+			claim := &s.NodeClaims[len(s.NodeClaims)-1]
+			internerOf(ctx).Claim(claim)
+			if seen != nil {
+				seen(claim.ProviderID)
+			}
 		})
 	if err != nil {
 		return err
