@@ -21,12 +21,15 @@ targets=(
 	"./pkg/diagnose FuzzParseProviderID"
 	"./pkg/diagnose FuzzSnapshotFields"
 	"./pkg/printer FuzzPipeline"
+	"./pkg/printer FuzzAppendIndented"
 	"./pkg/tui FuzzTUI"
 	"./pkg/collect FuzzReadInstances"
 	"./pkg/collect FuzzWithoutManagedFields"
 	"./pkg/collect FuzzKubeDecodeNode"
 	"./pkg/collect FuzzDecodeShaped"
 	"./pkg/collect FuzzStreamNodeList"
+	"./pkg/collect FuzzDecodeListStream"
+	"./pkg/collect FuzzJSONValid"
 )
 
 # A target added to the code but not to the list above fails the run.
