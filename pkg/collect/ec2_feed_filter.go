@@ -31,11 +31,30 @@ type ec2FeedFilter struct {
 }
 
 // useFilter starts the filtered read of plan; the IDs added from now on wait in pending.
-func (f *ec2Feed) useFilter(plan ec2Plan) {
+// With replan set, the streams start once replan returns the plan to read (the same
+// cluster's), in a goroutine of their own: the node listing goes on meanwhile, its IDs held.
+func (f *ec2Feed) useFilter(plan ec2Plan, replan func() ec2Plan) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	ff := &ec2FeedFilter{plan: plan, found: map[string]snapshot.Instance{}, launched: map[string]bool{}}
 	f.filter = ff
+	if replan == nil {
+		f.startStreams(ff, plan)
+		return
+	}
+	ff.streams.Add(1)
+	go func() {
+		defer ff.streams.Done()
+		p := replan()
+		f.mu.Lock()
+		ff.plan = p
+		f.mu.Unlock()
+		f.startStreams(ff, p)
+	}()
+}
+
+// startStreams starts a page stream for each group of zones of plan.
+func (f *ec2Feed) startStreams(ff *ec2FeedFilter, plan ec2Plan) {
 	tag := ec2TagClusterPrefix + plan.cluster
 	for _, zones := range plan.streams {
 		if len(plan.streams) == 1 {

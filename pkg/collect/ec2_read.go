@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	corev1 "k8s.io/api/core/v1"
@@ -62,9 +63,11 @@ type ec2Read struct {
 	// instances is chosen (ec2Plan), at the first page of nodes.
 	meter   *Meter
 	planned bool
-	// claimZones, when set, counts the zones of the first NodeClaims listed, which planRead
-	// weighs instead of the first page's (ec2ZoneSample).
+	// claimZones, when set, counts the zones of the first NodeClaims listed, which a filtered
+	// read's streams are planned from instead of the first page's (ec2ZoneSample), waiting
+	// for them at most claimWait (ec2ZoneSampleWait when zero).
 	claimZones *ec2ZoneSample
+	claimWait  time.Duration
 }
 
 // startEC2 starts an EC2 read; nodes are fed to it with addNodes and nodesDone.

@@ -186,7 +186,9 @@ func (c ec2Call) clusterStream(ctx context.Context, cluster string, zones []stri
 // the filtered read needs a run over the whole cluster (not scoped), the cluster's name
 // (--cluster-name or the kubeconfig's), nodes in one Region, and the list's size, which the
 // API server gives with the first page (remainingItemCount) or which is the page itself.
-// Otherwise, and for every other Region, the instances are read by ID.
+// Otherwise, and for every other Region, the instances are read by ID. A filtered read's
+// streams are planned again from the NodeClaims' zones when those are being counted
+// (claimZones), without holding up the node listing.
 func (e *ec2Read) planRead(nodes []corev1.Node, remaining int64) {
 	cluster := cmp.Or(e.clusterFlag, e.clusterKubeconfig)
 	zones := map[string]int{}
@@ -216,13 +218,6 @@ func (e *ec2Read) planRead(nodes []corev1.Node, remaining int64) {
 	if ids == 0 {
 		total = 0
 	}
-	if why == "" && e.claimZones != nil && total > ec2PageSize {
-		var region string
-		for r := range regions {
-			region = r
-		}
-		zones = ec2SampledZones(zones, e.claimZones.wait(e.ctx, ec2ZoneSampleWait), region)
-	}
 	plan := ec2ChoosePlan(zones, total, cluster, !e.scoped && cluster != "")
 	if why != "" {
 		plan.filtered, plan.why = false, why
@@ -235,7 +230,21 @@ func (e *ec2Read) planRead(nodes []corev1.Node, remaining int64) {
 	for r := range regions {
 		region = cmp.Or(region, r)
 	}
-	e.feed(region).useFilter(plan)
+	var replan func() ec2Plan
+	if sample := e.claimZones; sample != nil && total > ec2PageSize {
+		// The streams are planned again from the NodeClaims' zones once they are counted
+		// (ec2ZoneSample), while the nodes are still listed.
+		wait := cmp.Or(e.claimWait, ec2ZoneSampleWait)
+		replan = func() ec2Plan {
+			p := ec2ChoosePlan(ec2SampledZones(zones, sample.wait(e.ctx, wait), region), total, cluster, true)
+			if !p.filtered {
+				return plan
+			}
+			e.meter.setStrategy(p.String())
+			return p
+		}
+	}
+	e.feed(region).useFilter(plan, replan)
 }
 
 // ec2SampledZones returns the zones a plan weighs: those of the NodeClaims sampled in region

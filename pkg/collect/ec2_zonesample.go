@@ -11,8 +11,9 @@ import (
 // address, so by subnet and zone: the first page is mostly one zone, and the read is then one
 // stream. NodeClaims are named after their NodePool with a random suffix, so the first
 // NodeClaims listed are a fair sample of the zones: when the NodeClaims are being listed
-// meanwhile, the plan waits a moment for their zones (ec2ZoneSampleSize, at most
-// ec2ZoneSampleWait) and weighs those.
+// meanwhile, the filtered read's streams wait a moment for their zones (ec2ZoneSampleSize, at
+// most ec2ZoneSampleWait) and are planned from those. The node listing does not wait: the
+// read is filtered from the first page on, and the nodes' IDs are held until it ends.
 const (
 	ec2ZoneSampleSize = 500
 	ec2ZoneSampleWait = time.Second

@@ -131,3 +131,59 @@ func TestFilteredReadPlansStreamsFromTheNodeClaimsZones(t *testing.T) {
 		})
 	}
 }
+
+// TestFilteredReadDoesNotHoldTheNodeListing: the first page of nodes is given while no
+// NodeClaim has been counted yet; the node listing goes on at once, and the streams are
+// planned from the NodeClaims' zones once they are counted, after every node was given.
+func TestFilteredReadDoesNotHoldTheNodeListing(t *testing.T) {
+	const n = 5000
+	sim, url, s := ec2FilterWorld(t, n)
+	zoneOf := func(n corev1.Node) string { zone, _, _ := ec2ProviderID(n.Spec.ProviderID); return zone }
+	slices.SortStableFunc(s.Nodes, func(a, b corev1.Node) int { return strings.Compare(zoneOf(a), zoneOf(b)) })
+	meter := &Meter{}
+	e := (&Collector{EC2: ec2sim.NewClient(url, "us-west-2"), ClusterName: "prod", Meter: meter}).startEC2(t.Context())
+	e.claimZones, e.claimWait = newEC2ZoneSample(), time.Hour
+
+	listed := make(chan struct{})
+	go func() {
+		defer close(listed)
+		e.addNodes(s.Nodes[:500], int64(len(s.Nodes)-500))
+		e.addNodes(s.Nodes[500:], 0)
+		e.nodesDone(s)
+	}()
+	select {
+	case <-listed:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the node listing waited for the NodeClaims' zones")
+	}
+	if p := meter.Progress(); !strings.Contains(p.Strategy, "in 1 stream(s) (every zone)") {
+		t.Errorf("strategy before the NodeClaims are counted %q: want the first page's, one stream", p.Strategy)
+	}
+	for _, r := range sim.Requests() {
+		if _, byID := r.Filters["instance-id"]; r.Action == ec2sim.DescribeInstances && !byID {
+			t.Fatalf("a filtered page was read before the streams were planned: %+v", r)
+		}
+	}
+	for i := range ec2ZoneSampleSize {
+		e.claimZones.add(fmt.Sprintf("aws:///us-west-2%c/%s", 'a'+i%2, ec2InstanceID(i)))
+	}
+	e.finish(t.Context(), s)
+
+	if p := meter.Progress(); !strings.Contains(p.Strategy, "in 2 stream(s) (us-west-2a, us-west-2b)") {
+		t.Errorf("strategy %q: want a stream per zone of the NodeClaims", p.Strategy)
+	}
+	zones := map[string]int{}
+	for _, r := range sim.Requests() {
+		if _, byID := r.Filters["instance-id"]; r.Action == ec2sim.DescribeInstances && !byID {
+			zones[strings.Join(r.Filters["availability-zone"], ",")]++
+		}
+	}
+	if diff := cmp.Diff(map[string]int{"us-west-2a": 3, "us-west-2b": 3}, zones); diff != "" {
+		t.Errorf("pages by zone filter (-want +got):\n%s", diff)
+	}
+	for i := range n + 2 {
+		if !slices.ContainsFunc(s.Instances, func(in snapshot.Instance) bool { return in.ID == ec2InstanceID(i) }) {
+			t.Fatalf("instance %d of a node is missing", i)
+		}
+	}
+}
