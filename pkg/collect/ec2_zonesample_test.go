@@ -73,6 +73,52 @@ func TestSampledZones(t *testing.T) {
 	}
 }
 
+// zoneSortedFilterWorld is ec2FilterWorld with its nodes sorted by zone, as nodes named by
+// address come, so that the first page of 500 is all us-west-2a; it returns the EC2 read of
+// a whole cluster named prod, its Meter, the simulator and the snapshot.
+func zoneSortedFilterWorld(t *testing.T, n int) (*ec2Read, *Meter, *ec2sim.Server, *snapshot.Snapshot) {
+	t.Helper()
+	sim, url, s := ec2FilterWorld(t, n)
+	zoneOf := func(n corev1.Node) string { zone, _, _ := ec2ProviderID(n.Spec.ProviderID); return zone }
+	slices.SortStableFunc(s.Nodes, func(a, b corev1.Node) int { return strings.Compare(zoneOf(a), zoneOf(b)) })
+	for _, node := range s.Nodes[:500] {
+		if zone := zoneOf(node); zone != "us-west-2a" {
+			t.Fatalf("the first page holds a node in %s, want us-west-2a only", zone)
+		}
+	}
+	meter := &Meter{}
+	e := (&Collector{EC2: ec2sim.NewClient(url, "us-west-2"), ClusterName: "prod", Meter: meter}).startEC2(t.Context())
+	return e, meter, sim, s
+}
+
+// sampleTwoZones counts n NodeClaims into the sample, half in us-west-2a, half in us-west-2b.
+func sampleTwoZones(z *ec2ZoneSample, n int) {
+	for i := range n {
+		z.add(fmt.Sprintf("aws:///us-west-2%c/%s", 'a'+i%2, ec2InstanceID(i)))
+	}
+}
+
+// checkFilteredPages checks the filtered read's pages by zone filter ("" for none), and that
+// every node's instance EC2 knows was read (the n of the cluster's, the self-managed node's
+// and the terminated one's, which the filter cannot see).
+func checkFilteredPages(t *testing.T, sim *ec2sim.Server, s *snapshot.Snapshot, n int, want map[string]int) {
+	t.Helper()
+	zones := map[string]int{}
+	for _, r := range sim.Requests() {
+		if _, byID := r.Filters["instance-id"]; r.Action == ec2sim.DescribeInstances && !byID {
+			zones[strings.Join(r.Filters["availability-zone"], ",")]++
+		}
+	}
+	if diff := cmp.Diff(want, zones); diff != "" {
+		t.Errorf("pages by zone filter (-want +got):\n%s", diff)
+	}
+	for i := range n + 2 {
+		if !slices.ContainsFunc(s.Instances, func(in snapshot.Instance) bool { return in.ID == ec2InstanceID(i) }) {
+			t.Fatalf("instance %d of a node is missing", i)
+		}
+	}
+}
+
 // TestFilteredReadPlansStreamsFromTheNodeClaimsZones: when the first page of nodes is all one
 // zone (names sorted by subnet), the zones of the NodeClaims sampled meanwhile plan a stream
 // per zone; without the sample the read is one stream. Either way every node's instance is
@@ -81,53 +127,24 @@ func TestFilteredReadPlansStreamsFromTheNodeClaimsZones(t *testing.T) {
 	for _, sampled := range []bool{true, false} {
 		t.Run(fmt.Sprintf("sampled=%t", sampled), func(t *testing.T) {
 			const n = 5000
-			sim, url, s := ec2FilterWorld(t, n)
-			zoneOf := func(n corev1.Node) string { zone, _, _ := ec2ProviderID(n.Spec.ProviderID); return zone }
-			slices.SortStableFunc(s.Nodes, func(a, b corev1.Node) int { return strings.Compare(zoneOf(a), zoneOf(b)) })
-			meter := &Meter{}
-			e := (&Collector{EC2: ec2sim.NewClient(url, "us-west-2"), ClusterName: "prod", Meter: meter}).startEC2(t.Context())
+			e, meter, sim, s := zoneSortedFilterWorld(t, n)
 			if sampled {
 				e.claimZones = newEC2ZoneSample()
-				for i := range n {
-					e.claimZones.add(fmt.Sprintf("aws:///us-west-2%c/%s", 'a'+i%2, ec2InstanceID(i)))
-				}
+				sampleTwoZones(e.claimZones, n)
 			}
-			first := s.Nodes[:500]
-			for _, node := range first {
-				if zone := zoneOf(node); zone != "us-west-2a" {
-					t.Fatalf("the first page holds a node in %s, want us-west-2a only", zone)
-				}
-			}
-			e.addNodes(first, int64(len(s.Nodes)-len(first)))
-			e.addNodes(s.Nodes[len(first):], 0)
+			e.addNodes(s.Nodes[:500], int64(len(s.Nodes)-500))
+			e.addNodes(s.Nodes[500:], 0)
 			e.nodesDone(s)
 			e.finish(t.Context(), s)
 
-			want := "in 1 stream(s) (every zone)"
+			want, wantZones := "in 1 stream(s) (every zone)", map[string]int{"": 6}
 			if sampled {
-				want = "in 2 stream(s) (us-west-2a, us-west-2b)"
+				want, wantZones = "in 2 stream(s) (us-west-2a, us-west-2b)", map[string]int{"us-west-2a": 3, "us-west-2b": 3}
 			}
 			if p := meter.Progress(); !strings.Contains(p.Strategy, want) {
 				t.Errorf("strategy %q: want %q", p.Strategy, want)
 			}
-			zones := map[string]int{}
-			for _, r := range sim.Requests() {
-				if _, byID := r.Filters["instance-id"]; r.Action == ec2sim.DescribeInstances && !byID {
-					zones[strings.Join(r.Filters["availability-zone"], ",")]++
-				}
-			}
-			wantZones := map[string]int{"": 6}
-			if sampled {
-				wantZones = map[string]int{"us-west-2a": 3, "us-west-2b": 3}
-			}
-			if diff := cmp.Diff(wantZones, zones); diff != "" {
-				t.Errorf("pages by zone filter (-want +got):\n%s", diff)
-			}
-			for i := range n + 2 {
-				if !slices.ContainsFunc(s.Instances, func(in snapshot.Instance) bool { return in.ID == ec2InstanceID(i) }) {
-					t.Fatalf("instance %d of a node is missing", i)
-				}
-			}
+			checkFilteredPages(t, sim, s, n, wantZones)
 		})
 	}
 }
@@ -137,11 +154,7 @@ func TestFilteredReadPlansStreamsFromTheNodeClaimsZones(t *testing.T) {
 // planned from the NodeClaims' zones once they are counted, after every node was given.
 func TestFilteredReadDoesNotHoldTheNodeListing(t *testing.T) {
 	const n = 5000
-	sim, url, s := ec2FilterWorld(t, n)
-	zoneOf := func(n corev1.Node) string { zone, _, _ := ec2ProviderID(n.Spec.ProviderID); return zone }
-	slices.SortStableFunc(s.Nodes, func(a, b corev1.Node) int { return strings.Compare(zoneOf(a), zoneOf(b)) })
-	meter := &Meter{}
-	e := (&Collector{EC2: ec2sim.NewClient(url, "us-west-2"), ClusterName: "prod", Meter: meter}).startEC2(t.Context())
+	e, meter, sim, s := zoneSortedFilterWorld(t, n)
 	e.claimZones, e.claimWait = newEC2ZoneSample(), time.Hour
 
 	listed := make(chan struct{})
@@ -164,26 +177,11 @@ func TestFilteredReadDoesNotHoldTheNodeListing(t *testing.T) {
 			t.Fatalf("a filtered page was read before the streams were planned: %+v", r)
 		}
 	}
-	for i := range ec2ZoneSampleSize {
-		e.claimZones.add(fmt.Sprintf("aws:///us-west-2%c/%s", 'a'+i%2, ec2InstanceID(i)))
-	}
+	sampleTwoZones(e.claimZones, ec2ZoneSampleSize)
 	e.finish(t.Context(), s)
 
 	if p := meter.Progress(); !strings.Contains(p.Strategy, "in 2 stream(s) (us-west-2a, us-west-2b)") {
 		t.Errorf("strategy %q: want a stream per zone of the NodeClaims", p.Strategy)
 	}
-	zones := map[string]int{}
-	for _, r := range sim.Requests() {
-		if _, byID := r.Filters["instance-id"]; r.Action == ec2sim.DescribeInstances && !byID {
-			zones[strings.Join(r.Filters["availability-zone"], ",")]++
-		}
-	}
-	if diff := cmp.Diff(map[string]int{"us-west-2a": 3, "us-west-2b": 3}, zones); diff != "" {
-		t.Errorf("pages by zone filter (-want +got):\n%s", diff)
-	}
-	for i := range n + 2 {
-		if !slices.ContainsFunc(s.Instances, func(in snapshot.Instance) bool { return in.ID == ec2InstanceID(i) }) {
-			t.Fatalf("instance %d of a node is missing", i)
-		}
-	}
+	checkFilteredPages(t, sim, s, n, map[string]int{"us-west-2a": 3, "us-west-2b": 3})
 }
