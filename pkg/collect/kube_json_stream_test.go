@@ -54,7 +54,7 @@ func kubeDecodeListStreamByDecoder(r io.Reader, reads kubeShape, visit func(*uns
 				if err := dec.Decode(&raw); err != nil {
 					return "", err
 				}
-				if err := kubeDecodeItem(raw, reads, visit); err != nil {
+				if err := kubeDecodeItem(raw, reads, nil, visit); err != nil {
 					return "", err
 				}
 			}

@@ -23,7 +23,13 @@ type kubeShape map[string]kubeShape
 // At 10,000 NodeClaims this builds the few maps karpnet reads instead of every map of every
 // object, and reads each object's text once.
 func kubeDecodeShaped(item []byte, shape kubeShape) (map[string]any, bool) {
-	r := kubeJSONReader{b: item, ok: true}
+	return kubeDecodeShapedNames(item, shape, nil)
+}
+
+// kubeDecodeShapedNames is kubeDecodeShaped taking the objects' member names from names (nil
+// for none): the items of one list share them.
+func kubeDecodeShapedNames(item []byte, shape kubeShape, names *kubeNames) (map[string]any, bool) {
+	r := kubeJSONReader{b: item, ok: true, names: names}
 	r.space()
 	if r.i >= len(r.b) || r.b[r.i] != '{' {
 		return nil, false
@@ -35,9 +41,57 @@ func kubeDecodeShaped(item []byte, shape kubeShape) (map[string]any, bool) {
 // kubeJSONReader reads valid JSON from b at i. ok turns false, for good, at a value it is not
 // sure to read as the unstructured decoder does.
 type kubeJSONReader struct {
-	b  []byte
-	i  int
-	ok bool
+	b     []byte
+	i     int
+	ok    bool
+	names *kubeNames
+}
+
+// kubeNames holds the member names and the short string values read so far, so that the
+// objects of a list share one of each instead of one each (a NodeClaim has about 60 names,
+// and most of its values, "True", its labels', its conditions', are those of the others).
+// It holds at most kubeNamesMax of each, of at most kubeNameMax bytes; a nil *kubeNames
+// holds none.
+type kubeNames struct {
+	m      map[string]string
+	values map[string]any // each a string
+}
+
+const (
+	kubeNamesMax = 4096
+	kubeNameMax  = 128
+)
+
+func newKubeNames() *kubeNames { return &kubeNames{m: map[string]string{}, values: map[string]any{}} }
+
+// value returns the string of b, a string value as written (no escape, ASCII).
+func (n *kubeNames) value(b []byte) any {
+	if n == nil || len(b) > kubeNameMax {
+		return string(b)
+	}
+	if v, ok := n.values[string(b)]; ok {
+		return v
+	}
+	var v any = string(b)
+	if len(n.values) < kubeNamesMax {
+		n.values[string(b)] = v
+	}
+	return v
+}
+
+// name returns the string of b, a member name as written (no escape, ASCII).
+func (n *kubeNames) name(b []byte) string {
+	if n == nil || len(b) > kubeNameMax {
+		return string(b)
+	}
+	if s, ok := n.m[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if len(n.m) < kubeNamesMax {
+		n.m[s] = s
+	}
+	return s
 }
 
 // space moves past JSON whitespace.
@@ -58,12 +112,15 @@ func (r *kubeJSONReader) object(shape kubeShape) map[string]any {
 		r.space()
 		r.i++ // ':'
 		r.space()
+		plain := kubeJSONPlain(key)
 		switch {
+		case shape == nil && plain:
+			m[r.names.name(key[1:len(key)-1])] = r.value(nil)
 		case shape == nil:
 			m[r.unquote(key)] = r.value(nil)
-		case kubeJSONPlain(key):
+		case plain:
 			if sub, named := shape[string(key[1:len(key)-1])]; named {
-				m[string(key[1:len(key)-1])] = r.value(sub)
+				m[r.names.name(key[1:len(key)-1])] = r.value(sub)
 			} else {
 				r.skip()
 			}
@@ -107,7 +164,11 @@ func (r *kubeJSONReader) value(shape kubeShape) any {
 			}
 		}
 	case c == '"':
-		return r.unquote(r.stringBytes())
+		b := r.stringBytes()
+		if kubeJSONPlain(b) {
+			return r.names.value(b[1 : len(b)-1])
+		}
+		return r.unquote(b)
 	case c == 't':
 		r.i += len("true")
 		return true

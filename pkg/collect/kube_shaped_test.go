@@ -187,7 +187,8 @@ func TestNodeClaimListDecodesByParts(t *testing.T) {
 }
 
 // FuzzDecodeShaped holds kubeDecodeShaped to the whole decode on any JSON object: decoded by
-// parts exactly when the whole decode takes it, and then the whole decode pruned.
+// parts exactly when the whole decode takes it, and then the whole decode pruned; the same
+// with the names and values of a list's items shared (kubeNames), once new and once known.
 func FuzzDecodeShaped(f *testing.F) {
 	f.Add([]byte(kubeFullNodeClaim("n", true)))
 	f.Add([]byte(`{"metadata":{"name":"a","name":"\u0062"},"status":[1e5,-0.0],"spec":{"resources":{"requests":{"e":2}}}}`))
@@ -204,7 +205,40 @@ func FuzzDecodeShaped(f *testing.F) {
 		if ok && !reflect.DeepEqual(got, kubePrune(whole, kubeNodeClaimReads)) {
 			t.Fatalf("by parts:\n%#v\nwhole, pruned:\n%#v", got, kubePrune(whole, kubeNodeClaimReads))
 		}
+		names := newKubeNames()
+		for range 2 {
+			shared, sharedOK := kubeDecodeShapedNames(item, kubeNodeClaimReads, names)
+			if sharedOK != ok || !reflect.DeepEqual(shared, got) {
+				t.Fatalf("with shared names (%t):\n%#v\nwithout (%t):\n%#v", sharedOK, shared, ok, got)
+			}
+		}
 	})
+}
+
+// TestKubeNamesAreBounded: past kubeNamesMax names, or values, or for one longer than
+// kubeNameMax, each is still the string read, and none is kept.
+func TestKubeNamesAreBounded(t *testing.T) {
+	n := newKubeNames()
+	for i := range kubeNamesMax + 100 {
+		b := []byte(fmt.Sprintf("name-%d", i))
+		if got := n.name(b); got != string(b) {
+			t.Fatalf("name %q: got %q", b, got)
+		}
+		if got := n.value(b); got != string(b) {
+			t.Fatalf("value %q: got %v", b, got)
+		}
+	}
+	long := []byte(strings.Repeat("x", kubeNameMax+1))
+	if n.name(long) != string(long) || n.value(long) != string(long) {
+		t.Fatal("a long name or value is not the string read")
+	}
+	if len(n.m) != kubeNamesMax || len(n.values) != kubeNamesMax {
+		t.Fatalf("%d names and %d values kept, want at most %d each", len(n.m), len(n.values), kubeNamesMax)
+	}
+	var none *kubeNames
+	if none.name([]byte("a")) != "a" || none.value([]byte("b")) != "b" {
+		t.Fatal("a nil kubeNames does not give the strings read")
+	}
 }
 
 // BenchmarkDecodeNodeClaimList decodes a list of 1,000 NodeClaims as the API server writes

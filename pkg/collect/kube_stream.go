@@ -103,7 +103,7 @@ func kubeDecodeListStream(r io.Reader, reads kubeShape, visit func(*unstructured
 }
 
 // kubeDecodeItems reads a JSON array of objects (or null), passing each to visit
-// (kubeDecodeItem).
+// (kubeDecodeItem); the items share their member names' strings.
 func kubeDecodeItems(s *kubeJSONStream, reads kubeShape, visit func(*unstructured.Unstructured)) error {
 	c, ok := s.space()
 	switch {
@@ -127,12 +127,13 @@ func kubeDecodeItems(s *kubeJSONStream, reads kubeShape, visit func(*unstructure
 		s.pos++
 		return nil
 	}
+	names := newKubeNames()
 	for {
 		raw, err := s.value()
 		if err != nil {
 			return err
 		}
-		if err := kubeDecodeItem(raw, reads, visit); err != nil {
+		if err := kubeDecodeItem(raw, reads, names, visit); err != nil {
 			return err
 		}
 		c, ok := s.space()
@@ -150,12 +151,13 @@ func kubeDecodeItems(s *kubeJSONStream, reads kubeShape, visit func(*unstructure
 }
 
 // kubeDecodeItem passes one item, valid JSON, to visit. With reads set, an object is decoded
-// with only what reads names (kubeDecodeShaped), which is what visit reads of it; one that
+// with only what reads names (kubeDecodeShapedNames, its member names from names), which is
+// what visit reads of it; one that
 // would not decode so, or that has no kind, is decoded whole, as the dynamic client decodes
 // it, and fails as it does. raw may be changed.
-func kubeDecodeItem(raw []byte, reads kubeShape, visit func(*unstructured.Unstructured)) error {
+func kubeDecodeItem(raw []byte, reads kubeShape, names *kubeNames, visit func(*unstructured.Unstructured)) error {
 	if reads != nil {
-		if obj, ok := kubeDecodeShaped(raw, reads); ok {
+		if obj, ok := kubeDecodeShapedNames(raw, reads, names); ok {
 			if u := (&unstructured.Unstructured{Object: obj}); u.GroupVersionKind().Kind != "" {
 				visit(u)
 				return nil
