@@ -26,8 +26,8 @@ func kubeDecodeShaped(item []byte, shape kubeShape) (map[string]any, bool) {
 	return kubeDecodeShapedNames(item, shape, nil)
 }
 
-// kubeDecodeShapedNames is kubeDecodeShaped taking the objects' member names from names (nil
-// for none): the items of one list share them.
+// kubeDecodeShapedNames is kubeDecodeShaped taking the objects' member names and short
+// string values from names (nil for none): the items of one list share them.
 func kubeDecodeShapedNames(item []byte, shape kubeShape, names *kubeNames) (map[string]any, bool) {
 	r := kubeJSONReader{b: item, ok: true, names: names}
 	r.space()
@@ -50,49 +50,37 @@ type kubeJSONReader struct {
 // kubeNames holds the member names and the short string values read so far, so that the
 // objects of a list share one of each instead of one each (a NodeClaim has about 60 names,
 // and most of its values, "True", its labels', its conditions', are those of the others).
-// It holds at most kubeNamesMax of each, of at most kubeNameMax bytes; a nil *kubeNames
-// holds none.
-type kubeNames struct {
-	m      map[string]string
-	values map[string]any // each a string
-}
+// Each is held as the interface value a decoded map holds, so one seen before costs no
+// allocation at all; that, and holding at most kubeNamesMax strings of at most kubeNameMax
+// bytes for one list read by one goroutine, is why this is not the collection's
+// snapshot.Interner. A nil *kubeNames holds none.
+type kubeNames struct{ m map[string]any }
 
 const (
 	kubeNamesMax = 4096
 	kubeNameMax  = 128
 )
 
-func newKubeNames() *kubeNames { return &kubeNames{m: map[string]string{}, values: map[string]any{}} }
+func newKubeNames() *kubeNames { return &kubeNames{m: map[string]any{}} }
 
-// value returns the string of b, a string value as written (no escape, ASCII).
+// value returns the string of b, a member name or string value as written (no escape,
+// ASCII), as an interface value.
 func (n *kubeNames) value(b []byte) any {
 	if n == nil || len(b) > kubeNameMax {
 		return string(b)
 	}
-	if v, ok := n.values[string(b)]; ok {
+	if v, ok := n.m[string(b)]; ok {
 		return v
 	}
 	var v any = string(b)
-	if len(n.values) < kubeNamesMax {
-		n.values[string(b)] = v
+	if len(n.m) < kubeNamesMax {
+		n.m[string(b)] = v
 	}
 	return v
 }
 
-// name returns the string of b, a member name as written (no escape, ASCII).
-func (n *kubeNames) name(b []byte) string {
-	if n == nil || len(b) > kubeNameMax {
-		return string(b)
-	}
-	if s, ok := n.m[string(b)]; ok {
-		return s
-	}
-	s := string(b)
-	if len(n.m) < kubeNamesMax {
-		n.m[s] = s
-	}
-	return s
-}
+// name is value as a string, for a member name.
+func (n *kubeNames) name(b []byte) string { return n.value(b).(string) }
 
 // space moves past JSON whitespace.
 func (r *kubeJSONReader) space() { r.i = kubeJSONSpace(r.b, r.i) }
