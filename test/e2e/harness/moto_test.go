@@ -24,7 +24,8 @@ func TestMoto(t *testing.T) {
 	}
 	t.Cleanup(func() { m.Close() })
 	t.Logf("moto launcher answered in %s at %s", time.Since(start).Round(time.Millisecond), m.URL)
-	c := m.EC2(ctx, motoRegion)
+	var attempts motoAttempts
+	c := ec2.New(m.EC2(ctx, motoRegion).Options(), attempts.install)
 	w := motoBuild(t, c)
 
 	t.Run("DescribeInstances", func(t *testing.T) { motoTestInstances(t, c, w) })
@@ -33,7 +34,7 @@ func TestMoto(t *testing.T) {
 	t.Run("DescribePlacementGroups", func(t *testing.T) { motoTestPlacementGroups(t, c, w) })
 	t.Run("DescribeInstanceTypes", func(t *testing.T) { motoTestInstanceTypes(t, c) })
 	t.Run("faults", func(t *testing.T) { motoTestFaults(t, m, c, w) })
-	t.Run("requests", func(t *testing.T) { motoTestRequests(t, m) })
+	t.Run("requests", func(t *testing.T) { motoTestRequests(t, m, &attempts) })
 	t.Run("collector", func(t *testing.T) { motoTestCollector(t, m, w) })
 	t.Run("50 instances", func(t *testing.T) { motoTestMany(t, c, w) })
 	t.Run("IPv6", func(t *testing.T) { motoTestIPv6(t, c) })
