@@ -27,6 +27,7 @@ targets=(
 	"./pkg/collect FuzzWithoutManagedFields"
 	"./pkg/collect FuzzKubeDecodeNode"
 	"./pkg/collect FuzzDecodeShaped"
+	"./pkg/collect FuzzReadNodeClaim"
 	"./pkg/collect FuzzStreamNodeList"
 	"./pkg/collect FuzzDecodeListStream"
 	"./pkg/collect FuzzJSONValid"

@@ -11,7 +11,7 @@ import (
 
 // kubeAutoNodeClassesCRD describes the EKS Auto Mode NodeClass (cluster-scoped).
 func kubeAutoNodeClassesCRD() kubeCRD {
-	return kubeCRD{snapshot.SourceAutoNodeClasses, snapshot.AutoModeGroup, "nodeclasses", []string{"v1"}, nil}
+	return kubeCRD{source: snapshot.SourceAutoNodeClasses, group: snapshot.AutoModeGroup, resource: "nodeclasses", versions: []string{"v1"}}
 }
 
 // kubeAutoNodeClasses appends the EKS Auto Mode NodeClasses to s.NodeClasses, after the

@@ -55,10 +55,13 @@ func kubeUTC(t time.Time) time.Time {
 	return t.UTC()
 }
 
+// kubeVPCPrefix begins the names of the VPC resources of a capacity.
+const kubeVPCPrefix = "vpc.amazonaws.com/"
+
 // kubeVPCResources keeps the vpc.amazonaws.com/* entries of a resource list; nil for none.
 func kubeVPCResources(m map[string]string) map[string]string {
 	for k := range m {
-		if !strings.HasPrefix(k, "vpc.amazonaws.com/") {
+		if !strings.HasPrefix(k, kubeVPCPrefix) {
 			delete(m, k)
 		}
 	}
@@ -130,13 +133,18 @@ func kubeScalar(v any) string {
 // with kind optional. A ref without a group or API version is Karpenter AWS's EC2NodeClass; an
 // eks.amazonaws.com ref keeps its group and, when it has no kind, is an Auto Mode NodeClass.
 func kubeNodeClassRef(m map[string]any) snapshot.NodeClassRef {
-	ref := snapshot.NodeClassRef{Group: kubeStr(m, "group"), Kind: kubeStr(m, "kind"), Name: kubeStr(m, "name")}
+	return kubeNodeClassRefOf(kubeStr(m, "group"), kubeStr(m, "kind"), kubeStr(m, "name"), kubeStr(m, "apiVersion"))
+}
+
+// kubeNodeClassRefOf is kubeNodeClassRef of a reference's group, kind, name and apiVersion.
+func kubeNodeClassRefOf(group, kind, name, apiVersion string) snapshot.NodeClassRef {
+	ref := snapshot.NodeClassRef{Group: group, Kind: kind, Name: name}
 	if ref.Name == "" {
 		return ref
 	}
 	if ref.Group == "" {
-		if av := kubeStr(m, "apiVersion"); av != "" {
-			if gv, err := schema.ParseGroupVersion(av); err == nil {
+		if apiVersion != "" {
+			if gv, err := schema.ParseGroupVersion(apiVersion); err == nil {
 				ref.Group = gv.Group
 			}
 		} else {

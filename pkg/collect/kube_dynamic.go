@@ -22,28 +22,32 @@ type kubeCRD struct {
 	resource string    // plural resource name
 	versions []string  // versions to try, preferred first
 	reads    kubeShape // what of each object the visit reads, when a list is decoded by parts (nil: all of it)
+	// take reads an object of a list straight from its JSON text, before the visit (see
+	// kubeItems); set by a read that has such a reader, nil for none.
+	take func(raw []byte, names *kubeNames) bool
 }
 
 // kubeNodeClaimsCRD, kubeNodePoolsCRD, kubeNodeClassesCRD and kubeENIConfigsCRD describe the
 // custom resources karpnet reads.
 func kubeNodeClaimsCRD() kubeCRD {
-	return kubeCRD{snapshot.SourceNodeClaims, snapshot.KarpenterGroup, "nodeclaims", []string{"v1", "v1beta1"}, kubeNodeClaimReads}
+	return kubeCRD{source: snapshot.SourceNodeClaims, group: snapshot.KarpenterGroup, resource: "nodeclaims",
+		versions: []string{"v1", "v1beta1"}, reads: kubeNodeClaimReads}
 }
 
 func kubeNodePoolsCRD() kubeCRD {
-	return kubeCRD{snapshot.SourceNodePools, snapshot.KarpenterGroup, "nodepools", []string{"v1", "v1beta1"}, nil}
+	return kubeCRD{source: snapshot.SourceNodePools, group: snapshot.KarpenterGroup, resource: "nodepools", versions: []string{"v1", "v1beta1"}}
 }
 
 func kubeNodeClassesCRD() kubeCRD {
-	return kubeCRD{snapshot.SourceNodeClasses, snapshot.AWSGroup, "ec2nodeclasses", []string{"v1", "v1beta1"}, nil}
+	return kubeCRD{source: snapshot.SourceNodeClasses, group: snapshot.AWSGroup, resource: "ec2nodeclasses", versions: []string{"v1", "v1beta1"}}
 }
 
 func kubeENIConfigsCRD() kubeCRD {
-	return kubeCRD{snapshot.SourceENIConfigs, "crd.k8s.amazonaws.com", "eniconfigs", []string{"v1alpha1"}, nil}
+	return kubeCRD{source: snapshot.SourceENIConfigs, group: "crd.k8s.amazonaws.com", resource: "eniconfigs", versions: []string{"v1alpha1"}}
 }
 
 func kubeCNINodesCRD() kubeCRD {
-	return kubeCRD{snapshot.SourceCNINodes, "vpcresources.k8s.aws", "cninodes", []string{"v1alpha1"}, nil}
+	return kubeCRD{source: snapshot.SourceCNINodes, group: "vpcresources.k8s.aws", resource: "cninodes", versions: []string{"v1alpha1"}}
 }
 
 // gvr returns the resource at version v.
@@ -70,7 +74,7 @@ var errKubeNotServed = errors.New("resource not served")
 // list answered NotFound means the version is not served; errKubeNotServed follows when none is.
 func (c *Collector) kubeListCRD(ctx context.Context, r kubeCRD, visit func(*unstructured.Unstructured)) error {
 	for _, v := range r.versions {
-		err := c.kubeListCustom(ctx, r.gvr(v), r.reads, visit)
+		err := c.kubeListCustom(ctx, r.gvr(v), kubeItems{take: r.take, reads: r.reads}, visit)
 		if apierrors.IsNotFound(err) {
 			continue
 		}
@@ -85,11 +89,11 @@ func (c *Collector) kubeListCRD(ctx context.Context, r kubeCRD, visit func(*unst
 // is several times slower at thousands of NodeClaims and loads etcd during an incident. The
 // cache is at most moments behind. Should the server answer from etcd instead, the list is
 // paged. With Collector.REST set the answer is decoded one object at a time (kubeStreamList),
-// only what reads names of each when it is set.
-func (c *Collector) kubeListCustom(ctx context.Context, gvr schema.GroupVersionResource, reads kubeShape, visit func(*unstructured.Unstructured)) error {
+// as items says.
+func (c *Collector) kubeListCustom(ctx context.Context, gvr schema.GroupVersionResource, items kubeItems, visit func(*unstructured.Unstructured)) error {
 	return kubePaginate(metav1.ListOptions{Limit: c.kubePageSize(), ResourceVersion: "0"}, func(opts metav1.ListOptions) (string, error) {
 		if c.REST != nil {
-			return c.kubeStreamList(ctx, gvr, opts, reads, visit)
+			return c.kubeStreamList(ctx, gvr, opts, items, visit)
 		}
 		list, err := c.Dynamic.Resource(gvr).List(ctx, opts)
 		if err != nil {

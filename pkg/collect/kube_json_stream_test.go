@@ -16,7 +16,7 @@ import (
 
 // kubeDecodeListStreamByDecoder is the list decode as json.Decoder does it (the way it was
 // done before kubeJSONStream): the reference kubeDecodeListStream is held to.
-func kubeDecodeListStreamByDecoder(r io.Reader, reads kubeShape, visit func(*unstructured.Unstructured)) (string, error) {
+func kubeDecodeListStreamByDecoder(r io.Reader, items kubeItems, visit func(*unstructured.Unstructured)) (string, error) {
 	dec := json.NewDecoder(r)
 	expect := func(want json.Delim) error {
 		tok, err := dec.Token()
@@ -54,7 +54,7 @@ func kubeDecodeListStreamByDecoder(r io.Reader, reads kubeShape, visit func(*uns
 				if err := dec.Decode(&raw); err != nil {
 					return "", err
 				}
-				if err := kubeDecodeItem(raw, reads, nil, visit); err != nil {
+				if err := kubeDecodeItem(raw, items, nil, visit); err != nil {
 					return "", err
 				}
 			}
@@ -80,9 +80,9 @@ func kubeDecodeListStreamByDecoder(r io.Reader, reads kubeShape, visit func(*uns
 // error exactly when it gives one.
 func kubeSameListDecode(t *testing.T, body []byte, reads kubeShape) {
 	t.Helper()
-	decode := func(dec func(io.Reader, kubeShape, func(*unstructured.Unstructured)) (string, error), r io.Reader) ([]map[string]any, string, error) {
+	decode := func(dec func(io.Reader, kubeItems, func(*unstructured.Unstructured)) (string, error), r io.Reader) ([]map[string]any, string, error) {
 		var got []map[string]any
-		next, err := dec(r, reads, func(u *unstructured.Unstructured) { got = append(got, u.Object) })
+		next, err := dec(r, kubeItems{reads: reads}, func(u *unstructured.Unstructured) { got = append(got, u.Object) })
 		return got, next, err
 	}
 	want, wantNext, wantErr := decode(kubeDecodeListStreamByDecoder, strings.NewReader(string(body)))
@@ -159,7 +159,7 @@ func FuzzJSONValid(f *testing.F) {
 func TestListStreamPassesOnTheReadersError(t *testing.T) {
 	lost := errors.New("connection reset")
 	r := io.MultiReader(strings.NewReader(`{"items":[{"kind":"NodeClaim","metadata":{"na`), iotest.ErrReader(lost))
-	if _, err := kubeDecodeListStream(r, kubeNodeClaimReads, func(*unstructured.Unstructured) {}); !errors.Is(err, lost) {
+	if _, err := kubeDecodeListStream(r, kubeItems{reads: kubeNodeClaimReads}, func(*unstructured.Unstructured) {}); !errors.Is(err, lost) {
 		t.Fatalf("got %v, want the reader's error", err)
 	}
 }

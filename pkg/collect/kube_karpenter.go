@@ -61,18 +61,28 @@ func (c *Collector) kubeReadClaims(ctx context.Context, s *snapshot.Snapshot, by
 }
 
 // kubeReadClaimsSeen is kubeReadClaims that also passes each NodeClaim's providerID to seen
-// (when set) as it is read.
+// (when set) as it is read. A listed NodeClaim is read straight from its JSON text
+// (kubeReadNodeClaim) when it can be, else decoded by the parts kubeDecodeNodeClaim reads.
 func (c *Collector) kubeReadClaimsSeen(ctx context.Context, s *snapshot.Snapshot, byName bool, names []string, seen func(providerID string)) error {
 	s.NodeClaims = nil
-	err := c.kubeReadCRD(ctx, s, kubeNodeClaimsCRD(), byName, names, kubeKarpenterRemedy,
-		func(u *unstructured.Unstructured) {
-			s.NodeClaims = append(s.NodeClaims, kubeDecodeNodeClaim(u))
-			claim := &s.NodeClaims[len(s.NodeClaims)-1]
-			internerOf(ctx).Claim(claim)
-			if seen != nil {
-				seen(claim.ProviderID)
-			}
-		})
+	add := func(claim snapshot.NodeClaim) {
+		s.NodeClaims = append(s.NodeClaims, claim)
+		kept := &s.NodeClaims[len(s.NodeClaims)-1]
+		internerOf(ctx).Claim(kept)
+		if seen != nil {
+			seen(kept.ProviderID)
+		}
+	}
+	r := kubeNodeClaimsCRD()
+	r.take = func(raw []byte, names *kubeNames) bool {
+		claim, ok := kubeReadNodeClaim(raw, names)
+		if ok {
+			add(claim)
+		}
+		return ok
+	}
+	err := c.kubeReadCRD(ctx, s, r, byName, names, kubeKarpenterRemedy,
+		func(u *unstructured.Unstructured) { add(kubeDecodeNodeClaim(u)) })
 	if err != nil {
 		return err
 	}

@@ -156,7 +156,7 @@ func TestNodeClaimListDecodesByParts(t *testing.T) {
 	}
 	read := func(body string, reads kubeShape) ([]snapshot.NodeClaim, error) {
 		var out []snapshot.NodeClaim
-		_, err := kubeDecodeListStream(strings.NewReader(body), reads, func(u *unstructured.Unstructured) {
+		_, err := kubeDecodeListStream(strings.NewReader(body), kubeItems{reads: reads}, func(u *unstructured.Unstructured) {
 			out = append(out, kubeDecodeNodeClaim(u))
 		})
 		return out, err
@@ -243,7 +243,8 @@ func TestKubeNamesAreBounded(t *testing.T) {
 
 // BenchmarkDecodeNodeClaimList decodes a list of 1,000 NodeClaims as the API server writes
 // them, and converts each: whole, as the dynamic client decodes them (managedFields cut
-// first), and by the parts the conversion reads.
+// first), by the parts the conversion reads, and read straight from their text
+// (kubeReadNodeClaim).
 func BenchmarkDecodeNodeClaimList(b *testing.B) {
 	items := make([]string, 1000)
 	for i := range items {
@@ -251,15 +252,26 @@ func BenchmarkDecodeNodeClaimList(b *testing.B) {
 	}
 	body := `{"apiVersion":"karpenter.sh/v1","kind":"NodeClaimList","metadata":{"resourceVersion":"7"},"items":[` + strings.Join(items, ",") + `]}`
 	for _, bc := range []struct {
-		name  string
-		reads kubeShape
-	}{{"whole", nil}, {"parts", kubeNodeClaimReads}} {
+		name   string
+		reads  kubeShape
+		direct bool
+	}{{"whole", nil, false}, {"parts", kubeNodeClaimReads, false}, {"text", kubeNodeClaimReads, true}} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(body)))
 			for b.Loop() {
 				n := 0
-				if _, err := kubeDecodeListStream(strings.NewReader(body), bc.reads, func(u *unstructured.Unstructured) {
+				how := kubeItems{reads: bc.reads}
+				if bc.direct {
+					how.take = func(raw []byte, names *kubeNames) bool {
+						c, ok := kubeReadNodeClaim(raw, names)
+						if ok && c.Name != "" {
+							n++
+						}
+						return ok
+					}
+				}
+				if _, err := kubeDecodeListStream(strings.NewReader(body), how, func(u *unstructured.Unstructured) {
 					if kubeDecodeNodeClaim(u).Name != "" {
 						n++
 					}

@@ -18,7 +18,7 @@ import (
 // at a time, passing each to visit, and returns the list's continue token. Objects are
 // decoded exactly as the dynamic client decodes them, but the answer is never held whole:
 // memory stays at one object however many thousands the list has.
-func (c *Collector) kubeStreamList(ctx context.Context, gvr schema.GroupVersionResource, opts metav1.ListOptions, reads kubeShape, visit func(*unstructured.Unstructured)) (string, error) {
+func (c *Collector) kubeStreamList(ctx context.Context, gvr schema.GroupVersionResource, opts metav1.ListOptions, items kubeItems, visit func(*unstructured.Unstructured)) (string, error) {
 	req := c.REST.Get().AbsPath("/apis", gvr.Group, gvr.Version, gvr.Resource).SetHeader("Accept", "application/json")
 	if opts.Limit > 0 {
 		req = req.Param("limit", strconv.FormatInt(opts.Limit, 10))
@@ -34,7 +34,7 @@ func (c *Collector) kubeStreamList(ctx context.Context, gvr schema.GroupVersionR
 		return "", err
 	}
 	defer body.Close()
-	next, err := kubeDecodeListStream(body, reads, visit)
+	next, err := kubeDecodeListStream(body, items, visit)
 	switch {
 	case err == nil:
 		return next, nil
@@ -47,10 +47,10 @@ func (c *Collector) kubeStreamList(ctx context.Context, gvr schema.GroupVersionR
 }
 
 // kubeDecodeListStream reads a JSON list object from r, passing each of its items to visit
-// (only what reads names of each, when set: kubeDecodeItem), and returns metadata.continue.
+// (as items says: kubeDecodeItem), and returns metadata.continue.
 // The answer is read one value at a time (kubeJSONStream), each checked as encoding/json
 // checks it: an answer that is not JSON fails as it would with json.Decoder.
-func kubeDecodeListStream(r io.Reader, reads kubeShape, visit func(*unstructured.Unstructured)) (string, error) {
+func kubeDecodeListStream(r io.Reader, items kubeItems, visit func(*unstructured.Unstructured)) (string, error) {
 	s := newKubeJSONStream(r)
 	if err := s.expect('{'); err != nil {
 		return "", err
@@ -73,7 +73,7 @@ func kubeDecodeListStream(r io.Reader, reads kubeShape, visit func(*unstructured
 		}
 		switch key {
 		case "items":
-			if err := kubeDecodeItems(s, reads, visit); err != nil {
+			if err := kubeDecodeItems(s, items, visit); err != nil {
 				return "", err
 			}
 		case "metadata":
@@ -104,7 +104,7 @@ func kubeDecodeListStream(r io.Reader, reads kubeShape, visit func(*unstructured
 
 // kubeDecodeItems reads a JSON array of objects (or null), passing each to visit
 // (kubeDecodeItem); the items share their member names' strings.
-func kubeDecodeItems(s *kubeJSONStream, reads kubeShape, visit func(*unstructured.Unstructured)) error {
+func kubeDecodeItems(s *kubeJSONStream, items kubeItems, visit func(*unstructured.Unstructured)) error {
 	c, ok := s.space()
 	switch {
 	case !ok:
@@ -133,7 +133,7 @@ func kubeDecodeItems(s *kubeJSONStream, reads kubeShape, visit func(*unstructure
 		if err != nil {
 			return err
 		}
-		if err := kubeDecodeItem(raw, reads, names, visit); err != nil {
+		if err := kubeDecodeItem(raw, items, names, visit); err != nil {
 			return err
 		}
 		c, ok := s.space()
@@ -150,14 +150,26 @@ func kubeDecodeItems(s *kubeJSONStream, reads kubeShape, visit func(*unstructure
 	}
 }
 
-// kubeDecodeItem passes one item, valid JSON, to visit. With reads set, an object is decoded
-// with only what reads names (kubeDecodeShapedNames, its member names from names), which is
-// what visit reads of it; one that
-// would not decode so, or that has no kind, is decoded whole, as the dynamic client decodes
-// it, and fails as it does. raw may be changed.
-func kubeDecodeItem(raw []byte, reads kubeShape, names *kubeNames, visit func(*unstructured.Unstructured)) error {
-	if reads != nil {
-		if obj, ok := kubeDecodeShapedNames(raw, reads, names); ok {
+// kubeItems says how the items of a custom-resource list are decoded.
+type kubeItems struct {
+	// take, when set, reads an item straight from its JSON text into what the collection
+	// keeps of it, before any decode; it is false to leave the item to the decode below.
+	take func(raw []byte, names *kubeNames) bool
+	// reads names the parts of an item the visit reads; nil decodes items whole.
+	reads kubeShape
+}
+
+// kubeDecodeItem hands one item, valid JSON, to items.take, or passes it to visit. With
+// items.reads set, an object is decoded with only what reads names (kubeDecodeShapedNames,
+// its member names from names), which is what visit reads of it; one that would not decode
+// so, or that has no kind, is decoded whole, as the dynamic client decodes it, and fails as it
+// does. raw may be changed.
+func kubeDecodeItem(raw []byte, items kubeItems, names *kubeNames, visit func(*unstructured.Unstructured)) error {
+	if items.take != nil && items.take(raw, names) {
+		return nil
+	}
+	if items.reads != nil {
+		if obj, ok := kubeDecodeShapedNames(raw, items.reads, names); ok {
 			if u := (&unstructured.Unstructured{Object: obj}); u.GroupVersionKind().Kind != "" {
 				visit(u)
 				return nil

@@ -149,7 +149,7 @@ func TestStreamedCustomResourceLists(t *testing.T) {
 
 func TestDecodeListStreamRejectsNonLists(t *testing.T) {
 	for _, body := range []string{``, `[]`, `{"items": {}}`, `{"items": [1]}`, `{"items": [{"kind": "NodeClaim"}`} {
-		if _, err := kubeDecodeListStream(strings.NewReader(body), nil, func(*unstructured.Unstructured) {}); err == nil {
+		if _, err := kubeDecodeListStream(strings.NewReader(body), kubeItems{}, func(*unstructured.Unstructured) {}); err == nil {
 			t.Errorf("decoding %q: got no error, want one", body)
 		}
 	}

@@ -118,21 +118,25 @@ func kubeBool(m map[string]any, path ...string) *bool {
 func kubeConditions(m map[string]any) []snapshot.Condition {
 	var out []snapshot.Condition
 	for _, c := range kubeMaps(m, "status", "conditions") {
-		cond := snapshot.Condition{
-			Type:    kubeStr(c, "type"),
-			Status:  kubeStr(c, "status"),
-			Reason:  kubeStr(c, "reason"),
-			Message: kubeStr(c, "message"),
+		cond, ok := kubeConditionOf(kubeStr(c, "type"), kubeStr(c, "status"), kubeStr(c, "reason"),
+			kubeStr(c, "message"), kubeStr(c, "lastTransitionTime"))
+		if ok {
+			out = append(out, cond)
 		}
-		if cond.Type == "" {
-			continue
-		}
-		if t, err := time.Parse(time.RFC3339, kubeStr(c, "lastTransitionTime")); err == nil {
-			cond.LastTransitionTime = t.UTC()
-		}
-		out = append(out, cond)
 	}
 	return out
+}
+
+// kubeConditionOf is the condition of those fields; not ok without a type.
+func kubeConditionOf(typ, status, reason, message, lastTransition string) (snapshot.Condition, bool) {
+	if typ == "" {
+		return snapshot.Condition{}, false
+	}
+	cond := snapshot.Condition{Type: typ, Status: status, Reason: reason, Message: message}
+	if t, err := time.Parse(time.RFC3339, lastTransition); err == nil {
+		cond.LastTransitionTime = t.UTC()
+	}
+	return cond, true
 }
 
 // kubeQuantityMap reads a map of resource quantities, written as strings or as JSON numbers,

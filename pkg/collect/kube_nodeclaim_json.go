@@ -1,0 +1,397 @@
+package collect
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// kubeReadNodeClaim reads one NodeClaim of a list straight from its JSON text (valid JSON, as
+// the list reader hands it on) into what kubeDecodeNodeClaim makes of the object
+// kubeDecodeShaped gives of it, without building that object: the ~15 maps of a NodeClaim's
+// unstructured form, which were most of its decode's garbage, are never made. Member names
+// and short strings come from names (nil for none).
+//
+// It is not ok when it is not sure to read the item the same way, and the caller then decodes
+// the item as before: an object member it reads whose name has an escape or non-ASCII, or
+// that is repeated (the unstructured decoder keeps the last, objects whole); a kind that is
+// not a non-empty string, or an apiVersion that does not parse (the list reader decodes those
+// whole, and fails); a number the unstructured decoder refuses. FuzzReadNodeClaim holds it to
+// the decode it replaces.
+func kubeReadNodeClaim(raw []byte, names *kubeNames) (snapshot.NodeClaim, bool) {
+	var c snapshot.NodeClaim
+	r := kubeJSONReader{b: raw, ok: true, names: names}
+	r.space()
+	if r.i >= len(r.b) || r.b[r.i] != '{' {
+		return c, false
+	}
+	var kind string
+	var seen kubeSeen
+	r.i++
+	for name, more := r.member(); more && r.ok; name, more = r.member() {
+		switch string(name) {
+		case "apiVersion":
+			r.once(&seen, 0)
+			c.APIVersion, _ = r.text()
+		case "kind":
+			r.once(&seen, 1)
+			kind, _ = r.text()
+		case "metadata":
+			r.once(&seen, 2)
+			r.claimMetadata(&c)
+		case "spec":
+			r.once(&seen, 3)
+			r.claimSpec(&c)
+		case "status":
+			r.once(&seen, 4)
+			r.claimStatus(&c)
+		default:
+			r.skip()
+		}
+	}
+	if !r.ok || kind == "" {
+		return snapshot.NodeClaim{}, false
+	}
+	if _, err := schema.ParseGroupVersion(c.APIVersion); err != nil {
+		return snapshot.NodeClaim{}, false
+	}
+	return c, true
+}
+
+// kubeSeen marks which of an object's members (by the reader's own numbering) were read.
+type kubeSeen uint16
+
+// once marks member i as read in seen, and turns ok false when it was read before: the
+// unstructured decoder keeps the last of repeated members, whole.
+func (r *kubeJSONReader) once(seen *kubeSeen, i uint) {
+	if *seen&(1<<i) != 0 {
+		r.ok = false
+	}
+	*seen |= 1 << i
+}
+
+// member moves to the next member of the object the reader is in (just past its '{' or a
+// member's value) and returns its name as written, without the quotes, with the reader at its
+// value; false at the object's end, which it moves past. A name that is not plain (an escape,
+// non-ASCII) turns ok false: the object is then not read at all.
+func (r *kubeJSONReader) member() ([]byte, bool) {
+	key, plain, more := r.key()
+	if more && !plain {
+		r.ok = false
+	}
+	return key, more
+}
+
+// key is member for an object whose member names are data (labels, resource lists): a name
+// that is not plain is returned quoted, with plain false, for unquote.
+func (r *kubeJSONReader) key() (key []byte, plain, more bool) {
+	r.space()
+	if r.i < len(r.b) && r.b[r.i] == ',' {
+		r.i++
+		r.space()
+	}
+	if r.i >= len(r.b) || r.b[r.i] != '"' {
+		r.i++ // '}'
+		return nil, false, false
+	}
+	key = r.stringBytes()
+	r.space()
+	r.i++ // ':'
+	r.space()
+	if kubeJSONPlain(key) {
+		return key[1 : len(key)-1], true, true
+	}
+	return key, false, true
+}
+
+// keyName is the string a key returned by key stands for.
+func (r *kubeJSONReader) keyName(key []byte, plain bool) string {
+	if plain {
+		return r.names.name(key)
+	}
+	return r.unquote(key)
+}
+
+// text reads the value at the reader: its string when it is one, else it moves past it and
+// returns "" and false, as kubeStr gives "" for a value of another type.
+func (r *kubeJSONReader) text() (string, bool) {
+	if r.i >= len(r.b) || r.b[r.i] != '"' {
+		r.skip()
+		return "", false
+	}
+	b := r.stringBytes()
+	if kubeJSONPlain(b) {
+		return r.names.name(b[1 : len(b)-1]), true
+	}
+	return r.unquote(b), true
+}
+
+// timestamp reads the value at the reader as metadata's timestamps are read (RFC 3339, in
+// UTC), the zero time for anything else.
+func (r *kubeJSONReader) timestamp() time.Time {
+	s, _ := r.text()
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}
+	}
+	return kubeUTC(t)
+}
+
+// enter reports whether the value at the reader is an object and, when it is, moves into it;
+// else it moves past the value.
+func (r *kubeJSONReader) enter() bool {
+	if r.i >= len(r.b) || r.b[r.i] != '{' {
+		r.skip()
+		return false
+	}
+	r.i++
+	return true
+}
+
+// stringMap reads the object at the reader as kubeStrMap reads it: its string values (the last
+// of a repeated name, which drops the name when it is not a string); nil for none, or when the
+// value is not an object.
+func (r *kubeJSONReader) stringMap() map[string]string {
+	if !r.enter() {
+		return nil
+	}
+	var out map[string]string
+	for key, plain, more := r.key(); more && r.ok; key, plain, more = r.key() {
+		name := r.keyName(key, plain)
+		if v, ok := r.text(); ok {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[name] = v
+		} else {
+			delete(out, name)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// quantities reads the object at the reader as kubeQuantityMap reads it: strings as they are,
+// numbers written as the unstructured decoder's int64 or float64 are, the rest dropped; only
+// the names that start with prefix are kept.
+func (r *kubeJSONReader) quantities(prefix string) map[string]string {
+	if !r.enter() {
+		return nil
+	}
+	var out map[string]string
+	for key, plain, more := r.key(); more && r.ok; key, plain, more = r.key() {
+		name := r.keyName(key, plain)
+		if !strings.HasPrefix(name, prefix) {
+			r.skip()
+			continue
+		}
+		var q string
+		switch c := r.b[r.i]; {
+		case c == '"':
+			q, _ = r.text()
+		case c == '-' || c >= '0' && c <= '9':
+			switch n, ok := kubeJSONNumber(r.number()); v := n.(type) {
+			case int64:
+				q = strconv.FormatInt(v, 10)
+			case float64:
+				q = strconv.FormatFloat(v, 'f', -1, 64)
+			default:
+				r.ok = ok
+			}
+		default:
+			r.skip()
+			delete(out, name)
+			continue
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[name] = q
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// claimMetadata reads a NodeClaim's metadata: its name, labels, creation and deletion times.
+func (r *kubeJSONReader) claimMetadata(c *snapshot.NodeClaim) {
+	if !r.enter() {
+		return
+	}
+	var seen kubeSeen
+	for name, more := r.member(); more && r.ok; name, more = r.member() {
+		switch string(name) {
+		case "name":
+			r.once(&seen, 0)
+			c.Name, _ = r.text()
+		case "labels":
+			r.once(&seen, 1)
+			c.Labels = r.stringMap()
+		case "creationTimestamp":
+			r.once(&seen, 2)
+			c.Created = r.timestamp()
+		case "deletionTimestamp":
+			r.once(&seen, 3)
+			c.Deleting = r.timestamp()
+		default:
+			r.skip()
+		}
+	}
+}
+
+// claimSpec reads a NodeClaim's spec: its nodeClassRef and resource requests.
+func (r *kubeJSONReader) claimSpec(c *snapshot.NodeClaim) {
+	if !r.enter() {
+		return
+	}
+	var seen kubeSeen
+	for name, more := r.member(); more && r.ok; name, more = r.member() {
+		switch string(name) {
+		case "nodeClassRef":
+			r.once(&seen, 0)
+			c.NodeClassRef = r.nodeClassRef()
+		case "resources":
+			r.once(&seen, 1)
+			c.Requests = r.requests()
+		default:
+			r.skip()
+		}
+	}
+}
+
+// nodeClassRef reads a nodeClassRef as kubeNodeClassRef does.
+func (r *kubeJSONReader) nodeClassRef() snapshot.NodeClassRef {
+	if !r.enter() {
+		return kubeNodeClassRefOf("", "", "", "")
+	}
+	var group, kind, name, apiVersion string
+	var seen kubeSeen
+	for member, more := r.member(); more && r.ok; member, more = r.member() {
+		switch string(member) {
+		case "group":
+			r.once(&seen, 0)
+			group, _ = r.text()
+		case "kind":
+			r.once(&seen, 1)
+			kind, _ = r.text()
+		case "name":
+			r.once(&seen, 2)
+			name, _ = r.text()
+		case "apiVersion":
+			r.once(&seen, 3)
+			apiVersion, _ = r.text()
+		default:
+			r.skip()
+		}
+	}
+	return kubeNodeClassRefOf(group, kind, name, apiVersion)
+}
+
+// requests reads spec.resources: its requests.
+func (r *kubeJSONReader) requests() map[string]string {
+	if !r.enter() {
+		return nil
+	}
+	var out map[string]string
+	var seen kubeSeen
+	for name, more := r.member(); more && r.ok; name, more = r.member() {
+		if string(name) == "requests" {
+			r.once(&seen, 0)
+			out = r.quantities("")
+		} else {
+			r.skip()
+		}
+	}
+	return out
+}
+
+// claimStatus reads a NodeClaim's status: its providerID, nodeName, the VPC resources of its
+// capacity and its conditions.
+func (r *kubeJSONReader) claimStatus(c *snapshot.NodeClaim) {
+	if !r.enter() {
+		return
+	}
+	var seen kubeSeen
+	for name, more := r.member(); more && r.ok; name, more = r.member() {
+		switch string(name) {
+		case "providerID":
+			r.once(&seen, 0)
+			c.ProviderID, _ = r.text()
+		case "nodeName":
+			r.once(&seen, 1)
+			c.NodeName, _ = r.text()
+		case "capacity":
+			r.once(&seen, 2)
+			c.Capacity = r.quantities(kubeVPCPrefix)
+		case "conditions":
+			r.once(&seen, 3)
+			c.Conditions = r.conditions()
+		default:
+			r.skip()
+		}
+	}
+}
+
+// conditions reads a list of conditions as kubeConditions does: items that are not objects,
+// and those without a type, are left out.
+func (r *kubeJSONReader) conditions() []snapshot.Condition {
+	if r.i >= len(r.b) || r.b[r.i] != '[' {
+		r.skip()
+		return nil
+	}
+	var out []snapshot.Condition
+	r.i++
+	for r.ok {
+		r.space()
+		if r.i < len(r.b) && r.b[r.i] == ',' {
+			r.i++
+			r.space()
+		}
+		if r.i >= len(r.b) || r.b[r.i] == ']' {
+			r.i++
+			return out
+		}
+		if cond, ok := r.condition(); ok {
+			out = append(out, cond)
+		}
+	}
+	return out
+}
+
+// condition reads one item of a conditions list.
+func (r *kubeJSONReader) condition() (snapshot.Condition, bool) {
+	if !r.enter() {
+		return snapshot.Condition{}, false
+	}
+	var typ, status, reason, message, transition string
+	var seen kubeSeen
+	for name, more := r.member(); more && r.ok; name, more = r.member() {
+		switch string(name) {
+		case "type":
+			r.once(&seen, 0)
+			typ, _ = r.text()
+		case "status":
+			r.once(&seen, 1)
+			status, _ = r.text()
+		case "reason":
+			r.once(&seen, 2)
+			reason, _ = r.text()
+		case "message":
+			r.once(&seen, 3)
+			message, _ = r.text()
+		case "lastTransitionTime":
+			r.once(&seen, 4)
+			transition, _ = r.text()
+		default:
+			r.skip()
+		}
+	}
+	return kubeConditionOf(typ, status, reason, message, transition)
+}
