@@ -84,7 +84,7 @@ func TestReadNodeClaimIsTheDecodeByParts(t *testing.T) {
 			`"spec":{"nodeClassRef":"default","resources":{"requests":"x"}},"status":{"providerID":[],"nodeName":{},"capacity":1,"conditions":{}}}`,
 		"parts of another type": `{"kind":"NodeClaim","metadata":"m","spec":[],"status":null}`,
 		"spec resources":        `{"kind":"NodeClaim","spec":{"resources":null}}`,
-		"times": `{"kind":"NodeClaim","metadata":{"creationTimestamp":"null","deletionTimestamp":"0001-01-01T00:00:00Z"}}`,
+		"times":                 `{"kind":"NodeClaim","metadata":{"creationTimestamp":"null","deletionTimestamp":"0001-01-01T00:00:00Z"}}`,
 		"offset times": `{"kind":"NodeClaim","metadata":{"creationTimestamp":"2026-09-01T10:00:00+02:00",` +
 			`"deletionTimestamp":"2026-09-01T10:00:00.5-07:00"}}`,
 		"escaped values": `{"kind":"NodeClaim","metadata":{"name":"\u0061b"},"status":{"providerID":"aws:\/\/\/us-west-2a\/i-1","nodeName":"n\u00e9"}}`,
