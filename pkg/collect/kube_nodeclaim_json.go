@@ -268,30 +268,46 @@ func (r *kubeJSONReader) claimSpec(c *snapshot.NodeClaim) {
 
 // nodeClassRef reads a nodeClassRef as kubeNodeClassRef does.
 func (r *kubeJSONReader) nodeClassRef() snapshot.NodeClassRef {
+	var v [4]string
+	r.texts(kubeNodeClassRefMembers[:], v[:])
+	return kubeNodeClassRefOf(v[0], v[1], v[2], v[3])
+}
+
+// The members of a nodeClassRef and of a condition that are read, in the order of
+// kubeNodeClassRefOf's and kubeConditionOf's parameters.
+var (
+	kubeNodeClassRefMembers = [...]string{"group", "kind", "name", "apiVersion"}
+	kubeConditionMembers    = [...]string{"type", "status", "reason", "message", "lastTransitionTime"}
+)
+
+// texts reads an object whose members named in names are strings into values, at the same
+// places; other members are skipped, and a value that is not a string is left empty. It
+// returns false when the value at the reader is not an object (skipped).
+func (r *kubeJSONReader) texts(names []string, values []string) bool {
 	if !r.enter() {
-		return kubeNodeClassRefOf("", "", "", "")
+		return false
 	}
-	var group, kind, name, apiVersion string
 	var seen kubeSeen
 	for member, more := r.member(); more && r.ok; member, more = r.member() {
-		switch string(member) {
-		case "group":
-			r.once(&seen, 0)
-			group, _ = r.text()
-		case "kind":
-			r.once(&seen, 1)
-			kind, _ = r.text()
-		case "name":
-			r.once(&seen, 2)
-			name, _ = r.text()
-		case "apiVersion":
-			r.once(&seen, 3)
-			apiVersion, _ = r.text()
-		default:
+		i := kubeMemberIndex(names, member)
+		if i < 0 {
 			r.skip()
+			continue
+		}
+		r.once(&seen, uint(i))
+		values[i], _ = r.text()
+	}
+	return true
+}
+
+// kubeMemberIndex is the place of name in names, -1 when it is not there.
+func kubeMemberIndex(names []string, name []byte) int {
+	for i, n := range names {
+		if n == string(name) {
+			return i
 		}
 	}
-	return kubeNodeClassRefOf(group, kind, name, apiVersion)
+	return -1
 }
 
 // requests reads spec.resources: its requests.
@@ -367,31 +383,9 @@ func (r *kubeJSONReader) conditions() []snapshot.Condition {
 
 // condition reads one item of a conditions list.
 func (r *kubeJSONReader) condition() (snapshot.Condition, bool) {
-	if !r.enter() {
+	var v [5]string
+	if !r.texts(kubeConditionMembers[:], v[:]) {
 		return snapshot.Condition{}, false
 	}
-	var typ, status, reason, message, transition string
-	var seen kubeSeen
-	for name, more := r.member(); more && r.ok; name, more = r.member() {
-		switch string(name) {
-		case "type":
-			r.once(&seen, 0)
-			typ, _ = r.text()
-		case "status":
-			r.once(&seen, 1)
-			status, _ = r.text()
-		case "reason":
-			r.once(&seen, 2)
-			reason, _ = r.text()
-		case "message":
-			r.once(&seen, 3)
-			message, _ = r.text()
-		case "lastTransitionTime":
-			r.once(&seen, 4)
-			transition, _ = r.text()
-		default:
-			r.skip()
-		}
-	}
-	return kubeConditionOf(typ, status, reason, message, transition)
+	return kubeConditionOf(v[0], v[1], v[2], v[3], v[4])
 }
