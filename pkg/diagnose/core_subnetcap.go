@@ -309,7 +309,11 @@ type warmSettings struct{ eni, ip, minIP, prefix int64 }
 // as the VPC CNI's chart ships it, to 1.
 func (x *Index) warm() warmSettings {
 	num := func(name string, def int64) int64 {
-		v, err := strconv.ParseInt(strings.TrimSpace(x.Setting(name, "")), 10, 64)
+		s := strings.TrimSpace(x.Setting(name, ""))
+		if s == "" {
+			return def
+		}
+		v, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || v < 0 {
 			return def
 		}

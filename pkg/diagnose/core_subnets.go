@@ -20,14 +20,12 @@ var subnetNotSelected = Check{
 			if n.Class == nil || len(n.Class.StatusSubnets) == 0 || n.Instance == nil || n.Instance.SubnetID == "" {
 				continue
 			}
-			var ids []string
-			selected := false
+			if slices.ContainsFunc(n.Class.StatusSubnets, func(s snapshot.SubnetStatus) bool { return s.ID == n.Instance.SubnetID }) {
+				continue
+			}
+			ids := make([]string, 0, len(n.Class.StatusSubnets))
 			for _, s := range n.Class.StatusSubnets {
 				ids = append(ids, s.ID)
-				selected = selected || s.ID == n.Instance.SubnetID
-			}
-			if selected {
-				continue
 			}
 			slices.Sort(ids)
 			out = append(out, Finding{

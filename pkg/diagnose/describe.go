@@ -180,8 +180,10 @@ func describeENIs(n *NodeInfo) []ENIReport {
 			ID:               e.ID,
 			InterfaceType:    e.InterfaceType,
 			SubnetID:         e.SubnetID,
-			PrivateIPs:       slices.Clone(e.PrivateIPs),
-			IPv4Prefixes:     slices.Clone(e.IPv4Prefixes),
+			// The snapshot's own lists, which nothing changes; capped, so that an append
+			// to the report's never writes into them.
+			PrivateIPs:   e.PrivateIPs[:len(e.PrivateIPs):len(e.PrivateIPs)],
+			IPv4Prefixes: e.IPv4Prefixes[:len(e.IPv4Prefixes):len(e.IPv4Prefixes)],
 		}
 		for _, g := range e.SecurityGroups {
 			r.SecurityGroups = append(r.SecurityGroups, g.ID)

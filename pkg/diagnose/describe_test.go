@@ -173,3 +173,24 @@ func TestDescribeMissingData(t *testing.T) {
 		})
 	}
 }
+
+// The report's ENI address lists are the snapshot's own: appending to them, as a printer or
+// the TUI might, must not write into the snapshot.
+func TestDescribeENIListsLeaveTheSnapshotAlone(t *testing.T) {
+	s := healthy()
+	eni := &s.Instances[0].ENIs[0]
+	eni.PrivateIPs = append(make([]string, 0, 8), eni.PrivateIPs...)
+	eni.IPv4Prefixes = append(make([]string, 0, 8), "10.0.1.16/28")
+	got := describeFirst(s)
+	ips := append(got.ENIs[0].PrivateIPs, "10.0.1.99")
+	prefixes := append(got.ENIs[0].IPv4Prefixes, "10.0.1.32/28")
+	if len(ips) != 3 || len(prefixes) != 2 {
+		t.Fatalf("appended lists %v %v", ips, prefixes)
+	}
+	if extra := eni.PrivateIPs[:cap(eni.PrivateIPs)][2]; extra != "" {
+		t.Errorf("an append to the report's private IPs wrote %q into the snapshot's list", extra)
+	}
+	if extra := eni.IPv4Prefixes[:cap(eni.IPv4Prefixes)][1]; extra != "" {
+		t.Errorf("an append to the report's prefixes wrote %q into the snapshot's list", extra)
+	}
+}

@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -41,7 +42,7 @@ func isEFAInterface(interfaceType string) bool {
 func efaNodes(x *Index) []*NodeInfo {
 	var out []*NodeInfo
 	for _, n := range x.checkedNodes() {
-		if len(efaInterfaces(n)) > 0 {
+		if slices.ContainsFunc(n.instanceENIs(), func(e snapshot.ENI) bool { return isEFAInterface(e.InterfaceType) }) {
 			out = append(out, n)
 		}
 	}
