@@ -26,7 +26,7 @@ var maxPodsExceedsIPCapacity = Check{
 		if x.Snapshot.AWSNode == nil || x.Unavailable(snapshot.SourceAWSNode) {
 			return nil
 		}
-		cni := CNISettingsFrom(x.Snapshot.AWSNode)
+		cni := x.CNI()
 		var out []Finding
 		for _, n := range x.vpcCNINodes() {
 			if n.IPv6() {

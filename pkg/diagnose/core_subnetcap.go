@@ -117,7 +117,7 @@ func byRoom(subnets []*snapshot.Subnet) []*snapshot.Subnet {
 // subnet discovery may put pods' ENIs in, per zone; and the pod subnets of Auto Mode classes.
 // A subnet no class, node group or CNI path would use for new nodes is in no pool.
 func subnetPools(x *Index) []subnetPool {
-	cni := CNISettingsFrom(x.Snapshot.AWSNode)
+	cni := x.CNI()
 	discovered := map[string][]*snapshot.Subnet{}
 	for _, s := range x.discoveredSubnets() {
 		discovered[s.Zone] = append(discovered[s.Zone], s)
@@ -305,15 +305,14 @@ func launchTake(x *Index, cni CNISettings, n *NodeInfo) (int64, string) {
 // warmSettings are aws-node's warm-pool settings; 0 means unset.
 type warmSettings struct{ eni, ip, minIP, prefix int64 }
 
-// warm reads the warm-pool settings; WARM_ENI_TARGET defaults to 1 and WARM_PREFIX_TARGET,
-// as the VPC CNI's chart ships it, to 1.
-func (x *Index) warm() warmSettings {
+// warm is aws-node's warm-pool settings, read once by NewIndex (warmSettingsOf).
+func (x *Index) warm() warmSettings { return x.warmPool }
+
+// warmSettingsOf reads the warm-pool settings; WARM_ENI_TARGET defaults to 1 and
+// WARM_PREFIX_TARGET, as the VPC CNI's chart ships it, to 1.
+func warmSettingsOf(a *snapshot.AWSNode) warmSettings {
 	num := func(name string, def int64) int64 {
-		s := strings.TrimSpace(x.Setting(name, ""))
-		if s == "" {
-			return def
-		}
-		v, err := strconv.ParseInt(s, 10, 64)
+		v, err := strconv.ParseInt(strings.TrimSpace(a.Setting(name, "")), 10, 64)
 		if err != nil || v < 0 {
 			return def
 		}

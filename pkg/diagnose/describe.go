@@ -31,7 +31,7 @@ func Describe(x *Index, n *NodeInfo) NodeReport {
 	}
 	r.SecurityGroups = describeSecurityGroups(x, n)
 	if n.AutoMode() || n.Windows() || !x.Unavailable(snapshot.SourceAWSNode) {
-		if c, ok := nodeCapacity(n, CNISettingsFrom(x.Snapshot.AWSNode)); ok {
+		if c, ok := nodeCapacity(n, x.CNI()); ok {
 			r.Capacity = &c
 		}
 	}

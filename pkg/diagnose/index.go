@@ -42,6 +42,10 @@ type Index struct {
 	// paths is pathSubjects' answer, made once for the three way-out checks.
 	paths     []pathSubject
 	pathsOnce sync.Once
+
+	// cni and warmPool are aws-node's settings, read once instead of for every node.
+	cni      CNISettings
+	warmPool warmSettings
 }
 
 // NodeInfo is one node joined with everything karpnet knows about it. Pointers are nil when
@@ -104,6 +108,8 @@ func NewIndex(s *snapshot.Snapshot) *Index {
 		NodeClasses:     keyed(s.NodeClasses, func(v *snapshot.EC2NodeClass) string { return ClassKey(v.KindName(), v.Name) }),
 		ENIConfigs:      keyed(s.ENIConfigs, func(v *snapshot.ENIConfig) string { return v.Name }),
 		net:             newNetIndex(s),
+		cni:             CNISettingsFrom(s.AWSNode),
+		warmPool:        warmSettingsOf(s.AWSNode),
 	}
 	for i := range s.PlacementGroups {
 		if pg := &s.PlacementGroups[i]; pg.Name != "" {
@@ -204,6 +210,9 @@ func (x *Index) Unavailable(source string) bool { return x.Snapshot.Unavailable(
 
 // Setting returns an aws-node (VPC CNI) env setting, or def.
 func (x *Index) Setting(name, def string) string { return x.Snapshot.AWSNode.Setting(name, def) }
+
+// CNI is the capacity settings of aws-node (CNISettingsFrom), read once by NewIndex.
+func (x *Index) CNI() CNISettings { return x.cni }
 
 func keyed[T any](items []T, key func(*T) string) map[string]*T {
 	m := make(map[string]*T, len(items))

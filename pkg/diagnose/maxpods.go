@@ -45,10 +45,8 @@ func CNISettingsFrom(a *snapshot.AWSNode) CNISettings {
 	s.CustomNetworking, _ = strconv.ParseBool(a.Setting(SettingCustomNetwork, "false"))
 	s.PrefixDelegation, _ = strconv.ParseBool(a.Setting(SettingPrefixDelegation, "false"))
 	s.PodENI, _ = strconv.ParseBool(strings.TrimSpace(a.Setting(SettingPodENI, "false")))
-	if v := strings.TrimSpace(a.Setting(SettingMaxENI, "")); v != "" {
-		if n, err := strconv.ParseInt(v, 10, 32); err == nil && n > 0 {
-			s.MaxENI = int32(n)
-		}
+	if n, err := strconv.ParseInt(strings.TrimSpace(a.Setting(SettingMaxENI, "")), 10, 32); err == nil && n > 0 {
+		s.MaxENI = int32(n)
 	}
 	return s
 }

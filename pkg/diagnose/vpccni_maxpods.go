@@ -28,7 +28,7 @@ var maxPodsBelowIPCapacity = Check{
 		if !x.prefixDelegationUsable() {
 			return nil
 		}
-		cni := CNISettingsFrom(x.Snapshot.AWSNode)
+		cni := x.CNI()
 		var out []Finding
 		for _, n := range x.vpcCNINodes() {
 			if x.cniInstanceGone(n) || n.IPv6() {
