@@ -75,7 +75,7 @@ func TestCheckWatch(t *testing.T) {
 	if len(parts) != 4 {
 		t.Fatalf("stdout has %d parts, want the report and three diffs:\n%s", len(parts), r.stdout)
 	}
-	if !strings.Contains(parts[0], "2 nodes checked: 2 clean") {
+	if !strings.Contains(parts[0], "2 nodes: 2 ok") {
 		t.Errorf("the first report is not whole:\n%s", parts[0])
 	}
 	for i, want := range []string{

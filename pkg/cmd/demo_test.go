@@ -178,7 +178,7 @@ func TestDemoCheckNamedNodes(t *testing.T) {
 	t.Run("text of a clean node", func(t *testing.T) {
 		r := run(t, "demo", "check", demoNode)
 		wantCode(t, r, ExitOK)
-		if !strings.Contains(r.stdout, "no findings") || !strings.Contains(r.stdout, "1 node checked: 1 clean,") {
+		if !strings.Contains(r.stdout, "no findings") || !strings.Contains(r.stdout, "1 node: 1 ok,") {
 			t.Errorf("stdout: got\n%s\nwant no findings and one clean node", r.stdout)
 		}
 	})

@@ -117,7 +117,7 @@ func TestHostileNodeListUnreadable(t *testing.T) {
 		h := newHostileClusterOf(t, "karpenter.yaml")
 		r, _ := h.run(t, "check")
 		wantCode(t, r, ExitOK)
-		if !strings.Contains(r.stdout, "0 nodes checked") {
+		if !strings.Contains(r.stdout, "0 nodes: 0 ok") {
 			t.Errorf("stdout:\n%s\nwant a report of 0 nodes", r.stdout)
 		}
 	})

@@ -25,7 +25,7 @@ func TestLiveHealthyCluster(t *testing.T) {
 	for _, want := range []string{
 		"context: live  region: us-west-2  taken: 2026-11-20T09:30:00Z",
 		"no findings: every check passed",
-		"2 nodes checked: 2 clean, 0 with warnings, 0 with criticals\n",
+		"2 nodes: 2 ok, 0 with warnings, 0 with criticals\n",
 	} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("stdout: got\n%s\nwant it to contain %q", r.stdout, want)

@@ -29,6 +29,31 @@ func Analyze(s *snapshot.Snapshot, opts Options) Report {
 	all := runChecks(x, selectChecks(opts.Only, opts.Skip))
 	slices.SortFunc(all, compareFindings)
 
+	r := newReport(s)
+	related := relatedSubjects(x, opts)
+	claims := selectedClaims(x, opts)
+	for _, c := range claims {
+		related[c.Ref()] = true
+	}
+	for _, f := range all {
+		if keep(f, opts, related) {
+			r.Findings = append(r.Findings, f)
+			r.Summary.Findings[f.Severity.String()]++
+		}
+	}
+	relateFindings(x, r.Findings)
+	r.Nodes = nodeReports(x, opts, r.Findings, &r.Summary)
+	r.Subnets = reportSubnets(x, opts, related)
+	r.NodeClaims = claimReports(x, claims, r.Findings)
+	for _, c := range claims {
+		r.Summary.countClaim(c.Status)
+	}
+	return r
+}
+
+// newReport returns the empty report of s: its identity, notes and gaps (sorted by source),
+// empty lists and a summary with every count at zero.
+func newReport(s *snapshot.Snapshot) Report {
 	r := Report{
 		Kind:       ReportKind,
 		APIVersion: ReportAPIVersion,
@@ -42,7 +67,7 @@ func Analyze(s *snapshot.Snapshot, opts Options) Report {
 		Subnets:    []SubnetUse{},
 		Findings:   []Finding{},
 		Gaps:       slices.Clone(s.Gaps),
-		Summary:    Summary{Findings: map[string]int{}},
+		Summary:    newSummary(),
 	}
 	if r.Gaps == nil {
 		r.Gaps = []snapshot.Gap{}
@@ -50,14 +75,19 @@ func Analyze(s *snapshot.Snapshot, opts Options) Report {
 	slices.SortStableFunc(r.Gaps, func(a, b snapshot.Gap) int {
 		return cmp.Or(strings.Compare(a.Source, b.Source), strings.Compare(a.Reason, b.Reason))
 	})
-	for sev := Info; sev <= Critical; sev++ {
-		r.Summary.Findings[sev.String()] = 0
-	}
+	return r
+}
 
-	byNode := map[string][]Finding{}
+// relatedSubjects returns the subjects the selected nodes use (themselves, their subnets and
+// ENIs' subnets, ENIConfig and its pod subnet, class and NodePool): a selection keeps the
+// findings on them. It is empty when opts selects every node.
+func relatedSubjects(x *Index, opts Options) map[string]bool {
 	related := map[string]bool{}
+	if opts.Nodes == nil {
+		return related
+	}
 	for _, n := range x.Nodes {
-		if opts.Nodes != nil && !opts.Nodes[n.Name()] {
+		if !opts.Nodes[n.Name()] {
 			continue
 		}
 		related[nodeRef(n.Name())] = true
@@ -70,7 +100,7 @@ func Analyze(s *snapshot.Snapshot, opts Options) Report {
 			}
 		}
 		// With custom networking the node's pods take addresses from its ENIConfig subnet.
-		if cfg := x.ENIConfigs[ENIConfigName(n.Node, s.AWSNode)]; cfg != nil {
+		if cfg := x.ENIConfigs[ENIConfigName(n.Node, x.Snapshot.AWSNode)]; cfg != nil {
 			related["eniconfig/"+cfg.Name] = true
 			if cfg.Subnet != "" {
 				related[subnetRef(cfg.Subnet)] = true
@@ -83,23 +113,20 @@ func Analyze(s *snapshot.Snapshot, opts Options) Report {
 			related["nodepool/"+n.PoolName] = true
 		}
 	}
-	claims := selectedClaims(x, opts)
-	for _, c := range claims {
-		related[c.Ref()] = true
-	}
-	for _, f := range all {
-		if !keep(f, opts, related) {
-			continue
-		}
-		r.Findings = append(r.Findings, f)
-		r.Summary.Findings[f.Severity.String()]++
+	return related
+}
+
+// nodeReports describes the selected nodes in x's order, each with its own findings and its
+// status, and counts each in sum.
+func nodeReports(x *Index, opts Options, findings []Finding, sum *Summary) []NodeReport {
+	byNode := map[string][]Finding{}
+	for _, f := range findings {
 		if f.Node != "" {
 			byNode[f.Node] = append(byNode[f.Node], f)
 		}
 	}
-
 	described := describeAll(x, opts)
-	r.Nodes = described[:0] // the reports move down in place, in the nodes' order
+	out := described[:0] // the reports move down in place, in the nodes' order
 	for i, n := range x.Nodes {
 		if opts.Nodes != nil && !opts.Nodes[n.Name()] {
 			continue
@@ -108,65 +135,48 @@ func Analyze(s *snapshot.Snapshot, opts Options) Report {
 		if found := byNode[n.Name()]; found != nil {
 			nr.Findings = found
 		}
-		nr.Status = StatusOK
-		switch worst, found := Worst(nr.Findings); {
-		case !n.EC2:
-			nr.Status = StatusSkipped
-			r.Summary.Skipped++
-			if r.Summary.SkippedBy == nil {
-				r.Summary.SkippedBy = map[string]int{}
-			}
-			r.Summary.SkippedBy[n.Compute]++
-		case !found:
-			r.Summary.Nodes++
-			r.Summary.Clean++
-			switch {
-			case n.Terminating():
-				nr.Status = StatusTerminating
-			case n.Initialising():
-				nr.Status = StatusInitialising
-			}
-		default:
-			nr.Status = worst.String()
-			r.Summary.Nodes++
-			switch worst {
-			case Info:
-				r.Summary.WithInfo++
-			case Warning:
-				r.Summary.WithWarnings++
-			default:
-				r.Summary.WithCritical++
-			}
-		}
-		if n.Terminating() {
-			r.Summary.Terminating++
-		}
-		if n.Initialising() {
-			r.Summary.Initialising++
-		}
-		r.Nodes = append(r.Nodes, nr)
+		nr.Status = nodeStatus(n, nr.Findings)
+		sum.countNode(nr.Status, n.Compute, n.Terminating(), n.Initialising())
+		out = append(out, nr)
 	}
-	if len(r.Nodes) < cap(r.Nodes)/2 {
-		r.Nodes = slices.Clone(r.Nodes) // a few nodes selected of many: not the room of all
+	if len(out) < cap(out)/2 {
+		out = slices.Clone(out) // a few nodes selected of many: not the room of all
 	}
-	r.Subnets = reportSubnets(x, opts, related)
-	r.NodeClaims = claimReports(x, claims, r.Findings)
-	for _, c := range claims {
-		r.Summary.NodeClaimsWithoutNode++
-		if claimNotJoined(c.Status) {
-			r.Summary.NodeClaimsNotJoined++
-		}
+	return out
+}
+
+// nodeStatus is a node's one status: skipped when it is not EC2, its worst finding's severity,
+// else terminating, initialising or ok.
+func nodeStatus(n *NodeInfo, findings []Finding) string {
+	worst, found := Worst(findings)
+	switch {
+	case !n.EC2:
+		return StatusSkipped
+	case found:
+		return worst.String()
+	case n.Terminating():
+		return StatusTerminating
+	case n.Initialising():
+		return StatusInitialising
 	}
-	return r
+	return StatusOK
 }
 
 // reportSubnets lists the subnets of subnetUses, limited like resource findings when nodes are
 // selected, with how many of the report's nodes sit in each.
 func reportSubnets(x *Index, opts Options, related map[string]bool) []SubnetUse {
-	nodes := map[string]int{}
+	nodes, eniNodes := map[string]int{}, map[string]int{}
 	for _, n := range x.Nodes {
-		if n.Instance != nil && (opts.Nodes == nil || opts.Nodes[n.Name()]) {
-			nodes[n.Instance.SubnetID]++
+		if n.Instance == nil || opts.Nodes != nil && !opts.Nodes[n.Name()] {
+			continue
+		}
+		nodes[n.Instance.SubnetID]++
+		seen := map[string]bool{n.Instance.SubnetID: true}
+		for _, e := range n.instanceENIs() {
+			if e.SubnetID != "" && !seen[e.SubnetID] {
+				seen[e.SubnetID] = true
+				eniNodes[e.SubnetID]++
+			}
 		}
 	}
 	out := []SubnetUse{}
@@ -181,7 +191,7 @@ func reportSubnets(x *Index, opts Options, related map[string]bool) []SubnetUse 
 		}
 		out = append(out, SubnetUse{
 			ID: s.ID, CIDR: s.CIDR, Zone: s.Zone, ZoneID: s.ZoneID, AvailableIPs: s.AvailableIPs,
-			UsableIPs: usableIPs(s.CIDR), NodeClasses: classes, Nodes: nodes[s.ID], PodSubnet: u.podSubnet,
+			UsableIPs: usableIPs(s.CIDR), NodeClasses: classes, Nodes: nodes[s.ID], ENINodes: eniNodes[s.ID], PodSubnet: u.podSubnet,
 		})
 	}
 	return out

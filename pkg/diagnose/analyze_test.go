@@ -61,7 +61,8 @@ func TestAnalyzeHealthy(t *testing.T) {
 	if len(got.Findings) != 0 {
 		t.Errorf("healthy snapshot findings = %q, want none", keys(got.Findings))
 	}
-	want := Summary{Nodes: 1, Clean: 1, Findings: map[string]int{"info": 0, "warning": 0, "critical": 0}}
+	want := Summary{Listed: 1, Statuses: statuses(map[string]int{StatusOK: 1}), Nodes: 1, Clean: 1,
+		Findings: map[string]int{"info": 0, "warning": 0, "critical": 0}}
 	if diff := cmp.Diff(want, got.Summary); diff != "" {
 		t.Errorf("summary mismatch (-want +got):\n%s", diff)
 	}
@@ -94,6 +95,7 @@ func TestAnalyzeOrderingAndSummary(t *testing.T) {
 		t.Errorf("findings mismatch (-want +got):\n%s", diff)
 	}
 	wantSummary := Summary{
+		Listed: 4, Statuses: statuses(map[string]int{"critical": 1, "warning": 2, StatusSkipped: 1}),
 		Nodes: 3, WithWarnings: 2, WithCritical: 1, Skipped: 1, SkippedBy: map[string]int{ComputeOther: 1},
 		Findings: map[string]int{"info": 0, "warning": 3, "critical": 3},
 	}
@@ -274,4 +276,13 @@ func TestChecksAtOnceFindWhatOneAtATimeFinds(t *testing.T) {
 			t.Fatalf("checks run at once (-one at a time +at once):\n%s", diff)
 		}
 	}
+}
+
+// statuses returns the Summary.Statuses of a report with these counts, every other status at 0.
+func statuses(counts map[string]int) map[string]int {
+	out := map[string]int{}
+	for _, st := range NodeStatuses() {
+		out[st] = counts[st]
+	}
+	return out
 }

@@ -47,11 +47,8 @@ func AnalyzeClusters(s *snapshot.Snapshot, opts func(*snapshot.Snapshot) Options
 	r := Report{
 		Kind: ReportKind, APIVersion: ReportAPIVersion, Taken: s.Taken,
 		Nodes: []NodeReport{}, Subnets: []SubnetUse{}, Findings: []Finding{}, Gaps: []snapshot.Gap{},
-		Summary:  Summary{Findings: map[string]int{}},
+		Summary:  newSummary(),
 		Clusters: []ClusterReport{},
-	}
-	for sev := Info; sev <= Critical; sev++ {
-		r.Summary.Findings[sev.String()] = 0
 	}
 	regions := map[string]bool{}
 	for i := range s.Clusters {
@@ -94,7 +91,7 @@ func AnalyzeClusters(s *snapshot.Snapshot, opts func(*snapshot.Snapshot) Options
 			g.Context = ctx
 			r.Gaps = append(r.Gaps, g)
 		}
-		r.Summary = addSummary(r.Summary, part.Summary)
+		r.Summary = r.Summary.add(part.Summary)
 	}
 	switch all := slices.Sorted(maps.Keys(regions)); len(all) {
 	case 0:
@@ -117,30 +114,6 @@ func withContext(findings []Finding, ctx string) []Finding {
 		out[i] = f
 	}
 	return out
-}
-
-// addSummary returns a with every count of b added.
-func addSummary(a, b Summary) Summary {
-	a.Nodes += b.Nodes
-	a.Clean += b.Clean
-	a.WithInfo += b.WithInfo
-	a.WithWarnings += b.WithWarnings
-	a.WithCritical += b.WithCritical
-	a.Skipped += b.Skipped
-	a.Terminating += b.Terminating
-	a.Initialising += b.Initialising
-	a.NodeClaimsWithoutNode += b.NodeClaimsWithoutNode
-	a.NodeClaimsNotJoined += b.NodeClaimsNotJoined
-	for k, v := range b.SkippedBy {
-		if a.SkippedBy == nil {
-			a.SkippedBy = map[string]int{}
-		}
-		a.SkippedBy[k] += v
-	}
-	for k, v := range b.Findings {
-		a.Findings[k] += v
-	}
-	return a
 }
 
 // OfContext returns the part of a report over several clusters that is about the cluster of

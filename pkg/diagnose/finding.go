@@ -63,6 +63,12 @@ type Finding struct {
 	Message string `json:"message"`
 	// Remedy names the field, setting or command to change.
 	Remedy string `json:"remedy"`
+	// Subjects are every subject the finding concerns, as kind/name: its own subject first
+	// (node/NAME, else its resource), then its resource, then what uses that resource: a
+	// subnet's NodeClasses and their NodePools, a NodeClass's NodePools, a NodePool's class, a
+	// NodeClaim's NodePool and class, a placement group's classes. Every sheet, view, CI
+	// report and metric reads a finding's subjects from here.
+	Subjects []string `json:"subjects,omitempty"`
 	// Context is the kubeconfig context of the finding's cluster in a report over several
 	// clusters; empty otherwise.
 	Context string `json:"context,omitempty"`

@@ -28,7 +28,8 @@ func TestReportNodeClaims(t *testing.T) {
 	if len(got.Findings) != 1 || got.Findings[0].ID != nodeClaimNotRegistered.ID {
 		t.Errorf("findings = %+v, want the nodeclaim-not-registered finding", got.Findings)
 	}
-	want := Summary{Nodes: 1, Clean: 1, NodeClaimsWithoutNode: 1, NodeClaimsNotJoined: 1,
+	want := Summary{Listed: 1, Statuses: statuses(map[string]int{StatusOK: 1}), Nodes: 1, Clean: 1,
+		NodeClaimsWithoutNode: 1, NodeClaimsNotJoined: 1, NodeClaimsByStatus: map[string]int{ClaimNotRegistered: 1},
 		Findings: map[string]int{"info": 0, "warning": 0, "critical": 1}}
 	if diff := cmp.Diff(want, r.Summary); diff != "" {
 		t.Errorf("summary mismatch (-want +got):\n%s", diff)

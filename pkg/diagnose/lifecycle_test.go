@@ -40,7 +40,7 @@ func severe(r Report) []Finding {
 
 func TestTerminatingNodes(t *testing.T) {
 	stuck := []Finding{{
-		ID: "node-termination-stuck", Severity: Warning, Node: nodeA, Resource: "node/" + nodeA,
+		ID: "node-termination-stuck", Severity: Warning, Node: nodeA, Resource: "node/" + nodeA, Subjects: []string{"node/" + nodeA},
 		Remedy: "Karpenter removes karpenter.sh/termination once the instance is gone: check that its controller runs and " +
 			"can reach EC2 (kubectl -n kube-system logs deploy/karpenter | grep " + nodeA + "); if Karpenter is gone for " +
 			"good, remove the finalizer: kubectl patch node " + nodeA + ` --type merge -p '{"metadata":{"finalizers":null}}'`,

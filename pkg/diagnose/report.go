@@ -38,30 +38,6 @@ type Report struct {
 	Clusters []ClusterReport `json:"clusters,omitempty"`
 }
 
-// Summary counts nodes by their worst finding.
-type Summary struct {
-	// Nodes is the number of nodes checked.
-	Nodes        int `json:"nodes"`
-	Clean        int `json:"clean"`
-	WithInfo     int `json:"withInfo"`
-	WithWarnings int `json:"withWarnings"`
-	WithCritical int `json:"withCritical"`
-	// Skipped counts nodes that are not EC2 instances (Fargate, EKS hybrid nodes, other
-	// providers); SkippedBy counts them by kind: fargate, hybrid, other.
-	Skipped   int            `json:"skipped"`
-	SkippedBy map[string]int `json:"skippedBy,omitempty"`
-	// Terminating and Initialising count the checked nodes being deleted and those inside
-	// their start-up grace, whatever their findings.
-	Terminating  int `json:"terminating,omitempty"`
-	Initialising int `json:"initialising,omitempty"`
-	// NodeClaimsWithoutNode counts the report's NodeClaims that have no Node, and
-	// NodeClaimsNotJoined those of them whose launch failed or that never registered.
-	NodeClaimsWithoutNode int `json:"nodeClaimsWithoutNode,omitempty"`
-	NodeClaimsNotJoined   int `json:"nodeClaimsNotJoined,omitempty"`
-	// Findings counts all findings by severity name.
-	Findings map[string]int `json:"findings"`
-}
-
 // Options choose what Analyze reports.
 type Options struct {
 	// Nodes limits node reports and node findings to these names; nil means every node.
@@ -99,8 +75,11 @@ type SubnetUse struct {
 	// NodeClasses select the subnet in their status.subnets, or have nodes in it: EC2NodeClass
 	// names, and EKS Auto Mode NodeClasses as nodeclass/NAME.
 	NodeClasses []string `json:"nodeClasses,omitempty"`
-	// Nodes counts the nodes whose instance (primary ENI) is in the subnet.
-	Nodes int `json:"nodes"`
+	// Nodes counts the nodes whose instance (primary ENI) is in the subnet; ENINodes the
+	// nodes whose instance is in another subnet but that have an ENI in this one (the pods'
+	// ENIs under custom networking).
+	Nodes    int `json:"nodes"`
+	ENINodes int `json:"eniNodes,omitempty"`
 	// PodSubnet is true for an ENIConfig subnet, or an Auto Mode NodeClass's pod subnet, that
 	// pods take addresses from.
 	PodSubnet bool `json:"podSubnet,omitempty"`

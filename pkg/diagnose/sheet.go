@@ -1,8 +1,6 @@
 package diagnose
 
 import (
-	"slices"
-
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -68,15 +66,4 @@ func fillInstance(m *Member, in *snapshot.Instance) {
 	if in.Zone != "" {
 		m.Zone = in.Zone
 	}
-}
-
-// findingsOn returns r's findings whose resource is one of refs, in report order.
-func findingsOn(r Report, refs ...string) []Finding {
-	out := []Finding{}
-	for _, f := range r.Findings {
-		if slices.Contains(refs, f.Resource) {
-			out = append(out, f)
-		}
-	}
-	return out
 }

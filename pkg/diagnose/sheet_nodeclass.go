@@ -73,7 +73,7 @@ func DescribeNodeClass(x *Index, r Report, kind, name string) (NodeClassSheet, b
 			func(cl *ClaimInfo) bool {
 				return cl.ClassName == name && cmp.Or(cl.ClassKind, snapshot.KindEC2NodeClass) == c.KindName()
 			}),
-		Findings: findingsOn(r, ref),
+		Findings: r.About(ref),
 	}
 	if len(c.PodSubnetSelectorTerms) > 0 {
 		pods, _ := podSubnetsOf(x, c)

@@ -68,7 +68,7 @@ func DescribeNodePool(x *Index, r Report, name string) (NodePoolSheet, bool) {
 		Members: members(x, r,
 			func(n *NodeInfo) bool { return n.PoolName == name },
 			func(c *ClaimInfo) bool { return c.PoolName == name }),
-		Findings: findingsOn(r, "nodepool/"+name),
+		Findings: r.About("nodepool/" + name),
 	}
 	if c := x.ClassOf(p.NodeClassRef); c != nil {
 		sh.NodeClassFound = true

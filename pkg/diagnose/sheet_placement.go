@@ -55,7 +55,7 @@ func DescribePlacementGroup(x *Index, r Report, nameOrID string) (PlacementGroup
 			func(c *ClaimInfo) bool { return in(c.Instance) }),
 		ZonesFull: []string{},
 		Classes:   []string{},
-		Findings:  findingsOn(r, groupRef(g)),
+		Findings:  r.About(groupRef(g)),
 	}
 	if g.Strategy == "spread" {
 		perZone := map[string]int{}

@@ -66,7 +66,7 @@ func DescribeSubnet(x *Index, r Report, id string) (SubnetSheet, bool) {
 			func(c *ClaimInfo) bool { return c.Instance != nil && c.Instance.SubnetID == id }),
 		ENIs:     subnetENIs(x, id),
 		WayOut:   subnetWayOut(x, s),
-		Findings: findingsOn(r, subnetRef(id)),
+		Findings: r.About(subnetRef(id)),
 	}
 	return sh, true
 }

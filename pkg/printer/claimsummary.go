@@ -20,8 +20,8 @@ func claimStatuses() []string {
 // claimSummary returns the summary line's parts on NodeClaims without a Node: "2 NodeClaims not
 // joined (1 launch failed, 1 not registered)" for the failures to join, then "1 more without a
 // Node (1 launching)" (or "1 NodeClaim without a Node (…)" when none failed) for the rest;
-// nothing when s counts none. The counts by status come from claims; they are left out when
-// claims does not add up to s (a report that carries the counts only).
+// nothing when s counts none. The counts by status are the summary's; for a summary made
+// without them they come from claims, and are left out when claims does not add up to s.
 func claimSummary(st *style.Styles, s diagnose.Summary, claims []diagnose.NodeClaimReport) []string {
 	if s.NodeClaimsWithoutNode == 0 {
 		return nil
@@ -35,6 +35,9 @@ func claimSummary(st *style.Styles, s diagnose.Summary, claims []diagnose.NodeCl
 		}
 	}
 	exact := len(claims) == s.NodeClaimsWithoutNode
+	if s.NodeClaimsByStatus != nil {
+		byStatus, exact = s.NodeClaimsByStatus, true
+	}
 	breakdown := func(joined bool) string {
 		if !exact {
 			return ""

@@ -232,6 +232,9 @@ func publicReport(r diagnose.Report) diagnose.Report {
 	if r.Summary.Findings == nil {
 		r.Summary.Findings = map[string]int{}
 	}
+	if r.Summary.Statuses == nil {
+		r.Summary.Listed, r.Summary.Statuses = r.Summary.Total(), r.Summary.ByStatus()
+	}
 	r.Findings = nonNil(r.Findings)
 	r.Subnets = nonNil(r.Subnets)
 	r.Gaps = nonNil(r.Gaps)

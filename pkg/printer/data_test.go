@@ -81,7 +81,8 @@ func TestPublicReportFillsDefaults(t *testing.T) {
 	want := diagnose.Report{
 		Kind:       diagnose.ReportKind,
 		APIVersion: diagnose.ReportAPIVersion,
-		Summary:    diagnose.Summary{Findings: map[string]int{}},
+		Summary: diagnose.Summary{Findings: map[string]int{},
+			Statuses: map[string]int{"ok": 0, "initialising": 0, "terminating": 0, "info": 0, "warning": 0, "critical": 0, "skipped": 0}},
 		Nodes: []diagnose.NodeReport{{
 			Identity:  diagnose.Identity{Node: "a"},
 			Addresses: []diagnose.AddressReport{},

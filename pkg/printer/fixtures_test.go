@@ -33,7 +33,8 @@ func findingsReport() diagnose.Report {
 		Cluster:    "https://0123456789ABCDEF0123456789ABCDEF.gr7.eu-west-1.eks.amazonaws.com",
 		Region:     "eu-west-1",
 		Summary: diagnose.Summary{
-			Nodes: 5, Clean: 1, WithInfo: 1, WithWarnings: 1, WithCritical: 1, Skipped: 1,
+			Listed: 5, Statuses: map[string]int{"ok": 1, "initialising": 0, "terminating": 0, "info": 1, "warning": 1, "critical": 1, "skipped": 1},
+			Nodes: 4, Clean: 1, WithInfo: 1, WithWarnings: 1, WithCritical: 1, Skipped: 1,
 			Findings: map[string]int{"critical": 2, "warning": 2, "info": 1},
 		},
 		Nodes: []diagnose.NodeReport{gpuNodeReport()},
@@ -86,7 +87,8 @@ func cleanReport() diagnose.Report {
 		Taken:   takenAt(),
 		Context: "staging",
 		Region:  "us-east-1",
-		Summary: diagnose.Summary{Nodes: 3, Clean: 3},
+		Summary: diagnose.Summary{Listed: 3, Nodes: 3, Clean: 3,
+			Statuses: map[string]int{"ok": 3, "initialising": 0, "terminating": 0, "info": 0, "warning": 0, "critical": 0, "skipped": 0}},
 	}
 }
 

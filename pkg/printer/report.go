@@ -114,8 +114,9 @@ func subject(f diagnose.Finding) string {
 	return strings.Join(parts, "  ")
 }
 
-// summary writes "N nodes checked: C clean, ..." with non-zero problem counts coloured, then
-// the NodeClaims without a Node (claimSummary).
+// summary writes "N nodes: O ok, W with warnings, C with criticals, ..." from the summary's
+// counts by status, whose parts add up to N (the report's nodes[]), with non-zero problem
+// counts coloured, then the NodeClaims without a Node (claimSummary).
 func summary(t *text, s diagnose.Summary, claims []diagnose.NodeClaimReport) {
 	count := func(n int, what string, lvl style.Level) string {
 		txt := fmt.Sprintf("%d %s", n, what)
@@ -124,29 +125,30 @@ func summary(t *text, s diagnose.Summary, claims []diagnose.NodeClaimReport) {
 		}
 		return lvl.Style.Render(txt)
 	}
+	by := s.ByStatus()
 	parts := []string{
-		fmt.Sprintf("%d clean", s.Clean),
-		count(s.WithWarnings, "with warnings", t.st.Warning),
-		count(s.WithCritical, "with criticals", t.st.Critical),
+		fmt.Sprintf("%d ok", by[diagnose.StatusOK]),
+		count(by[diagnose.Warning.String()], "with warnings", t.st.Warning),
+		count(by[diagnose.Critical.String()], "with criticals", t.st.Critical),
 	}
-	if s.WithInfo > 0 {
-		parts = append(parts, count(s.WithInfo, "with info", t.st.Info))
+	if n := by[diagnose.Info.String()]; n > 0 {
+		parts = append(parts, count(n, "with info", t.st.Info))
 	}
-	if s.Initialising > 0 {
-		parts = append(parts, fmt.Sprintf("%d initialising", s.Initialising))
+	if n := by[diagnose.StatusInitialising]; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d initialising", n))
 	}
-	if s.Terminating > 0 {
-		parts = append(parts, fmt.Sprintf("%d terminating", s.Terminating))
+	if n := by[diagnose.StatusTerminating]; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d terminating", n))
 	}
-	if s.Skipped > 0 {
-		parts = append(parts, fmt.Sprintf("%d skipped (%s)", s.Skipped, skippedKinds(s)))
+	if n := by[diagnose.StatusSkipped]; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d skipped (%s)", n, skippedKinds(s)))
 	}
 	parts = append(parts, claimSummary(t.st, s, claims)...)
 	nodes := "nodes"
-	if s.Nodes == 1 {
+	if s.Total() == 1 {
 		nodes = "node"
 	}
-	parts[0] = fmt.Sprintf("%d %s checked: %s", s.Nodes, nodes, parts[0])
+	parts[0] = fmt.Sprintf("%d %s: %s", s.Total(), nodes, parts[0])
 	for i := range parts[:len(parts)-1] {
 		parts[i] += ","
 	}

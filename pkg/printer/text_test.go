@@ -149,41 +149,55 @@ func TestSummaryCounts(t *testing.T) {
 		{
 			name:    "one node",
 			summary: diagnose.Summary{Nodes: 1, Clean: 1},
-			want:    "1 node checked: 1 clean, 0 with warnings, 0 with criticals",
+			want:    "1 node: 1 ok, 0 with warnings, 0 with criticals",
+		},
+		{
+			name: "counts by status add up to the nodes listed",
+			summary: diagnose.Summary{Listed: 12, Nodes: 10, Skipped: 2, SkippedBy: map[string]int{"fargate": 2},
+				Statuses: map[string]int{"ok": 3, "initialising": 1, "terminating": 1, "info": 1, "warning": 2, "critical": 2, "skipped": 2}},
+			want: "12 nodes: 3 ok, 2 with warnings, 2 with criticals, 1 with info, 1 initialising, 1 terminating,\n" +
+				"2 skipped (2 Fargate)",
+		},
+		{
+			name: "NodeClaims by status from the summary",
+			summary: diagnose.Summary{Listed: 1, Nodes: 1, Statuses: map[string]int{"ok": 1}, NodeClaimsWithoutNode: 2, NodeClaimsNotJoined: 1,
+				NodeClaimsByStatus: map[string]int{diagnose.ClaimNotRegistered: 1, diagnose.ClaimLaunching: 1}},
+			want: "1 node: 1 ok, 0 with warnings, 0 with criticals, 1 NodeClaim not joined (1 not registered),\n" +
+				"1 more without a Node (1 launching)",
 		},
 		{
 			name:    "info and skipped",
-			summary: diagnose.Summary{Nodes: 7, Clean: 2, WithWarnings: 1, WithCritical: 1, WithInfo: 2, Skipped: 1},
-			want:    "7 nodes checked: 2 clean, 1 with warnings, 1 with criticals, 2 with info, 1 skipped (not EC2)",
+			summary: diagnose.Summary{Nodes: 6, Clean: 2, WithWarnings: 1, WithCritical: 1, WithInfo: 2, Skipped: 1},
+			want:    "7 nodes: 2 ok, 1 with warnings, 1 with criticals, 2 with info, 1 skipped (not EC2)",
 		},
 		{
 			name:    "skipped without info",
-			summary: diagnose.Summary{Nodes: 2, Clean: 1, Skipped: 1},
-			want:    "2 nodes checked: 1 clean, 0 with warnings, 0 with criticals, 1 skipped (not EC2)",
+			summary: diagnose.Summary{Nodes: 1, Clean: 1, Skipped: 1},
+			want:    "2 nodes: 1 ok, 0 with warnings, 0 with criticals, 1 skipped (not EC2)",
 		},
 		{
 			name:    "NodeClaims not joined and one launching",
 			summary: diagnose.Summary{Nodes: 1, Clean: 1, NodeClaimsWithoutNode: 3, NodeClaimsNotJoined: 2},
 			claims:  []diagnose.NodeClaimReport{failedClaimReport(), unregClaimReport(), launchingClaimReport()},
-			want: "1 node checked: 1 clean, 0 with warnings, 0 with criticals,\n" +
+			want: "1 node: 1 ok, 0 with warnings, 0 with criticals,\n" +
 				"2 NodeClaims not joined (1 launch failed, 1 not registered), 1 more without a Node (1 launching)",
 		},
 		{
 			name:    "one NodeClaim not joined",
 			summary: diagnose.Summary{Nodes: 1, Clean: 1, NodeClaimsWithoutNode: 1, NodeClaimsNotJoined: 1},
 			claims:  []diagnose.NodeClaimReport{failedClaimReport()},
-			want:    "1 node checked: 1 clean, 0 with warnings, 0 with criticals, 1 NodeClaim not joined (1 launch failed)",
+			want:    "1 node: 1 ok, 0 with warnings, 0 with criticals, 1 NodeClaim not joined (1 launch failed)",
 		},
 		{
 			name:    "NodeClaims still launching only",
 			summary: diagnose.Summary{NodeClaimsWithoutNode: 1},
 			claims:  []diagnose.NodeClaimReport{launchingClaimReport()},
-			want:    "0 nodes checked: 0 clean, 0 with warnings, 0 with criticals,\n1 NodeClaim without a Node (1 launching)",
+			want:    "0 nodes: 0 ok, 0 with warnings, 0 with criticals, 1 NodeClaim without a Node (1 launching)",
 		},
 		{
 			name:    "counts without the claims",
 			summary: diagnose.Summary{Nodes: 1, Clean: 1, NodeClaimsWithoutNode: 2, NodeClaimsNotJoined: 2},
-			want:    "1 node checked: 1 clean, 0 with warnings, 0 with criticals, 2 NodeClaims not joined",
+			want:    "1 node: 1 ok, 0 with warnings, 0 with criticals, 2 NodeClaims not joined",
 		},
 	}
 	for _, tt := range tests {

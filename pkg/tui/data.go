@@ -37,9 +37,7 @@ type data struct {
 	// byName maps a node name, or nodeclaim/NAME, to its index in rows.
 	byName map[string]int
 	// widths are the widest cell of each column, headings included.
-	widths [numCols]int
-	// counts are node counts by level name (NodeClaims not included).
-	counts  map[string]int
+	widths  [numCols]int
 	subnets []subnetRow
 	groups  []findingGroup
 	// subjects builds the sheets of the subjects findings name.
@@ -50,7 +48,7 @@ type data struct {
 
 // derive computes the rows, subnets and finding groups of r.
 func derive(r diagnose.Report, st *style.Styles) *data {
-	d := &data{report: r, byName: make(map[string]int, len(r.Nodes)), counts: map[string]int{}}
+	d := &data{report: r, byName: make(map[string]int, len(r.Nodes))}
 	d.rows = make([]row, len(r.Nodes))
 	for i, n := range r.Nodes {
 		d.rows[i] = newRow(i, n)
@@ -66,9 +64,6 @@ func derive(r diagnose.Report, st *style.Styles) *data {
 	d.widths[colLevel] = max(levelWidth(st), claimBadgeWidth(d.rows, st))
 	for i, rw := range d.rows {
 		d.byName[rw.name] = i
-		if rw.claim < 0 {
-			d.counts[rw.level]++
-		}
 		for c := colCluster; c < numCols; c++ {
 			d.widths[c] = max(d.widths[c], width(rw.cells[c]))
 		}

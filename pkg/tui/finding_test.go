@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -113,10 +114,10 @@ func TestFindingSheetFollowsReloads(t *testing.T) {
 	m := press(t, ready(t, r, 100, 40), "f", "enter", "enter")
 	want := m.finding.f
 	m = update(t, m, reportMsg{report: r})
-	if m.view != viewFinding || m.finding.f != want {
+	if m.view != viewFinding || !reflect.DeepEqual(m.finding.f, want) {
 		t.Fatalf("reload with the finding: view %d finding %+v, want the same sheet", m.view, m.finding.f)
 	}
-	r.Findings = slices.DeleteFunc(slices.Clone(r.Findings), func(f diagnose.Finding) bool { return f == want })
+	r.Findings = slices.DeleteFunc(slices.Clone(r.Findings), func(f diagnose.Finding) bool { return reflect.DeepEqual(f, want) })
 	if m = update(t, m, reportMsg{report: r}); m.view != viewFindings {
 		t.Errorf("reload without the finding: view %d, want the findings view", m.view)
 	}

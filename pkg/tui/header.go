@@ -32,9 +32,11 @@ func headerView(th theme, title string, d *data, clock time.Time, w, stripLines 
 	}
 	parts = append(parts, label("context", orDash(ctx)), label("region", orDash(r.Region)), read)
 	lines, _ := packLine(parts, "  ", w, 2)
-	counts := []string{th.Strong.Render(strconv.Itoa(d.nodes) + " nodes")}
+	// The counts are the report's one summary, as the text summary line and JSON print them.
+	byStatus := r.Summary.ByStatus()
+	counts := []string{th.Strong.Render(strconv.Itoa(r.Summary.Total()) + " nodes")}
 	for _, lvl := range []style.Level{th.Critical, th.Warning, th.Info, th.OK, th.Initialising, th.Terminating, th.Skipped} {
-		if n := d.counts[lvl.Name]; n > 0 || !optionalLevel(lvl.Name) {
+		if n := byStatus[lvl.Name]; n > 0 || !optionalLevel(lvl.Name) {
 			counts = append(counts, lvl.Style.Render(fmt.Sprintf("%s %d %s", lvl.Glyph, n, lvl.Name)))
 		}
 	}
@@ -45,17 +47,15 @@ func headerView(th theme, title string, d *data, clock time.Time, w, stripLines 
 	return strings.Join(lines, "\n")
 }
 
-// subnetStrip renders the subnets nodes use, worst first, each with its bar, packed into at
-// most n lines.
+// subnetStrip renders every subnet the report lists (node, ENI, pod and NodeClass subnets),
+// worst first, each with its bar, packed into at most n lines.
 func subnetStrip(th theme, subnets []subnetRow, w, n int) []string {
 	if n <= 0 || len(subnets) == 0 {
 		return nil
 	}
 	var entries []string
 	for _, s := range subnets {
-		if s.nodes > 0 {
-			entries = append(entries, th.Level(s.level).Mark()+" "+s.id+" "+bar(th, s, stripBar)+" "+freeText(s))
-		}
+		entries = append(entries, th.Level(s.level).Mark()+" "+s.id+" "+bar(th, s, stripBar)+" "+freeText(s))
 	}
 	if len(entries) == 0 {
 		return nil

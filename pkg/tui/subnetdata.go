@@ -23,7 +23,9 @@ type subnetRow struct {
 	// classes are the classes of nodes in the subnet whose status selects it: EC2NodeClass
 	// names, and Auto Mode NodeClasses as nodeclass/NAME.
 	classes []string
-	nodes   int
+	// nodes counts the nodes whose instance, or one of whose ENIs (pods' ENIs under custom
+	// networking), is in the subnet.
+	nodes int
 	// level is the worst finding on the subnet itself, or "ok".
 	level string
 	hay   string
@@ -53,7 +55,7 @@ func deriveSubnets(r diagnose.Report) []subnetRow {
 			classes[u.ID][c] = true
 		}
 		subnets = append(subnets, subnetRow{id: u.ID, cidr: u.CIDR, zone: u.Zone, free: int64(u.AvailableIPs),
-			total: u.UsableIPs, nodes: u.Nodes, level: style.LevelOK})
+			total: u.UsableIPs, nodes: u.Nodes + u.ENINodes, level: style.LevelOK})
 	}
 	for _, n := range r.Nodes {
 		s := n.Subnet

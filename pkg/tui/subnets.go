@@ -58,11 +58,15 @@ func (m subnetsModel) keys(k keyMap) helpKeys {
 	}
 }
 
-// update lists the nodes of the subnet under the cursor and moves the cursor.
+// update opens the sheet of the subnet under the cursor (its nodes, when the load has no
+// snapshot to build sheets from) and moves the cursor.
 func (m subnetsModel) update(k keyMap, msg tea.KeyMsg, _ selection) (screen, action) {
 	switch {
 	case key.Matches(msg, k.Open):
 		if id, ok := m.selectedID(); ok {
+			if _, _, sheet := m.d.subjects.sheet("subnet/" + id); sheet {
+				return m, action{kind: actOpenSubject, arg: "subnet/" + id}
+			}
 			return m, action{kind: actNodesIn, arg: id}
 		}
 		return m, action{}

@@ -136,7 +136,7 @@ func TestEC2ThrottlingIsRetried(t *testing.T) {
 	}
 	r := karpnet(t, runOpts{}, "check", "--fail-on", "info")
 	wantCode(t, r, 0)
-	if !strings.Contains(r.stdout, "3 nodes checked: 3 clean") {
+	if !strings.Contains(r.stdout, "3 nodes: 3 ok") {
 		t.Errorf("stdout: got\n%s\nwant a complete, clean report", r.stdout)
 	}
 	counts, err := env.moto.Requests(t.Context())

@@ -44,7 +44,7 @@ func TestHealthyClusterIsClean(t *testing.T) {
 	newHealthyCluster(t)
 	r := karpnet(t, runOpts{}, "check", "--fail-on", "info")
 	wantCode(t, r, 0)
-	if !strings.Contains(r.stdout, "3 nodes checked: 3 clean, 0 with warnings, 0 with criticals") {
+	if !strings.Contains(r.stdout, "3 nodes: 3 ok, 0 with warnings, 0 with criticals") {
 		t.Errorf("stdout: got\n%s\nwant 3 clean nodes", r.stdout)
 	}
 

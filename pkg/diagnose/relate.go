@@ -1,0 +1,171 @@
+package diagnose
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// subjectGraph is what the analysis knows of how subjects hang together, made once per
+// Analyze: which classes use a subnet, which NodePools use a class, and the other way. It is
+// the one place that decides which subjects a finding concerns; sheets, the TUI, the summary
+// and metrics read the result (Finding.Subjects) and never decide it again.
+type subjectGraph struct {
+	// subnetClasses are the classes (ec2nodeclass/NAME, nodeclass/NAME) that select a subnet,
+	// have nodes in it or take pod addresses from it, by subnet ID.
+	subnetClasses map[string][]string
+	// classPools are the NodePools (nodepool/NAME) whose nodeClassRef names a class, and
+	// poolClass the class a NodePool names, by their refs.
+	classPools map[string][]string
+	poolClass  map[string]string
+	// claimOwners are the NodePool and class of a NodeClaim without a Node, by its ref.
+	claimOwners map[string][]string
+	// groupClasses are the classes whose placement-group selector names a group, by the
+	// group's ID and by its name.
+	groupClasses map[string][]string
+	// eniConfigSubnet is the pod subnet of an ENIConfig, by name.
+	eniConfigSubnet map[string]string
+}
+
+// newSubjectGraph builds the graph of x.
+func newSubjectGraph(x *Index) *subjectGraph {
+	g := &subjectGraph{
+		subnetClasses: map[string][]string{}, classPools: map[string][]string{}, poolClass: map[string]string{},
+		claimOwners: map[string][]string{}, groupClasses: map[string][]string{}, eniConfigSubnet: map[string]string{},
+	}
+	for _, u := range subnetUses(x) {
+		var classes []string
+		for _, key := range u.classes {
+			kind, name, _ := strings.Cut(key, "/")
+			classes = append(classes, kindRef(kind, name))
+		}
+		for _, name := range u.podClasses {
+			classes = append(classes, "nodeclass/"+name)
+		}
+		g.subnetClasses[u.subnet.ID] = sortedUnique(classes)
+	}
+	for _, name := range sortedKeys(x.NodePools) {
+		ref := x.NodePools[name].NodeClassRef
+		kind := refKind(ref)
+		if kind == "" || ref.Name == "" {
+			continue
+		}
+		class := kindRef(kind, ref.Name)
+		g.poolClass["nodepool/"+name] = class
+		g.classPools[class] = append(g.classPools[class], "nodepool/"+name)
+	}
+	for _, c := range x.Claims {
+		var owners []string
+		if c.PoolName != "" {
+			owners = append(owners, "nodepool/"+c.PoolName)
+		}
+		if c.ClassName != "" {
+			kind := c.ClassKind
+			if kind == "" {
+				kind = snapshot.KindEC2NodeClass
+			}
+			owners = append(owners, kindRef(kind, c.ClassName))
+		}
+		g.claimOwners[c.Ref()] = owners
+	}
+	for _, c := range x.sortedClasses() {
+		if sel := c.PlacementGroupSelector; sel != nil {
+			for _, key := range []string{sel.ID, sel.Name} {
+				if key != "" {
+					g.groupClasses[key] = append(g.groupClasses[key], classRef(c))
+				}
+			}
+		}
+	}
+	for name, cfg := range x.ENIConfigs {
+		if cfg.Subnet != "" {
+			g.eniConfigSubnet[name] = cfg.Subnet
+		}
+	}
+	return g
+}
+
+// of returns the subjects finding f concerns: its own subject first (its node, else its
+// resource), then its resource when it has a node, then, for a finding on a resource alone,
+// what uses that resource: a subnet's classes and their NodePools, a class's NodePools, a
+// NodePool's class, a NodeClaim's NodePool and class, a placement group's classes and their
+// NodePools, an instance's subnet, an ENIConfig's subnet; the rest sorted.
+func (g *subjectGraph) of(x *Index, f Finding) []string {
+	own := f.Subject()
+	if own == "" {
+		return nil
+	}
+	var more []string
+	if f.Resource != "" && f.Resource != own {
+		more = append(more, f.Resource)
+	}
+	if f.Node == "" && f.ID != DataUnavailableID {
+		kind, name, _ := strings.Cut(f.Resource, "/")
+		var classes []string
+		switch kind {
+		case SubjectSubnet:
+			classes = g.subnetClasses[name]
+		case "ec2nodeclass", SubjectNodeClass:
+			more = append(more, g.classPools[f.Resource]...)
+		case SubjectNodePool:
+			if c := g.poolClass[f.Resource]; c != "" {
+				more = append(more, c)
+			}
+		case SubjectNodeClaim:
+			more = append(more, g.claimOwners[f.Resource]...)
+		case SubjectPlacementGroup:
+			classes = g.groupClasses[name]
+			if pg := x.PlacementGroups[name]; pg != nil && len(classes) == 0 {
+				classes = append(g.groupClasses[pg.ID], g.groupClasses[pg.Name]...)
+			}
+		case SubjectInstance:
+			if in := x.Instances[name]; in != nil && in.SubnetID != "" {
+				more = append(more, subnetRef(in.SubnetID))
+			}
+		case SubjectENIConfig:
+			if id := g.eniConfigSubnet[name]; id != "" {
+				more = append(more, subnetRef(id))
+			}
+		}
+		for _, c := range classes {
+			more = append(more, c)
+			more = append(more, g.classPools[c]...)
+		}
+	}
+	more = slices.DeleteFunc(sortedUnique(more), func(s string) bool { return s == own })
+	return append([]string{own}, more...)
+}
+
+// relateFindings sets every finding's Subjects from one subject graph of x.
+func relateFindings(x *Index, findings []Finding) {
+	if len(findings) == 0 {
+		return
+	}
+	g := newSubjectGraph(x)
+	for i := range findings {
+		findings[i].Subjects = g.of(x, findings[i])
+	}
+}
+
+// About returns the report's findings that concern subject ref (kind/name, e.g.
+// subnet/subnet-0abc or ec2nodeclass/default), in report order: those whose Subjects name it,
+// or, in a report made without them, whose subject or resource is ref.
+func (r Report) About(ref string) []Finding {
+	out := []Finding{}
+	for _, f := range r.Findings {
+		if f.Concerns(ref) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Concerns reports whether the finding concerns subject ref: Subjects names it, or, for a
+// finding made without Subjects, its subject or resource is ref.
+func (f Finding) Concerns(ref string) bool {
+	if f.Subjects == nil {
+		return f.Subject() == ref || f.Resource == ref
+	}
+	return slices.Contains(f.Subjects, ref)
+}

@@ -1,0 +1,101 @@
+package diagnose
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+func TestFindingSubjects(t *testing.T) {
+	s := healthy()
+	// A second NodePool on the class, a placement group it selects, and an ENIConfig.
+	s.NodePools = append(s.NodePools, snapshot.NodePool{Name: "batch",
+		NodeClassRef: snapshot.NodeClassRef{Group: snapshot.AWSGroup, Kind: snapshot.KindEC2NodeClass, Name: "default"}})
+	s.NodeClasses[0].PlacementGroupSelector = &snapshot.PlacementGroupSelector{Name: "training"}
+	s.PlacementGroups = []snapshot.PlacementGroup{{ID: "pg-0abc", Name: "training", Strategy: "cluster"}}
+	s.ENIConfigs = []snapshot.ENIConfig{{Name: "us-west-2a", Subnet: "subnet-0pods"}}
+	x := NewIndex(s)
+	g := newSubjectGraph(x)
+	for _, tc := range []struct {
+		name string
+		f    Finding
+		want []string
+	}{
+		{"a node finding is its node's and its resource's",
+			Finding{Node: nodeA, Resource: "subnet/" + subnetA}, []string{"node/" + nodeA, "subnet/" + subnetA}},
+		{"a subnet finding is the class's that selects it and its NodePools'",
+			Finding{Resource: "subnet/" + subnetA}, []string{"subnet/" + subnetA, "ec2nodeclass/default", "nodepool/batch", "nodepool/default"}},
+		{"a subnet nothing uses is its own",
+			Finding{Resource: "subnet/subnet-0other"}, []string{"subnet/subnet-0other"}},
+		{"a class finding is its NodePools'",
+			Finding{Resource: "ec2nodeclass/default"}, []string{"ec2nodeclass/default", "nodepool/batch", "nodepool/default"}},
+		{"a NodePool finding is its class's",
+			Finding{Resource: "nodepool/batch"}, []string{"nodepool/batch", "ec2nodeclass/default"}},
+		{"a placement group finding, by name, is its classes' and their NodePools'",
+			Finding{Resource: "placementgroup/training"}, []string{"placementgroup/training", "ec2nodeclass/default", "nodepool/batch", "nodepool/default"}},
+		{"a placement group finding, by ID, too",
+			Finding{Resource: "placementgroup/pg-0abc"}, []string{"placementgroup/pg-0abc", "ec2nodeclass/default", "nodepool/batch", "nodepool/default"}},
+		{"an instance finding is its subnet's",
+			Finding{Resource: "instance/" + instanceA}, []string{"instance/" + instanceA, "subnet/" + subnetA}},
+		{"an ENIConfig finding is its pod subnet's",
+			Finding{Resource: "eniconfig/us-west-2a"}, []string{"eniconfig/us-west-2a", "subnet/subnet-0pods"}},
+		{"data-unavailable is its source's alone",
+			Finding{ID: DataUnavailableID, Resource: "ec2:DescribeSubnets"}, []string{"ec2:DescribeSubnets"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, g.of(x, tc.f)); diff != "" {
+				t.Errorf("subjects mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestReportAboutReadsSubjects(t *testing.T) {
+	r := Report{Findings: []Finding{
+		{ID: "a", Resource: "subnet/s1", Subjects: []string{"subnet/s1", "ec2nodeclass/default"}},
+		{ID: "b", Resource: "ec2nodeclass/default", Subjects: []string{"ec2nodeclass/default"}},
+		{ID: "c", Node: "n1", Subjects: []string{"node/n1"}},
+		// A finding made without subjects concerns its own subject and resource.
+		{ID: "d", Node: "n2", Resource: "ec2nodeclass/default"},
+	}}
+	ids := func(fs []Finding) (out []string) {
+		for _, f := range fs {
+			out = append(out, f.ID)
+		}
+		return out
+	}
+	for ref, want := range map[string][]string{
+		"ec2nodeclass/default": {"a", "b", "d"},
+		"subnet/s1":            {"a"},
+		"node/n1":              {"c"},
+		"node/n2":              {"d"},
+		"nodepool/none":        nil,
+	} {
+		if diff := cmp.Diff(want, ids(r.About(ref))); diff != "" {
+			t.Errorf("About(%s) mismatch (-want +got):\n%s", ref, diff)
+		}
+	}
+}
+
+func TestSummaryStatusesAddUpToListed(t *testing.T) {
+	for name, s := range map[string]*snapshot.Snapshot{"healthy": healthy(), "troubled": troubled()} {
+		r := Analyze(s, Options{})
+		total := 0
+		for _, n := range r.Summary.Statuses {
+			total += n
+		}
+		if total != r.Summary.Listed || r.Summary.Listed != len(r.Nodes) {
+			t.Errorf("%s: statuses add up to %d, listed %d, nodes[] %d; want all equal", name, total, r.Summary.Listed, len(r.Nodes))
+		}
+		if r.Summary.Nodes != r.Summary.Listed-r.Summary.Skipped {
+			t.Errorf("%s: nodes checked %d, want listed %d less skipped %d", name, r.Summary.Nodes, r.Summary.Listed, r.Summary.Skipped)
+		}
+		for _, n := range r.Nodes {
+			if _, ok := r.Summary.Statuses[n.Status]; !ok {
+				t.Errorf("%s: node %s has status %q, which Statuses does not count", name, n.Identity.Node, n.Status)
+			}
+		}
+	}
+}
