@@ -1,5 +1,5 @@
 // Command readme rewrites the generated parts of README.md and of every docs/*.md from the code:
-// the check catalogue table (between its markers) and the output of every
+// the check catalogue table (in docs/checks.md, between its markers) and the output of every
 // `kubectl karpnet demo ...` example. Run it with `make generate` (after go generate ./pkg/demo),
 // or `go run ./hack/readme` from the repository root; TestDocsAreGenerated fails when a file
 // differs from what it writes.

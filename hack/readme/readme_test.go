@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,12 +13,18 @@ import (
 // root is the repository root, seen from this package.
 const root = "../.."
 
+// maxREADMELines keeps README.md a front door; the manual is in docs/.
+const maxREADMELines = 300
+
 // TestDocsAreGenerated fails when the catalogue table or the demo output of README.md or of a
 // docs/*.md page differ from what the code generates, naming each such file.
 func TestDocsAreGenerated(t *testing.T) {
 	files, err := docFiles(root)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !slices.Contains(files, "docs/checks.md") {
+		t.Fatalf("rendering %v: want README.md and docs/*.md, docs/checks.md among them", files)
 	}
 	for _, name := range files {
 		old, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(name)))
@@ -32,6 +39,34 @@ func TestDocsAreGenerated(t *testing.T) {
 		if diff := cmp.Diff(strings.Split(string(want), "\n"), strings.Split(string(old), "\n")); diff != "" {
 			t.Errorf("%s is out of date: run %s and commit it (-generated +%s):\n%s", name, regenerate, name, diff)
 		}
+	}
+}
+
+// TestCatalogueIsInChecksPage keeps the one catalogue block where the other pages link to it.
+func TestCatalogueIsInChecksPage(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join(root, "docs", "checks.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(raw), "\n")
+	if n := countLines(lines, catalogueBegin); n != 1 {
+		t.Errorf("docs/checks.md has %d lines %s, want 1: the catalogue table lives there", n, catalogueBegin)
+	}
+}
+
+// TestREADMEIsShort keeps README.md at most maxREADMELines lines: what does not fit belongs in docs/.
+func TestREADMEIsShort(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As wc -l counts them: one line per newline, and a last line without one.
+	n := strings.Count(string(raw), "\n")
+	if len(raw) > 0 && raw[len(raw)-1] != '\n' {
+		n++
+	}
+	if n > maxREADMELines {
+		t.Errorf("README.md has %d lines, more than %d: move the detail to a page in docs/ and link to it", n, maxREADMELines)
 	}
 }
 
@@ -97,4 +132,14 @@ func TestDocFiles(t *testing.T) {
 	if diff := cmp.Diff([]string{"README.md", "docs/a.md", "docs/b.md"}, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
+}
+
+func countLines(lines []string, line string) int {
+	n := 0
+	for _, l := range lines {
+		if l == line {
+			n++
+		}
+	}
+	return n
 }

@@ -11,8 +11,8 @@ import (
 
 //go:generate go run ../../hack/gendemo -o cluster.json
 
-// The catalogue table and the demo output blocks of README.md and docs/*.md are generated from
-// the checks and this demo, so they are rewritten after it.
+// The catalogue table of docs/checks.md and the demo output blocks of README.md and docs/*.md
+// are generated from the checks and this demo, so they are rewritten after it.
 //go:generate go run ../../hack/readme -root ../..
 
 // FileName is the name of the embedded snapshot file, next to this source file.
