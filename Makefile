@@ -1,16 +1,23 @@
 # Targets for working on karpnet. Every target is a thin wrapper over a go command or a
-# script in hack/, so each also works without make.
+# script in hack/, so each also works without make. `make help` lists them.
 
-.PHONY: all build test test-short update-goldens generate lint fmt fuzz demo release-check ci
+.PHONY: all help build test test-short update-goldens generate lint fmt fuzz demo release-check ci
 
+# all runs the development gate, then the tests that start no component (the default target).
 all: lint test-short
+
+# help lists the targets with the first line of their comments.
+help:
+	@awk '/^#/ { if (doc == "" && /^# [a-z][a-z-]* /) { doc = substr($$0, 3); sub(/^[a-z-]+ /, "", doc) } next } \
+		/^[a-z][a-z-]*:/ { name = $$0; sub(/:.*/, "", name); if (doc != "") printf "  %-15s %s\n", name, doc } \
+		{ doc = "" }' $(firstword $(MAKEFILE_LIST))
 
 # build writes the plugin binary to bin/kubectl-karpnet; put bin/ on PATH to run `kubectl karpnet`.
 build:
 	go build -o bin/kubectl-karpnet ./cmd/kubectl-karpnet
 
-# test runs everything, the end-to-end suite (real etcd, kube-apiserver, moto, kubectl) included:
-# the README's test command.
+# test runs every test, the end-to-end suite included: the README's test command.
+# The suite starts real etcd, kube-apiserver, moto and Prometheus, and drives kubectl.
 test:
 	go test -timeout 30m ./...
 
@@ -25,11 +32,11 @@ update-goldens:
 	go test ./pkg/diagnose ./pkg/printer ./pkg/cmd ./pkg/tui ./pkg/snapshot -update
 	go test -timeout 30m ./test/e2e -run Golden -update
 
-# generate rebuilds the embedded demo cluster, then the README's generated blocks.
+# generate rebuilds the embedded demo cluster, then the generated parts of README.md and docs/*.md.
 generate:
 	go generate ./pkg/demo
 
-# lint is the development gate CI runs: gofmt, goimports, go vet, staticcheck, generated README.
+# lint runs the development gate, as CI does: gofmt, goimports, go vet, staticcheck, generated docs.
 lint:
 	bash hack/lint.sh
 
@@ -49,6 +56,6 @@ demo:
 release-check:
 	bash hack/release/check.sh
 
-# ci is what CI runs on every change.
+# ci runs what CI runs on every change (.ci/run).
 ci:
 	.ci/run

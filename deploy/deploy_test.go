@@ -1,5 +1,5 @@
 // Package deploy holds the kustomize manifests that run `kubectl karpnet serve` in a cluster;
-// its tests keep them in step with the README's Permissions section and with the EC2 calls the
+// its tests keep them in step with docs/permissions.md and with the EC2 calls the
 // collector can make. test/e2e renders and applies them against a real API server.
 package deploy
 
@@ -19,21 +19,16 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/collect"
 )
 
-// readmeBlock returns the first fenced block of lang in the README's Permissions section.
-func readmeBlock(t *testing.T, lang string) string {
+// permissionsBlock returns the first fenced block of lang in docs/permissions.md.
+func permissionsBlock(t *testing.T, lang string) string {
 	t.Helper()
-	raw, err := os.ReadFile("../README.md")
+	raw, err := os.ReadFile("../docs/permissions.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, ok := strings.Cut(string(raw), "\n## Permissions\n")
-	if !ok {
-		t.Fatal("README.md has no Permissions section")
-	}
-	section, _, _ = strings.Cut(section, "\n## ")
-	m := regexp.MustCompile("(?s)```" + lang + "\n(.*?)```").FindStringSubmatch(section)
+	m := regexp.MustCompile("(?s)```" + lang + "\n(.*?)```").FindStringSubmatch(string(raw))
 	if m == nil {
-		t.Fatalf("the Permissions section has no %s block", lang)
+		t.Fatalf("docs/permissions.md has no %s block", lang)
 	}
 	return m[1]
 }
@@ -46,20 +41,20 @@ type policy struct {
 	}
 }
 
-func TestIAMPolicyIsTheREADMEsAndCoversEveryEC2Call(t *testing.T) {
+func TestIAMPolicyIsTheDocsAndCoversEveryEC2Call(t *testing.T) {
 	raw, err := os.ReadFile("iam-policy.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ours, readme policy
+	var ours, documented policy
 	if err := json.Unmarshal(raw, &ours); err != nil {
 		t.Fatalf("iam-policy.json: %v", err)
 	}
-	if err := json.Unmarshal([]byte(readmeBlock(t, "json")), &readme); err != nil {
-		t.Fatalf("the README's IAM policy: %v", err)
+	if err := json.Unmarshal([]byte(permissionsBlock(t, "json")), &documented); err != nil {
+		t.Fatalf("the IAM policy of docs/permissions.md: %v", err)
 	}
-	if diff := cmp.Diff(readme, ours); diff != "" {
-		t.Errorf("deploy/iam-policy.json differs from the README's Permissions policy (-README +deploy):\n%s", diff)
+	if diff := cmp.Diff(documented, ours); diff != "" {
+		t.Errorf("deploy/iam-policy.json differs from the policy of docs/permissions.md (-docs +deploy):\n%s", diff)
 	}
 	if len(ours.Statement) != 1 || ours.Statement[0].Effect != "Allow" {
 		t.Fatalf("iam-policy.json: want one Allow statement, got %+v", ours.Statement)
@@ -80,20 +75,20 @@ func TestIAMPolicyIsTheREADMEsAndCoversEveryEC2Call(t *testing.T) {
 	}
 }
 
-func TestClusterRoleIsTheREADMEs(t *testing.T) {
+func TestClusterRoleIsTheDocs(t *testing.T) {
 	raw, err := os.ReadFile("clusterrole.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ours, readme rbacv1.ClusterRole
+	var ours, documented rbacv1.ClusterRole
 	if err := yaml.UnmarshalStrict(raw, &ours); err != nil {
 		t.Fatalf("clusterrole.yaml: %v", err)
 	}
-	if err := yaml.UnmarshalStrict([]byte(readmeBlock(t, "yaml")), &readme); err != nil {
-		t.Fatalf("the README's ClusterRole: %v", err)
+	if err := yaml.UnmarshalStrict([]byte(permissionsBlock(t, "yaml")), &documented); err != nil {
+		t.Fatalf("the ClusterRole of docs/permissions.md: %v", err)
 	}
-	if diff := cmp.Diff(readme.Rules, ours.Rules); diff != "" {
-		t.Errorf("deploy/clusterrole.yaml's rules differ from the README's Permissions ClusterRole (-README +deploy):\n%s", diff)
+	if diff := cmp.Diff(documented.Rules, ours.Rules); diff != "" {
+		t.Errorf("deploy/clusterrole.yaml's rules differ from the ClusterRole of docs/permissions.md (-docs +deploy):\n%s", diff)
 	}
 	for _, r := range ours.Rules {
 		for _, v := range r.Verbs {

@@ -1,10 +1,11 @@
-// Command readme rewrites README.md's generated parts from the code: the check catalogue table
-// and the output of every `kubectl karpnet demo ...` example. Run it with `make generate`
-// (after go generate ./pkg/demo), or `go run ./hack/readme`; TestREADMEIsGenerated fails when
-// README.md differs from what it writes.
+// Command readme rewrites the generated parts of README.md and of every docs/*.md from the code:
+// the check catalogue table (in docs/checks.md, between its markers) and the output of every
+// `kubectl karpnet demo ...` example. Run it with `make generate` (after go generate ./pkg/demo),
+// or `go run ./hack/readme` from the repository root; TestDocsAreGenerated fails when a file
+// differs from what it writes.
 package main
 
-//go:generate go run . -readme ../../README.md
+//go:generate go run . -root ../..
 
 import (
 	"flag"
@@ -13,23 +14,14 @@ import (
 )
 
 func main() {
-	path := flag.String("readme", "README.md", "the README to rewrite")
+	root := flag.String("root", ".", "the repository root, holding README.md and docs/")
 	flag.Parse()
-	if err := rewrite(*path); err != nil {
+	changed, err := rewriteAll(*root)
+	for _, name := range changed {
+		fmt.Fprintf(os.Stderr, "rewrote %s\n", name)
+	}
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "error: %v\n", err)
 		os.Exit(1)
 	}
-}
-
-// rewrite renders the README at path in place.
-func rewrite(path string) error {
-	old, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	updated, err := render(old)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return os.WriteFile(path, updated, 0o644)
 }

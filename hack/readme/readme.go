@@ -5,6 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -14,7 +18,8 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/printer"
 )
 
-// The markers around the generated catalogue table.
+// The markers around the generated catalogue table, each on a line of its own. A file holds at
+// most one catalogue block (docs/checks.md holds it).
 const (
 	catalogueBegin = "<!-- catalogue: generated from pkg/diagnose/catalogue.go by `make generate`; do not edit -->"
 	catalogueEnd   = "<!-- end of catalogue -->"
@@ -23,22 +28,66 @@ const (
 // demoPrefix starts a command line in a console block whose output is the demo's.
 const demoPrefix = "$ kubectl karpnet demo "
 
-// render returns readme with its generated parts rewritten from the code: the catalogue table
-// between its markers, and the output after every "$ kubectl karpnet demo ..." line in a
-// console block (with the exit code after a following "$ echo $?").
-func render(readme []byte) ([]byte, error) {
-	text := string(readme)
-	begin, end := strings.Index(text, catalogueBegin), strings.Index(text, catalogueEnd)
-	if begin < 0 || end < begin {
-		return nil, errors.New("README.md has no catalogue markers: put the table between " + catalogueBegin + " and " + catalogueEnd)
-	}
-	var table bytes.Buffer
-	if err := printer.CatalogueMarkdown(&table, diagnose.Checks()); err != nil {
+// regenerate is the command that rewrites every generated file, for error messages.
+const regenerate = "make generate (or go run ./hack/readme from the repository root)"
+
+// docFiles returns the files the generator renders, relative to root: README.md, then every
+// docs/*.md in name order.
+func docFiles(root string) ([]string, error) {
+	docs, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
 		return nil, err
 	}
-	text = text[:begin+len(catalogueBegin)] + "\n" + table.String() + text[end:]
+	files := []string{"README.md"}
+	for _, d := range docs {
+		rel, err := filepath.Rel(root, d)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, filepath.ToSlash(rel))
+	}
+	slices.Sort(files[1:])
+	return files, nil
+}
 
-	lines := strings.Split(text, "\n")
+// rewriteAll renders every file of docFiles(root) in place, writing only those that change, and
+// returns the names of the files it rewrote.
+func rewriteAll(root string) ([]string, error) {
+	files, err := docFiles(root)
+	if err != nil {
+		return nil, err
+	}
+	var changed []string
+	for _, name := range files {
+		path := filepath.Join(root, filepath.FromSlash(name))
+		old, err := os.ReadFile(path)
+		if err != nil {
+			return changed, err
+		}
+		updated, err := render(old)
+		if err != nil {
+			return changed, fmt.Errorf("%s: %w", name, err)
+		}
+		if bytes.Equal(old, updated) {
+			continue
+		}
+		if err := os.WriteFile(path, updated, 0o644); err != nil {
+			return changed, err
+		}
+		changed = append(changed, name)
+	}
+	return changed, nil
+}
+
+// render returns a Markdown file with its generated parts rewritten from the code: the catalogue
+// table between its markers, when the file has them, and the output after every
+// "$ kubectl karpnet demo ..." line in a console block (with the exit code after a following
+// "$ echo $?").
+func render(file []byte) ([]byte, error) {
+	lines, err := renderCatalogue(strings.Split(string(file), "\n"))
+	if err != nil {
+		return nil, err
+	}
 	var out []string
 	inBlock := false
 	for i := 0; i < len(lines); i++ {
@@ -54,13 +103,55 @@ func render(readme []byte) ([]byte, error) {
 			for i+1 < len(lines) && !strings.HasPrefix(lines[i+1], "$ ") && !strings.HasPrefix(lines[i+1], "```") {
 				i++
 			}
-			if i+2 < len(lines) && lines[i+1] == "$ echo $?" {
+			if i+1 < len(lines) && lines[i+1] == "$ echo $?" {
 				out = append(out, lines[i+1], fmt.Sprint(code))
-				i += 2
+				i++
+				// Skip the old exit code, if there is one yet.
+				if i+1 < len(lines) && isExitCode(lines[i+1]) {
+					i++
+				}
 			}
 		}
 	}
 	return []byte(strings.Join(out, "\n")), nil
+}
+
+// renderCatalogue replaces the lines between the catalogue markers with the catalogue table. A
+// file without markers is returned as it is; markers that do not make exactly one block are an
+// error.
+func renderCatalogue(lines []string) ([]string, error) {
+	var begins, ends []int
+	for i, line := range lines {
+		switch line {
+		case catalogueBegin:
+			begins = append(begins, i)
+		case catalogueEnd:
+			ends = append(ends, i)
+		}
+	}
+	switch {
+	case len(begins) == 0 && len(ends) == 0:
+		return lines, nil
+	case len(begins) > 1 || len(ends) > 1:
+		return nil, fmt.Errorf("%d catalogue blocks: a file holds at most one, between a line %s and a line %s",
+			max(len(begins), len(ends)), catalogueBegin, catalogueEnd)
+	case len(begins) != 1 || len(ends) != 1 || ends[0] < begins[0]:
+		return nil, errors.New("a catalogue marker without its pair: put the table between a line " + catalogueBegin +
+			" and a line " + catalogueEnd)
+	}
+	var table bytes.Buffer
+	if err := printer.CatalogueMarkdown(&table, diagnose.Checks()); err != nil {
+		return nil, err
+	}
+	out := slices.Clone(lines[:begins[0]+1])
+	out = append(out, strings.Split(strings.TrimSuffix(table.String(), "\n"), "\n")...)
+	return append(out, lines[ends[0]:]...), nil
+}
+
+// isExitCode reports whether line is an exit code as `echo $?` prints it.
+func isExitCode(line string) bool {
+	_, err := strconv.ParseUint(line, 10, 8)
+	return err == nil
 }
 
 // runDemo runs karpnet in process with args and returns its output and exit code; the output

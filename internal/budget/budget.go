@@ -7,7 +7,7 @@ import "time"
 
 // Floor is the shortest interval between two collections. A collection's EC2 request count
 // is not known before it runs, so the floor is fixed: 15 s keeps the Describe calls of a large
-// cluster's collection (69 at 10,000 nodes, see the README's Scale section) well inside EC2's
+// cluster's collection (69 at 10,000 nodes, see docs/scale.md) well inside EC2's
 // refill of 20 requests a second, leaving the bucket to Karpenter.
 const Floor = 15 * time.Second
 

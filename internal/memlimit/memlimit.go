@@ -52,7 +52,7 @@ func Fit() (limit, live int64) {
 }
 
 // NodeBytes is about what one node holds once read, with its NodeClaim and its instance:
-// 739 MiB live for 100,000 nodes (measured after reading, see the README's Scale section).
+// 739 MiB live for 100,000 nodes (measured after reading, see docs/scale.md).
 const NodeBytes = 7 << 10
 
 // During keeps the limit fitted while a large cluster is being read, until stop is called.

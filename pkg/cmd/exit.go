@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-// Exit codes are part of karpnet's interface (see the README).
+// Exit codes are part of karpnet's interface (see the README's exit codes).
 const (
 	// ExitOK: no finding at or above --fail-on.
 	ExitOK = 0

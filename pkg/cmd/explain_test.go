@@ -68,7 +68,7 @@ func TestExplainList(t *testing.T) {
 		t.Fatal(err)
 	}
 	if r.stdout != table.String() {
-		t.Errorf("checks -o markdown is not the README's catalogue table:\n%s", r.stdout)
+		t.Errorf("checks -o markdown is not the catalogue table of docs/checks.md:\n%s", r.stdout)
 	}
 	r = run(t, "explain", "nodeclaim-drifted", "-o", "markdown")
 	wantCode(t, r, ExitOK)

@@ -42,7 +42,7 @@ func TestHostileNodeReadErrors(t *testing.T) {
 		want []string
 	}{
 		{"forbidden", ExitCollect, func(h *hostileCluster) { h.Kube.Fail("/api/v1/nodes/", http.StatusForbidden) },
-			[]string{`cannot get node "` + liveNodeA + `": forbidden`, "grant get on nodes (see the ClusterRole in the README)"}},
+			[]string{`cannot get node "` + liveNodeA + `": forbidden`, "grant get on nodes (see the ClusterRole in docs/permissions.md)"}},
 		{"server error", ExitCollect, func(h *hostileCluster) { h.Kube.Fail("/api/v1/nodes/", http.StatusInternalServerError) },
 			[]string{`cannot get node "` + liveNodeA + `": the API server failed (HTTP 500 InternalError`, "retry later"}},
 		{"HTML server error", ExitCollect, func(h *hostileCluster) {
@@ -84,7 +84,7 @@ func TestHostileNodeListUnreadable(t *testing.T) {
 		want []string
 	}{
 		{"forbidden everywhere", func(h *hostileCluster) { h.Kube.Fail("/", http.StatusForbidden) },
-			[]string{"cannot list nodes: forbidden", "grant get/list on nodes (see the ClusterRole in the README)"}},
+			[]string{"cannot list nodes: forbidden", "grant get/list on nodes (see the ClusterRole in docs/permissions.md)"}},
 		{"server error", func(h *hostileCluster) { h.Kube.Fail("/api/v1/nodes", http.StatusInternalServerError) },
 			[]string{"cannot list nodes: the API server failed (HTTP 500 InternalError"}},
 		{"HTML login page", func(h *hostileCluster) { h.Kube.Body("/api/v1/nodes", http.StatusOK, "text/html", hostilePortal) },

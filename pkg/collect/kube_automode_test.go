@@ -205,10 +205,10 @@ func TestCollectKubeAutoModeErrorsAreGaps(t *testing.T) {
 	}{
 		{"list forbidden", Scope{}, kubeFailing{true, "list", "nodeclasses", forbidden},
 			snapshot.Gap{Source: snapshot.SourceAutoNodeClasses, Reason: "forbidden",
-				Remedy: "grant list on nodeclasses.eks.amazonaws.com (see the ClusterRole in the README)"}},
+				Remedy: "grant list on nodeclasses.eks.amazonaws.com (see the ClusterRole in docs/permissions.md)"}},
 		{"get forbidden", Scope{Names: []string{kubeAutoNode1}}, kubeFailing{true, "get", "nodeclasses", forbidden},
 			snapshot.Gap{Source: snapshot.SourceAutoNodeClasses, Reason: "forbidden",
-				Remedy: "grant get on nodeclasses.eks.amazonaws.com (see the ClusterRole in the README)"}},
+				Remedy: "grant get on nodeclasses.eks.amazonaws.com (see the ClusterRole in docs/permissions.md)"}},
 		{"server error", Scope{}, kubeFailing{true, "list", "nodeclasses", errors.NewServiceUnavailable("etcd leader changed")},
 			snapshot.Gap{Source: snapshot.SourceAutoNodeClasses, Reason: "ServiceUnavailable",
 				Remedy: "retry later; the API server answered list nodeclasses.eks.amazonaws.com: etcd leader changed"}},

@@ -77,7 +77,7 @@ func (c *Collector) kubeFail(s *snapshot.Snapshot, source, verb, resource string
 	case errors.Is(err, context.Canceled):
 		return fmt.Errorf("reading %s: %w", source, err)
 	case apierrors.IsForbidden(err):
-		return gap("forbidden", fmt.Sprintf("grant %s on %s (see the ClusterRole in the README)", verb, resource))
+		return gap("forbidden", fmt.Sprintf("grant %s on %s (see the ClusterRole in docs/permissions.md)", verb, resource))
 	case errors.As(err, &paging):
 		s.Gaps = append(s.Gaps, kubePagingGap(source, verb, resource, paging))
 		return nil
@@ -116,7 +116,7 @@ func (c *Collector) kubeNodesFail(verb, what string, err error) error {
 		if verb == "get" {
 			grant = "get"
 		}
-		return fail("forbidden (%s): grant %s on nodes (see the ClusterRole in the README)", oneline.Text(err.Error(), 200), grant)
+		return fail("forbidden (%s): grant %s on nodes (see the ClusterRole in docs/permissions.md)", oneline.Text(err.Error(), 200), grant)
 	case errors.As(err, &answer):
 		return fail("%s: %s", answer.Error(), kubeProxyRemedy)
 	case errors.As(err, &status):

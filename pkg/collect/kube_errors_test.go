@@ -51,17 +51,17 @@ func TestCollectKubeForbiddenIsGap(t *testing.T) {
 		want  snapshot.Gap
 	}{
 		{"list nodeclaims", Scope{}, kubeFailing{true, "list", "nodeclaims", kubeForbidden("karpenter.sh", "nodeclaims")},
-			snapshot.Gap{Source: snapshot.SourceNodeClaims, Reason: "forbidden", Remedy: "grant list on nodeclaims.karpenter.sh (see the ClusterRole in the README)"}},
+			snapshot.Gap{Source: snapshot.SourceNodeClaims, Reason: "forbidden", Remedy: "grant list on nodeclaims.karpenter.sh (see the ClusterRole in docs/permissions.md)"}},
 		{"list nodepools", Scope{}, kubeFailing{true, "list", "nodepools", kubeForbidden("karpenter.sh", "nodepools")},
-			snapshot.Gap{Source: snapshot.SourceNodePools, Reason: "forbidden", Remedy: "grant list on nodepools.karpenter.sh (see the ClusterRole in the README)"}},
+			snapshot.Gap{Source: snapshot.SourceNodePools, Reason: "forbidden", Remedy: "grant list on nodepools.karpenter.sh (see the ClusterRole in docs/permissions.md)"}},
 		{"get ec2nodeclasses", Scope{Names: []string{named}}, kubeFailing{true, "get", "ec2nodeclasses", kubeForbidden("karpenter.k8s.aws", "ec2nodeclasses")},
-			snapshot.Gap{Source: snapshot.SourceNodeClasses, Reason: "forbidden", Remedy: "grant get on ec2nodeclasses.karpenter.k8s.aws (see the ClusterRole in the README)"}},
+			snapshot.Gap{Source: snapshot.SourceNodeClasses, Reason: "forbidden", Remedy: "grant get on ec2nodeclasses.karpenter.k8s.aws (see the ClusterRole in docs/permissions.md)"}},
 		{"list eniconfigs", Scope{}, kubeFailing{true, "list", "eniconfigs", kubeForbidden("crd.k8s.amazonaws.com", "eniconfigs")},
-			snapshot.Gap{Source: snapshot.SourceENIConfigs, Reason: "forbidden", Remedy: "grant list on eniconfigs.crd.k8s.amazonaws.com (see the ClusterRole in the README)"}},
+			snapshot.Gap{Source: snapshot.SourceENIConfigs, Reason: "forbidden", Remedy: "grant list on eniconfigs.crd.k8s.amazonaws.com (see the ClusterRole in docs/permissions.md)"}},
 		{"get aws-node", Scope{}, kubeFailing{false, "get", "daemonsets", kubeForbidden("apps", "daemonsets")},
-			snapshot.Gap{Source: snapshot.SourceAWSNode, Reason: "forbidden", Remedy: "grant get on daemonsets.apps in kube-system (see the ClusterRole in the README)"}},
+			snapshot.Gap{Source: snapshot.SourceAWSNode, Reason: "forbidden", Remedy: "grant get on daemonsets.apps in kube-system (see the ClusterRole in docs/permissions.md)"}},
 		{"list events", Scope{}, kubeFailing{false, "list", "events", kubeForbidden("", "events")},
-			snapshot.Gap{Source: snapshot.SourceEvents, Reason: "forbidden", Remedy: "grant list on events (core, all namespaces) (see the ClusterRole in the README)"}},
+			snapshot.Gap{Source: snapshot.SourceEvents, Reason: "forbidden", Remedy: "grant list on events (core, all namespaces) (see the ClusterRole in docs/permissions.md)"}},
 		{"server error", Scope{}, kubeFailing{true, "list", "nodepools", apierrors.NewInternalError(errors.New("etcd timeout"))},
 			snapshot.Gap{Source: snapshot.SourceNodePools, Reason: "InternalError",
 				Remedy: "retry later; the API server answered list nodepools.karpenter.sh: Internal error occurred: etcd timeout"}},
@@ -93,13 +93,13 @@ func TestCollectKubeNodesUnreadable(t *testing.T) {
 	}{
 		{"list forbidden", Scope{}, kubeFailing{false, "list", "nodes", kubeForbidden("", "nodes")},
 			`cannot list nodes: forbidden (nodes is forbidden: User "system:serviceaccount:ops:karpnet" cannot list resource): ` +
-				"grant get/list on nodes (see the ClusterRole in the README)"},
+				"grant get/list on nodes (see the ClusterRole in docs/permissions.md)"},
 		{"list forbidden with a selector", Scope{Selector: "karpenter.sh/nodepool=default"}, kubeFailing{false, "list", "nodes", kubeForbidden("", "nodes")},
 			`cannot list nodes: forbidden (nodes is forbidden: User "system:serviceaccount:ops:karpnet" cannot list resource): ` +
-				"grant get/list on nodes (see the ClusterRole in the README)"},
+				"grant get/list on nodes (see the ClusterRole in docs/permissions.md)"},
 		{"get forbidden", Scope{Names: []string{named}}, kubeFailing{false, "get", "nodes", kubeForbidden("", "nodes")},
 			`cannot get node "` + named + `": forbidden (nodes is forbidden: User "system:serviceaccount:ops:karpnet" cannot list resource): ` +
-				"grant get on nodes (see the ClusterRole in the README)"},
+				"grant get on nodes (see the ClusterRole in docs/permissions.md)"},
 		{"list server error", Scope{}, kubeFailing{false, "list", "nodes", internal},
 			"cannot list nodes: the API server failed (HTTP 500 InternalError: Internal error occurred: etcd timeout): " +
 				"retry later, or check the API server's health"},

@@ -92,7 +92,7 @@ func TestCollectKubeKarpenterEventsDenied(t *testing.T) {
 		}
 	}
 	want := []snapshot.Gap{{Source: snapshot.SourceEvents, Reason: "forbidden",
-		Remedy: "grant list on events (core, all namespaces) (see the ClusterRole in the README)"}}
+		Remedy: "grant list on events (core, all namespaces) (see the ClusterRole in docs/permissions.md)"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("events gaps mismatch (-want +got):\n%s", diff)
 	}

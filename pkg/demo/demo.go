@@ -11,9 +11,9 @@ import (
 
 //go:generate go run ../../hack/gendemo -o cluster.json
 
-// The README's catalogue table and demo output blocks are generated from the checks and this
-// demo, so they are rewritten after it.
-//go:generate go run ../../hack/readme -readme ../../README.md
+// The catalogue table of docs/checks.md and the demo output blocks of README.md and docs/*.md
+// are generated from the checks and this demo, so they are rewritten after it.
+//go:generate go run ../../hack/readme -root ../..
 
 // FileName is the name of the embedded snapshot file, next to this source file.
 const FileName = "cluster.json"

@@ -1,7 +1,7 @@
 package diagnose
 
 // The check catalogue: what each check means, in catalogue order. It is the one source of the
-// README's catalogue table, of `kubectl karpnet explain`, of completion and of the terminal
+// catalogue table of docs/checks.md, of `kubectl karpnet explain`, of completion and of the terminal
 // UI's help on a finding; each Check pairs one of these with the code that runs it.
 
 var specProviderIDInvalid = &Spec{

@@ -1,6 +1,6 @@
 package diagnose
 
-// Family groups checks in the catalogue, the README and `kubectl karpnet explain`.
+// Family groups checks in the catalogue, docs/checks.md and `kubectl karpnet explain`.
 type Family string
 
 // The families, in catalogue order.

@@ -8,7 +8,7 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 )
 
-// CatalogueMarkdown writes the checks as the README's catalogue table: one row per check with
+// CatalogueMarkdown writes the checks as the catalogue table of docs/checks.md: one row per check with
 // its ID, severities, when it fires, what it does not fire on, why it matters and the remedy.
 func CatalogueMarkdown(w io.Writer, checks []diagnose.Check) error {
 	var b strings.Builder

@@ -10,11 +10,11 @@ import (
 )
 
 // durationBuckets are karpnet_collection_duration_seconds' buckets: a collection takes about
-// 0.4 s at 500 nodes and 6 s at 10,000 (see the README's Scale section), longer with EC2
+// 0.4 s at 500 nodes and 6 s at 10,000 (see docs/scale.md), longer with EC2
 // latency or throttling.
 var durationBuckets = []float64{0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300}
 
-// Metric descriptions. Every name starts with karpnet_; the README's serve section lists them
+// Metric descriptions. Every name starts with karpnet_; docs/serve.md lists them
 // with their labels and cardinality.
 var (
 	descBuildInfo = prometheus.NewDesc("karpnet_build_info",
@@ -34,7 +34,7 @@ var (
 	descNodeMaxPods = prometheus.NewDesc("karpnet_node_max_pods",
 		"The pods the node advertises (status.capacity.pods).", []string{"node"}, nil)
 	descNodePodIPs = prometheus.NewDesc("karpnet_node_pod_ip_capacity",
-		"The most pod IPs the node's ENIs can give (the README's max-pods formula).", []string{"node"}, nil)
+		"The most pod IPs the node's ENIs can give (the formula of kubectl karpnet max-pods).", []string{"node"}, nil)
 	descSubnetFree = prometheus.NewDesc("karpnet_subnet_free_addresses",
 		"Free IPv4 addresses of a subnet the nodes, NodeClasses or ENIConfigs use (EC2's AvailableIpAddressCount).",
 		[]string{"subnet_id", "zone"}, nil)

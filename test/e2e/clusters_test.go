@@ -63,7 +63,7 @@ func TestSeveralClusters(t *testing.T) {
 
 	// The shared budget: each cluster made its own requests (counted by its profile's key),
 	// and together they never had more in flight than one account and Region allows, plus the
-	// one request a cluster makes alone while its account is not known yet (README).
+	// one request a cluster makes alone while its account is not known yet (docs/clusters.md).
 	total := func(actions map[string]int) (n int) {
 		for _, c := range actions {
 			n += c
