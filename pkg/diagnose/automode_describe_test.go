@@ -197,7 +197,8 @@ func TestReportSubnetsAutoMode(t *testing.T) {
 			NodeClasses: []string{"nodeclass/default"}, Nodes: 1},
 		{ID: subnetAutoB, CIDR: "10.0.2.0/24", Zone: "us-west-2a", ZoneID: "usw2-az1", AvailableIPs: 200, UsableIPs: 251,
 			NodeClasses: []string{"nodeclass/default"}},
-		{ID: autoPodSubnetA, CIDR: "100.64.0.0/18", Zone: "us-west-2a", AvailableIPs: 16000, UsableIPs: 16379, PodSubnet: true},
+		{ID: autoPodSubnetA, CIDR: "100.64.0.0/18", Zone: "us-west-2a", AvailableIPs: 16000, UsableIPs: 16379, PodSubnet: true,
+			ENINodes: 1}, // the node's pod ENI
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Report.Subnets (-want +got):\n%s", diff)

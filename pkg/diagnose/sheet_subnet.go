@@ -22,6 +22,8 @@ type SubnetSheet struct {
 	// five addresses AWS reserves (0 when the CIDR does not parse).
 	AvailableIPs int32 `json:"availableIPs"`
 	UsableIPs    int64 `json:"usableIPs"`
+	// Addresses accounts for every IPv4 address of the CIDR; nil when it is not IPv4.
+	Addresses *SubnetAddresses `json:"addresses,omitempty"`
 	// MapPublicIPOnLaunch gives instances launched into it a public IPv4 address.
 	MapPublicIPOnLaunch bool `json:"mapPublicIPOnLaunch,omitempty"`
 	// SelectedBy are the classes, ENIConfigs and the VPC CNI's subnet discovery that put nodes
@@ -59,7 +61,8 @@ func DescribeSubnet(x *Index, r Report, id string) (SubnetSheet, bool) {
 	sh := SubnetSheet{
 		Kind: SubnetSheetKind, APIVersion: SheetAPIVersion,
 		ID: s.ID, VpcID: s.VpcID, Zone: s.Zone, ZoneID: s.ZoneID, CIDR: s.CIDR, IPv6CIDRs: s.IPv6CIDRs,
-		AvailableIPs: s.AvailableIPs, UsableIPs: usableIPs(s.CIDR), MapPublicIPOnLaunch: s.MapPublicIPOnLaunch,
+		AvailableIPs: s.AvailableIPs, UsableIPs: usableIPs(s.CIDR), Addresses: subnetAddresses(x, s),
+		MapPublicIPOnLaunch: s.MapPublicIPOnLaunch,
 		SelectedBy: subnetSelectors(x, s),
 		Members: members(x, r,
 			func(n *NodeInfo) bool { return n.Instance != nil && n.Instance.SubnetID == id },

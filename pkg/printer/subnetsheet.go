@@ -53,6 +53,7 @@ func subnetSheet(t *text, sh diagnose.SubnetSheet) {
 	for _, s := range sh.SelectedBy {
 		t.hanging(indent, t.st.Strong.Render(s.Kind+" "+s.Name)+"  ", s.Via)
 	}
+	subnetAddresses(t, sh.CIDR, sh.Addresses)
 	membersSection(t, "Nodes and NodeClaims in it", sh.Members, "none: no node's or NodeClaim's instance is in it", false)
 	subnetENIs(t, sh.ENIs)
 	netPath(t, sh.WayOut)
@@ -96,5 +97,52 @@ func subnetENIs(t *text, list []diagnose.SubnetENI) {
 	for _, e := range list {
 		t.hanging(indent, t.st.Strong.Render(e.ID)+"  ", fmt.Sprintf("node/%s, %s on card %d device %d, %d IPs, %d prefixes",
 			e.Node, orUnknown(e.InterfaceType), e.NetworkCardIndex, e.DeviceIndex, e.PrivateIPs, e.IPv4Prefixes))
+	}
+}
+
+// addressHolders names each part of a subnet's address accounting.
+var addressHolders = map[string]string{
+	diagnose.AddressesReserved:            "reserved by AWS",
+	diagnose.AddressesFree:                "free (EC2's available count)",
+	diagnose.AddressesNodePrimaryIPs:      "nodes' primary ENIs: IPs",
+	diagnose.AddressesNodePrimaryPrefixes: "nodes' primary ENIs: /28 prefixes",
+	diagnose.AddressesNodeOtherIPs:        "nodes' other ENIs (pods): IPs",
+	diagnose.AddressesNodeOtherPrefixes:   "nodes' other ENIs (pods): /28 prefixes",
+	diagnose.AddressesClaimIPs:            "NodeClaims' instances: IPs",
+	diagnose.AddressesClaimPrefixes:       "NodeClaims' instances: /28 prefixes",
+	diagnose.AddressesNotRead:             "other interfaces karpnet does not read",
+}
+
+// subnetAddresses writes the accounting of every address of the subnet's CIDR, whose parts add
+// up to its size.
+func subnetAddresses(t *text, cidr string, a *diagnose.SubnetAddresses) {
+	if a == nil {
+		return
+	}
+	t.header(fmt.Sprintf("Addresses (%s: %d)", cidr, a.Size))
+	wide := 0
+	for _, p := range a.Parts {
+		wide = max(wide, len(addressHolders[p.What]))
+	}
+	note := ""
+	for _, p := range a.Parts {
+		line := fmt.Sprintf("%-*s  %7d", wide, addressHolders[p.What], p.Addresses)
+		if p.Interfaces > 0 {
+			eni := "ENIs"
+			if p.Interfaces == 1 {
+				eni = "ENI"
+			}
+			line += fmt.Sprintf("  on %d %s", p.Interfaces, eni)
+		}
+		switch {
+		case p.What == diagnose.AddressesNotRead && p.Addresses > 0:
+			note = "Other interfaces: other instances, load balancers, VPC endpoints, NAT gateways, Lambda, ENIs left behind."
+		case p.What == diagnose.AddressesNotRead && p.Addresses < 0:
+			note = "More is counted than the CIDR holds: EC2's free count and the instances were read moments apart."
+		}
+		t.para(indent, line)
+	}
+	if note != "" {
+		t.para(indent, t.st.Dim.Render(note))
 	}
 }
