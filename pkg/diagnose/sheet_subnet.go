@@ -63,7 +63,7 @@ func DescribeSubnet(x *Index, r Report, id string) (SubnetSheet, bool) {
 		ID: s.ID, VpcID: s.VpcID, Zone: s.Zone, ZoneID: s.ZoneID, CIDR: s.CIDR, IPv6CIDRs: s.IPv6CIDRs,
 		AvailableIPs: s.AvailableIPs, UsableIPs: usableIPs(s.CIDR), Addresses: subnetAddresses(x, s),
 		MapPublicIPOnLaunch: s.MapPublicIPOnLaunch,
-		SelectedBy: subnetSelectors(x, s),
+		SelectedBy:          subnetSelectors(x, s),
 		Members: members(x, r,
 			func(n *NodeInfo) bool { return n.Instance != nil && n.Instance.SubnetID == id },
 			func(c *ClaimInfo) bool { return c.Instance != nil && c.Instance.SubnetID == id }),
