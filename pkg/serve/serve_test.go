@@ -132,7 +132,8 @@ func TestMetricsShowTheDemoReport(t *testing.T) {
 	wantValue(t, s, "karpnet_findings", map[string]string{"check": "max-pods-exceeds-ip-capacity", "severity": "critical",
 		"nodepool": "batch", "nodeclass": "batch"}, 1)
 	wantValue(t, s, "karpnet_findings", map[string]string{"check": "nodeclaim-not-registered", "nodepool": "batch"}, 1)
-	wantValue(t, s, "karpnet_findings", map[string]string{"check": "nodeclass-not-ready", "nodepool": "", "nodeclass": "staging"}, 1)
+	// A class's finding carries its only NodePool, as its subjects name it.
+	wantValue(t, s, "karpnet_findings", map[string]string{"check": "nodeclass-not-ready", "nodepool": "staging", "nodeclass": "staging"}, 1)
 	wantValue(t, s, "karpnet_findings", map[string]string{"check": "subnet-ip-exhaustion", "severity": "critical", "nodepool": "", "nodeclass": ""}, 1)
 	wantValue(t, s, "karpnet_findings", map[string]string{"check": "max-pods-below-ip-capacity", "nodepool": "training"}, 2)
 	bySeverity := map[string]float64{}
@@ -211,7 +212,10 @@ func TestPerNodeFindingsAndGaps(t *testing.T) {
 			{ID: "data-unavailable", Severity: diagnose.Warning, Resource: "ec2:DescribeSubnets"},
 			{ID: "security-group-drift", Severity: diagnose.Warning, Node: "a"},
 			{ID: "security-group-drift", Severity: diagnose.Warning, Node: "a", Resource: "sg/x"},
-			{ID: "nodepool-zone-unavailable", Severity: diagnose.Warning, Resource: "nodepool/p"},
+			{ID: "nodepool-zone-unavailable", Severity: diagnose.Warning, Resource: "nodepool/p",
+				Subjects: []string{"nodepool/p", "ec2nodeclass/c"}},
+			{ID: "subnet-ip-exhaustion", Severity: diagnose.Warning, Resource: "subnet/s",
+				Subjects: []string{"subnet/s", "ec2nodeclass/c", "ec2nodeclass/d", "nodepool/p", "nodepool/q"}},
 		},
 	}
 	r.Gaps = append(r.Gaps, gap("ec2:DescribeSubnets"), gap("ec2:DescribeSubnets"), gap("nodepools.karpenter.sh"))
@@ -223,8 +227,10 @@ func TestPerNodeFindingsAndGaps(t *testing.T) {
 	if ms, _ := series(t, s, "karpnet_node_findings"); len(ms) != 1 {
 		t.Errorf("karpnet_node_findings: %d series, want 1 (findings without a node have none)", len(ms))
 	}
-	// A NodePool's finding carries the class its nodes name.
+	// A NodePool's finding carries the class its subjects name; a subnet's used by two classes
+	// and two NodePools carries neither.
 	wantValue(t, s, "karpnet_findings", map[string]string{"check": "nodepool-zone-unavailable", "nodepool": "p", "nodeclass": "c"}, 1)
+	wantValue(t, s, "karpnet_findings", map[string]string{"check": "subnet-ip-exhaustion", "nodepool": "", "nodeclass": ""}, 1)
 	wantValue(t, s, "karpnet_gaps", map[string]string{"source": "ec2:DescribeSubnets"}, 2)
 	wantValue(t, s, "karpnet_gaps", map[string]string{"source": "nodepools.karpenter.sh"}, 1)
 }

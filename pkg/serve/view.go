@@ -53,12 +53,15 @@ func newView(r diagnose.Report, perNode bool) *view {
 	for _, s := range nodeStatuses {
 		v.statuses[s] = 0
 	}
+	// karpnet_nodes is the report's one summary, as check's summary line and JSON print it.
+	for s, n := range r.Summary.ByStatus() {
+		v.statuses[s] = n
+	}
 	owner := owners(r)
 	seen := map[string]bool{}
 	for i := range r.Nodes {
 		n := &r.Nodes[i]
 		id := n.Identity
-		v.statuses[n.Status]++
 		if seen[id.Node] {
 			continue
 		}
@@ -114,47 +117,50 @@ func (v *view) summary() string {
 // owner is the NodePool and NodeClass a finding belongs to.
 type owner struct{ nodePool, nodeClass string }
 
-// ownerIndex finds the NodePool and NodeClass of a finding's node, NodeClaim or resource.
+// ownerIndex finds the NodePool and NodeClass of a finding: its node's, else the ones its
+// subjects name (diagnose decides which subjects a finding concerns; serve does not again).
 type ownerIndex struct {
-	nodes, claims map[string]owner
-	// poolClass is the class of each NodePool, as its nodes and NodeClaims name it.
-	poolClass map[string]string
+	nodes map[string]owner
 }
 
 func owners(r diagnose.Report) ownerIndex {
-	ix := ownerIndex{nodes: map[string]owner{}, claims: map[string]owner{}, poolClass: map[string]string{}}
+	ix := ownerIndex{nodes: make(map[string]owner, len(r.Nodes))}
 	for i := range r.Nodes {
 		id := r.Nodes[i].Identity
 		ix.nodes[id.Node] = owner{nodePool: id.NodePool, nodeClass: id.NodeClass}
-		if id.NodePool != "" && id.NodeClass != "" {
-			ix.poolClass[id.NodePool] = id.NodeClass
-		}
-	}
-	for _, c := range r.NodeClaims {
-		ix.claims[c.Name] = owner{nodePool: c.NodePool, nodeClass: c.NodeClass}
-		if c.NodePool != "" && c.NodeClass != "" {
-			ix.poolClass[c.NodePool] = c.NodeClass
-		}
 	}
 	return ix
 }
 
-// of returns a finding's owner: its node's; else, by its resource, the NodeClaim's, the
-// NodePool and its class, or the class; else none (a subnet, a placement group).
+// of returns a finding's owner: its node's; else the NodePool and the class its subjects name
+// when they name exactly one of each (a NodeClaim's, a NodePool's and its class, a class's
+// with its only NodePool, a subnet's only class and NodePool); else none.
 func (ix ownerIndex) of(f diagnose.Finding) owner {
 	if o, ok := ix.nodes[f.Node]; ok && f.Node != "" {
 		return o
 	}
-	kind, name, _ := strings.Cut(f.Resource, "/")
-	switch kind {
-	case "nodeclaim":
-		return ix.claims[name]
-	case "nodepool":
-		return owner{nodePool: name, nodeClass: ix.poolClass[name]}
-	case "ec2nodeclass", "nodeclass":
-		return owner{nodeClass: name}
+	subjects := f.Subjects
+	if subjects == nil {
+		subjects = []string{f.Subject()}
 	}
-	return owner{}
+	var pools, classes []string
+	for _, ref := range subjects {
+		kind, name, _ := strings.Cut(ref, "/")
+		switch kind {
+		case "nodepool":
+			pools = append(pools, name)
+		case "ec2nodeclass", "nodeclass":
+			classes = append(classes, name)
+		}
+	}
+	var o owner
+	if len(pools) == 1 {
+		o.nodePool = pools[0]
+	}
+	if len(classes) == 1 {
+		o.nodeClass = classes[0]
+	}
+	return o
 }
 
 // stamp formats a log line's time.
