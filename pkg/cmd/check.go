@@ -123,6 +123,7 @@ func (o *checkOptions) complete(args []string) error {
 		fmt.Fprintln(o.ErrOut, watchNote(o.every, raisedFrom))
 	}
 	o.sel, err = newSelection(args, o.selector, o.nodePool, o.nodeClass)
+	o.sel.hints = o.hints()
 	return err
 }
 
