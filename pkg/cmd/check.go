@@ -16,7 +16,7 @@ const checkExample = `  # Check every node; exit 1 if any finding is critical
   %[1]s check
 
   # Check two nodes, and fail on warnings as well
-  %[1]s check ip-10-0-1-10.us-west-2.compute.internal ip-10-0-2-20.us-west-2.compute.internal --fail-on warning
+  %[1]s check ip-10-0-1-69.us-west-2.compute.internal ip-10-0-16-33.us-west-2.compute.internal --fail-on warning
 
   # Check one NodePool's nodes, with remedies
   %[1]s check --nodepool general -o wide

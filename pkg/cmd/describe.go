@@ -10,7 +10,7 @@ import (
 )
 
 const describeExample = `  # One node's networking sheet
-  %[1]s describe node ip-10-0-12-34.us-west-2.compute.internal
+  %[1]s describe node ip-10-0-50-20.us-west-2.compute.internal
 
   # Every spot node, as YAML
   %[1]s describe node -l karpenter.sh/capacity-type=spot -o yaml`

@@ -13,10 +13,10 @@ import (
 )
 
 const describeNodeClaimExample = `  # Why a NodeClaim has no Node: its conditions, instance, subnet's way out, events and findings
-  %[1]s describe nodeclaim default-x7k2p
+  %[1]s describe nodeclaim batch-szxd6
 
   # The same as JSON
-  %[1]s describe nodeclaim default-x7k2p -o json`
+  %[1]s describe nodeclaim batch-szxd6 -o json`
 
 // describeNodeClaimOptions are the flags of `describe nodeclaim`.
 type describeNodeClaimOptions struct {

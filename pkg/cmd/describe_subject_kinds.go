@@ -59,8 +59,8 @@ func nodeClassKind() subjectKind {
 		example: `  # An EC2NodeClass, or an EKS Auto Mode NodeClass, by name (both when both kinds have it)
   %[1]s describe nodeclass default
 
-  # Just the Auto Mode NodeClass of that name
-  %[1]s describe nodeclass nodeclass/default`,
+  # Only the Auto Mode NodeClass of a name (ec2nodeclass/NAME: only the EC2NodeClass)
+  %[1]s describe nodeclass nodeclass/web`,
 		names: nameSource{offline: func(s *snapshot.Snapshot) []string {
 			out := make([]string, len(s.NodeClasses))
 			for i := range s.NodeClasses {
