@@ -16,7 +16,7 @@ const checkExample = `  # Check every node; exit 1 if any finding is critical
   %[1]s check
 
   # Check two nodes, and fail on warnings as well
-  %[1]s check ip-10-0-1-10.us-west-2.compute.internal ip-10-0-2-20.us-west-2.compute.internal --fail-on warning
+  %[1]s check ip-10-0-1-69.us-west-2.compute.internal ip-10-0-16-33.us-west-2.compute.internal --fail-on warning
 
   # Check one NodePool's nodes, with remedies
   %[1]s check --nodepool general -o wide
@@ -123,6 +123,7 @@ func (o *checkOptions) complete(args []string) error {
 		fmt.Fprintln(o.ErrOut, watchNote(o.every, raisedFrom))
 	}
 	o.sel, err = newSelection(args, o.selector, o.nodePool, o.nodeClass)
+	o.sel.hints = o.hints()
 	return err
 }
 

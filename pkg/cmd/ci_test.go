@@ -21,7 +21,10 @@ func TestDemoCIGoldens(t *testing.T) {
 		format, golden string
 		validate       func(testing.TB, []byte)
 	}{
-		{format: "junit", golden: "demo-check.junit.golden", validate: cischema.ValidateJUnit},
+		{format: "junit", golden: "demo-check.junit.golden", validate: func(t testing.TB, b []byte) {
+			t.Helper()
+			cischema.ValidateJUnit(t, b)
+		}},
 		{format: "sarif", golden: "demo-check.sarif.golden", validate: cischema.ValidateSARIF},
 	} {
 		t.Run(tt.format, func(t *testing.T) {

@@ -15,7 +15,7 @@ deliberate faults among mostly healthy nodes. Without a subcommand it opens the 
 (on a terminal; elsewhere use demo check).`,
 		Example: `  kubectl karpnet demo
   kubectl karpnet demo check -o wide
-  kubectl karpnet demo describe node ip-10-0-64-21.us-west-2.compute.internal`,
+  kubectl karpnet demo describe node ip-10-0-64-138.us-west-2.compute.internal`,
 		Args: cobra.NoArgs,
 		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
 			common.demo = true

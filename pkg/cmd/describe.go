@@ -10,7 +10,7 @@ import (
 )
 
 const describeExample = `  # One node's networking sheet
-  %[1]s describe node ip-10-0-12-34.us-west-2.compute.internal
+  %[1]s describe node ip-10-0-50-20.us-west-2.compute.internal
 
   # Every spot node, as YAML
   %[1]s describe node -l karpenter.sh/capacity-type=spot -o yaml`
@@ -68,7 +68,7 @@ func (o *describeOptions) complete(args []string) error {
 	}
 	switch {
 	case len(args) == 0 && o.selector == "":
-		return usageErrorf("name at least one node, or pass -l SELECTOR: list nodes with kubectl get nodes")
+		return usageErrorf("name at least one node, or pass -l SELECTOR: %s", o.hints().list("nodes", "list nodes with kubectl get nodes"))
 	case len(args) > 0 && o.selector != "":
 		return usageErrorf("pass node names or -l SELECTOR, not both")
 	}
@@ -83,6 +83,7 @@ func (o *describeOptions) complete(args []string) error {
 	}
 	var err error
 	o.sel, err = newSelection(args, o.selector, "", "")
+	o.sel.hints = o.hints()
 	return err
 }
 
@@ -98,7 +99,7 @@ func (o *describeOptions) run(ctx context.Context) error {
 	}
 	o.printUnreachable(report)
 	if len(report.Nodes) == 0 {
-		return usageErrorf("no node matches %q: list nodes with kubectl get nodes --show-labels", o.selector)
+		return usageErrorf("no node matches %q: %s", o.selector, o.hints().list("nodes", "list nodes with kubectl get nodes --show-labels"))
 	}
 	if err := printer.PrintNodes(o.Out, report, o.format, o.styles()); err != nil {
 		return outputError("node sheet", err)

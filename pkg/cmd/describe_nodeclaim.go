@@ -13,10 +13,10 @@ import (
 )
 
 const describeNodeClaimExample = `  # Why a NodeClaim has no Node: its conditions, instance, subnet's way out, events and findings
-  %[1]s describe nodeclaim default-x7k2p
+  %[1]s describe nodeclaim batch-szxd6
 
   # The same as JSON
-  %[1]s describe nodeclaim default-x7k2p -o json`
+  %[1]s describe nodeclaim batch-szxd6 -o json`
 
 // describeNodeClaimOptions are the flags of `describe nodeclaim`.
 type describeNodeClaimOptions struct {
@@ -53,9 +53,9 @@ func (o *describeNodeClaimOptions) complete(args []string) error {
 	}
 	switch {
 	case len(args) == 0:
-		return usageErrorf("name a NodeClaim: list them with kubectl get nodeclaims")
+		return usageErrorf("name a NodeClaim: %s", o.hints().list("NodeClaims", "list them with kubectl get nodeclaims"))
 	case len(args) > 1:
-		return usageErrorf("name one NodeClaim, not %d: describe them one at a time, or see them all with kubectl karpnet check", len(args))
+		return usageErrorf("name one NodeClaim, not %d: describe them one at a time, or see them all with %s check", len(args), o.hints().karpnet())
 	}
 	o.name = args[0]
 	o.format = printer.Table
@@ -102,14 +102,14 @@ func (o *describeNodeClaimOptions) notDescribed(snap *snapshot.Snapshot, report 
 	case claim == nil && snap.Unavailable(snapshot.SourceNodeClaims):
 		return collectError(fmt.Errorf("nodeclaim %q: the NodeClaims could not be read; kubectl karpnet check names the missing permission", o.name))
 	case claim == nil:
-		return usageErrorf("nodeclaim %q not found: list NodeClaims with kubectl get nodeclaims", o.name)
+		return usageErrorf("nodeclaim %q not found: %s", o.name, o.hints().list("NodeClaims", "list NodeClaims with kubectl get nodeclaims"))
 	}
 	for _, n := range report.Nodes {
 		id := n.Identity
 		if id.NodeClaim == o.name || claim.NodeName != "" && id.Node == claim.NodeName ||
 			claim.ProviderID != "" && id.ProviderID == claim.ProviderID {
-			return usageErrorf("nodeclaim %q has Node %s, whose sheet shows its networking: run kubectl karpnet describe node %s",
-				o.name, printableLine(id.Node), printableLine(id.Node))
+			return usageErrorf("nodeclaim %q has Node %s, whose sheet shows its networking: run %s describe node %s",
+				o.name, printableLine(id.Node), o.hints().karpnet(), printableLine(id.Node))
 		}
 	}
 	return collectError(fmt.Errorf("nodeclaim %q: whether it has a Node is unknown, the Nodes could not be read; "+

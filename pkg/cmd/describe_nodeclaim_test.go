@@ -98,10 +98,10 @@ func TestLiveDescribeNodeClaimNotDescribed(t *testing.T) {
 }
 
 func TestDescribeNodeClaimOfTheDemo(t *testing.T) {
-	// The demo's NodeClaims all have Nodes: each points to its node's sheet.
+	// A NodeClaim of the demo with a Node points to its node's sheet, under demo.
 	r := run(t, "demo", "describe", "nodeclaim", "web-mf8z7")
 	wantCode(t, r, ExitUsage)
-	wantOneErrorLine(t, r, `nodeclaim "web-mf8z7" has Node`, "kubectl karpnet describe node")
+	wantOneErrorLine(t, r, `nodeclaim "web-mf8z7" has Node`, "kubectl karpnet demo describe node i-09b6fa2b0d0d83659")
 }
 
 // TestDescribeNodeClaimOfHostileSnapshot names a NodeClaim whose name and Node carry escape

@@ -35,12 +35,12 @@ func subnetKind() subjectKind {
 			return printer.PrintSubnets(w, sheets.([]diagnose.SubnetSheet), f, st)
 		},
 	}
-	k.sheets = func(_ *cobra.Command, snap *snapshot.Snapshot, x *diagnose.Index, r diagnose.Report, names []string) (any, error) {
+	k.sheets = func(_ *cobra.Command, h hints, snap *snapshot.Snapshot, x *diagnose.Index, r diagnose.Report, names []string) (any, error) {
 		var out []diagnose.SubnetSheet
 		for _, n := range names {
 			sh, ok := diagnose.DescribeSubnet(x, r, n)
 			if !ok {
-				return nil, k.notFound(snap, n, snapshot.SourceDescribeSubnets)
+				return nil, k.notFound(h, snap, n, snapshot.SourceDescribeSubnets)
 			}
 			out = append(out, sh)
 		}
@@ -59,8 +59,8 @@ func nodeClassKind() subjectKind {
 		example: `  # An EC2NodeClass, or an EKS Auto Mode NodeClass, by name (both when both kinds have it)
   %[1]s describe nodeclass default
 
-  # Just the Auto Mode NodeClass of that name
-  %[1]s describe nodeclass nodeclass/default`,
+  # Only the Auto Mode NodeClass of a name (ec2nodeclass/NAME: only the EC2NodeClass)
+  %[1]s describe nodeclass nodeclass/web`,
 		names: nameSource{offline: func(s *snapshot.Snapshot) []string {
 			out := make([]string, len(s.NodeClasses))
 			for i := range s.NodeClasses {
@@ -79,7 +79,7 @@ func nodeClassKind() subjectKind {
 			return printer.PrintNodeClasses(w, sheets.([]diagnose.NodeClassSheet), f, st)
 		},
 	}
-	k.sheets = func(c *cobra.Command, snap *snapshot.Snapshot, x *diagnose.Index, r diagnose.Report, names []string) (any, error) {
+	k.sheets = func(c *cobra.Command, h hints, snap *snapshot.Snapshot, x *diagnose.Index, r diagnose.Report, names []string) (any, error) {
 		only := ""
 		if strings.HasPrefix(c.CalledAs(), "ec2nodeclass") {
 			only = snapshot.KindEC2NodeClass
@@ -89,7 +89,7 @@ func nodeClassKind() subjectKind {
 			kind, name := classArg(arg, only)
 			kinds := diagnose.NodeClassKinds(x, kind, name)
 			if len(kinds) == 0 {
-				return nil, k.notFound(snap, arg, snapshot.SourceNodeClasses, snapshot.SourceAutoNodeClasses)
+				return nil, k.notFound(h, snap, arg, snapshot.SourceNodeClasses, snapshot.SourceAutoNodeClasses)
 			}
 			for _, kd := range kinds {
 				sh, _ := diagnose.DescribeNodeClass(x, r, kd, name)
@@ -133,12 +133,12 @@ func nodePoolKind() subjectKind {
 			return printer.PrintNodePools(w, sheets.([]diagnose.NodePoolSheet), f, st)
 		},
 	}
-	k.sheets = func(_ *cobra.Command, snap *snapshot.Snapshot, x *diagnose.Index, r diagnose.Report, names []string) (any, error) {
+	k.sheets = func(_ *cobra.Command, h hints, snap *snapshot.Snapshot, x *diagnose.Index, r diagnose.Report, names []string) (any, error) {
 		var out []diagnose.NodePoolSheet
 		for _, n := range names {
 			sh, ok := diagnose.DescribeNodePool(x, r, n)
 			if !ok {
-				return nil, k.notFound(snap, n, snapshot.SourceNodePools)
+				return nil, k.notFound(h, snap, n, snapshot.SourceNodePools)
 			}
 			out = append(out, sh)
 		}
@@ -168,12 +168,12 @@ func placementGroupKind() subjectKind {
 			return printer.PrintPlacementGroups(w, sheets.([]diagnose.PlacementGroupSheet), f, st)
 		},
 	}
-	k.sheets = func(_ *cobra.Command, snap *snapshot.Snapshot, x *diagnose.Index, r diagnose.Report, names []string) (any, error) {
+	k.sheets = func(_ *cobra.Command, h hints, snap *snapshot.Snapshot, x *diagnose.Index, r diagnose.Report, names []string) (any, error) {
 		var out []diagnose.PlacementGroupSheet
 		for _, n := range names {
 			sh, ok := diagnose.DescribePlacementGroup(x, r, n)
 			if !ok {
-				return nil, k.notFound(snap, n, snapshot.SourceDescribePlacementGroups)
+				return nil, k.notFound(h, snap, n, snapshot.SourceDescribePlacementGroups)
 			}
 			out = append(out, sh)
 		}

@@ -25,7 +25,8 @@ type subjectKind struct {
 	// live means they are completed only from the demo and --snapshot FILE.
 	names nameSource
 	// sheets builds the sheets of names, or fails with the error for the first one that has none.
-	sheets func(c *cobra.Command, snap *snapshot.Snapshot, x *diagnose.Index, r diagnose.Report, names []string) (any, error)
+	// h names the commands its errors suggest.
+	sheets func(c *cobra.Command, h hints, snap *snapshot.Snapshot, x *diagnose.Index, r diagnose.Report, names []string) (any, error)
 	// print writes what sheets built.
 	print func(w io.Writer, sheets any, f printer.Format, st *style.Styles) error
 	what  string
@@ -76,7 +77,7 @@ func (o *describeSubjectOptions) complete(args []string) error {
 		return err
 	}
 	if len(args) == 0 {
-		return usageErrorf("name at least one %s: %s", o.kind.what, o.kind.lister())
+		return usageErrorf("name at least one %s: %s", o.kind.what, o.kind.lister(o.hints()))
 	}
 	o.names = args
 	o.format = printer.Table
@@ -102,7 +103,7 @@ func (o *describeSubjectOptions) run(c *cobra.Command) error {
 		return err
 	}
 	o.printNotes(snap)
-	sheets, err := o.kind.sheets(c, snap, diagnose.NewIndex(snap), diagnose.Analyze(snap, diagnose.Options{}), o.names)
+	sheets, err := o.kind.sheets(c, o.hints(), snap, diagnose.NewIndex(snap), diagnose.Analyze(snap, diagnose.Options{}), o.names)
 	if err != nil {
 		return err
 	}
@@ -113,28 +114,28 @@ func (o *describeSubjectOptions) run(c *cobra.Command) error {
 }
 
 // lister is the hint of a kind's errors: the command that lists its names.
-func (k subjectKind) lister() string {
+func (k subjectKind) lister(h hints) string {
 	switch k.what {
 	case "subnet":
-		return "list them with aws ec2 describe-subnets, or see the ones karpnet reads with kubectl karpnet check -o json"
+		return h.list("subnets", "list them with aws ec2 describe-subnets, or see the ones karpnet reads with kubectl karpnet check -o json")
 	case "NodeClass":
-		return "list them with kubectl get ec2nodeclasses (kubectl get nodeclasses on EKS Auto Mode)"
+		return h.list("EC2NodeClasses and NodeClasses", "list them with kubectl get ec2nodeclasses (kubectl get nodeclasses on EKS Auto Mode)")
 	case "NodePool":
-		return "list them with kubectl get nodepools"
+		return h.list("NodePools", "list them with kubectl get nodepools")
 	}
-	return "list them with aws ec2 describe-placement-groups"
+	return h.list("placement groups", "list them with aws ec2 describe-placement-groups")
 }
 
 // notFound is the error for a name of kind k that the snapshot does not hold: a usage error,
 // or a collection error when the source that would hold it could not be read.
-func (k subjectKind) notFound(snap *snapshot.Snapshot, name string, sources ...string) error {
+func (k subjectKind) notFound(h hints, snap *snapshot.Snapshot, name string, sources ...string) error {
 	for _, s := range sources {
 		if snap.Unavailable(s) {
 			return collectError(fmt.Errorf("%s %q: %s could not be read; kubectl karpnet check names the missing permission",
 				strings.ToLower(k.what), printableLine(name), s))
 		}
 	}
-	return usageErrorf("%s %q not found: %s", strings.ToLower(k.what), printableLine(name), k.lister())
+	return usageErrorf("%s %q not found: %s", strings.ToLower(k.what), printableLine(name), k.lister(h))
 }
 
 // containsString reports whether s holds v.

@@ -128,11 +128,11 @@ func TestDemoDescribeSubjectErrors(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{name: "unknown subnet", args: []string{"subnet", "subnet-0nope"}, want: []string{`subnet "subnet-0nope" not found`, "aws ec2 describe-subnets"}},
-		{name: "unknown nodeclass", args: []string{"nodeclass", "nope"}, want: []string{`nodeclass "nope" not found`, "kubectl get ec2nodeclasses"}},
-		{name: "unknown nodepool", args: []string{"nodepool", "general", "nope"}, want: []string{`nodepool "nope" not found`, "kubectl get nodepools"}},
-		{name: "unknown placement group", args: []string{"placementgroup", "nope"}, want: []string{`placement group "nope" not found`, "aws ec2 describe-placement-groups"}},
-		{name: "no name", args: []string{"nodepool"}, want: []string{"name at least one NodePool", "kubectl get nodepools"}},
+		{name: "unknown subnet", args: []string{"subnet", "subnet-0nope"}, want: []string{`subnet "subnet-0nope" not found`, "list the demo's subnets with kubectl karpnet demo check -o json"}},
+		{name: "unknown nodeclass", args: []string{"nodeclass", "nope"}, want: []string{`nodeclass "nope" not found`, "list the demo's EC2NodeClasses and NodeClasses with kubectl karpnet demo check -o json"}},
+		{name: "unknown nodepool", args: []string{"nodepool", "general", "nope"}, want: []string{`nodepool "nope" not found`, "list the demo's NodePools with kubectl karpnet demo check -o json"}},
+		{name: "unknown placement group", args: []string{"placementgroup", "nope"}, want: []string{`placement group "nope" not found`, "list the demo's placement groups with kubectl karpnet demo check -o json"}},
+		{name: "no name", args: []string{"nodepool"}, want: []string{"name at least one NodePool", "list the demo's NodePools with kubectl karpnet demo check -o json"}},
 		{name: "bad output", args: []string{"subnet", demoNoWayOutSubnet, "-o", "wide"}, want: []string{`-o/--output "wide"`}},
 	}
 	for _, tt := range tests {

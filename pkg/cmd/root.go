@@ -19,7 +19,7 @@ const rootExample = `  # Try karpnet on the embedded demo cluster, no cluster or
   %[1]s check --nodepool general --fail-on warning -o json
 
   # Show one node's whole networking picture
-  %[1]s describe node ip-10-0-12-34.us-west-2.compute.internal
+  %[1]s describe node ip-10-0-50-20.us-west-2.compute.internal
 
   # Save what was read, and diagnose it later without cluster or AWS access
   %[1]s check --save-snapshot cluster.json.gz

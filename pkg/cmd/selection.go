@@ -21,6 +21,8 @@ type selection struct {
 	selector  labels.Selector
 	nodePool  string
 	nodeClass string
+	// hints name the commands that list what was not found.
+	hints hints
 }
 
 // newSelection parses the flags into a selection.
@@ -93,7 +95,8 @@ func (s selection) options(snap *snapshot.Snapshot, only, skip []string) (diagno
 	}
 	for _, name := range s.names {
 		if !present[name] {
-			return opts, &exitError{code: ExitUsage, err: fmt.Errorf("node %q not found: list nodes with kubectl get nodes", name)}
+			return opts, &exitError{code: ExitUsage, err: fmt.Errorf("node %q not found: %s", name,
+				s.hints.list("nodes", "list nodes with kubectl get nodes"))}
 		}
 		if s.matches(nodeLabels(snap, name)) {
 			opts.Nodes[name] = true
@@ -151,12 +154,12 @@ func (s selection) known(snap *snapshot.Snapshot, selected map[string]bool) erro
 	}
 	if s.nodePool != "" && !snap.Unavailable(snapshot.SourceNodePools) &&
 		!slices.ContainsFunc(snap.NodePools, func(p snapshot.NodePool) bool { return p.Name == s.nodePool }) {
-		return usageErrorf("NodePool %q not found: list NodePools with kubectl get nodepools", s.nodePool)
+		return usageErrorf("NodePool %q not found: %s", s.nodePool, s.hints.list("NodePools", "list NodePools with kubectl get nodepools"))
 	}
 	if s.nodeClass != "" && !snap.Unavailable(snapshot.SourceNodeClasses) && !snap.Unavailable(snapshot.SourceAutoNodeClasses) &&
 		!slices.ContainsFunc(snap.NodeClasses, func(c snapshot.EC2NodeClass) bool { return c.Name == s.nodeClass }) {
-		return usageErrorf("EC2NodeClass or NodeClass %q not found: list them with kubectl get "+
-			"ec2nodeclasses.karpenter.k8s.aws,nodeclasses.eks.amazonaws.com", s.nodeClass)
+		return usageErrorf("EC2NodeClass or NodeClass %q not found: %s", s.nodeClass, s.hints.list("EC2NodeClasses and NodeClasses",
+			"list them with kubectl get ec2nodeclasses.karpenter.k8s.aws,nodeclasses.eks.amazonaws.com"))
 	}
 	return nil
 }

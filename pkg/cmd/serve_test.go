@@ -51,11 +51,18 @@ var servingRE = regexp.MustCompile(`serving (http://\S+) `)
 // where it listens.
 func startServe(t *testing.T, o *commonOptions, args ...string) *runningServe {
 	t.Helper()
+	return startServeArgs(t, o, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...))
+}
+
+// startServeArgs runs karpnet args, a serve command line, over o until the test stops it, and
+// waits until it says where it listens.
+func startServeArgs(t *testing.T, o *commonOptions, args []string) *runningServe {
+	t.Helper()
 	log := &lockedBuffer{}
 	o.ErrOut = log
 	ctx, cancel := context.WithCancel(t.Context())
 	s := &runningServe{log: log, cancel: cancel, done: make(chan int, 1)}
-	go func() { s.done <- execute(ctx, o, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)) }()
+	go func() { s.done <- execute(ctx, o, args) }()
 	t.Cleanup(func() { s.stop(t) })
 	deadline := time.Now().Add(20 * time.Second)
 	for {

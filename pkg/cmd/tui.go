@@ -18,14 +18,12 @@ import (
 // tuiOptions runs the full-screen browser over the report check would print.
 type tuiOptions struct {
 	*commonOptions
-	// fallback names the text command to use when the output is not a terminal.
-	fallback string
 	// watch is the interval to re-collect on; zero never does.
 	watch time.Duration
 }
 
 func newCmdTUI(common *commonOptions) *cobra.Command {
-	o := &tuiOptions{commonOptions: common, fallback: "kubectl karpnet check"}
+	o := &tuiOptions{commonOptions: common}
 	cmd := &cobra.Command{
 		Use:   "tui",
 		Short: "Browse every node's network in a full-screen terminal UI (the default without a subcommand)",
@@ -52,12 +50,10 @@ func (o *tuiOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	fallback := o.fallback
-	if o.demo {
-		fallback = "kubectl karpnet demo check"
-	}
+	// plain is the command that prints the report as text, for pipes and CI.
+	plain := o.hints().karpnet() + " check"
 	if !o.isTerminal(o.Out) || !o.isTerminal(o.In) {
-		return usageErrorf("the terminal UI needs a terminal: for text output run %s", fallback)
+		return usageErrorf("the terminal UI needs a terminal: for text output run %s", plain)
 	}
 	mode, _ := style.ParseColorMode(o.color)
 	st := style.New(style.Renderer(o.Out, style.Enabled(mode, o.Out, o.getenv)))
@@ -90,7 +86,7 @@ func (o *tuiOptions) run(ctx context.Context) error {
 		}
 		return tui.Loaded{Report: diagnose.Analyze(snap, diagnose.Options{}), Index: diagnose.NewIndex(snap)}, nil
 	}
-	if err := tui.Run(ctx, load, tui.Options{In: o.In, Out: o.Out, Styles: st, Title: title, AltScreen: true,
+	if err := tui.Run(ctx, load, tui.Options{In: o.In, Out: o.Out, Styles: st, Title: title, AltScreen: true, PlainCommand: plain,
 		Watch: every, WatchNote: watchNote(every, raisedFrom), Progress: progress}); err != nil {
 		return fmt.Errorf("terminal UI: %w", err)
 	}

@@ -38,7 +38,7 @@ func TestUsageErrors(t *testing.T) {
 		{name: "bad --nodepool", args: []string{"demo", "check", "--nodepool", "not a name!"}, want: []string{"--nodepool", `"not a name!"`, "not a valid name"}},
 		{name: "bad --color", args: []string{"demo", "check", "--color", "sometimes"}, want: []string{"--color", `"sometimes"`, "auto, always or never"}},
 		{name: "bad --color on describe", args: []string{"demo", "describe", "node", demoNode, "--color", "yes"}, want: []string{"--color"}},
-		{name: "named node that does not exist", args: []string{"demo", "check", "ip-192-0-2-1.ec2.internal"}, want: []string{`node "ip-192-0-2-1.ec2.internal" not found`, "kubectl get nodes"}},
+		{name: "named node that does not exist", args: []string{"demo", "check", "ip-192-0-2-1.ec2.internal"}, want: []string{`node "ip-192-0-2-1.ec2.internal" not found`, "list the demo's nodes with kubectl karpnet demo check -o json"}},
 		{name: "described node that does not exist", args: []string{"demo", "describe", "node", "nope"}, want: []string{`node "nope" not found`}},
 		{name: "argument to demo", args: []string{"demo", demoNode}, want: []string{demoNode}},
 		{name: "argument to version", args: []string{"version", "now"}, want: []string{`"now"`}},

@@ -94,7 +94,9 @@ func TestCISchemasRejectBrokenDocuments(t *testing.T) {
 		t.Error("a SARIF log with level \"fatal\" passed the schema")
 	}
 	junit := render(t, ciReport(), JUnit, ciCases()[0].ci)
-	cischema.ValidateJUnit(t, junit) // skips under -short without xmllint
+	if !cischema.ValidateJUnit(t, junit) {
+		return // -short without xmllint: nothing can reject the broken document
+	}
 	broken = bytes.Replace(junit, []byte(`<testsuite name=`), []byte(`<testsuite nom=`), 1)
 	if err := cischema.JUnitError(broken); err == nil {
 		t.Error("a JUnit testsuite without its required name passed the schema")

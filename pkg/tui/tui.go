@@ -48,6 +48,9 @@ type Options struct {
 	// Now is the clock the header's "ago" is measured by; nil shows the read time alone. Run
 	// and watch mode use the wall clock when it is nil.
 	Now func() time.Time
+	// PlainCommand is the command that prints the report as text, which an error of the TUI
+	// suggests instead; empty means kubectl karpnet check.
+	PlainCommand string
 	// Progress, when set, says what the load in progress has done so far (nodes listed,
 	// instances read, calls made); the loading screen shows it under the spinner, read at
 	// each spinner tick. Its text is shown escaped, on one line.
@@ -77,7 +80,11 @@ func Run(ctx context.Context, load Loader, opts Options) error {
 		if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 			return nil
 		}
-		return fmt.Errorf("running the terminal UI: %w: use `kubectl karpnet check` for plain output", err)
+		plain := opts.PlainCommand
+		if plain == "" {
+			plain = "kubectl karpnet check"
+		}
+		return fmt.Errorf("running the terminal UI: %w: use `%s` for plain output", err, plain)
 	}
 	return nil
 }
