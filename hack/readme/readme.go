@@ -64,7 +64,7 @@ func rewriteAll(root string) ([]string, error) {
 		if err != nil {
 			return changed, err
 		}
-		updated, err := render(old)
+		updated, err := renderFile(root, old)
 		if err != nil {
 			return changed, fmt.Errorf("%s: %w", name, err)
 		}

@@ -31,7 +31,7 @@ func TestDocsAreGenerated(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := render(old)
+		want, err := renderFile(root, old)
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue

@@ -37,6 +37,7 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 	"github.com/karpnet/kubectl-karpnet/pkg/style"
 	"github.com/karpnet/kubectl-karpnet/test/scale"
+	"github.com/karpnet/kubectl-karpnet/test/scale/results"
 )
 
 // maxSnapshot is the --snapshot-max-size given to the binary and the in-process read.
@@ -48,12 +49,13 @@ func main() {
 	keep := flag.Bool("keep", false, "keep the snapshot files in -dir (for -measure or profiling)")
 	memprofile := flag.String("memprofile", "", "with -measure: write a heap profile of what is live after analysing to this file")
 	measure := flag.String("measure", "", "measure the in-process steps on this snapshot file and print the figures as JSON (what the command runs in a process of its own)")
+	resultsFile := flag.String("results", "", "also put each size's figures into this results file (test/scale/results.json renders docs/scale.md)")
 	flag.Parse()
 	var err error
 	if *measure != "" {
 		err = measureInProcess(*measure, *memprofile, os.Stdout)
 	} else {
-		err = run(*sizes, *dir, *keep)
+		err = run(*sizes, *dir, *resultsFile, *keep)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "karpnet-mem:", err)
@@ -74,7 +76,7 @@ type figures struct {
 	SoftLimit int64
 }
 
-func run(sizeList, dir string, keep bool) error {
+func run(sizeList, dir, resultsFile string, keep bool) error {
 	var sizes []int
 	for _, s := range strings.Split(sizeList, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
@@ -128,6 +130,13 @@ func run(sizeList, dir string, keep bool) error {
 		fmt.Fprintf(tw, "%d\t%s\t%.2f s\t%s\t%s\t%.2f s\t%.2f s\t%.2f s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", n, mib(uint64(size)),
 			wall.Seconds(), mib(rss), kib(rss/uint64(n)), f.Read.Seconds(), f.Analyze.Seconds(), f.Print.Seconds(),
 			mib(f.HeapRead), mib(f.HeapAnalyze), mib(peak), kib(peak/uint64(n)), mib(f.TotalAlloc), mib(f.MaxRSS))
+		if resultsFile != "" {
+			row := results.Row{Benchmark: results.Snapshot, Nodes: n, Runs: 1, WallSeconds: wall.Seconds(),
+				PeakRSSMiB: float64(rss) / (1 << 20), AnalyzeSeconds: f.Analyze.Seconds()}
+			if err := results.Update(resultsFile, results.Stamp(row, time.Now())); err != nil {
+				return err
+			}
+		}
 		if keep {
 			continue
 		}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/karpnet/kubectl-karpnet/test/scale"
+	"github.com/karpnet/kubectl-karpnet/test/scale/results"
 )
 
 func main() {
@@ -30,8 +31,9 @@ func main() {
 	exporter := flag.Int("serve-collections", 10, "collections of `kubectl-karpnet serve` to measure per size, memory after each (0: none)")
 	serve := flag.Bool("serve", false, "after measuring, keep the largest cluster up and print the environment that reaches it, until interrupted")
 	dir := flag.String("dir", "", "working directory (default: a new temporary directory, removed at exit)")
+	resultsFile := flag.String("results", "", "also put each size's figures into this results file (test/scale/results.json renders docs/scale.md)")
 	flag.Parse()
-	if err := run(*sizes, *dir, *serve, scale.Options{
+	if err := run(*sizes, *dir, *resultsFile, *serve, scale.Options{
 		Conditions: scale.Conditions{Latency: *latency, Throttle: *throttle, NamedCluster: *named}, Runs: *runs, Baseline: *baseline,
 		ServeCollections: *exporter,
 	}); err != nil {
@@ -40,7 +42,7 @@ func main() {
 	}
 }
 
-func run(sizes, dir string, serve bool, o scale.Options) error {
+func run(sizes, dir, resultsFile string, serve bool, o scale.Options) error {
 	for _, s := range strings.Split(sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n < 1 {
@@ -63,10 +65,15 @@ func run(sizes, dir string, serve bool, o scale.Options) error {
 		return err
 	}
 	defer env.Close()
-	results, err := env.Measure(ctx, o, nil)
-	if len(results) > 0 {
-		if werr := scale.WriteTable(os.Stdout, o.Conditions, results); werr != nil {
+	measured, err := env.Measure(ctx, o, nil)
+	if len(measured) > 0 {
+		if werr := scale.WriteTable(os.Stdout, o.Conditions, measured); werr != nil {
 			return werr
+		}
+		if resultsFile != "" {
+			if werr := results.Update(resultsFile, rows(measured, o)...); werr != nil {
+				return werr
+			}
 		}
 	}
 	if err != nil || !serve {
@@ -82,4 +89,20 @@ func run(sizes, dir string, serve bool, o scale.Options) error {
 	}
 	<-ctx.Done()
 	return nil
+}
+
+// rows are the results file's rows of what was measured.
+func rows(measured []scale.Result, o scale.Options) []results.Row {
+	var out []results.Row
+	for _, r := range measured {
+		row := results.Row{Benchmark: results.Live, Nodes: r.Nodes, ClusterName: o.Conditions.NamedCluster, Runs: o.Runs,
+			EC2Requests: r.Check.EC2Total(), KubeRequests: r.Check.KubeTotal(), Throttled: r.Check.Throttled,
+			WallSeconds: r.Check.Wall.Seconds(), PeakRSSMiB: float64(r.Check.PeakRSS) / (1 << 20),
+			DescribeEC2: r.Describe.EC2Total(), DescribeKube: r.Describe.KubeTotal()}
+		if b := r.Baseline; b != nil {
+			row.BaselineEC2, row.BaselineWallSeconds = b.EC2Total(), b.Wall.Seconds()
+		}
+		out = append(out, results.Stamp(row, time.Now()))
+	}
+	return out
 }
