@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/diff"
 	"github.com/karpnet/kubectl-karpnet/pkg/printer"
 	"github.com/karpnet/kubectl-karpnet/pkg/version"
 )
@@ -177,8 +178,8 @@ func (o *checkOptions) watchFrom(ctx context.Context, prev diagnose.Report) erro
 		if o.format == printer.JSON || o.format == printer.YAML {
 			err = printer.PrintReport(o.Out, next, o.format, st)
 		} else {
-			d := diagnose.Compare(prev, next,
-				diagnose.DiffSide{Source: fmt.Sprintf("collection %d", shown)}, diagnose.DiffSide{Source: fmt.Sprintf("collection %d", n)})
+			d := diff.Compare(prev, next,
+				diff.Side{Source: fmt.Sprintf("collection %d", shown)}, diff.Side{Source: fmt.Sprintf("collection %d", n)})
 			fmt.Fprintln(o.Out)
 			err = printer.PrintDiff(o.Out, d, printer.Table, st)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/karpnet/kubectl-karpnet/pkg/collect"
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/diff"
 	"github.com/karpnet/kubectl-karpnet/pkg/printer"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
@@ -74,7 +75,7 @@ Exit codes: 0 NEW has no finding at or above --fail-on that OLD did not have; 1 
 func factList() string {
 	var b strings.Builder
 	line := "Node facts compared:"
-	for _, n := range diagnose.NodeFactNames() {
+	for _, n := range diff.NodeFactNames() {
 		if len(line)+1+len(n)+1 > 90 {
 			b.WriteString(line + "\n")
 			line = " "
@@ -125,7 +126,7 @@ func (o *diffOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	newSide := diagnose.DiffSide{Source: liveSource}
+	newSide := diff.Side{Source: liveSource}
 	var newSnap *snapshot.Snapshot
 	if o.newFile != "" {
 		newSide.Source = o.newFile
@@ -138,7 +139,7 @@ func (o *diffOptions) run(ctx context.Context) error {
 		}
 		o.printNotes(newSnap)
 	}
-	d := diagnose.Compare(oldReport, diagnose.Analyze(newSnap, diagnose.Options{}), diagnose.DiffSide{Source: o.oldFile}, newSide)
+	d := diff.Compare(oldReport, diagnose.Analyze(newSnap, diagnose.Options{}), diff.Side{Source: o.oldFile}, newSide)
 	if err := printer.PrintDiff(o.Out, d, o.format, o.styles()); err != nil {
 		return outputError("diff", err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/karpnet/kubectl-karpnet/internal/testutil"
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/diff"
 )
 
 func TestDiffGolden(t *testing.T) {
@@ -47,7 +48,7 @@ func TestDiffFindingsAndNodes(t *testing.T) {
 	writeDiffSnapshots(t)
 	r := run(t, "diff", diffOld, diffNew, "-o", "json")
 	wantCode(t, r, ExitFindings)
-	var d diagnose.Diff
+	var d diff.Diff
 	if err := json.Unmarshal([]byte(r.stdout), &d); err != nil {
 		t.Fatalf("decoding the diff: %v\n%s", err, r.stdout)
 	}
@@ -74,13 +75,13 @@ func TestDiffFindingsAndNodes(t *testing.T) {
 	if !slices.Equal(d.Nodes.Removed, []string{demoGoneNode}) || len(d.Nodes.Added) != 0 {
 		t.Errorf("nodes: got added %v, removed %v, want removed [%s] only", d.Nodes.Added, d.Nodes.Removed, demoGoneNode)
 	}
-	var facts []diagnose.FieldChange
+	var facts []diff.FieldChange
 	for _, c := range d.Nodes.Changed {
 		if c.Node == demoNode {
 			facts = c.Fields
 		}
 	}
-	if !slices.Contains(facts, diagnose.FieldChange{Field: "instanceState", Old: "running", New: "terminated"}) {
+	if !slices.Contains(facts, diff.FieldChange{Field: "instanceState", Old: "running", New: "terminated"}) {
 		t.Errorf("facts of %s: got %+v, want instanceState running -> terminated", demoNode, facts)
 	}
 }

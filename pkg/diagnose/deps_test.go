@@ -2,26 +2,27 @@ package diagnose
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
 
-// TestPurePackagesStayPure fails when pkg/diagnose or pkg/snapshot depend on a Kubernetes
-// client, the EC2 client, cobra or the terminal UI libraries: they must stay pure data and logic.
+const module = "github.com/karpnet/kubectl-karpnet"
+
+// purePackages are the packages of pure data and logic, each with the packages of this module
+// it may depend on: imports point down, from views to the diagnosis to the snapshot.
+var purePackages = map[string][]string{
+	"pkg/snapshot": nil,
+	"pkg/diagnose": {"pkg/snapshot", "internal/enimaxpods"},
+	"pkg/diff":     {"pkg/diagnose", "pkg/snapshot", "internal/enimaxpods"},
+}
+
+// TestPurePackagesStayPure fails when a pure package depends on a Kubernetes client, the EC2
+// client, cobra or the terminal UI libraries, or on a package of this module above it.
 func TestPurePackagesStayPure(t *testing.T) {
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		t.Fatalf("the go command is needed to list package dependencies, and is not on PATH: %v", err)
-	}
-	const module = "github.com/karpnet/kubectl-karpnet"
-	cmd := exec.CommandContext(t.Context(), goTool, "list", "-deps", module+"/pkg/diagnose", module+"/pkg/snapshot")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list -deps: %v", err)
-	}
-	deps := strings.Fields(string(out))
-	if len(deps) < 10 {
-		t.Fatalf("go list -deps returned %d packages, want the standard library at least: %q", len(deps), deps)
 	}
 	forbidden := func(pkg string) bool {
 		return pkg == "k8s.io/client-go" || strings.HasPrefix(pkg, "k8s.io/client-go/") ||
@@ -29,9 +30,23 @@ func TestPurePackagesStayPure(t *testing.T) {
 			strings.HasPrefix(pkg, "github.com/charmbracelet/") ||
 			pkg == "github.com/aws/aws-sdk-go-v2/service/ec2"
 	}
-	for _, pkg := range deps {
-		if forbidden(pkg) {
-			t.Errorf("pkg/diagnose or pkg/snapshot depends on %s", pkg)
+	for pure, allowed := range purePackages {
+		out, err := exec.CommandContext(t.Context(), goTool, "list", "-deps", module+"/"+pure).Output()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v", pure, err)
+		}
+		deps := strings.Fields(string(out))
+		if len(deps) < 10 {
+			t.Fatalf("go list -deps %s returned %d packages, want the standard library at least: %q", pure, len(deps), deps)
+		}
+		for _, pkg := range deps {
+			if forbidden(pkg) {
+				t.Errorf("%s depends on %s", pure, pkg)
+			}
+			own, ok := strings.CutPrefix(pkg, module+"/")
+			if ok && own != pure && !slices.Contains(allowed, own) {
+				t.Errorf("%s depends on %s, which is not below it (allowed: %v)", pure, own, allowed)
+			}
 		}
 	}
 }

@@ -90,3 +90,15 @@ func (f Finding) less(g Finding) bool {
 	}
 	return f.Message < g.Message
 }
+
+// FindingKey is what identifies a finding across two reports: its ID, node and resource.
+type FindingKey struct {
+	ID       string
+	Node     string
+	Resource string
+}
+
+// Key returns f's FindingKey.
+func (f Finding) Key() FindingKey {
+	return FindingKey{ID: f.ID, Node: f.Node, Resource: f.Resource}
+}

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/diff"
 	"github.com/karpnet/kubectl-karpnet/pkg/style"
 )
 
@@ -19,7 +20,7 @@ const (
 // findings, nodes and NodeClaims without a Node, each line marked + (new), - (gone) or ~
 // (changed); or as JSON or YAML, the Diff object whole. Text shows every string as
 // style.Printable does. st colours the text; nil means no colour.
-func PrintDiff(w io.Writer, d diagnose.Diff, f Format, st *style.Styles) error {
+func PrintDiff(w io.Writer, d diff.Diff, f Format, st *style.Styles) error {
 	if f == JSON || f == YAML {
 		return writeObject(w, publicDiff(d), f)
 	}
@@ -36,15 +37,15 @@ func PrintDiff(w io.Writer, d diagnose.Diff, f Format, st *style.Styles) error {
 
 // publicDiff returns d with its kind and apiVersion set, times in UTC and empty lists
 // instead of null, so consumers can always iterate.
-func publicDiff(d diagnose.Diff) diagnose.Diff {
-	d.Kind, d.APIVersion = diagnose.DiffKind, diagnose.ReportAPIVersion
+func publicDiff(d diff.Diff) diff.Diff {
+	d.Kind, d.APIVersion = diff.Kind, diagnose.ReportAPIVersion
 	d.Old.Taken, d.New.Taken = d.Old.Taken.UTC(), d.New.Taken.UTC()
 	d.Findings.Added = nonNil(d.Findings.Added)
 	d.Findings.Resolved = nonNil(d.Findings.Resolved)
 	d.Findings.Changed = nonNil(d.Findings.Changed)
 	d.Nodes.Added = nonNil(d.Nodes.Added)
 	d.Nodes.Removed = nonNil(d.Nodes.Removed)
-	changed := make([]diagnose.NodeChange, len(d.Nodes.Changed))
+	changed := make([]diff.NodeChange, len(d.Nodes.Changed))
 	for i, c := range d.Nodes.Changed {
 		c.Fields = nonNil(c.Fields)
 		changed[i] = c
@@ -55,10 +56,10 @@ func publicDiff(d diagnose.Diff) diagnose.Diff {
 	return d
 }
 
-func diffText(t *text, d diagnose.Diff) {
+func diffText(t *text, d diff.Diff) {
 	for _, side := range []struct {
 		label string
-		s     diagnose.DiffSide
+		s     diff.Side
 	}{{"old", d.Old}, {"new", d.New}} {
 		t.fields([]kv{{side.label, orUnknown(side.s.Source)}, {"taken", taken(side.s.Taken)}, {"context", orUnknown(side.s.Context)}})
 	}
@@ -74,7 +75,7 @@ func diffText(t *text, d diagnose.Diff) {
 	diffClaims(t, cc)
 }
 
-func diffFindings(t *text, c diagnose.FindingChanges) {
+func diffFindings(t *text, c diff.FindingChanges) {
 	t.header(fmt.Sprintf("Findings: %d new, %d resolved, %d changed severity", len(c.Added), len(c.Resolved), len(c.Changed)))
 	for _, f := range c.Added {
 		lvl := t.st.Level(f.Severity.String())
@@ -113,7 +114,7 @@ func diffFinding(t *text, mark, badge string, f diagnose.Finding) {
 	t.para(6, f.Message)
 }
 
-func diffNodes(t *text, c diagnose.NodeChanges) {
+func diffNodes(t *text, c diff.NodeChanges) {
 	if len(c.Added)+len(c.Removed)+len(c.Changed) == 0 {
 		return
 	}
@@ -135,7 +136,7 @@ func diffNodes(t *text, c diagnose.NodeChanges) {
 	}
 }
 
-func diffClaims(t *text, c diagnose.ClaimChanges) {
+func diffClaims(t *text, c diff.ClaimChanges) {
 	if len(c.Added)+len(c.Removed) == 0 {
 		return
 	}

@@ -8,20 +8,21 @@ import (
 	"time"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/diff"
 )
 
 // hostileDiff is a diff whose strings hold terminal escapes and a name too long for a line.
-func hostileDiff() diagnose.Diff {
+func hostileDiff() diff.Diff {
 	long := strings.Repeat("n", 130)
 	f := diagnose.Finding{ID: "instance-type-mismatch", Severity: diagnose.Warning, Node: "evil\x1b]0;pwned\x07",
 		Message: "label is \x1b[2Km5.xlarge " + strings.Repeat("word ", 40)}
-	return diagnose.Diff{
-		Old:      diagnose.DiffSide{Source: "old\x1b[1A.json", Taken: time.Date(2026, 11, 20, 9, 30, 0, 0, time.UTC)},
-		New:      diagnose.DiffSide{Source: "live", Taken: time.Date(2026, 11, 20, 10, 30, 0, 0, time.UTC)},
-		Findings: diagnose.FindingChanges{Added: []diagnose.Finding{f}, Resolved: []diagnose.Finding{{ID: long, Severity: diagnose.Critical}}},
-		Nodes: diagnose.NodeChanges{Added: []string{long}, Changed: []diagnose.NodeChange{{Node: "a\rb",
-			Fields: []diagnose.FieldChange{{Field: "securityGroups", Old: "sg-1\x1b[31m", New: ""}}}}},
-		NodeClaims: diagnose.ClaimChanges{Removed: []diagnose.ClaimRef{{Name: "c\x07", Status: diagnose.ClaimLaunching}}},
+	return diff.Diff{
+		Old:      diff.Side{Source: "old\x1b[1A.json", Taken: time.Date(2026, 11, 20, 9, 30, 0, 0, time.UTC)},
+		New:      diff.Side{Source: "live", Taken: time.Date(2026, 11, 20, 10, 30, 0, 0, time.UTC)},
+		Findings: diff.FindingChanges{Added: []diagnose.Finding{f}, Resolved: []diagnose.Finding{{ID: long, Severity: diagnose.Critical}}},
+		Nodes: diff.NodeChanges{Added: []string{long}, Changed: []diff.NodeChange{{Node: "a\rb",
+			Fields: []diff.FieldChange{{Field: "securityGroups", Old: "sg-1\x1b[31m", New: ""}}}}},
+		NodeClaims: diff.ClaimChanges{Removed: []diff.ClaimRef{{Name: "c\x07", Status: diagnose.ClaimLaunching}}},
 	}
 }
 
@@ -74,7 +75,7 @@ func TestPrintDiffColour(t *testing.T) {
 // and the strings as read.
 func TestPrintDiffData(t *testing.T) {
 	var buf bytes.Buffer
-	if err := PrintDiff(&buf, diagnose.Diff{}, JSON, nil); err != nil {
+	if err := PrintDiff(&buf, diff.Diff{}, JSON, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{`"kind": "Diff"`, `"apiVersion": "karpnet/v1alpha1"`, `"added": []`, `"resolved": []`,
@@ -87,14 +88,14 @@ func TestPrintDiffData(t *testing.T) {
 	if err := PrintDiff(&buf, hostileDiff(), JSON, nil); err != nil {
 		t.Fatal(err)
 	}
-	var back diagnose.Diff
+	var back diff.Diff
 	if err := json.Unmarshal(buf.Bytes(), &back); err != nil {
 		t.Fatalf("decoding: %v\n%s", err, buf.String())
 	}
 	if got, want := back.Findings.Added[0].Node, hostileDiff().Findings.Added[0].Node; got != want {
 		t.Errorf("node: got %q, want %q kept whole", got, want)
 	}
-	if err := PrintDiff(&buf, diagnose.Diff{}, Wide, nil); err == nil {
+	if err := PrintDiff(&buf, diff.Diff{}, Wide, nil); err == nil {
 		t.Error("wide: got no error, want the format refused")
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/karpnet/kubectl-karpnet/internal/cischema"
 	"github.com/karpnet/kubectl-karpnet/internal/hostiletext"
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/diff"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 	"github.com/karpnet/kubectl-karpnet/pkg/style"
 )
@@ -127,9 +128,9 @@ func checkText(t *testing.T, what, out string, limit int, colour bool) {
 // off and as JSON, and fails t on what FuzzPipeline forbids.
 func checkDiffs(t *testing.T, r diagnose.Report) {
 	t.Helper()
-	for _, d := range []diagnose.Diff{
-		diagnose.Compare(diagnose.Report{}, r, diagnose.DiffSide{Source: "empty"}, diagnose.DiffSide{Source: "fuzzed"}),
-		diagnose.Compare(r, diagnose.Report{}, diagnose.DiffSide{Source: "fuzzed"}, diagnose.DiffSide{Source: "empty"}),
+	for _, d := range []diff.Diff{
+		diff.Compare(diagnose.Report{}, r, diff.Side{Source: "empty"}, diff.Side{Source: "fuzzed"}),
+		diff.Compare(r, diagnose.Report{}, diff.Side{Source: "fuzzed"}, diff.Side{Source: "empty"}),
 	} {
 		for _, colour := range []bool{false, true} {
 			var out bytes.Buffer
@@ -142,7 +143,7 @@ func checkDiffs(t *testing.T, r diagnose.Report) {
 		if err := PrintDiff(&j, d, JSON, nil); err != nil {
 			t.Fatalf("diff -o json: %v", err)
 		}
-		var back diagnose.Diff
+		var back diff.Diff
 		if err := json.Unmarshal(j.Bytes(), &back); err != nil {
 			t.Fatalf("diff -o json does not decode: %v", err)
 		}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/diff"
 )
 
 // newGlyph marks a finding that is new since the previous collection.
@@ -19,9 +20,9 @@ type changes struct {
 }
 
 // compareFindings returns what changed in the findings from old to new, keyed as
-// diagnose.CompareFindings keys them (ID, node and resource).
+// diff.CompareFindings keys them (ID, node and resource).
 func compareFindings(old, new diagnose.Report) changes {
-	diff := diagnose.CompareFindings(old.Findings, new.Findings)
+	diff := diff.CompareFindings(old.Findings, new.Findings)
 	c := changes{added: make(map[diagnose.FindingKey]bool, len(diff.Added)),
 		resolved: diff.Resolved, since: old.Taken}
 	for _, f := range diff.Added {

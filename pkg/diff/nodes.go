@@ -1,15 +1,17 @@
-package diagnose
+package diff
 
 import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 )
 
-// nodeFact is one networking fact of a node that a diff compares, read from its NodeReport.
+// nodeFact is one networking fact of a node that a diff compares, read from its diagnose.NodeReport.
 type nodeFact struct {
 	name string
-	of   func(NodeReport) string
+	of   func(diagnose.NodeReport) string
 }
 
 // nodeFacts returns the networking facts of a node that a diff compares, in the order it lists
@@ -19,24 +21,24 @@ type nodeFact struct {
 // the placement group, and what karpnet decided about the node (lifecycle state, status).
 func nodeFacts() []nodeFact {
 	return []nodeFact{
-		{"instanceID", func(n NodeReport) string { return n.Identity.InstanceID }},
-		{"instanceState", func(n NodeReport) string { return n.Identity.InstanceState }},
-		{"instanceType", func(n NodeReport) string { return n.Identity.InstanceType }},
-		{"zone", func(n NodeReport) string { return n.Identity.Zone }},
-		{"subnet", func(n NodeReport) string {
+		{"instanceID", func(n diagnose.NodeReport) string { return n.Identity.InstanceID }},
+		{"instanceState", func(n diagnose.NodeReport) string { return n.Identity.InstanceState }},
+		{"instanceType", func(n diagnose.NodeReport) string { return n.Identity.InstanceType }},
+		{"zone", func(n diagnose.NodeReport) string { return n.Identity.Zone }},
+		{"subnet", func(n diagnose.NodeReport) string {
 			if n.Subnet == nil {
 				return ""
 			}
 			return n.Subnet.ID
 		}},
-		{"addresses", func(n NodeReport) string {
+		{"addresses", func(n diagnose.NodeReport) string {
 			ips := make([]string, len(n.Addresses))
 			for i, a := range n.Addresses {
 				ips[i] = a.Address
 			}
 			return sortedList(ips)
 		}},
-		{"securityGroups", func(n NodeReport) string {
+		{"securityGroups", func(n diagnose.NodeReport) string {
 			if n.SecurityGroups == nil {
 				return ""
 			}
@@ -46,31 +48,31 @@ func nodeFacts() []nodeFact {
 			}
 			return sortedList(ids)
 		}},
-		{"enis", func(n NodeReport) string {
+		{"enis", func(n diagnose.NodeReport) string {
 			if n.Identity.InstanceID == "" {
 				return ""
 			}
 			return strconv.Itoa(len(n.ENIs))
 		}},
-		{"pods", func(n NodeReport) string {
+		{"pods", func(n diagnose.NodeReport) string {
 			if n.Capacity == nil {
 				return ""
 			}
 			return strconv.FormatInt(n.Capacity.Pods, 10)
 		}},
-		{"ipCapacity", func(n NodeReport) string {
+		{"ipCapacity", func(n diagnose.NodeReport) string {
 			if n.Capacity == nil {
 				return ""
 			}
 			return strconv.FormatInt(n.Capacity.IPCapacity, 10)
 		}},
-		{"efaAttached", func(n NodeReport) string {
+		{"efaAttached", func(n diagnose.NodeReport) string {
 			if n.EFA == nil {
 				return ""
 			}
 			return strconv.Itoa(n.EFA.Attached)
 		}},
-		{"placementGroup", func(n NodeReport) string {
+		{"placementGroup", func(n diagnose.NodeReport) string {
 			if n.Placement == nil {
 				return ""
 			}
@@ -79,8 +81,8 @@ func nodeFacts() []nodeFact {
 			}
 			return n.Placement.GroupID
 		}},
-		{"lifecycle", func(n NodeReport) string { return n.Lifecycle.State }},
-		{"status", func(n NodeReport) string { return n.Status }},
+		{"lifecycle", func(n diagnose.NodeReport) string { return n.Lifecycle.State }},
+		{"status", func(n diagnose.NodeReport) string { return n.Status }},
 	}
 }
 
@@ -101,9 +103,9 @@ func sortedList(items []string) string {
 	return strings.Join(items, ",")
 }
 
-func diffNodes(old, new []NodeReport) NodeChanges {
-	index := func(ns []NodeReport) map[string]NodeReport {
-		m := make(map[string]NodeReport, len(ns))
+func diffNodes(old, new []diagnose.NodeReport) NodeChanges {
+	index := func(ns []diagnose.NodeReport) map[string]diagnose.NodeReport {
+		m := make(map[string]diagnose.NodeReport, len(ns))
 		for _, n := range ns {
 			m[n.Identity.Node] = n
 		}

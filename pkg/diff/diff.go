@@ -1,13 +1,15 @@
-package diagnose
+package diff
 
 import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 )
 
 // Diff kind: the JSON/YAML output of `diff` is a public interface, with the Report's API version.
-const DiffKind = "Diff"
+const Kind = "Diff"
 
 // Diff is what changed between two reports: findings that appeared, resolved or changed
 // severity, nodes that appeared or went, the networking facts of nodes in both, and the
@@ -15,17 +17,17 @@ const DiffKind = "Diff"
 type Diff struct {
 	Kind       string   `json:"kind"`
 	APIVersion string   `json:"apiVersion"`
-	Old        DiffSide `json:"old"`
-	New        DiffSide `json:"new"`
-	// Findings are keyed by ID, node and resource (see FindingKey).
+	Old        Side `json:"old"`
+	New        Side `json:"new"`
+	// Findings are keyed by ID, node and resource (see diagnose.FindingKey).
 	Findings FindingChanges `json:"findings"`
 	Nodes    NodeChanges    `json:"nodes"`
 	// NodeClaims are the NodeClaims without a Node that appeared or went, by name.
 	NodeClaims ClaimChanges `json:"nodeClaims"`
 }
 
-// DiffSide says what one side of a diff was read from and when.
-type DiffSide struct {
+// Side says what one side of a diff was read from and when.
+type Side struct {
 	// Source is the snapshot file's name, or "live" for the cluster read now.
 	Source  string    `json:"source"`
 	Taken   time.Time `json:"taken"`
@@ -35,15 +37,15 @@ type DiffSide struct {
 // FindingChanges are the findings new in NEW, gone from it, and those in both whose severity
 // changed.
 type FindingChanges struct {
-	Added    []Finding        `json:"added"`
-	Resolved []Finding        `json:"resolved"`
-	Changed  []SeverityChange `json:"changed"`
+	Added    []diagnose.Finding `json:"added"`
+	Resolved []diagnose.Finding `json:"resolved"`
+	Changed  []SeverityChange   `json:"changed"`
 }
 
-// SeverityChange is a finding in both reports with another severity in NEW; Finding is NEW's.
+// SeverityChange is a finding in both reports with another severity in NEW; diagnose.Finding is NEW's.
 type SeverityChange struct {
-	Finding
-	OldSeverity Severity `json:"oldSeverity"`
+	diagnose.Finding
+	OldSeverity diagnose.Severity `json:"oldSeverity"`
 }
 
 // NodeChanges are the nodes only in NEW, only in OLD, and those in both whose facts changed.
@@ -78,22 +80,12 @@ type ClaimRef struct {
 	Status string `json:"status"`
 }
 
-// FindingKey is what identifies a finding across two reports: its ID, node and resource.
-type FindingKey struct {
-	ID       string
-	Node     string
-	Resource string
-}
-
-// Key returns f's FindingKey.
-func (f Finding) Key() FindingKey { return FindingKey{ID: f.ID, Node: f.Node, Resource: f.Resource} }
-
 // Compare returns what changed from old to new. The sides name their sources; their times and
 // contexts are the reports'. When a report holds more than one finding
 // with one key, the worst (the first, in a Report's order) stands for the key. Added and
 // resolved findings keep their report's order; nodes and claims are sorted by name.
-func Compare(old, new Report, oldSide, newSide DiffSide) Diff {
-	d := Diff{Kind: DiffKind, APIVersion: ReportAPIVersion, Old: oldSide, New: newSide}
+func Compare(old, new diagnose.Report, oldSide, newSide Side) Diff {
+	d := Diff{Kind: Kind, APIVersion: diagnose.ReportAPIVersion, Old: oldSide, New: newSide}
 	d.Old.Taken, d.New.Taken = old.Taken.UTC(), new.Taken.UTC()
 	d.Old.Context, d.New.Context = old.Context, new.Context
 	d.Findings = diffFindings(old.Findings, new.Findings)
@@ -104,12 +96,12 @@ func Compare(old, new Report, oldSide, newSide DiffSide) Diff {
 
 // CompareFindings returns the findings new in new, resolved since old and with another
 // severity, as Compare keys and orders them, without comparing nodes: what a watch marks.
-func CompareFindings(old, new []Finding) FindingChanges { return diffFindings(old, new) }
+func CompareFindings(old, new []diagnose.Finding) FindingChanges { return diffFindings(old, new) }
 
 // Worsened returns the findings of d that reach threshold in NEW and did not in OLD: the
 // added ones at or above it, and those whose severity rose to it.
-func (d Diff) Worsened(threshold Severity) []Finding {
-	var out []Finding
+func (d Diff) Worsened(threshold diagnose.Severity) []diagnose.Finding {
+	var out []diagnose.Finding
 	for _, f := range d.Findings.Added {
 		if f.Severity >= threshold {
 			out = append(out, f)
@@ -124,9 +116,9 @@ func (d Diff) Worsened(threshold Severity) []Finding {
 }
 
 // firstByKey returns the first finding of each key, and the keys in order of appearance.
-func firstByKey(fs []Finding) (map[FindingKey]Finding, []FindingKey) {
-	m := make(map[FindingKey]Finding, len(fs))
-	var keys []FindingKey
+func firstByKey(fs []diagnose.Finding) (map[diagnose.FindingKey]diagnose.Finding, []diagnose.FindingKey) {
+	m := make(map[diagnose.FindingKey]diagnose.Finding, len(fs))
+	var keys []diagnose.FindingKey
 	for _, f := range fs {
 		k := f.Key()
 		if _, ok := m[k]; !ok {
@@ -137,10 +129,10 @@ func firstByKey(fs []Finding) (map[FindingKey]Finding, []FindingKey) {
 	return m, keys
 }
 
-func diffFindings(old, new []Finding) FindingChanges {
+func diffFindings(old, new []diagnose.Finding) FindingChanges {
 	om, okeys := firstByKey(old)
 	nm, nkeys := firstByKey(new)
-	c := FindingChanges{Added: []Finding{}, Resolved: []Finding{}, Changed: []SeverityChange{}}
+	c := FindingChanges{Added: []diagnose.Finding{}, Resolved: []diagnose.Finding{}, Changed: []SeverityChange{}}
 	for _, k := range nkeys {
 		n := nm[k]
 		o, ok := om[k]
@@ -159,8 +151,8 @@ func diffFindings(old, new []Finding) FindingChanges {
 	return c
 }
 
-func diffClaims(old, new []NodeClaimReport) ClaimChanges {
-	index := func(cs []NodeClaimReport) map[string]string {
+func diffClaims(old, new []diagnose.NodeClaimReport) ClaimChanges {
+	index := func(cs []diagnose.NodeClaimReport) map[string]string {
 		m := make(map[string]string, len(cs))
 		for _, c := range cs {
 			m[c.Name] = c.Status
