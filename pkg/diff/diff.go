@@ -15,10 +15,10 @@ const Kind = "Diff"
 // severity, nodes that appeared or went, the networking facts of nodes in both, and the
 // NodeClaims without a Node that appeared or went.
 type Diff struct {
-	Kind       string   `json:"kind"`
-	APIVersion string   `json:"apiVersion"`
-	Old        Side `json:"old"`
-	New        Side `json:"new"`
+	Kind       string `json:"kind"`
+	APIVersion string `json:"apiVersion"`
+	Old        Side   `json:"old"`
+	New        Side   `json:"new"`
 	// Findings are keyed by ID, node and resource (see diagnose.FindingKey).
 	Findings FindingChanges `json:"findings"`
 	Nodes    NodeChanges    `json:"nodes"`

@@ -91,15 +91,15 @@ func TestDiffWorsened(t *testing.T) {
 
 func TestCompareNodes(t *testing.T) {
 	base := diagnose.NodeReport{
-		Identity:  diagnose.Identity{Node: "a", InstanceID: "i-1", InstanceState: "running", InstanceType: "m5.large", Zone: "us-west-2a"},
-		Lifecycle: diagnose.Lifecycle{State: "running"},
-		Addresses:          []diagnose.AddressReport{{Address: "10.0.1.5"}, {Address: "10.0.1.4"}},
-		Subnet:             &diagnose.SubnetReport{ID: "subnet-1"},
-		SecurityGroups:     &diagnose.SecurityGroups{Groups: []diagnose.SecurityGroupReport{{ID: "sg-2"}, {ID: "sg-1"}}},
-		ENIs:               []diagnose.ENIReport{{ID: "eni-1"}},
-		Capacity:           &diagnose.CapacityReport{Pods: 29, IPCapacity: 29},
-		Placement:          &diagnose.PlacementReport{GroupName: "pg"},
-		Status:             "ok",
+		Identity:       diagnose.Identity{Node: "a", InstanceID: "i-1", InstanceState: "running", InstanceType: "m5.large", Zone: "us-west-2a"},
+		Lifecycle:      diagnose.Lifecycle{State: "running"},
+		Addresses:      []diagnose.AddressReport{{Address: "10.0.1.5"}, {Address: "10.0.1.4"}},
+		Subnet:         &diagnose.SubnetReport{ID: "subnet-1"},
+		SecurityGroups: &diagnose.SecurityGroups{Groups: []diagnose.SecurityGroupReport{{ID: "sg-2"}, {ID: "sg-1"}}},
+		ENIs:           []diagnose.ENIReport{{ID: "eni-1"}},
+		Capacity:       &diagnose.CapacityReport{Pods: 29, IPCapacity: 29},
+		Placement:      &diagnose.PlacementReport{GroupName: "pg"},
+		Status:         "ok",
 	}
 	reordered := base
 	reordered.Addresses = []diagnose.AddressReport{{Address: "10.0.1.4"}, {Address: "10.0.1.5"}}
