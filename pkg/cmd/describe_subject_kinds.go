@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -11,7 +10,6 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 	"github.com/karpnet/kubectl-karpnet/pkg/printer"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
-	"github.com/karpnet/kubectl-karpnet/pkg/style"
 )
 
 // noLiveNames completes nothing from the live cluster: the names would take EC2 calls.
@@ -31,21 +29,8 @@ func subnetKind() subjectKind {
 			}
 			return out
 		}, live: noLiveNames},
-		print: func(w io.Writer, sheets any, f printer.Format, st *style.Styles) error {
-			return printer.PrintSubnets(w, sheets.([]diagnose.SubnetSheet), f, st)
-		},
 	}
-	k.sheets = func(_ *cobra.Command, h hints, snap *snapshot.Snapshot, x *diagnose.Index, r diagnose.Report, names []string) (any, error) {
-		var out []diagnose.SubnetSheet
-		for _, n := range names {
-			sh, ok := diagnose.DescribeSubnet(x, r, n)
-			if !ok {
-				return nil, k.notFound(h, snap, n, snapshot.SourceDescribeSubnets)
-			}
-			out = append(out, sh)
-		}
-		return out, nil
-	}
+	k.describe = describeWith(byName(&k, diagnose.DescribeSubnet, snapshot.SourceDescribeSubnets), printer.PrintSubnets)
 	return k
 }
 
@@ -75,11 +60,8 @@ func nodeClassKind() subjectKind {
 			auto, err := autoNodeClassNames(ctx, col)
 			return append(names, auto...), err
 		}},
-		print: func(w io.Writer, sheets any, f printer.Format, st *style.Styles) error {
-			return printer.PrintNodeClasses(w, sheets.([]diagnose.NodeClassSheet), f, st)
-		},
 	}
-	k.sheets = func(c *cobra.Command, h hints, snap *snapshot.Snapshot, x *diagnose.Index, r diagnose.Report, names []string) (any, error) {
+	k.describe = describeWith(func(c *cobra.Command, h hints, snap *snapshot.Snapshot, x *diagnose.Index, r diagnose.Report, names []string) ([]diagnose.NodeClassSheet, error) {
 		only := ""
 		if strings.HasPrefix(c.CalledAs(), "ec2nodeclass") {
 			only = snapshot.KindEC2NodeClass
@@ -97,7 +79,7 @@ func nodeClassKind() subjectKind {
 			}
 		}
 		return out, nil
-	}
+	}, printer.PrintNodeClasses)
 	return k
 }
 
@@ -129,21 +111,8 @@ func nodePoolKind() subjectKind {
 		}, live: func(ctx context.Context, col *collect.Collector) ([]string, error) {
 			return customNames(ctx, col, snapshot.KarpenterGroup, "nodepools")
 		}},
-		print: func(w io.Writer, sheets any, f printer.Format, st *style.Styles) error {
-			return printer.PrintNodePools(w, sheets.([]diagnose.NodePoolSheet), f, st)
-		},
 	}
-	k.sheets = func(_ *cobra.Command, h hints, snap *snapshot.Snapshot, x *diagnose.Index, r diagnose.Report, names []string) (any, error) {
-		var out []diagnose.NodePoolSheet
-		for _, n := range names {
-			sh, ok := diagnose.DescribeNodePool(x, r, n)
-			if !ok {
-				return nil, k.notFound(h, snap, n, snapshot.SourceNodePools)
-			}
-			out = append(out, sh)
-		}
-		return out, nil
-	}
+	k.describe = describeWith(byName(&k, diagnose.DescribeNodePool, snapshot.SourceNodePools), printer.PrintNodePools)
 	return k
 }
 
@@ -164,20 +133,24 @@ func placementGroupKind() subjectKind {
 			}
 			return out
 		}, live: noLiveNames},
-		print: func(w io.Writer, sheets any, f printer.Format, st *style.Styles) error {
-			return printer.PrintPlacementGroups(w, sheets.([]diagnose.PlacementGroupSheet), f, st)
-		},
 	}
-	k.sheets = func(_ *cobra.Command, h hints, snap *snapshot.Snapshot, x *diagnose.Index, r diagnose.Report, names []string) (any, error) {
-		var out []diagnose.PlacementGroupSheet
+	k.describe = describeWith(byName(&k, diagnose.DescribePlacementGroup, snapshot.SourceDescribePlacementGroups), printer.PrintPlacementGroups)
+	return k
+}
+
+// byName builds the sheet of each name with describe, or fails with the kind's error for the
+// first name it has no sheet for (sources are what the snapshot would have read it from).
+func byName[S any](k *subjectKind, describe func(x *diagnose.Index, r diagnose.Report, name string) (S, bool), sources ...string,
+) func(*cobra.Command, hints, *snapshot.Snapshot, *diagnose.Index, diagnose.Report, []string) ([]S, error) {
+	return func(_ *cobra.Command, h hints, snap *snapshot.Snapshot, x *diagnose.Index, r diagnose.Report, names []string) ([]S, error) {
+		var out []S
 		for _, n := range names {
-			sh, ok := diagnose.DescribePlacementGroup(x, r, n)
+			sh, ok := describe(x, r, n)
 			if !ok {
-				return nil, k.notFound(h, snap, n, snapshot.SourceDescribePlacementGroups)
+				return nil, k.notFound(h, snap, n, sources...)
 			}
 			out = append(out, sh)
 		}
 		return out, nil
 	}
-	return k
 }

@@ -24,12 +24,28 @@ type subjectKind struct {
 	// names reads the kind's names for completion from a snapshot or the live cluster; nil
 	// live means they are completed only from the demo and --snapshot FILE.
 	names nameSource
-	// sheets builds the sheets of names, or fails with the error for the first one that has none.
-	// h names the commands its errors suggest.
-	sheets func(c *cobra.Command, h hints, snap *snapshot.Snapshot, x *diagnose.Index, r diagnose.Report, names []string) (any, error)
-	// print writes what sheets built.
-	print func(w io.Writer, sheets any, f printer.Format, st *style.Styles) error
-	what  string
+	// describe builds the sheets of names and returns what prints them, or fails with the error
+	// for the first one that has none; h names the commands its errors suggest. describeWith
+	// makes it from a builder and a printer of the same sheet type.
+	describe func(c *cobra.Command, h hints, snap *snapshot.Snapshot, x *diagnose.Index, r diagnose.Report, names []string) (sheetPrinter, error)
+	what     string
+}
+
+// sheetPrinter writes sheets already built in format f.
+type sheetPrinter func(w io.Writer, f printer.Format, st *style.Styles) error
+
+// describeWith pairs a builder of sheets of type S with the printer of that type, so the
+// compiler checks that each kind prints the sheets it builds.
+func describeWith[S any](build func(c *cobra.Command, h hints, snap *snapshot.Snapshot, x *diagnose.Index, r diagnose.Report, names []string) ([]S, error),
+	print func(w io.Writer, sheets []S, f printer.Format, st *style.Styles) error,
+) func(*cobra.Command, hints, *snapshot.Snapshot, *diagnose.Index, diagnose.Report, []string) (sheetPrinter, error) {
+	return func(c *cobra.Command, h hints, snap *snapshot.Snapshot, x *diagnose.Index, r diagnose.Report, names []string) (sheetPrinter, error) {
+		sheets, err := build(c, h, snap, x, r, names)
+		if err != nil {
+			return nil, err
+		}
+		return func(w io.Writer, f printer.Format, st *style.Styles) error { return print(w, sheets, f, st) }, nil
+	}
 }
 
 // describeSubjectOptions are the flags of `describe subnet|nodeclass|nodepool|placementgroup`.
@@ -103,11 +119,11 @@ func (o *describeSubjectOptions) run(c *cobra.Command) error {
 		return err
 	}
 	o.printNotes(snap)
-	sheets, err := o.kind.sheets(c, o.hints(), snap, diagnose.NewIndex(snap), diagnose.Analyze(snap, diagnose.Options{}), o.names)
+	print, err := o.kind.describe(c, o.hints(), snap, diagnose.NewIndex(snap), diagnose.Analyze(snap, diagnose.Options{}), o.names)
 	if err != nil {
 		return err
 	}
-	if err := o.kind.print(o.Out, sheets, o.format, o.styles()); err != nil {
+	if err := print(o.Out, o.format, o.styles()); err != nil {
 		return outputError(o.kind.what+" sheet", err)
 	}
 	return nil
