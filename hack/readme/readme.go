@@ -21,7 +21,7 @@ import (
 // The markers around the generated catalogue table, each on a line of its own. A file holds at
 // most one catalogue block (docs/checks.md holds it).
 const (
-	catalogueBegin = "<!-- catalogue: generated from pkg/diagnose/catalogue.go by `make generate`; do not edit -->"
+	catalogueBegin = "<!-- catalogue: generated from the checks' Specs in pkg/diagnose by `make generate`; do not edit -->"
 	catalogueEnd   = "<!-- end of catalogue -->"
 )
 

@@ -1,6 +1,7 @@
 // Package cischema validates karpnet's CI output formats in tests against their published
 // schemas: SARIF 2.1.0 with a JSON Schema validator, JUnit XML with xmllint (libxml2). The
-// schemas and where they come from are in schema/ (see schema/SOURCE.md).
+// schemas and where they come from are in schema/ (see schema/SOURCE.md). It also gives the
+// form the formats' golden files hold them in, without the catalogue's texts (golden.go).
 package cischema
 
 import (

@@ -19,7 +19,7 @@ func TestContextsCIFormats(t *testing.T) {
 	junit := m.run(t, "check", "--contexts", "a,b,c", "-o", "junit")
 	wantCode(t, junit, ExitFindings)
 	cischema.ValidateJUnit(t, []byte(junit.stdout))
-	testutil.Assert(t, filepath.Join("testdata", "contexts-check.junit.golden"), junit.stdout)
+	testutil.Assert(t, filepath.Join("testdata", "contexts-check.junit.golden"), cischema.JUnitGolden(t, junit.stdout))
 	var doc struct {
 		Suites []struct {
 			Name  string `xml:"name,attr"`
@@ -50,7 +50,7 @@ func TestContextsCIFormats(t *testing.T) {
 	sarif := m.run(t, "check", "--contexts", "a,b,c", "-o", "sarif")
 	wantCode(t, sarif, ExitFindings)
 	cischema.ValidateSARIF(t, []byte(sarif.stdout))
-	testutil.Assert(t, filepath.Join("testdata", "contexts-check.sarif.golden"), sarif.stdout)
+	testutil.Assert(t, filepath.Join("testdata", "contexts-check.sarif.golden"), cischema.SARIFGolden(t, sarif.stdout))
 	var log struct {
 		Runs []struct {
 			Results []struct {

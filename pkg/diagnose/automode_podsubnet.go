@@ -7,6 +7,24 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
+var specPodSubnetZoneMissing = &Spec{
+	ID:       "pod-subnet-zone-missing",
+	Severity: Critical,
+	Family:   FamilyAutoMode,
+	Examines: []string{SubjectNode},
+	Title:    "an Auto Mode NodeClass's podSubnetSelectorTerms select no subnet in the node's zone",
+	FiresWhen: "an Auto Mode node's NodeClass `podSubnetSelectorTerms` select subnets, but none in the node's " +
+		"zone (judged on the subnets karpnet read; silent when a term names an unread subnet)",
+	NotOn: "terms naming a subnet karpnet could not read",
+	Why: "Auto Mode takes pod addresses only from a pod subnet in the node's zone: pods fail with `failed " +
+		"to assign an IP address to container`",
+	Remedy: "create or tag a pod subnet in that zone, or keep the NodePools out of it",
+	Sources: []string{
+		"https://docs.aws.amazon.com/eks/latest/userguide/create-node-class.html (Subnet selection for Pods)",
+		"awsdocs/amazon-eks-user-guide#1088",
+	},
+}
+
 // podSubnetZoneMissing finds EKS Auto Mode nodes whose NodeClass sets podSubnetSelectorTerms
 // that select no subnet in the node's zone. Auto Mode only takes pod addresses from a pod
 // subnet in the node's own zone (an ENI cannot cross zones), so every pod that is not
@@ -58,6 +76,22 @@ var podSubnetZoneMissing = Check{
 	},
 }
 
+var specPodSubnetSecurityGroupsMissing = &Spec{
+	ID:        "pod-subnet-security-groups-missing",
+	Severity:  Critical,
+	Family:    FamilyAutoMode,
+	Examines:  []string{SubjectNodeClass},
+	Title:     "an Auto Mode NodeClass sets podSubnetSelectorTerms without podSecurityGroupSelectorTerms",
+	FiresWhen: "an Auto Mode NodeClass sets `podSubnetSelectorTerms` without `podSecurityGroupSelectorTerms`",
+	NotOn:     "classes without pod subnets",
+	Why:       "EKS requires both; pods in the pod subnets get no security groups of their own",
+	Remedy: "add `spec.podSecurityGroupSelectorTerms` (e.g. the cluster security group), or drop the pod " +
+		"subnets",
+	Sources: []string{
+		"https://docs.aws.amazon.com/eks/latest/userguide/create-node-class.html (podSecurityGroupSelectorTerms required with podSubnetSelectorTerms)",
+	},
+}
+
 // podSubnetSecurityGroupsMissing finds Auto Mode NodeClasses that set podSubnetSelectorTerms
 // without podSecurityGroupSelectorTerms. EKS requires the two together: pod ENIs in the pod
 // subnets need their own security groups, as the node's securityGroupSelectorTerms do not
@@ -84,6 +118,24 @@ var podSubnetSecurityGroupsMissing = Check{
 			})
 		}
 		return out
+	},
+}
+
+var specPodSubnetMismatch = &Spec{
+	ID:       "pod-subnet-mismatch",
+	Severity: Warning,
+	Family:   FamilyAutoMode,
+	Examines: []string{SubjectNode},
+	Title:    "pod addresses of an Auto Mode node lie outside its NodeClass's pod subnets",
+	FiresWhen: "with pod subnets set, an Auto Mode node has secondary ENIs outside them, or secondary " +
+		"IPs/prefixes on its primary ENI",
+	NotOn: "classes without pod subnets",
+	Why:   "pods use node-subnet addresses and security groups, not the pod subnets' routes, ACLs and groups",
+	Remedy: "replace the node (pod subnets apply at launch); check the pod subnets have free addresses in the " +
+		"zone",
+	Sources: []string{
+		"https://docs.aws.amazon.com/eks/latest/userguide/create-node-class.html (Subnet selection for Pods)",
+		"https://docs.aws.amazon.com/eks/latest/userguide/auto-networking.html",
 	},
 }
 

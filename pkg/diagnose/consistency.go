@@ -26,6 +26,28 @@ func consistencyChecks() []Check {
 // labelZoneID is the zone-ID label Karpenter sets from EC2NodeClass status.subnets[].zoneID.
 const labelZoneID = "topology.k8s.aws/zone-id"
 
+var specNodePoolZoneUnreachable = &Spec{
+	ID:       "nodepool-zone-unreachable",
+	Severity: Critical,
+	Lower:    []Severity{Warning},
+	Family:   FamilyConsistency,
+	Examines: []string{SubjectNodePool},
+	Title:    "a NodePool's zone requirement and its EC2NodeClass's subnet zones do not meet",
+	FiresWhen: "a NodePool's `topology.kubernetes.io/zone` / `topology.k8s.aws/zone-id` requirement shares no " +
+		"zone with its EC2NodeClass's `status.subnets` (critical), or some required zones have no subnet " +
+		"(warning)",
+	NotOn: "NodePools without a zone requirement, classes whose subnet zones are unknown",
+	Why: "Karpenter only launches in zones that have a resolved subnet: with none left it launches " +
+		"nothing, and pods tied to an uncovered zone stay Pending",
+	Remedy: "add a subnet in the zone to `spec.subnetSelectorTerms`, or change the NodePool's zone " +
+		"requirement",
+	Sources: []string{
+		"aws/karpenter-provider-aws pkg/providers/instancetype/types.go (computeRequirements)",
+		"aws/karpenter-provider-aws pkg/providers/subnet/subnet.go (ZonalSubnetsForLaunch)",
+		"aws/karpenter-provider-aws pkg/controllers/nodeclass/subnet.go",
+	},
+}
+
 // nodePoolZoneUnreachable finds NodePools whose zone requirement and EC2NodeClass subnets do
 // not meet. Karpenter intersects a NodePool's topology.kubernetes.io/zone (or
 // topology.k8s.aws/zone-id) requirement with the zones of the NodeClass's resolved subnets:

@@ -10,6 +10,26 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
+var specNodeClassPublicIPMultiENI = &Spec{
+	ID:       "nodeclass-public-ip-multi-eni",
+	Severity: Critical,
+	Family:   FamilyConsistency,
+	Examines: []string{SubjectNodeClass},
+	Title:    "associatePublicIPAddress is true on an EC2NodeClass that launches several network interfaces",
+	FiresWhen: "`associatePublicIPAddress: true` on an EC2NodeClass with more than one `spec.networkInterfaces` " +
+		"entry, or whose NodeClaims request `vpc.amazonaws.com/efa` on a type with more than one EFA " +
+		"interface",
+	NotOn: "classes launching one interface, EFA claims on types with a single EFA interface",
+	Why: "EC2 rejects a public IP when launching with several network interfaces " +
+		"(InvalidParameterCombination): every launch fails",
+	Remedy: "remove `spec.associatePublicIPAddress` (or set it false); use private subnets with a NAT gateway",
+	Sources: []string{
+		"aws/karpenter-provider-aws#5666",
+		"aws/karpenter-provider-aws pkg/providers/launchtemplate/launchtemplate.go (generateNetworkInterfaces)",
+		"aws/karpenter-provider-aws website/content/en/docs/concepts/nodeclasses.md (spec.associatePublicIPAddress)",
+	},
+}
+
 // nodeClassPublicIPMultiENI finds EC2NodeClasses (and Auto Mode NodeClasses, under
 // spec.advancedNetworking) that set associatePublicIPAddress: true and
 // launch several network interfaces: more than one spec.networkInterfaces entry, or EFA

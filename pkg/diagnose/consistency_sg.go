@@ -9,6 +9,32 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
+var specSecurityGroupNodeToNodeBlocked = &Spec{
+	ID:       "security-group-node-to-node-blocked",
+	Severity: Warning,
+	Family:   FamilyConsistency,
+	Examines: []string{SubjectNode},
+	Title:    "the node's security groups block a flow pod networking needs between nodes",
+	FiresWhen: "the groups that carry the node's pod traffic (the instance's; under custom networking its " +
+		"ENIConfig's, which the pods' ENIs get) block a flow pod networking needs between nodes, in or " +
+		"out: DNS to CoreDNS over UDP 53 and over TCP 53, and TCP 1025-65535 (the range EKS's and " +
+		"terraform-aws-eks's node rules open between nodes). A rule admits a flow when its protocol (or " +
+		"-1) and ports cover it and it names one of those groups, or an IPv4 or IPv6 CIDR holding the " +
+		"node's or pod subnet; the message names each blocked flow and the groups",
+	NotOn: "terraform-aws-eks's node group (DNS and 1025-65535 from itself), the EKS cluster group (all from " +
+		"itself), groups karpnet could not read, flows a prefix-list rule might admit (prefix lists are " +
+		"not resolved)",
+	Why: "with the VPC CNI, pod-to-pod traffic across nodes is traffic between the nodes' ENIs: CoreDNS, " +
+		"Services and webhooks break",
+	Remedy: "the remedy gives the `aws ec2 authorize-security-group-ingress` / `-egress` command for each " +
+		"blocked flow, or add the EKS cluster security group to `spec.securityGroupSelectorTerms`",
+	Sources: []string{
+		"terraform-aws-modules/terraform-aws-eks node_groups.tf",
+		"https://docs.aws.amazon.com/eks/latest/userguide/sec-group-reqs.html",
+		"aws-samples/eks-workshop-v2#327",
+	},
+}
+
 // securityGroupNodeToNodeBlocked finds nodes whose security groups drop a flow that pod
 // networking needs between nodes. With the VPC CNI pods take VPC addresses on the node's ENIs,
 // so pod-to-pod traffic across nodes is traffic between ENIs that the security groups must

@@ -12,6 +12,29 @@ import (
 // each target's ENI.
 const tagClusterPrefix = "kubernetes.io/cluster/"
 
+var specSecurityGroupClusterTagConflict = &Spec{
+	ID:       "security-group-cluster-tag-conflict",
+	Severity: Warning,
+	Family:   FamilyConsistency,
+	Examines: []string{SubjectNode},
+	Title:    "an ENI of the node has more than one security group tagged kubernetes.io/cluster/<cluster>",
+	FiresWhen: "an ENI of the node carries more than one security group tagged `kubernetes.io/cluster/<cluster>` " +
+		"(the cluster from aws-node's `CLUSTER_NAME` or the instances' `eks:eks-cluster-name` tag)",
+	NotOn: "groups of another cluster, groups karpnet could not read, one tagged group next to untagged ones",
+	Why: "the AWS Load Balancer Controller expects exactly one such group per ENI (\"expected exactly one " +
+		"securityGroup tagged with kubernetes.io/cluster/...\") and registers no targets on the node; it " +
+		"happens when a class selects both the EKS cluster group and terraform-aws-eks's node group, " +
+		"which both carry the tag",
+	Remedy: "remove the tag from one group (terraform-aws-eks: `node_security_group_tags` with the tag set to " +
+		"null), or select groups by ID or another tag",
+	Sources: []string{
+		"aws/karpenter-provider-aws website/content/en/docs/concepts/nodeclasses.md (note on `kubernetes.io/cluster/<name>`)",
+		"terraform-aws-modules/terraform-aws-eks node_groups.tf",
+		"terraform-aws-modules/terraform-aws-eks examples/karpenter",
+		"https://docs.aws.amazon.com/eks/latest/userguide/sec-group-reqs.html (EKS tags the cluster group)",
+	},
+}
+
 // securityGroupClusterTagConflict finds nodes with an ENI that carries more than one security
 // group tagged kubernetes.io/cluster/<cluster-name>. The AWS Load Balancer Controller then
 // refuses to register the node's targets ("expected exactly one securityGroup tagged with

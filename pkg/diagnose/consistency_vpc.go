@@ -8,6 +8,27 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
+var specNodeClassSubnetVPCMismatch = &Spec{
+	ID:       "nodeclass-subnet-vpc-mismatch",
+	Severity: Critical,
+	Family:   FamilyConsistency,
+	Examines: []string{SubjectNodeClass},
+	Title:    "an EC2NodeClass's subnets and security groups span several VPCs or lie outside the cluster's",
+	FiresWhen: "an EC2NodeClass's status subnets and security groups span more than one VPC, or lie outside the " +
+		"VPC most checked nodes run in",
+	NotOn: "subnets and groups karpnet could not read",
+	Why: "selectors have no VPC filter; EC2 rejects launches pairing a subnet and a group of different " +
+		"VPCs (\"belong to different networks\"), and a node in another VPC cannot reach the cluster",
+	Remedy: "make `spec.subnetSelectorTerms` / `spec.securityGroupSelectorTerms` select only the cluster " +
+		"VPC's resources (by ID or VPC-specific tags)",
+	Sources: []string{
+		"aws/karpenter-provider-aws pkg/providers/subnet/subnet.go (getFilterSets: no vpc-id filter)",
+		"aws/karpenter-provider-aws pkg/providers/securitygroup/securitygroup.go",
+		"aws/karpenter-provider-aws#3007",
+		"aws-ia/terraform-aws-eks-blueprints#554",
+	},
+}
+
 // nodeClassSubnetVPCMismatch finds EC2NodeClasses whose resolved subnets and security groups
 // are not all in the cluster's VPC. Karpenter's subnet and security-group selectors have no
 // VPC filter, so a tag shared with another VPC's resources pulls them in: EC2 then rejects the

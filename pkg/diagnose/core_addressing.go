@@ -10,6 +10,23 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
+var specInternalIPOutsideSubnet = &Spec{
+	ID:        "internal-ip-outside-subnet",
+	Severity:  Critical,
+	Family:    FamilyCore,
+	Examines:  []string{SubjectNode},
+	Title:     "the node's InternalIP is outside its instance's subnet",
+	FiresWhen: "the first InternalIP is not in the instance subnet's CIDR",
+	NotOn: "pod addresses (only the first InternalIP of each family is compared); an IPv6 address when the " +
+		"subnet's IPv6 CIDRs are unknown",
+	Why:    "the node advertises an address that the VPC does not route to it",
+	Remedy: "remove `--node-ip` overrides; replace the node",
+	Sources: []string{
+		"kubernetes/cloud-provider-aws pkg/providers/v1/aws.go (extractIPv4NodeAddresses)",
+		"awslabs/amazon-eks-ami nodeadm/internal/kubelet/config.go (withNodeIp)",
+	},
+}
+
 // internalIPOutsideSubnet finds nodes whose first InternalIP of a family is not in a CIDR of
 // their instance's subnet of that family. On EKS kubelet reports the primary ENI's IP, which
 // always lies in the launch subnet; anything else means a stale Node object reused by another
@@ -44,6 +61,22 @@ var internalIPOutsideSubnet = Check{
 			}
 		}
 		return out
+	},
+}
+
+var specInternalIPNotInstanceIP = &Spec{
+	ID:        "internal-ip-not-instance-ip",
+	Severity:  Critical,
+	Family:    FamilyCore,
+	Examines:  []string{SubjectNode},
+	Title:     "the node's InternalIP is not an IP of its instance",
+	FiresWhen: "the first InternalIP is not a private IP of the instance's ENIs",
+	NotOn:     "an IPv6 address when the instance's ENIs have none recorded",
+	Why:       "API server to kubelet traffic (logs, exec, metrics) goes to the wrong host",
+	Remedy:    "remove `--node-ip` overrides, or delete a stale Node reused by another instance",
+	Sources: []string{
+		"kubernetes/cloud-provider-aws pkg/providers/v1/aws.go (extractIPv4NodeAddresses)",
+		"awslabs/amazon-eks-ami nodeadm/internal/kubelet/config.go (withNodeIp)",
 	},
 }
 

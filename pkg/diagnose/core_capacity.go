@@ -9,6 +9,29 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
+var specMaxPodsExceedsIPCapacity = &Spec{
+	ID:       "max-pods-exceeds-ip-capacity",
+	Severity: Critical,
+	Family:   FamilyCore,
+	Examines: []string{SubjectNode},
+	Title:    "capacity.pods is above what the node's ENIs can give pods",
+	FiresWhen: "`capacity.pods` is above what the node's ENIs can ever give pods (formula below, counting what " +
+		"is attached to the node, not what its class asks for)",
+	NotOn: "nodes aws-node does not run on (another CNI, Cilium's patched aws-node, EKS Auto Mode), Windows " +
+		"nodes (110 pods, held to `vpc.amazonaws.com/PrivateIPv4Address`), IPv6 nodes (a /80 per node), " +
+		"efa-only interfaces a class asks for that the instance never got (that is " +
+		"`efa-interface-count-mismatch` or `efa-unsupported-instance-type`)",
+	Why: "pods beyond the IP capacity never get an address: `failed to assign an IP address to container`",
+	Remedy: "set `kubelet.maxPods` (EC2NodeClass at v1, NodePool at v1beta1) to at most the capacity, " +
+		"`RESERVED_ENIS=1`, or prefix delegation",
+	Sources: []string{
+		"aws/amazon-vpc-cni-k8s misc/eni-max-pods.txt",
+		"aws/karpenter-provider-aws pkg/providers/instancetype/types.go (ENILimitedPods)",
+		"aws/amazon-vpc-cni-k8s pkg/ipamd/ipamd.go (hasRoomForEni: trunk and custom-networking ENIs)",
+		"aws/amazon-vpc-cni-k8s#3238",
+	},
+}
+
 // maxPodsExceedsIPCapacity finds nodes that advertise more pods than their ENIs can give IPs.
 // With the VPC CNI every non-hostNetwork pod needs an ENI IP; pods scheduled beyond that stay in
 // ContainerCreating with "failed to assign an IP address to container". On Karpenter nodes it

@@ -2,6 +2,23 @@ package diagnose
 
 import "fmt"
 
+var specDataUnavailable = &Spec{
+	ID:        DataUnavailableID,
+	Severity:  Warning,
+	Family:    FamilyCore,
+	Examines:  []string{SubjectSource},
+	Title:     "a data source could not be read, so checks that need it were skipped",
+	FiresWhen: "a source could not be read",
+	NotOn: "sources a cluster does not have (no Karpenter CRDs, no aws-node, no ENIConfig CRD without custom " +
+		"networking)",
+	Why:    "the checks that need it are silent, so a clean report is not proof",
+	Remedy: "grant the permission or pass the flag the finding names",
+	Sources: []string{
+		"https://docs.aws.amazon.com/AWSEC2/latest/APIReference/errors-overview.html",
+		"https://docs.aws.amazon.com/AWSEC2/latest/APIReference/query-api-troubleshooting.html (UnauthorizedOperation)",
+	},
+}
+
 // dataUnavailable turns every snapshot Gap into a finding. A source karpnet could not read
 // (missing IAM permission, RBAC, CRD or credentials) silences the checks that need it, so the
 // report must say what was not checked and how to let karpnet read it.

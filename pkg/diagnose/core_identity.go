@@ -11,6 +11,24 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
+var specProviderIDInvalid = &Spec{
+	ID:        "provider-id-invalid",
+	Severity:  Warning,
+	Family:    FamilyCore,
+	Examines:  []string{SubjectNode},
+	Title:     "EC2 node has no parsable aws:///ZONE/INSTANCE-ID providerID",
+	FiresWhen: "an EC2-looking node has no providerID, or one that is not `aws:///ZONE/INSTANCE-ID`",
+	NotOn: "Fargate nodes (`aws:///ZONE/.../fargate-...`), EKS hybrid nodes, other providers, nodes being " +
+		"deleted",
+	Why:    "without it nothing can tie the Node to its instance; Karpenter cannot match its NodeClaim",
+	Remedy: "check kubelet `--cloud-provider=external` and the cloud controller manager; replace the node",
+	Sources: []string{
+		"aws/karpenter-provider-aws pkg/cloudprovider/cloudprovider.go (providerID `aws:///%s/%s`)",
+		"aws/karpenter-provider-aws pkg/utils/utils.go (providerID parse regex)",
+		"kubernetes/cloud-provider-aws pkg/providers/v1/instances.go (Fargate providerIDs)",
+	},
+}
+
 // providerIDInvalid finds EC2 nodes whose spec.providerID is missing or malformed. On EKS the
 // providerID is the only link from a Node to its instance: Karpenter matches NodeClaims by it and
 // the AWS cloud provider uses it to set addresses and delete Nodes of terminated instances.
@@ -31,6 +49,24 @@ var providerIDInvalid = Check{
 			})
 		}
 		return out
+	},
+}
+
+var specInstanceNotFound = &Spec{
+	ID:        "instance-not-found",
+	Severity:  Critical,
+	Family:    FamilyCore,
+	Examines:  []string{SubjectNode},
+	Title:     "the node's EC2 instance does not exist",
+	FiresWhen: "EC2 returns no instance for the node's instance ID",
+	NotOn: "nodes being deleted (see `node-termination-stuck`); a profile in another Region (EC2 is read in " +
+		"the providerIDs' Region); DescribeInstances not readable",
+	Why:    "the Node outlived its instance (or `--region` is wrong): pods scheduled there never run",
+	Remedy: "delete the stale Node (check Karpenter's termination finalizer), or pass the right `--region`",
+	Sources: []string{
+		"aws/karpenter-provider-aws pkg/providers/instance/instance.go (state filter)",
+		"kubernetes-sigs/karpenter pkg/controllers/node/termination/controller.go (awaitInstanceTermination)",
+		"aws/karpenter-provider-aws pkg/utils/utils.go (instance ID from providerID)",
 	},
 }
 
@@ -64,6 +100,23 @@ var instanceNotFound = Check{
 	},
 }
 
+var specInstanceNotRunning = &Spec{
+	ID:        "instance-not-running",
+	Severity:  Critical,
+	Family:    FamilyCore,
+	Examines:  []string{SubjectNode},
+	Title:     "the node's EC2 instance is not running",
+	FiresWhen: "the instance exists but is not `running`",
+	NotOn: "nodes being deleted: Karpenter keeps the Node while the instance is `shutting-down` (see " +
+		"`node-termination-stuck`)",
+	Why:    "a stopped or terminated instance still takes pods",
+	Remedy: "find why it stopped (spot interruption, health); delete the Node so Karpenter replaces it",
+	Sources: []string{
+		"aws/karpenter-provider-aws pkg/providers/instance/instance.go (state filter: `shutting-down` still present)",
+		"kubernetes-sigs/karpenter pkg/controllers/node/termination/controller.go (awaitInstanceTermination)",
+	},
+}
+
 // instanceNotRunning finds nodes whose instance is pending, stopping, stopped, shutting down or
 // terminated while the Node is not being deleted. Pods on such a Node cannot run or reach the
 // network, and Karpenter or the cloud provider should already have removed the Node. A Node
@@ -85,6 +138,27 @@ var instanceNotRunning = Check{
 			})
 		}
 		return out
+	},
+}
+
+var specNodeTerminationStuck = &Spec{
+	ID:       "node-termination-stuck",
+	Severity: Warning,
+	Family:   FamilyCore,
+	Examines: []string{SubjectNode},
+	Title:    "the Node is still deleting long after its instance is gone",
+	FiresWhen: "the Node has been deleting (`deletionTimestamp`) for more than 15 minutes and its instance is " +
+		"`terminated` or no longer returned by DescribeInstances",
+	NotOn: "deletions still draining or with the instance `shutting-down`; DescribeInstances not readable",
+	Why: "Karpenter removes its `karpenter.sh/termination` finalizer within minutes of the instance going; " +
+		"a Node left behind keeps its name and confuses everything that lists nodes",
+	Remedy: "check that Karpenter runs and reaches EC2; if it is gone, `kubectl patch node NAME --type merge " +
+		"-p '{\"metadata\":{\"finalizers\":null}}'`",
+	Sources: []string{
+		"kubernetes-sigs/karpenter pkg/controllers/node/termination/controller.go (awaitInstanceTermination)",
+		"aws/karpenter-provider-aws pkg/providers/instance/instance.go (state filter)",
+		"kubernetes-sigs/karpenter pkg/controllers/nodeclaim/lifecycle/registration.go (finalizer `karpenter.sh/termination`)",
+		"kubernetes-sigs/karpenter pkg/apis/v1/taints.go (`karpenter.sh/disrupted`)",
 	},
 }
 
@@ -138,6 +212,25 @@ func terminationStuckRemedy(n *NodeInfo) string {
 // finalizerTermination is the finalizer Karpenter keeps on its Nodes until their instance is gone.
 const finalizerTermination = "karpenter.sh/termination"
 
+var specZoneMismatch = &Spec{
+	ID:        "zone-mismatch",
+	Severity:  Warning,
+	Family:    FamilyCore,
+	Examines:  []string{SubjectNode},
+	Title:     "zone label, providerID zone and instance zone disagree",
+	FiresWhen: "`topology.kubernetes.io/zone`, the providerID zone and the instance zone disagree",
+	NotOn:     "nodes without the zone label; nodes being deleted",
+	Why:       "topology spread, volume affinity and ENIConfig selection use the label",
+	Remedy:    "fix the label source (NodePool template labels) and replace the node",
+	Sources: []string{
+		"aws/karpenter-provider-aws pkg/cloudprovider/cloudprovider.go (providerID zone",
+		"instanceToNodeClaim)",
+		"kubernetes-sigs/karpenter pkg/controllers/nodeclaim/lifecycle/registration.go (Node gets the NodeClaim's labels)",
+		"aws/amazon-vpc-cni-k8s pkg/eniconfig/eniconfig.go (GetNodeSpecificENIConfigName)",
+		"aws/karpenter-provider-aws#8491",
+	},
+}
+
 // zoneMismatch finds nodes whose zone label, providerID zone and instance zone disagree. On EKS
 // topology spread, EBS volume attachment and Karpenter's zonal subnet choice all trust the label.
 var zoneMismatch = Check{
@@ -173,6 +266,23 @@ var zoneMismatch = Check{
 			})
 		}
 		return out
+	},
+}
+
+var specInstanceTypeMismatch = &Spec{
+	ID:        "instance-type-mismatch",
+	Severity:  Warning,
+	Family:    FamilyCore,
+	Examines:  []string{SubjectNode},
+	Title:     "instance-type label differs from the instance's type",
+	FiresWhen: "`node.kubernetes.io/instance-type` differs from the instance type",
+	NotOn:     "nodes without the label; nodes being deleted",
+	Why:       "scheduling and max-pods reasoning use the label",
+	Remedy:    "remove the label override from the NodePool/node group template",
+	Sources: []string{
+		"aws/karpenter-provider-aws pkg/cloudprovider/cloudprovider.go (instanceToNodeClaim)",
+		"kubernetes-sigs/karpenter pkg/controllers/nodeclaim/lifecycle/registration.go (label copy)",
+		"kubernetes-sigs/karpenter pkg/apis/v1/labels.go (well-known `node.kubernetes.io/instance-type`)",
 	},
 }
 

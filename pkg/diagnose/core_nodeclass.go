@@ -49,6 +49,25 @@ const reasonUnauthorizedNodeRole = "UnauthorizedNodeRole"
 // autoNodePolicyARN is the EKS access policy an Auto Mode node role's access entry needs.
 const autoNodePolicyARN = "arn:aws:eks::aws:cluster-access-policy/AmazonEKSAutoNodePolicy"
 
+var specNodeClassNotReady = &Spec{
+	ID:       "nodeclass-not-ready",
+	Severity: Critical,
+	Family:   FamilyCore,
+	Examines: []string{SubjectNodeClass},
+	Title:    "an EC2NodeClass or NodeClass used by a NodePool is not Ready",
+	FiresWhen: "an EC2NodeClass used by a NodePool has `Ready=False` (the message names each false " +
+		"sub-condition: SubnetsReady, SecurityGroupsReady, PlacementGroupReady, ...)",
+	NotOn:  "classes no NodePool uses",
+	Why:    "Karpenter launches no node for those NodePools",
+	Remedy: "fix what the sub-condition names (selector terms, IAM, placement group)",
+	Sources: []string{
+		"aws/karpenter-provider-aws pkg/apis/v1/ec2nodeclass_status.go (Ready = AND of sub-conditions)",
+		"aws/karpenter-provider-aws pkg/controllers/nodeclass/subnet.go (SubnetsNotFound)",
+		"aws/karpenter-provider-aws pkg/controllers/nodeclass/validation.go",
+		"kubernetes-sigs/karpenter pkg/events/reason.go (NodeClassNotReady)",
+	},
+}
+
 // nodeClassNotReady finds EC2NodeClasses and Auto Mode NodeClasses that NodePools use but
 // Karpenter (or Auto Mode's Karpenter-derived compute controller) does not consider Ready. Such
 // NodePools are skipped entirely: no node is launched for their pending pods (NodeClaim events

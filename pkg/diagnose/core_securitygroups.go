@@ -5,6 +5,24 @@ import (
 	"strings"
 )
 
+var specSecurityGroupDrift = &Spec{
+	ID:        "security-group-drift",
+	Severity:  Warning,
+	Family:    FamilyCore,
+	Examines:  []string{SubjectNode},
+	Title:     "the instance's security groups differ from its EC2NodeClass status.securityGroups",
+	FiresWhen: "the instance security groups differ from its EC2NodeClass `status.securityGroups`",
+	NotOn:     "ENIConfig and branch-ENI groups (Karpenter compares the instance's own, primary-ENI groups)",
+	Why:       "Karpenter replaces the node (SecurityGroupDrift); hand-added groups vanish",
+	Remedy:    "select the groups in `spec.securityGroupSelectorTerms`; do not attach by hand",
+	Sources: []string{
+		"aws/karpenter-provider-aws pkg/cloudprovider/drift.go (SecurityGroupDrift)",
+		"aws/karpenter-provider-aws pkg/providers/instance/types.go (Instance.SecurityGroups)",
+		"aws/karpenter-provider-aws pkg/providers/launchtemplate/launchtemplate.go (all class groups on every LT ENI)",
+		"aws/karpenter-provider-aws pkg/controllers/nodeclass/securitygroup.go",
+	},
+}
+
 // securityGroupDrift finds Karpenter and EKS Auto Mode nodes whose instance security groups
 // differ from those their EC2NodeClass or NodeClass resolves. Karpenter marks such NodeClaims Drifted (SecurityGroupDrift) and
 // replaces them; until then the node may lack the rules that let it reach the control plane,

@@ -8,6 +8,23 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
+var specSubnetNotSelected = &Spec{
+	ID:        "subnet-not-selected",
+	Severity:  Warning,
+	Family:    FamilyCore,
+	Examines:  []string{SubjectNode},
+	Title:     "the instance's subnet is not in its EC2NodeClass status.subnets",
+	FiresWhen: "the instance subnet is not in its EC2NodeClass `status.subnets`",
+	NotOn:     "nodes without a NodeClass or whose class has no `status.subnets`",
+	Why:       "Karpenter marks the node drifted (SubnetDrift) and replaces it",
+	Remedy:    "fix `spec.subnetSelectorTerms`, or let Karpenter replace the node",
+	Sources: []string{
+		"aws/karpenter-provider-aws pkg/cloudprovider/drift.go (SubnetDrift)",
+		"aws/karpenter-provider-aws pkg/controllers/nodeclass/subnet.go (status.subnets)",
+		"aws/karpenter-provider-aws pkg/apis/v1/ec2nodeclass_status.go",
+	},
+}
+
 // subnetNotSelected finds Karpenter and EKS Auto Mode nodes whose instance sits in a subnet
 // their EC2NodeClass or NodeClass no longer resolves (the primary ENI's subnet: Auto Mode pod
 // ENIs may use other subnets of the zone). Karpenter marks such NodeClaims Drifted (reason SubnetDrift) and replaces
@@ -39,6 +56,41 @@ var subnetNotSelected = Check{
 			})
 		}
 		return out
+	},
+}
+
+var specSubnetIPExhaustion = &Spec{
+	ID:       "subnet-ip-exhaustion",
+	Severity: Critical,
+	Lower:    []Severity{Warning},
+	Family:   FamilyCore,
+	Examines: []string{SubjectSubnet},
+	Title:    "the subnets new nodes or pods take addresses from cannot take the next nodes",
+	FiresWhen: "judged per pool of subnets new nodes and pods draw from: for each EC2NodeClass (or Auto Mode " +
+		"NodeClass) a NodePool uses, and each node group, per zone, the subnets new nodes launch into " +
+		"(the class's `status.subnets` in the zones its NodePools allow; Karpenter takes the roomiest); " +
+		"under custom networking each ENIConfig's pod subnet; with subnet discovery (VPC CNI 1.18+, " +
+		"`ENABLE_SUBNET_DISCOVERY` not false) per zone the subnets tagged `kubernetes.io/role/cni=1` and " +
+		"the nodes' own (unless tagged `=0`, VPC CNI 1.22+); Auto Mode pod subnets. Critical when the " +
+		"roomiest subnet of the pool has fewer free addresses than the next node takes at once: its " +
+		"launch (primary IP, `ipPrefixCount` prefixes, other interfaces) plus what ipamd takes at start " +
+		"(`WARM_ENI_TARGET`, default 1: the primary ENI's secondary IPs; " +
+		"`WARM_IP_TARGET`/`MINIMUM_IP_TARGET`; `WARM_PREFIX_TARGET` /28s with prefix delegation), or in a " +
+		"pod subnet its first pod ENI. Warning when fewer than 5 more nodes fit, each taking what the " +
+		"pool's nodes hold there now (the median), or the first take when that is more. The message shows " +
+		"the free counts and how each figure was estimated",
+	NotOn: "a small or full subnet next to a roomy one in the same zone, a type's ENI-limited maximum (an " +
+		"empty /21 fits many m5.24xlarge), subnets no class, node group or CNI path would use for new " +
+		"nodes, IPv4 for IPv6 pods, pod addresses of Windows, Auto Mode and custom-networking nodes in " +
+		"the node subnet",
+	Why: "launches fail with `InsufficientFreeAddressesInSubnet`; pods stick in ContainerCreating",
+	Remedy: "add subnets in the zone to the selector, a larger or secondary CIDR, a larger ENIConfig pod " +
+		"subnet, tag another subnet `kubernetes.io/role/cni=1`, or prefix delegation",
+	Sources: []string{
+		"aws/karpenter-provider-aws pkg/providers/subnet/subnet.go (ZonalSubnetsForLaunch, UpdateInflightIPs)",
+		"aws/amazon-vpc-cni-k8s README.md (WARM_ENI_TARGET, WARM_IP_TARGET, MINIMUM_IP_TARGET, WARM_PREFIX_TARGET, ENABLE_SUBNET_DISCOVERY)",
+		"aws/amazon-vpc-cni-k8s pkg/awsutils/awsutils.go (createENI, subnet discovery)",
+		"aws/karpenter-provider-aws#3380",
 	},
 }
 

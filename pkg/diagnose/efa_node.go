@@ -12,6 +12,26 @@ import (
 // vpc.amazonaws.com/efa on it.
 const efaPluginGrace = 10 * time.Minute
 
+var specEFAUnsupportedInstanceType = &Spec{
+	ID:       "efa-unsupported-instance-type",
+	Severity: Critical,
+	Family:   FamilyEFA,
+	Examines: []string{SubjectNode},
+	Title:    "the node is meant to have EFA but its instance type does not support EFA",
+	FiresWhen: "the node's EC2NodeClass `spec.networkInterfaces` has efa-only entries, or its NodeClaim requests " +
+		"`vpc.amazonaws.com/efa`, but its instance type has `EfaSupported=false`",
+	NotOn: "nodes whose class has no efa-only entries and whose NodeClaim requests no EFA",
+	Why:   "EC2 attaches no EFA to such a type, so the pods that need EFA get no OS-bypass network",
+	Remedy: "limit the NodePools to EFA-capable types (`node.kubernetes.io/instance-type` requirement) and " +
+		"replace the node (`kubectl delete nodeclaim NAME`)",
+	Sources: []string{
+		"aws/karpenter-provider-aws pkg/providers/instancetype/types.go (efas)",
+		"aws/karpenter-provider-aws#9027",
+		"aws/karpenter-provider-aws designs/efa-for-static-capacity.md",
+		"https://docs.aws.amazon.com/eks/latest/userguide/node-efa.html",
+	},
+}
+
 // efaUnsupportedInstanceType finds nodes that are meant to carry EFA (efa-only entries in
 // their EC2NodeClass spec.networkInterfaces, or a NodeClaim requesting vpc.amazonaws.com/efa)
 // on an instance type without EFA. EC2 refuses EFA interfaces on such types, so the node has
@@ -50,6 +70,29 @@ var efaUnsupportedInstanceType = Check{
 			})
 		}
 		return out
+	},
+}
+
+var specEFAInterfaceCountMismatch = &Spec{
+	ID:       "efa-interface-count-mismatch",
+	Severity: Critical,
+	Family:   FamilyEFA,
+	Examines: []string{SubjectNode},
+	Title:    "the EFA interfaces attached differ from what the EC2NodeClass or node capacity says",
+	FiresWhen: "the EFA interfaces attached (efa + efa-only ENIs) differ from the EC2NodeClass's efa-only " +
+		"entries, or (without any) from the node's `vpc.amazonaws.com/efa` capacity; both numbers stated",
+	NotOn: "types without EFA (see `efa-unsupported-instance-type`), nodes whose class has no efa-only " +
+		"entries and that advertise no `vpc.amazonaws.com/efa`",
+	Why: "NCCL/MPI size their rails by the EFA devices they get: fewer devices means slower or failing " +
+		"collectives, and EFAs are attached only at launch",
+	Remedy: "replace the node (`kubectl delete nodeclaim NAME`) so Karpenter launches it with the class's " +
+		"`spec.networkInterfaces`; for a capacity mismatch restart the aws-efa-k8s-device-plugin pod " +
+		"first",
+	Sources: []string{
+		"aws/karpenter-provider-aws pkg/providers/launchtemplate/launchtemplate.go (generateNetworkInterfaces)",
+		"aws/karpenter-provider-aws pkg/cloudprovider/cloudprovider.go (instanceToNodeClaim: efa capacity)",
+		"aws/karpenter-provider-aws designs/efa-for-static-capacity.md",
+		"https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/create-efa.html (attach only at launch or stopped)",
 	},
 }
 
@@ -97,6 +140,26 @@ var efaInterfaceCountMismatch = Check{
 			})
 		}
 		return out
+	},
+}
+
+var specEFAResourceNotAdvertised = &Spec{
+	ID:       "efa-resource-not-advertised",
+	Severity: Warning,
+	Family:   FamilyEFA,
+	Examines: []string{SubjectNode},
+	Title:    "the node has EFA interfaces but no allocatable vpc.amazonaws.com/efa",
+	FiresWhen: "the node has EFA interfaces attached but allocatable `vpc.amazonaws.com/efa` is missing or 0 " +
+		"(after 10 minutes)",
+	NotOn: "nodes younger than 10 minutes",
+	Why: "the aws-efa-k8s-device-plugin is not running there (an untolerated taint, instance type not in " +
+		"its affinity), so EFA pods never schedule on the node",
+	Remedy: "add tolerations (Helm `tolerations`) and the instance type (Helm " +
+		"`supportedInstanceLabels.values`) to the EFA device plugin",
+	Sources: []string{
+		"aws/eks-charts stable/aws-efa-k8s-device-plugin/values.yaml",
+		"aws/eks-charts stable/aws-efa-k8s-device-plugin/templates/daemonset.yaml",
+		"aws/karpenter-provider-aws designs/efa-for-static-capacity.md (non-goal 1)",
 	},
 }
 

@@ -9,6 +9,27 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
+var specEFASecurityGroupSelfRuleMissing = &Spec{
+	ID:       "efa-security-group-self-rule-missing",
+	Severity: Critical,
+	Family:   FamilyEFA,
+	Examines: []string{SubjectNode},
+	Title:    "no security group of an EFA interface allows all traffic to and from itself",
+	FiresWhen: "no security group of an EFA interface allows all traffic (protocol -1) both in from and out to " +
+		"itself",
+	NotOn: "interfaces with a group karpnet could not read",
+	Why: "EC2 requires a self-referencing all-traffic rule in both directions for EFA; without it EFA " +
+		"traffic between nodes is dropped",
+	Remedy: "`aws ec2 authorize-security-group-ingress --group-id SG --protocol -1 --source-group SG` and the " +
+		"matching egress rule, or select such a group in `spec.securityGroupSelectorTerms`",
+	Sources: []string{
+		"https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/create-efa.html",
+		"https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-start.html#efa-start-security",
+		"https://docs.aws.amazon.com/eks/latest/userguide/sec-group-reqs.html",
+		"https://docs.aws.amazon.com/pcs/latest/userguide/working-with_networking_efa_create-sg.html",
+	},
+}
+
 // efaSecurityGroupSelfRuleMissing finds EFA interfaces none of whose security groups allows
 // all traffic in from and out to the group itself. EFA's OS-bypass traffic is not plain IP:
 // EC2 requires such a self-referencing all-traffic rule in both directions, and without it

@@ -43,6 +43,26 @@ func (s *efaSpread) busiest() string {
 	return best
 }
 
+var specEFASubnetSplit = &Spec{
+	ID:       "efa-subnet-split",
+	Severity: Warning,
+	Family:   FamilyEFA,
+	Examines: []string{SubjectNodePool, SubjectPlacementGroup},
+	Title:    "the EFA nodes of one NodePool or placement group sit in more than one subnet or zone",
+	FiresWhen: "the EFA nodes of one NodePool (with its EC2NodeClass), or of one placement group, sit in more " +
+		"than one subnet or zone",
+	NotOn: "one class shared by NodePools that each pin a different zone, nodes without EFA interfaces",
+	Why: "EFA OS-bypass traffic is only assured within one subnet and does not cross zones; Karpenter " +
+		"picks a subnet per zone by free IPs",
+	Remedy: "narrow `spec.subnetSelectorTerms` to one subnet or pin one zone in the NodePool, and replace the " +
+		"nodes elsewhere",
+	Sources: []string{
+		"https://docs.aws.amazon.com/parallelcluster/latest/ug/efa-v3.html",
+		"aws/karpenter-provider-aws pkg/providers/subnet/subnet.go (ZonalSubnetsForLaunch)",
+		"aws/karpenter-provider-aws pkg/providers/launchtemplate/launchtemplate.go (generateNetworkInterfaces: all ENIs in the launch subnet)",
+	},
+}
+
 // efaSubnetSplit finds NodePools and placement groups whose EFA nodes sit in more than one
 // subnet or zone. EFA's OS-bypass traffic is only assured between interfaces of one subnet
 // and does not cross zones, so a job spread over them loses EFA between some of its nodes (or
@@ -108,6 +128,28 @@ func splitFinding(resource, what string, s *efaSpread, remedy string) Finding {
 			countsText(s.subnets)),
 		Remedy: remedy,
 	}
+}
+
+var specEFAWithoutPlacementGroup = &Spec{
+	ID:        "efa-without-placement-group",
+	Severity:  Warning,
+	Family:    FamilyEFA,
+	Examines:  []string{SubjectNode},
+	Title:     "an EFA node is not in a cluster placement group",
+	FiresWhen: "an EFA node's instance is in no placement group, or in one whose strategy is not cluster",
+	NotOn: "instances in a Capacity Block (InstanceLifecycle `capacity-block` or Karpenter's " +
+		"`karpenter.k8s.aws/capacity-reservation-type=capacity-block`), which EC2 places in an " +
+		"UltraCluster without a placement group; classes that select a group (left to the placement " +
+		"checks)",
+	Why: "EFA jobs are latency-bound; a cluster placement group gives them the low, even latency they " +
+		"assume",
+	Remedy: "create a cluster placement group and select it in `spec.placementGroupSelector` (Karpenter " +
+		"1.11+) with one zone pinned",
+	Sources: []string{
+		"https://docs.aws.amazon.com/parallelcluster/latest/ug/efa-v3.html",
+		"aws/karpenter-provider-aws designs/placement-groups-support.md (ML Training with EFA)",
+		"aws/karpenter-provider-aws pkg/apis/v1/labels.go (`karpenter.k8s.aws/capacity-reservation-type`)",
+	},
 }
 
 // efaWithoutPlacementGroup finds EFA nodes whose instance is in no placement group, or in

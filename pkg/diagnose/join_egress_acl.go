@@ -4,6 +4,30 @@ import (
 	"fmt"
 )
 
+var specNetworkACLBlocksNodeTraffic = &Spec{
+	ID:       "network-acl-blocks-node-traffic",
+	Severity: Critical,
+	Family:   FamilyJoin,
+	Examines: []string{SubjectSubnet},
+	Title:    "a node subnet's network ACL denies outbound 443 or its return traffic",
+	FiresWhen: "the subnet's network ACL (its association, else the VPC's default ACL), read in rule-number order, " +
+		"denies outbound TCP 443 to `0.0.0.0/0`, or inbound TCP from `0.0.0.0/0` on some of the ephemeral ports " +
+		"replies come back to (Linux 32768-60999; Windows 49152-65535 for Windows nodes and NodeClasses); the " +
+		"message gives the denied port ranges and the rules that deny them (`*` is the implicit last rule)",
+	NotOn: "subnets whose network ACL was not read; the default ACL (allow all); a hardened ACL that allows 443 out " +
+		"and 1024-65535 in; narrower CIDRs (lenient: an allow rule for any CIDR counts, a deny rule only for " +
+		"`0.0.0.0/0`); IPv6 entries",
+	Why: "network ACLs are stateless: replies to a node's HTTPS requests need their own inbound rule, and " +
+		"without either direction the node never reaches the EKS API, ECR, STS or EC2 and never registers",
+	Remedy: "allow TCP 443 out and TCP 1024-65535 in before the denying rules (`aws ec2 create-network-acl-entry`)",
+	Sources: []string{
+		"https://docs.aws.amazon.com/vpc/latest/userguide/vpc-network-acls.html (rule order, stateless)",
+		"https://docs.aws.amazon.com/vpc/latest/userguide/nacl-ephemeral-ports.html (Linux 32768-60999, Windows 49152-65535)",
+		"https://docs.aws.amazon.com/vpc/latest/userguide/default-network-acl.html",
+		"kubernetes-sigs/karpenter designs/degraded-nodepools.md (\"network access control lists, subnets, route tables\")",
+	},
+}
+
 // networkACLBlocksNodeTraffic finds the subnets nodes run in or launch into whose network ACL
 // denies a node's HTTPS traffic: outbound TCP 443, or the replies coming back to the
 // ephemeral ports (Linux 32768-60999, Windows 49152-65535). Network ACLs are stateless, so

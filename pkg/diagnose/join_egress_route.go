@@ -7,6 +7,43 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
+var specSubnetNoEgressRoute = &Spec{
+	ID:       "subnet-no-egress-route",
+	Severity: Critical,
+	Lower:    []Severity{Info},
+	Family:   FamilyJoin,
+	Examines: []string{SubjectSubnet},
+	Title:    "a node subnet has neither a usable default route nor the VPC endpoints nodes need to join",
+	FiresWhen: "a subnet that a node, a NodeClaim without a Node or an EC2NodeClass's `status.subnets` uses has no " +
+		"usable `0.0.0.0/0` route (none; `blackhole`; a NAT gateway that is not an available public one; an internet " +
+		"gateway while its instances get no public IPv4: no `PublicIp`, or `associatePublicIPAddress`/" +
+		"`MapPublicIpOnLaunch` off for new nodes; `::/0` through an internet or egress-only gateway counts in an IPv6 " +
+		"subnet) and its VPC lacks a usable endpoint for one of `ec2`, `ecr.api`, `ecr.dkr`, `sts` (Interface, " +
+		"available, private DNS on) and `s3` (a Gateway endpoint on the subnet's route table, or an Interface one). " +
+		"Info when the default route goes to a target karpnet cannot follow (transit gateway, Gateway Load Balancer " +
+		"or Network Firewall endpoint, network interface, peering connection, virtual private gateway, carrier " +
+		"gateway): it is assumed to be a way out",
+	NotOn: "subnets whose route table or VPC endpoints were not read (a snapshot written before karpnet read them, " +
+		"or a gap); a private cluster with every endpoint and no default route; the EKS API endpoint itself (karpnet " +
+		"cannot read the cluster's endpoint access without `eks:DescribeCluster` and assumes the private endpoint " +
+		"is on); the endpoints' own security groups; a blackhole or broken default route when every endpoint is " +
+		"there (nodes still join)",
+	Why: "a node that cannot reach ECR, STS and EC2 never pulls its pause and CNI images and never registers; " +
+		"Karpenter deletes the NodeClaim after its 15-minute registration TTL and launches another into the same " +
+		"subnet, while pods stay Pending",
+	Remedy: "a `0.0.0.0/0` route to an available public NAT gateway (`aws ec2 create-route`), or the missing VPC " +
+		"endpoints (`aws ec2 create-vpc-endpoint`)",
+	Sources: []string{
+		"https://docs.aws.amazon.com/eks/latest/userguide/private-clusters.html (required VPC endpoints)",
+		"https://docs.aws.amazon.com/vpc/latest/userguide/VPC_Route_Tables.html (main table, explicit association, blackhole)",
+		"https://docs.aws.amazon.com/vpc/latest/userguide/vpc-nat-gateway.html (public and private connectivity)",
+		"https://docs.aws.amazon.com/vpc/latest/privatelink/vpc-endpoints-s3.html (gateway endpoint route tables)",
+		"https://docs.aws.amazon.com/vpc/latest/userguide/vpc-ip-addressing.html (public IPv4 on launch)",
+		"kubernetes-sigs/karpenter pkg/controllers/nodeclaim/lifecycle/liveness.go (15-minute registration TTL)",
+		"aws/karpenter-provider-aws issues #7917, #6084, #5405 (nodes never join from subnets without egress)",
+	},
+}
+
 // subnetNoEgressRoute finds the subnets nodes run in or launch into that have no way out: no
 // default route that gets their instances to the internet (none, blackhole, a NAT gateway
 // that is not an available public one, an internet gateway for instances without a public

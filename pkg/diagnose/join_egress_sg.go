@@ -8,6 +8,30 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
+var specSecurityGroupEgressBlocked = &Spec{
+	ID:       "security-group-egress-blocked",
+	Severity: Critical,
+	Family:   FamilyJoin,
+	Examines: []string{SubjectNode, SubjectNodeClaim, SubjectNodeClass},
+	Title:    "no outbound security-group rule of the nodes admits TCP 443",
+	FiresWhen: "no outbound rule in the union of the security groups an instance has (a node, a NodeClaim without a " +
+		"Node) or that new nodes get (an EC2NodeClass's `status.securityGroups`) admits TCP 443: protocol `-1`, or " +
+		"TCP with a port range covering 443, to any CIDR, IPv6 CIDR, prefix list or group",
+	NotOn: "a group that was not read (DescribeSecurityGroups gap or an ID it did not return) or has no rules at " +
+		"all (read as rules not recorded; node groups always have inbound rules); which destination " +
+		"the rule admits (lenient: a rule admitting 443 anywhere counts, whether or not that is the endpoints' or " +
+		"the cluster's address); the default allow-all egress rule",
+	Why: "security groups are stateful, so outbound 443 is what a node needs for the EKS API, ECR, STS and EC2; " +
+		"without it the node never registers and Karpenter replaces its NodeClaim again and again",
+	Remedy: "restore the allow-all egress rule or add TCP 443 (`aws ec2 authorize-security-group-egress`)",
+	Sources: []string{
+		"https://docs.aws.amazon.com/eks/latest/userguide/sec-group-reqs.html (node outbound rules)",
+		"https://docs.aws.amazon.com/vpc/latest/userguide/security-group-rules.html (default outbound rule, stateful)",
+		"kubernetes-sigs/karpenter designs/node-registration-healthy.md (\"missing outbound rule\")",
+		"aws/karpenter-provider-aws issues #7320, #6323 (nodes without outbound access never register)",
+	},
+}
+
 // securityGroupEgressBlocked finds nodes, NodeClaims without a Node and NodeClasses whose
 // security groups, taken together, have no outbound rule that admits TCP 443. Security
 // groups are stateful, so outbound is all that matters; without 443 a new node reaches

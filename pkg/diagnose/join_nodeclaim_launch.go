@@ -10,6 +10,34 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
+var specNodeClaimLaunchFailed = &Spec{
+	ID:       "nodeclaim-launch-failed",
+	Severity: Critical,
+	Lower:    []Severity{Warning},
+	Family:   FamilyJoin,
+	Examines: []string{SubjectNodeClaim},
+	Title:    "a NodeClaim without a Node failed to launch its instance",
+	FiresWhen: "a NodeClaim with no Node has `Launched=False`, or `Launched=Unknown` with a reason other than " +
+		"`AwaitingReconciliation` (Karpenter v1 keeps Unknown with the EC2 error as reason and message); " +
+		"InsufficientFreeAddressesInSubnet, InvalidParameterCombination (public IP with several network " +
+		"interfaces), SecurityGroupSubnetVPCMismatch, missing security groups or subnets and Unauthorized map to " +
+		"their networking cause; warning for RequestLimitExceeded and InternalError, which Karpenter retries",
+	NotOn: "claims still launching (`Launched=Unknown` without an error reason); claims being deleted; claims " +
+		"with a Node; NodeClaims or Nodes not readable",
+	Why: "the pods that asked for the node stay Pending; Karpenter retries and deletes the claim after 5 minutes, " +
+		"and a claim whose errors were all capacity errors is deleted at once, leaving only its event",
+	Remedy: "the cause's field: more subnets or free addresses, `associatePublicIPAddress`, selector terms, the " +
+		"controller role's EC2 permissions; otherwise Karpenter's log",
+	Sources: []string{
+		"kubernetes-sigs/karpenter pkg/controllers/nodeclaim/lifecycle/launch.go (Launched=Unknown with the CreateError reason)",
+		"kubernetes-sigs/karpenter pkg/controllers/nodeclaim/lifecycle/liveness.go (5-minute launch timeout)",
+		"aws/karpenter-provider-aws pkg/errors/errors.go (ToReasonMessage, capacity error codes)",
+		"aws/karpenter-provider-aws pkg/providers/instance/instance.go (combineFleetErrors, SubnetResolutionFailed)",
+		"awslabs/operatorpkg status/condition_set.go (initial reason AwaitingReconciliation)",
+		"https://docs.aws.amazon.com/AWSEC2/latest/APIReference/errors-overview.html",
+	},
+}
+
 // nodeClaimLaunchFailed finds NodeClaims whose launch failed. Karpenter v1 does not write
 // Launched=False: when CreateFleet fails with anything but a capacity error it keeps
 // Launched=Unknown with the error's reason and message (kubernetes-sigs/karpenter

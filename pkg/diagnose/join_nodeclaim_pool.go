@@ -16,6 +16,28 @@ const condNodeRegistrationHealthy = "NodeRegistrationHealthy"
 // after a failed launch it carries the Launched condition's reason and message instead.
 const reasonRegistrationFailed = "RegistrationFailed"
 
+var specNodePoolRegistrationUnhealthy = &Spec{
+	ID:       "nodepool-registration-unhealthy",
+	Severity: Critical,
+	Family:   FamilyJoin,
+	Examines: []string{SubjectNodePool},
+	Title:    "Karpenter marked the NodePool's node registrations unhealthy",
+	FiresWhen: "the NodePool has `NodeRegistrationHealthy=False` (Karpenter v1.4+): a NodeClaim of the pool failed " +
+		"to launch or register within its timeout; the finding names the pool's NodeClaims without a Node",
+	NotOn: "`NodeRegistrationHealthy` True or Unknown; NodePools without the condition (Karpenter before v1.4); " +
+		"NodePools not readable",
+	Why: "Karpenter goes on launching nodes from the pool, and they fail the same way until the cause is fixed; the " +
+		"condition stays False until a node registers or the NodePool or its NodeClass changes",
+	Remedy: "for reason RegistrationFailed fix the node subnets' way out or the node role's access entry; otherwise " +
+		"fix the launch error the reason names",
+	Sources: []string{
+		"kubernetes-sigs/karpenter pkg/controllers/nodeclaim/lifecycle/liveness.go (updateNodePoolRegistrationHealth)",
+		"kubernetes-sigs/karpenter pkg/controllers/nodepool/registrationhealth/controller.go (Unknown on a new generation)",
+		"kubernetes-sigs/karpenter pkg/apis/v1/nodepool_status.go (ConditionTypeNodeRegistrationHealthy, v1.4.0)",
+		"kubernetes-sigs/karpenter designs/noderegistrationhealthy-status-condition.md",
+	},
+}
+
 // nodePoolRegistrationUnhealthy reports NodePools whose NodeRegistrationHealthy condition is
 // False: Karpenter saw one of the pool's NodeClaims fail to launch or register. It does not
 // stop provisioning, so Karpenter goes on launching nodes that fail the same way until the

@@ -8,6 +8,32 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
+var specNodeClaimNotRegistered = &Spec{
+	ID:       "nodeclaim-not-registered",
+	Severity: Critical,
+	Lower:    []Severity{Info},
+	Family:   FamilyJoin,
+	Examines: []string{SubjectNodeClaim},
+	Title:    "a NodeClaim's instance launched but never became a Node",
+	FiresWhen: "a NodeClaim with no Node has `Launched=True` for at least 5 minutes (its Launched transition, else " +
+		"its creation) and `Registered` is not True; info when its instance is already `shutting-down` or " +
+		"`terminated`",
+	NotOn: "claims launched under 5 minutes ago (a node registers 1-3 minutes after launch); claims being deleted; " +
+		"registered claims; NodeClaims or Nodes not readable",
+	Why: "the instance runs and bills but never joins, most often because the node subnet has no way out to the EKS " +
+		"endpoint, ECR or STS; Karpenter deletes the claim at its 15-minute registration TTL and launches another " +
+		"that fails the same way",
+	Remedy: "fix the subnet's way out (route, VPC endpoints, security-group egress, network ACL) or the node " +
+		"role's access entry; read the instance console output",
+	Sources: []string{
+		"kubernetes-sigs/karpenter pkg/controllers/nodeclaim/lifecycle/liveness.go (15-minute registration TTL)",
+		"kubernetes-sigs/karpenter pkg/controllers/nodeclaim/lifecycle/registration.go (Registered=Unknown NodeNotFound)",
+		"kubernetes-sigs/karpenter pkg/controllers/nodeclaim/garbagecollection/controller.go (only registered claims are collected)",
+		"kubernetes-sigs/karpenter designs/noderegistrationhealthy-status-condition.md (missing outbound rule)",
+		"aws/karpenter-provider-aws website/content/en/docs/troubleshooting.md (Node NotReady; Node terminates before ready on failed encrypted EBS volume)",
+	},
+}
+
 // nodeClaimNotRegistered finds NodeClaims whose instance launched at least registrationGrace
 // ago and never became a Node. On EKS that is most often the node subnet's way out: the new
 // node cannot reach the EKS endpoint, ECR or STS (no route, no VPC endpoints, security-group

@@ -28,6 +28,31 @@ const (
 // was set. Karpenter's own garbage collection waits 30 seconds for the same reason.
 const orphanGrace = 2 * time.Minute
 
+var specInstanceOrphaned = &Spec{
+	ID:       "instance-orphaned",
+	Severity: Warning,
+	Family:   FamilyJoin,
+	Examines: []string{SubjectInstance},
+	Title:    "an instance Karpenter launched for the cluster has no NodeClaim",
+	FiresWhen: "a `pending` or `running` instance tagged `karpenter.sh/nodepool` (or `karpenter.sh/provisioner-name`) " +
+		"and `kubernetes.io/cluster/NAME` or `eks:eks-cluster-name=NAME`, NAME being the cluster's name, launched at " +
+		"least 2 minutes ago, whose ID no NodeClaim's providerID and no Node's providerID names",
+	NotOn: "instances of other clusters in the VPC; an unknown cluster name; instances launched under 2 minutes ago " +
+		"(their NodeClaim may have been read before its providerID was set) or at an unknown time; stopped or " +
+		"terminated instances; the cluster-tag DescribeInstances, NodeClaims or Nodes not readable",
+	Why: "a leaked instance holds subnet addresses that new nodes then lack, and costs money; Karpenter's garbage " +
+		"collection removes such instances within a minute unless it is not running or the instance lacks the tags " +
+		"it lists by",
+	Remedy: "terminate it (`aws ec2 terminate-instances --instance-ids ID`) if nothing should own it; check that " +
+		"Karpenter runs with the cluster's name",
+	Sources: []string{
+		"aws/karpenter-provider-aws pkg/utils/utils.go (GetTags: kubernetes.io/cluster/NAME, karpenter.sh/nodepool, eks:eks-cluster-name)",
+		"aws/karpenter-provider-aws pkg/providers/instance/instance.go (List: the tag filters garbage collection uses)",
+		"aws/karpenter-provider-aws pkg/controllers/nodeclaim/garbagecollection/controller.go (30-second grace)",
+		"aws/karpenter-provider-aws pkg/controllers/nodeclaim/tagging/controller.go (karpenter.sh/nodeclaim after registration)",
+	},
+}
+
 // instanceOrphaned finds running instances Karpenter launched for this cluster that no
 // NodeClaim and no Node names. They hold subnet addresses (which new nodes then lack) and
 // cost money; Karpenter's garbage collection normally terminates them within a minute, so one

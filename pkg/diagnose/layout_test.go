@@ -11,8 +11,8 @@ import (
 )
 
 // TestCheckFilesNamedByFamily keeps each check in a file whose name starts with its catalogue
-// family (core_, vpccni_, efa_, placement_, consistency_, automode_), so a family's checks are
-// found by file name.
+// family (core_, vpccni_, efa_, placement_, consistency_, automode_, join_), so a family's checks
+// are found by file name, and its Spec in the same file as the Check that runs it.
 func TestCheckFilesNamedByFamily(t *testing.T) {
 	fset := token.NewFileSet()
 	files, err := filepath.Glob("*.go")
@@ -21,6 +21,7 @@ func TestCheckFilesNamedByFamily(t *testing.T) {
 	}
 	families := map[string]string{}   // FamilyCore -> core
 	specFamily := map[string]string{} // specZoneMismatch -> FamilyCore
+	specFile := map[string]string{}   // specZoneMismatch -> core_identity.go
 	checkFile := map[string]string{}  // specZoneMismatch -> core_identity.go
 	for _, name := range files {
 		if strings.HasSuffix(name, "_test.go") {
@@ -54,6 +55,7 @@ func TestCheckFilesNamedByFamily(t *testing.T) {
 				switch {
 				case isIdent(lit.Type, "Spec"):
 					specFamily[v.Names[0].Name] = field(lit, "Family")
+					specFile[v.Names[0].Name] = name
 				case isIdent(lit.Type, "Check"):
 					checkFile[field(lit, "Spec")] = name
 				}
@@ -68,6 +70,9 @@ func TestCheckFilesNamedByFamily(t *testing.T) {
 		if !ok {
 			t.Errorf("%s: no family found for %s", file, spec)
 			continue
+		}
+		if specFile[spec] != file {
+			t.Errorf("%s holds the check of %s, but the Spec is in %q: declare it right above the check", file, spec, specFile[spec])
 		}
 		prefix := strings.ReplaceAll(family, "-", "")
 		if file != prefix+".go" && !strings.HasPrefix(file, prefix+"_") {

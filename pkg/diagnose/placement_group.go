@@ -9,6 +9,26 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
+var specPlacementGroupUnavailable = &Spec{
+	ID:       "placement-group-unavailable",
+	Severity: Critical,
+	Family:   FamilyPlacement,
+	Examines: []string{SubjectNodeClass},
+	Title:    "an EC2NodeClass selects a placement group that does not exist or is not available",
+	FiresWhen: "an EC2NodeClass `placementGroupSelector` names a group DescribePlacementGroups did not return, " +
+		"or whose state is not available",
+	NotOn: "classes without `placementGroupSelector`; DescribePlacementGroups not readable",
+	Why: "Karpenter sets `PlacementGroupReady=False` and launches no nodes for the class's NodePools; it " +
+		"never creates groups",
+	Remedy: "create the group (`aws ec2 create-placement-group`) or point `spec.placementGroupSelector` at an " +
+		"existing, available one",
+	Sources: []string{
+		"aws/karpenter-provider-aws pkg/controllers/nodeclass/placementgroup.go (PlacementGroupNotFound)",
+		"aws/karpenter-provider-aws designs/placement-groups-support.md",
+		"aws/karpenter-provider-aws#9030",
+	},
+}
+
 // placementGroupUnavailable finds EC2NodeClasses and Auto Mode NodeClasses whose
 // placementGroupSelector names a group
 // EC2 does not have, or one that is not available. Karpenter then sets PlacementGroupReady=False
@@ -102,6 +122,25 @@ func sortedGroups[V any](m map[*snapshot.PlacementGroup]V) []*snapshot.Placement
 		return cmp.Or(strings.Compare(groupName(a), groupName(b)), strings.Compare(a.ID, b.ID))
 	})
 	return gs
+}
+
+var specPlacementGroupSpreadLimit = &Spec{
+	ID:        "placement-group-spread-limit",
+	Severity:  Warning,
+	Family:    FamilyPlacement,
+	Examines:  []string{SubjectPlacementGroup},
+	Title:     "a spread placement group holds 7 running instances in one zone",
+	FiresWhen: "a rack spread placement group holds 7 running instances in one zone",
+	NotOn:     "partition and cluster groups, instances that are not running",
+	Why: "EC2's limit: the next launch there fails, and replace-then-delete disruption in that zone is " +
+		"blocked",
+	Remedy: "allow more zones in the NodePools, select another spread group, or use a partition group for " +
+		"more than 7 per zone",
+	Sources: []string{
+		"aws/karpenter-provider-aws pkg/errors/errors.go (IsSpreadPlacementGroupLimitError)",
+		"https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/placement-strategies.html",
+		"aws/karpenter-provider-aws designs/placement-groups-support.md",
+	},
 }
 
 // placementGroupSpreadLimit finds rack spread placement groups that hold 7 running instances

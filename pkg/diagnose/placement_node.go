@@ -11,6 +11,27 @@ import (
 // taintUnregistered is the taint Karpenter keeps on a node until its registration hooks ran.
 const taintUnregistered = "karpenter.sh/unregistered"
 
+var specPlacementGroupMismatch = &Spec{
+	ID:       "placement-group-mismatch",
+	Severity: Warning,
+	Family:   FamilyPlacement,
+	Examines: []string{SubjectNode},
+	Title:    "the instance is in another placement group than its EC2NodeClass or node label says",
+	FiresWhen: "the instance's placement group differs from its EC2NodeClass `placementGroupSelector` (id or " +
+		"name), or from the node label `karpenter.k8s.aws/placement-group-id`",
+	NotOn: "nodes whose class selects no group and that carry no `karpenter.k8s.aws/placement-group-id` " +
+		"label, groups karpnet could not tell apart",
+	Why: "Karpenter places nodes by the selector and decides drift by the label; an instance elsewhere " +
+		"silently loses the placement the workload relies on",
+	Remedy: "let drift replace it or `kubectl delete nodeclaim NAME`; restore a hand-edited label with " +
+		"`kubectl label node ... --overwrite`",
+	Sources: []string{
+		"aws/karpenter-provider-aws pkg/cloudprovider/drift.go (PlacementGroupDrift)",
+		"aws/karpenter-provider-aws designs/placement-groups-support.md",
+		"aws/karpenter-provider-aws#9030",
+	},
+}
+
 // placementGroupMismatch finds instances in another placement group than their EC2NodeClass
 // selects, or than the node's karpenter.k8s.aws/placement-group-id label says. Karpenter
 // places nodes by the selector and decides drift (PlacementGroupDrift) and pod affinity by the
@@ -71,6 +92,27 @@ func placementPhrase(x *Index, p snapshot.Placement) string {
 	return "placement group " + placementText(x, p)
 }
 
+var specPlacementGroupMissing = &Spec{
+	ID:        "placement-group-missing",
+	Severity:  Warning,
+	Family:    FamilyPlacement,
+	Examines:  []string{SubjectNode},
+	Title:     "the EC2NodeClass selects a placement group and the instance is in none",
+	FiresWhen: "the EC2NodeClass selects a placement group and the instance is in none",
+	NotOn: "classes without `placementGroupSelector`; a node whose NodeClaim is already `Drifted=True` with " +
+		"reason `PlacementGroupDrift` (one `nodeclaim-drifted` finding then says the instance is in no " +
+		"group)",
+	Why: "the node lacks cluster latency or spread/partition fault isolation (launched before the selector " +
+		"was set, or by a Karpenter older than v1.11); Karpenter replaces it through drift",
+	Remedy: "let drift replace it, or `kubectl delete nodeclaim NAME` now; check Karpenter >= v1.11 and " +
+		"`PlacementGroupReady`",
+	Sources: []string{
+		"aws/karpenter-provider-aws pkg/cloudprovider/drift.go (PlacementGroupDrift)",
+		"aws/karpenter-provider-aws designs/placement-groups-support.md",
+		"aws/karpenter-provider-aws#9030",
+	},
+}
+
 // placementGroupMissing finds instances in no placement group although their EC2NodeClass
 // selects one. Such a node, launched before the selector was set or by a Karpenter older than
 // v1.11 (which ignores the field), lacks the placement its workload relies on: cluster
@@ -99,6 +141,26 @@ var placementGroupMissing = Check{
 			})
 		}
 		return out
+	},
+}
+
+var specPlacementGroupPartitionMismatch = &Spec{
+	ID:       "placement-group-partition-mismatch",
+	Severity: Warning,
+	Family:   FamilyPlacement,
+	Examines: []string{SubjectNode},
+	Title:    "the node's placement-group-partition label differs from the instance's partition",
+	FiresWhen: "a Karpenter node in a partition group has `karpenter.k8s.aws/placement-group-partition` absent, " +
+		"empty or different from the instance's partition number",
+	NotOn: "nodes still registering (`karpenter.sh/unregistered` taint), EKS Auto Mode nodes",
+	Why: "topologySpreadConstraints on the label then put replicas meant for separate racks onto the same " +
+		"one",
+	Remedy: "`kubectl label node NAME karpenter.k8s.aws/placement-group-partition=N --overwrite`, or replace " +
+		"the node",
+	Sources: []string{
+		"aws/karpenter-provider-aws pkg/cloudprovider/registrationhooks/placementgrouphook.go",
+		"kubernetes-sigs/karpenter pkg/controllers/nodeclaim/lifecycle/registration.go (RegistrationHookPending)",
+		"aws/karpenter-provider-aws designs/placement-groups-support.md",
 	},
 }
 

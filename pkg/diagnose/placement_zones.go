@@ -14,6 +14,26 @@ import (
 // placementZoneIDKey is the zone-ID requirement key NodePools may pin zones with.
 const placementZoneIDKey = "topology.k8s.aws/zone-id"
 
+var specPlacementGroupClusterMultiAZ = &Spec{
+	ID:       "placement-group-cluster-multi-az",
+	Severity: Warning,
+	Family:   FamilyPlacement,
+	Examines: []string{SubjectPlacementGroup, SubjectNodePool},
+	Title:    "a cluster placement group's instances or NodePools span more than one zone",
+	FiresWhen: "a cluster placement group's instances are in more than one zone, or a NodePool whose " +
+		"EC2NodeClass selects a cluster group allows several zones (after intersecting with the class's " +
+		"subnet zones)",
+	NotOn: "partition and spread groups",
+	Why: "a cluster group lives in one zone; launches in other zones fail for lack of capacity and " +
+		"scale-ups stall",
+	Remedy: "add `{key: topology.kubernetes.io/zone, operator: In, values: [ZONE]}` to the NodePool's " +
+		"`spec.template.spec.requirements`",
+	Sources: []string{
+		"aws/karpenter-provider-aws designs/placement-groups-support.md (cluster strategy pins the AZ)",
+		"https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/placement-strategies.html",
+	},
+}
+
 // placementGroupClusterMultiAZ finds cluster placement groups whose instances sit in more
 // than one zone, and NodePools that select a cluster group through their EC2NodeClass while
 // allowing several zones. A cluster group lives in one zone: EC2 pins it with the first

@@ -1,5 +1,11 @@
 package diagnose
 
+// The check catalogue: what each check means. Each check's Spec is declared next to the Check
+// that pairs it with its Run, in the check's file; the family lists (coreChecks, cniChecks, ...,
+// joinChecks, concatenated by Checks) give the catalogue order. The Specs are the one source of
+// the catalogue table of docs/checks.md, of `kubectl karpnet explain`, of completion, of the
+// SARIF rules and of the terminal UI's help on a finding.
+
 // Family groups checks in the catalogue, docs/checks.md and `kubectl karpnet explain`.
 type Family string
 

@@ -35,6 +35,32 @@ const (
 	eventClockSkew = time.Minute
 )
 
+var specPodIPAllocationFailures = &Spec{
+	ID:       "pod-ip-allocation-failures",
+	Severity: Critical,
+	Lower:    []Severity{Warning, Info},
+	Family:   FamilyVPCCNI,
+	Examines: []string{SubjectNode},
+	Title:    "pods on the node failed to get an IP address from the VPC CNI",
+	FiresWhen: "the node has FailedCreatePodSandBox events in the last hour saying the CNI failed to assign an " +
+		"IP (\"failed to assign an IP address to container\", \"no available IP addresses\", " +
+		"\"InsufficientCidrBlocks\")",
+	NotOn: "events older than an hour or without a time; severity follows the evidence: critical while a pod " +
+		"keeps failing (3 or more failures, the last within 5 minutes), warning once it stopped, info " +
+		"when no pod failed more than twice (a pod waiting for its branch ENI, a burst), info at most on " +
+		"a node that is still initialising",
+	Why: "pods stay in ContainerCreating: ENIs full, subnet exhausted or fragmented, or no ENIConfig",
+	Remedy: "compare capacity.pods with IP capacity and the pod subnet's free addresses (`kubectl karpnet " +
+		"describe node`), read ipamd.log; for InsufficientCidrBlocks reserve prefix space with `aws ec2 " +
+		"create-subnet-cidr-reservation --reservation-type prefix`",
+	Sources: []string{
+		"aws/amazon-vpc-cni-k8s pkg/ipamd/rpc_handler.go",
+		"aws/amazon-vpc-cni-k8s cmd/routed-eni-cni-plugin/cni.go",
+		"aws/amazon-vpc-cni-k8s#3494",
+		"aws/amazon-vpc-cni-k8s#330",
+	},
+}
+
 // podIPAllocationFailures finds nodes where kubelet could not start pods in the last hour
 // because the VPC CNI had no IP address for them. Those pods stay in ContainerCreating: the
 // node's ENIs are full (max pods above the IP capacity), the subnet is exhausted or, with

@@ -30,6 +30,30 @@ func (x *Index) eniConfigFindings(f func(n *NodeInfo, c eniConfigChoice, cfg *sn
 	return out
 }
 
+var specENIConfigMissing = &Spec{
+	ID:       "eniconfig-missing",
+	Severity: Critical,
+	Family:   FamilyVPCCNI,
+	Examines: []string{SubjectNode},
+	Title:    "custom networking is on and the node's ENIConfig does not exist",
+	FiresWhen: "AWS_VPC_K8S_CNI_CUSTOM_NETWORK_CFG=true and the ENIConfig the node selects does not exist. " +
+		"Selection follows the VPC CNI: the label `vpc.amazonaws.com/externalEniConfig`, else the " +
+		"annotation named by ENI_CONFIG_ANNOTATION_DEF, else the label named by ENI_CONFIG_LABEL_DEF (a " +
+		"setting that is unset or empty means `k8s.amazonaws.com/eniConfig`), else `default`; a key " +
+		"counts when present, even with an empty value",
+	NotOn: "nodes aws-node does not run on (Windows, Auto Mode, Fargate, hybrid, nodes its " +
+		"nodeSelector/affinity/tolerations exclude)",
+	Why: "ipamd attaches no secondary ENI; every non-host-network pod stays in ContainerCreating",
+	Remedy: "create the ENIConfig with `spec.subnet` in the node's zone, or fix the node's label/annotation; " +
+		"`ENI_CONFIG_LABEL_DEF=topology.kubernetes.io/zone` with one ENIConfig per zone",
+	Sources: []string{
+		"aws/amazon-vpc-cni-k8s pkg/eniconfig/eniconfig.go (GetNodeSpecificENIConfigName, ErrNoENIConfig)",
+		"aws/amazon-vpc-cni-k8s pkg/ipamd/ipamd.go (tryAllocateENI)",
+		"aws/amazon-vpc-cni-k8s README.md (ENI_CONFIG_LABEL_DEF, ENI_CONFIG_ANNOTATION_DEF)",
+		"aws/amazon-vpc-cni-k8s#884",
+	},
+}
+
 // eniConfigMissing finds nodes whose ENIConfig does not exist under custom networking. ipamd
 // then logs "No ENIConfig could be found for this node" and attaches no secondary ENI, so every
 // pod that is not host-network stays in ContainerCreating.
@@ -69,6 +93,25 @@ func eniConfigMissingRemedy(n *NodeInfo, c eniConfigChoice) string {
 			SettingENIConfigLabel, "topology.kubernetes.io/zone")
 	}
 	return create + fmt.Sprintf(", or change the node's %s %s to an existing ENIConfig", c.Kind, c.Key)
+}
+
+var specENIConfigZoneMismatch = &Spec{
+	ID:        "eniconfig-zone-mismatch",
+	Severity:  Critical,
+	Family:    FamilyVPCCNI,
+	Examines:  []string{SubjectNode},
+	Title:     "the node's ENIConfig subnet is in another zone",
+	FiresWhen: "custom networking on and the node's ENIConfig `spec.subnet` is in another zone than the node",
+	NotOn: "nodes aws-node does not run on; subnets karpnet could not read; a subnet EC2 does not return " +
+		"(that is `eniconfig-reference-missing`)",
+	Why: "an ENI cannot attach across zones, so pods get no IP",
+	Remedy: "point the ENIConfig at a subnet in the node's zone, or drop a static ENIConfig label from the " +
+		"NodePool template and use per-zone ENIConfigs",
+	Sources: []string{
+		"aws/amazon-vpc-cni-k8s README.md (AWS_VPC_K8S_CNI_CUSTOM_NETWORK_CFG: subnet in the node's AZ)",
+		"aws/amazon-vpc-cni-k8s pkg/awsutils/awsutils.go (createENIUsingCustomCfg)",
+		"aws/amazon-vpc-cni-k8s pkg/eniconfig/eniconfig.go (GetNodeSpecificENIConfigName)",
+	},
 }
 
 // eniConfigZoneMismatch finds nodes whose ENIConfig names a subnet in another zone. An ENI can
@@ -113,6 +156,24 @@ func eniConfigZoneRemedy(n *NodeInfo, c eniConfigChoice, zone string) string {
 	return fmt.Sprintf("give the node an ENIConfig whose spec.subnet is in %s (%s), or %s", zone, how, perZone)
 }
 
+var specENIConfigSubnetMismatch = &Spec{
+	ID:       "eniconfig-subnet-mismatch",
+	Severity: Warning,
+	Family:   FamilyVPCCNI,
+	Examines: []string{SubjectNode},
+	Title:    "secondary ENIs are not in the node's ENIConfig subnet",
+	FiresWhen: "custom networking on and a secondary ENI (card 0, device > 0, type interface) is outside the " +
+		"ENIConfig's subnet",
+	NotOn: "the primary ENI, efa/efa-only/trunk ENIs, nodes aws-node does not run on",
+	Why: "the CNI applies an ENIConfig only to new ENIs; pods keep the old subnet's addresses and security " +
+		"groups",
+	Remedy: "replace the node (`kubectl delete nodeclaim NAME`, or drain and terminate)",
+	Sources: []string{
+		"aws/amazon-vpc-cni-k8s pkg/awsutils/awsutils.go (createENIUsingCustomCfg)",
+		"aws/amazon-vpc-cni-k8s README.md (AWS_VPC_K8S_CNI_CUSTOM_NETWORK_CFG)",
+	},
+}
+
 // eniConfigSubnetMismatch finds nodes with secondary ENIs outside their ENIConfig's subnet.
 // The VPC CNI reads the ENIConfig only when it creates an ENI: after the ENIConfig changes, or
 // when ENIs come from elsewhere, pods keep taking addresses (and security groups) from the old
@@ -143,6 +204,27 @@ var eniConfigSubnetMismatch = Check{
 				Remedy: replaceNodeRemedy(n, "so the VPC CNI creates its ENIs from the current ENIConfig (it never moves an attached ENI)"),
 			}, true
 		})
+	},
+}
+
+var specENIConfigReferenceMissing = &Spec{
+	ID:       "eniconfig-reference-missing",
+	Severity: Critical,
+	Family:   FamilyVPCCNI,
+	Examines: []string{SubjectENIConfig},
+	Title:    "an ENIConfig in use names a subnet or security group that EC2 does not have",
+	FiresWhen: "custom networking on and an ENIConfig that nodes use names a `spec.subnet` or " +
+		"`spec.securityGroups` entry that EC2 does not return (deleted, mistyped, another account or " +
+		"Region); one finding per ENIConfig, naming its nodes",
+	NotOn: "ENIConfigs no node uses, subnets or groups karpnet could not read",
+	Why: "ipamd fails to create every secondary ENI (`InvalidSubnetID.NotFound`, `InvalidGroup.NotFound`), " +
+		"so the nodes' pods get no IP",
+	Remedy: "point the ENIConfig at an existing pod subnet of its nodes' zone and existing groups of their " +
+		"VPC (the remedy gives the `describe-subnets` / `describe-security-groups` filters), then replace " +
+		"the nodes",
+	Sources: []string{
+		"aws/amazon-vpc-cni-k8s pkg/awsutils/awsutils.go (createENIUsingCustomCfg)",
+		"aws/amazon-vpc-cni-k8s charts/aws-vpc-cni/crds/customresourcedefinition.yaml (spec.subnet, spec.securityGroups)",
 	},
 }
 

@@ -17,6 +17,28 @@ const (
 // karpenterPodsIssue is the Karpenter issue about max pods ignoring prefix delegation.
 const karpenterPodsIssue = "aws/karpenter-provider-aws#8210"
 
+var specMaxPodsBelowIPCapacity = &Spec{
+	ID:       "max-pods-below-ip-capacity",
+	Severity: Info,
+	Family:   FamilyVPCCNI,
+	Examines: []string{SubjectNode},
+	Title:    "prefix delegation is on but max pods is the secondary-IP value",
+	FiresWhen: "ENABLE_PREFIX_DELEGATION=true, Nitro type, and capacity.pods equals the secondary-IP value (ENIs " +
+		"x (IPv4 per ENI - 1) + 2, with 0 or 1 ENI reserved and efa-only ENIs on card 0 left out) while " +
+		"prefixes allow more (capped at 110, or 250 above 30 vCPUs)",
+	NotOn: "IPv6 and Xen nodes, classes that set `kubelet.maxPods`, nodes aws-node does not run on",
+	Why: "Karpenter computes max pods without prefixes and writes it into kubelet, so nodes are packed far " +
+		"below what they can hold and more nodes are launched than needed",
+	Remedy: "set `spec.kubelet.maxPods` on the EC2NodeClass (v1) or `spec.template.spec.kubelet.maxPods` on " +
+		"the NodePool (v1beta1); see aws/karpenter-provider-aws#8210",
+	Sources: []string{
+		"aws/karpenter-provider-aws#8210",
+		"aws/karpenter-provider-aws pkg/providers/instancetype/types.go (ENILimitedPods)",
+		"aws/karpenter-provider-aws pkg/providers/amifamily/resolver.go (maxPods always written)",
+		"awslabs/amazon-eks-ami templates/al2/runtime/max-pods-calculator.sh (at b2289030^: x16 with prefixes, cap 110/250)",
+	},
+}
+
 // maxPodsBelowIPCapacity finds Nitro nodes that run with prefix delegation on but advertise the
 // secondary-IP max pods. Karpenter computes max pods from ENIs x IPs per ENI and never from
 // /28 prefixes, and writes that number into the node's kubelet configuration; with prefix

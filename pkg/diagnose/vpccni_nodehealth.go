@@ -21,6 +21,29 @@ var networkNotReadyTexts = [...]string{
 	"networkready=false",
 }
 
+var specNodeNetworkNotReady = &Spec{
+	ID:       "node-network-not-ready",
+	Severity: Critical,
+	Lower:    []Severity{Info},
+	Family:   FamilyVPCCNI,
+	Examines: []string{SubjectNode},
+	Title:    "the node is not ready because of its network",
+	FiresWhen: "Ready is False/Unknown with a network reason or message (NetworkPluginNotReady, \"cni plugin not " +
+		"initialized\", \"network plugin is not ready\"), or NetworkUnavailable=True, or " +
+		"NetworkingReady=False",
+	NotOn: "nodes still initialising (created under 5 minutes ago and NodeClaim not Initialized): info, as " +
+		"every node says so until ipamd is up; nodes being deleted; a lost kubelet (Unknown without a " +
+		"network reason)",
+	Why: "no pod can start; Karpenter deletes unregistered nodes after 15 minutes",
+	Remedy: "read the aws-node pod and ipamd logs; check security groups to the EKS API, routes to EC2/API, " +
+		"and AmazonEKS_CNI_Policy on the node or IRSA role",
+	Sources: []string{
+		"aws/amazon-vpc-cni-k8s cmd/aws-vpc-cni/main.go (waitForIPAM)",
+		"aws/karpenter-provider-aws website/content/en/docs/troubleshooting.md (Node NotReady)",
+		"kubernetes-sigs/karpenter pkg/controllers/nodeclaim/lifecycle/liveness.go (15-minute registration TTL)",
+	},
+}
+
 // nodeNetworkNotReady finds nodes that are not ready because of their network: kubelet's
 // Ready condition blames the CNI, NetworkUnavailable is True, or the EKS node monitoring agent
 // reports NetworkingReady=False. No pod can start on such a node; on a new Karpenter node it is
@@ -114,6 +137,24 @@ func networkDrift(reason, class string) (string, bool) {
 			"spec.placementGroupSelector of %s; if the old group should stay, point the selector back at it", class), true
 	}
 	return "", false
+}
+
+var specNodeClaimDrifted = &Spec{
+	ID:       "nodeclaim-drifted",
+	Severity: Info,
+	Family:   FamilyVPCCNI,
+	Examines: []string{SubjectNode},
+	Title:    "Karpenter will replace the node: its network drifted from the EC2NodeClass",
+	FiresWhen: "the node's NodeClaim is Drifted=True with reason SubnetDrift, SecurityGroupDrift or " +
+		"PlacementGroupDrift",
+	NotOn: "drift for other reasons (AMI, NodeClass hash, requirements)",
+	Why:   "Karpenter will replace the node; until then it runs on the old network",
+	Remedy: "nothing if intended (or `kubectl delete nodeclaim NAME` now); otherwise restore " +
+		"`subnetSelectorTerms` / `securityGroupSelectorTerms` / `placementGroupSelector`",
+	Sources: []string{
+		"aws/karpenter-provider-aws pkg/cloudprovider/drift.go (SubnetDrift, SecurityGroupDrift, PlacementGroupDrift)",
+		"kubernetes-sigs/karpenter pkg/apis/v1/nodeclaim_status.go (Drifted condition)",
+	},
 }
 
 // nodeClaimDrifted finds Karpenter nodes whose NodeClaim drifted for a networking reason:

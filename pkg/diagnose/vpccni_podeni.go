@@ -17,6 +17,33 @@ const (
 	resourcePodENI        = corev1.ResourceName("vpc.amazonaws.com/pod-eni")
 )
 
+var specTrunkENIMissing = &Spec{
+	ID:       "trunk-eni-missing",
+	Severity: Warning,
+	Family:   FamilyVPCCNI,
+	Examines: []string{SubjectNode},
+	Title:    "the node should have a trunk ENI for security groups for pods but has none",
+	FiresWhen: "aws-node runs on the node with ENABLE_POD_ENI=true, its type supports trunking (its NodeClaim's " +
+		"or its own `vpc.amazonaws.com/pod-eni` capacity, which Karpenter derives from the VPC limits), " +
+		"the node is past its start-up, and no attached ENI has InterfaceType trunk; or the node is " +
+		"labelled `vpc.amazonaws.com/has-trunk-attached=true` without one. The message says whether the " +
+		"node's CNINode (`cninodes.vpcresources.k8s.aws`, VPC CNI 1.15+) asks for `SecurityGroupsForPods`",
+	NotOn: "types without trunking (no pod-eni capacity), nodes still initialising, nodes aws-node does not " +
+		"run on, nodes that are not running; a CNINode CRD or permission that is missing is a " +
+		"`data-unavailable` gap, not a finding",
+	Why: "when the VPC resource controller cannot attach the trunk neither the label nor pod-eni capacity " +
+		"ever appears; pods selected by a SecurityGroupPolicy get no branch ENI and stay in " +
+		"ContainerCreating",
+	Remedy: "read the node's events for the VPC resource controller's reason (unsupported type, " +
+		"AmazonEKSVPCResourceController missing on the cluster role), fix it, then replace the node",
+	Sources: []string{
+		"aws/amazon-vpc-resource-controller-k8s pkg/config/type.go (`vpc.amazonaws.com/has-trunk-attached`)",
+		"aws/amazon-vpc-resource-controller-k8s pkg/provider/branch/trunk/trunk.go",
+		"aws/amazon-vpc-resource-controller-k8s pkg/aws/vpc/limits.go (IsTrunkingCompatible, BranchInterface)",
+		"aws/amazon-vpc-resource-controller-k8s config/crd/bases/vpcresources.k8s.aws_cninodes.yaml",
+	},
+}
+
 // trunkENIMissing finds nodes that should have a trunk ENI for security groups for pods but
 // have none attached. Branch ENIs hang off the trunk: without it, pods that a
 // SecurityGroupPolicy selects wait in ContainerCreating (or stay Pending on

@@ -15,6 +15,33 @@ const SettingIPv6 = snapshot.EnvIPv6
 // within a minute or two of starting.
 const prefixGrace = 10 * time.Minute
 
+var specPrefixDelegationInactive = &Spec{
+	ID:       "prefix-delegation-inactive",
+	Severity: Warning,
+	Lower:    []Severity{Info},
+	Family:   FamilyVPCCNI,
+	Examines: []string{SubjectNode},
+	Title:    "prefix delegation is on but the node's ENIs hold no prefix",
+	FiresWhen: "ENABLE_PREFIX_DELEGATION=true, Nitro type, node older than 10 minutes, and none of its " +
+		"interface/efa ENIs holds a prefix: warning when they hold no secondary IP for pods either (ipamd " +
+		"got nothing), info when the node still runs on secondary IPs (prefix delegation was switched on " +
+		"after it started: ipamd keeps handing out the addresses it holds and adds no prefix while enough " +
+		"are free, so the node gets prefixes only when replaced)",
+	NotOn: "IPv6 nodes (see `ipv6-prefix-missing`), nodes younger than 10 minutes, nodes whose network is " +
+		"down or whose ENIConfig is missing, Xen types, nodes aws-node does not run on",
+	Why: "ipamd has no address for pods; usually InsufficientCidrBlocks from a subnet with no free aligned " +
+		"/28",
+	Remedy: "check ipamd.log for InsufficientCidrBlocks; `aws ec2 create-subnet-cidr-reservation " +
+		"--reservation-type prefix`, or a new pod subnet, then replace the node; for the info, nothing: " +
+		"replace the node when convenient",
+	Sources: []string{
+		"aws/amazon-vpc-cni-k8s pkg/ipamd/ipamd.go (isDatastorePoolTooLow, containsInsufficientCIDRsOrSubnetIPs)",
+		"aws/amazon-vpc-cni-k8s README.md (ENABLE_PREFIX_DELEGATION)",
+		"aws/amazon-vpc-cni-k8s#2749",
+		"aws/amazon-vpc-cni-k8s#3105",
+	},
+}
+
 // prefixDelegationInactive finds Nitro nodes that run with prefix delegation on but whose ENIs
 // hold no IPv4 prefix at all, well after they started. When they hold no secondary IP for
 // pods either, ipamd got nothing: the usual cause is InsufficientCidrBlocks, a pod subnet with
@@ -61,6 +88,24 @@ var prefixDelegationInactive = Check{
 			out = append(out, f)
 		}
 		return out
+	},
+}
+
+var specIPv6PrefixMissing = &Spec{
+	ID:       "ipv6-prefix-missing",
+	Severity: Critical,
+	Family:   FamilyVPCCNI,
+	Examines: []string{SubjectNode},
+	Title:    "an IPv6 node's primary ENI holds no /80 prefix for pods",
+	FiresWhen: "an IPv6 node (aws-node `ENABLE_IPv6=true`) that aws-node runs on, past its start-up, whose " +
+		"primary ENI holds no IPv6 /80 prefix",
+	NotOn: "IPv4 nodes, booting nodes, nodes whose network is down",
+	Why:   "every pod of an IPv6 node takes its address from that /80: without it no pod gets one",
+	Remedy: "give the subnet an IPv6 CIDR, allow `ec2:AssignIpv6Addresses` (AmazonEKS_CNI_IPv6_Policy), read " +
+		"ipamd.log, replace the node",
+	Sources: []string{
+		"aws/amazon-vpc-cni-k8s README.md (IPv6, ENABLE_IPv6)",
+		"https://docs.aws.amazon.com/eks/latest/userguide/cni-ipv6.html",
 	},
 }
 

@@ -57,6 +57,26 @@ func parseCNIVersion(image string) (cniVersion, bool) {
 	return cniVersion(v), ok
 }
 
+var specVPCCNIVersionTooOld = &Spec{
+	ID:       "vpc-cni-version-too-old",
+	Severity: Warning,
+	Family:   FamilyVPCCNI,
+	Examines: []string{SubjectDaemonSet},
+	Title:    "aws-node turns on a feature its VPC CNI version does not have",
+	FiresWhen: "the aws-node image version is older than a feature its env turns on needs: " +
+		"ENABLE_PREFIX_DELEGATION 1.9.0, ENABLE_POD_ENI 1.7.0, ENABLE_SUBNET_DISCOVERY 1.18.0, " +
+		"ENABLE_MULTI_NIC 1.20.0",
+	NotOn: "clusters where aws-node runs on no node (every node Auto Mode or Windows, or Cilium's " +
+		"nodeSelector on aws-node)",
+	Why: "the old CNI silently ignores the setting, so the feature looks configured but does nothing",
+	Remedy: "upgrade the vpc-cni add-on (`aws eks update-addon --addon-name vpc-cni`) or Helm chart, or " +
+		"remove the settings from aws-node",
+	Sources: []string{
+		"aws/amazon-vpc-cni-k8s README.md (CNI configuration variables, \"since\" versions)",
+		"aws/amazon-vpc-cni-k8s charts/aws-vpc-cni/values.yaml",
+	},
+}
+
 // vpcCNIVersionTooOld finds an aws-node whose env turns on a feature its VPC CNI release does
 // not have yet. The old release ignores the setting silently: prefix delegation, security
 // groups for pods, subnet discovery or multi-NIC look configured but nothing happens, and

@@ -2,6 +2,27 @@ package diagnose
 
 import "fmt"
 
+var specWindowsIpamNotEnabled = &Spec{
+	ID:       "windows-ipam-not-enabled",
+	Severity: Critical,
+	Family:   FamilyVPCCNI,
+	Examines: []string{SubjectNode},
+	Title:    "a Windows node advertises no vpc.amazonaws.com/PrivateIPv4Address: Windows pods get no IP",
+	FiresWhen: "a Windows node, past its start-up, in a cluster with aws-node, that advertises no " +
+		"`vpc.amazonaws.com/PrivateIPv4Address`",
+	NotOn: "Linux nodes, booting nodes, clusters without aws-node",
+	Why: "the VPC resource controller gives Windows pods their IPs only with Windows IPAM on: without it " +
+		"they stay in ContainerCreating",
+	Remedy: "`kubectl patch configmap/amazon-vpc-cni -n kube-system --type merge -p " +
+		"'{\"data\":{\"enable-windows-ipam\":\"true\"}}'` and the AmazonEKSVPCResourceController policy on the " +
+		"cluster role",
+	Sources: []string{
+		"aws/karpenter-provider-aws pkg/providers/amifamily/windows.go",
+		"aws/karpenter-provider-aws pkg/providers/instancetype/zz_generated.vpclimits.go (`vpc.amazonaws.com/PrivateIPv4Address` = IPv4PerInterface - 1)",
+		"aws/amazon-vpc-resource-controller-k8s pkg/aws/vpc/limits.go",
+	},
+}
+
 // windowsIPAMNotEnabled finds Windows nodes, past their start-up, that advertise no
 // vpc.amazonaws.com/PrivateIPv4Address. On EKS the VPC resource controller gives Windows pods
 // their IPs (aws-node runs on Linux only) and advertises them as that resource, once Windows
