@@ -32,59 +32,9 @@ func classSheet(t *text, sh diagnose.NodeClassSheet) {
 	} else {
 		t.header(snapshot.KindEC2NodeClass)
 	}
-	pairs := []kv{
-		{"Name", sh.Name},
-		{"Subnet selector", terms(sh.SubnetSelectorTerms)},
-		{"Security-group selector", terms(sh.SecurityGroupSelectorTerms)},
-	}
-	if len(sh.PodSubnetSelectorTerms)+len(sh.PodSecurityGroupSelectorTerms) > 0 {
-		pairs = append(pairs,
-			kv{"Pod subnet selector", terms(sh.PodSubnetSelectorTerms)},
-			kv{"Pod subnets selected", orNone(strings.Join(sh.PodSubnets, ", "))},
-			kv{"Pod security-group selector", terms(sh.PodSecurityGroupSelectorTerms)})
-	}
-	public := "not set (the subnet's MapPublicIpOnLaunch decides)"
-	if sh.AssociatePublicIPAddress != nil {
-		public = yesNo(*sh.AssociatePublicIPAddress)
-	}
-	pairs = append(pairs,
-		kv{"Placement group", placementSelector(sh.PlacementGroupSelector, sh.PlacementGroup)},
-		kv{"kubelet maxPods", maxPodsText(sh.Kubelet)},
-		kv{"associatePublicIPAddress", public})
-	t.kvs(indent, pairs)
-
-	t.header("Status subnets")
-	if len(sh.StatusSubnets) == 0 {
-		t.para(indent, "none resolved: Karpenter launches no nodes for this class")
-	}
-	for _, s := range sh.StatusSubnets {
-		zone := orUnknown(s.Zone)
-		if s.ZoneID != "" {
-			zone += " (" + s.ZoneID + ")"
-		}
-		t.hanging(indent, t.st.Strong.Render(s.ID)+"  ", zone)
-	}
-	t.header("Status security groups")
-	if len(sh.StatusSecurityGroups) == 0 {
-		t.para(indent, "none resolved")
-	}
-	for _, g := range sh.StatusSecurityGroups {
-		t.hanging(indent, t.st.Strong.Render(g.ID)+"  ", orUnknown(g.Name))
-	}
-	t.header("Network interfaces")
-	if len(sh.NetworkInterfaces) == 0 {
-		t.para(indent, "not set: one interface on the default card")
-	} else {
-		rows := [][]string{{"CARD", "DEV", "TYPE", "PREFIXES"}}
-		for _, ni := range sh.NetworkInterfaces {
-			prefixes := "-"
-			if ni.SecondaryIPv4PrefixCount != nil {
-				prefixes = strconv.Itoa(int(*ni.SecondaryIPv4PrefixCount))
-			}
-			rows = append(rows, []string{strconv.Itoa(int(ni.NetworkCardIndex)), strconv.Itoa(int(ni.DeviceIndex)), orUnknown(ni.InterfaceType), prefixes})
-		}
-		table(t, indent, rows)
-	}
+	t.kvs(indent, classSettings(sh))
+	classStatus(t, sh)
+	classInterfaces(t, sh)
 	conditionsSection(t, sh.Conditions)
 	t.header("NodePools")
 	if len(sh.NodePools) == 0 {
@@ -108,6 +58,69 @@ func classSheet(t *text, sh diagnose.NodeClassSheet) {
 		refs = append(refs, "placementgroup/"+orUnknown(firstOf(g.Name, g.ID)))
 	}
 	references(t, append(refs, memberRefs(sh.Members)...))
+}
+
+// classSettings are the class's selectors and settings, as label: value pairs.
+func classSettings(sh diagnose.NodeClassSheet) []kv {
+	pairs := []kv{
+		{"Name", sh.Name},
+		{"Subnet selector", terms(sh.SubnetSelectorTerms)},
+		{"Security-group selector", terms(sh.SecurityGroupSelectorTerms)},
+	}
+	if len(sh.PodSubnetSelectorTerms)+len(sh.PodSecurityGroupSelectorTerms) > 0 {
+		pairs = append(pairs,
+			kv{"Pod subnet selector", terms(sh.PodSubnetSelectorTerms)},
+			kv{"Pod subnets selected", orNone(strings.Join(sh.PodSubnets, ", "))},
+			kv{"Pod security-group selector", terms(sh.PodSecurityGroupSelectorTerms)})
+	}
+	public := "not set (the subnet's MapPublicIpOnLaunch decides)"
+	if sh.AssociatePublicIPAddress != nil {
+		public = yesNo(*sh.AssociatePublicIPAddress)
+	}
+	return append(pairs,
+		kv{"Placement group", placementSelector(sh.PlacementGroupSelector, sh.PlacementGroup)},
+		kv{"kubelet maxPods", maxPodsText(sh.Kubelet)},
+		kv{"associatePublicIPAddress", public})
+}
+
+// classStatus writes the subnets and security groups Karpenter resolved for the class.
+func classStatus(t *text, sh diagnose.NodeClassSheet) {
+	t.header("Status subnets")
+	if len(sh.StatusSubnets) == 0 {
+		t.para(indent, "none resolved: Karpenter launches no nodes for this class")
+	}
+	for _, s := range sh.StatusSubnets {
+		zone := orUnknown(s.Zone)
+		if s.ZoneID != "" {
+			zone += " (" + s.ZoneID + ")"
+		}
+		t.hanging(indent, t.st.Strong.Render(s.ID)+"  ", zone)
+	}
+	t.header("Status security groups")
+	if len(sh.StatusSecurityGroups) == 0 {
+		t.para(indent, "none resolved")
+	}
+	for _, g := range sh.StatusSecurityGroups {
+		t.hanging(indent, t.st.Strong.Render(g.ID)+"  ", orUnknown(g.Name))
+	}
+}
+
+// classInterfaces writes the class's networkInterfaces.
+func classInterfaces(t *text, sh diagnose.NodeClassSheet) {
+	t.header("Network interfaces")
+	if len(sh.NetworkInterfaces) == 0 {
+		t.para(indent, "not set: one interface on the default card")
+		return
+	}
+	rows := [][]string{{"CARD", "DEV", "TYPE", "PREFIXES"}}
+	for _, ni := range sh.NetworkInterfaces {
+		prefixes := "-"
+		if ni.SecondaryIPv4PrefixCount != nil {
+			prefixes = strconv.Itoa(int(*ni.SecondaryIPv4PrefixCount))
+		}
+		rows = append(rows, []string{strconv.Itoa(int(ni.NetworkCardIndex)), strconv.Itoa(int(ni.DeviceIndex)), orUnknown(ni.InterfaceType), prefixes})
+	}
+	table(t, indent, rows)
 }
 
 // placementSelector renders a placementGroupSelector and the group it names.

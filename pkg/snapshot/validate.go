@@ -26,6 +26,13 @@ const (
 // a hand-edited file cannot make them wrap around.
 func (s *Snapshot) validate() error {
 	v := &validator{}
+	v.kubernetes(s)
+	v.ec2(s)
+	return v.err
+}
+
+// kubernetes checks the numbers of what was read from Kubernetes.
+func (v *validator) kubernetes(s *Snapshot) {
 	for i := range s.Nodes {
 		n := &s.Nodes[i]
 		v.quantities(fmt.Sprintf("nodes[%d].status.capacity", i), n.Status.Capacity)
@@ -61,6 +68,13 @@ func (s *Snapshot) validate() error {
 	for i, f := range s.SandboxFailures {
 		v.num(fmt.Sprintf("sandboxFailures[%d].count", i), int64(f.Count), 0, maxCount)
 	}
+	for i, e := range s.Events {
+		v.num(fmt.Sprintf("events[%d].count", i), int64(e.Count), 0, maxCount)
+	}
+}
+
+// ec2 checks the numbers of what was read from EC2.
+func (v *validator) ec2(s *Snapshot) {
 	for i, in := range s.Instances {
 		at := fmt.Sprintf("instances[%d]", i)
 		v.num(at+".placement.partitionNumber", int64(in.Placement.PartitionNumber), 0, maxParts)
@@ -72,9 +86,6 @@ func (s *Snapshot) validate() error {
 	}
 	for i, sn := range s.Subnets {
 		v.num(fmt.Sprintf("subnets[%d].availableIPs", i), int64(sn.AvailableIPs), 0, maxAddrFree)
-	}
-	for i, e := range s.Events {
-		v.num(fmt.Sprintf("events[%d].count", i), int64(e.Count), 0, maxCount)
 	}
 	for i, acl := range s.NetworkACLs {
 		for j, e := range acl.Entries {
@@ -110,7 +121,6 @@ func (s *Snapshot) validate() error {
 			v.num(at+".maxENIs", int64(c.MaxENIs), 0, maxPerType)
 		}
 	}
-	return v.err
 }
 
 // validator keeps the first range error.
