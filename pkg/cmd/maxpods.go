@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/collect"
-	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/maxpods"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -34,7 +34,7 @@ const maxPodsExample = `  # Max pods of two instance types as the VPC CNI, the E
 type maxPodsOptions struct {
 	*commonOptions
 
-	density diagnose.MaxPodsOptions
+	density maxpods.Options
 	output  string
 
 	// Set by complete.
@@ -128,7 +128,7 @@ func (o *maxPodsOptions) run(ctx context.Context) error {
 	for i := range found {
 		byName[found[i].Name] = &found[i]
 	}
-	var rows []diagnose.MaxPods
+	var rows []maxpods.Row
 	var unknown []string
 	for _, name := range o.types {
 		t, ok := byName[name]
@@ -136,7 +136,7 @@ func (o *maxPodsOptions) run(ctx context.Context) error {
 			unknown = append(unknown, name)
 			continue
 		}
-		rows = append(rows, diagnose.MaxPodsFor(t, o.density))
+		rows = append(rows, maxpods.For(t, o.density))
 	}
 	if len(unknown) > 0 {
 		return usageErrorf("EC2 does not know instance type %s in %s: check the spelling, or pass the --region "+
@@ -155,9 +155,9 @@ func (o *maxPodsOptions) run(ctx context.Context) error {
 }
 
 // writeMaxPodsJSON prints rows as a JSON list.
-func writeMaxPodsJSON(w io.Writer, rows []diagnose.MaxPods) error {
+func writeMaxPodsJSON(w io.Writer, rows []maxpods.Row) error {
 	if rows == nil {
-		rows = []diagnose.MaxPods{}
+		rows = []maxpods.Row{}
 	}
 	b, err := json.MarshalIndent(rows, "", "  ")
 	if err != nil {
@@ -168,7 +168,7 @@ func writeMaxPodsJSON(w io.Writer, rows []diagnose.MaxPods) error {
 }
 
 // writeMaxPodsTable prints rows as an aligned table, then what RECOMMENDED and KARPENTER assume.
-func writeMaxPodsTable(w io.Writer, rows []diagnose.MaxPods, d diagnose.MaxPodsOptions) error {
+func writeMaxPodsTable(w io.Writer, rows []maxpods.Row, d maxpods.Options) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "TYPE\tENIS\tIPV4/ENI\tVCPUS\tNITRO\tSECONDARY-IP\tPREFIX-DELEGATION\tRECOMMENDED\tKARPENTER")
 	for _, r := range rows {
@@ -195,7 +195,7 @@ func writeMaxPodsTable(w io.Writer, rows []diagnose.MaxPods, d diagnose.MaxPodsO
 
 // maxPodsLegend says what the RECOMMENDED and KARPENTER columns assume, in lines that fit
 // 100 columns.
-func maxPodsLegend(d diagnose.MaxPodsOptions) []string {
+func maxPodsLegend(d maxpods.Options) []string {
 	cni := "VPC CNI: secondary IPs"
 	if d.PrefixDelegation {
 		cni = "VPC CNI: prefix delegation (secondary IPs on other than Nitro)"

@@ -11,7 +11,7 @@ import (
 
 	"github.com/karpnet/kubectl-karpnet/internal/ec2sim"
 	"github.com/karpnet/kubectl-karpnet/internal/testutil"
-	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/maxpods"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -87,12 +87,12 @@ func TestMaxPodsJSON(t *testing.T) {
 	sim := maxPodsEC2(t, "")
 	r := run(t, "max-pods", "--region", "eu-west-1", "-o", "json", "p5.48xlarge", "m4.large", "p5.48xlarge")
 	wantCode(t, r, ExitOK)
-	var got []diagnose.MaxPods
+	var got []maxpods.Row
 	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
 		t.Fatalf("decoding -o json: %v\n%s", err, r.stdout)
 	}
 	pd := int64(250)
-	want := []diagnose.MaxPods{
+	want := []maxpods.Row{
 		{InstanceType: "p5.48xlarge", ENIs: 2, IPv4PerENI: 50, VCPUs: 192, Nitro: true, SecondaryIP: 100,
 			PrefixDelegation: &pd, Recommended: 100, Karpenter: 100},
 		{InstanceType: "m4.large", ENIs: 2, IPv4PerENI: 10, VCPUs: 2, SecondaryIP: 20, Recommended: 20, Karpenter: 20},

@@ -3,15 +3,8 @@ package diagnose
 import (
 	"fmt"
 
+	"github.com/karpnet/kubectl-karpnet/pkg/maxpods"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
-)
-
-// Kubelet max-pods caps that the EKS max-pods calculator applies to prefix-delegation values:
-// 110, or 250 on types with more than 30 vCPUs.
-const (
-	maxPodsCapSmall   = 110
-	maxPodsCapLarge   = 250
-	maxPodsCapLargeAt = 30
 )
 
 // karpenterPodsIssue is the Karpenter issue about max pods ignoring prefix delegation.
@@ -76,9 +69,9 @@ func maxPodsBelowFinding(n *NodeInfo, cni CNISettings) (Finding, bool) {
 		return Finding{}, false
 	}
 	c := nodeIPCapacity(n, cni)
-	limit := int64(maxPodsCapSmall)
-	if n.Type.VCPUs > maxPodsCapLargeAt {
-		limit = maxPodsCapLarge
+	limit := int64(maxpods.CapSmall)
+	if n.Type.VCPUs > maxpods.CapLargeAt {
+		limit = maxpods.CapLarge
 	}
 	allowed := min(c.IPCapacity, limit)
 	if allowed <= pods {
@@ -91,7 +84,7 @@ func maxPodsBelowFinding(n *NodeInfo, cni CNISettings) (Finding, bool) {
 			"with /28 prefixes its ENIs give %s pod IPs, so it could run %d pods "+
 			"(max pods is capped at %d, or %d above %d vCPUs; this type has %d)",
 			pods, n.Type.Name, formula, c.Formula, allowed,
-			maxPodsCapSmall, maxPodsCapLarge, maxPodsCapLargeAt, n.Type.VCPUs),
+			maxpods.CapSmall, maxpods.CapLarge, maxpods.CapLargeAt, n.Type.VCPUs),
 		Remedy: maxPodsBelowRemedy(n, allowed),
 	}, true
 }

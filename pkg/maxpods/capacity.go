@@ -1,4 +1,9 @@
-package diagnose
+// Package maxpods is the arithmetic of pod density on an EC2 instance type: how many pod IPs
+// its ENIs can give under the VPC CNI's settings (secondary IPs or /28 prefixes, custom
+// networking, a trunk ENI, efa-only interfaces), and the max-pods values the VPC CNI's
+// eni-max-pods.txt, the EKS max-pods calculator and Karpenter give it. It is pure: the
+// diagnosis and `kubectl karpnet max-pods` both compute with it, and it reads nothing.
+package maxpods
 
 import (
 	"fmt"
@@ -8,25 +13,26 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
-// VPC CNI (aws-node) settings that change how many pod IPs a node can hold.
-const (
-	SettingCustomNetwork    = snapshot.EnvCustomNetwork
-	SettingPrefixDelegation = snapshot.EnvPrefixDelegation
-	SettingMaxENI           = snapshot.EnvMaxENI
-)
-
 // ENI interface types that change the IP capacity.
 const (
-	interfaceTrunk   = "trunk"
-	interfaceEFA     = "efa"
-	interfaceEFAOnly = "efa-only"
+	InterfaceTrunk   = "trunk"
+	InterfaceEFA     = "efa"
+	InterfaceEFAOnly = "efa-only"
 )
 
-// prefixIPs is the number of IPv4 addresses in one /28 delegated prefix.
-const prefixIPs = 16
+// PrefixIPs is the number of IPv4 addresses in one /28 delegated prefix.
+const PrefixIPs = 16
 
-// CNISettings are the aws-node settings the IP capacity depends on.
-type CNISettings struct {
+// Kubelet max-pods caps that the EKS max-pods calculator applies to prefix-delegation values:
+// CapSmall, or CapLarge on types with more than CapLargeAt vCPUs.
+const (
+	CapSmall   = 110
+	CapLarge   = 250
+	CapLargeAt = 30
+)
+
+// Settings are the aws-node settings the IP capacity depends on.
+type Settings struct {
 	// CustomNetworking is AWS_VPC_K8S_CNI_CUSTOM_NETWORK_CFG=true: the primary ENI gives no pod IPs.
 	CustomNetworking bool
 	// PrefixDelegation is ENABLE_PREFIX_DELEGATION=true: each ENI slot holds a /28 prefix.
@@ -38,14 +44,14 @@ type CNISettings struct {
 	PodENI bool
 }
 
-// CNISettingsFrom reads the capacity settings from the aws-node env; a nil AWSNode gives the
+// SettingsFrom reads the capacity settings from the aws-node env; a nil AWSNode gives the
 // VPC CNI defaults.
-func CNISettingsFrom(a *snapshot.AWSNode) CNISettings {
-	var s CNISettings
-	s.CustomNetworking, _ = strconv.ParseBool(a.Setting(SettingCustomNetwork, "false"))
-	s.PrefixDelegation, _ = strconv.ParseBool(a.Setting(SettingPrefixDelegation, "false"))
-	s.PodENI, _ = strconv.ParseBool(strings.TrimSpace(a.Setting(SettingPodENI, "false")))
-	if n, err := strconv.ParseInt(strings.TrimSpace(a.Setting(SettingMaxENI, "")), 10, 32); err == nil && n > 0 {
+func SettingsFrom(a *snapshot.AWSNode) Settings {
+	var s Settings
+	s.CustomNetworking, _ = strconv.ParseBool(a.Setting(snapshot.EnvCustomNetwork, "false"))
+	s.PrefixDelegation, _ = strconv.ParseBool(a.Setting(snapshot.EnvPrefixDelegation, "false"))
+	s.PodENI, _ = strconv.ParseBool(strings.TrimSpace(a.Setting(snapshot.EnvPodENI, "false")))
+	if n, err := strconv.ParseInt(strings.TrimSpace(a.Setting(snapshot.EnvMaxENI, "")), 10, 32); err == nil && n > 0 {
 		s.MaxENI = int32(n)
 	}
 	return s
@@ -61,10 +67,29 @@ func ENILimitedPods(t *snapshot.InstanceType) int64 {
 	return enis*int64(t.IPv4PerENI-1) + 2
 }
 
+// Capacity is how many pod IPs a node's ENIs can give at most, with the inputs and the
+// formula that produce it.
+type Capacity struct {
+	// IPCapacity is the most pod IPs the node's ENIs can ever give (see Formula).
+	IPCapacity int64
+	// Inputs of the formula.
+	DefaultCardENIs  int32
+	IPv4PerENI       int32
+	PrefixDelegation bool
+	CustomNetworking bool
+	TrunkENI         bool
+	EFAOnlyOnCard0   int32
+	UsableENIs       int32
+	// ENIsAttached counts the ENIs attached on the default network card.
+	ENIsAttached int
+	// Formula is the computation with its numbers, e.g. "(3 ENIs - 0) x (10 IPv4 - 1) + 2 = 29".
+	Formula string
+}
+
 // IPCapacity returns how many pod IPs the ENIs of a node of type t can give at most, with the
 // inputs and the formula that produce it. attached are the instance's ENIs (nil when unknown);
 // reserveTrunk says that the running CNI keeps a slot for a trunk ENI even before one is
-// attached (ENABLE_POD_ENI on a type that supports trunking). The returned Pods is left 0.
+// attached (ENABLE_POD_ENI on a type that supports trunking).
 //
 // Usable ENIs are the default card's ENIs, capped by MAX_ENI, minus one for custom networking
 // (the primary ENI gives pods nothing), one for a trunk ENI that is attached or reserved, and
@@ -72,8 +97,8 @@ func ENILimitedPods(t *snapshot.InstanceType) int64 {
 // CNI really takes counts, not what its EC2NodeClass asks for. Capacity is usable x
 // (IPv4PerENI - 1) + 2, and with prefix delegation on a Nitro type usable x (IPv4PerENI - 1) x
 // 16 + 2.
-func IPCapacity(t *snapshot.InstanceType, cni CNISettings, attached []snapshot.ENI, reserveTrunk bool) CapacityReport {
-	r := CapacityReport{
+func IPCapacity(t *snapshot.InstanceType, cni Settings, attached []snapshot.ENI, reserveTrunk bool) Capacity {
+	r := Capacity{
 		DefaultCardENIs:  t.DefaultCardENIs(),
 		IPv4PerENI:       t.IPv4PerENI,
 		PrefixDelegation: cni.PrefixDelegation && t.Nitro(),
@@ -85,9 +110,9 @@ func IPCapacity(t *snapshot.InstanceType, cni CNISettings, attached []snapshot.E
 			r.ENIsAttached++
 		}
 		switch {
-		case e.InterfaceType == interfaceTrunk:
+		case e.InterfaceType == InterfaceTrunk:
 			r.TrunkENI = true
-		case e.InterfaceType == interfaceEFAOnly && e.NetworkCardIndex == 0:
+		case e.InterfaceType == InterfaceEFAOnly && e.NetworkCardIndex == 0:
 			attachedEFAOnly++
 		}
 	}
@@ -126,8 +151,8 @@ func IPCapacity(t *snapshot.InstanceType, cni CNISettings, attached []snapshot.E
 	}
 	perENI := int64(t.IPv4PerENI - 1)
 	if r.PrefixDelegation {
-		r.IPCapacity = int64(r.UsableENIs)*perENI*prefixIPs + 2
-		r.Formula = fmt.Sprintf("(%s) x (%d IPv4 - 1) x %d + 2 = %d", enisPart, t.IPv4PerENI, prefixIPs, r.IPCapacity)
+		r.IPCapacity = int64(r.UsableENIs)*perENI*PrefixIPs + 2
+		r.Formula = fmt.Sprintf("(%s) x (%d IPv4 - 1) x %d + 2 = %d", enisPart, t.IPv4PerENI, PrefixIPs, r.IPCapacity)
 		return r
 	}
 	r.IPCapacity = int64(r.UsableENIs)*perENI + 2

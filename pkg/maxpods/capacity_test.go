@@ -1,4 +1,4 @@
-package diagnose
+package maxpods
 
 import (
 	"bufio"
@@ -67,7 +67,7 @@ func TestIPCapacityMatchesUpstreamTables(t *testing.T) {
 			continue
 		}
 		compared++
-		if got := IPCapacity(&it, CNISettings{}, nil, false).IPCapacity; got != want {
+		if got := IPCapacity(&it, Settings{}, nil, false).IPCapacity; got != want {
 			t.Errorf("IPCapacity(%s) = %d, want %d from eni-max-pods.txt", name, got, want)
 		}
 		if got := ENILimitedPods(&it); got != want {
@@ -103,7 +103,7 @@ func TestIPCapacity(t *testing.T) {
 	tests := []struct {
 		name     string
 		typ      *snapshot.InstanceType
-		cni      CNISettings
+		cni      Settings
 		attached []snapshot.ENI
 		trunk    bool // the CNI reserves a slot for the trunk ENI
 		want     int64
@@ -114,15 +114,15 @@ func TestIPCapacity(t *testing.T) {
 		{name: "t3.medium", typ: typ("t3.medium"), want: pods["t3.medium"], formula: "(3 ENIs - 0) x (6 IPv4 - 1) + 2 = 17"},
 		{name: "p5.48xlarge counts the default card only", typ: p5, want: pods["p5.48xlarge"], formula: "(2 ENIs - 0) x (50 IPv4 - 1) + 2 = 100"},
 		{
-			name: "c6i.2xlarge with custom networking", typ: typ("c6i.2xlarge"), cni: CNISettings{CustomNetworking: true},
+			name: "c6i.2xlarge with custom networking", typ: typ("c6i.2xlarge"), cni: Settings{CustomNetworking: true},
 			want: 44, formula: "(4 ENIs - 1 custom networking) x (15 IPv4 - 1) + 2 = 44",
 		},
 		{
-			name: "m5.large with prefix delegation", typ: typ("m5.large"), cni: CNISettings{PrefixDelegation: true},
+			name: "m5.large with prefix delegation", typ: typ("m5.large"), cni: Settings{PrefixDelegation: true},
 			want: 434, formula: "(3 ENIs - 0) x (10 IPv4 - 1) x 16 + 2 = 434",
 		},
 		{
-			name: "prefix delegation needs Nitro", typ: xen, cni: CNISettings{PrefixDelegation: true},
+			name: "prefix delegation needs Nitro", typ: xen, cni: Settings{PrefixDelegation: true},
 			want: pods["m4.large"], formula: "(2 ENIs - 0) x (10 IPv4 - 1) + 2 = 20",
 		},
 		{
@@ -131,11 +131,11 @@ func TestIPCapacity(t *testing.T) {
 			want:     20, formula: "(3 ENIs - 1 trunk) x (10 IPv4 - 1) + 2 = 20",
 		},
 		{
-			name: "MAX_ENI caps first", typ: typ("m5.large"), cni: CNISettings{MaxENI: 2, CustomNetworking: true},
+			name: "MAX_ENI caps first", typ: typ("m5.large"), cni: Settings{MaxENI: 2, CustomNetworking: true},
 			want: 11, formula: "(2 ENIs (MAX_ENI) - 1 custom networking) x (10 IPv4 - 1) + 2 = 11",
 		},
 		{
-			name: "MAX_ENI above the limit is ignored", typ: typ("m5.large"), cni: CNISettings{MaxENI: 8},
+			name: "MAX_ENI above the limit is ignored", typ: typ("m5.large"), cni: Settings{MaxENI: 8},
 			want: 29, formula: "(3 ENIs - 0) x (10 IPv4 - 1) + 2 = 29",
 		},
 		{
@@ -156,7 +156,7 @@ func TestIPCapacity(t *testing.T) {
 			want:     20, formula: "(3 ENIs - 1 trunk) x (10 IPv4 - 1) + 2 = 20",
 		},
 		{
-			name: "no usable ENI gives 0", typ: typ("t3.nano"), cni: CNISettings{CustomNetworking: true},
+			name: "no usable ENI gives 0", typ: typ("t3.nano"), cni: Settings{CustomNetworking: true},
 			attached: []snapshot.ENI{eni("trunk", 0, 1)},
 			want:     0, formula: "2 ENIs - 1 custom networking - 1 trunk leaves no ENI for pods = 0",
 		},
@@ -174,13 +174,13 @@ func TestIPCapacity(t *testing.T) {
 	}
 }
 
-func TestIPCapacityReportFields(t *testing.T) {
+func TestIPCapacityFields(t *testing.T) {
 	it := m5Large()
 	attached := []snapshot.ENI{
 		{InterfaceType: "interface"}, {InterfaceType: "trunk", DeviceIndex: 1}, {InterfaceType: "interface", NetworkCardIndex: 1},
 	}
-	got := IPCapacity(&it, CNISettings{CustomNetworking: true, PrefixDelegation: true}, attached, false)
-	want := CapacityReport{
+	got := IPCapacity(&it, Settings{CustomNetworking: true, PrefixDelegation: true}, attached, false)
+	want := Capacity{
 		IPCapacity: 146, DefaultCardENIs: 3, IPv4PerENI: 10, PrefixDelegation: true, CustomNetworking: true,
 		TrunkENI: true, UsableENIs: 1, ENIsAttached: 2,
 		Formula: "(3 ENIs - 1 custom networking - 1 trunk) x (10 IPv4 - 1) x 16 + 2 = 146",
@@ -190,31 +190,39 @@ func TestIPCapacityReportFields(t *testing.T) {
 	}
 }
 
-func TestCNISettingsFrom(t *testing.T) {
+func TestSettingsFrom(t *testing.T) {
 	tests := []struct {
 		name string
 		node *snapshot.AWSNode
-		want CNISettings
+		want Settings
 	}{
-		{name: "absent DaemonSet gives defaults", node: nil, want: CNISettings{}},
-		{name: "empty env gives defaults", node: &snapshot.AWSNode{}, want: CNISettings{}},
+		{name: "absent DaemonSet gives defaults", node: nil, want: Settings{}},
+		{name: "empty env gives defaults", node: &snapshot.AWSNode{}, want: Settings{}},
 		{
 			name: "all set",
-			node: &snapshot.AWSNode{Env: map[string]string{SettingCustomNetwork: "true", SettingPrefixDelegation: "True", SettingMaxENI: "2",
-				SettingPodENI: "true"}},
-			want: CNISettings{CustomNetworking: true, PrefixDelegation: true, MaxENI: 2, PodENI: true},
+			node: &snapshot.AWSNode{Env: map[string]string{snapshot.EnvCustomNetwork: "true", snapshot.EnvPrefixDelegation: "True", snapshot.EnvMaxENI: "2",
+				snapshot.EnvPodENI: "true"}},
+			want: Settings{CustomNetworking: true, PrefixDelegation: true, MaxENI: 2, PodENI: true},
 		},
 		{
 			name: "unparsable values are ignored",
-			node: &snapshot.AWSNode{Env: map[string]string{SettingCustomNetwork: "yes", SettingMaxENI: "-1"}},
-			want: CNISettings{},
+			node: &snapshot.AWSNode{Env: map[string]string{snapshot.EnvCustomNetwork: "yes", snapshot.EnvMaxENI: "-1"}},
+			want: Settings{},
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, CNISettingsFrom(tc.node)); diff != "" {
-				t.Errorf("CNISettingsFrom mismatch (-want +got):\n%s", diff)
+			if diff := cmp.Diff(tc.want, SettingsFrom(tc.node)); diff != "" {
+				t.Errorf("SettingsFrom mismatch (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// m5Large returns the m5.large limits: 3 ENIs on one card, 10 IPv4 per ENI, Nitro.
+func m5Large() snapshot.InstanceType {
+	return snapshot.InstanceType{
+		Name: "m5.large", Hypervisor: "nitro", VCPUs: 2, MaxENIs: 3,
+		NetworkCards: []snapshot.NetworkCard{{Index: 0, MaxENIs: 3}}, IPv4PerENI: 10, IPv6PerENI: 10,
 	}
 }

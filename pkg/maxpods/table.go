@@ -1,9 +1,9 @@
-package diagnose
+package maxpods
 
 import "github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 
-// MaxPodsOptions describe the cluster a max-pods table is computed for.
-type MaxPodsOptions struct {
+// Options describe the cluster a max-pods table is computed for.
+type Options struct {
 	// PrefixDelegation is the VPC CNI's ENABLE_PREFIX_DELEGATION=true: Recommended is then the
 	// prefix-delegation value on Nitro types.
 	PrefixDelegation bool
@@ -19,9 +19,9 @@ type MaxPodsOptions struct {
 	MaxAllowed bool
 }
 
-// MaxPods is one instance type's pod density as the VPC CNI, the EKS max-pods calculator and
+// Row is one instance type's pod density as the VPC CNI, the EKS max-pods calculator and
 // Karpenter see it.
-type MaxPods struct {
+type Row struct {
 	InstanceType string `json:"instanceType"`
 	// ENIs are the network interfaces of the default network card only, which is what every
 	// max-pods formula uses (not the instance-wide total of multi-card types).
@@ -45,22 +45,22 @@ type MaxPods struct {
 	Karpenter int64 `json:"karpenter"`
 }
 
-// MaxPodsFor computes the pod density of instance type t under opts, with the formulas of
+// For computes the pod density of instance type t under opts, with the formulas of
 // IPCapacity and ENILimitedPods.
-func MaxPodsFor(t *snapshot.InstanceType, opts MaxPodsOptions) MaxPods {
+func For(t *snapshot.InstanceType, opts Options) Row {
 	var attached []snapshot.ENI
 	for i := range opts.EFAOnly {
-		attached = append(attached, snapshot.ENI{NetworkCardIndex: 0, DeviceIndex: i + 1, InterfaceType: interfaceEFAOnly})
+		attached = append(attached, snapshot.ENI{NetworkCardIndex: 0, DeviceIndex: i + 1, InterfaceType: InterfaceEFAOnly})
 	}
-	secondary := IPCapacity(t, CNISettings{CustomNetworking: opts.CustomNetworking}, attached, opts.PodENI)
-	prefixes := IPCapacity(t, CNISettings{CustomNetworking: opts.CustomNetworking, PrefixDelegation: true}, attached, opts.PodENI)
+	secondary := IPCapacity(t, Settings{CustomNetworking: opts.CustomNetworking}, attached, opts.PodENI)
+	prefixes := IPCapacity(t, Settings{CustomNetworking: opts.CustomNetworking, PrefixDelegation: true}, attached, opts.PodENI)
 	limit := func(v int64) int64 {
 		if opts.MaxAllowed {
 			return v
 		}
-		return min(v, MaxPodsCap(t.VCPUs))
+		return min(v, Cap(t.VCPUs))
 	}
-	m := MaxPods{
+	m := Row{
 		InstanceType: t.Name,
 		ENIs:         t.DefaultCardENIs(),
 		IPv4PerENI:   t.IPv4PerENI,
@@ -81,13 +81,13 @@ func MaxPodsFor(t *snapshot.InstanceType, opts MaxPodsOptions) MaxPods {
 	return m
 }
 
-// MaxPodsCap is the max pods the EKS calculator allows a type with vcpus vCPUs: 110, or 250
+// Cap is the max pods the EKS calculator allows a type with vcpus vCPUs: 110, or 250
 // above 30 vCPUs.
-func MaxPodsCap(vcpus int32) int64 {
-	if vcpus > maxPodsCapLargeAt {
-		return maxPodsCapLarge
+func Cap(vcpus int32) int64 {
+	if vcpus > CapLargeAt {
+		return CapLarge
 	}
-	return maxPodsCapSmall
+	return CapSmall
 }
 
 // KarpenterPods is the max pods Karpenter computes for t without kubelet.maxPods: the
