@@ -23,7 +23,7 @@ type subnetUse struct {
 }
 
 // subnetUses returns, sorted by subnet ID, every known subnet used by a checked node's
-// instance, listed in a class's status.subnets, named by an ENIConfig (with custom networking
+// instance or one of its ENIs, listed in a class's status.subnets, named by an ENIConfig (with custom networking
 // on), tagged for the VPC CNI's subnet discovery, or selected by the podSubnetSelectorTerms
 // of an Auto Mode NodeClass with nodes in its zone.
 func subnetUses(x *Index) []subnetUse {
@@ -35,6 +35,11 @@ func subnetUses(x *Index) []subnetUse {
 			ids[n.Instance.SubnetID] = true
 			if n.ClassName != "" {
 				addToSet(classesOf, n.Instance.SubnetID, ClassKey(n.classKind(), n.ClassName))
+			}
+		}
+		for _, e := range n.instanceENIs() {
+			if e.SubnetID != "" {
+				ids[e.SubnetID] = true
 			}
 		}
 		switch {
