@@ -136,3 +136,41 @@ func TestFindingSheetFollowsANodeClaimToItsNode(t *testing.T) {
 		t.Errorf("references of a finding on a NodeClaim the report lacks: got %+v, want one that cannot be opened", gone)
 	}
 }
+
+// TestFindingSheetReferencesAreItsSubjects checks that a finding's sheet references the
+// Subjects the analysis related it to, in their order (a subnet's classes and NodePools, which
+// the sheet does not work out again), that one the snapshot lacks is still listed, as not in
+// it, and that a finding without Subjects names its own subject and resource.
+func TestFindingSheetReferencesAreItsSubjects(t *testing.T) {
+	l := demoLoaded(t)
+	d := derive(l.Report, plain())
+	d.subjects = subjects{index: l.Index, report: l.Report}
+	var f diagnose.Finding
+	for _, g := range d.report.Findings {
+		if g.ID == "subnet-no-egress-route" {
+			f = g
+		}
+	}
+	if len(f.Subjects) < 3 {
+		t.Fatalf("the demo's subnet-no-egress-route finding has subjects %q, want its subnet, class and NodePool", f.Subjects)
+	}
+	f.Subjects = append(slices.Clone(f.Subjects), "nodepool/not-in-the-demo")
+	var got []string
+	for _, r := range findingRefs(d, f) {
+		got = append(got, r.subject)
+		if r.subject == "nodepool/not-in-the-demo" && (r.openable() || r.what != "not in the snapshot") {
+			t.Errorf("a subject the snapshot lacks: got %+v, want it listed as not in the snapshot", r)
+		}
+	}
+	if !slices.Equal(got, f.Subjects) {
+		t.Errorf("references of %s on %s:\n got %q\nwant its subjects %q", f.ID, f.Resource, got, f.Subjects)
+	}
+	f.Subjects = nil
+	got = nil
+	for _, r := range findingRefs(d, f) {
+		got = append(got, r.subject)
+	}
+	if want := []string{f.Resource}; !slices.Equal(got, want) {
+		t.Errorf("references of a finding without subjects: got %q, want its own subject %q", got, want)
+	}
+}
