@@ -110,6 +110,16 @@ func (k keyMap) narrowKeys() []key.Binding {
 	return []key.Binding{k.Filter, k.Critical, k.Warning, k.Info}
 }
 
+// sheetKeys are a sheet's bindings: short, the sheet's own keys in the footer, after Down and
+// before the reference keys; full, its own keys in the full help, after the reference keys.
+func (k keyMap) sheetKeys(short, full []key.Binding) helpKeys {
+	short = append(append([]key.Binding{k.Down}, short...), brief(k.NextRef, "links"), brief(k.OpenRef, "follow"), k.Back, k.Refresh, k.Help, k.Quit)
+	return helpKeys{
+		short: short,
+		full:  [][]key.Binding{k.moveKeys(), append([]key.Binding{k.NextRef, k.PrevRef, k.OpenRef, k.Back}, full...), k.viewKeys()},
+	}
+}
+
 // viewKeys switch views, refresh, show help and quit.
 func (k keyMap) viewKeys() []key.Binding {
 	return []key.Binding{k.Nodes, k.Findings, k.Subnets, k.Refresh, k.Help, k.Quit}

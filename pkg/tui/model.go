@@ -35,9 +35,9 @@ const (
 	viewFindings
 	viewSubnets
 	viewExplain
-	viewClaim
-	viewFinding
-	viewSubject
+	// viewSheet is the sheet of a NodeClaim, a finding, or a subnet, NodePool, class or
+	// placement group.
+	viewSheet
 	// viewPrev is not a view but where a sheet opened from another sheet goes back to: the
 	// sheet it was opened from, kept on the sheet path.
 	viewPrev
@@ -85,9 +85,7 @@ type Model struct {
 	findings findingsModel
 	subnets  subnetsModel
 	explain  explainModel
-	claim    claimModel
-	finding  findingModel
-	subject  subjectModel
+	sheet    sheetModel
 	// trail is the path of list views followed from a sheet, latest last: Esc on a view reached
 	// that way returns along it.
 	trail []step
