@@ -23,7 +23,7 @@ type linkedSheet struct {
 }
 
 // refsHint names the keys that select and follow a reference, after the References heading.
-const refsHint = "tab selects, enter opens"
+const refsHint = "tab or ] selects, enter opens"
 
 // newLinkedSheet returns an opened sheet of w by h with links; Esc returns to back.
 func newLinkedSheet(back view, links refList, w, h int) linkedSheet {
@@ -59,7 +59,7 @@ func (s linkedSheet) lay(th theme, w, h int, body, tail func(cols int, th theme)
 // selected reference revealed.
 func (s linkedSheet) key(k keyMap, msg tea.KeyMsg) (_ linkedSheet, act action, moved bool) {
 	switch {
-	case key.Matches(msg, k.Quit, k.Help, k.HelpAlt, k.Refresh, k.Critical, k.Warning, k.Info, k.Nodes, k.Findings, k.Subnets):
+	case key.Matches(msg, k.passKeys()...):
 		return s, action{kind: actPass}, false
 	case key.Matches(msg, k.OpenRef):
 		return s, s.links.follow(), false

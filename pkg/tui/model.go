@@ -188,8 +188,11 @@ func (m Model) helpView() string {
 	if !m.input.Focused() {
 		keys = m.active().keys(m.keys)
 	}
-	// Drop bindings before the last two (help and quit) until the footer fits.
-	for len(keys.short) > 2 && width(m.help.ShortHelpView(keys.short)) > m.width {
+	// Drop bindings before the last two (help and quit) until the footer fits, measured
+	// without the cut to the width that would end it in an ellipsis instead.
+	uncut := m.help
+	uncut.Width = 0
+	for len(keys.short) > 2 && width(uncut.ShortHelpView(keys.short)) > m.width {
 		n := len(keys.short)
 		keys.short = append(keys.short[:n-3:n-3], keys.short[n-2:]...)
 	}

@@ -21,6 +21,8 @@ type sheetPage struct {
 	manual bool
 	// copy is what y copies and copied what the status line calls it; empty for nothing.
 	copy, copied string
+	// check is the check e explains; empty on the sheet of a subject.
+	check string
 }
 
 // pageFinder finds a sheet's subject in a report; false when the report no longer holds it.
@@ -80,18 +82,25 @@ func (m sheetModel) setSize(th theme, w, h int) screen {
 // narrow leaves the sheet as it is: the selection narrows lists only.
 func (m sheetModel) narrow(selection) screen { return m }
 
-// keys returns the sheet's bindings, copying where there is something to copy.
+// keys returns the sheet's bindings: explaining the check on a finding's sheet, copying where
+// there is something to copy.
 func (m sheetModel) keys(k keyMap) helpKeys {
-	var full []key.Binding
+	var short, full []key.Binding
+	if m.page.check != "" {
+		short, full = append(short, k.Explain), append(full, k.Explain)
+	}
 	if m.page.copy != "" {
 		full = append(full, k.Copy)
 	}
-	return k.sheetKeys(nil, full)
+	return k.sheetKeys(short, full)
 }
 
-// update scrolls the sheet, selects a reference (scrolling to it)
+// update explains a finding's check, scrolls the sheet, selects a reference (scrolling to it)
 // and follows it; Esc goes back. The root model's keys pass.
 func (m sheetModel) update(k keyMap, msg tea.KeyMsg, _ selection) (screen, action) {
+	if m.page.check != "" && key.Matches(msg, k.Explain) {
+		return m, action{kind: actExplain, arg: m.page.check}
+	}
 	var act action
 	var moved bool
 	if m.linkedSheet, act, moved = m.key(k, msg); moved {
@@ -179,7 +188,7 @@ func findingSheet(f diagnose.Finding) pageFinder {
 // findingPage is findingSheet's page of f in d.
 func findingPage(d *data, f diagnose.Finding) sheetPage {
 	return sheetPage{
-		where: findingWhere(f), refs: findingRefs(d, f), copy: f.Remedy, copied: "the remedy",
+		where: findingWhere(f), refs: findingRefs(d, f), copy: f.Remedy, copied: "the remedy", check: f.ID,
 		body: func(cols int, th theme) string { return printer.FindingSheet(f, cols, th.Styles) },
 		tail: func(cols int, th theme) string {
 			doc, ok := catalogueDoc(f.ID)

@@ -59,9 +59,9 @@ func TestEnterOpensNodeAndEscKeepsCursor(t *testing.T) {
 			t.Errorf("node view lacks %q:\n%s", want, screen)
 		}
 	}
-	m = press(t, m, "tab", "tab")
+	m = press(t, m, "}", "}")
 	if got := m.node.sections[m.node.tab].tab.label; got != "Security groups" {
-		t.Errorf("two tabs on, the active section is %q, want Security groups", got)
+		t.Errorf("two sections on, the active section is %q, want Security groups", got)
 	}
 	if m.node.vp.YOffset != m.node.sections[m.node.tab].line {
 		t.Errorf("viewport at line %d, want the section's line %d", m.node.vp.YOffset, m.node.sections[m.node.tab].line)
