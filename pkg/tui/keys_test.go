@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -115,5 +116,38 @@ func TestNodeSheetJumpsSectionsWithBraces(t *testing.T) {
 	}
 	if footer := m.helpView(); !strings.Contains(footer, "}/→ section") {
 		t.Errorf("footer %q lacks }/→ section", footer)
+	}
+}
+
+// TestEverySheetSaysWhatIsBelow checks that every sheet longer than the screen says, at the
+// status line's end, how many lines are below it, one fewer after a line down, and nothing
+// once at the bottom; the lists never do.
+func TestEverySheetSaysWhatIsBelow(t *testing.T) {
+	for name, m := range everyView(t) {
+		t.Run(name, func(t *testing.T) {
+			m = m.resize(80, 16)
+			s, ok := m.active().(scroller)
+			if !ok {
+				if strings.Contains(m.statusView(), "more line") {
+					t.Errorf("a list's status line says what is below: %q", m.statusView())
+				}
+				return
+			}
+			n := s.below()
+			if n < 3 {
+				t.Fatalf("the sheet has %d lines below at 80x16, want a longer sheet", n)
+			}
+			want := fmt.Sprintf("↓ %d more lines", n)
+			if status := m.statusView(); !strings.HasSuffix(status, want) || width(status) != 80 {
+				t.Errorf("status line %q, want it to end in %q at column 80", status, want)
+			}
+			want = fmt.Sprintf("↓ %d more lines", n-1)
+			if status := press(t, m, "down").statusView(); !strings.HasSuffix(status, want) {
+				t.Errorf("after a line down: status line %q, want it to end in %q", status, want)
+			}
+			if status := press(t, m, "end").statusView(); strings.Contains(status, "more line") {
+				t.Errorf("at the bottom: status line %q, want no mark", status)
+			}
+		})
 	}
 }

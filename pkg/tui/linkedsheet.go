@@ -87,5 +87,10 @@ func (s *linkedSheet) reveal() {
 	}
 }
 
+// below is how many lines of the sheet are below the screen.
+func (s linkedSheet) below() int {
+	return max(s.vp.TotalLineCount()-s.vp.YOffset-s.vp.Height, 0)
+}
+
 // view renders the visible part of the sheet.
 func (s linkedSheet) view(theme) string { return s.vp.View() }
