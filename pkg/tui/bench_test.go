@@ -115,7 +115,7 @@ func BenchmarkOpenFindingSheet(b *testing.B) {
 		b.ResetTimer()
 		for b.Loop() {
 			next := update(b, m, keyMsg("enter"))
-			if next.view != viewFinding {
+			if !next.onFinding() {
 				b.Fatalf("enter on a finding: view %d, want the finding sheet", next.view)
 			}
 			_ = next.View()

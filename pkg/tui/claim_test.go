@@ -41,7 +41,7 @@ func TestClaimRowOpensItsSheet(t *testing.T) {
 	m := ready(t, r, 120, 40)
 	m = press(t, m, "G") // the last row: the NodeClaims follow the nodes
 	m = press(t, m, "enter")
-	if m.view != viewClaim {
+	if !m.onClaim() {
 		t.Fatalf("enter on the last row: view %d, want the NodeClaim sheet", m.view)
 	}
 	name := r.NodeClaims[len(r.NodeClaims)-1].Name
@@ -60,11 +60,11 @@ func TestClaimRowOpensItsSheet(t *testing.T) {
 func TestClaimSheetScrollsAndFollowsReloads(t *testing.T) {
 	r := claimsReport(t)
 	m := ready(t, r, 80, 16)
-	m = m.openClaim(claimPrefix+tuiUnregClaim, viewNodes)
-	top := m.claim.vp.YOffset
+	m = m.openSheet(claimSheet(claimPrefix+tuiUnregClaim), viewNodes)
+	top := m.sheet.vp.YOffset
 	m = press(t, m, "down", "down", "down")
-	if m.claim.vp.YOffset <= top {
-		t.Errorf("down did not scroll the sheet: offset %d", m.claim.vp.YOffset)
+	if m.sheet.vp.YOffset <= top {
+		t.Errorf("down did not scroll the sheet: offset %d", m.sheet.vp.YOffset)
 	}
 	// A reload in which the NodeClaim got its Node goes back to the nodes.
 	joined := r
@@ -85,14 +85,14 @@ func TestFindingOnAClaimOpensItsSheet(t *testing.T) {
 		m = press(t, m, string(k))
 	}
 	m = press(t, m, "enter", "enter", "enter")
-	if m.view != viewFinding || m.finding.f.Resource != claimPrefix+tuiFailedClaim {
-		t.Fatalf("enter on the nodeclaim-launch-failed finding: view %d finding on %q, want its finding sheet", m.view, m.finding.f.Resource)
+	if !m.onFinding() || m.shownFinding().Resource != claimPrefix+tuiFailedClaim {
+		t.Fatalf("enter on the nodeclaim-launch-failed finding: view %d finding on %q, want its finding sheet", m.view, m.shownFinding().Resource)
 	}
 	m = press(t, m, "enter")
-	if m.view != viewClaim || m.claim.report.Name != tuiFailedClaim {
-		t.Errorf("enter on the finding sheet's subject: view %d claim %q, want %s's sheet", m.view, m.claim.report.Name, tuiFailedClaim)
+	if !m.onClaim() || strings.TrimPrefix(m.sheet.where(), claimPrefix) != tuiFailedClaim {
+		t.Errorf("enter on the finding sheet's subject: view %d claim %q, want %s's sheet", m.view, strings.TrimPrefix(m.sheet.where(), claimPrefix), tuiFailedClaim)
 	}
-	if m = press(t, m, "esc"); m.view != viewFinding {
+	if m = press(t, m, "esc"); !m.onFinding() {
 		t.Errorf("esc from the NodeClaim sheet: view %d, want the finding sheet", m.view)
 	}
 }

@@ -71,16 +71,6 @@ func (m nodeModel) copyText() (string, string, bool) {
 	return name, name, m.opened && name != ""
 }
 
-// copyText returns the finding's remedy.
-func (m findingModel) copyText() (string, string, bool) {
-	return m.f.Remedy, "the remedy", m.opened && m.f.Remedy != ""
-}
-
-// copyText returns the NodeClaim's name.
-func (m claimModel) copyText() (string, string, bool) {
-	return m.report.Name, m.report.Name, m.opened && m.report.Name != ""
-}
-
 // copy copies what view c offers, or notes that it has nothing to copy.
 func (m Model) copy(c copier) (Model, tea.Cmd) {
 	text, what, ok := c.copyText()

@@ -12,7 +12,7 @@ import (
 func everyKey() []string {
 	return []string{
 		"up", "down", "pgup", "pgdown", "home", "end", "G", "enter", "esc", "tab", "shift+tab",
-		"left", "right", "h", "l", "j", "k", " ", "/", "1", "2", "3", "g", "n", "f", "s", "r", "?",
+		"left", "right", "h", "l", "}", "{", "]", "[", "j", "k", " ", "/", "1", "2", "3", "g", "n", "f", "s", "r", "?", "H", "e",
 		"backspace", "x",
 	}
 }

@@ -15,13 +15,13 @@ const firstSubnetFinding = "subnet-0c8ae009df552f60f"
 
 func TestFindingSheetShowsTheFindingInFull(t *testing.T) {
 	m := press(t, ready(t, demoReport(t), 100, 80), "f", "enter", "enter")
-	if m.view != viewFinding || m.finding.f.ID != "subnet-ip-exhaustion" {
-		t.Fatalf("enter on a finding: view %d finding %q, want the finding sheet of subnet-ip-exhaustion", m.view, m.finding.f.ID)
+	if !m.onFinding() || m.shownFinding().ID != "subnet-ip-exhaustion" {
+		t.Fatalf("enter on a finding: view %d finding %q, want the finding sheet of subnet-ip-exhaustion", m.view, m.shownFinding().ID)
 	}
 	screen := strings.Join(strings.Fields(m.View()), " ")
 	for _, want := range []string{
-		strings.Join(strings.Fields(m.finding.f.Message), " "),
-		strings.Join(strings.Fields(m.finding.f.Remedy), " "),
+		strings.Join(strings.Fields(m.shownFinding().Message), " "),
+		strings.Join(strings.Fields(m.shownFinding().Remedy), " "),
 		"Resource: subnet/" + firstSubnetFinding,
 		"▸ subnet/" + firstSubnetFinding + " subnets view, filtered to it",
 		"About the check", "Why it matters",
@@ -34,7 +34,7 @@ func TestFindingSheetShowsTheFindingInFull(t *testing.T) {
 
 func TestFindingSheetFollowsASubnetAndComesBack(t *testing.T) {
 	m := press(t, ready(t, demoReport(t), 100, 40), "f", "/", "x", "enter", "enter", "enter")
-	if m.view != viewFinding {
+	if !m.onFinding() {
 		t.Fatalf("enter on the finding: view %d, want the finding sheet", m.view)
 	}
 	m = press(t, m, "enter")
@@ -43,7 +43,7 @@ func TestFindingSheetFollowsASubnetAndComesBack(t *testing.T) {
 			m.view, m.sel.query, len(m.subnets.shown), firstSubnetFinding)
 	}
 	m = press(t, m, "esc")
-	if m.view != viewFinding || m.sel.query != "x" {
+	if !m.onFinding() || m.sel.query != "x" {
 		t.Fatalf("esc from the followed subnets view: view %d query %q, want the finding sheet with the filter x back", m.view, m.sel.query)
 	}
 	m = press(t, m, "esc")
@@ -54,13 +54,12 @@ func TestFindingSheetFollowsASubnetAndComesBack(t *testing.T) {
 
 func TestFindingSheetPathThroughSubnetAndNodes(t *testing.T) {
 	m := ready(t, demoReport(t), 100, 40)
-	m.finding = newFindingModel(m.data, nodeFinding(t, m.data), viewFindings, m.th, m.width, m.bodyHeight())
-	m.view = viewFinding
+	m = m.openSheet(findingSheet(nodeFinding(t, m.data)), viewFindings)
 	m = press(t, m, "tab")
-	if got := m.finding.links.refs[m.finding.links.pick].subject; !strings.HasPrefix(got, "subnet/") {
+	if got := m.sheet.links.refs[m.sheet.links.pick].subject; !strings.HasPrefix(got, "subnet/") {
 		t.Fatalf("tab on a node's finding selected %q, want its subnet", got)
 	}
-	subnet := strings.TrimPrefix(m.finding.links.refs[m.finding.links.pick].subject, "subnet/")
+	subnet := strings.TrimPrefix(m.sheet.links.refs[m.sheet.links.pick].subject, "subnet/")
 	m = press(t, m, "enter", "enter")
 	if m.view != viewNodes || m.sel.query != subnet {
 		t.Fatalf("enter on the subnet, then on it in the subnets view: view %d query %q, want its nodes", m.view, m.sel.query)
@@ -68,7 +67,7 @@ func TestFindingSheetPathThroughSubnetAndNodes(t *testing.T) {
 	for _, want := range []struct {
 		v     view
 		query string
-	}{{viewSubnets, subnet}, {viewFinding, ""}, {viewFindings, ""}} {
+	}{{viewSubnets, subnet}, {viewSheet, ""}, {viewFindings, ""}} {
 		m = press(t, m, "esc")
 		if m.view != want.v || m.sel.query != want.query {
 			t.Errorf("esc: view %d query %q, want view %d query %q", m.view, m.sel.query, want.v, want.query)
@@ -112,10 +111,10 @@ func nodeFinding(t *testing.T, d *data) diagnose.Finding {
 func TestFindingSheetFollowsReloads(t *testing.T) {
 	r := demoReport(t)
 	m := press(t, ready(t, r, 100, 40), "f", "enter", "enter")
-	want := m.finding.f
+	want := m.shownFinding()
 	m = update(t, m, reportMsg{report: r})
-	if m.view != viewFinding || !reflect.DeepEqual(m.finding.f, want) {
-		t.Fatalf("reload with the finding: view %d finding %+v, want the same sheet", m.view, m.finding.f)
+	if !m.onFinding() || !reflect.DeepEqual(m.shownFinding(), want) {
+		t.Fatalf("reload with the finding: view %d finding %+v, want the same sheet", m.view, m.shownFinding())
 	}
 	r.Findings = slices.DeleteFunc(slices.Clone(r.Findings), func(f diagnose.Finding) bool { return reflect.DeepEqual(f, want) })
 	if m = update(t, m, reportMsg{report: r}); m.view != viewFindings {
@@ -134,5 +133,43 @@ func TestFindingSheetFollowsANodeClaimToItsNode(t *testing.T) {
 	gone := findingRefs(d, diagnose.Finding{ID: "x", Resource: claimPrefix + "deleted-claim"})
 	if len(gone) != 1 || gone[0].openable() {
 		t.Errorf("references of a finding on a NodeClaim the report lacks: got %+v, want one that cannot be opened", gone)
+	}
+}
+
+// TestFindingSheetReferencesAreItsSubjects checks that a finding's sheet references the
+// Subjects the analysis related it to, in their order (a subnet's classes and NodePools, which
+// the sheet does not work out again), that one the snapshot lacks is still listed, as not in
+// it, and that a finding without Subjects names its own subject and resource.
+func TestFindingSheetReferencesAreItsSubjects(t *testing.T) {
+	l := demoLoaded(t)
+	d := derive(l.Report, plain())
+	d.subjects = subjects{index: l.Index, report: l.Report}
+	var f diagnose.Finding
+	for _, g := range d.report.Findings {
+		if g.ID == "subnet-no-egress-route" {
+			f = g
+		}
+	}
+	if len(f.Subjects) < 3 {
+		t.Fatalf("the demo's subnet-no-egress-route finding has subjects %q, want its subnet, class and NodePool", f.Subjects)
+	}
+	f.Subjects = append(slices.Clone(f.Subjects), "nodepool/not-in-the-demo")
+	var got []string
+	for _, r := range findingRefs(d, f) {
+		got = append(got, r.subject)
+		if r.subject == "nodepool/not-in-the-demo" && (r.openable() || r.what != "not in the snapshot") {
+			t.Errorf("a subject the snapshot lacks: got %+v, want it listed as not in the snapshot", r)
+		}
+	}
+	if !slices.Equal(got, f.Subjects) {
+		t.Errorf("references of %s on %s:\n got %q\nwant its subjects %q", f.ID, f.Resource, got, f.Subjects)
+	}
+	f.Subjects = nil
+	got = nil
+	for _, r := range findingRefs(d, f) {
+		got = append(got, r.subject)
+	}
+	if want := []string{f.Resource}; !slices.Equal(got, want) {
+		t.Errorf("references of a finding without subjects: got %q, want its own subject %q", got, want)
 	}
 }

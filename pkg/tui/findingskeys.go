@@ -7,12 +7,11 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 )
 
-// keys returns the findings view's bindings: ? explains here, so H is help.
+// keys returns the findings view's bindings.
 func (m findingsModel) keys(k keyMap) helpKeys {
 	return helpKeys{
-		short: []key.Binding{k.Down, k.Open, k.Explain, k.Back, k.Filter, k.HelpAlt, k.Quit},
-		full: [][]key.Binding{k.moveKeys(), append([]key.Binding{k.Open, k.Explain, k.Back}, k.narrowKeys()...),
-			{k.Nodes, k.Findings, k.Subnets, k.Refresh, k.HelpAlt, k.Quit}},
+		short: []key.Binding{k.Down, k.Open, k.Explain, k.Back, k.Filter, k.Help, k.Quit},
+		full:  [][]key.Binding{k.moveKeys(), append([]key.Binding{k.Open, k.Explain, k.Back}, k.narrowKeys()...), k.viewKeys()},
 	}
 }
 

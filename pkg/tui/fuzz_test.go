@@ -20,7 +20,7 @@ import (
 var fuzzKeys = []string{
 	"up", "down", "pgup", "pgdown", "home", "end", "G", "enter", "esc", "tab", "shift+tab",
 	"left", "right", "h", "l", "j", "k", " ", "/", "1", "2", "3", "g", "n", "f", "s", "r", "?", "H",
-	"y", "S", "backspace", "q", "ctrl+c", "a", "e", "i", "p", "z", "0", "-", ".", "]", "[",
+	"y", "S", "backspace", "q", "ctrl+c", "a", "e", "i", "p", "z", "0", "-", ".", "]", "[", "}", "{",
 }
 
 // fuzzReport returns the report and index a FuzzTUI input shows: builtin[0] (the demo's) for

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"io"
+	"strings"
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -101,4 +102,27 @@ func (m *Model) activeList() *cursorList {
 		return &m.subnets.list
 	}
 	return nil
+}
+
+// onFinding reports whether a finding's sheet is shown.
+func (m Model) onFinding() bool {
+	return m.view == viewSheet && strings.HasPrefix(m.sheet.where(), "finding › ")
+}
+
+// onClaim reports whether a NodeClaim's sheet is shown.
+func (m Model) onClaim() bool {
+	return m.view == viewSheet && strings.HasPrefix(m.sheet.where(), claimPrefix)
+}
+
+// onSubject reports whether the sheet of a subnet, NodePool, class or placement group is shown.
+func (m Model) onSubject() bool { return m.view == viewSheet && !m.onFinding() && !m.onClaim() }
+
+// shownFinding returns the finding whose sheet is shown, or the zero finding.
+func (m Model) shownFinding() diagnose.Finding {
+	for _, f := range m.data.report.Findings {
+		if m.onFinding() && findingWhere(f) == m.sheet.where() {
+			return f
+		}
+	}
+	return diagnose.Finding{}
 }

@@ -24,7 +24,8 @@ func TestScreensEscapeControlCharacters(t *testing.T) {
 	screens := map[string][]string{
 		"nodes":          nil,
 		"node":           {"enter"},
-		"node, findings": {"enter", "shift+tab"},
+		"node, findings": {"enter", "{"},
+		"explain":        {"f", "e"},
 		"node, links":    {"enter", "]", "]"},
 		"node, followed": {"enter", "]", "enter", "tab"},
 		"findings":       {"f"},
@@ -85,7 +86,7 @@ func checkScreen(t *testing.T, name string, m Model, colour bool) {
 func TestSmallestScreenFits(t *testing.T) {
 	r := demoReport(t)
 	for name, keys := range map[string][]string{
-		"nodes": nil, "full help": {"?"}, "node": {"enter"}, "findings": {"f", "?"}, "group": {"f", "enter"},
+		"nodes": nil, "full help": {"?"}, "node": {"enter"}, "findings": {"f"}, "explain": {"f", "e"}, "group": {"f", "enter"},
 		"finding": {"f", "enter", "enter"}, "subnets": {"s"}, "no match": {"/", "z", "z", "enter"},
 	} {
 		m := press(t, ready(t, r, 20, 8), keys...)

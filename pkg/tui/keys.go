@@ -17,9 +17,6 @@ type keyMap struct {
 	NextRef  key.Binding
 	PrevRef  key.Binding
 	OpenRef  key.Binding
-	// NextLink and PrevLink select references where Tab jumps between sections (the node sheet).
-	NextLink key.Binding
-	PrevLink key.Binding
 	Filter   key.Binding
 	Apply    key.Binding
 	Critical key.Binding
@@ -33,14 +30,14 @@ type keyMap struct {
 	Subnets  key.Binding
 	Refresh  key.Binding
 	Explain  key.Binding
-	Close    key.Binding
 	Help     key.Binding
-	HelpAlt  key.Binding
 	Quit     key.Binding
 	QuitNow  key.Binding
 }
 
-// defaultKeys returns the k9s-like key map.
+// defaultKeys returns the k9s-like key map. Every view reads the same bindings: ? is help, q
+// quits and Esc goes back everywhere; in every sheet Tab and ] (and their reverses) select a
+// reference and Enter follows it.
 func defaultKeys() keyMap {
 	b := func(help, desc string, keys ...string) key.Binding {
 		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
@@ -54,12 +51,10 @@ func defaultKeys() keyMap {
 		End:      b("end", "bottom", "end", "G"),
 		Open:     b("enter", "open", "enter"),
 		Back:     b("esc", "back", "esc"),
-		NextTab:  b("tab/→", "next section", "tab", "right", "l"),
-		PrevTab:  b("⇧tab/←", "previous section", "shift+tab", "left", "h"),
-		NextRef:  b("tab", "next link", "tab", "]"),
-		PrevRef:  b("⇧tab", "previous link", "shift+tab", "["),
-		NextLink: b("]", "next link", "]"),
-		PrevLink: b("[", "previous link", "["),
+		NextTab:  b("}/→", "next section", "}", "right", "l"),
+		PrevTab:  b("{/←", "previous section", "{", "left", "h"),
+		NextRef:  b("tab/]", "next link", "tab", "]"),
+		PrevRef:  b("⇧tab/[", "previous link", "shift+tab", "["),
 		OpenRef:  b("enter", "follow link", "enter"),
 		Filter:   b("/", "filter", "/"),
 		Apply:    b("enter", "keep filter", "enter"),
@@ -73,10 +68,8 @@ func defaultKeys() keyMap {
 		Findings: b("f", "findings", "f"),
 		Subnets:  b("s", "subnets", "s"),
 		Refresh:  b("r", "refresh", "r"),
-		Explain:  b("?", "explain", "?"),
-		Close:    b("esc/q", "back", "esc", "q"),
-		Help:     b("?", "help", "?"),
-		HelpAlt:  b("H", "help", "H"),
+		Explain:  b("e", "explain", "e"),
+		Help:     b("?", "help", "?", "H"),
 		Quit:     b("q", "quit", "q", "ctrl+c"),
 		QuitNow:  b("ctrl+c", "quit", "ctrl+c"),
 	}
@@ -108,6 +101,21 @@ func (k keyMap) moveKeys() []key.Binding {
 // narrowKeys narrow a list.
 func (k keyMap) narrowKeys() []key.Binding {
 	return []key.Binding{k.Filter, k.Critical, k.Warning, k.Info}
+}
+
+// sheetKeys are a sheet's bindings: short, the sheet's own keys in the footer, after Down and
+// before the reference keys; full, its own keys in the full help, after the reference keys.
+func (k keyMap) sheetKeys(short, full []key.Binding) helpKeys {
+	short = append(append([]key.Binding{k.Down}, short...), brief(k.NextRef, "links"), brief(k.OpenRef, "follow"), k.Back, k.Refresh, k.Help, k.Quit)
+	return helpKeys{
+		short: short,
+		full:  [][]key.Binding{k.moveKeys(), append([]key.Binding{k.NextRef, k.PrevRef, k.OpenRef, k.Back}, full...), k.viewKeys()},
+	}
+}
+
+// passKeys are the root model's keys that a sheet leaves to it.
+func (k keyMap) passKeys() []key.Binding {
+	return []key.Binding{k.Quit, k.Help, k.Refresh, k.Critical, k.Warning, k.Info, k.Nodes, k.Findings, k.Subnets}
 }
 
 // viewKeys switch views, refresh, show help and quit.

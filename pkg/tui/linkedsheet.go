@@ -8,9 +8,9 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 )
 
-// linkedSheet is a scrollable sheet that ends with its references: what the NodeClaim and
-// subject sheets share (where Esc goes, the references, the theme last laid out with, the
-// viewport).
+// linkedSheet is a scrollable sheet with its references: what every sheet shares (where Esc
+// goes, the references, the theme last laid out with, the viewport and where the references
+// are in it).
 type linkedSheet struct {
 	// opened is set once a subject is shown; back is the view Esc returns to.
 	opened bool
@@ -18,27 +18,40 @@ type linkedSheet struct {
 	links  refList
 	th     theme
 	vp     viewport.Model
+	// refsAt is the line of the content the first reference is on.
+	refsAt int
 }
+
+// refsHint names the keys that select and follow a reference, after the References heading.
+const refsHint = "tab or ] selects, enter opens"
 
 // newLinkedSheet returns an opened sheet of w by h with links; Esc returns to back.
 func newLinkedSheet(back view, links refList, w, h int) linkedSheet {
 	return linkedSheet{opened: true, back: back, links: links, vp: viewport.New(w, max(h, 1))}
 }
 
-// lay sets what sheet renders at the sheet's columns, with the references under it, as the
-// content of a w by h area, keeping the scroll position.
-func (s linkedSheet) lay(th theme, w, h int, sheet func(cols int) string) linkedSheet {
+// lay sets the content of a w by h area, keeping the scroll position: body at the sheet's
+// columns, the references under it, then tail when it is set, each a blank line apart. It
+// returns the content.
+func (s linkedSheet) lay(th theme, w, h int, body, tail func(cols int, th theme) string) (linkedSheet, string) {
 	offset := s.vp.YOffset
 	s.th = th
 	s.vp.Width, s.vp.Height = w, max(h, 1)
 	cols := min(w-1, maxSheet)
-	content := strings.TrimRight(sheet(cols), "\n")
-	if refs := s.links.block(th, cols, "tab selects, enter opens"); refs != "" {
+	content := strings.TrimRight(body(cols, th), "\n")
+	if refs := strings.TrimRight(s.links.block(th, cols, refsHint), "\n"); refs != "" {
+		// A blank line, then the References heading, then the references.
+		s.refsAt = strings.Count(content, "\n") + 3
 		content += "\n\n" + refs
 	}
-	s.vp.SetContent(strings.TrimRight(content, "\n"))
+	if tail != nil {
+		if more := strings.TrimRight(tail(cols, th), "\n"); more != "" {
+			content += "\n\n" + more
+		}
+	}
+	s.vp.SetContent(content)
 	s.vp.SetYOffset(offset)
-	return s
+	return s, content
 }
 
 // key scrolls the sheet, selects a reference and follows it, and goes back on Esc; the root
@@ -46,7 +59,7 @@ func (s linkedSheet) lay(th theme, w, h int, sheet func(cols int) string) linked
 // selected reference revealed.
 func (s linkedSheet) key(k keyMap, msg tea.KeyMsg) (_ linkedSheet, act action, moved bool) {
 	switch {
-	case key.Matches(msg, k.Quit, k.Help, k.HelpAlt, k.Refresh, k.Critical, k.Warning, k.Info, k.Nodes, k.Findings, k.Subnets):
+	case key.Matches(msg, k.passKeys()...):
 		return s, action{kind: actPass}, false
 	case key.Matches(msg, k.OpenRef):
 		return s, s.links.follow(), false
@@ -62,3 +75,22 @@ func (s linkedSheet) key(k keyMap, msg tea.KeyMsg) (_ linkedSheet, act action, m
 	scroll(&s.vp, k, msg)
 	return s, action{}, false
 }
+
+// reveal scrolls the sheet so that the selected reference shows.
+func (s *linkedSheet) reveal() {
+	if s.links.pick < 0 {
+		return
+	}
+	line := s.refsAt + s.links.pick
+	if line < s.vp.YOffset || line >= s.vp.YOffset+s.vp.Height {
+		s.vp.SetYOffset(line - s.vp.Height/2)
+	}
+}
+
+// below is how many lines of the sheet are below the screen.
+func (s linkedSheet) below() int {
+	return max(s.vp.TotalLineCount()-s.vp.YOffset-s.vp.Height, 0)
+}
+
+// view renders the visible part of the sheet.
+func (s linkedSheet) view(theme) string { return s.vp.View() }

@@ -35,9 +35,9 @@ const (
 	viewFindings
 	viewSubnets
 	viewExplain
-	viewClaim
-	viewFinding
-	viewSubject
+	// viewSheet is the sheet of a NodeClaim, a finding, or a subnet, NodePool, class or
+	// placement group.
+	viewSheet
 	// viewPrev is not a view but where a sheet opened from another sheet goes back to: the
 	// sheet it was opened from, kept on the sheet path.
 	viewPrev
@@ -85,9 +85,7 @@ type Model struct {
 	findings findingsModel
 	subnets  subnetsModel
 	explain  explainModel
-	claim    claimModel
-	finding  findingModel
-	subject  subjectModel
+	sheet    sheetModel
 	// trail is the path of list views followed from a sheet, latest last: Esc on a view reached
 	// that way returns along it.
 	trail []step
@@ -190,8 +188,11 @@ func (m Model) helpView() string {
 	if !m.input.Focused() {
 		keys = m.active().keys(m.keys)
 	}
-	// Drop bindings before the last two (help and quit) until the footer fits.
-	for len(keys.short) > 2 && width(m.help.ShortHelpView(keys.short)) > m.width {
+	// Drop bindings before the last two (help and quit) until the footer fits, measured
+	// without the cut to the width that would end it in an ellipsis instead.
+	uncut := m.help
+	uncut.Width = 0
+	for len(keys.short) > 2 && width(uncut.ShortHelpView(keys.short)) > m.width {
 		n := len(keys.short)
 		keys.short = append(keys.short[:n-3:n-3], keys.short[n-2:]...)
 	}

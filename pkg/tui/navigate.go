@@ -30,10 +30,10 @@ func (m Model) do(act action) Model {
 		return m.openExplain(act.arg)
 	case actOpenClaim:
 		m, back := m.leaveSheet()
-		return m.openClaim(act.arg, back)
+		return m.openSheet(claimSheet(act.arg), back)
 	case actOpenSubject:
 		m, back := m.leaveSheet()
-		return m.openSubject(act.arg, back)
+		return m.openSheet(subjectSheet(act.arg), back)
 	}
 	return m
 }
@@ -44,7 +44,7 @@ const maxSheets = 32
 // isSheet reports whether v shows one subject (a node, NodeClaim, finding, subnet, NodePool,
 // class or placement group) rather than a list.
 func isSheet(v view) bool {
-	return v == viewNode || v == viewClaim || v == viewFinding || v == viewSubject
+	return v == viewNode || v == viewSheet
 }
 
 // leaveSheet is where a sheet about to open goes back to: the active view, or, when that is a
@@ -94,19 +94,16 @@ func (m Model) openFinding() Model {
 	if !ok {
 		return m
 	}
-	m.view = viewFinding
-	m.finding = newFindingModel(m.data, f, viewFindings, m.th, m.width, m.bodyHeight())
-	return m.resize(m.width, m.height)
+	return m.openSheet(findingSheet(f), viewFindings)
 }
 
-// openClaim shows the sheet of NodeClaim name (nodeclaim/NAME); Esc returns to back.
-func (m Model) openClaim(name string, back view) Model {
-	c, ok := m.data.claim(name)
+// openSheet shows the sheet find finds, when the report holds its subject; Esc returns to back.
+func (m Model) openSheet(find pageFinder, back view) Model {
+	s, ok := newSheetModel(m.data, find, back, m.th, m.width, m.bodyHeight())
 	if !ok {
 		return m
 	}
-	m.view = viewClaim
-	m.claim = newClaimModel(m.data, c, back, m.th, m.width, m.bodyHeight())
+	m.view, m.sheet = viewSheet, s
 	return m.resize(m.width, m.height)
 }
 

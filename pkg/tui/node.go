@@ -4,7 +4,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/viewport"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
@@ -39,28 +38,21 @@ type section struct {
 	line int
 }
 
-// nodeModel is one node's describe sheet in a viewport, with tabs that jump to its sections.
+// nodeModel is one node's describe sheet in a viewport, with tabs that jump to its sections,
+// ending with the subjects it names, to follow.
 type nodeModel struct {
-	// opened is set once a node is shown; back is the view Esc returns to.
-	opened   bool
-	back     view
+	linkedSheet
 	report   diagnose.NodeReport
 	findings int
 	sections []section
 	// tab is the active section.
 	tab int
-	// links are the subjects the sheet names, to follow.
-	links refList
-	// th is the theme the sheet was last rendered with, to render it again when a link is selected.
-	th theme
-	vp viewport.Model
 }
 
 // newNodeModel renders n's sheet over d for a w by h area, the tab bar and the references
 // included; Esc returns to back.
 func newNodeModel(d *data, n diagnose.NodeReport, back view, th theme, w, h int) nodeModel {
-	m := nodeModel{opened: true, back: back, report: n, findings: len(n.Findings), vp: viewport.New(w, max(h-1, 1))}
-	m.links = newRefList(nodeRefs(d, n), true)
+	m := nodeModel{linkedSheet: newLinkedSheet(back, newRefList(nodeRefs(d, n), true), w, h-1), report: n, findings: len(n.Findings)}
 	return m.render(th, w, h)
 }
 
@@ -92,17 +84,11 @@ func (m nodeModel) narrow(selection) screen { return m }
 // where names the node.
 func (m nodeModel) where() string { return "node/" + m.name() }
 
-// render lays the sheet out for a w by h area, keeping the scroll position.
+// render lays the sheet out for a w by h area, the tab bar's line included, keeping the scroll
+// position.
 func (m nodeModel) render(th theme, w, h int) nodeModel {
-	offset := m.vp.YOffset
-	m.th = th
-	m.vp.Width, m.vp.Height = w, max(h-1, 1)
-	cols := min(w-1, maxSheet)
-	sheet := strings.TrimRight(printer.NodeSheet(m.report, cols, th.Styles), "\n")
-	if refs := m.links.block(th, cols, "] selects, enter opens"); refs != "" {
-		sheet += "\n\n" + strings.TrimRight(refs, "\n")
-	}
-	m.vp.SetContent(sheet)
+	var sheet string
+	m.linkedSheet, sheet = m.lay(th, w, h-1, func(cols int, th theme) string { return printer.NodeSheet(m.report, cols, th.Styles) }, nil)
 	m.sections = m.sections[:0:0]
 	tabs := nodeTabs()
 	for i, l := range strings.Split(sheet, "\n") {
@@ -113,17 +99,8 @@ func (m nodeModel) render(th theme, w, h int) nodeModel {
 			}
 		}
 	}
-	m.vp.SetYOffset(offset)
 	m.tab = min(m.tab, max(len(m.sections)-1, 0))
 	return m
-}
-
-// selectLink selects the link delta steps away and scrolls the sheet so that it shows.
-func (m nodeModel) selectLink(delta int) nodeModel {
-	m.links = m.links.cycle(delta)
-	m = m.render(m.th, m.vp.Width, m.vp.Height+1)
-	revealLink(&m.vp, m.links)
-	return m.scrolled()
 }
 
 // name returns the node's name.

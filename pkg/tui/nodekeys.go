@@ -7,11 +7,7 @@ import (
 
 // keys returns the node view's bindings.
 func (m nodeModel) keys(k keyMap) helpKeys {
-	return helpKeys{
-		short: []key.Binding{k.Down, brief(k.NextTab, "section"), brief(k.NextLink, "links"), brief(k.OpenRef, "follow"), k.Back, k.Help, k.Quit},
-		full: [][]key.Binding{k.moveKeys(), {k.NextTab, k.PrevTab, k.NextLink, k.PrevLink, k.OpenRef, k.Back, k.Copy},
-			{k.Nodes, k.Findings, k.Subnets, k.Refresh, k.Help, k.Quit}},
-	}
+	return k.sheetKeys([]key.Binding{brief(k.NextTab, "section")}, []key.Binding{k.NextTab, k.PrevTab, k.Copy})
 }
 
 // brief returns b with a shorter description, for a footer that must fit 80 columns.
@@ -19,28 +15,23 @@ func brief(b key.Binding, desc string) key.Binding {
 	return key.NewBinding(key.WithKeys(b.Keys()...), key.WithHelp(b.Help().Key, desc))
 }
 
-// update scrolls the sheet, jumps between its sections, and selects and follows its
-// references; Esc goes back. The root model's
-// keys pass; any other key leaves the active tab following the scroll position.
+// update jumps between the sheet's sections, scrolls it, and selects (scrolling to it) and
+// follows its references; Esc goes back. The root model's keys pass; any other key leaves the
+// active tab following the scroll position.
 func (m nodeModel) update(k keyMap, msg tea.KeyMsg, _ selection) (screen, action) {
 	switch {
-	case key.Matches(msg, k.Quit, k.Help, k.HelpAlt, k.Refresh, k.Critical, k.Warning, k.Info, k.Nodes, k.Findings, k.Subnets):
-		return m, action{kind: actPass}
-	case key.Matches(msg, k.OpenRef):
-		return m, m.links.follow()
-	case key.Matches(msg, k.NextLink):
-		return m.selectLink(1), action{}
-	case key.Matches(msg, k.PrevLink):
-		return m.selectLink(-1), action{}
-	case key.Matches(msg, k.Back):
-		return m, action{kind: actShow, to: m.back}
 	case key.Matches(msg, k.NextTab):
 		return m.jump(1), action{}
 	case key.Matches(msg, k.PrevTab):
 		return m.jump(-1), action{}
 	}
-	scroll(&m.vp, k, msg)
-	return m.scrolled(), action{}
+	var act action
+	var moved bool
+	if m.linkedSheet, act, moved = m.key(k, msg); moved {
+		m = m.render(m.th, m.vp.Width, m.vp.Height+1)
+		m.reveal()
+	}
+	return m.scrolled(), act
 }
 
 // wheel scrolls the sheet with the mouse wheel.

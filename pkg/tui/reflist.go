@@ -4,8 +4,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/viewport"
-
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
@@ -111,18 +109,6 @@ func (l refList) block(th theme, cols int, hint string) string {
 		}
 	}
 	return b.String()
-}
-
-// revealLink scrolls vp, whose content ends with l's block, so that the selected reference
-// shows.
-func revealLink(vp *viewport.Model, l refList) {
-	if l.pick < 0 {
-		return
-	}
-	line := vp.TotalLineCount() - len(l.refs) + l.pick
-	if line < vp.YOffset || line >= vp.YOffset+vp.Height {
-		vp.SetYOffset(line - vp.Height/2)
-	}
 }
 
 // refAdder collects references without repeats, leaving out self (the sheet's own subject)

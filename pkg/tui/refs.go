@@ -18,18 +18,23 @@ type ref struct {
 // openable reports whether following the reference shows something.
 func (r ref) openable() bool { return r.open.kind != 0 }
 
-// findingRefs returns the subjects f names, its own subject first: the node, the resource, and
-// the node's NodeClaim, subnet, NodePool, class and instance. The node, a NodeClaim or an
-// instance (the NodeClaim's sheet without a Node, else the Node's sheet when no reference names
-// that node already), and the subnet, NodePool, class or placement group the snapshot holds
-// (their describe sheets; a subnet the subnets view lists when the load has no index) can be
-// opened.
+// findingRefs returns what f's sheet references: the finding's Subjects, as the analysis
+// related them (its own subject first, then its resource and what uses that resource), then
+// what its node uses: the node's NodeClaim, subnet, NodePool, class and instance. A finding
+// without Subjects (a report made before they existed) names its own subject and resource.
+// The node, a NodeClaim or an instance (the NodeClaim's sheet without a Node, else the Node's
+// sheet when no reference names that node already), and the subnet, NodePool, class or
+// placement group the snapshot holds (their describe sheets; a subnet the subnets view lists
+// when the load has no index) can be opened.
 func findingRefs(d *data, f diagnose.Finding) []ref {
 	a := newRefAdder(d, f.Context, "")
-	if f.Node != "" {
-		a.add("node/" + f.Node)
+	subjects := f.Subjects
+	if subjects == nil {
+		subjects = []string{f.Subject(), f.Resource}
 	}
-	a.add(f.Resource)
+	for _, s := range subjects {
+		a.add(s)
+	}
 	if n, ok := d.node(rowKey(f.Context, f.Node)); ok {
 		id := n.Identity
 		a.add(claimPrefix + id.NodeClaim)

@@ -71,12 +71,8 @@ func (m Model) active() screen {
 		return m.subnets
 	case viewExplain:
 		return m.explain
-	case viewClaim:
-		return m.claim
-	case viewFinding:
-		return m.finding
-	case viewSubject:
-		return m.subject
+	case viewSheet:
+		return m.sheet
 	}
 	return m.nodes
 }
@@ -90,8 +86,7 @@ type viewScreen struct {
 // screens returns every view.
 func (m Model) screens() []viewScreen {
 	return []viewScreen{{viewNodes, m.nodes}, {viewNode, m.node}, {viewFindings, m.findings}, {viewSubnets, m.subnets},
-		{viewExplain, m.explain}, {viewClaim, m.claim}, {viewFinding, m.finding},
-		{viewSubject, m.subject}}
+		{viewExplain, m.explain}, {viewSheet, m.sheet}}
 }
 
 // put stores s as the view of its type.
@@ -107,11 +102,7 @@ func (m *Model) put(s screen) {
 		m.subnets = s
 	case explainModel:
 		m.explain = s
-	case claimModel:
-		m.claim = s
-	case findingModel:
-		m.finding = s
-	case subjectModel:
-		m.subject = s
+	case sheetModel:
+		m.sheet = s
 	}
 }

@@ -15,12 +15,8 @@ func (m Model) links() refList {
 	switch m.view {
 	case viewNode:
 		return m.node.links
-	case viewClaim:
-		return m.claim.links
-	case viewSubject:
-		return m.subject.links
-	case viewFinding:
-		return m.finding.links
+	case viewSheet:
+		return m.sheet.links
 	}
 	return refList{pick: -1}
 }
@@ -79,29 +75,29 @@ func TestNodeSheetReferencesLeadThroughSheetsAndBack(t *testing.T) {
 
 	// node -> subnet sheet -> another node in the subnet -> back, back, back.
 	m = press(t, pickLink(t, m, "]", "subnet/"+n.Subnet.ID), "enter")
-	if m.view != viewSubject || m.subject.subject != "subnet/"+n.Subnet.ID {
-		t.Fatalf("enter on the subnet: view %d (%s), want its sheet", m.view, m.subject.subject)
+	if !m.onSubject() || m.sheet.where() != "subnet/"+n.Subnet.ID {
+		t.Fatalf("enter on the subnet: view %d (%s), want its sheet", m.view, m.sheet.where())
 	}
-	if l := m.subject.links; l.pick < 0 || l.refs[l.pick].subject != "subnets view" {
+	if l := m.sheet.links; l.pick < 0 || l.refs[l.pick].subject != "subnets view" {
 		t.Errorf("the subnet sheet does not select the subnets view: %+v", l)
 	}
 	var other string
-	for _, r := range m.subject.links.refs {
+	for _, r := range m.sheet.links.refs {
 		if strings.HasPrefix(r.subject, "node/") && r.subject != "node/"+n.Identity.Node && r.openable() {
 			other = r.subject
 			break
 		}
 	}
 	if other == "" {
-		t.Fatalf("the subnet sheet lists no other node: %+v", m.subject.links.refs)
+		t.Fatalf("the subnet sheet lists no other node: %+v", m.sheet.links.refs)
 	}
 	m = press(t, pickLink(t, m, "tab", other), "enter")
 	if m.view != viewNode || "node/"+m.node.name() != other {
 		t.Fatalf("enter on %s: view %d node %s, want its sheet", other, m.view, m.node.name())
 	}
 	m = press(t, m, "esc")
-	if m.view != viewSubject || m.subject.subject != "subnet/"+n.Subnet.ID {
-		t.Fatalf("esc on %s: view %d (%s), want the subnet sheet", other, m.view, m.subject.subject)
+	if !m.onSubject() || m.sheet.where() != "subnet/"+n.Subnet.ID {
+		t.Fatalf("esc on %s: view %d (%s), want the subnet sheet", other, m.view, m.sheet.where())
 	}
 	m = press(t, m, "esc")
 	if m.view != viewNode || m.node.name() != n.Identity.Node {
@@ -118,20 +114,20 @@ func TestNodePoolSheetReferencesItsClassAndNodes(t *testing.T) {
 	n := nodeWithPoolAndSubnet(t, m.data)
 	m = m.do(action{kind: actOpenNode, arg: n.Identity.Node})
 	m = press(t, pickLink(t, m, "]", "nodepool/"+n.Identity.NodePool), "enter")
-	if m.view != viewSubject {
+	if !m.onSubject() {
 		t.Fatalf("view %d, want the NodePool sheet", m.view)
 	}
 	class := classSubject(n.Identity.NodeClassKind, n.Identity.NodeClass, n.Identity.AutoMode)
 	m = press(t, pickLink(t, m, "tab", class), "enter")
-	if m.view != viewSubject || m.subject.subject != class {
-		t.Fatalf("enter on %s: view %d (%s), want its sheet", class, m.view, m.subject.subject)
+	if !m.onSubject() || m.sheet.where() != class {
+		t.Fatalf("enter on %s: view %d (%s), want its sheet", class, m.view, m.sheet.where())
 	}
 	found := false
-	for _, r := range m.subject.links.refs {
+	for _, r := range m.sheet.links.refs {
 		found = found || r.subject == "nodepool/"+n.Identity.NodePool
 	}
 	if !found {
-		t.Errorf("the class sheet does not name its NodePool: %+v", m.subject.links.refs)
+		t.Errorf("the class sheet does not name its NodePool: %+v", m.sheet.links.refs)
 	}
 	for range 2 {
 		m = press(t, m, "esc")
@@ -149,7 +145,7 @@ func TestClaimSheetReferencesItsNodePool(t *testing.T) {
 	}
 	c := m.data.report.NodeClaims[0]
 	m = m.do(action{kind: actOpenClaim, arg: claimPrefix + c.Name})
-	if m.view != viewClaim {
+	if !m.onClaim() {
 		t.Fatalf("view %d, want the NodeClaim sheet", m.view)
 	}
 	m = pickLink(t, m, "tab", "nodepool/"+c.NodePool)
@@ -157,11 +153,11 @@ func TestClaimSheetReferencesItsNodePool(t *testing.T) {
 		t.Errorf("the selected reference does not show:\n%s", m.View())
 	}
 	m = press(t, m, "enter")
-	if m.view != viewSubject || m.subject.subject != "nodepool/"+c.NodePool {
-		t.Fatalf("enter on the NodePool: view %d (%s), want its sheet", m.view, m.subject.subject)
+	if !m.onSubject() || m.sheet.where() != "nodepool/"+c.NodePool {
+		t.Fatalf("enter on the NodePool: view %d (%s), want its sheet", m.view, m.sheet.where())
 	}
 	m = press(t, m, "esc")
-	if m.view != viewClaim || m.claim.report.Name != c.Name {
+	if !m.onClaim() || strings.TrimPrefix(m.sheet.where(), claimPrefix) != c.Name {
 		t.Fatalf("esc: view %d, want the NodeClaim sheet of %s", m.view, c.Name)
 	}
 }
@@ -191,7 +187,7 @@ func TestSheetPathSkipsWhatAReloadRemoved(t *testing.T) {
 	n := nodeWithPoolAndSubnet(t, m.data)
 	m = m.do(action{kind: actOpenNode, arg: n.Identity.Node})
 	m = press(t, pickLink(t, m, "]", "subnet/"+n.Subnet.ID), "enter")
-	if m.view != viewSubject {
+	if !m.onSubject() {
 		t.Fatalf("view %d, want the subnet sheet", m.view)
 	}
 	r := l.Report
@@ -203,7 +199,7 @@ func TestSheetPathSkipsWhatAReloadRemoved(t *testing.T) {
 	}
 	r.Nodes = nodes
 	m = update(t, m, reportMsg{report: r, index: l.Index})
-	if m.view != viewSubject {
+	if !m.onSubject() {
 		t.Fatalf("after the reload: view %d, want the subnet sheet still", m.view)
 	}
 	m = press(t, m, "esc")
@@ -221,10 +217,10 @@ func TestSheetPathScreens(t *testing.T) {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			m := nodeFindingSheet(t)
 			m = m.resize(size[0], size[1])
-			n, _ := m.data.node(m.finding.f.Node)
+			n, _ := m.data.node(m.shownFinding().Node)
 			m = press(t, pickRef(t, m, "subnet/"+n.Subnet.ID), "enter")
 			var other string
-			for _, r := range m.subject.links.refs {
+			for _, r := range m.sheet.links.refs {
 				if strings.HasPrefix(r.subject, "node/") && r.openable() {
 					other = r.subject
 					break
@@ -234,7 +230,7 @@ func TestSheetPathScreens(t *testing.T) {
 			m = press(t, pickLink(t, m, "tab", other), "enter")
 			node := m.View()
 			m = press(t, m, "esc")
-			if m.view != viewSubject {
+			if !m.onSubject() {
 				t.Fatalf("esc on %s: view %d, want the subnet sheet", other, m.view)
 			}
 			back := m.View()

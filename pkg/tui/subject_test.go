@@ -15,13 +15,13 @@ func loadedLoader(l Loaded) Loader {
 // pickRef presses tab on the finding sheet until the selected reference is subject.
 func pickRef(t *testing.T, m Model, subject string) Model {
 	t.Helper()
-	for range len(m.finding.links.refs) {
-		if m.finding.links.refs[m.finding.links.pick].subject == subject {
+	for range len(m.sheet.links.refs) {
+		if m.sheet.links.refs[m.sheet.links.pick].subject == subject {
 			return m
 		}
 		m = press(t, m, "tab")
 	}
-	t.Fatalf("tab never selected %s among %+v", subject, m.finding.links.refs)
+	t.Fatalf("tab never selected %s among %+v", subject, m.sheet.links.refs)
 	return m
 }
 
@@ -30,16 +30,15 @@ func pickRef(t *testing.T, m Model, subject string) Model {
 func nodeFindingSheet(t *testing.T) Model {
 	t.Helper()
 	m := readyLoaded(t, demoLoaded(t), 100, 40)
-	m.finding = newFindingModel(m.data, nodeFinding(t, m.data), viewFindings, m.th, m.width, m.bodyHeight())
-	m.view = viewFinding
+	m = m.openSheet(findingSheet(nodeFinding(t, m.data)), viewFindings)
 	return m
 }
 
 func TestFindingSheetReferencesOpenSubjectSheets(t *testing.T) {
 	m := nodeFindingSheet(t)
-	n, _ := m.data.node(m.finding.f.Node)
+	n, _ := m.data.node(m.shownFinding().Node)
 	var got []string
-	for _, ref := range m.finding.links.refs {
+	for _, ref := range m.sheet.links.refs {
 		got = append(got, ref.subject+": "+ref.what)
 	}
 	want := []string{
@@ -77,18 +76,18 @@ func TestResolveRefSubjectsWithoutSheets(t *testing.T) {
 
 func TestFindingSheetOpensNodePoolAndComesBack(t *testing.T) {
 	m := nodeFindingSheet(t)
-	n, _ := m.data.node(m.finding.f.Node)
+	n, _ := m.data.node(m.shownFinding().Node)
 	pool := "nodepool/" + n.Identity.NodePool
 	m = press(t, pickRef(t, m, pool), "enter")
-	if m.view != viewSubject || m.subject.where() != pool {
-		t.Fatalf("enter on %s: view %d showing %q, want its sheet", pool, m.view, m.subject.where())
+	if !m.onSubject() || m.sheet.where() != pool {
+		t.Fatalf("enter on %s: view %d showing %q, want its sheet", pool, m.view, m.sheet.where())
 	}
 	if got := m.View(); !strings.Contains(got, pool+"  ") || !strings.Contains(got, "Class's subnet zones:") ||
 		!strings.Contains(got, "esc back") {
 		t.Errorf("the NodePool sheet should show its heading, its zones and the esc key:\n%s", got)
 	}
 	m = press(t, m, "pgdown", "esc")
-	if m.view != viewFinding || m.finding.links.refs[m.finding.links.pick].subject != pool {
+	if !m.onFinding() || m.sheet.links.refs[m.sheet.links.pick].subject != pool {
 		t.Fatalf("esc on the NodePool sheet: view %d, want the finding sheet with %s still selected", m.view, pool)
 	}
 	if m = press(t, m, "esc"); m.view != viewFindings {
@@ -98,12 +97,12 @@ func TestFindingSheetOpensNodePoolAndComesBack(t *testing.T) {
 
 func TestSubnetSheetLeadsToTheSubnetsViewAndBack(t *testing.T) {
 	m := nodeFindingSheet(t)
-	n, _ := m.data.node(m.finding.f.Node)
+	n, _ := m.data.node(m.shownFinding().Node)
 	m = press(t, pickRef(t, m, "subnet/"+n.Subnet.ID), "enter")
-	if m.view != viewSubject || !strings.Contains(m.View(), n.Subnet.ID) {
+	if !m.onSubject() || !strings.Contains(m.View(), n.Subnet.ID) {
 		t.Fatalf("enter on the subnet: view %d, want its sheet:\n%s", m.view, m.View())
 	}
-	if got := m.subject.links.refs[m.subject.links.pick]; got.subject != "subnets view" {
+	if got := m.sheet.links.refs[m.sheet.links.pick]; got.subject != "subnets view" {
 		t.Errorf("the subnet sheet's selected reference is %q, want the subnets view", got.subject)
 	}
 	m = press(t, m, "enter")
@@ -114,7 +113,7 @@ func TestSubnetSheetLeadsToTheSubnetsViewAndBack(t *testing.T) {
 	for _, want := range []struct {
 		v     view
 		query string
-	}{{viewSubject, ""}, {viewFinding, ""}, {viewFindings, ""}} {
+	}{{viewSheet, ""}, {viewSheet, ""}, {viewFindings, ""}} {
 		m = press(t, m, "esc")
 		if m.view != want.v || m.sel.query != want.query {
 			t.Errorf("esc: view %d query %q, want view %d query %q", m.view, m.sel.query, want.v, want.query)
@@ -125,15 +124,15 @@ func TestSubnetSheetLeadsToTheSubnetsViewAndBack(t *testing.T) {
 func TestSubjectSheetFollowsReloads(t *testing.T) {
 	l := demoLoaded(t)
 	m := nodeFindingSheet(t)
-	n, _ := m.data.node(m.finding.f.Node)
+	n, _ := m.data.node(m.shownFinding().Node)
 	m = press(t, pickRef(t, m, "ec2nodeclass/"+n.Identity.NodeClass), "enter")
-	if m.view != viewSubject {
+	if !m.onSubject() {
 		t.Fatalf("enter on the class: view %d, want its sheet", m.view)
 	}
-	if m = update(t, m, reportMsg{report: l.Report, index: l.Index}); m.view != viewSubject {
+	if m = update(t, m, reportMsg{report: l.Report, index: l.Index}); !m.onSubject() {
 		t.Errorf("a reload that keeps the class: view %d, want its sheet still", m.view)
 	}
-	if m = update(t, m, reportMsg{report: l.Report}); m.view != viewFinding {
+	if m = update(t, m, reportMsg{report: l.Report}); !m.onFinding() {
 		t.Errorf("a reload without the class's sheet: view %d, want the finding sheet", m.view)
 	}
 }

@@ -53,15 +53,3 @@ func (s subjects) sheet(subject string) (sheetFunc, string, bool) {
 	}
 	return nil, "", false
 }
-
-// openSubject shows the sheet of subject (subnet/ID, nodepool/NAME, ec2nodeclass/NAME,
-// nodeclass/NAME or placementgroup/NAME); Esc returns to back.
-func (m Model) openSubject(subject string, back view) Model {
-	sheet, _, ok := m.data.subjects.sheet(subject)
-	if !ok {
-		return m
-	}
-	m.view = viewSubject
-	m.subject = newSubjectModel(m.data, subject, sheet, back, m.th, m.width, m.bodyHeight())
-	return m.resize(m.width, m.height)
-}

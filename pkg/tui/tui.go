@@ -7,8 +7,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/charmbracelet/lipgloss"
-
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
@@ -68,9 +66,12 @@ func Run(ctx context.Context, load Loader, opts Options) error {
 	if opts.AltScreen {
 		popts = append(popts, tea.WithAltScreen())
 	}
-	// bubbles' default styles use adaptive colours; without a known background lipgloss would
-	// query the terminal for it and could swallow the first keys typed while waiting.
-	lipgloss.SetHasDarkBackground(true)
+	if opts.Styles == nil {
+		// The views' styles come from a renderer of their own on the output, whose colour and
+		// background are decided here: lipgloss's default renderer is left as it is, and nothing
+		// queries the terminal for its background (which could swallow the first keys typed).
+		opts.Styles = style.New(style.Renderer(out, false))
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}

@@ -90,6 +90,11 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if m.input.Focused() {
 		return m.filterKey(msg)
 	}
+	if m.help.ShowAll && key.Matches(msg, m.keys.Back) {
+		// Esc closes the full help before it goes back in the view.
+		m.help.ShowAll = false
+		return m.resize(m.width, m.height), nil
+	}
 	if c, ok := m.active().(copier); ok && m.state == stateReady && key.Matches(msg, m.keys.Copy) {
 		return m.copy(c)
 	}
@@ -104,7 +109,7 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	switch {
 	case key.Matches(msg, k.Quit):
 		return m, tea.Quit
-	case key.Matches(msg, k.Help, k.HelpAlt):
+	case key.Matches(msg, k.Help):
 		m.help.ShowAll = !m.help.ShowAll
 		return m.resize(m.width, m.height), nil
 	case key.Matches(msg, k.Refresh):

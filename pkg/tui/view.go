@@ -1,6 +1,9 @@
 package tui
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // View renders the screen: header, the active view, the status line and the help footer.
 // It is a pure function of the model.
@@ -59,7 +62,35 @@ func (m Model) statusView() string {
 			parts = append(parts, m.th.Header.Render(d))
 		}
 	}
-	return fit(strings.Join(parts, "  "), m.width, false)
+	line := strings.Join(parts, "  ")
+	if more := m.moreMark(); more != "" && width(more)+2 <= m.width {
+		// What the sheet holds below the screen, at the line's right end: the rest is cut first.
+		return fit(line, m.width-width(more)-2, true) + "  " + more
+	}
+	return fit(line, m.width, false)
+}
+
+// scroller is a view whose content can continue below the screen: a sheet.
+type scroller interface {
+	// below is how many lines are below the screen.
+	below() int
+}
+
+// moreMark says, dim, how many lines of the active sheet are below the screen ("↓ 12 more
+// lines"); it is empty at the bottom and in a view that is not a sheet.
+func (m Model) moreMark() string {
+	s, ok := m.active().(scroller)
+	if m.state != stateReady || !ok {
+		return ""
+	}
+	switch n := s.below(); n {
+	case 0:
+		return ""
+	case 1:
+		return m.th.Dim.Render("↓ 1 more line")
+	default:
+		return m.th.Dim.Render(fmt.Sprintf("↓ %d more lines", n))
+	}
 }
 
 // fixHeight cuts or pads s to exactly h lines.

@@ -59,9 +59,9 @@ func TestEnterOpensNodeAndEscKeepsCursor(t *testing.T) {
 			t.Errorf("node view lacks %q:\n%s", want, screen)
 		}
 	}
-	m = press(t, m, "tab", "tab")
+	m = press(t, m, "}", "}")
 	if got := m.node.sections[m.node.tab].tab.label; got != "Security groups" {
-		t.Errorf("two tabs on, the active section is %q, want Security groups", got)
+		t.Errorf("two sections on, the active section is %q, want Security groups", got)
 	}
 	if m.node.vp.YOffset != m.node.sections[m.node.tab].line {
 		t.Errorf("viewport at line %d, want the section's line %d", m.node.vp.YOffset, m.node.sections[m.node.tab].line)
@@ -86,15 +86,15 @@ func TestFindingsDrillDown(t *testing.T) {
 		t.Fatalf("opened group %q with %d findings, want instance-not-found with 1", got, len(m.findings.items))
 	}
 	m = press(t, m, "enter")
-	if m.view != viewFinding || m.finding.f.Node != missingNode {
-		t.Fatalf("enter on the finding: view %d finding on node %q, want the finding sheet of %q", m.view, m.finding.f.Node, missingNode)
+	if !m.onFinding() || m.shownFinding().Node != missingNode {
+		t.Fatalf("enter on the finding: view %d finding on node %q, want the finding sheet of %q", m.view, m.shownFinding().Node, missingNode)
 	}
 	m = press(t, m, "enter")
 	if m.view != viewNode || m.node.name() != missingNode {
 		t.Fatalf("enter on the finding sheet: view %d node %q, want the node view of %q", m.view, m.node.name(), missingNode)
 	}
 	m = press(t, m, "esc")
-	if m.view != viewFinding {
+	if !m.onFinding() {
 		t.Fatalf("esc from the node: view %d, want the finding sheet", m.view)
 	}
 	m = press(t, m, "esc")

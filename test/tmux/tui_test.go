@@ -128,9 +128,10 @@ func TestDemoTUI(t *testing.T) {
 	s.waitFor("the program to exit 0", contains("EXITED 0"))
 }
 
-// TestDemoTUIFindingSheet opens a finding's sheet from the findings view, follows it to the
-// node and from the node's references to its NodePool, and goes back along the path: the node,
-// the finding sheet, then the opened group.
+// TestDemoTUIFindingSheet opens a finding's sheet from the findings view, explains its check
+// (with the full help opened and closed there), follows the sheet to the node and from the
+// node's references to its NodePool, and goes back along the path: the node, the finding
+// sheet, then the opened group.
 func TestDemoTUIFindingSheet(t *testing.T) {
 	s := start(t, 120, 40, "demo")
 	s.waitFor("the nodes view", contains("ip-10-0-", "critical"))
@@ -142,15 +143,26 @@ func TestDemoTUIFindingSheet(t *testing.T) {
 	s.keys("Enter")
 	s.waitFor("the finding sheet", contains("finding/instance-not-found", "References", "About the check"))
 
+	s.keys("e")
+	s.waitFor("the check's catalogue entry", contains("explain › instance-not-found", "Fires when"))
+	s.keys("?")
+	s.waitFor("the full help", contains("f findings", "home top", "q quit"))
+	s.keys("Escape")
+	s.waitFor("the full help closed", func(scr string) bool {
+		return strings.Contains(scr, "explain › instance-not-found") && !strings.Contains(scr, "home top")
+	})
+	s.keys("Escape")
+	s.waitFor("the finding sheet after the explain view", contains("finding/instance-not-found", "References"))
+
 	s.keys("Enter")
 	s.waitFor("the node sheet with its problems first", contains("[Overview]", "Problems", "remedy:"))
 
-	s.keys("]")
+	s.keys("Tab")
 	s.waitFor("the node sheet's NodePool reference selected", contains("References", "▸ nodepool/general"))
 	s.keys("Enter")
 	s.waitFor("the NodePool sheet", contains("nodepool/general", "Class's subnet zones"))
 	s.keys("Escape")
-	s.waitFor("the node sheet again, its reference still selected", contains("▸ nodepool/general", "References  ] selects"))
+	s.waitFor("the node sheet again, its reference still selected", contains("▸ nodepool/general", "References  tab or ] selects"))
 
 	s.keys("Escape")
 	s.waitFor("the finding sheet again", contains("finding/instance-not-found", "References"))
