@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/karpnet/kubectl-karpnet/internal/enimaxpods"
+	"github.com/karpnet/kubectl-karpnet/internal/fixture"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -220,9 +221,4 @@ func TestSettingsFrom(t *testing.T) {
 }
 
 // m5Large returns the m5.large limits: 3 ENIs on one card, 10 IPv4 per ENI, Nitro.
-func m5Large() snapshot.InstanceType {
-	return snapshot.InstanceType{
-		Name: "m5.large", Hypervisor: "nitro", VCPUs: 2, MaxENIs: 3,
-		NetworkCards: []snapshot.NetworkCard{{Index: 0, MaxENIs: 3}}, IPv4PerENI: 10, IPv6PerENI: 10,
-	}
-}
+func m5Large() snapshot.InstanceType { return fixture.M5Large() }
