@@ -9,6 +9,7 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/collect"
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 	"github.com/karpnet/kubectl-karpnet/pkg/printer"
+	"github.com/karpnet/kubectl-karpnet/pkg/sheet"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -30,7 +31,7 @@ func subnetKind() subjectKind {
 			return out
 		}, live: noLiveNames},
 	}
-	k.describe = describeWith(byName(&k, diagnose.DescribeSubnet, snapshot.SourceDescribeSubnets), printer.PrintSubnets)
+	k.describe = describeWith(byName(&k, sheet.DescribeSubnet, snapshot.SourceDescribeSubnets), printer.PrintSubnets)
 	return k
 }
 
@@ -61,20 +62,20 @@ func nodeClassKind() subjectKind {
 			return append(names, auto...), err
 		}},
 	}
-	k.describe = describeWith(func(c *cobra.Command, h hints, snap *snapshot.Snapshot, x *diagnose.Index, r diagnose.Report, names []string) ([]diagnose.NodeClassSheet, error) {
+	k.describe = describeWith(func(c *cobra.Command, h hints, snap *snapshot.Snapshot, x *diagnose.Index, r diagnose.Report, names []string) ([]sheet.NodeClassSheet, error) {
 		only := ""
 		if strings.HasPrefix(c.CalledAs(), "ec2nodeclass") {
 			only = snapshot.KindEC2NodeClass
 		}
-		var out []diagnose.NodeClassSheet
+		var out []sheet.NodeClassSheet
 		for _, arg := range names {
 			kind, name := classArg(arg, only)
-			kinds := diagnose.NodeClassKinds(x, kind, name)
+			kinds := sheet.NodeClassKinds(x, kind, name)
 			if len(kinds) == 0 {
 				return nil, k.notFound(h, snap, arg, snapshot.SourceNodeClasses, snapshot.SourceAutoNodeClasses)
 			}
 			for _, kd := range kinds {
-				sh, _ := diagnose.DescribeNodeClass(x, r, kd, name)
+				sh, _ := sheet.DescribeNodeClass(x, r, kd, name)
 				out = append(out, sh)
 			}
 		}
@@ -112,7 +113,7 @@ func nodePoolKind() subjectKind {
 			return customNames(ctx, col, snapshot.KarpenterGroup, "nodepools")
 		}},
 	}
-	k.describe = describeWith(byName(&k, diagnose.DescribeNodePool, snapshot.SourceNodePools), printer.PrintNodePools)
+	k.describe = describeWith(byName(&k, sheet.DescribeNodePool, snapshot.SourceNodePools), printer.PrintNodePools)
 	return k
 }
 
@@ -134,7 +135,7 @@ func placementGroupKind() subjectKind {
 			return out
 		}, live: noLiveNames},
 	}
-	k.describe = describeWith(byName(&k, diagnose.DescribePlacementGroup, snapshot.SourceDescribePlacementGroups), printer.PrintPlacementGroups)
+	k.describe = describeWith(byName(&k, sheet.DescribePlacementGroup, snapshot.SourceDescribePlacementGroups), printer.PrintPlacementGroups)
 	return k
 }
 

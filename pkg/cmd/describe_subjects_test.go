@@ -12,8 +12,8 @@ import (
 
 	"github.com/karpnet/kubectl-karpnet/internal/testutil"
 	"github.com/karpnet/kubectl-karpnet/pkg/demo"
-	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 	"github.com/karpnet/kubectl-karpnet/pkg/printer"
+	"github.com/karpnet/kubectl-karpnet/pkg/sheet"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -54,11 +54,11 @@ func TestDemoDescribeSubjectGoldens(t *testing.T) {
 func TestDemoDescribeSubjectJSON(t *testing.T) {
 	r := run(t, "demo", "describe", "subnet", demoNoWayOutSubnet, "-o", "json")
 	wantCode(t, r, ExitOK)
-	var sub diagnose.SubnetSheet
+	var sub sheet.SubnetSheet
 	if err := json.Unmarshal([]byte(r.stdout), &sub); err != nil {
 		t.Fatalf("decoding -o json: %v\n%s", err, r.stdout)
 	}
-	if sub.Kind != diagnose.SubnetSheetKind || sub.ID != demoNoWayOutSubnet || sub.WayOut == nil ||
+	if sub.Kind != sheet.SubnetSheetKind || sub.ID != demoNoWayOutSubnet || sub.WayOut == nil ||
 		len(sub.Findings) == 0 || sub.Findings[0].Resource != "subnet/"+demoNoWayOutSubnet || len(sub.Members) == 0 {
 		t.Errorf("subnet -o json: got %+v, want the subnet with its way out, members and findings", sub)
 	}
@@ -66,14 +66,14 @@ func TestDemoDescribeSubjectJSON(t *testing.T) {
 	r = run(t, "demo", "describe", "placementgroup", demoPlacementGroup, "pg-09ec837aede01d26d", "-o", "json")
 	wantCode(t, r, ExitOK)
 	var list struct {
-		Kind       string                         `json:"kind"`
-		APIVersion string                         `json:"apiVersion"`
-		Items      []diagnose.PlacementGroupSheet `json:"items"`
+		Kind       string                      `json:"kind"`
+		APIVersion string                      `json:"apiVersion"`
+		Items      []sheet.PlacementGroupSheet `json:"items"`
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil {
 		t.Fatalf("decoding -o json of two names: %v\n%s", err, r.stdout)
 	}
-	if list.Kind != printer.ListKind || list.APIVersion != diagnose.SheetAPIVersion || len(list.Items) != 2 ||
+	if list.Kind != printer.ListKind || list.APIVersion != sheet.SheetAPIVersion || len(list.Items) != 2 ||
 		list.Items[0].ID != list.Items[1].ID || len(list.Items[0].Classes) != 1 {
 		t.Errorf("two names -o json: got %+v, want a List of the group twice, selected by one class", list)
 	}
@@ -96,13 +96,13 @@ func TestDemoDescribeNodeClassKinds(t *testing.T) {
 			wantCode(t, r, ExitOK)
 			var kinds []string
 			if len(tt.kinds) == 1 {
-				var sh diagnose.NodeClassSheet
+				var sh sheet.NodeClassSheet
 				if err := json.Unmarshal([]byte(r.stdout), &sh); err != nil {
 					t.Fatalf("decoding: %v\n%s", err, r.stdout)
 				}
 				kinds = []string{sh.Kind}
 			} else {
-				var list struct{ Items []diagnose.NodeClassSheet }
+				var list struct{ Items []sheet.NodeClassSheet }
 				if err := json.Unmarshal([]byte(r.stdout), &list); err != nil {
 					t.Fatalf("decoding: %v\n%s", err, r.stdout)
 				}

@@ -16,6 +16,7 @@ var purePackages = map[string][]string{
 	"pkg/diagnose": {"pkg/maxpods", "pkg/snapshot", "internal/enimaxpods"},
 	"pkg/diff":     {"pkg/diagnose", "pkg/maxpods", "pkg/snapshot", "internal/enimaxpods"},
 	"pkg/maxpods":  {"pkg/snapshot"},
+	"pkg/sheet":    {"pkg/diagnose", "pkg/maxpods", "pkg/snapshot", "internal/enimaxpods"},
 }
 
 // TestPurePackagesStayPure fails when a pure package depends on a Kubernetes client, the EC2

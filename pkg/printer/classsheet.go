@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/sheet"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 	"github.com/karpnet/kubectl-karpnet/pkg/style"
 )
@@ -14,18 +14,18 @@ import (
 // PrintNodeClasses writes the `describe nodeclass` output of sheets to w in format f: the text
 // sheets (NodeClassSheet at Width), or as JSON or YAML the one sheet, or a List of them. st
 // colours the text; nil means no colour.
-func PrintNodeClasses(w io.Writer, sheets []diagnose.NodeClassSheet, f Format, st *style.Styles) error {
+func PrintNodeClasses(w io.Writer, sheets []sheet.NodeClassSheet, f Format, st *style.Styles) error {
 	return printSheets(w, sheets, f, st, "NodeClass sheets", classSheet)
 }
 
 // NodeClassSheet returns the sheet of sh as text whose lines fit width columns (at least 40;
 // zero or less means Width). Strings are escaped and cut as PrintReport does. st colours the
 // text; nil means no colour.
-func NodeClassSheet(sh diagnose.NodeClassSheet, width int, st *style.Styles) string {
-	return sheetsText([]diagnose.NodeClassSheet{sh}, width, st, classSheet)
+func NodeClassSheet(sh sheet.NodeClassSheet, width int, st *style.Styles) string {
+	return sheetsText([]sheet.NodeClassSheet{sh}, width, st, classSheet)
 }
 
-func classSheet(t *text, sh diagnose.NodeClassSheet) {
+func classSheet(t *text, sh sheet.NodeClassSheet) {
 	subjectTitle(t, sh.Resource, sh.Findings)
 	if sh.Kind == snapshot.KindNodeClass {
 		t.header(snapshot.KindNodeClass)
@@ -61,7 +61,7 @@ func classSheet(t *text, sh diagnose.NodeClassSheet) {
 }
 
 // classSettings are the class's selectors and settings, as label: value pairs.
-func classSettings(sh diagnose.NodeClassSheet) []kv {
+func classSettings(sh sheet.NodeClassSheet) []kv {
 	pairs := []kv{
 		{"Name", sh.Name},
 		{"Subnet selector", terms(sh.SubnetSelectorTerms)},
@@ -84,7 +84,7 @@ func classSettings(sh diagnose.NodeClassSheet) []kv {
 }
 
 // classStatus writes the subnets and security groups Karpenter resolved for the class.
-func classStatus(t *text, sh diagnose.NodeClassSheet) {
+func classStatus(t *text, sh sheet.NodeClassSheet) {
 	t.header("Status subnets")
 	if len(sh.StatusSubnets) == 0 {
 		t.para(indent, "none resolved: Karpenter launches no nodes for this class")
@@ -106,7 +106,7 @@ func classStatus(t *text, sh diagnose.NodeClassSheet) {
 }
 
 // classInterfaces writes the class's networkInterfaces.
-func classInterfaces(t *text, sh diagnose.NodeClassSheet) {
+func classInterfaces(t *text, sh sheet.NodeClassSheet) {
 	t.header("Network interfaces")
 	if len(sh.NetworkInterfaces) == 0 {
 		t.para(indent, "not set: one interface on the default card")

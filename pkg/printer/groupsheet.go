@@ -6,25 +6,25 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/sheet"
 	"github.com/karpnet/kubectl-karpnet/pkg/style"
 )
 
 // PrintPlacementGroups writes the `describe placementgroup` output of sheets to w in format f:
 // the text sheets (PlacementGroupSheet at Width), or as JSON or YAML the one sheet, or a List
 // of them. st colours the text; nil means no colour.
-func PrintPlacementGroups(w io.Writer, sheets []diagnose.PlacementGroupSheet, f Format, st *style.Styles) error {
+func PrintPlacementGroups(w io.Writer, sheets []sheet.PlacementGroupSheet, f Format, st *style.Styles) error {
 	return printSheets(w, sheets, f, st, "placement group sheets", groupSheet)
 }
 
 // PlacementGroupSheet returns the sheet of sh as text whose lines fit width columns (at least
 // 40; zero or less means Width). Strings are escaped and cut as PrintReport does. st colours
 // the text; nil means no colour.
-func PlacementGroupSheet(sh diagnose.PlacementGroupSheet, width int, st *style.Styles) string {
-	return sheetsText([]diagnose.PlacementGroupSheet{sh}, width, st, groupSheet)
+func PlacementGroupSheet(sh sheet.PlacementGroupSheet, width int, st *style.Styles) string {
+	return sheetsText([]sheet.PlacementGroupSheet{sh}, width, st, groupSheet)
 }
 
-func groupSheet(t *text, sh diagnose.PlacementGroupSheet) {
+func groupSheet(t *text, sh sheet.PlacementGroupSheet) {
 	subjectTitle(t, "placementgroup/"+firstOf(sh.Name, sh.ID), sh.Findings)
 	t.header("Placement group")
 	pairs := []kv{
@@ -69,9 +69,9 @@ func groupSheet(t *text, sh diagnose.PlacementGroupSheet) {
 		}
 		slices.Sort(zones)
 		for _, z := range zones {
-			t.hanging(indent, t.st.Strong.Render(z)+"  ", strconv.Itoa(perZone[z])+" of "+strconv.Itoa(diagnose.SpreadPerZone)+" running "+spreadBar(perZone[z]))
+			t.hanging(indent, t.st.Strong.Render(z)+"  ", strconv.Itoa(perZone[z])+" of "+strconv.Itoa(sheet.SpreadPerZone)+" running "+spreadBar(perZone[z]))
 		}
-		note := "a spread group holds at most " + strconv.Itoa(diagnose.SpreadPerZone) + " running instances per zone"
+		note := "a spread group holds at most " + strconv.Itoa(sheet.SpreadPerZone) + " running instances per zone"
 		if len(sh.ZonesFull) > 0 {
 			note += "; full in " + strings.Join(sh.ZonesFull, ", ") + ": the next launch there fails"
 		}
@@ -89,6 +89,6 @@ func groupSheet(t *text, sh diagnose.PlacementGroupSheet) {
 
 // spreadBar draws n of a spread group's SpreadPerZone places in a zone as filled cells.
 func spreadBar(n int) string {
-	used := min(n, diagnose.SpreadPerZone)
-	return "▕" + strings.Repeat("█", used) + strings.Repeat("░", diagnose.SpreadPerZone-used) + "▏"
+	used := min(n, sheet.SpreadPerZone)
+	return "▕" + strings.Repeat("█", used) + strings.Repeat("░", sheet.SpreadPerZone-used) + "▏"
 }

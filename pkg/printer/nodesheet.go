@@ -17,6 +17,6 @@ func NodeSheet(n diagnose.NodeReport, width int, st *style.Styles) string {
 	if width > 0 {
 		t.cols = max(width, minSheetWidth)
 	}
-	sheet(t, style.PrintableCopy(n))
+	nodeSheet(t, style.PrintableCopy(n))
 	return t.b.String()
 }

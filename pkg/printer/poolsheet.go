@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/sheet"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 	"github.com/karpnet/kubectl-karpnet/pkg/style"
 )
@@ -13,18 +13,18 @@ import (
 // PrintNodePools writes the `describe nodepool` output of sheets to w in format f: the text
 // sheets (NodePoolSheet at Width), or as JSON or YAML the one sheet, or a List of them. st
 // colours the text; nil means no colour.
-func PrintNodePools(w io.Writer, sheets []diagnose.NodePoolSheet, f Format, st *style.Styles) error {
+func PrintNodePools(w io.Writer, sheets []sheet.NodePoolSheet, f Format, st *style.Styles) error {
 	return printSheets(w, sheets, f, st, "NodePool sheets", poolSheet)
 }
 
 // NodePoolSheet returns the sheet of sh as text whose lines fit width columns (at least 40;
 // zero or less means Width). Strings are escaped and cut as PrintReport does. st colours the
 // text; nil means no colour.
-func NodePoolSheet(sh diagnose.NodePoolSheet, width int, st *style.Styles) string {
-	return sheetsText([]diagnose.NodePoolSheet{sh}, width, st, poolSheet)
+func NodePoolSheet(sh sheet.NodePoolSheet, width int, st *style.Styles) string {
+	return sheetsText([]sheet.NodePoolSheet{sh}, width, st, poolSheet)
 }
 
-func poolSheet(t *text, sh diagnose.NodePoolSheet) {
+func poolSheet(t *text, sh sheet.NodePoolSheet) {
 	subjectTitle(t, "nodepool/"+sh.Name, sh.Findings)
 	t.header("NodePool")
 	kind := firstOf(sh.NodeClassKind, firstOf(sh.NodeClassRef.Kind, "NodeClass"))

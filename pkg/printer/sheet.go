@@ -40,7 +40,7 @@ func PrintNodes(w io.Writer, r diagnose.Report, f Format, st *style.Styles) erro
 			// Over several clusters a name may be in more than one: each sheet says whose it is.
 			t.fields([]kv{{"context", n.Context}})
 		}
-		sheet(t, n)
+		nodeSheet(t, n)
 	}
 	related(t, r.Findings)
 	if err := t.flush(w); err != nil {
@@ -49,9 +49,9 @@ func PrintNodes(w io.Writer, r diagnose.Report, f Format, st *style.Styles) erro
 	return nil
 }
 
-// sheet writes one node's sheet: a title line, then its sections in a fixed order. The
+// nodeSheet writes one node's sheet: a title line, then its sections in a fixed order. The
 // network path shows only when the report carries the subnet's way out.
-func sheet(t *text, n diagnose.NodeReport) {
+func nodeSheet(t *text, n diagnose.NodeReport) {
 	status := n.Status
 	if status == "" {
 		status = style.LevelOK

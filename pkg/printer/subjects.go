@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/sheet"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 	"github.com/karpnet/kubectl-karpnet/pkg/style"
 )
@@ -34,7 +35,7 @@ func printSheets[T any](w io.Writer, sheets []T, f Format, st *style.Styles, wha
 		if len(sheets) == 1 {
 			return writeObject(w, sheets[0], f)
 		}
-		return writeObject(w, sheetList[T]{Kind: ListKind, APIVersion: diagnose.SheetAPIVersion, Items: nonNil(sheets)}, f)
+		return writeObject(w, sheetList[T]{Kind: ListKind, APIVersion: sheet.SheetAPIVersion, Items: nonNil(sheets)}, f)
 	case !f.text():
 		_, err := ParseFormat(string(f))
 		if err == nil {
@@ -82,7 +83,7 @@ func subjectTitle(t *text, ref string, list []diagnose.Finding) {
 // membersSection writes the nodes and NodeClaims without a Node of a subject, each as a
 // kind/name line with its status, then its instance, zone, subnet, IP and, when partitions,
 // partition; none says what an empty list means.
-func membersSection(t *text, title string, list []diagnose.Member, none string, partitions bool) {
+func membersSection(t *text, title string, list []sheet.Member, none string, partitions bool) {
 	t.header(title)
 	if len(list) == 0 {
 		t.para(indent, none)
@@ -197,7 +198,7 @@ func references(t *text, refs []string) {
 }
 
 // memberRefs returns kind/name of each member.
-func memberRefs(list []diagnose.Member) []string {
+func memberRefs(list []sheet.Member) []string {
 	out := make([]string, len(list))
 	for i, m := range list {
 		out[i] = m.Kind + "/" + m.Name

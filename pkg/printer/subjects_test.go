@@ -9,16 +9,17 @@ import (
 	"github.com/karpnet/kubectl-karpnet/internal/hostiletext"
 	"github.com/karpnet/kubectl-karpnet/internal/testutil"
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/sheet"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
 // partitionGroupSheet is a partition placement group of three partitions holding two nodes in
 // partitions 1 and 3 and a NodeClaim without a Node whose partition is not known.
-func partitionGroupSheet() diagnose.PlacementGroupSheet {
-	return diagnose.PlacementGroupSheet{
-		Kind: diagnose.PlacementGroupSheetKind, APIVersion: diagnose.SheetAPIVersion,
+func partitionGroupSheet() sheet.PlacementGroupSheet {
+	return sheet.PlacementGroupSheet{
+		Kind: sheet.PlacementGroupSheetKind, APIVersion: sheet.SheetAPIVersion,
 		ID: "pg-0part", Name: "train-part", Strategy: "partition", PartitionCount: 3, State: "available",
-		Members: []diagnose.Member{
+		Members: []sheet.Member{
 			{Kind: "node", Name: "ip-10-0-1-1.ec2.internal", Status: "ok", InstanceID: "i-0a", InstanceState: "running", Zone: "us-east-1a", SubnetID: "subnet-0a", PrivateIP: "10.0.1.1", Partition: 1},
 			{Kind: "node", Name: "ip-10-0-1-2.ec2.internal", Status: "warning", InstanceID: "i-0b", InstanceState: "running", Zone: "us-east-1a", SubnetID: "subnet-0a", PrivateIP: "10.0.1.2", Partition: 3},
 			{Kind: "nodeclaim", Name: "train-x1", Status: diagnose.ClaimRegistering, InstanceID: "i-0c", InstanceState: "pending", Zone: "us-east-1a"},
@@ -31,16 +32,16 @@ func partitionGroupSheet() diagnose.PlacementGroupSheet {
 
 // spreadGroupSheet is a spread placement group with seven running instances in us-east-1a,
 // which is full, and one in us-east-1b.
-func spreadGroupSheet() diagnose.PlacementGroupSheet {
-	sh := diagnose.PlacementGroupSheet{
-		Kind: diagnose.PlacementGroupSheetKind, APIVersion: diagnose.SheetAPIVersion,
+func spreadGroupSheet() sheet.PlacementGroupSheet {
+	sh := sheet.PlacementGroupSheet{
+		Kind: sheet.PlacementGroupSheetKind, APIVersion: sheet.SheetAPIVersion,
 		ID: "pg-0spread", Name: "web-spread", Strategy: "spread", SpreadLevel: "rack", State: "available",
 		ZonesFull: []string{"us-east-1a"}, Classes: []string{},
 		Findings: []diagnose.Finding{{ID: "planted-spread", Severity: diagnose.Warning, Resource: "placementgroup/web-spread",
 			Message: "the group is full in us-east-1a", Remedy: "select a partition group"}},
 	}
 	for i, z := range []string{"us-east-1a", "us-east-1a", "us-east-1a", "us-east-1a", "us-east-1a", "us-east-1a", "us-east-1a", "us-east-1b"} {
-		sh.Members = append(sh.Members, diagnose.Member{Kind: "nodeclaim", Name: "web-" + string(rune('a'+i)), Status: diagnose.ClaimLaunching,
+		sh.Members = append(sh.Members, sheet.Member{Kind: "nodeclaim", Name: "web-" + string(rune('a'+i)), Status: diagnose.ClaimLaunching,
 			InstanceID: "i-0" + string(rune('a'+i)), InstanceState: "running", Zone: z})
 	}
 	return sh
@@ -48,10 +49,10 @@ func spreadGroupSheet() diagnose.PlacementGroupSheet {
 
 // classSheetFixture is an EC2NodeClass with EFA interfaces, a placement-group selector whose
 // group was not read, a numeric maxPods and no public IPs.
-func classSheetFixture() diagnose.NodeClassSheet {
+func classSheetFixture() sheet.NodeClassSheet {
 	maxPods, public, prefixes := int32(58), false, int32(2)
-	return diagnose.NodeClassSheet{
-		Kind: "EC2NodeClass", APIVersion: diagnose.SheetAPIVersion, Name: "train", Resource: "ec2nodeclass/train",
+	return sheet.NodeClassSheet{
+		Kind: "EC2NodeClass", APIVersion: sheet.SheetAPIVersion, Name: "train", Resource: "ec2nodeclass/train",
 		SubnetSelectorTerms:        []snapshot.SelectorTerm{{Tags: map[string]string{"karpenter.sh/discovery": "c", "tier": "private"}}, {ID: "subnet-0a"}},
 		SecurityGroupSelectorTerms: []snapshot.SelectorTerm{{Name: "nodes"}},
 		StatusSubnets:              []snapshot.SubnetStatus{{ID: "subnet-0a", Zone: "us-east-1a", ZoneID: "use1-az1"}},
@@ -61,7 +62,7 @@ func classSheetFixture() diagnose.NodeClassSheet {
 			{NetworkCardIndex: 1, DeviceIndex: 0, InterfaceType: "efa-only", SecondaryIPv4PrefixCount: &prefixes}},
 		Kubelet: &snapshot.Kubelet{MaxPods: &maxPods}, AssociatePublicIPAddress: &public,
 		Conditions: []snapshot.Condition{{Type: "Ready", Status: "True", Reason: "Ready"}},
-		NodePools:  []string{"train"}, Members: []diagnose.Member{}, Findings: []diagnose.Finding{},
+		NodePools:  []string{"train"}, Members: []sheet.Member{}, Findings: []diagnose.Finding{},
 	}
 }
 
@@ -71,16 +72,16 @@ func TestSubjectSheetGoldens(t *testing.T) {
 		print  func(*bytes.Buffer) error
 	}{
 		{golden: "describe-placementgroup-partition.table.golden", print: func(b *bytes.Buffer) error {
-			return PrintPlacementGroups(b, []diagnose.PlacementGroupSheet{partitionGroupSheet()}, Table, plainStyles())
+			return PrintPlacementGroups(b, []sheet.PlacementGroupSheet{partitionGroupSheet()}, Table, plainStyles())
 		}},
 		{golden: "describe-placementgroup-spread.table.golden", print: func(b *bytes.Buffer) error {
-			return PrintPlacementGroups(b, []diagnose.PlacementGroupSheet{spreadGroupSheet()}, Table, plainStyles())
+			return PrintPlacementGroups(b, []sheet.PlacementGroupSheet{spreadGroupSheet()}, Table, plainStyles())
 		}},
 		{golden: "describe-nodeclass-interfaces.table.golden", print: func(b *bytes.Buffer) error {
-			return PrintNodeClasses(b, []diagnose.NodeClassSheet{classSheetFixture()}, Table, plainStyles())
+			return PrintNodeClasses(b, []sheet.NodeClassSheet{classSheetFixture()}, Table, plainStyles())
 		}},
 		{golden: "describe-placementgroup-list.yaml.golden", print: func(b *bytes.Buffer) error {
-			return PrintPlacementGroups(b, []diagnose.PlacementGroupSheet{partitionGroupSheet(), spreadGroupSheet()}, YAML, nil)
+			return PrintPlacementGroups(b, []sheet.PlacementGroupSheet{partitionGroupSheet(), spreadGroupSheet()}, YAML, nil)
 		}},
 	}
 	for _, tt := range tests {
@@ -116,13 +117,13 @@ func TestFreeIPs(t *testing.T) {
 // TestSubjectSheetsEscapeAndFit poisons every string of each kind's sheet and renders it at
 // the narrowest width: no raw control reaches the output and every line fits.
 func TestSubjectSheetsEscapeAndFit(t *testing.T) {
-	sub := diagnose.SubnetSheet{ID: "subnet-0a", CIDR: "10.0.0.0/24", Zone: "us-east-1a", AvailableIPs: 9, UsableIPs: 251,
-		SelectedBy: []diagnose.SubnetSelector{{Kind: "ENIConfig", Name: "us-east-1a", Via: "spec.subnet"}},
+	sub := sheet.SubnetSheet{ID: "subnet-0a", CIDR: "10.0.0.0/24", Zone: "us-east-1a", AvailableIPs: 9, UsableIPs: 251,
+		SelectedBy: []sheet.SubnetSelector{{Kind: "ENIConfig", Name: "us-east-1a", Via: "spec.subnet"}},
 		Members:    partitionGroupSheet().Members, Findings: spreadGroupSheet().Findings,
-		ENIs: []diagnose.SubnetENI{{ID: "eni-0a", Node: "ip-10-0-1-1.ec2.internal", InterfaceType: "interface", DeviceIndex: 1, PrivateIPs: 1}}}
+		ENIs: []sheet.SubnetENI{{ID: "eni-0a", Node: "ip-10-0-1-1.ec2.internal", InterfaceType: "interface", DeviceIndex: 1, PrivateIPs: 1}}}
 	class := classSheetFixture()
 	class.Kind, class.PodSubnetSelectorTerms, class.PodSubnets = "NodeClass", []snapshot.SelectorTerm{{ID: "subnet-0p"}}, []string{"subnet-0p"}
-	pool := diagnose.NodePoolSheet{Name: "train", NodeClassRef: snapshot.NodeClassRef{Name: "train"}, NodeClassKind: "EC2NodeClass", NodeClassFound: true,
+	pool := sheet.NodePoolSheet{Name: "train", NodeClassRef: snapshot.NodeClassRef{Name: "train"}, NodeClassKind: "EC2NodeClass", NodeClassFound: true,
 		Requirements: []snapshot.Requirement{{Key: "topology.kubernetes.io/zone", Operator: "In", Values: []string{"us-east-1a"}}},
 		ClassZones:   []string{"us-east-1a"}, Conditions: []snapshot.Condition{{Type: "NodeRegistrationHealthy", Status: "False", Message: "m"}},
 		Members: partitionGroupSheet().Members, Findings: spreadGroupSheet().Findings}
@@ -160,7 +161,7 @@ func TestSubjectSheetsCutLongStrings(t *testing.T) {
 		t.Errorf("text: got %d bytes, want the message cut to a few KiB with a note", len(out))
 	}
 	var buf bytes.Buffer
-	if err := PrintPlacementGroups(&buf, []diagnose.PlacementGroupSheet{sh}, JSON, nil); err != nil {
+	if err := PrintPlacementGroups(&buf, []sheet.PlacementGroupSheet{sh}, JSON, nil); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), strings.Repeat("x", 1<<20)) {

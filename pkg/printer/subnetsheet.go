@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/sheet"
 	"github.com/karpnet/kubectl-karpnet/pkg/style"
 )
 
@@ -16,18 +16,18 @@ const barCells = 20
 // PrintSubnets writes the `describe subnet` output of sheets to w in format f: the text sheets
 // (SubnetSheet at Width), or as JSON or YAML the one sheet, or a List of them. st colours the
 // text; nil means no colour.
-func PrintSubnets(w io.Writer, sheets []diagnose.SubnetSheet, f Format, st *style.Styles) error {
+func PrintSubnets(w io.Writer, sheets []sheet.SubnetSheet, f Format, st *style.Styles) error {
 	return printSheets(w, sheets, f, st, "subnet sheets", subnetSheet)
 }
 
 // SubnetSheet returns the sheet of sh as text whose lines fit width columns (at least 40; zero
 // or less means Width). Strings are escaped and cut as PrintReport does. st colours the text;
 // nil means no colour.
-func SubnetSheet(sh diagnose.SubnetSheet, width int, st *style.Styles) string {
-	return sheetsText([]diagnose.SubnetSheet{sh}, width, st, subnetSheet)
+func SubnetSheet(sh sheet.SubnetSheet, width int, st *style.Styles) string {
+	return sheetsText([]sheet.SubnetSheet{sh}, width, st, subnetSheet)
 }
 
-func subnetSheet(t *text, sh diagnose.SubnetSheet) {
+func subnetSheet(t *text, sh sheet.SubnetSheet) {
 	subjectTitle(t, "subnet/"+sh.ID, sh.Findings)
 	t.header("Subnet")
 	zone := orUnknown(sh.Zone)
@@ -88,7 +88,7 @@ func freeIPs(free int32, usable int64) string {
 }
 
 // subnetENIs writes the nodes' interfaces in the subnet other than their primary ones.
-func subnetENIs(t *text, list []diagnose.SubnetENI) {
+func subnetENIs(t *text, list []sheet.SubnetENI) {
 	t.header("Other ENIs in it")
 	if len(list) == 0 {
 		t.para(indent, "none")
@@ -102,20 +102,20 @@ func subnetENIs(t *text, list []diagnose.SubnetENI) {
 
 // addressHolders names each part of a subnet's address accounting.
 var addressHolders = map[string]string{
-	diagnose.AddressesReserved:            "reserved by AWS",
-	diagnose.AddressesFree:                "free (EC2's available count)",
-	diagnose.AddressesNodePrimaryIPs:      "nodes' primary ENIs: IPs",
-	diagnose.AddressesNodePrimaryPrefixes: "nodes' primary ENIs: /28 prefixes",
-	diagnose.AddressesNodeOtherIPs:        "nodes' other ENIs (pods): IPs",
-	diagnose.AddressesNodeOtherPrefixes:   "nodes' other ENIs (pods): /28 prefixes",
-	diagnose.AddressesClaimIPs:            "NodeClaims' instances: IPs",
-	diagnose.AddressesClaimPrefixes:       "NodeClaims' instances: /28 prefixes",
-	diagnose.AddressesNotRead:             "other interfaces karpnet does not read",
+	sheet.AddressesReserved:            "reserved by AWS",
+	sheet.AddressesFree:                "free (EC2's available count)",
+	sheet.AddressesNodePrimaryIPs:      "nodes' primary ENIs: IPs",
+	sheet.AddressesNodePrimaryPrefixes: "nodes' primary ENIs: /28 prefixes",
+	sheet.AddressesNodeOtherIPs:        "nodes' other ENIs (pods): IPs",
+	sheet.AddressesNodeOtherPrefixes:   "nodes' other ENIs (pods): /28 prefixes",
+	sheet.AddressesClaimIPs:            "NodeClaims' instances: IPs",
+	sheet.AddressesClaimPrefixes:       "NodeClaims' instances: /28 prefixes",
+	sheet.AddressesNotRead:             "other interfaces karpnet does not read",
 }
 
 // subnetAddresses writes the accounting of every address of the subnet's CIDR, whose parts add
 // up to its size.
-func subnetAddresses(t *text, cidr string, a *diagnose.SubnetAddresses) {
+func subnetAddresses(t *text, cidr string, a *sheet.SubnetAddresses) {
 	if a == nil {
 		return
 	}
@@ -135,9 +135,9 @@ func subnetAddresses(t *text, cidr string, a *diagnose.SubnetAddresses) {
 			line += fmt.Sprintf("  on %d %s", p.Interfaces, eni)
 		}
 		switch {
-		case p.What == diagnose.AddressesNotRead && p.Addresses > 0:
+		case p.What == sheet.AddressesNotRead && p.Addresses > 0:
 			note = "Other interfaces: other instances, load balancers, VPC endpoints, NAT gateways, Lambda, ENIs left behind."
-		case p.What == diagnose.AddressesNotRead && p.Addresses < 0:
+		case p.What == sheet.AddressesNotRead && p.Addresses < 0:
 			note = "More is counted than the CIDR holds: EC2's free count and the instances were read moments apart."
 		}
 		t.para(indent, line)

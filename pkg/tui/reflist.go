@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/sheet"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -145,7 +146,7 @@ func (a *refAdder) add(subject string) {
 
 // members adds a subject's nodes and NodeClaims, at most maxMemberRefs, then one reference
 // that lists them all in the nodes view filtered by query.
-func (a *refAdder) members(ms []diagnose.Member, query string) {
+func (a *refAdder) members(ms []sheet.Member, query string) {
 	for i, m := range ms {
 		if i == maxMemberRefs {
 			a.refs = append(a.refs, ref{subject: "+" + strconv.Itoa(len(ms)-i) + " more",
@@ -222,7 +223,7 @@ func subjectRefs(d *data, subject string) []ref {
 	case "subnet":
 		a.refs = append(a.refs, ref{subject: "subnets view", what: "the subnet listed with the others; enter there lists its nodes",
 			open: action{kind: actSubnet, arg: name}})
-		sh, ok := diagnose.DescribeSubnet(x, r, name)
+		sh, ok := sheet.DescribeSubnet(x, r, name)
 		if !ok {
 			break
 		}
@@ -236,7 +237,7 @@ func subjectRefs(d *data, subject string) []ref {
 		}
 		a.members(sh.Members, name)
 	case "nodepool":
-		sh, ok := diagnose.DescribeNodePool(x, r, name)
+		sh, ok := sheet.DescribeNodePool(x, r, name)
 		if !ok {
 			break
 		}
@@ -249,7 +250,7 @@ func subjectRefs(d *data, subject string) []ref {
 		if kind == "nodeclass" {
 			k = snapshot.KindNodeClass
 		}
-		sh, ok := diagnose.DescribeNodeClass(x, r, k, name)
+		sh, ok := sheet.DescribeNodeClass(x, r, k, name)
 		if !ok {
 			break
 		}
@@ -267,7 +268,7 @@ func subjectRefs(d *data, subject string) []ref {
 		}
 		a.members(sh.Members, name)
 	case "placementgroup":
-		sh, ok := diagnose.DescribePlacementGroup(x, r, name)
+		sh, ok := sheet.DescribePlacementGroup(x, r, name)
 		if !ok {
 			break
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/sheet"
 )
 
 // links returns the references of the active sheet.
@@ -164,9 +165,9 @@ func TestClaimSheetReferencesItsNodePool(t *testing.T) {
 
 func TestMembersBeyondTheCapListTheNodes(t *testing.T) {
 	a := newRefAdder(&data{}, "", "subnet/subnet-1")
-	var ms []diagnose.Member
+	var ms []sheet.Member
 	for i := range maxMemberRefs + 5 {
-		ms = append(ms, diagnose.Member{Kind: "node", Name: fmt.Sprintf("n%d", i)})
+		ms = append(ms, sheet.Member{Kind: "node", Name: fmt.Sprintf("n%d", i)})
 	}
 	a.members(ms, "subnet-1")
 	if len(a.refs) != maxMemberRefs+1 {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 	"github.com/karpnet/kubectl-karpnet/pkg/printer"
+	"github.com/karpnet/kubectl-karpnet/pkg/sheet"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 	"github.com/karpnet/kubectl-karpnet/pkg/style"
 )
@@ -31,11 +32,11 @@ func (s subjects) sheet(subject string) (sheetFunc, string, bool) {
 	kind, name, _ := strings.Cut(subject, "/")
 	switch kind {
 	case "subnet":
-		if sh, ok := diagnose.DescribeSubnet(x, r, name); ok {
+		if sh, ok := sheet.DescribeSubnet(x, r, name); ok {
 			return func(w int, st *style.Styles) string { return printer.SubnetSheet(sh, w, st) }, "subnet sheet", true
 		}
 	case "nodepool":
-		if sh, ok := diagnose.DescribeNodePool(x, r, name); ok {
+		if sh, ok := sheet.DescribeNodePool(x, r, name); ok {
 			return func(w int, st *style.Styles) string { return printer.NodePoolSheet(sh, w, st) }, "NodePool sheet", true
 		}
 	case "ec2nodeclass", "nodeclass":
@@ -43,11 +44,11 @@ func (s subjects) sheet(subject string) (sheetFunc, string, bool) {
 		if kind == "nodeclass" {
 			k = snapshot.KindNodeClass
 		}
-		if sh, ok := diagnose.DescribeNodeClass(x, r, k, name); ok {
+		if sh, ok := sheet.DescribeNodeClass(x, r, k, name); ok {
 			return func(w int, st *style.Styles) string { return printer.NodeClassSheet(sh, w, st) }, k + " sheet", true
 		}
 	case "placementgroup":
-		if sh, ok := diagnose.DescribePlacementGroup(x, r, name); ok {
+		if sh, ok := sheet.DescribePlacementGroup(x, r, name); ok {
 			return func(w int, st *style.Styles) string { return printer.PlacementGroupSheet(sh, w, st) }, "placement group sheet", true
 		}
 	}

@@ -1,4 +1,4 @@
-package diagnose
+package sheet
 
 import (
 	"fmt"
@@ -7,21 +7,23 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/karpnet/kubectl-karpnet/internal/fixture"
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
 // sheetFixture returns the healthy snapshot with a second node in a spread placement group
-// selected by EC2NodeClass default, an ENIConfig and the subnet discovery tag on subnetA, an
+// selected by EC2NodeClass default, an ENIConfig and the subnet discovery tag on fixture.SubnetA, an
 // Auto Mode NodeClass that shares the name default, and a NodeClaim of pool default that
-// launched an instance in subnetA and has no Node.
+// launched an instance in fixture.SubnetA and has no Node.
 func sheetFixture() *snapshot.Snapshot {
-	s := healthy()
-	s.Subnets[0].Tags = map[string]string{tagRoleCNI: "1"}
-	s.ENIConfigs = []snapshot.ENIConfig{{Name: "us-west-2a", Subnet: subnetA}}
+	s := fixture.Healthy()
+	s.Subnets[0].Tags = map[string]string{diagnose.TagRoleCNI: "1"}
+	s.ENIConfigs = []snapshot.ENIConfig{{Name: "us-west-2a", Subnet: fixture.SubnetA}}
 	s.NodeClasses[0].PlacementGroupSelector = &snapshot.PlacementGroupSelector{Name: "web-spread"}
 	s.NodeClasses = append(s.NodeClasses, snapshot.EC2NodeClass{Name: "default", Group: snapshot.AutoModeGroup, Kind: snapshot.KindNodeClass})
 	s.PlacementGroups = []snapshot.PlacementGroup{{ID: "pg-0spread", Name: "web-spread", Strategy: "spread", SpreadLevel: "rack", State: "available"}}
-	in := instance(claimInstance, "10.0.1.77")
+	in := fixture.Instance(claimInstance, "10.0.1.77")
 	in.Placement.GroupName = "web-spread"
 	s.Instances = append(s.Instances, in)
 	s.NodeClaims = append(s.NodeClaims, snapshot.NodeClaim{
@@ -52,12 +54,12 @@ func memberNames(ms []Member) []string {
 
 func TestDescribeSubnet(t *testing.T) {
 	s := sheetFixture()
-	x := NewIndex(s)
-	r := Analyze(s, Options{})
-	r.Findings = append(r.Findings, Finding{ID: "planted", Resource: subnetRef(subnetA)}, Finding{ID: "other", Resource: "subnet/subnet-0other"})
-	sh, ok := DescribeSubnet(x, r, subnetA)
+	x := diagnose.NewIndex(s)
+	r := diagnose.Analyze(s, diagnose.Options{})
+	r.Findings = append(r.Findings, diagnose.Finding{ID: "planted", Resource: "subnet/" + fixture.SubnetA}, diagnose.Finding{ID: "other", Resource: "subnet/subnet-0other"})
+	sh, ok := DescribeSubnet(x, r, fixture.SubnetA)
 	if !ok {
-		t.Fatalf("DescribeSubnet(%s): not found", subnetA)
+		t.Fatalf("DescribeSubnet(%s): not found", fixture.SubnetA)
 	}
 	if sh.Kind != SubnetSheetKind || sh.UsableIPs != 251 || sh.AvailableIPs != 200 || sh.Zone != "us-west-2a" {
 		t.Errorf("addresses: got kind %q usable %d available %d zone %q, want Subnet, 251, 200, us-west-2a", sh.Kind, sh.UsableIPs, sh.AvailableIPs, sh.Zone)
@@ -65,16 +67,16 @@ func TestDescribeSubnet(t *testing.T) {
 	wantSel := []SubnetSelector{
 		{Kind: "EC2NodeClass", Name: "default", Via: "status.subnets"},
 		{Kind: "ENIConfig", Name: "us-west-2a", Via: "spec.subnet"},
-		{Kind: "SubnetDiscovery", Name: tagRoleCNI + "=1", Via: "tag, subnet discovery on"},
+		{Kind: "SubnetDiscovery", Name: diagnose.TagRoleCNI + "=1", Via: "tag, subnet discovery on"},
 	}
 	if diff := cmp.Diff(wantSel, sh.SelectedBy); diff != "" {
 		t.Errorf("SelectedBy (-want +got):\n%s", diff)
 	}
-	if got, want := memberNames(sh.Members), []string{"node/" + nodeA, "nodeclaim/default-nonode"}; !slices.Equal(got, want) {
+	if got, want := memberNames(sh.Members), []string{"node/" + fixture.NodeA, "nodeclaim/default-nonode"}; !slices.Equal(got, want) {
 		t.Errorf("Members: got %q, want %q", got, want)
 	}
 	if len(sh.Findings) != 1 || sh.Findings[0].ID != "planted" {
-		t.Errorf("Findings: got %+v, want only the planted finding on %s", sh.Findings, subnetA)
+		t.Errorf("Findings: got %+v, want only the planted finding on %s", sh.Findings, fixture.SubnetA)
 	}
 	if _, ok := DescribeSubnet(x, r, "subnet-0unknown"); ok {
 		t.Error("DescribeSubnet of a subnet not read: got a sheet, want false")
@@ -83,8 +85,8 @@ func TestDescribeSubnet(t *testing.T) {
 
 func TestDescribeNodeClass(t *testing.T) {
 	s := sheetFixture()
-	x := NewIndex(s)
-	r := Analyze(s, Options{})
+	x := diagnose.NewIndex(s)
+	r := diagnose.Analyze(s, diagnose.Options{})
 	if got, want := NodeClassKinds(x, "", "default"), []string{snapshot.KindEC2NodeClass, snapshot.KindNodeClass}; !slices.Equal(got, want) {
 		t.Errorf("NodeClassKinds(default): got %q, want %q", got, want)
 	}
@@ -101,7 +103,7 @@ func TestDescribeNodeClass(t *testing.T) {
 	if !slices.Equal(sh.NodePools, []string{"default"}) {
 		t.Errorf("NodePools: got %q, want [default]", sh.NodePools)
 	}
-	if got, want := memberNames(sh.Members), []string{"node/" + nodeA, "nodeclaim/default-nonode"}; !slices.Equal(got, want) {
+	if got, want := memberNames(sh.Members), []string{"node/" + fixture.NodeA, "nodeclaim/default-nonode"}; !slices.Equal(got, want) {
 		t.Errorf("Members: got %q, want %q", got, want)
 	}
 	auto, ok := DescribeNodeClass(x, r, snapshot.KindNodeClass, "default")
@@ -112,8 +114,8 @@ func TestDescribeNodeClass(t *testing.T) {
 
 func TestDescribeNodePool(t *testing.T) {
 	s := sheetFixture()
-	x := NewIndex(s)
-	r := Analyze(s, Options{})
+	x := diagnose.NewIndex(s)
+	r := diagnose.Analyze(s, diagnose.Options{})
 	sh, ok := DescribeNodePool(x, r, "default")
 	if !ok {
 		t.Fatal("DescribeNodePool(default): not found")
@@ -127,7 +129,7 @@ func TestDescribeNodePool(t *testing.T) {
 	if !slices.Equal(sh.ZonesWithoutSubnet, []string{"us-west-2b"}) {
 		t.Errorf("ZonesWithoutSubnet: got %q, want [us-west-2b]: the pool allows it, the class has no subnet there", sh.ZonesWithoutSubnet)
 	}
-	if got, want := memberNames(sh.Members), []string{"node/" + nodeA, "nodeclaim/default-nonode"}; !slices.Equal(got, want) {
+	if got, want := memberNames(sh.Members), []string{"node/" + fixture.NodeA, "nodeclaim/default-nonode"}; !slices.Equal(got, want) {
 		t.Errorf("Members: got %q, want %q", got, want)
 	}
 	if sh.Members[1].Status == "" {
@@ -141,7 +143,7 @@ func TestDescribeNodePool(t *testing.T) {
 func TestDescribePlacementGroup(t *testing.T) {
 	s := sheetFixture()
 	for i := range 7 {
-		in := instance(fmt.Sprintf("i-0%016x", i+1), fmt.Sprintf("10.0.1.9%d", i))
+		in := fixture.Instance(fmt.Sprintf("i-0%016x", i+1), fmt.Sprintf("10.0.1.9%d", i))
 		in.Placement.GroupID = "pg-0spread"
 		if i == 6 {
 			in.State = "terminated"
@@ -149,8 +151,8 @@ func TestDescribePlacementGroup(t *testing.T) {
 		s.Instances = append(s.Instances, in)
 		s.NodeClaims = append(s.NodeClaims, snapshot.NodeClaim{Name: "spread-" + string(rune('a'+i)), ProviderID: "aws:///us-west-2a/" + in.ID})
 	}
-	x := NewIndex(s)
-	r := Analyze(s, Options{})
+	x := diagnose.NewIndex(s)
+	r := diagnose.Analyze(s, diagnose.Options{})
 	for _, key := range []string{"web-spread", "pg-0spread"} {
 		sh, ok := DescribePlacementGroup(x, r, key)
 		if !ok {
@@ -165,8 +167,8 @@ func TestDescribePlacementGroup(t *testing.T) {
 		}
 	}
 	s.Instances = s.Instances[:len(s.Instances)-2]
-	x = NewIndex(s)
-	if sh, _ := DescribePlacementGroup(x, Analyze(s, Options{}), "web-spread"); len(sh.ZonesFull) != 0 {
+	x = diagnose.NewIndex(s)
+	if sh, _ := DescribePlacementGroup(x, diagnose.Analyze(s, diagnose.Options{}), "web-spread"); len(sh.ZonesFull) != 0 {
 		t.Errorf("six running instances: ZonesFull got %q, want none", sh.ZonesFull)
 	}
 }
@@ -176,17 +178,17 @@ func TestDescribeSubnetENIs(t *testing.T) {
 	s.Subnets = append(s.Subnets, snapshot.Subnet{ID: "subnet-0pods", CIDR: "100.64.0.0/18", Zone: "us-west-2a", AvailableIPs: 100})
 	s.Instances[0].ENIs = append(s.Instances[0].ENIs, snapshot.ENI{ID: "eni-0pod", InterfaceType: "interface", DeviceIndex: 1,
 		SubnetID: "subnet-0pods", PrivateIPs: []string{"100.64.0.9"}, IPv4Prefixes: []string{"100.64.0.16/28", "100.64.0.32/28"}})
-	x := NewIndex(s)
-	r := Analyze(s, Options{})
+	x := diagnose.NewIndex(s)
+	r := diagnose.Analyze(s, diagnose.Options{})
 	pods, _ := DescribeSubnet(x, r, "subnet-0pods")
-	want := []SubnetENI{{ID: "eni-0pod", Node: nodeA, InterfaceType: "interface", DeviceIndex: 1, PrivateIPs: 1, IPv4Prefixes: 2}}
+	want := []SubnetENI{{ID: "eni-0pod", Node: fixture.NodeA, InterfaceType: "interface", DeviceIndex: 1, PrivateIPs: 1, IPv4Prefixes: 2}}
 	if diff := cmp.Diff(want, pods.ENIs); diff != "" {
 		t.Errorf("ENIs of the pod subnet (-want +got):\n%s", diff)
 	}
 	if len(pods.Members) != 0 {
 		t.Errorf("Members of the pod subnet: got %q, want none (no instance is in it)", memberNames(pods.Members))
 	}
-	if node, _ := DescribeSubnet(x, r, subnetA); len(node.ENIs) != 0 {
+	if node, _ := DescribeSubnet(x, r, fixture.SubnetA); len(node.ENIs) != 0 {
 		t.Errorf("ENIs of the node subnet: got %+v, want none (the primary ENI is the node's own)", node.ENIs)
 	}
 }
@@ -195,12 +197,12 @@ func TestDescribeNodeClassPodSubnets(t *testing.T) {
 	s := sheetFixture()
 	s.Subnets = append(s.Subnets, snapshot.Subnet{ID: "subnet-0pods", CIDR: "100.64.0.0/18", Zone: "us-west-2a", Tags: map[string]string{"role": "pod"}})
 	s.NodeClasses[1].PodSubnetSelectorTerms = []snapshot.SelectorTerm{{Tags: map[string]string{"role": "pod"}}}
-	x := NewIndex(s)
-	sh, _ := DescribeNodeClass(x, Analyze(s, Options{}), snapshot.KindNodeClass, "default")
+	x := diagnose.NewIndex(s)
+	sh, _ := DescribeNodeClass(x, diagnose.Analyze(s, diagnose.Options{}), snapshot.KindNodeClass, "default")
 	if !slices.Equal(sh.PodSubnets, []string{"subnet-0pods"}) {
 		t.Errorf("PodSubnets: got %q, want [subnet-0pods]", sh.PodSubnets)
 	}
-	sub, _ := DescribeSubnet(x, Analyze(s, Options{}), "subnet-0pods")
+	sub, _ := DescribeSubnet(x, diagnose.Analyze(s, diagnose.Options{}), "subnet-0pods")
 	if !slices.Contains(sub.SelectedBy, SubnetSelector{Kind: snapshot.KindNodeClass, Name: "default", Via: "podSubnetSelectorTerms"}) {
 		t.Errorf("SelectedBy of the pod subnet: got %+v, want NodeClass default by podSubnetSelectorTerms", sub.SelectedBy)
 	}

@@ -1,7 +1,9 @@
-package diagnose
+package sheet
 
 import (
 	"cmp"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
@@ -36,13 +38,13 @@ type NodeClassSheet struct {
 	// NodePools are the NodePools whose nodeClassRef names the class.
 	NodePools []string `json:"nodePools"`
 	// Members are the nodes, then the NodeClaims without a Node, of the class.
-	Members  []Member  `json:"members"`
-	Findings []Finding `json:"findings"`
+	Members  []Member           `json:"members"`
+	Findings []diagnose.Finding `json:"findings"`
 }
 
 // NodeClassKinds returns the kinds of class named name that x holds: EC2NodeClass first, then
 // NodeClass; kind, when not empty, keeps only that one.
-func NodeClassKinds(x *Index, kind, name string) []string {
+func NodeClassKinds(x *diagnose.Index, kind, name string) []string {
 	var out []string
 	for _, k := range []string{snapshot.KindEC2NodeClass, snapshot.KindNodeClass} {
 		if (kind == "" || kind == k) && x.NodeClass(k, name) != nil {
@@ -54,12 +56,12 @@ func NodeClassKinds(x *Index, kind, name string) []string {
 
 // DescribeNodeClass builds the sheet of the class of that kind and name from x and r, the
 // Report Analyze made of the same snapshot with no selection; false when x has no such class.
-func DescribeNodeClass(x *Index, r Report, kind, name string) (NodeClassSheet, bool) {
+func DescribeNodeClass(x *diagnose.Index, r diagnose.Report, kind, name string) (NodeClassSheet, bool) {
 	c := x.NodeClass(kind, name)
 	if c == nil {
 		return NodeClassSheet{}, false
 	}
-	ref := classRef(c)
+	ref := diagnose.ClassRef(c)
 	sh := NodeClassSheet{
 		Kind: c.KindName(), APIVersion: SheetAPIVersion, Name: c.Name, Resource: ref,
 		SubnetSelectorTerms: c.SubnetSelectorTerms, SecurityGroupSelectorTerms: c.SecurityGroupSelectorTerms,
@@ -69,14 +71,14 @@ func DescribeNodeClass(x *Index, r Report, kind, name string) (NodeClassSheet, b
 		Kubelet: c.Kubelet, AssociatePublicIPAddress: c.AssociatePublicIPAddress,
 		Conditions: nonNilSlice(c.Conditions), NodePools: []string{},
 		Members: members(x, r,
-			func(n *NodeInfo) bool { return n.ClassName == name && n.classKind() == c.KindName() },
-			func(cl *ClaimInfo) bool {
+			func(n *diagnose.NodeInfo) bool { return n.ClassName == name && n.NodeClassKind() == c.KindName() },
+			func(cl *diagnose.ClaimInfo) bool {
 				return cl.ClassName == name && cmp.Or(cl.ClassKind, snapshot.KindEC2NodeClass) == c.KindName()
 			}),
 		Findings: r.About(ref),
 	}
 	if len(c.PodSubnetSelectorTerms) > 0 {
-		pods, _ := podSubnetsOf(x, c)
+		pods, _ := x.PodSubnetsOf(c)
 		sh.PodSubnets = []string{}
 		for _, p := range pods {
 			sh.PodSubnets = append(sh.PodSubnets, p.ID)
@@ -89,7 +91,7 @@ func DescribeNodeClass(x *Index, r Report, kind, name string) (NodeClassSheet, b
 		}
 	}
 	for _, pn := range sortedKeys(x.NodePools) {
-		if refersTo(x.NodePools[pn].NodeClassRef, c) {
+		if diagnose.RefersTo(x.NodePools[pn].NodeClassRef, c) {
 			sh.NodePools = append(sh.NodePools, pn)
 		}
 	}

@@ -1,11 +1,12 @@
-package diagnose
+package sheet
 
 import (
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
 // SheetAPIVersion is the API version of the subject sheets `describe` writes as JSON or YAML.
-const SheetAPIVersion = ReportAPIVersion
+const SheetAPIVersion = diagnose.ReportAPIVersion
 
 // Member is a node, or a NodeClaim without a Node, that a subject sheet lists: the nodes in a
 // subnet, of a NodePool or class, or in a placement group.
@@ -28,7 +29,7 @@ type Member struct {
 
 // members returns the nodes and then the NodeClaims without a Node that keep says yes to,
 // each in name order, with their statuses from r.
-func members(x *Index, r Report, keepNode func(*NodeInfo) bool, keepClaim func(*ClaimInfo) bool) []Member {
+func members(x *diagnose.Index, r diagnose.Report, keepNode func(*diagnose.NodeInfo) bool, keepClaim func(*diagnose.ClaimInfo) bool) []Member {
 	status := map[string]string{}
 	for _, n := range r.Nodes {
 		status["node/"+n.Identity.Node] = n.Status
@@ -41,7 +42,7 @@ func members(x *Index, r Report, keepNode func(*NodeInfo) bool, keepClaim func(*
 		if !keepNode(n) {
 			continue
 		}
-		m := Member{Kind: "node", Name: n.Name(), Status: status["node/"+n.Name()], InstanceID: n.Provider.InstanceID, Zone: nodeZone(n)}
+		m := Member{Kind: "node", Name: n.Name(), Status: status["node/"+n.Name()], InstanceID: n.Provider.InstanceID, Zone: n.Zone()}
 		fillInstance(&m, n.Instance)
 		out = append(out, m)
 	}

@@ -1,7 +1,9 @@
-package diagnose
+package sheet
 
 import (
 	"cmp"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
@@ -32,14 +34,14 @@ type PlacementGroupSheet struct {
 	ZonesFull []string `json:"zonesFull"`
 	// Classes are the classes whose placementGroupSelector names the group, as
 	// ec2nodeclass/NAME or nodeclass/NAME.
-	Classes  []string  `json:"classes"`
-	Findings []Finding `json:"findings"`
+	Classes  []string           `json:"classes"`
+	Findings []diagnose.Finding `json:"findings"`
 }
 
 // DescribePlacementGroup builds the sheet of the placement group with that name or ID from x
 // and r, the Report Analyze made of the same snapshot with no selection; false when karpnet
 // did not read the group.
-func DescribePlacementGroup(x *Index, r Report, nameOrID string) (PlacementGroupSheet, bool) {
+func DescribePlacementGroup(x *diagnose.Index, r diagnose.Report, nameOrID string) (PlacementGroupSheet, bool) {
 	g := x.PlacementGroups[nameOrID]
 	if g == nil {
 		return PlacementGroupSheet{}, false
@@ -51,11 +53,11 @@ func DescribePlacementGroup(x *Index, r Report, nameOrID string) (PlacementGroup
 		Kind: PlacementGroupSheetKind, APIVersion: SheetAPIVersion,
 		ID: g.ID, Name: g.Name, Strategy: g.Strategy, PartitionCount: g.PartitionCount, SpreadLevel: g.SpreadLevel, State: g.State,
 		Members: members(x, r,
-			func(n *NodeInfo) bool { return in(n.Instance) },
-			func(c *ClaimInfo) bool { return in(c.Instance) }),
+			func(n *diagnose.NodeInfo) bool { return in(n.Instance) },
+			func(c *diagnose.ClaimInfo) bool { return in(c.Instance) }),
 		ZonesFull: []string{},
 		Classes:   []string{},
-		Findings:  r.About(groupRef(g)),
+		Findings:  r.About(diagnose.GroupRef(g)),
 	}
 	if g.Strategy == "spread" {
 		perZone := map[string]int{}
@@ -70,10 +72,10 @@ func DescribePlacementGroup(x *Index, r Report, nameOrID string) (PlacementGroup
 			}
 		}
 	}
-	for _, c := range x.sortedClasses() {
+	for _, c := range x.SortedClasses() {
 		if sel := c.PlacementGroupSelector; sel != nil && cmp.Or(sel.ID, sel.Name) != "" &&
 			(sel.ID == "" || sel.ID == g.ID) && (sel.Name == "" || sel.Name == g.Name) {
-			sh.Classes = append(sh.Classes, classRef(c))
+			sh.Classes = append(sh.Classes, diagnose.ClassRef(c))
 		}
 	}
 	return sh, true

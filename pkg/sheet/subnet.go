@@ -1,6 +1,7 @@
-package diagnose
+package sheet
 
 import (
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -36,8 +37,8 @@ type SubnetSheet struct {
 	ENIs []SubnetENI `json:"enis"`
 	// WayOut is the subnet's way out, for an instance launched into it; nil when the route
 	// tables were not read.
-	WayOut   *WayOut   `json:"wayOut,omitempty"`
-	Findings []Finding `json:"findings"`
+	WayOut   *diagnose.WayOut   `json:"wayOut,omitempty"`
+	Findings []diagnose.Finding `json:"findings"`
 }
 
 // SubnetSelector is one thing that selects a subnet.
@@ -53,7 +54,7 @@ type SubnetSelector struct {
 // DescribeSubnet builds the sheet of subnet id from x and r, the Report Analyze made of the
 // same snapshot (with no selection, so that it holds every finding); false when karpnet did
 // not read the subnet.
-func DescribeSubnet(x *Index, r Report, id string) (SubnetSheet, bool) {
+func DescribeSubnet(x *diagnose.Index, r diagnose.Report, id string) (SubnetSheet, bool) {
 	s := x.Subnets[id]
 	if s == nil {
 		return SubnetSheet{}, false
@@ -61,24 +62,24 @@ func DescribeSubnet(x *Index, r Report, id string) (SubnetSheet, bool) {
 	sh := SubnetSheet{
 		Kind: SubnetSheetKind, APIVersion: SheetAPIVersion,
 		ID: s.ID, VpcID: s.VpcID, Zone: s.Zone, ZoneID: s.ZoneID, CIDR: s.CIDR, IPv6CIDRs: s.IPv6CIDRs,
-		AvailableIPs: s.AvailableIPs, UsableIPs: usableIPs(s.CIDR), Addresses: subnetAddresses(x, s),
+		AvailableIPs: s.AvailableIPs, UsableIPs: diagnose.UsableIPs(s.CIDR), Addresses: subnetAddresses(x, s),
 		MapPublicIPOnLaunch: s.MapPublicIPOnLaunch,
 		SelectedBy:          subnetSelectors(x, s),
 		Members: members(x, r,
-			func(n *NodeInfo) bool { return n.Instance != nil && n.Instance.SubnetID == id },
-			func(c *ClaimInfo) bool { return c.Instance != nil && c.Instance.SubnetID == id }),
+			func(n *diagnose.NodeInfo) bool { return n.Instance != nil && n.Instance.SubnetID == id },
+			func(c *diagnose.ClaimInfo) bool { return c.Instance != nil && c.Instance.SubnetID == id }),
 		ENIs:     subnetENIs(x, id),
-		WayOut:   subnetWayOut(x, s),
-		Findings: r.About(subnetRef(id)),
+		WayOut:   x.SubnetWayOut(s),
+		Findings: r.About("subnet/" + id),
 	}
 	return sh, true
 }
 
 // subnetSelectors lists what selects s: the classes whose status.subnets or pod subnet terms
 // hold it, the ENIConfigs that name it, and subnet discovery when the subnet carries its tag.
-func subnetSelectors(x *Index, s *snapshot.Subnet) []SubnetSelector {
+func subnetSelectors(x *diagnose.Index, s *snapshot.Subnet) []SubnetSelector {
 	out := []SubnetSelector{}
-	for _, c := range x.sortedClasses() {
+	for _, c := range x.SortedClasses() {
 		for _, st := range c.StatusSubnets {
 			if st.ID == s.ID {
 				out = append(out, SubnetSelector{Kind: c.KindName(), Name: c.Name, Via: "status.subnets"})
@@ -86,7 +87,7 @@ func subnetSelectors(x *Index, s *snapshot.Subnet) []SubnetSelector {
 			}
 		}
 		if len(c.PodSubnetSelectorTerms) > 0 {
-			pods, _ := podSubnetsOf(x, c)
+			pods, _ := x.PodSubnetsOf(c)
 			for _, p := range pods {
 				if p.ID == s.ID {
 					out = append(out, SubnetSelector{Kind: c.KindName(), Name: c.Name, Via: "podSubnetSelectorTerms"})
@@ -100,30 +101,14 @@ func subnetSelectors(x *Index, s *snapshot.Subnet) []SubnetSelector {
 			out = append(out, SubnetSelector{Kind: "ENIConfig", Name: name, Via: "spec.subnet"})
 		}
 	}
-	if s.Tags[tagRoleCNI] == "1" {
+	if s.Tags[diagnose.TagRoleCNI] == "1" {
 		via := "tag, subnet discovery off"
-		if x.subnetDiscoveryOn() {
+		if x.SubnetDiscoveryOn() {
 			via = "tag, subnet discovery on"
 		}
-		out = append(out, SubnetSelector{Kind: "SubnetDiscovery", Name: tagRoleCNI + "=1", Via: via})
+		out = append(out, SubnetSelector{Kind: "SubnetDiscovery", Name: diagnose.TagRoleCNI + "=1", Via: via})
 	}
 	return out
-}
-
-// subnetWayOut is the way out of s for an instance launched into it, as describeWayOut is a
-// node's: nil when its route table is not known.
-func subnetWayOut(x *Index, s *snapshot.Subnet) *WayOut {
-	if t, _ := x.net.routeTable(s.ID, s.VpcID); t == nil {
-		return nil
-	}
-	pub := publicIPv4{false, "subnet " + s.ID + " gives instances no public IPv4 address"}
-	if s.MapPublicIPOnLaunch {
-		pub = publicIPv4{true, "subnet " + s.ID + " gives instances a public IPv4 address at launch"}
-	}
-	w := wayOut(x, s, pub)
-	w.NetworkACL, w.NACLVerdict, w.NACLReason = naclVerdict(x, s, false)
-	w.fixes = nil
-	return &w
 }
 
 // SubnetENI is one interface of a node's instance in a subnet.
@@ -141,10 +126,10 @@ type SubnetENI struct {
 
 // subnetENIs returns the ENIs in subnet id of the nodes' instances, leaving out the primary
 // interface (card 0, device 0) of an instance that is in the subnet itself, by node name.
-func subnetENIs(x *Index, id string) []SubnetENI {
+func subnetENIs(x *diagnose.Index, id string) []SubnetENI {
 	out := []SubnetENI{}
 	for _, n := range x.Nodes {
-		for _, e := range n.instanceENIs() {
+		for _, e := range n.ENIs() {
 			if e.SubnetID != id || e.NetworkCardIndex == 0 && e.DeviceIndex == 0 && n.Instance.SubnetID == id {
 				continue
 			}

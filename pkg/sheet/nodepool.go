@@ -1,7 +1,9 @@
-package diagnose
+package sheet
 
 import (
 	"slices"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -40,8 +42,8 @@ type NodePoolSheet struct {
 	Disruption *snapshot.Disruption `json:"disruption,omitempty"`
 	Conditions []snapshot.Condition `json:"conditions"`
 	// Members are the pool's nodes, then its NodeClaims without a Node.
-	Members  []Member  `json:"members"`
-	Findings []Finding `json:"findings"`
+	Members  []Member           `json:"members"`
+	Findings []diagnose.Finding `json:"findings"`
 }
 
 // labelCapacityType is the well-known requirement key of the capacity type.
@@ -49,14 +51,14 @@ const labelCapacityType = "karpenter.sh/capacity-type"
 
 // DescribeNodePool builds the sheet of NodePool name from x and r, the Report Analyze made of
 // the same snapshot with no selection; false when x has no such NodePool.
-func DescribeNodePool(x *Index, r Report, name string) (NodePoolSheet, bool) {
+func DescribeNodePool(x *diagnose.Index, r diagnose.Report, name string) (NodePoolSheet, bool) {
 	p := x.NodePools[name]
 	if p == nil {
 		return NodePoolSheet{}, false
 	}
 	sh := NodePoolSheet{
 		Kind: NodePoolSheetKind, APIVersion: SheetAPIVersion, Name: p.Name,
-		NodeClassRef: p.NodeClassRef, NodeClassKind: refKind(p.NodeClassRef),
+		NodeClassRef: p.NodeClassRef, NodeClassKind: diagnose.RefKind(p.NodeClassRef),
 		Requirements:       nonNilSlice(p.Requirements),
 		Zones:              requirement(p, corev1.LabelTopologyZone),
 		InstanceTypes:      requirement(p, corev1.LabelInstanceTypeStable),
@@ -66,8 +68,8 @@ func DescribeNodePool(x *Index, r Report, name string) (NodePoolSheet, bool) {
 		Disruption:         p.Disruption,
 		Conditions:         nonNilSlice(p.Conditions),
 		Members: members(x, r,
-			func(n *NodeInfo) bool { return n.PoolName == name },
-			func(c *ClaimInfo) bool { return c.PoolName == name }),
+			func(n *diagnose.NodeInfo) bool { return n.PoolName == name },
+			func(c *diagnose.ClaimInfo) bool { return c.PoolName == name }),
 		Findings: r.About("nodepool/" + name),
 	}
 	if c := x.ClassOf(p.NodeClassRef); c != nil {

@@ -1,7 +1,9 @@
-package diagnose
+package sheet
 
 import (
 	"net/netip"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
@@ -43,7 +45,7 @@ const (
 )
 
 // subnetAddresses accounts for the addresses of subnet s; nil when its CIDR is not IPv4.
-func subnetAddresses(x *Index, s *snapshot.Subnet) *SubnetAddresses {
+func subnetAddresses(x *diagnose.Index, s *snapshot.Subnet) *SubnetAddresses {
 	p, err := netip.ParsePrefix(s.CIDR)
 	if err != nil || !p.Addr().Is4() {
 		return nil
@@ -55,7 +57,7 @@ func subnetAddresses(x *Index, s *snapshot.Subnet) *SubnetAddresses {
 	for _, w := range order {
 		counts[w] = &AddressPart{What: w}
 	}
-	counts[AddressesReserved].Addresses = min(awsReservedIPs, a.Size)
+	counts[AddressesReserved].Addresses = min(diagnose.AWSReservedIPs, a.Size)
 	counts[AddressesFree].Addresses = int64(s.AvailableIPs)
 	add := func(ips, prefixes string, e snapshot.ENI) {
 		if n := len(e.PrivateIPs); n > 0 {
@@ -68,7 +70,7 @@ func subnetAddresses(x *Index, s *snapshot.Subnet) *SubnetAddresses {
 		}
 	}
 	for _, n := range x.Nodes {
-		for _, e := range n.instanceENIs() {
+		for _, e := range n.ENIs() {
 			switch {
 			case e.SubnetID != s.ID:
 			case e.NetworkCardIndex == 0 && e.DeviceIndex == 0:
