@@ -73,7 +73,7 @@ func (c ec2Call) instancePages(ctx context.Context, filters []types.Filter, maxP
 		go func() {
 			out, err := c.api.DescribeInstances(context.WithValue(cctx, lookaheadKey{}, early), &ec2.DescribeInstancesInput{
 				Filters: filters, MaxResults: aws.Int32(ec2PageSize), NextToken: token,
-			}, c.opt, ec2DecodeInstances)
+			}, c.opt, ec2DecodeInstances(c.answers))
 			p.answer <- ec2PageAnswer{out, err}
 		}()
 		return p

@@ -35,6 +35,8 @@ type ec2Read struct {
 	flag, config string
 	api          EC2API
 	result       *ec2Result
+	// answers are the Collector's buffers DescribeInstances answers are read into.
+	answers *answerBuffers
 	// budgeted is api when the run shares an EC2Budget; nil otherwise.
 	budgeted *BudgetedEC2
 
@@ -72,7 +74,7 @@ type ec2Read struct {
 
 // startEC2 starts an EC2 read; nodes are fed to it with addNodes and nodesDone.
 func (c *Collector) startEC2(ctx context.Context) *ec2Read {
-	e := &ec2Read{ctx: ctx, result: &ec2Result{}, feeds: map[string]*ec2Feed{},
+	e := &ec2Read{ctx: ctx, result: &ec2Result{}, feeds: map[string]*ec2Feed{}, answers: &c.ec2Answers,
 		clusterFlag: c.ClusterName, clusterKubeconfig: c.KubeconfigClusterName, meter: c.Meter}
 	if c.EC2 == nil {
 		e.gap = &snapshot.Gap{Source: snapshot.SourceEC2, Reason: "no AWS configuration was loaded",
@@ -117,7 +119,7 @@ func ec2ClientRegion(api EC2API) string {
 func (e *ec2Read) feed(region string) *ec2Feed {
 	f := e.feeds[region]
 	if f == nil {
-		f = newEC2Feed(e.ctx, ec2Call{api: e.api, region: region}, e.result, e.meter)
+		f = newEC2Feed(e.ctx, ec2Call{api: e.api, region: region, answers: e.answers}, e.result, e.meter)
 		e.feeds[region] = f
 	}
 	return f
@@ -177,7 +179,7 @@ func (e *ec2Read) nodesDone(s *snapshot.Snapshot) {
 				known[id] = true
 			}
 		}
-		call := ec2Call{api: e.api, region: e.region}
+		call := ec2Call{api: e.api, region: e.region, answers: e.answers}
 		e.early, e.earlyName = make(chan []snapshot.Instance, 1), name
 		go func() { e.early <- e.result.describeCluster(e.ctx, call, name, known) }()
 	}
@@ -321,7 +323,7 @@ func (e *ec2Read) finish(ctx context.Context, s *snapshot.Snapshot) {
 			break
 		}
 		instances := e.instances[region]
-		call := ec2Call{api: e.api, region: region}
+		call := ec2Call{api: e.api, region: region, answers: e.answers}
 		// The Kubernetes objects (EC2NodeClasses, ENIConfigs, node labels) belong to the main
 		// Region; another Region describes only what its instances use.
 		refs := ec2References(&snapshot.Snapshot{}, instances)

@@ -47,18 +47,30 @@ type kubeAnswerRecord struct {
 	header http.Header
 }
 
-// kubeReplayClient returns a client of core/v1 whose every request is answered with the
+// kubeReplayClient makes, once, a client of core/v1 whose every request is answered with the
 // answer in its context (kubeReplayKey): client-go then decodes, or refuses, an answer karpnet
-// has already read exactly as Request.Do would have, errors and all.
-var kubeReplayClient = sync.OnceValues(func() (rest.Interface, error) {
-	kube, err := kubernetes.NewForConfig(&rest.Config{Host: "http://karpnet.invalid", QPS: -1, Transport: kubeReplayTransport{}})
-	if err != nil {
-		return nil, err
-	}
-	return kube.CoreV1().RESTClient(), nil
-})
+// has already read exactly as Request.Do would have, errors and all. Each Collector has its
+// own (Collector.replay).
+type kubeReplayClient struct {
+	once   sync.Once
+	client rest.Interface
+	err    error
+}
 
-// kubeReplayKey carries the *kubeReplay a request of kubeReplayClient is answered with.
+// get returns the client, made at the first call.
+func (r *kubeReplayClient) get() (rest.Interface, error) {
+	r.once.Do(func() {
+		kube, err := kubernetes.NewForConfig(&rest.Config{Host: "http://karpnet.invalid", QPS: -1, Transport: kubeReplayTransport{}})
+		if err != nil {
+			r.err = err
+			return
+		}
+		r.client = kube.CoreV1().RESTClient()
+	})
+	return r.client, r.err
+}
+
+// kubeReplayKey carries the *kubeReplay a request of a kubeReplayClient is answered with.
 type kubeReplayKey struct{}
 
 // kubeReplay is an answer read already: its status and headers, its body, and the error that
@@ -81,11 +93,11 @@ func (kubeReplayTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	return &http.Response{StatusCode: r.status, Header: r.header, Body: io.NopCloser(body), Request: req}, nil
 }
 
-// kubeReadAnswer reads body into a buffer of kubePages, the caller's to put back.
-func kubeReadAnswer(body io.ReadCloser) (*bytes.Buffer, error) {
+// kubeReadAnswer reads body into a buffer of pages, the caller's to put back.
+func kubeReadAnswer(body io.ReadCloser, pages *answerBuffers) (*bytes.Buffer, error) {
 	defer body.Close()
-	buf := kubePages.get()
+	buf := pages.Get()
 	_, err := buf.ReadFrom(body)
-	kubePages.read(buf.Len())
+	pages.Read(buf.Len())
 	return buf, err
 }

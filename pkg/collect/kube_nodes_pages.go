@@ -24,17 +24,18 @@ type kubeNodePage struct {
 	meta  metav1.ListMeta
 	items [][]byte // each node's protobuf, slices of the answer
 	nodes []corev1.Node
-	buf   *bytes.Buffer // the answer items are slices of, from kubePages
-	more  bool          // more pages of the same answer follow
-	total int64         // how many nodes the list holds, as the API server said at its start; -1 if not
+	buf   *bytes.Buffer  // the answer items are slices of, from pool
+	pool  *answerBuffers // the Collector's kubePages
+	more  bool           // more pages of the same answer follow
+	total int64          // how many nodes the list holds, as the API server said at its start; -1 if not
 }
 
-// release gives the page's answer back to kubePages once its nodes are decoded (they
-// hold copies of what they read).
+// release gives the page's answer back to its pool once its nodes are decoded (they hold
+// copies of what they read).
 func (p *kubeNodePage) release() {
 	if p.buf != nil {
 		p.items = nil
-		kubePages.put(p.buf)
+		p.pool.Put(p.buf)
 		p.buf = nil
 	}
 }
@@ -133,7 +134,7 @@ func (c *Collector) kubeNodePages(ctx context.Context, selector string, visit fu
 // kubeNodePage reads one answer of the node list, passing its nodes to emit in pages of at
 // most the page size, and returns the answer's list metadata. A protobuf answer is read as it
 // comes and split into its nodes without decoding them (kubeStreamNodeList); any other is read
-// whole and decoded by client-go from the bytes read (kubeReplayClient), as Request.Do decodes
+// whole and decoded by client-go from the bytes read (Collector.replay), as Request.Do decodes
 // it. Without RecordKubeAnswers on the transport the answer's content type is not known: it is
 // taken for protobuf when it starts as protobuf does, and for JSON otherwise.
 func (c *Collector) kubeNodePage(ctx context.Context, opts metav1.ListOptions, emit func(*kubeNodePage) error) (metav1.ListMeta, error) {
@@ -165,7 +166,7 @@ func (c *Collector) kubeNodePage(ctx context.Context, opts metav1.ListOptions, e
 	}
 	if protobuf {
 		defer body.Close()
-		meta, err := kubeStreamNodeList(in, int(opts.Limit), emit)
+		meta, err := kubeStreamNodeList(in, int(opts.Limit), &c.kubePages, emit)
 		var answer *kubeAnswerError
 		if err != nil && errors.As(err, &answer) {
 			answer.status, answer.contentType = rec.status, contentType
@@ -175,9 +176,9 @@ func (c *Collector) kubeNodePage(ctx context.Context, opts metav1.ListOptions, e
 	buf, rerr := kubeReadAnswer(struct {
 		io.Reader
 		io.Closer
-	}{in, body})
-	defer kubePages.put(buf)
-	replay, err := kubeReplayClient()
+	}{in, body}, &c.kubePages)
+	defer c.kubePages.Put(buf)
+	replay, err := c.replay.get()
 	if err != nil {
 		return metav1.ListMeta{}, err
 	}

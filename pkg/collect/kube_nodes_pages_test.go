@@ -157,6 +157,7 @@ func TestKubeNodePagesReadAlikeThroughEveryClient(t *testing.T) {
 				tc.serve(w, r)
 			}))
 			defer srv.Close()
+			var last *Collector
 			for _, recorded := range []bool{true, false} {
 				cfg := &rest.Config{Host: srv.URL, QPS: -1}
 				if recorded {
@@ -170,6 +171,7 @@ func TestKubeNodePagesReadAlikeThroughEveryClient(t *testing.T) {
 				requests = 0
 				mu.Unlock()
 				c := &Collector{Kube: kube, REST: kube.CoreV1().RESTClient(), PageSize: 2}
+				last = c
 				var got []string
 				err = c.kubeNodePages(t.Context(), "", func(p *kubeNodePage) error {
 					nodes, err := p.decode(nil, func(*corev1.Node) bool { return true })
@@ -208,8 +210,8 @@ func TestKubeNodePagesReadAlikeThroughEveryClient(t *testing.T) {
 				for i := range first.Items {
 					size += first.Items[i].Size()
 				}
-				if kubePages.longest.Load() < int64(size) {
-					t.Errorf("longest page recorded %d bytes, want at least the %d of the first page's nodes", kubePages.longest.Load(), size)
+				if last.kubePages.longest.Load() < int64(size) {
+					t.Errorf("longest page recorded %d bytes, want at least the %d of the first page's nodes", last.kubePages.longest.Load(), size)
 				}
 			}
 		})

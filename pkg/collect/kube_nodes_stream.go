@@ -16,12 +16,12 @@ import (
 // kubeStreamNodeList reads a protobuf NodeList answer from in as it comes: its envelope, its
 // list metadata, then its nodes, each kept as its bytes (not decoded) in pages of at most
 // batch nodes (all of them in one when batch is 0), each page passed to emit with a buffer of
-// its own from kubePages. It returns the list metadata. An answer that is not a NodeList in
+// its own from pool. It returns the list metadata. An answer that is not a NodeList in
 // the Kubernetes protobuf envelope (no prefix, another kind, a content encoding, no object or
 // two) is a *kubeAnswerError; an answer that stops coming fails as Request.Do fails when it
 // cannot read an answer.
-func kubeStreamNodeList(in *bufio.Reader, batch int, emit func(*kubeNodePage) error) (metav1.ListMeta, error) {
-	r := &kubeProtoStream{in: in}
+func kubeStreamNodeList(in *bufio.Reader, batch int, pool *answerBuffers, emit func(*kubeNodePage) error) (metav1.ListMeta, error) {
+	r := &kubeProtoStream{in: in, pool: pool}
 	meta, err := r.list(batch, emit)
 	switch {
 	case err == nil:
@@ -41,6 +41,7 @@ var errKubeEmit = errors.New("emit")
 // in other than its end, which ends reading.
 type kubeProtoStream struct {
 	in      *bufio.Reader
+	pool    *answerBuffers
 	read    int64
 	readErr error
 }
@@ -253,7 +254,7 @@ func (r *kubeProtoStream) list(batch int, emit func(*kubeNodePage) error) (metav
 // nodes on in pages of batch.
 func (r *kubeProtoStream) nodeList(end int64, batch int, emit func(*kubeNodePage) error) (metav1.ListMeta, error) {
 	var meta metav1.ListMeta
-	page := &kubeNodePage{buf: kubePages.get()}
+	page := &kubeNodePage{buf: r.pool.Get(), pool: r.pool}
 	var bounds [][2]int
 	sent := false
 	// send passes the page on; more says whether more of the answer's nodes follow.
@@ -263,9 +264,9 @@ func (r *kubeProtoStream) nodeList(end int64, batch int, emit func(*kubeNodePage
 			page.items = append(page.items, b[at[0]:at[1]])
 		}
 		page.meta, page.more = meta, more
-		kubePages.read(page.buf.Len())
+		r.pool.Read(page.buf.Len())
 		next := page
-		page, bounds, sent = &kubeNodePage{buf: kubePages.get()}, nil, true
+		page, bounds, sent = &kubeNodePage{buf: r.pool.Get(), pool: r.pool}, nil, true
 		if err := emit(next); err != nil {
 			return fmt.Errorf("%w: %w", errKubeEmit, err)
 		}

@@ -23,7 +23,7 @@ import (
 func kubeStreamAll(body []byte, batch int) ([][]byte, []bool, error) {
 	var items [][]byte
 	var more []bool
-	_, err := kubeStreamNodeList(bufio.NewReaderSize(iotest.OneByteReader(bytes.NewReader(body)), 16), batch, func(p *kubeNodePage) error {
+	_, err := kubeStreamNodeList(bufio.NewReaderSize(iotest.OneByteReader(bytes.NewReader(body)), 16), batch, &answerBuffers{}, func(p *kubeNodePage) error {
 		for _, it := range p.items {
 			items = append(items, bytes.Clone(it))
 		}
@@ -134,7 +134,7 @@ func TestStreamNodeListRefusesBrokenAnswers(t *testing.T) {
 		t.Errorf("lengths past the answer: %v, want an answer cut short", err)
 	}
 	broken := io.MultiReader(bytes.NewReader(body[:len(body)/2]), iotest.ErrReader(errors.New("connection reset by peer")))
-	_, err = kubeStreamNodeList(bufio.NewReader(broken), 0, func(p *kubeNodePage) error { p.release(); return nil })
+	_, err = kubeStreamNodeList(bufio.NewReader(broken), 0, &answerBuffers{}, func(p *kubeNodePage) error { p.release(); return nil })
 	if err == nil || !strings.Contains(err.Error(), "unexpected error when reading response body. Please retry. Original error: connection reset by peer") {
 		t.Errorf("an answer that stops coming: %v, want Request.Do's words", err)
 	}
