@@ -8,6 +8,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/karpnet/kubectl-karpnet/internal/answerrec"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -73,7 +74,7 @@ type Collector struct {
 	// protobuf. Each Collector has its own: nothing is shared with another's collections.
 	// A Collector is used by pointer, never copied.
 	ec2Answers, kubePages answerBuffers
-	replay                kubeReplayClient
+	replay                answerrec.ReplayClient
 }
 
 // Collect reads the nodes, then the rest of Kubernetes and, at the same time, the nodes'

@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+
+	"github.com/karpnet/kubectl-karpnet/internal/answerrec"
 )
 
 // kubeNodePage is one page of the node list: its list metadata and its nodes, still encoded
@@ -149,18 +151,18 @@ func (c *Collector) kubeNodePage(ctx context.Context, opts metav1.ListOptions, e
 		return client.Get().AbsPath("/api/v1/nodes").UseProtobufAsDefaultIfPreferred(true).
 			VersionedParams(&opts, scheme.ParameterCodec).Timeout(0)
 	}
-	rec := &kubeAnswerRecord{}
-	body, err := request(c.REST).Stream(context.WithValue(ctx, kubeAnswerKey{}, rec))
+	rec := &answerrec.Answer{}
+	body, err := request(c.REST).Stream(answerrec.WithAnswer(ctx, rec))
 	if err != nil {
 		return metav1.ListMeta{}, err // as Request.Do fails: Stream turns an answer that is not 2xx into the same error
 	}
 	in := bufio.NewReaderSize(body, 64<<10)
-	contentType := rec.header.Get("Content-Type")
+	contentType := rec.Header.Get("Content-Type")
 	protobuf := strings.HasPrefix(contentType, runtime.ContentTypeProtobuf)
-	if rec.status == 0 {
+	if rec.Status == 0 {
 		// Not recorded: a 2xx answer (Stream took it), protobuf when it starts as one does and
 		// else JSON, the API server's other encoding.
-		rec.status, rec.header = http.StatusOK, http.Header{"Content-Type": {"application/json"}}
+		rec.Status, rec.Header = http.StatusOK, http.Header{"Content-Type": {"application/json"}}
 		start, _ := in.Peek(len(kubeProtobufMagic))
 		protobuf = bytes.Equal(start, kubeProtobufMagic)
 	}
@@ -169,7 +171,7 @@ func (c *Collector) kubeNodePage(ctx context.Context, opts metav1.ListOptions, e
 		meta, err := kubeStreamNodeList(in, int(opts.Limit), &c.kubePages, emit)
 		var answer *kubeAnswerError
 		if err != nil && errors.As(err, &answer) {
-			answer.status, answer.contentType = rec.status, contentType
+			answer.status, answer.contentType = rec.Status, contentType
 		}
 		return meta, err
 	}
@@ -178,12 +180,12 @@ func (c *Collector) kubeNodePage(ctx context.Context, opts metav1.ListOptions, e
 		io.Closer
 	}{in, body}, &c.kubePages)
 	defer c.kubePages.Put(buf)
-	replay, err := c.replay.get()
+	replay, err := c.replay.Get()
 	if err != nil {
 		return metav1.ListMeta{}, err
 	}
-	answer := &kubeReplay{status: rec.status, header: rec.header, body: buf.Bytes(), err: rerr}
-	page, err := kubeNodePageOf(request(replay).Do(context.WithValue(ctx, kubeReplayKey{}, answer)))
+	answer := &answerrec.Replay{Status: rec.Status, Header: rec.Header, Body: buf.Bytes(), Err: rerr}
+	page, err := kubeNodePageOf(request(replay).Do(answerrec.WithReplay(ctx, answer)))
 	if err != nil {
 		return metav1.ListMeta{}, err
 	}
