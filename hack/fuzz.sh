@@ -23,7 +23,7 @@ targets=(
 	"./pkg/printer FuzzPipeline"
 	"./pkg/printer FuzzAppendIndented"
 	"./pkg/tui FuzzTUI"
-	"./pkg/collect FuzzReadInstances"
+	"./internal/ec2xml FuzzReadInstances"
 	"./pkg/collect FuzzWithoutManagedFields"
 	"./pkg/collect FuzzKubeDecodeNode"
 	"./pkg/collect FuzzDecodeShaped"

@@ -8,10 +8,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/smithy-go/middleware"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
+
+	"github.com/karpnet/kubectl-karpnet/internal/ec2xml"
 )
 
 // ec2DecodeInstances returns the option that puts instancesDecoder in the place of a
-// DescribeInstances call's deserializer: a successful answer ec2ReadInstances reads is decoded
+// DescribeInstances call's deserializer: a successful answer ec2xml.ReadInstances reads is decoded
 // by it, every other answer (errors, and those it gives up on) by the SDK's deserializer, as
 // before. Either way a successful answer's nextToken is passed on before it is decoded
 // (lookaheadKey). Answers are read into buffers of answers (nil: a new buffer each).
@@ -47,11 +49,11 @@ func (d *instancesDecoder) HandleDeserialize(ctx context.Context, in middleware.
 	d.answers.Read(buf.Len())
 	if rerr == nil {
 		if seen, _ := ctx.Value(lookaheadKey{}).(func(string)); seen != nil {
-			if token := ec2NextToken(buf.Bytes()); token != "" {
+			if token := ec2xml.NextToken(buf.Bytes()); token != "" {
 				seen(token) // before decoding: the next page is asked for meanwhile
 			}
 		}
-		if reservations, token, ok := ec2ReadInstances(buf.Bytes(), internerOf(ctx)); ok {
+		if reservations, token, ok := ec2xml.ReadInstances(buf.Bytes(), internerOf(ctx)); ok {
 			_ = resp.Body.Close()
 			out.Result = &ec2.DescribeInstancesOutput{Reservations: reservations, NextToken: token}
 			return out, metadata, nil
