@@ -27,6 +27,16 @@ type kubeCRD struct {
 	take func(raw []byte, names *kubeNames) bool
 }
 
+// kubeNodeClaimReads is what kubeobj.DecodeNodeClaim reads of a NodeClaim: the NodeClaims list,
+// thousands of objects, is decoded with only these parts (kubeDecodeShaped). Both change
+// together; TestNodeClaimReadsIsWhatTheDecodeReads holds them to each other.
+var kubeNodeClaimReads = kubeShape{
+	"apiVersion": nil, "kind": nil,
+	"metadata": {"name": nil, "labels": nil, "creationTimestamp": nil, "deletionTimestamp": nil},
+	"spec":     {"nodeClassRef": nil, "resources": {"requests": nil}},
+	"status":   {"providerID": nil, "nodeName": nil, "capacity": nil, "conditions": nil},
+}
+
 // kubeNodeClaimsCRD, kubeNodePoolsCRD, kubeNodeClassesCRD and kubeENIConfigsCRD describe the
 // custom resources karpnet reads.
 func kubeNodeClaimsCRD() kubeCRD {

@@ -7,11 +7,12 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/karpnet/kubectl-karpnet/internal/kubeobj"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
 // kubeReadNodeClaim reads one NodeClaim of a list straight from its JSON text (valid JSON, as
-// the list reader hands it on) into what kubeDecodeNodeClaim makes of the object
+// the list reader hands it on) into what kubeobj.DecodeNodeClaim makes of the object
 // kubeDecodeShaped gives of it, without building that object: the ~15 maps of a NodeClaim's
 // unstructured form, which were most of its decode's garbage, are never made. Member names
 // and short strings come from names (nil for none).
@@ -117,7 +118,7 @@ func (r *kubeJSONReader) keyName(key []byte, plain bool) string {
 }
 
 // text reads the value at the reader: its string when it is one, else it moves past it and
-// returns "" and false, as kubeStr gives "" for a value of another type.
+// returns "" and false, as kubeobj's str gives "" for a value of another type.
 func (r *kubeJSONReader) text() (string, bool) {
 	if r.i >= len(r.b) || r.b[r.i] != '"' {
 		r.skip()
@@ -138,7 +139,7 @@ func (r *kubeJSONReader) timestamp() time.Time {
 	if err != nil {
 		return time.Time{}
 	}
-	return kubeUTC(t)
+	return kubeobj.UTC(t)
 }
 
 // enter reports whether the value at the reader is an object and, when it is, moves into it;
@@ -152,7 +153,7 @@ func (r *kubeJSONReader) enter() bool {
 	return true
 }
 
-// stringMap reads the object at the reader as kubeStrMap reads it: its string values (the last
+// stringMap reads the object at the reader as kubeobj's strMap reads it: its string values (the last
 // of a repeated name, which drops the name when it is not a string); nil for none, or when the
 // value is not an object.
 func (r *kubeJSONReader) stringMap() map[string]string {
@@ -177,7 +178,7 @@ func (r *kubeJSONReader) stringMap() map[string]string {
 	return out
 }
 
-// quantities reads the object at the reader as kubeQuantityMap reads it: strings as they are,
+// quantities reads the object at the reader as kubeobj's quantityMap reads it: strings as they are,
 // numbers written as the unstructured decoder's int64 or float64 are, the rest dropped; only
 // the names that start with prefix are kept.
 func (r *kubeJSONReader) quantities(prefix string) map[string]string {
@@ -266,15 +267,15 @@ func (r *kubeJSONReader) claimSpec(c *snapshot.NodeClaim) {
 	}
 }
 
-// nodeClassRef reads a nodeClassRef as kubeNodeClassRef does.
+// nodeClassRef reads a nodeClassRef as kubeobj's nodeClassRef does.
 func (r *kubeJSONReader) nodeClassRef() snapshot.NodeClassRef {
 	var v [4]string
 	r.texts(kubeNodeClassRefMembers[:], v[:])
-	return kubeNodeClassRefOf(v[0], v[1], v[2], v[3])
+	return kubeobj.NodeClassRefOf(v[0], v[1], v[2], v[3])
 }
 
 // The members of a nodeClassRef and of a condition that are read, in the order of
-// kubeNodeClassRefOf's and kubeConditionOf's parameters.
+// kubeobj.NodeClassRefOf's and kubeobj.ConditionOf's parameters.
 var (
 	kubeNodeClassRefMembers = [...]string{"group", "kind", "name", "apiVersion"}
 	kubeConditionMembers    = [...]string{"type", "status", "reason", "message", "lastTransitionTime"}
@@ -345,7 +346,7 @@ func (r *kubeJSONReader) claimStatus(c *snapshot.NodeClaim) {
 			c.NodeName, _ = r.text()
 		case "capacity":
 			r.once(&seen, 2)
-			c.Capacity = r.quantities(kubeVPCPrefix)
+			c.Capacity = r.quantities(kubeobj.VPCPrefix)
 		case "conditions":
 			r.once(&seen, 3)
 			c.Conditions = r.conditions()
@@ -355,7 +356,7 @@ func (r *kubeJSONReader) claimStatus(c *snapshot.NodeClaim) {
 	}
 }
 
-// conditions reads a list of conditions as kubeConditions does: items that are not objects,
+// conditions reads a list of conditions as kubeobj's conditions does: items that are not objects,
 // and those without a type, are left out.
 func (r *kubeJSONReader) conditions() []snapshot.Condition {
 	if r.i >= len(r.b) || r.b[r.i] != '[' {
@@ -387,5 +388,5 @@ func (r *kubeJSONReader) condition() (snapshot.Condition, bool) {
 	if !r.texts(kubeConditionMembers[:], v[:]) {
 		return snapshot.Condition{}, false
 	}
-	return kubeConditionOf(v[0], v[1], v[2], v[3], v[4])
+	return kubeobj.ConditionOf(v[0], v[1], v[2], v[3], v[4])
 }

@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/karpnet/kubectl-karpnet/internal/kubeobj"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -24,7 +25,7 @@ func kubeNodeClaimByParts(item []byte, names *kubeNames) (snapshot.NodeClaim, bo
 	if u.GroupVersionKind().Kind == "" {
 		return snapshot.NodeClaim{}, false
 	}
-	return kubeDecodeNodeClaim(u), true
+	return kubeobj.DecodeNodeClaim(u), true
 }
 
 // kubeSameNodeClaim fails t unless kubeReadNodeClaim, with names new and known, reads item
@@ -147,7 +148,7 @@ func TestReadNodeClaimLeavesWhatItIsNotSureOf(t *testing.T) {
 					}
 				}
 				_, err := kubeDecodeListStream(strings.NewReader(list), items, func(u *unstructured.Unstructured) {
-					out = append(out, kubeDecodeNodeClaim(u))
+					out = append(out, kubeobj.DecodeNodeClaim(u))
 				})
 				return out, err
 			}

@@ -11,12 +11,13 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
+	"github.com/karpnet/kubectl-karpnet/internal/kubeobj"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
 // kubeFullNodeClaim is a NodeClaim as the API server lists it, with every field Karpenter
 // writes: managedFields, annotations, finalizers, requirements, taints, the status's
-// allocatable and image, and all that kubeDecodeNodeClaim reads.
+// allocatable and image, and all that kubeobj.DecodeNodeClaim reads.
 func kubeFullNodeClaim(name string, deleting bool) string {
 	deletion := ""
 	if deleting {
@@ -80,8 +81,8 @@ func TestNodeClaimReadsIsWhatTheDecodeReads(t *testing.T) {
 		if !ok {
 			t.Fatal("the NodeClaim did not decode by parts")
 		}
-		want := kubeDecodeNodeClaim(whole)
-		got := kubeDecodeNodeClaim(&unstructured.Unstructured{Object: parts})
+		want := kubeobj.DecodeNodeClaim(whole)
+		got := kubeobj.DecodeNodeClaim(&unstructured.Unstructured{Object: parts})
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("by parts:\n%+v\nwhole:\n%+v", got, want)
 		}
@@ -157,7 +158,7 @@ func TestNodeClaimListDecodesByParts(t *testing.T) {
 	read := func(body string, reads kubeShape) ([]snapshot.NodeClaim, error) {
 		var out []snapshot.NodeClaim
 		_, err := kubeDecodeListStream(strings.NewReader(body), kubeItems{reads: reads}, func(u *unstructured.Unstructured) {
-			out = append(out, kubeDecodeNodeClaim(u))
+			out = append(out, kubeobj.DecodeNodeClaim(u))
 		})
 		return out, err
 	}
@@ -272,7 +273,7 @@ func BenchmarkDecodeNodeClaimList(b *testing.B) {
 					}
 				}
 				if _, err := kubeDecodeListStream(strings.NewReader(body), how, func(u *unstructured.Unstructured) {
-					if kubeDecodeNodeClaim(u).Name != "" {
+					if kubeobj.DecodeNodeClaim(u).Name != "" {
 						n++
 					}
 				}); err != nil || n != len(items) {

@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/karpnet/kubectl-karpnet/internal/kubeobj"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -72,7 +73,7 @@ func TestStreamedCustomResourceLists(t *testing.T) {
 	decode := func(items []unstructured.Unstructured) []snapshot.NodeClaim {
 		var out []snapshot.NodeClaim
 		for i := range items {
-			out = append(out, kubeDecodeNodeClaim(&items[i]))
+			out = append(out, kubeobj.DecodeNodeClaim(&items[i]))
 		}
 		kubeSortByName(out, func(v *snapshot.NodeClaim) string { return v.Name })
 		return out
@@ -125,7 +126,7 @@ func TestStreamedCustomResourceLists(t *testing.T) {
 			s := &snapshot.Snapshot{}
 			var got []snapshot.NodeClaim
 			err = c.kubeReadCRD(t.Context(), s, kubeNodeClaimsCRD(), false, nil, kubeKarpenterRemedy,
-				func(u *unstructured.Unstructured) { got = append(got, kubeDecodeNodeClaim(u)) })
+				func(u *unstructured.Unstructured) { got = append(got, kubeobj.DecodeNodeClaim(u)) })
 			if err != nil {
 				t.Fatalf("kubeReadCRD: %v", err)
 			}
