@@ -24,13 +24,13 @@ targets=(
 	"./pkg/printer FuzzAppendIndented"
 	"./pkg/tui FuzzTUI"
 	"./internal/ec2xml FuzzReadInstances"
-	"./pkg/collect FuzzWithoutManagedFields"
+	"./internal/kubestream FuzzWithoutManagedFields"
 	"./pkg/collect FuzzKubeDecodeNode"
-	"./pkg/collect FuzzDecodeShaped"
-	"./pkg/collect FuzzReadNodeClaim"
+	"./internal/kubestream FuzzDecodeShaped"
+	"./internal/kubestream FuzzReadNodeClaim"
 	"./pkg/collect FuzzStreamNodeList"
-	"./pkg/collect FuzzDecodeListStream"
-	"./pkg/collect FuzzJSONValid"
+	"./internal/kubestream FuzzDecodeListStream"
+	"./internal/kubestream FuzzJSONValid"
 )
 
 # A target added to the code but not to the list above fails the run.

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/karpnet/kubectl-karpnet/internal/kubeobj"
+	"github.com/karpnet/kubectl-karpnet/internal/kubestream"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -63,7 +64,7 @@ func (c *Collector) kubeReadClaims(ctx context.Context, s *snapshot.Snapshot, by
 
 // kubeReadClaimsSeen is kubeReadClaims that also passes each NodeClaim's providerID to seen
 // (when set) as it is read. A listed NodeClaim is read straight from its JSON text
-// (kubeReadNodeClaim) when it can be, else decoded by the parts kubeobj.DecodeNodeClaim reads.
+// (kubestream.ReadNodeClaim) when it can be, else decoded by the parts kubeobj.DecodeNodeClaim reads.
 func (c *Collector) kubeReadClaimsSeen(ctx context.Context, s *snapshot.Snapshot, byName bool, names []string, seen func(providerID string)) error {
 	s.NodeClaims = nil
 	add := func(claim snapshot.NodeClaim) {
@@ -75,8 +76,8 @@ func (c *Collector) kubeReadClaimsSeen(ctx context.Context, s *snapshot.Snapshot
 		}
 	}
 	r := kubeNodeClaimsCRD()
-	r.take = func(raw []byte, names *kubeNames) bool {
-		claim, ok := kubeReadNodeClaim(raw, names)
+	r.take = func(raw []byte, names *kubestream.Names) bool {
+		claim, ok := kubestream.ReadNodeClaim(raw, names)
 		if ok {
 			add(claim)
 		}
