@@ -25,10 +25,10 @@ targets=(
 	"./pkg/tui FuzzTUI"
 	"./internal/ec2xml FuzzReadInstances"
 	"./internal/kubestream FuzzWithoutManagedFields"
-	"./pkg/collect FuzzKubeDecodeNode"
+	"./internal/kubestream FuzzKubeDecodeNode"
 	"./internal/kubestream FuzzDecodeShaped"
 	"./internal/kubestream FuzzReadNodeClaim"
-	"./pkg/collect FuzzStreamNodeList"
+	"./internal/kubestream FuzzStreamNodeList"
 	"./internal/kubestream FuzzDecodeListStream"
 	"./internal/kubestream FuzzJSONValid"
 )

@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/karpnet/kubectl-karpnet/internal/answerrec"
+	"github.com/karpnet/kubectl-karpnet/internal/kubestream"
 )
 
 // kubeNodePage is one page of the node list: its list metadata and its nodes, still encoded
@@ -43,12 +44,12 @@ func (p *kubeNodePage) release() {
 }
 
 // decode appends the page's nodes that keep accepts to out, each decoded in place, one at a
-// time, without the fields kubeStripNode drops.
+// time, without the fields kubestream.StripNode drops.
 func (p *kubeNodePage) decode(out []corev1.Node, keep func(*corev1.Node) bool) ([]corev1.Node, error) {
 	for _, b := range p.items {
 		out = append(out, corev1.Node{})
 		n := &out[len(out)-1]
-		if err := kubeDecodeNode(n, b); err != nil {
+		if err := kubestream.DecodeNode(n, b); err != nil {
 			return out[:len(out)-1], &kubeAnswerError{what: "node list", err: fmt.Errorf("decoding a node: %w", err)}
 		}
 		if !keep(n) {
@@ -135,7 +136,7 @@ func (c *Collector) kubeNodePages(ctx context.Context, selector string, visit fu
 
 // kubeNodePage reads one answer of the node list, passing its nodes to emit in pages of at
 // most the page size, and returns the answer's list metadata. A protobuf answer is read as it
-// comes and split into its nodes without decoding them (kubeStreamNodeList); any other is read
+// comes and split into its nodes without decoding them (kubestream.StreamNodeList); any other is read
 // whole and decoded by client-go from the bytes read (Collector.replay), as Request.Do decodes
 // it. Without RecordKubeAnswers on the transport the answer's content type is not known: it is
 // taken for protobuf when it starts as protobuf does, and for JSON otherwise.
@@ -163,15 +164,16 @@ func (c *Collector) kubeNodePage(ctx context.Context, opts metav1.ListOptions, e
 		// Not recorded: a 2xx answer (Stream took it), protobuf when it starts as one does and
 		// else JSON, the API server's other encoding.
 		rec.Status, rec.Header = http.StatusOK, http.Header{"Content-Type": {"application/json"}}
-		start, _ := in.Peek(len(kubeProtobufMagic))
-		protobuf = bytes.Equal(start, kubeProtobufMagic)
+		start, _ := in.Peek(len(kubestream.ProtobufPrefix))
+		protobuf = string(start) == kubestream.ProtobufPrefix
 	}
 	if protobuf {
 		defer body.Close()
-		meta, err := kubeStreamNodeList(in, int(opts.Limit), &c.kubePages, emit)
-		var answer *kubeAnswerError
-		if err != nil && errors.As(err, &answer) {
-			answer.status, answer.contentType = rec.Status, contentType
+		meta, err := kubestream.StreamNodeList(in, int(opts.Limit), &c.kubePages, func(p *kubestream.NodePage) error {
+			return emit(&kubeNodePage{meta: p.Meta, items: p.Items, buf: p.Buf, pool: &c.kubePages, more: p.More})
+		})
+		if answer := (*kubestream.AnswerError)(nil); errors.As(err, &answer) {
+			err = &kubeAnswerError{what: "node list", status: rec.Status, contentType: contentType, err: answer.Err}
 		}
 		return meta, err
 	}
@@ -201,7 +203,3 @@ func kubeNodePageOf(res rest.Result) (*kubeNodePage, error) {
 	}
 	return &kubeNodePage{meta: list.ListMeta, nodes: list.Items}, nil
 }
-
-// kubeProtobufMagic starts every protobuf answer of the API server, before the
-// runtime.Unknown envelope that holds the object.
-var kubeProtobufMagic = []byte{0x6b, 0x38, 0x73, 0x00}
