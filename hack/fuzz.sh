@@ -18,7 +18,7 @@ minimizetime=${FUZZMINIMIZETIME:-2s}
 # Every fuzz target: its package and its name.
 targets=(
 	"./pkg/snapshot FuzzRead"
-	"./pkg/diagnose FuzzParseProviderID"
+	"./pkg/snapshot FuzzParseProviderID"
 	"./pkg/diagnose FuzzSnapshotFields"
 	"./pkg/printer FuzzPipeline"
 	"./pkg/printer FuzzAppendIndented"

@@ -175,8 +175,8 @@ func (e *ec2Read) nodesDone(s *snapshot.Snapshot) {
 	if name := cmp.Or(e.clusterFlag, e.clusterKubeconfig); name != "" && !e.scoped && !e.unlisted && e.region != "" {
 		known := map[string]bool{}
 		for i := range s.Nodes {
-			if _, id, ok := ec2ProviderID(s.Nodes[i].Spec.ProviderID); ok {
-				known[id] = true
+			if p, ok := snapshot.ParseProviderIDLeniently(s.Nodes[i].Spec.ProviderID); ok {
+				known[p.InstanceID] = true
 			}
 		}
 		call := ec2Call{api: e.api, region: e.region, answers: e.answers}
@@ -200,7 +200,7 @@ func (e *ec2Read) addClaims(s *snapshot.Snapshot) {
 	var claims []corev1.Node
 	for i := range s.NodeClaims {
 		c := &s.NodeClaims[i]
-		if _, _, ok := ec2ProviderID(c.ProviderID); !ok || named[c.ProviderID] || (e.scoped && c.NodeName != "") {
+		if _, ok := snapshot.ParseProviderIDLeniently(c.ProviderID); !ok || named[c.ProviderID] || (e.scoped && c.NodeName != "") {
 			continue
 		}
 		claims = append(claims, corev1.Node{Spec: corev1.NodeSpec{ProviderID: c.ProviderID}})
@@ -369,11 +369,11 @@ func (e *ec2Read) finish(ctx context.Context, s *snapshot.Snapshot) {
 func ec2NodesByRegion(nodes []corev1.Node) map[string][]corev1.Node {
 	out := map[string][]corev1.Node{}
 	for i := range nodes {
-		zone, _, ok := ec2ProviderID(nodes[i].Spec.ProviderID)
+		p, ok := snapshot.ParseProviderIDLeniently(nodes[i].Spec.ProviderID)
 		if !ok {
 			continue
 		}
-		region := RegionFromZone(zone)
+		region := RegionFromZone(p.Zone)
 		out[region] = append(out[region], nodes[i])
 	}
 	return out
