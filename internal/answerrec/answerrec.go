@@ -17,7 +17,7 @@ import (
 	"sync"
 
 	utilnet "k8s.io/apimachinery/pkg/util/net"
-	"k8s.io/client-go/kubernetes"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 )
 
@@ -72,12 +72,12 @@ type ReplayClient struct {
 // Get returns the client, made at the first call.
 func (r *ReplayClient) Get() (rest.Interface, error) {
 	r.once.Do(func() {
-		kube, err := kubernetes.NewForConfig(&rest.Config{Host: "http://karpnet.invalid", QPS: -1, Transport: replayTransport{}})
+		core, err := corev1client.NewForConfig(&rest.Config{Host: "http://karpnet.invalid", QPS: -1, Transport: replayTransport{}})
 		if err != nil {
 			r.err = err
 			return
 		}
-		r.client = kube.CoreV1().RESTClient()
+		r.client = core.RESTClient()
 	})
 	return r.client, r.err
 }
