@@ -18,13 +18,19 @@ import (
 )
 
 // ec2SDKInstances decodes body with the SDK's own DescribeInstances deserializer (with
-// decode, with karpnet's in its place), as a 200 answer.
+// decode, with karpnet's in its place, reading into buffers of its own), as a 200 answer.
 func ec2SDKInstances(body []byte, decode bool) (*ec2.DescribeInstancesOutput, error) {
-	return ec2SDKInstancesIn(context.Background(), body, decode)
+	var answers *answerBuffers
+	if decode {
+		answers = &answerBuffers{}
+	}
+	return ec2SDKInstancesIn(context.Background(), body, answers)
 }
 
-// ec2SDKInstancesIn is ec2SDKInstances in ctx (which may carry a collection's interner).
-func ec2SDKInstancesIn(ctx context.Context, body []byte, decode bool) (*ec2.DescribeInstancesOutput, error) {
+// ec2SDKInstancesIn is ec2SDKInstances in ctx (which may carry a collection's interner), with
+// karpnet's decoder reading into answers when they are set, and the SDK's decoding alone when
+// not.
+func ec2SDKInstancesIn(ctx context.Context, body []byte, answers *answerBuffers) (*ec2.DescribeInstancesOutput, error) {
 	opts := []func(*ec2.Options){func(o *ec2.Options) {
 		o.HTTPClient = smithyhttp.ClientDoFunc(func(r *http.Request) (*http.Response, error) {
 			return &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"text/xml"}},
@@ -34,8 +40,8 @@ func ec2SDKInstancesIn(ctx context.Context, body []byte, decode bool) (*ec2.Desc
 	}}
 	client := ec2sim.NewClient("http://ec2.invalid", "us-west-2", opts...)
 	var call []func(*ec2.Options)
-	if decode {
-		call = append(call, ec2DecodeInstances(&answerBuffers{}))
+	if answers != nil {
+		call = append(call, ec2DecodeInstances(answers))
 	}
 	return client.DescribeInstances(ctx, &ec2.DescribeInstancesInput{}, call...)
 }
@@ -82,7 +88,7 @@ func TestDecodeInstancesAsTheSDKDoes(t *testing.T) {
 			if err != nil || ec2Kept(through) != want {
 				t.Fatalf("through the client: %v\n%s\nwant\n%s", err, ec2Kept(through), want)
 			}
-			interned, err := ec2SDKInstancesIn(withInterner(t.Context()), body, true)
+			interned, err := ec2SDKInstancesIn(withInterner(t.Context()), body, &answerBuffers{})
 			if err != nil || ec2Kept(interned) != want {
 				t.Fatalf("through the client, interning: %v\n%s", err, ec2Kept(interned))
 			}
@@ -122,7 +128,7 @@ func TestDecodeInstancesLeavesToTheSDKWhatItDoesNotRead(t *testing.T) {
 
 // BenchmarkDecodeInstances decodes one DescribeInstances page of 1,000 instances (ec2sim's
 // rendering of a node with three ENIs) through the client, with the SDK's deserializer and
-// with karpnet's.
+// with karpnet's, which reads each page into the same buffers, as a Collector's pages are.
 func BenchmarkDecodeInstances(b *testing.B) {
 	sim := ec2sim.New()
 	base := ec2sim.EveryFieldInstances()[0]
@@ -139,10 +145,14 @@ func BenchmarkDecodeInstances(b *testing.B) {
 			if way == "karpnet-interned" {
 				ctx = withInterner(ctx) // as in a collection, where the interner holds what repeats
 			}
+			var answers *answerBuffers
+			if way != "sdk" {
+				answers = &answerBuffers{}
+			}
 			b.SetBytes(int64(len(body)))
 			b.ReportAllocs()
 			for b.Loop() {
-				out, err := ec2SDKInstancesIn(ctx, body, way != "sdk")
+				out, err := ec2SDKInstancesIn(ctx, body, answers)
 				if err != nil || len(out.Reservations) != ec2PageSize {
 					b.Fatalf("%v, %d reservations", err, len(out.Reservations))
 				}
