@@ -18,19 +18,19 @@ minimizetime=${FUZZMINIMIZETIME:-2s}
 # Every fuzz target: its package and its name.
 targets=(
 	"./pkg/snapshot FuzzRead"
-	"./pkg/diagnose FuzzParseProviderID"
+	"./pkg/snapshot FuzzParseProviderID"
 	"./pkg/diagnose FuzzSnapshotFields"
 	"./pkg/printer FuzzPipeline"
 	"./pkg/printer FuzzAppendIndented"
 	"./pkg/tui FuzzTUI"
-	"./pkg/collect FuzzReadInstances"
-	"./pkg/collect FuzzWithoutManagedFields"
-	"./pkg/collect FuzzKubeDecodeNode"
-	"./pkg/collect FuzzDecodeShaped"
-	"./pkg/collect FuzzReadNodeClaim"
-	"./pkg/collect FuzzStreamNodeList"
-	"./pkg/collect FuzzDecodeListStream"
-	"./pkg/collect FuzzJSONValid"
+	"./internal/ec2xml FuzzReadInstances"
+	"./internal/kubestream FuzzWithoutManagedFields"
+	"./internal/kubestream FuzzKubeDecodeNode"
+	"./internal/kubestream FuzzDecodeShaped"
+	"./internal/kubestream FuzzReadNodeClaim"
+	"./internal/kubestream FuzzStreamNodeList"
+	"./internal/kubestream FuzzDecodeListStream"
+	"./internal/kubestream FuzzJSONValid"
 )
 
 # A target added to the code but not to the list above fails the run.

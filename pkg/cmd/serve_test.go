@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/karpnet/kubectl-karpnet/internal/ec2sim"
+	"github.com/karpnet/kubectl-karpnet/pkg/collect"
 )
 
 // lockedBuffer is a bytes.Buffer safe to write from serve while the test reads it.
@@ -268,6 +269,35 @@ func TestServeKeepsTheLastGoodDataWhenTheAPIServerFails(t *testing.T) {
 	}
 	if code := s.stop(t); code != ExitOK {
 		t.Errorf("exit %d, want 0", code)
+	}
+}
+
+// TestServeReusesItsCollector: serve builds its live collector once and every collection of
+// its loop reads through that one, so the buffers a Collector keeps from one collection to the
+// next (sized by the longest answers read) serve the whole loop.
+func TestServeReusesItsCollector(t *testing.T) {
+	h := newHostileCluster(t)
+	o, _, _ := newTestOptions()
+	o.getenv = env{serveFloorEnv: "20ms"}.get
+	var mu sync.Mutex
+	var built []*collect.Collector
+	build := h.collector()
+	o.newCollector = func(ctx context.Context, o *commonOptions) (*collect.Collector, error) {
+		c, err := build(ctx, o)
+		mu.Lock()
+		built = append(built, c)
+		mu.Unlock()
+		return c, err
+	}
+	s := startServe(t, o, "--interval", "20ms", "--kubeconfig", h.kubeconfig)
+	s.waitCollections(t, 3)
+	if code := s.stop(t); code != ExitOK {
+		t.Fatalf("exit %d, want 0\n%s", code, s.log.String())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(built) != 1 {
+		t.Fatalf("%d collectors built for %d collections, want one for all of them", len(built), strings.Count(s.log.String(), " nodes, "))
 	}
 }
 

@@ -11,16 +11,20 @@ import (
 // the longest answer read so far: when the collector has emptied the pool (a collection every
 // few pages at 10,000 nodes) a new buffer is made once at about that size, not grown from
 // nothing by doubling.
+//
+// A Collector owns its own (Collector.ec2Answers, Collector.kubePages), kept from one of its
+// collections to the next: serve's loop reuses its Collector's, and the clusters of a run over
+// several each have their own. A nil *answerBuffers pools nothing: each buffer is new.
 type answerBuffers struct {
 	pool    sync.Pool
 	longest atomic.Int64
 }
 
-// ec2Answers holds DescribeInstances answers, kubePages node list pages.
-var ec2Answers, kubePages answerBuffers
-
-// get returns an empty buffer with room for the longest answer read so far.
-func (a *answerBuffers) get() *bytes.Buffer {
+// Get returns an empty buffer with room for the longest answer read so far.
+func (a *answerBuffers) Get() *bytes.Buffer {
+	if a == nil {
+		return new(bytes.Buffer)
+	}
 	buf, _ := a.pool.Get().(*bytes.Buffer)
 	if buf == nil {
 		buf = new(bytes.Buffer)
@@ -30,11 +34,18 @@ func (a *answerBuffers) get() *bytes.Buffer {
 	return buf
 }
 
-// put gives a buffer back, once nothing refers to what it holds.
-func (a *answerBuffers) put(buf *bytes.Buffer) { a.pool.Put(buf) }
+// Put gives a buffer back, once nothing refers to what it holds.
+func (a *answerBuffers) Put(buf *bytes.Buffer) {
+	if a != nil && buf != nil {
+		a.pool.Put(buf)
+	}
+}
 
-// read records the length of an answer read into one of the buffers.
-func (a *answerBuffers) read(n int) {
+// Read records the length of an answer read into one of the buffers.
+func (a *answerBuffers) Read(n int) {
+	if a == nil {
+		return
+	}
 	for {
 		old := a.longest.Load()
 		if int64(n) <= old || a.longest.CompareAndSwap(old, int64(n)) {

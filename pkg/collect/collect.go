@@ -8,6 +8,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/karpnet/kubectl-karpnet/internal/answerrec"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -66,6 +67,14 @@ type Collector struct {
 	// Meter, when set, counts what the collection does (nodes, instances, EC2 calls, paced
 	// waits, the way the instances were read), for progress and -v.
 	Meter *Meter
+
+	// ec2Answers and kubePages are the buffers DescribeInstances answers and node list pages
+	// are read into, reused across the pages of a collection and from one collection to the
+	// next of this Collector (answerBuffers); replay decodes the node list pages that are not
+	// protobuf. Each Collector has its own: nothing is shared with another's collections.
+	// A Collector is used by pointer, never copied.
+	ec2Answers, kubePages answerBuffers
+	replay                answerrec.ReplayClient
 }
 
 // Collect reads the nodes, then the rest of Kubernetes and, at the same time, the nodes'

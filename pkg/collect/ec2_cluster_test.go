@@ -243,14 +243,14 @@ func TestCollectEC2ClusterInstanceInAnotherVPC(t *testing.T) {
 // the cluster) the search starts once the nodes are listed, before the NodeClaims and their
 // instances are read; what it finds is the same, the NodeClaim's instance (read by ID) once.
 func TestCollectEC2ClusterNameGivenSearchesEarly(t *testing.T) {
-	for _, c := range []Collector{{ClusterName: "prod"}, {KubeconfigClusterName: "prod"}} {
+	for _, c := range []*Collector{{ClusterName: "prod"}, {KubeconfigClusterName: "prod"}} {
 		w := ec2KarpenterWorld(t)
 		c.EC2 = ec2sim.NewClient(w.url, "us-west-2")
 		e := c.startEC2(t.Context())
 		e.addNodes(w.snap.Nodes, -1)
 		e.nodesDone(w.snap)
 		if e.early == nil || e.earlyName != "prod" {
-			t.Fatalf("%+v: the search did not start when the nodes were listed", c)
+			t.Fatalf("cluster name %q, kubeconfig's %q: the search did not start when the nodes were listed", c.ClusterName, c.KubeconfigClusterName)
 		}
 		e.finish(t.Context(), w.snap)
 		var ids []string

@@ -23,10 +23,12 @@ const (
 	ec2Concurrency = 4
 )
 
-// ec2Call runs Describe calls in one Region.
+// ec2Call runs Describe calls in one Region. DescribeInstances answers are read into the
+// buffers of answers, the collecting Collector's (nil: a new buffer each).
 type ec2Call struct {
-	api    EC2API
-	region string
+	api     EC2API
+	region  string
+	answers *answerBuffers
 }
 
 // opt sets the call's Region and makes it check its answer (ec2CheckAnswers).
@@ -52,7 +54,7 @@ func (c ec2Call) instances(ctx context.Context, ids []string) ([]types.Instance,
 	err := ec2Pages("DescribeInstances", func(token *string) (*string, error) {
 		page, err := c.api.DescribeInstances(ctx, &ec2.DescribeInstancesInput{
 			Filters: ec2Filter("instance-id", ids), MaxResults: aws.Int32(ec2PageSize), NextToken: token,
-		}, c.opt, ec2DecodeInstances)
+		}, c.opt, ec2DecodeInstances(c.answers))
 		if err != nil {
 			return nil, err
 		}

@@ -47,7 +47,8 @@ func (f *ec2Feed) add(nodes []corev1.Node) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for i := range nodes {
-		_, id, ok := ec2ProviderID(nodes[i].Spec.ProviderID)
+		p, ok := snapshot.ParseProviderIDLeniently(nodes[i].Spec.ProviderID)
+		id := p.InstanceID
 		if !ok || f.seen[id] {
 			continue
 		}

@@ -8,23 +8,29 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/smithy-go/middleware"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
+
+	"github.com/karpnet/kubectl-karpnet/internal/ec2xml"
 )
 
-// ec2DecodeInstances puts instancesDecoder in the place of a DescribeInstances call's
-// deserializer: a successful answer ec2ReadInstances reads is decoded by it, every other
-// answer (errors, and those it gives up on) by the SDK's deserializer, as before. Either way
-// a successful answer's nextToken is passed on before it is decoded (lookaheadKey).
-func ec2DecodeInstances(o *ec2.Options) {
-	o.APIOptions = append(o.APIOptions, func(stack *middleware.Stack) error {
-		d := &instancesDecoder{}
-		sdk, err := stack.Deserialize.Swap("OperationDeserializer", d)
-		d.sdk = sdk
-		return err
-	})
+// ec2DecodeInstances returns the option that puts instancesDecoder in the place of a
+// DescribeInstances call's deserializer: a successful answer ec2xml.ReadInstances reads is decoded
+// by it, every other answer (errors, and those it gives up on) by the SDK's deserializer, as
+// before. Either way a successful answer's nextToken is passed on before it is decoded
+// (lookaheadKey). Answers are read into buffers of answers (nil: a new buffer each).
+func ec2DecodeInstances(answers *answerBuffers) func(*ec2.Options) {
+	return func(o *ec2.Options) {
+		o.APIOptions = append(o.APIOptions, func(stack *middleware.Stack) error {
+			d := &instancesDecoder{answers: answers}
+			sdk, err := stack.Deserialize.Swap("OperationDeserializer", d)
+			d.sdk = sdk
+			return err
+		})
+	}
 }
 
 type instancesDecoder struct {
-	sdk middleware.DeserializeMiddleware
+	sdk     middleware.DeserializeMiddleware
+	answers *answerBuffers
 }
 
 func (*instancesDecoder) ID() string { return "KarpnetDescribeInstancesDecoder" }
@@ -37,17 +43,17 @@ func (d *instancesDecoder) HandleDeserialize(ctx context.Context, in middleware.
 	if err != nil || !ok || resp.Body == nil || resp.StatusCode < 200 || resp.StatusCode >= 300 {
 		return d.sdk.HandleDeserialize(ctx, in, answered{out, metadata, err})
 	}
-	buf := ec2Answers.get()
-	defer ec2Answers.put(buf) // what the answer decodes to holds copies of its text
+	buf := d.answers.Get()
+	defer d.answers.Put(buf) // what the answer decodes to holds copies of its text
 	_, rerr := buf.ReadFrom(resp.Body)
-	ec2Answers.read(buf.Len())
+	d.answers.Read(buf.Len())
 	if rerr == nil {
 		if seen, _ := ctx.Value(lookaheadKey{}).(func(string)); seen != nil {
-			if token := ec2NextToken(buf.Bytes()); token != "" {
+			if token := ec2xml.NextToken(buf.Bytes()); token != "" {
 				seen(token) // before decoding: the next page is asked for meanwhile
 			}
 		}
-		if reservations, token, ok := ec2ReadInstances(buf.Bytes(), internerOf(ctx)); ok {
+		if reservations, token, ok := ec2xml.ReadInstances(buf.Bytes(), internerOf(ctx)); ok {
 			_ = resp.Body.Close()
 			out.Result = &ec2.DescribeInstancesOutput{Reservations: reservations, NextToken: token}
 			return out, metadata, nil

@@ -1,9 +1,7 @@
 package collect
 
 import (
-	"bytes"
 	"context"
-	"encoding/xml"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -20,25 +18,6 @@ import (
 
 // lookaheadKey is the context key of the function a call's early nextToken is passed to.
 type lookaheadKey struct{}
-
-// ec2NextToken returns the nextToken element of a DescribeInstances answer, "" when it has
-// none. Every value in the answer is escaped XML, so only the element itself reads
-// <nextToken>.
-func ec2NextToken(body []byte) string {
-	start := bytes.LastIndex(body, []byte("<nextToken>"))
-	if start < 0 {
-		return ""
-	}
-	end := bytes.Index(body[start:], []byte("</nextToken>"))
-	if end < 0 {
-		return ""
-	}
-	var token string
-	if xml.Unmarshal(body[start:start+end+len("</nextToken>")], &token) != nil {
-		return ""
-	}
-	return token
-}
 
 // ec2PageAhead is a DescribeInstances page asked for before the page before it was decoded.
 type ec2PageAhead struct {
@@ -73,7 +52,7 @@ func (c ec2Call) instancePages(ctx context.Context, filters []types.Filter, maxP
 		go func() {
 			out, err := c.api.DescribeInstances(context.WithValue(cctx, lookaheadKey{}, early), &ec2.DescribeInstancesInput{
 				Filters: filters, MaxResults: aws.Int32(ec2PageSize), NextToken: token,
-			}, c.opt, ec2DecodeInstances)
+			}, c.opt, ec2DecodeInstances(c.answers))
 			p.answer <- ec2PageAnswer{out, err}
 		}()
 		return p

@@ -79,16 +79,3 @@ func TestInstancePagesStopAtTheirBound(t *testing.T) {
 		t.Fatalf("%d DescribeInstances, want 2: none past the bound", got)
 	}
 }
-
-func TestEC2NextToken(t *testing.T) {
-	for body, want := range map[string]string{
-		`<DescribeInstancesResponse><reservationSet/><nextToken>abc+/=</nextToken></DescribeInstancesResponse>`: "abc+/=",
-		`<DescribeInstancesResponse><nextToken>a&amp;b</nextToken></DescribeInstancesResponse>`:                 "a&b",
-		`<DescribeInstancesResponse><reservationSet/></DescribeInstancesResponse>`:                              "",
-		`<DescribeInstancesResponse><nextToken>cut`:                                                             "",
-	} {
-		if got := ec2NextToken([]byte(body)); got != want {
-			t.Errorf("ec2NextToken(%q) = %q, want %q", body, got, want)
-		}
-	}
-}

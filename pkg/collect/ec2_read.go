@@ -35,6 +35,8 @@ type ec2Read struct {
 	flag, config string
 	api          EC2API
 	result       *ec2Result
+	// answers are the Collector's buffers DescribeInstances answers are read into.
+	answers *answerBuffers
 	// budgeted is api when the run shares an EC2Budget; nil otherwise.
 	budgeted *BudgetedEC2
 
@@ -72,7 +74,7 @@ type ec2Read struct {
 
 // startEC2 starts an EC2 read; nodes are fed to it with addNodes and nodesDone.
 func (c *Collector) startEC2(ctx context.Context) *ec2Read {
-	e := &ec2Read{ctx: ctx, result: &ec2Result{}, feeds: map[string]*ec2Feed{},
+	e := &ec2Read{ctx: ctx, result: &ec2Result{}, feeds: map[string]*ec2Feed{}, answers: &c.ec2Answers,
 		clusterFlag: c.ClusterName, clusterKubeconfig: c.KubeconfigClusterName, meter: c.Meter}
 	if c.EC2 == nil {
 		e.gap = &snapshot.Gap{Source: snapshot.SourceEC2, Reason: "no AWS configuration was loaded",
@@ -117,7 +119,7 @@ func ec2ClientRegion(api EC2API) string {
 func (e *ec2Read) feed(region string) *ec2Feed {
 	f := e.feeds[region]
 	if f == nil {
-		f = newEC2Feed(e.ctx, ec2Call{api: e.api, region: region}, e.result, e.meter)
+		f = newEC2Feed(e.ctx, ec2Call{api: e.api, region: region, answers: e.answers}, e.result, e.meter)
 		e.feeds[region] = f
 	}
 	return f
@@ -173,11 +175,11 @@ func (e *ec2Read) nodesDone(s *snapshot.Snapshot) {
 	if name := cmp.Or(e.clusterFlag, e.clusterKubeconfig); name != "" && !e.scoped && !e.unlisted && e.region != "" {
 		known := map[string]bool{}
 		for i := range s.Nodes {
-			if _, id, ok := ec2ProviderID(s.Nodes[i].Spec.ProviderID); ok {
-				known[id] = true
+			if p, ok := snapshot.ParseProviderIDLeniently(s.Nodes[i].Spec.ProviderID); ok {
+				known[p.InstanceID] = true
 			}
 		}
-		call := ec2Call{api: e.api, region: e.region}
+		call := ec2Call{api: e.api, region: e.region, answers: e.answers}
 		e.early, e.earlyName = make(chan []snapshot.Instance, 1), name
 		go func() { e.early <- e.result.describeCluster(e.ctx, call, name, known) }()
 	}
@@ -198,7 +200,7 @@ func (e *ec2Read) addClaims(s *snapshot.Snapshot) {
 	var claims []corev1.Node
 	for i := range s.NodeClaims {
 		c := &s.NodeClaims[i]
-		if _, _, ok := ec2ProviderID(c.ProviderID); !ok || named[c.ProviderID] || (e.scoped && c.NodeName != "") {
+		if _, ok := snapshot.ParseProviderIDLeniently(c.ProviderID); !ok || named[c.ProviderID] || (e.scoped && c.NodeName != "") {
 			continue
 		}
 		claims = append(claims, corev1.Node{Spec: corev1.NodeSpec{ProviderID: c.ProviderID}})
@@ -321,7 +323,7 @@ func (e *ec2Read) finish(ctx context.Context, s *snapshot.Snapshot) {
 			break
 		}
 		instances := e.instances[region]
-		call := ec2Call{api: e.api, region: region}
+		call := ec2Call{api: e.api, region: region, answers: e.answers}
 		// The Kubernetes objects (EC2NodeClasses, ENIConfigs, node labels) belong to the main
 		// Region; another Region describes only what its instances use.
 		refs := ec2References(&snapshot.Snapshot{}, instances)
@@ -367,11 +369,11 @@ func (e *ec2Read) finish(ctx context.Context, s *snapshot.Snapshot) {
 func ec2NodesByRegion(nodes []corev1.Node) map[string][]corev1.Node {
 	out := map[string][]corev1.Node{}
 	for i := range nodes {
-		zone, _, ok := ec2ProviderID(nodes[i].Spec.ProviderID)
+		p, ok := snapshot.ParseProviderIDLeniently(nodes[i].Spec.ProviderID)
 		if !ok {
 			continue
 		}
-		region := RegionFromZone(zone)
+		region := RegionFromZone(p.Zone)
 		out[region] = append(out[region], nodes[i])
 	}
 	return out

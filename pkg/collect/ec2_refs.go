@@ -9,19 +9,6 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
-// ec2ProviderID returns the zone and instance ID of an aws:///ZONE/i-... providerID.
-func ec2ProviderID(id string) (zone, instance string, ok bool) {
-	rest, ok := strings.CutPrefix(id, "aws:///")
-	if !ok {
-		return "", "", false
-	}
-	zone, instance, ok = strings.Cut(rest, "/")
-	if !ok || zone == "" || !strings.HasPrefix(instance, "i-") || strings.Contains(instance, "/") {
-		return "", "", false
-	}
-	return zone, instance, true
-}
-
 // RegionFromZone returns the Region of an Availability Zone, Local Zone or Wavelength Zone
 // name: us-west-2a, us-west-2-lax-1a and us-east-1-wl1-bos-wlz-1 all give the Region of their
 // first numbered part (us-west-2, us-west-2, us-east-1). It returns "" for anything else.
@@ -48,8 +35,8 @@ func RegionFromZone(zone string) string {
 func ec2RegionOfNodes(nodes []corev1.Node) string {
 	counts := map[string]int{}
 	for _, n := range nodes {
-		if zone, _, ok := ec2ProviderID(n.Spec.ProviderID); ok {
-			if r := RegionFromZone(zone); r != "" {
+		if p, ok := snapshot.ParseProviderIDLeniently(n.Spec.ProviderID); ok {
+			if r := RegionFromZone(p.Zone); r != "" {
 				counts[r]++
 			}
 		}
@@ -63,9 +50,10 @@ func ec2RegionOfNodes(nodes []corev1.Node) string {
 	return best
 }
 
-// ec2HasInstance reports whether the node's providerID names an EC2 instance.
+// ec2HasInstance reports whether the node's providerID names an EC2 instance to describe
+// (snapshot.ParseProviderIDLeniently).
 func ec2HasInstance(n corev1.Node) bool {
-	_, _, ok := ec2ProviderID(n.Spec.ProviderID)
+	_, ok := snapshot.ParseProviderIDLeniently(n.Spec.ProviderID)
 	return ok
 }
 

@@ -42,12 +42,14 @@ func TestEC2NodesWithInstancesAndRegion(t *testing.T) {
 		{Spec: corev1.NodeSpec{ProviderID: "kind://docker/kind/kind-control-plane"}},
 		{Spec: corev1.NodeSpec{ProviderID: "aws:///us-west-2a/not-an-instance"}},
 		{},
+		// An instance ID diagnosis refuses (snapshot.ParseProviderID) is still described.
+		{Spec: corev1.NodeSpec{ProviderID: "aws:///us-west-2a/i-0123ABCD"}},
 	}
 	var has []bool
 	for _, n := range nodes {
 		has = append(has, ec2HasInstance(n))
 	}
-	if diff := cmp.Diff([]bool{true, true, true, false, false, false}, has); diff != "" {
+	if diff := cmp.Diff([]bool{true, true, true, false, false, false, true}, has); diff != "" {
 		t.Errorf("nodes with an instance (-want +got):\n%s", diff)
 	}
 	if got, want := ec2RegionOfNodes(nodes), "us-west-2"; got != want {

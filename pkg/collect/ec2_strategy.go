@@ -11,6 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
 // How the nodes' instances are read. By ID, each DescribeInstances names 200 instance IDs:
@@ -195,10 +197,11 @@ func (e *ec2Read) planRead(nodes []corev1.Node, remaining int64) {
 	regions := map[string]bool{}
 	ids := 0
 	for i := range nodes {
-		zone, _, ok := ec2ProviderID(nodes[i].Spec.ProviderID)
+		p, ok := snapshot.ParseProviderIDLeniently(nodes[i].Spec.ProviderID)
 		if !ok {
 			continue
 		}
+		zone := p.Zone
 		ids++
 		zones[zone]++
 		regions[RegionFromZone(zone)] = true

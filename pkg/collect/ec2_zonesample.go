@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
 // A filtered read's streams are planned at the first page of nodes from the zones of that
@@ -35,10 +37,11 @@ func newEC2ZoneSample() *ec2ZoneSample {
 
 // add counts the zone of a NodeClaim's providerID (none when it has none yet).
 func (z *ec2ZoneSample) add(providerID string) {
-	zone, _, ok := ec2ProviderID(providerID)
+	p, ok := snapshot.ParseProviderIDLeniently(providerID)
 	if !ok {
 		return
 	}
+	zone := p.Zone
 	z.mu.Lock()
 	defer z.mu.Unlock()
 	if z.n >= ec2ZoneSampleSize {

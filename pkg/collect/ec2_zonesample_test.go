@@ -79,7 +79,10 @@ func TestSampledZones(t *testing.T) {
 func zoneSortedFilterWorld(t *testing.T, n int) (*ec2Read, *Meter, *ec2sim.Server, *snapshot.Snapshot) {
 	t.Helper()
 	sim, url, s := ec2FilterWorld(t, n)
-	zoneOf := func(n corev1.Node) string { zone, _, _ := ec2ProviderID(n.Spec.ProviderID); return zone }
+	zoneOf := func(n corev1.Node) string {
+		p, _ := snapshot.ParseProviderIDLeniently(n.Spec.ProviderID)
+		return p.Zone
+	}
 	slices.SortStableFunc(s.Nodes, func(a, b corev1.Node) int { return strings.Compare(zoneOf(a), zoneOf(b)) })
 	for _, node := range s.Nodes[:500] {
 		if zone := zoneOf(node); zone != "us-west-2a" {

@@ -4,88 +4,23 @@ import (
 	"bytes"
 	"io"
 	"net/http"
-	"sync"
 
-	utilnet "k8s.io/apimachinery/pkg/util/net"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
+	"github.com/karpnet/kubectl-karpnet/internal/answerrec"
 )
 
-// RecordKubeAnswers wraps the transport of a Kubernetes client so that a request whose
-// context carries a *kubeAnswerRecord has the status and headers of its answer recorded
-// there. The node list is read with Request.Stream, which gives the body only, into a buffer
-// karpnet reuses: Request.Do reads every page into a new buffer, grown as it reads (at 100,000
-// nodes, 900 MB of garbage, the most of any part of a collection). Requests without a record
-// pass as they are. Install it with rest.Config.Wrap before the clients are made.
-func RecordKubeAnswers(rt http.RoundTripper) http.RoundTripper { return kubeAnswerRecorder{rt} }
+// RecordKubeAnswers wraps the transport of a Kubernetes client so that the node list, read
+// with Request.Stream (which gives the body only) into a buffer the Collector reuses, has the
+// status and headers of its answers recorded (answerrec.Wrap): Request.Do reads every page
+// into a new buffer, grown as it reads (at 100,000 nodes, 900 MB of garbage, the most of any
+// part of a collection). Other requests pass as they are. Install it with rest.Config.Wrap
+// before the clients are made.
+func RecordKubeAnswers(rt http.RoundTripper) http.RoundTripper { return answerrec.Wrap(rt) }
 
-type kubeAnswerRecorder struct{ rt http.RoundTripper }
-
-// Without WrappedRoundTripper client-go cannot cancel a timed-out request through the
-// recorder, and logs a warning for each.
-var _ utilnet.RoundTripperWrapper = kubeAnswerRecorder{}
-
-// WrappedRoundTripper lets client-go reach the transport beneath, to cancel a request.
-func (r kubeAnswerRecorder) WrappedRoundTripper() http.RoundTripper { return r.rt }
-
-func (r kubeAnswerRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := r.rt.RoundTrip(req)
-	if rec, ok := req.Context().Value(kubeAnswerKey{}).(*kubeAnswerRecord); ok && resp != nil {
-		rec.status, rec.header = resp.StatusCode, resp.Header.Clone()
-	}
-	return resp, err
-}
-
-// kubeAnswerKey carries a *kubeAnswerRecord in a request's context.
-type kubeAnswerKey struct{}
-
-// kubeAnswerRecord is the status and headers of the last answer to a request (a retried
-// request's last): status 0 when the transport does not record (RecordKubeAnswers is not
-// installed).
-type kubeAnswerRecord struct {
-	status int
-	header http.Header
-}
-
-// kubeReplayClient returns a client of core/v1 whose every request is answered with the
-// answer in its context (kubeReplayKey): client-go then decodes, or refuses, an answer karpnet
-// has already read exactly as Request.Do would have, errors and all.
-var kubeReplayClient = sync.OnceValues(func() (rest.Interface, error) {
-	kube, err := kubernetes.NewForConfig(&rest.Config{Host: "http://karpnet.invalid", QPS: -1, Transport: kubeReplayTransport{}})
-	if err != nil {
-		return nil, err
-	}
-	return kube.CoreV1().RESTClient(), nil
-})
-
-// kubeReplayKey carries the *kubeReplay a request of kubeReplayClient is answered with.
-type kubeReplayKey struct{}
-
-// kubeReplay is an answer read already: its status and headers, its body, and the error that
-// ended reading it, if any.
-type kubeReplay struct {
-	status int
-	header http.Header
-	body   []byte
-	err    error
-}
-
-type kubeReplayTransport struct{}
-
-func (kubeReplayTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	r, _ := req.Context().Value(kubeReplayKey{}).(*kubeReplay)
-	if r == nil {
-		return nil, io.ErrUnexpectedEOF
-	}
-	body := io.MultiReader(bytes.NewReader(r.body), errReader{r.err})
-	return &http.Response{StatusCode: r.status, Header: r.header, Body: io.NopCloser(body), Request: req}, nil
-}
-
-// kubeReadAnswer reads body into a buffer of kubePages, the caller's to put back.
-func kubeReadAnswer(body io.ReadCloser) (*bytes.Buffer, error) {
+// kubeReadAnswer reads body into a buffer of pages, the caller's to put back.
+func kubeReadAnswer(body io.ReadCloser, pages *answerBuffers) (*bytes.Buffer, error) {
 	defer body.Close()
-	buf := kubePages.get()
+	buf := pages.Get()
 	_, err := buf.ReadFrom(body)
-	kubePages.read(buf.Len())
+	pages.Read(buf.Len())
 	return buf, err
 }

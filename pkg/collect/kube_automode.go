@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/karpnet/kubectl-karpnet/internal/kubeobj"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -29,7 +30,7 @@ func (c *Collector) kubeAutoNodeClasses(ctx context.Context, s *snapshot.Snapsho
 	}
 	var classes []snapshot.EC2NodeClass
 	err := c.kubeReadCRD(ctx, s, kubeAutoNodeClassesCRD(), scoped && known, names, "",
-		func(u *unstructured.Unstructured) { classes = append(classes, kubeDecodeAutoNodeClass(u)) })
+		func(u *unstructured.Unstructured) { classes = append(classes, kubeobj.DecodeAutoNodeClass(u)) })
 	kubeSortByName(classes, func(v *snapshot.EC2NodeClass) string { return v.Name })
 	s.NodeClasses = append(s.NodeClasses, classes...)
 	return err

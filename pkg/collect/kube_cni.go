@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/karpnet/kubectl-karpnet/internal/kubeobj"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -83,7 +84,7 @@ func (c *Collector) kubeENIConfigs(ctx context.Context, s *snapshot.Snapshot, _ 
 	}
 	s.ENIConfigs = nil
 	err := c.kubeReadCRD(ctx, s, kubeENIConfigsCRD(), false, nil, remedy,
-		func(u *unstructured.Unstructured) { s.ENIConfigs = append(s.ENIConfigs, kubeDecodeENIConfig(u)) })
+		func(u *unstructured.Unstructured) { s.ENIConfigs = append(s.ENIConfigs, kubeobj.DecodeENIConfig(u)) })
 	kubeSortByName(s.ENIConfigs, func(v *snapshot.ENIConfig) string { return v.Name })
 	return err
 }

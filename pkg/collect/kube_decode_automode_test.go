@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/karpnet/kubectl-karpnet/internal/kubeobj"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -14,7 +14,7 @@ func kubeDecodeAutoFile(t *testing.T, name string) []snapshot.EC2NodeClass {
 	t.Helper()
 	var out []snapshot.EC2NodeClass
 	for _, u := range kubeLoadList(t, name) {
-		out = append(out, kubeDecodeAutoNodeClass(&u))
+		out = append(out, kubeobj.DecodeAutoNodeClass(&u))
 	}
 	return out
 }
@@ -101,56 +101,5 @@ func TestKubeDecodeAutoNodeClassMalformed(t *testing.T) {
 	got := kubeDecodeAutoFile(t, "nodeclass-automode-malformed.yaml")
 	if diff := cmp.Diff([]snapshot.EC2NodeClass{broken, empty}, got); diff != "" {
 		t.Errorf("malformed NodeClasses mismatch (-want +got):\n%s", diff)
-	}
-}
-
-func TestKubeDecodeAutoNodeClassWrongShapes(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		obj  map[string]any
-	}{
-		{"spec is a string", map[string]any{"spec": "oops", "status": []any{"conditions"}}},
-		{"advancedNetworking is a list", map[string]any{"spec": map[string]any{"advancedNetworking": []any{"x"}}}},
-		{"networkInterfaces is a map", map[string]any{"spec": map[string]any{"advancedNetworking": map[string]any{
-			"networkInterfaces": map[string]any{"deviceIndex": int64(0)}, "ipv4PrefixSize": 28.5}}}},
-		{"placementGroupSelector is a list", map[string]any{"spec": map[string]any{"placementGroupSelector": []any{"pg"}}}},
-		{"status lists of strings", map[string]any{"status": map[string]any{
-			"subnets": []any{"subnet-1"}, "securityGroups": []any{int64(1)}, "conditions": "Ready"}}},
-		{"no metadata", map[string]any{"metadata": "x"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			obj := map[string]any{"apiVersion": "eks.amazonaws.com/v1", "kind": "NodeClass"}
-			for k, v := range tc.obj {
-				obj[k] = v
-			}
-			got := kubeDecodeAutoNodeClass(&unstructured.Unstructured{Object: obj})
-			want := snapshot.EC2NodeClass{APIVersion: "eks.amazonaws.com/v1", Group: "eks.amazonaws.com", Kind: "NodeClass"}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("decoded mismatch (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
-func TestKubeNodeClassRefAutoMode(t *testing.T) {
-	auto := func(name string) snapshot.NodeClassRef {
-		return snapshot.NodeClassRef{Group: "eks.amazonaws.com", Kind: "NodeClass", Name: name}
-	}
-	for _, tc := range []struct {
-		name string
-		in   map[string]any
-		want snapshot.NodeClassRef
-	}{
-		{"group and kind kept", map[string]any{"group": "eks.amazonaws.com", "kind": "NodeClass", "name": "default"}, auto("default")},
-		{"group without kind", map[string]any{"group": "eks.amazonaws.com", "name": "ml"}, auto("ml")},
-		{"apiVersion form", map[string]any{"apiVersion": "eks.amazonaws.com/v1", "kind": "NodeClass", "name": "pods"}, auto("pods")},
-		{"another kind of the group is kept", map[string]any{"group": "eks.amazonaws.com", "kind": "Other", "name": "x"},
-			snapshot.NodeClassRef{Group: "eks.amazonaws.com", Kind: "Other", Name: "x"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, kubeNodeClassRef(tc.in)); diff != "" {
-				t.Errorf("nodeClassRef mismatch (-want +got):\n%s", diff)
-			}
-		})
 	}
 }

@@ -12,26 +12,27 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/karpnet/kubectl-karpnet/internal/kubestream"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
 // kubeCRD describes a custom resource read through the dynamic client.
 type kubeCRD struct {
-	source   string    // the snapshot Gap source
-	group    string    // API group
-	resource string    // plural resource name
-	versions []string  // versions to try, preferred first
-	reads    kubeShape // what of each object the visit reads, when a list is decoded by parts (nil: all of it)
+	source   string           // the snapshot Gap source
+	group    string           // API group
+	resource string           // plural resource name
+	versions []string         // versions to try, preferred first
+	reads    kubestream.Shape // what of each object the visit reads, when a list is decoded by parts (nil: all of it)
 	// take reads an object of a list straight from its JSON text, before the visit (see
-	// kubeItems); set by a read that has such a reader, nil for none.
-	take func(raw []byte, names *kubeNames) bool
+	// kubestream.Items); set by a read that has such a reader, nil for none.
+	take func(raw []byte, names *kubestream.Names) bool
 }
 
 // kubeNodeClaimsCRD, kubeNodePoolsCRD, kubeNodeClassesCRD and kubeENIConfigsCRD describe the
 // custom resources karpnet reads.
 func kubeNodeClaimsCRD() kubeCRD {
 	return kubeCRD{source: snapshot.SourceNodeClaims, group: snapshot.KarpenterGroup, resource: "nodeclaims",
-		versions: []string{"v1", "v1beta1"}, reads: kubeNodeClaimReads}
+		versions: []string{"v1", "v1beta1"}, reads: kubestream.NodeClaimReads}
 }
 
 func kubeNodePoolsCRD() kubeCRD {
@@ -74,7 +75,7 @@ var errKubeNotServed = errors.New("resource not served")
 // list answered NotFound means the version is not served; errKubeNotServed follows when none is.
 func (c *Collector) kubeListCRD(ctx context.Context, r kubeCRD, visit func(*unstructured.Unstructured)) error {
 	for _, v := range r.versions {
-		err := c.kubeListCustom(ctx, r.gvr(v), kubeItems{take: r.take, reads: r.reads}, visit)
+		err := c.kubeListCustom(ctx, r.gvr(v), kubestream.Items{Take: r.take, Reads: r.reads}, visit)
 		if apierrors.IsNotFound(err) {
 			continue
 		}
@@ -90,7 +91,7 @@ func (c *Collector) kubeListCRD(ctx context.Context, r kubeCRD, visit func(*unst
 // cache is at most moments behind. Should the server answer from etcd instead, the list is
 // paged. With Collector.REST set the answer is decoded one object at a time (kubeStreamList),
 // as items says.
-func (c *Collector) kubeListCustom(ctx context.Context, gvr schema.GroupVersionResource, items kubeItems, visit func(*unstructured.Unstructured)) error {
+func (c *Collector) kubeListCustom(ctx context.Context, gvr schema.GroupVersionResource, items kubestream.Items, visit func(*unstructured.Unstructured)) error {
 	return kubePaginate(metav1.ListOptions{Limit: c.kubePageSize(), ResourceVersion: "0"}, func(opts metav1.ListOptions) (string, error) {
 		if c.REST != nil {
 			return c.kubeStreamList(ctx, gvr, opts, items, visit)

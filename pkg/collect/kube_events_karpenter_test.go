@@ -15,6 +15,7 @@ import (
 	k8sfake "k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
 
+	"github.com/karpnet/kubectl-karpnet/internal/kubeobj"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -106,13 +107,13 @@ func TestKubeDecodeNodeClaimTimes(t *testing.T) {
 	deleting := kubeTime(t, "2026-08-20T10:15:00Z")
 	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "karpenter.sh/v1", "kind": "NodeClaim",
 		"metadata": map[string]any{"name": "default-x7k2p"}}}
-	if got := kubeDecodeNodeClaim(u); !got.Created.IsZero() || !got.Deleting.IsZero() {
+	if got := kubeobj.DecodeNodeClaim(u); !got.Created.IsZero() || !got.Deleting.IsZero() {
 		t.Errorf("times of a claim without timestamps = %v, %v; want zero", got.Created, got.Deleting)
 	}
 	u.SetCreationTimestamp(metav1.NewTime(created.In(time.FixedZone("PDT", -7*3600))))
 	d := metav1.NewTime(deleting)
 	u.SetDeletionTimestamp(&d)
-	got := kubeDecodeNodeClaim(u)
+	got := kubeobj.DecodeNodeClaim(u)
 	if !got.Created.Equal(created) || got.Created.Location() != time.UTC {
 		t.Errorf("Created = %v, want %v in UTC", got.Created, created)
 	}

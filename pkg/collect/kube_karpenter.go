@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/karpnet/kubectl-karpnet/internal/kubeobj"
+	"github.com/karpnet/kubectl-karpnet/internal/kubestream"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -36,7 +38,7 @@ func (c *Collector) kubeKarpenter(ctx context.Context, s *snapshot.Snapshot, sco
 	names, known := kubePoolNames(s.Nodes, x)
 	s.NodePools = nil
 	err = c.kubeReadCRD(ctx, s, kubeNodePoolsCRD(), scoped && known, names, kubeKarpenterRemedy,
-		func(u *unstructured.Unstructured) { s.NodePools = append(s.NodePools, kubeDecodeNodePool(u)) })
+		func(u *unstructured.Unstructured) { s.NodePools = append(s.NodePools, kubeobj.DecodeNodePool(u)) })
 	if err != nil {
 		return err
 	}
@@ -46,7 +48,7 @@ func (c *Collector) kubeKarpenter(ctx context.Context, s *snapshot.Snapshot, sco
 	names, known = kubeClassNames(s.Nodes, x, kubeEC2NodeClassKind())
 	s.NodeClasses = nil
 	err = c.kubeReadCRD(ctx, s, kubeNodeClassesCRD(), scoped && known, names, kubeEC2NodeClassRemedy(s),
-		func(u *unstructured.Unstructured) { s.NodeClasses = append(s.NodeClasses, kubeDecodeNodeClass(u)) })
+		func(u *unstructured.Unstructured) { s.NodeClasses = append(s.NodeClasses, kubeobj.DecodeNodeClass(u)) })
 	if err != nil {
 		return err
 	}
@@ -62,7 +64,7 @@ func (c *Collector) kubeReadClaims(ctx context.Context, s *snapshot.Snapshot, by
 
 // kubeReadClaimsSeen is kubeReadClaims that also passes each NodeClaim's providerID to seen
 // (when set) as it is read. A listed NodeClaim is read straight from its JSON text
-// (kubeReadNodeClaim) when it can be, else decoded by the parts kubeDecodeNodeClaim reads.
+// (kubestream.ReadNodeClaim) when it can be, else decoded by the parts kubeobj.DecodeNodeClaim reads.
 func (c *Collector) kubeReadClaimsSeen(ctx context.Context, s *snapshot.Snapshot, byName bool, names []string, seen func(providerID string)) error {
 	s.NodeClaims = nil
 	add := func(claim snapshot.NodeClaim) {
@@ -74,15 +76,15 @@ func (c *Collector) kubeReadClaimsSeen(ctx context.Context, s *snapshot.Snapshot
 		}
 	}
 	r := kubeNodeClaimsCRD()
-	r.take = func(raw []byte, names *kubeNames) bool {
-		claim, ok := kubeReadNodeClaim(raw, names)
+	r.take = func(raw []byte, names *kubestream.Names) bool {
+		claim, ok := kubestream.ReadNodeClaim(raw, names)
 		if ok {
 			add(claim)
 		}
 		return ok
 	}
 	err := c.kubeReadCRD(ctx, s, r, byName, names, kubeKarpenterRemedy,
-		func(u *unstructured.Unstructured) { add(kubeDecodeNodeClaim(u)) })
+		func(u *unstructured.Unstructured) { add(kubeobj.DecodeNodeClaim(u)) })
 	if err != nil {
 		return err
 	}

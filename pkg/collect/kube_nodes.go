@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	"github.com/karpnet/kubectl-karpnet/internal/kubestream"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -44,7 +45,7 @@ func (c *Collector) kubeNodes(ctx context.Context, s *snapshot.Snapshot, scope S
 						return false
 					}
 					seen[n.Name] = true
-					kubeStripNode(n) // node by node, so the heavy fields are garbage early
+					kubestream.StripNode(n) // node by node, so the heavy fields are garbage early
 					internerOf(ctx).Node(n)
 					return true
 				})
@@ -82,7 +83,7 @@ func (c *Collector) kubeNodes(ctx context.Context, s *snapshot.Snapshot, scope S
 		}
 	}
 	for i := range nodes {
-		kubeStripNode(&nodes[i])
+		kubestream.StripNode(&nodes[i])
 	}
 	slices.SortFunc(nodes, func(a, b corev1.Node) int { return strings.Compare(a.Name, b.Name) })
 	s.Nodes = nodes
@@ -127,14 +128,6 @@ func kubeNodesNotFound(missing []string) error {
 		msg:  fmt.Sprintf("%s %s not found: list nodes with kubectl get nodes", what, strings.Join(quoted, ", ")),
 		errs: []error{ErrNodeNotFound},
 	}
-}
-
-// kubeStripNode drops the fields that make nodes heavy and that no check reads.
-func kubeStripNode(n *corev1.Node) {
-	n.ManagedFields = nil
-	n.Status.Images = nil
-	n.Status.VolumesInUse = nil
-	n.Status.VolumesAttached = nil
 }
 
 // kubeUnique returns names without empty strings or repeats, in first-seen order.

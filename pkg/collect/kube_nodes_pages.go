@@ -15,6 +15,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+
+	"github.com/karpnet/kubectl-karpnet/internal/answerrec"
+	"github.com/karpnet/kubectl-karpnet/internal/kubestream"
 )
 
 // kubeNodePage is one page of the node list: its list metadata and its nodes, still encoded
@@ -24,28 +27,29 @@ type kubeNodePage struct {
 	meta  metav1.ListMeta
 	items [][]byte // each node's protobuf, slices of the answer
 	nodes []corev1.Node
-	buf   *bytes.Buffer // the answer items are slices of, from kubePages
-	more  bool          // more pages of the same answer follow
-	total int64         // how many nodes the list holds, as the API server said at its start; -1 if not
+	buf   *bytes.Buffer  // the answer items are slices of, from pool
+	pool  *answerBuffers // the Collector's kubePages
+	more  bool           // more pages of the same answer follow
+	total int64          // how many nodes the list holds, as the API server said at its start; -1 if not
 }
 
-// release gives the page's answer back to kubePages once its nodes are decoded (they
-// hold copies of what they read).
+// release gives the page's answer back to its pool once its nodes are decoded (they hold
+// copies of what they read).
 func (p *kubeNodePage) release() {
 	if p.buf != nil {
 		p.items = nil
-		kubePages.put(p.buf)
+		p.pool.Put(p.buf)
 		p.buf = nil
 	}
 }
 
 // decode appends the page's nodes that keep accepts to out, each decoded in place, one at a
-// time, without the fields kubeStripNode drops.
+// time, without the fields kubestream.StripNode drops.
 func (p *kubeNodePage) decode(out []corev1.Node, keep func(*corev1.Node) bool) ([]corev1.Node, error) {
 	for _, b := range p.items {
 		out = append(out, corev1.Node{})
 		n := &out[len(out)-1]
-		if err := kubeDecodeNode(n, b); err != nil {
+		if err := kubestream.DecodeNode(n, b); err != nil {
 			return out[:len(out)-1], &kubeAnswerError{what: "node list", err: fmt.Errorf("decoding a node: %w", err)}
 		}
 		if !keep(n) {
@@ -132,8 +136,8 @@ func (c *Collector) kubeNodePages(ctx context.Context, selector string, visit fu
 
 // kubeNodePage reads one answer of the node list, passing its nodes to emit in pages of at
 // most the page size, and returns the answer's list metadata. A protobuf answer is read as it
-// comes and split into its nodes without decoding them (kubeStreamNodeList); any other is read
-// whole and decoded by client-go from the bytes read (kubeReplayClient), as Request.Do decodes
+// comes and split into its nodes without decoding them (kubestream.StreamNodeList); any other is read
+// whole and decoded by client-go from the bytes read (Collector.replay), as Request.Do decodes
 // it. Without RecordKubeAnswers on the transport the answer's content type is not known: it is
 // taken for protobuf when it starts as protobuf does, and for JSON otherwise.
 func (c *Collector) kubeNodePage(ctx context.Context, opts metav1.ListOptions, emit func(*kubeNodePage) error) (metav1.ListMeta, error) {
@@ -148,41 +152,42 @@ func (c *Collector) kubeNodePage(ctx context.Context, opts metav1.ListOptions, e
 		return client.Get().AbsPath("/api/v1/nodes").UseProtobufAsDefaultIfPreferred(true).
 			VersionedParams(&opts, scheme.ParameterCodec).Timeout(0)
 	}
-	rec := &kubeAnswerRecord{}
-	body, err := request(c.REST).Stream(context.WithValue(ctx, kubeAnswerKey{}, rec))
+	rec := &answerrec.Answer{}
+	body, err := request(c.REST).Stream(answerrec.WithAnswer(ctx, rec))
 	if err != nil {
 		return metav1.ListMeta{}, err // as Request.Do fails: Stream turns an answer that is not 2xx into the same error
 	}
 	in := bufio.NewReaderSize(body, 64<<10)
-	contentType := rec.header.Get("Content-Type")
+	contentType := rec.Header.Get("Content-Type")
 	protobuf := strings.HasPrefix(contentType, runtime.ContentTypeProtobuf)
-	if rec.status == 0 {
+	if rec.Status == 0 {
 		// Not recorded: a 2xx answer (Stream took it), protobuf when it starts as one does and
 		// else JSON, the API server's other encoding.
-		rec.status, rec.header = http.StatusOK, http.Header{"Content-Type": {"application/json"}}
-		start, _ := in.Peek(len(kubeProtobufMagic))
-		protobuf = bytes.Equal(start, kubeProtobufMagic)
+		rec.Status, rec.Header = http.StatusOK, http.Header{"Content-Type": {"application/json"}}
+		start, _ := in.Peek(len(kubestream.ProtobufPrefix))
+		protobuf = string(start) == kubestream.ProtobufPrefix
 	}
 	if protobuf {
 		defer body.Close()
-		meta, err := kubeStreamNodeList(in, int(opts.Limit), emit)
-		var answer *kubeAnswerError
-		if err != nil && errors.As(err, &answer) {
-			answer.status, answer.contentType = rec.status, contentType
+		meta, err := kubestream.StreamNodeList(in, int(opts.Limit), &c.kubePages, func(p *kubestream.NodePage) error {
+			return emit(&kubeNodePage{meta: p.Meta, items: p.Items, buf: p.Buf, pool: &c.kubePages, more: p.More})
+		})
+		if answer := (*kubestream.AnswerError)(nil); errors.As(err, &answer) {
+			err = &kubeAnswerError{what: "node list", status: rec.Status, contentType: contentType, err: answer.Err}
 		}
 		return meta, err
 	}
 	buf, rerr := kubeReadAnswer(struct {
 		io.Reader
 		io.Closer
-	}{in, body})
-	defer kubePages.put(buf)
-	replay, err := kubeReplayClient()
+	}{in, body}, &c.kubePages)
+	defer c.kubePages.Put(buf)
+	replay, err := c.replay.Get()
 	if err != nil {
 		return metav1.ListMeta{}, err
 	}
-	answer := &kubeReplay{status: rec.status, header: rec.header, body: buf.Bytes(), err: rerr}
-	page, err := kubeNodePageOf(request(replay).Do(context.WithValue(ctx, kubeReplayKey{}, answer)))
+	answer := &answerrec.Replay{Status: rec.Status, Header: rec.Header, Body: buf.Bytes(), Err: rerr}
+	page, err := kubeNodePageOf(request(replay).Do(answerrec.WithReplay(ctx, answer)))
 	if err != nil {
 		return metav1.ListMeta{}, err
 	}
@@ -198,7 +203,3 @@ func kubeNodePageOf(res rest.Result) (*kubeNodePage, error) {
 	}
 	return &kubeNodePage{meta: list.ListMeta, nodes: list.Items}, nil
 }
-
-// kubeProtobufMagic starts every protobuf answer of the API server, before the
-// runtime.Unknown envelope that holds the object.
-var kubeProtobufMagic = []byte{0x6b, 0x38, 0x73, 0x00}

@@ -1,4 +1,4 @@
-package collect
+package kubestream
 
 import (
 	"fmt"
@@ -14,9 +14,9 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-// kubeHeavyNode is a node as kubelet and the API server write it, every heavy field filled:
+// heavyNode is a node as kubelet and the API server write it, every heavy field filled:
 // managedFields from two managers, ten images, volumes in use and attached.
-func kubeHeavyNode(name string) *corev1.Node {
+func heavyNode(name string) *corev1.Node {
 	at := metav1.Date(2026, 9, 1, 8, 0, 0, 0, time.UTC)
 	res := corev1.ResourceList{
 		corev1.ResourceCPU: resource.MustParse("8"), corev1.ResourceMemory: resource.MustParse("31526Mi"),
@@ -67,8 +67,8 @@ func kubeHeavyNode(name string) *corev1.Node {
 	return n
 }
 
-// kubeMarshalNode is n's protobuf, as the API server writes each item of a NodeList.
-func kubeMarshalNode(t testing.TB, n *corev1.Node) []byte {
+// marshalNode is n's protobuf, as the API server writes each item of a NodeList.
+func marshalNode(t testing.TB, n *corev1.Node) []byte {
 	t.Helper()
 	b, err := n.Marshal()
 	if err != nil {
@@ -77,21 +77,21 @@ func kubeMarshalNode(t testing.TB, n *corev1.Node) []byte {
 	return b
 }
 
-// kubeStrippedUnmarshal decodes b as the generated decoder does, then drops what
-// kubeStripNode drops: what kubeDecodeNode must give.
-func kubeStrippedUnmarshal(b []byte) (corev1.Node, error) {
+// strippedUnmarshal decodes b as the generated decoder does, then drops what
+// StripNode drops: what DecodeNode must give.
+func strippedUnmarshal(b []byte) (corev1.Node, error) {
 	var n corev1.Node
 	err := n.Unmarshal(b)
-	kubeStripNode(&n)
+	StripNode(&n)
 	return n, err
 }
 
-// TestKubeDecodeNodeIsTheGeneratedDecodeStripped decodes nodes of every shape the protobuf
+// TestDecodeNodeIsTheGeneratedDecodeStripped decodes nodes of every shape the protobuf
 // encoding allows (the heavy fields first, last, alone; the metadata and status split over
 // several fields, as a merge of messages is written; unknown fields) and compares each with
 // the generated decoder's node, stripped.
-func TestKubeDecodeNodeIsTheGeneratedDecodeStripped(t *testing.T) {
-	heavy := kubeHeavyNode("ip-10-0-1-10.us-west-2.compute.internal")
+func TestDecodeNodeIsTheGeneratedDecodeStripped(t *testing.T) {
+	heavy := heavyNode("ip-10-0-1-10.us-west-2.compute.internal")
 	labelsOnly := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"extra": "label", "karpenter.sh/nodepool": "gpu"}}}
 	managedOnly := &corev1.Node{ObjectMeta: metav1.ObjectMeta{ManagedFields: heavy.ManagedFields}}
 	imagesOnly := &corev1.Node{Status: corev1.NodeStatus{Images: heavy.Status.Images}}
@@ -100,24 +100,24 @@ func TestKubeDecodeNodeIsTheGeneratedDecodeStripped(t *testing.T) {
 	unknown = protowire.AppendBytes(unknown, []byte("a field of a later Kubernetes"))
 	unknown = protowire.AppendTag(unknown, 98, protowire.VarintType)
 	unknown = protowire.AppendVarint(unknown, 7)
-	inStatus := protowire.AppendTag(nil, kubeNodeStatus, protowire.BytesType)
+	inStatus := protowire.AppendTag(nil, nodeStatus, protowire.BytesType)
 	inStatus = protowire.AppendBytes(inStatus, unknown)
 	cases := map[string][]byte{
-		"heavy node":   kubeMarshalNode(t, heavy),
-		"light node":   kubeMarshalNode(t, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "light"}}),
+		"heavy node":   marshalNode(t, heavy),
+		"light node":   marshalNode(t, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "light"}}),
 		"empty":        nil,
-		"heavy only":   append(kubeMarshalNode(t, managedOnly), kubeMarshalNode(t, imagesOnly)...),
-		"merged parts": concatBytes(kubeMarshalNode(t, labelsOnly), kubeMarshalNode(t, heavy), kubeMarshalNode(t, managedOnly), kubeMarshalNode(t, addressOnly), kubeMarshalNode(t, imagesOnly), kubeMarshalNode(t, labelsOnly)),
-		"unknown":      concatBytes(unknown, kubeMarshalNode(t, heavy), inStatus, unknown),
+		"heavy only":   append(marshalNode(t, managedOnly), marshalNode(t, imagesOnly)...),
+		"merged parts": concatBytes(marshalNode(t, labelsOnly), marshalNode(t, heavy), marshalNode(t, managedOnly), marshalNode(t, addressOnly), marshalNode(t, imagesOnly), marshalNode(t, labelsOnly)),
+		"unknown":      concatBytes(unknown, marshalNode(t, heavy), inStatus, unknown),
 	}
 	for name, b := range cases {
 		t.Run(name, func(t *testing.T) {
-			want, err := kubeStrippedUnmarshal(b)
+			want, err := strippedUnmarshal(b)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var got corev1.Node
-			if err := kubeDecodeNode(&got, b); err != nil {
+			if err := DecodeNode(&got, b); err != nil {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(got, want) {
@@ -126,7 +126,7 @@ func TestKubeDecodeNodeIsTheGeneratedDecodeStripped(t *testing.T) {
 		})
 	}
 	var got corev1.Node
-	if err := kubeDecodeNode(&got, cases["heavy node"]); err != nil {
+	if err := DecodeNode(&got, cases["heavy node"]); err != nil {
 		t.Fatal(err)
 	}
 	if got.Status.Images != nil || got.ManagedFields != nil || got.Status.VolumesInUse != nil || got.Status.VolumesAttached != nil {
@@ -137,20 +137,20 @@ func TestKubeDecodeNodeIsTheGeneratedDecodeStripped(t *testing.T) {
 	}
 }
 
-// TestKubeDecodeNodeFailsAsTheGeneratedDecode breaks a node's protobuf every way a cut or a
-// wrong byte can: wherever the generated decoder fails, kubeDecodeNode fails too, and where
+// TestDecodeNodeFailsAsTheGeneratedDecode breaks a node's protobuf every way a cut or a
+// wrong byte can: wherever the generated decoder fails, DecodeNode fails too, and where
 // it decodes, both give the same node.
-func TestKubeDecodeNodeFailsAsTheGeneratedDecode(t *testing.T) {
-	b := kubeMarshalNode(t, kubeHeavyNode("n"))
+func TestDecodeNodeFailsAsTheGeneratedDecode(t *testing.T) {
+	b := marshalNode(t, heavyNode("n"))
 	check := func(what string, b []byte) {
 		t.Helper()
-		want, wantErr := kubeStrippedUnmarshal(b)
+		want, wantErr := strippedUnmarshal(b)
 		var got corev1.Node
-		gotErr := kubeDecodeNode(&got, b)
+		gotErr := DecodeNode(&got, b)
 		switch {
 		case wantErr != nil && gotErr == nil:
-			// Only what is passed over may be broken where kubeDecodeNode reads the node.
-			if kubeHeavyFieldBroken(b) {
+			// Only what is passed over may be broken where DecodeNode reads the node.
+			if heavyFieldBroken(b) {
 				return
 			}
 			t.Errorf("%s: decoded, the generated decoder fails with %v", what, wantErr)
@@ -172,12 +172,12 @@ func TestKubeDecodeNodeFailsAsTheGeneratedDecode(t *testing.T) {
 	}
 }
 
-// kubeHeavyFieldBroken tells whether b walks as a node whose metadata and status walk too,
-// so that a failure of the generated decoder can only lie inside a field kubeDecodeNode
+// heavyFieldBroken tells whether b walks as a node whose metadata and status walk too,
+// so that a failure of the generated decoder can only lie inside a field DecodeNode
 // passes over.
-func kubeHeavyFieldBroken(b []byte) bool {
+func heavyFieldBroken(b []byte) bool {
 	var probe corev1.Node
-	err := kubeDecodeNodeRuns(&probe, b)
+	err := decodeNodeRuns(&probe, b)
 	if err != nil {
 		return false
 	}
@@ -198,13 +198,13 @@ func kubeHeavyFieldBroken(b []byte) bool {
 		num, typ, n := protowire.ConsumeTag(rest)
 		m := protowire.ConsumeFieldValue(num, typ, rest[n:])
 		field := rest[:n+m]
-		if typ == protowire.BytesType && (num == kubeNodeMetadata || num == kubeNodeStatus) {
+		if typ == protowire.BytesType && (num == nodeMetadata || num == nodeStatus) {
 			v, _ := protowire.ConsumeBytes(rest[n:])
-			if num == kubeNodeMetadata {
-				v = keep(v, func(num protowire.Number) bool { return num == kubeMetaManagedFields })
+			if num == nodeMetadata {
+				v = keep(v, func(num protowire.Number) bool { return num == metaManagedFields })
 			} else {
 				v = keep(v, func(num protowire.Number) bool {
-					return num == kubeStatusImages || num == kubeStatusVolumesUsed || num == kubeStatusVolumes
+					return num == statusImages || num == statusVolumesUsed || num == statusVolumes
 				})
 			}
 			field = protowire.AppendBytes(protowire.AppendTag(nil, num, typ), v)
@@ -212,7 +212,7 @@ func kubeHeavyFieldBroken(b []byte) bool {
 		withoutHeavy = append(withoutHeavy, field...)
 		rest = rest[n+m:]
 	}
-	_, err = kubeStrippedUnmarshal(withoutHeavy)
+	_, err = strippedUnmarshal(withoutHeavy)
 	return err == nil
 }
 
@@ -225,12 +225,12 @@ func concatBytes(parts ...[]byte) []byte {
 	return out
 }
 
-// kubeFieldByFieldUnmarshal decodes b with the generated decoder one field at a time (the
+// fieldByFieldUnmarshal decodes b with the generated decoder one field at a time (the
 // metadata's and the status's fields one at a time too), then strips the node. It fails
 // where a field's content reaches past the field's own end, which the generated decoder
-// reads, for a map entry, from the bytes after it: kubeDecodeNode, which decodes runs of
+// reads, for a map entry, from the bytes after it: DecodeNode, which decodes runs of
 // fields, may then fail where n.Unmarshal does not.
-func kubeFieldByFieldUnmarshal(b []byte) (corev1.Node, error) {
+func fieldByFieldUnmarshal(b []byte) (corev1.Node, error) {
 	var n corev1.Node
 	each := func(b []byte, decode func([]byte) error, inner func(protowire.Number, []byte) error) error {
 		for len(b) > 0 {
@@ -242,7 +242,7 @@ func kubeFieldByFieldUnmarshal(b []byte) (corev1.Node, error) {
 			if m < 0 {
 				return protowire.ParseError(m)
 			}
-			if v, _ := protowire.ConsumeBytes(b[k:]); inner != nil && typ == protowire.BytesType && (num == kubeNodeMetadata || num == kubeNodeStatus) {
+			if v, _ := protowire.ConsumeBytes(b[k:]); inner != nil && typ == protowire.BytesType && (num == nodeMetadata || num == nodeStatus) {
 				if err := inner(num, v); err != nil {
 					return err
 				}
@@ -254,31 +254,31 @@ func kubeFieldByFieldUnmarshal(b []byte) (corev1.Node, error) {
 		return nil
 	}
 	err := each(b, n.Unmarshal, func(num protowire.Number, v []byte) error {
-		if num == kubeNodeMetadata {
+		if num == nodeMetadata {
 			return each(v, n.ObjectMeta.Unmarshal, nil)
 		}
 		return each(v, n.Status.Unmarshal, nil)
 	})
-	kubeStripNode(&n)
+	StripNode(&n)
 	return n, err
 }
 
-// FuzzKubeDecodeNode holds kubeDecodeNode to the generated decoder on any bytes: never a
+// FuzzKubeDecodeNode holds DecodeNode to the generated decoder on any bytes: never a
 // panic; wherever the node decodes field by field, the same node as the generated decoder;
 // the same node whenever both decode; an error only where the generated decoder fails too
-// or a field reaches past its end (kubeFieldByFieldUnmarshal).
+// or a field reaches past its end (fieldByFieldUnmarshal).
 func FuzzKubeDecodeNode(f *testing.F) {
-	heavy := kubeMarshalNode(f, kubeHeavyNode("n"))
+	heavy := marshalNode(f, heavyNode("n"))
 	f.Add(heavy)
-	f.Add(concatBytes(heavy, kubeMarshalNode(f, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"a": "b"}}}), heavy))
+	f.Add(concatBytes(heavy, marshalNode(f, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"a": "b"}}}), heavy))
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		want, wantErr := kubeStrippedUnmarshal(b)
+		want, wantErr := strippedUnmarshal(b)
 		var got corev1.Node
-		gotErr := kubeDecodeNode(&got, b)
-		if local, err := kubeFieldByFieldUnmarshal(b); err == nil {
+		gotErr := DecodeNode(&got, b)
+		if local, err := fieldByFieldUnmarshal(b); err == nil {
 			if gotErr != nil || wantErr != nil {
-				t.Fatalf("decodes field by field; kubeDecodeNode: %v, the generated decoder: %v", gotErr, wantErr)
+				t.Fatalf("decodes field by field; DecodeNode: %v, the generated decoder: %v", gotErr, wantErr)
 			}
 			if !reflect.DeepEqual(got, local) {
 				t.Fatalf("decoded %+v, want %+v", got, local)
@@ -287,25 +287,25 @@ func FuzzKubeDecodeNode(f *testing.F) {
 		if wantErr == nil && gotErr == nil && !reflect.DeepEqual(got, want) {
 			t.Fatalf("decoded %+v, want %+v", got, want)
 		}
-		if wantErr != nil && gotErr == nil && !kubeHeavyFieldBroken(b) {
+		if wantErr != nil && gotErr == nil && !heavyFieldBroken(b) {
 			t.Fatalf("decoded, the generated decoder fails with %v", wantErr)
 		}
 	})
 }
 
 // BenchmarkDecodeNodes decodes 1,000 heavy nodes as a node list page is decoded: whole by the
-// generated decoder, then stripped, or by kubeDecodeNode.
+// generated decoder, then stripped, or by DecodeNode.
 func BenchmarkDecodeNodes(b *testing.B) {
 	items := make([][]byte, 1000)
 	for i := range items {
-		items[i] = kubeMarshalNode(b, kubeHeavyNode(fmt.Sprintf("ip-10-0-%d-%d.us-west-2.compute.internal", i/250, i%250)))
+		items[i] = marshalNode(b, heavyNode(fmt.Sprintf("ip-10-0-%d-%d.us-west-2.compute.internal", i/250, i%250)))
 	}
 	for _, bc := range []struct {
 		name   string
 		decode func(*corev1.Node, []byte) error
 	}{
-		{"generated", func(n *corev1.Node, b []byte) error { err := n.Unmarshal(b); kubeStripNode(n); return err }},
-		{"karpnet", kubeDecodeNode},
+		{"generated", func(n *corev1.Node, b []byte) error { err := n.Unmarshal(b); StripNode(n); return err }},
+		{"karpnet", DecodeNode},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()

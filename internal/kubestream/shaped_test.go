@@ -1,4 +1,4 @@
-package collect
+package kubestream
 
 import (
 	"bytes"
@@ -11,13 +11,14 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
+	"github.com/karpnet/kubectl-karpnet/internal/kubeobj"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
-// kubeFullNodeClaim is a NodeClaim as the API server lists it, with every field Karpenter
+// fullNodeClaim is a NodeClaim as the API server lists it, with every field Karpenter
 // writes: managedFields, annotations, finalizers, requirements, taints, the status's
-// allocatable and image, and all that kubeDecodeNodeClaim reads.
-func kubeFullNodeClaim(name string, deleting bool) string {
+// allocatable and image, and all that kubeobj.DecodeNodeClaim reads.
+func fullNodeClaim(name string, deleting bool) string {
 	deletion := ""
 	if deleting {
 		deletion = `"deletionTimestamp":"2026-09-01T09:00:00Z","deletionGracePeriodSeconds":0,`
@@ -43,8 +44,8 @@ func kubeFullNodeClaim(name string, deleting bool) string {
 		`"imageID":"ami-0a5ca1e0000000001","lastPodEventTime":"2026-09-01T08:05:00Z","nodeName":"ip-10-0-1-10.us-west-2.compute.internal","providerID":"aws:///us-west-2a/i-0123456789abcdef0"}}`
 }
 
-// kubePrune keeps of the decoded value v only what shape names, as kubeDecodeShaped does.
-func kubePrune(v any, shape kubeShape) any {
+// prune keeps of the decoded value v only what shape names, as decodeShaped does.
+func prune(v any, shape Shape) any {
 	m, ok := v.(map[string]any)
 	if !ok || shape == nil {
 		return v
@@ -52,36 +53,36 @@ func kubePrune(v any, shape kubeShape) any {
 	out := map[string]any{}
 	for k, sub := range shape {
 		if value, found := m[k]; found {
-			out[k] = kubePrune(value, sub)
+			out[k] = prune(value, sub)
 		}
 	}
 	return out
 }
 
-// kubeFullDecode decodes item as the dynamic client does, whole.
-func kubeFullDecode(item []byte) (map[string]any, error) {
+// fullDecode decodes item as the dynamic client does, whole.
+func fullDecode(item []byte) (map[string]any, error) {
 	m := map[string]any{}
 	err := utiljson.Unmarshal(item, &m)
 	return m, err
 }
 
 // TestNodeClaimReadsIsWhatTheDecodeReads decodes NodeClaims, whole and by the parts
-// kubeNodeClaimReads names, and converts each: the NodeClaims are the same, and every field
+// NodeClaimReads names, and converts each: the NodeClaims are the same, and every field
 // of the snapshot's NodeClaim is set, so a field the conversion reads that the parts lack
 // shows.
 func TestNodeClaimReadsIsWhatTheDecodeReads(t *testing.T) {
 	for _, deleting := range []bool{false, true} {
-		item := []byte(kubeFullNodeClaim("default-abcde", deleting))
+		item := []byte(fullNodeClaim("default-abcde", deleting))
 		whole := &unstructured.Unstructured{}
 		if err := whole.UnmarshalJSON(item); err != nil {
 			t.Fatal(err)
 		}
-		parts, ok := kubeDecodeShaped(item, kubeNodeClaimReads)
+		parts, ok := decodeShaped(item, NodeClaimReads)
 		if !ok {
 			t.Fatal("the NodeClaim did not decode by parts")
 		}
-		want := kubeDecodeNodeClaim(whole)
-		got := kubeDecodeNodeClaim(&unstructured.Unstructured{Object: parts})
+		want := kubeobj.DecodeNodeClaim(whole)
+		got := kubeobj.DecodeNodeClaim(&unstructured.Unstructured{Object: parts})
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("by parts:\n%+v\nwhole:\n%+v", got, want)
 		}
@@ -102,9 +103,9 @@ func TestNodeClaimReadsIsWhatTheDecodeReads(t *testing.T) {
 // whole), escaped and non-ASCII keys and strings, numbers of every kind, parts of another type
 // than an object, empty and nested containers, whitespace.
 func TestDecodeShapedIsTheDecodePruned(t *testing.T) {
-	shape := kubeShape{"a": nil, "m": {"x": nil, "y": {"z": nil}}, "l": nil, "é": nil}
+	shape := Shape{"a": nil, "m": {"x": nil, "y": {"z": nil}}, "l": nil, "é": nil}
 	items := map[string]string{
-		"nodeclaim":      kubeFullNodeClaim("n", true),
+		"nodeclaim":      fullNodeClaim("n", true),
 		"repeated":       `{"m":{"x":1,"y":{"z":2}},"a":1,"m":{"y":{"q":3}},"a":[1,2]}`,
 		"repeated inner": `{"m":{"x":"first","x":"second","y":{"z":1},"y":{"z":2,"z":3}}}`,
 		"escaped keys":   `{"\u0061":"a by escape","m":{"\u0078":"\"quoted\"\n","y":"not an object"},"\u00e9":"e acute","é":"written"}`,
@@ -120,15 +121,15 @@ func TestDecodeShapedIsTheDecodePruned(t *testing.T) {
 	}
 	for name, item := range items {
 		t.Run(name, func(t *testing.T) {
-			whole, err := kubeFullDecode([]byte(item))
+			whole, err := fullDecode([]byte(item))
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, ok := kubeDecodeShaped([]byte(item), shape)
+			got, ok := decodeShaped([]byte(item), shape)
 			if !ok {
 				t.Fatal("not decoded by parts")
 			}
-			if want := kubePrune(whole, shape); !reflect.DeepEqual(got, want) {
+			if want := prune(whole, shape); !reflect.DeepEqual(got, want) {
 				t.Fatalf("by parts:\n%#v\nwhole, pruned:\n%#v", got, want)
 			}
 		})
@@ -140,7 +141,7 @@ func TestDecodeShapedIsTheDecodePruned(t *testing.T) {
 		"a string":                       `"a"`,
 		"null":                           `null`,
 	} {
-		if _, ok := kubeDecodeShaped([]byte(item), shape); ok {
+		if _, ok := decodeShaped([]byte(item), shape); ok {
 			t.Errorf("%s: decoded by parts, want it left to the whole decode", name)
 		}
 	}
@@ -148,31 +149,31 @@ func TestDecodeShapedIsTheDecodePruned(t *testing.T) {
 
 // TestNodeClaimListDecodesByParts streams a NodeClaims list whose items are of every kind
 // (well formed, deleting, without a kind, with a number out of range) through
-// kubeDecodeListStream, with and without the parts: the NodeClaims read, and the error, are
+// DecodeListStream, with and without the parts: the NodeClaims read, and the error, are
 // the same.
 func TestNodeClaimListDecodesByParts(t *testing.T) {
 	list := func(items ...string) string {
 		return `{"apiVersion":"karpenter.sh/v1","kind":"NodeClaimList","metadata":{"resourceVersion":"7"},"items":[` + strings.Join(items, ",") + `]}`
 	}
-	read := func(body string, reads kubeShape) ([]snapshot.NodeClaim, error) {
+	read := func(body string, reads Shape) ([]snapshot.NodeClaim, error) {
 		var out []snapshot.NodeClaim
-		_, err := kubeDecodeListStream(strings.NewReader(body), kubeItems{reads: reads}, func(u *unstructured.Unstructured) {
-			out = append(out, kubeDecodeNodeClaim(u))
+		_, err := DecodeListStream(strings.NewReader(body), Items{Reads: reads}, func(u *unstructured.Unstructured) {
+			out = append(out, kubeobj.DecodeNodeClaim(u))
 		})
 		return out, err
 	}
-	noKind := strings.Replace(kubeFullNodeClaim("c", false), `"kind":"NodeClaim",`, "", 1)
-	badVersion := strings.Replace(kubeFullNodeClaim("c", false), `"apiVersion":"karpenter.sh/v1"`, `"apiVersion":"a/b/c"`, 1)
-	outOfRange := strings.Replace(kubeFullNodeClaim("c", false), `"generation":1`, `"generation":1e999`, 1)
+	noKind := strings.Replace(fullNodeClaim("c", false), `"kind":"NodeClaim",`, "", 1)
+	badVersion := strings.Replace(fullNodeClaim("c", false), `"apiVersion":"karpenter.sh/v1"`, `"apiVersion":"a/b/c"`, 1)
+	outOfRange := strings.Replace(fullNodeClaim("c", false), `"generation":1`, `"generation":1e999`, 1)
 	for name, body := range map[string]string{
-		"well formed":     list(kubeFullNodeClaim("a", false), kubeFullNodeClaim("b", true)),
-		"no kind":         list(kubeFullNodeClaim("a", false), noKind),
+		"well formed":     list(fullNodeClaim("a", false), fullNodeClaim("b", true)),
+		"no kind":         list(fullNodeClaim("a", false), noKind),
 		"bad API version": list(badVersion),
-		"out of range":    list(kubeFullNodeClaim("a", false), outOfRange),
+		"out of range":    list(fullNodeClaim("a", false), outOfRange),
 	} {
 		t.Run(name, func(t *testing.T) {
 			want, wantErr := read(body, nil)
-			got, gotErr := read(body, kubeNodeClaimReads)
+			got, gotErr := read(body, NodeClaimReads)
 			if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
 				t.Fatalf("error by parts %v, whole %v", gotErr, wantErr)
 			}
@@ -186,28 +187,28 @@ func TestNodeClaimListDecodesByParts(t *testing.T) {
 	}
 }
 
-// FuzzDecodeShaped holds kubeDecodeShaped to the whole decode on any JSON object: decoded by
+// FuzzDecodeShaped holds decodeShaped to the whole decode on any JSON object: decoded by
 // parts exactly when the whole decode takes it, and then the whole decode pruned; the same
-// with the names and values of a list's items shared (kubeNames), once new and once known.
+// with the names and values of a list's items shared (Names), once new and once known.
 func FuzzDecodeShaped(f *testing.F) {
-	f.Add([]byte(kubeFullNodeClaim("n", true)))
+	f.Add([]byte(fullNodeClaim("n", true)))
 	f.Add([]byte(`{"metadata":{"name":"a","name":"\u0062"},"status":[1e5,-0.0],"spec":{"resources":{"requests":{"e":2}}}}`))
 	f.Add([]byte(`{"kind":"x","skip":[[{"a":null}]],"metadata":{"labels":{"k":true}}}`))
 	f.Fuzz(func(t *testing.T, item []byte) {
 		if !json.Valid(item) || !bytes.HasPrefix(bytes.TrimLeft(item, " \t\r\n"), []byte("{")) {
 			return // the list decoder hands over only values it has checked; non-objects are decoded whole
 		}
-		got, ok := kubeDecodeShaped(item, kubeNodeClaimReads)
-		whole, err := kubeFullDecode(item)
+		got, ok := decodeShaped(item, NodeClaimReads)
+		whole, err := fullDecode(item)
 		if ok != (err == nil) {
 			t.Fatalf("decoded by parts: %t; the whole decode: %v", ok, err)
 		}
-		if ok && !reflect.DeepEqual(got, kubePrune(whole, kubeNodeClaimReads)) {
-			t.Fatalf("by parts:\n%#v\nwhole, pruned:\n%#v", got, kubePrune(whole, kubeNodeClaimReads))
+		if ok && !reflect.DeepEqual(got, prune(whole, NodeClaimReads)) {
+			t.Fatalf("by parts:\n%#v\nwhole, pruned:\n%#v", got, prune(whole, NodeClaimReads))
 		}
-		names := newKubeNames()
+		names := newNames()
 		for range 2 {
-			shared, sharedOK := kubeDecodeShapedNames(item, kubeNodeClaimReads, names)
+			shared, sharedOK := decodeShapedNames(item, NodeClaimReads, names)
 			if sharedOK != ok || !reflect.DeepEqual(shared, got) {
 				t.Fatalf("with shared names (%t):\n%#v\nwithout (%t):\n%#v", sharedOK, shared, ok, got)
 			}
@@ -215,11 +216,11 @@ func FuzzDecodeShaped(f *testing.F) {
 	})
 }
 
-// TestKubeNamesAreBounded: past kubeNamesMax names and values, or for one longer than
-// kubeNameMax, each is still the string read, and none is kept.
-func TestKubeNamesAreBounded(t *testing.T) {
-	n := newKubeNames()
-	for i := range kubeNamesMax + 100 {
+// TestNamesAreBounded: past namesMax names and values, or for one longer than
+// nameMax, each is still the string read, and none is kept.
+func TestNamesAreBounded(t *testing.T) {
+	n := newNames()
+	for i := range namesMax + 100 {
 		b := []byte(fmt.Sprintf("name-%d", i))
 		if got := n.name(b); got != string(b) {
 			t.Fatalf("name %q: got %q", b, got)
@@ -228,51 +229,51 @@ func TestKubeNamesAreBounded(t *testing.T) {
 			t.Fatalf("value %q: got %v", b, got)
 		}
 	}
-	long := []byte(strings.Repeat("x", kubeNameMax+1))
+	long := []byte(strings.Repeat("x", nameMax+1))
 	if n.name(long) != string(long) || n.value(long) != string(long) {
 		t.Fatal("a long name or value is not the string read")
 	}
-	if len(n.m) != kubeNamesMax {
-		t.Fatalf("%d names and values kept, want at most %d", len(n.m), kubeNamesMax)
+	if len(n.m) != namesMax {
+		t.Fatalf("%d names and values kept, want at most %d", len(n.m), namesMax)
 	}
-	var none *kubeNames
+	var none *Names
 	if none.name([]byte("a")) != "a" || none.value([]byte("b")) != "b" {
-		t.Fatal("a nil kubeNames does not give the strings read")
+		t.Fatal("a nil Names does not give the strings read")
 	}
 }
 
 // BenchmarkDecodeNodeClaimList decodes a list of 1,000 NodeClaims as the API server writes
 // them, and converts each: whole, as the dynamic client decodes them (managedFields cut
 // first), by the parts the conversion reads, and read straight from their text
-// (kubeReadNodeClaim).
+// (ReadNodeClaim).
 func BenchmarkDecodeNodeClaimList(b *testing.B) {
 	items := make([]string, 1000)
 	for i := range items {
-		items[i] = kubeFullNodeClaim(fmt.Sprintf("default-%05d", i), i%50 == 0)
+		items[i] = fullNodeClaim(fmt.Sprintf("default-%05d", i), i%50 == 0)
 	}
 	body := `{"apiVersion":"karpenter.sh/v1","kind":"NodeClaimList","metadata":{"resourceVersion":"7"},"items":[` + strings.Join(items, ",") + `]}`
 	for _, bc := range []struct {
 		name   string
-		reads  kubeShape
+		reads  Shape
 		direct bool
-	}{{"whole", nil, false}, {"parts", kubeNodeClaimReads, false}, {"text", kubeNodeClaimReads, true}} {
+	}{{"whole", nil, false}, {"parts", NodeClaimReads, false}, {"text", NodeClaimReads, true}} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(body)))
 			for b.Loop() {
 				n := 0
-				how := kubeItems{reads: bc.reads}
+				how := Items{Reads: bc.reads}
 				if bc.direct {
-					how.take = func(raw []byte, names *kubeNames) bool {
-						c, ok := kubeReadNodeClaim(raw, names)
+					how.Take = func(raw []byte, names *Names) bool {
+						c, ok := ReadNodeClaim(raw, names)
 						if ok && c.Name != "" {
 							n++
 						}
 						return ok
 					}
 				}
-				if _, err := kubeDecodeListStream(strings.NewReader(body), how, func(u *unstructured.Unstructured) {
-					if kubeDecodeNodeClaim(u).Name != "" {
+				if _, err := DecodeListStream(strings.NewReader(body), how, func(u *unstructured.Unstructured) {
+					if kubeobj.DecodeNodeClaim(u).Name != "" {
 						n++
 					}
 				}); err != nil || n != len(items) {

@@ -1,4 +1,4 @@
-package collect
+package kubestream
 
 import (
 	"strconv"
@@ -7,12 +7,12 @@ import (
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
 
-// kubeShape names the members of a JSON object that a decode keeps. A member named with a nil
+// Shape names the members of a JSON object that a decode keeps. A member named with a nil
 // shape is kept whole; one named with a shape is, when it is an object, kept with only the
 // members that shape names (and whole when it is anything else). The rest is passed over.
-type kubeShape map[string]kubeShape
+type Shape map[string]Shape
 
-// kubeDecodeShaped decodes item, one JSON value the json.Decoder has checked, into the map the
+// decodeShaped decodes item, one JSON value the json.Decoder has checked, into the map the
 // unstructured decoder builds of it, but with only the members shape names: each value kept
 // is what the unstructured decoder gives (objects as maps, where the last of repeated keys
 // wins; arrays; strings; numbers as int64 when whole and in range, else float64; booleans;
@@ -22,14 +22,14 @@ type kubeShape map[string]kubeShape
 //
 // At 10,000 NodeClaims this builds the few maps karpnet reads instead of every map of every
 // object, and reads each object's text once.
-func kubeDecodeShaped(item []byte, shape kubeShape) (map[string]any, bool) {
-	return kubeDecodeShapedNames(item, shape, nil)
+func decodeShaped(item []byte, shape Shape) (map[string]any, bool) {
+	return decodeShapedNames(item, shape, nil)
 }
 
-// kubeDecodeShapedNames is kubeDecodeShaped taking the objects' member names and short
+// decodeShapedNames is decodeShaped taking the objects' member names and short
 // string values from names (nil for none): the items of one list share them.
-func kubeDecodeShapedNames(item []byte, shape kubeShape, names *kubeNames) (map[string]any, bool) {
-	r := kubeJSONReader{b: item, ok: true, names: names}
+func decodeShapedNames(item []byte, shape Shape, names *Names) (map[string]any, bool) {
+	r := jsonReader{b: item, ok: true, names: names}
 	r.space()
 	if r.i >= len(r.b) || r.b[r.i] != '{' {
 		return nil, false
@@ -38,56 +38,56 @@ func kubeDecodeShapedNames(item []byte, shape kubeShape, names *kubeNames) (map[
 	return m, r.ok
 }
 
-// kubeJSONReader reads valid JSON from b at i. ok turns false, for good, at a value it is not
+// jsonReader reads valid JSON from b at i. ok turns false, for good, at a value it is not
 // sure to read as the unstructured decoder does.
-type kubeJSONReader struct {
+type jsonReader struct {
 	b     []byte
 	i     int
 	ok    bool
-	names *kubeNames
+	names *Names
 }
 
-// kubeNames holds the member names and the short string values read so far, so that the
+// Names holds the member names and the short string values read so far, so that the
 // objects of a list share one of each instead of one each (a NodeClaim has about 60 names,
 // and most of its values, "True", its labels', its conditions', are those of the others).
 // Each is held as the interface value a decoded map holds, so one seen before costs no
-// allocation at all; that, and holding at most kubeNamesMax strings of at most kubeNameMax
+// allocation at all; that, and holding at most namesMax strings of at most nameMax
 // bytes for one list read by one goroutine, is why this is not the collection's
-// snapshot.Interner. A nil *kubeNames holds none.
-type kubeNames struct{ m map[string]any }
+// snapshot.Interner. A nil *Names holds none.
+type Names struct{ m map[string]any }
 
 const (
-	kubeNamesMax = 4096
-	kubeNameMax  = 128
+	namesMax = 4096
+	nameMax  = 128
 )
 
-func newKubeNames() *kubeNames { return &kubeNames{m: map[string]any{}} }
+func newNames() *Names { return &Names{m: map[string]any{}} }
 
 // value returns the string of b, a member name or string value as written (no escape,
 // ASCII), as an interface value.
-func (n *kubeNames) value(b []byte) any {
-	if n == nil || len(b) > kubeNameMax {
+func (n *Names) value(b []byte) any {
+	if n == nil || len(b) > nameMax {
 		return string(b)
 	}
 	if v, ok := n.m[string(b)]; ok {
 		return v
 	}
 	var v any = string(b)
-	if len(n.m) < kubeNamesMax {
+	if len(n.m) < namesMax {
 		n.m[string(b)] = v
 	}
 	return v
 }
 
 // name is value as a string, for a member name.
-func (n *kubeNames) name(b []byte) string { return n.value(b).(string) }
+func (n *Names) name(b []byte) string { return n.value(b).(string) }
 
 // space moves past JSON whitespace.
-func (r *kubeJSONReader) space() { r.i = kubeJSONSpace(r.b, r.i) }
+func (r *jsonReader) space() { r.i = skipSpace(r.b, r.i) }
 
 // object reads the object at i, keeping the members shape names (all of them when shape is
 // nil).
-func (r *kubeJSONReader) object(shape kubeShape) map[string]any {
+func (r *jsonReader) object(shape Shape) map[string]any {
 	m := map[string]any{}
 	r.i++ // '{'
 	for {
@@ -100,7 +100,7 @@ func (r *kubeJSONReader) object(shape kubeShape) map[string]any {
 		r.space()
 		r.i++ // ':'
 		r.space()
-		plain := kubeJSONPlain(key)
+		plain := plainString(key)
 		switch {
 		case shape == nil && plain:
 			m[r.names.name(key[1:len(key)-1])] = r.value(nil)
@@ -129,7 +129,7 @@ func (r *kubeJSONReader) object(shape kubeShape) map[string]any {
 
 // value reads the value at i: an object kept with the members shape names, anything else
 // whole.
-func (r *kubeJSONReader) value(shape kubeShape) any {
+func (r *jsonReader) value(shape Shape) any {
 	switch c := r.b[r.i]; {
 	case c == '{':
 		return r.object(shape)
@@ -153,7 +153,7 @@ func (r *kubeJSONReader) value(shape kubeShape) any {
 		}
 	case c == '"':
 		b := r.stringBytes()
-		if kubeJSONPlain(b) {
+		if plainString(b) {
 			return r.names.value(b[1 : len(b)-1])
 		}
 		return r.unquote(b)
@@ -167,7 +167,7 @@ func (r *kubeJSONReader) value(shape kubeShape) any {
 		r.i += len("null")
 		return nil
 	default:
-		v, ok := kubeJSONNumber(r.number())
+		v, ok := jsonNumber(r.number())
 		if !ok {
 			r.ok = false
 		}
@@ -176,7 +176,7 @@ func (r *kubeJSONReader) value(shape kubeShape) any {
 }
 
 // skip moves past the value at i, checking its numbers as the unstructured decoder does.
-func (r *kubeJSONReader) skip() {
+func (r *jsonReader) skip() {
 	depth := 0
 	for r.i < len(r.b) {
 		switch c := r.b[r.i]; c {
@@ -195,7 +195,7 @@ func (r *kubeJSONReader) skip() {
 				r.i++
 			}
 		default:
-			if _, ok := kubeJSONNumber(r.number()); !ok {
+			if _, ok := jsonNumber(r.number()); !ok {
 				r.ok = false
 			}
 		}
@@ -206,7 +206,7 @@ func (r *kubeJSONReader) skip() {
 }
 
 // stringBytes moves past the string at i and returns it, quotes included.
-func (r *kubeJSONReader) stringBytes() []byte {
+func (r *jsonReader) stringBytes() []byte {
 	start := r.i
 	for r.i++; r.i < len(r.b) && r.b[r.i] != '"'; r.i++ {
 		if r.b[r.i] == '\\' {
@@ -218,7 +218,7 @@ func (r *kubeJSONReader) stringBytes() []byte {
 }
 
 // number moves past the number at i and returns it.
-func (r *kubeJSONReader) number() []byte {
+func (r *jsonReader) number() []byte {
 	start := r.i
 	for r.i < len(r.b) && strings.IndexByte(",:}] \t\n\r", r.b[r.i]) < 0 {
 		r.i++
@@ -229,8 +229,8 @@ func (r *kubeJSONReader) number() []byte {
 // unquote returns the string a JSON string (quotes included) stands for: as written when it
 // has no escape and only ASCII, else as the unstructured decoder unquotes it (invalid UTF-8
 // and lone surrogates become U+FFFD).
-func (r *kubeJSONReader) unquote(s []byte) string {
-	if kubeJSONPlain(s) {
+func (r *jsonReader) unquote(s []byte) string {
+	if plainString(s) {
 		return string(s[1 : len(s)-1])
 	}
 	var v string
@@ -240,9 +240,9 @@ func (r *kubeJSONReader) unquote(s []byte) string {
 	return v
 }
 
-// kubeJSONPlain reports whether s is a whole JSON string, quotes included, with no escape and
+// plainString reports whether s is a whole JSON string, quotes included, with no escape and
 // only ASCII: what it stands for is what is written between its quotes.
-func kubeJSONPlain(s []byte) bool {
+func plainString(s []byte) bool {
 	if len(s) < 2 || s[0] != '"' || s[len(s)-1] != '"' {
 		return false
 	}
@@ -254,9 +254,9 @@ func kubeJSONPlain(s []byte) bool {
 	return true
 }
 
-// kubeJSONNumber converts a JSON number as the unstructured decoder does: an int64 when it
+// jsonNumber converts a JSON number as the unstructured decoder does: an int64 when it
 // has no decimal point and fits, else a float64; not ok when it is out of float64's range.
-func kubeJSONNumber(s []byte) (any, bool) {
+func jsonNumber(s []byte) (any, bool) {
 	if !strings.Contains(string(s), ".") {
 		if i, err := strconv.ParseInt(string(s), 10, 64); err == nil {
 			return i, true

@@ -1,4 +1,4 @@
-package collect
+package ec2xml
 
 import (
 	"bytes"
@@ -8,103 +8,114 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"strings"
 	"testing"
-	"time"
 	"unsafe"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/karpnet/kubectl-karpnet/internal/ec2sim"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
-// ec2SimAnswer returns the raw DescribeInstances answer ec2sim gives to form (one page).
-func ec2SimAnswer(tb testing.TB, sim *ec2sim.Server, form url.Values) []byte {
-	tb.Helper()
-	form.Set("Action", "DescribeInstances")
-	form.Set("Version", ec2sim.APIVersion)
-	req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20261201/us-west-2/ec2/aws4_request")
-	rec := httptest.NewRecorder()
-	sim.ServeHTTP(rec, req)
-	if rec.Code != http.StatusOK {
-		tb.Fatalf("ec2sim answered %d: %s", rec.Code, rec.Body)
-	}
-	return rec.Body.Bytes()
-}
+// motoAnswer is a DescribeInstances answer as moto writes it.
+const motoAnswer = "testdata/describe-instances-moto.xml"
 
-// ec2SimInstances are instances with every field ec2Instance converts, in the shapes karpnet
-// meets: several ENIs and network cards (EFA), prefixes, IPv6, a trunk, partition placement,
-// Spot, a Capacity Reservation, a public address and tags with characters XML escapes.
-func ec2SimInstances() []snapshot.Instance {
-	launch := time.Date(2026, 11, 30, 8, 15, 42, 0, time.UTC)
-	return []snapshot.Instance{
-		{
-			ID: "i-0a1", Type: "p5.48xlarge", State: "running", Zone: "us-west-2a", ZoneID: "usw2-az1",
-			VpcID: "vpc-1", SubnetID: "subnet-a", PrivateIP: "10.0.1.10", PublicIP: "54.1.2.3", LaunchTime: launch,
-			Lifecycle: "spot", CapacityReservationID: "cr-123",
-			SecurityGroups: []snapshot.GroupRef{{ID: "sg-2", Name: "node"}, {ID: "sg-1", Name: "cluster & <shared>"}},
-			Tags: map[string]string{"kubernetes.io/cluster/prod": "owned", "karpenter.sh/nodepool": "gpu",
-				"Name": `a "quoted" 'name' & <more>`, "unicode": "zoë ☃"},
-			Placement: snapshot.Placement{GroupName: "pg-cluster", GroupID: "pg-1", PartitionNumber: 3, Tenancy: "default"},
-			ENIs: []snapshot.ENI{
-				{ID: "eni-0", InterfaceType: "interface", SubnetID: "subnet-a", PrimaryIP: "10.0.1.10",
-					PrivateIPs: []string{"10.0.1.10", "10.0.1.11", "10.0.1.12"}, IPv4Prefixes: []string{"10.0.2.16/28"},
-					SecurityGroups: []snapshot.GroupRef{{ID: "sg-1"}}, Description: "Primary network interface", Status: "in-use"},
-				{ID: "eni-1", InterfaceType: "efa", SubnetID: "subnet-a", PrimaryIP: "10.0.1.20", NetworkCardIndex: 1, DeviceIndex: 1,
-					PrivateIPs: []string{"10.0.1.20"}, Status: "in-use"},
-				{ID: "eni-2", InterfaceType: "trunk", SubnetID: "subnet-b", PrimaryIP: "10.0.3.5", DeviceIndex: 2,
-					IPv6Addresses: []string{"2600:1f14::5"}, IPv6Prefixes: []string{"2600:1f14:0:1::/80"}, Status: "in-use"},
-			},
-		},
-		{ID: "i-0b2", Type: "m5.large", State: "shutting-down", Zone: "us-west-2b", SubnetID: "subnet-b", PrivateIP: "10.0.3.9"},
-		{ID: "i-0c3", Type: "c7g.xlarge", State: "pending"},
-	}
-}
-
-// ec2SDKInstances decodes body with the SDK's own DescribeInstances deserializer (with
-// decode, with karpnet's in its place), as a 200 answer.
-func ec2SDKInstances(body []byte, decode bool) (*ec2.DescribeInstancesOutput, error) {
-	return ec2SDKInstancesIn(context.Background(), body, decode)
-}
-
-// ec2SDKInstancesIn is ec2SDKInstances in ctx (which may carry a collection's interner).
-func ec2SDKInstancesIn(ctx context.Context, body []byte, decode bool) (*ec2.DescribeInstancesOutput, error) {
-	opts := []func(*ec2.Options){func(o *ec2.Options) {
+// sdkInstances decodes body with the SDK's own DescribeInstances deserializer, as a 200
+// answer.
+func sdkInstances(body []byte) (*ec2.DescribeInstancesOutput, error) {
+	client := ec2sim.NewClient("http://ec2.invalid", "us-west-2", func(o *ec2.Options) {
 		o.HTTPClient = smithyhttp.ClientDoFunc(func(r *http.Request) (*http.Response, error) {
 			return &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"text/xml"}},
 				Body: io.NopCloser(bytes.NewReader(body)), Request: r}, nil
 		})
 		o.RetryMaxAttempts = 1
-	}}
-	client := ec2sim.NewClient("http://ec2.invalid", "us-west-2", opts...)
-	var call []func(*ec2.Options)
-	if decode {
-		call = append(call, ec2DecodeInstances)
-	}
-	return client.DescribeInstances(ctx, &ec2.DescribeInstancesInput{}, call...)
+	})
+	return client.DescribeInstances(context.Background(), &ec2.DescribeInstancesInput{})
 }
 
-// ec2Kept is what karpnet keeps of an answer: each reservation's owner and its instances as
-// ec2Instance converts them, and the nextToken.
-func ec2Kept(out *ec2.DescribeInstancesOutput) string {
+// kept prints what ReadInstances keeps of an answer, field by field as the SDK's types hold
+// it (a nil pointer apart from an empty value, lists in order), from a decode that keeps it
+// or more: each reservation's owner and, of its instances, every field ReadInstances reads,
+// and the nextToken.
+func kept(reservations []types.Reservation, nextToken *string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "next=%q\n", aws.ToString(out.NextToken))
-	for _, r := range out.Reservations {
-		fmt.Fprintf(&b, "owner=%q\n", aws.ToString(r.OwnerId))
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	groups := func(indent string, gs []types.GroupIdentifier) {
+		for _, g := range gs {
+			p("%sgroup id=%s name=%s\n", indent, str(g.GroupId), str(g.GroupName))
+		}
+	}
+	p("next=%s\n", str(nextToken))
+	for _, r := range reservations {
+		p("owner=%s\n", str(r.OwnerId))
 		for _, in := range r.Instances {
-			fmt.Fprintf(&b, "  %#v\n", ec2Instance(in))
+			p("  instance id=%s type=%q vpc=%s subnet=%s ip=%s public=%s lifecycle=%q reservation=%s\n",
+				str(in.InstanceId), in.InstanceType, str(in.VpcId), str(in.SubnetId), str(in.PrivateIpAddress),
+				str(in.PublicIpAddress), in.InstanceLifecycle, str(in.CapacityReservationId))
+			if in.LaunchTime != nil {
+				p("    launched %s\n", in.LaunchTime.Format("2006-01-02T15:04:05.999999999Z07:00 MST"))
+			}
+			if in.State != nil {
+				p("    state=%q\n", in.State.Name)
+			}
+			if pl := in.Placement; pl != nil {
+				p("    placement zone=%s zoneID=%s group=%s groupID=%s partition=%s tenancy=%q\n", str(pl.AvailabilityZone),
+					str(pl.AvailabilityZoneId), str(pl.GroupName), str(pl.GroupId), num(pl.PartitionNumber), pl.Tenancy)
+			}
+			groups("    ", in.SecurityGroups)
+			for _, t := range in.Tags {
+				p("    tag %s=%s\n", str(t.Key), str(t.Value))
+			}
+			for _, ni := range in.NetworkInterfaces {
+				p("    eni id=%s type=%s subnet=%s ip=%s description=%s status=%q\n", str(ni.NetworkInterfaceId),
+					str(ni.InterfaceType), str(ni.SubnetId), str(ni.PrivateIpAddress), str(ni.Description), ni.Status)
+				groups("      ", ni.Groups)
+				if a := ni.Attachment; a != nil {
+					p("      attachment device=%s card=%s\n", num(a.DeviceIndex), num(a.NetworkCardIndex))
+				}
+				for _, ip := range ni.PrivateIpAddresses {
+					primary := "<nil>"
+					if ip.Primary != nil {
+						primary = fmt.Sprint(*ip.Primary)
+					}
+					p("      ip %s primary=%s\n", str(ip.PrivateIpAddress), primary)
+				}
+				for _, x := range ni.Ipv4Prefixes {
+					p("      ipv4 prefix %s\n", str(x.Ipv4Prefix))
+				}
+				for _, x := range ni.Ipv6Prefixes {
+					p("      ipv6 prefix %s\n", str(x.Ipv6Prefix))
+				}
+				for _, x := range ni.Ipv6Addresses {
+					p("      ipv6 %s\n", str(x.Ipv6Address))
+				}
+			}
 		}
 	}
 	return b.String()
 }
+
+func str(s *string) string {
+	if s == nil {
+		return "<nil>"
+	}
+	return fmt.Sprintf("%q", *s)
+}
+
+func num(n *int32) string {
+	if n == nil {
+		return "<nil>"
+	}
+	return fmt.Sprint(*n)
+}
+
+// sdkKept is kept of the SDK's decode.
+func sdkKept(out *ec2.DescribeInstancesOutput) string { return kept(out.Reservations, out.NextToken) }
 
 // TestReadInstancesAsTheSDKDoes reads answers of every shape karpnet meets (ec2sim's, moto's,
 // and hand-written ones in EC2's spelling with what XML allows: indentation, empty elements,
@@ -112,15 +123,16 @@ func ec2Kept(out *ec2.DescribeInstancesOutput) string {
 // keeps exactly what the SDK's deserializer keeps of them.
 func TestReadInstancesAsTheSDKDoes(t *testing.T) {
 	sim := ec2sim.New()
-	sim.AddInstances(ec2SimInstances()...)
+	sim.AddInstances(ec2sim.EveryFieldInstances()...)
 	sim.SetPageSize(2)
-	moto, err := os.ReadFile("testdata/ec2/describe-instances-moto.xml")
+	moto, err := os.ReadFile(motoAnswer)
 	if err != nil {
 		t.Fatal(err)
 	}
+	first := sim.Answer(t, ec2sim.DescribeInstances, url.Values{})
 	bodies := map[string][]byte{
-		"ec2sim":              ec2SimAnswer(t, sim, url.Values{}),
-		"ec2sim last page":    ec2SimAnswer(t, sim, url.Values{"NextToken": {string(ec2SimToken(t, ec2SimAnswer(t, sim, url.Values{})))}}),
+		"ec2sim":              first,
+		"ec2sim last page":    sim.Answer(t, ec2sim.DescribeInstances, url.Values{"NextToken": {simToken(t, first)}}),
 		"moto":                moto,
 		"no reservations":     []byte(`<?xml version="1.0" encoding="UTF-8"?><DescribeInstancesResponse xmlns="http://ec2.amazonaws.com/doc/2016-11-15/"><requestId>r</requestId><reservationSet/></DescribeInstancesResponse>`),
 		"empty root":          []byte(`<DescribeInstancesResponse/>`),
@@ -198,25 +210,20 @@ func TestReadInstancesAsTheSDKDoes(t *testing.T) {
 	}
 	for name, body := range bodies {
 		t.Run(name, func(t *testing.T) {
-			reservations, token, ok := ec2ReadInstances(body, nil)
+			reservations, token, ok := ReadInstances(body, nil)
 			if !ok {
 				t.Fatal("gave up on an answer the SDK reads")
 			}
-			sdk, err := ec2SDKInstances(body, false)
+			sdk, err := sdkInstances(body)
 			if err != nil {
 				t.Fatalf("the SDK refused it: %v", err)
 			}
-			got, want := ec2Kept(&ec2.DescribeInstancesOutput{Reservations: reservations, NextToken: token}), ec2Kept(sdk)
-			if got != want {
+			if got, want := kept(reservations, token), sdkKept(sdk); got != want {
 				t.Fatalf("kept differently:\n got %s\nwant %s", got, want)
 			}
-			through, err := ec2SDKInstances(body, true)
-			if err != nil || ec2Kept(through) != want {
-				t.Fatalf("through the client: %v\n%s", err, ec2Kept(through))
-			}
-			interned, err := ec2SDKInstancesIn(withInterner(t.Context()), body, true)
-			if err != nil || ec2Kept(interned) != want {
-				t.Fatalf("through the client, interning: %v\n%s", err, ec2Kept(interned))
+			interned, token, ok := ReadInstances(body, snapshot.NewInterner())
+			if got, want := kept(interned, token), sdkKept(sdk); !ok || got != want {
+				t.Fatalf("interning: read %t, kept differently:\n got %s\nwant %s", ok, got, want)
 			}
 		})
 	}
@@ -229,10 +236,14 @@ func TestReadInstancesAsTheSDKDoes(t *testing.T) {
 // repeat across instances (here the subnet, the instance type and a tag) are one copy; the
 // instance IDs are not interned.
 func TestReadInstancesSharesRepeatedValues(t *testing.T) {
-	sim := ec2SimTagged(3, map[string]string{"karpenter.sh/nodepool": "default"})
-	body := ec2SimAnswer(t, sim, url.Values{})
+	sim := ec2sim.New()
+	for i := range 3 {
+		sim.AddInstances(snapshot.Instance{ID: fmt.Sprintf("i-%017x", i), Type: "m5.large", State: "running", Zone: "us-west-2a",
+			SubnetID: "subnet-a", Tags: map[string]string{"karpenter.sh/nodepool": "default"}})
+	}
+	body := sim.Answer(t, ec2sim.DescribeInstances, url.Values{})
 	for _, x := range []*snapshot.Interner{nil, snapshot.NewInterner()} {
-		reservations, _, ok := ec2ReadInstances(body, x)
+		reservations, _, ok := ReadInstances(body, x)
 		if !ok || len(reservations) != 3 {
 			t.Fatalf("read %v, %d reservations", ok, len(reservations))
 		}
@@ -250,24 +261,22 @@ func TestReadInstancesSharesRepeatedValues(t *testing.T) {
 	}
 }
 
-func ec2SimToken(tb testing.TB, body []byte) []byte {
+func simToken(tb testing.TB, body []byte) string {
 	tb.Helper()
-	token := ec2NextToken(body)
+	token := NextToken(body)
 	if token == "" {
 		tb.Fatal("ec2sim's first page has no nextToken")
 	}
-	return []byte(token)
+	return token
 }
 
-// TestReadInstancesGivesUpOnWhatItIsNotSureOf: each answer here is one ec2ReadInstances does
-// not read; through the client the SDK's deserializer reads it instead, with the same outcome
-// as without karpnet's (the same instances, or the same refusal).
-func TestReadInstancesGivesUpOnWhatItIsNotSureOf(t *testing.T) {
+// giveUpCases are answers ReadInstances does not read, each for a reason it gives up for.
+func giveUpCases() map[string][]byte {
 	wrap := func(instance string) []byte {
 		return []byte(`<?xml version="1.0" encoding="UTF-8"?><DescribeInstancesResponse><reservationSet><item><ownerId>1</ownerId>` +
 			`<instancesSet><item>` + instance + `</item></instancesSet></item></reservationSet></DescribeInstancesResponse>`)
 	}
-	cases := map[string][]byte{
+	return map[string][]byte{
 		"comment":               wrap(`<instanceId>i-1</instanceId><!-- note -->`),
 		"CDATA":                 wrap(`<instanceId><![CDATA[i-1]]></instanceId>`),
 		"prefix":                wrap(`<ec2:instanceId xmlns:ec2="x">i-1</ec2:instanceId>`),
@@ -289,43 +298,53 @@ func TestReadInstancesGivesUpOnWhatItIsNotSureOf(t *testing.T) {
 		"doctype":               []byte(`<!DOCTYPE x><DescribeInstancesResponse/>`),
 		"attribute no value":    wrap(`<instanceId checked>i-1</instanceId>`),
 		"attribute no name":     wrap(`<instanceId ="x">i-1</instanceId>`),
-		"too deep": wrap(`<instanceId>i-1</instanceId><x>` + strings.Repeat("<a>", ec2XMLMaxDepth+1) +
-			strings.Repeat("</a>", ec2XMLMaxDepth+1) + `</x>`),
+		"too deep": wrap(`<instanceId>i-1</instanceId><x>` + strings.Repeat("<a>", maxDepth+1) +
+			strings.Repeat("</a>", maxDepth+1) + `</x>`),
 	}
-	for name, body := range cases {
+}
+
+// TestReadInstancesGivesUpOnWhatItIsNotSureOf: each answer here is one ReadInstances does not
+// read, and leaves to the SDK's deserializer.
+func TestReadInstancesGivesUpOnWhatItIsNotSureOf(t *testing.T) {
+	for name, body := range giveUpCases() {
 		t.Run(name, func(t *testing.T) {
-			if _, _, ok := ec2ReadInstances(body, nil); ok {
+			if _, _, ok := ReadInstances(body, nil); ok {
 				t.Fatal("read an answer it should have given up on")
-			}
-			sdk, sdkErr := ec2SDKInstances(body, false)
-			through, err := ec2SDKInstances(body, true)
-			if (sdkErr == nil) != (err == nil) || sdkErr != nil && sdkErr.Error() != err.Error() {
-				t.Fatalf("through karpnet's decoder: %v; the SDK alone: %v", err, sdkErr)
-			}
-			if err == nil && ec2Kept(sdk) != ec2Kept(through) {
-				t.Fatalf("kept differently:\n got %s\nwant %s", ec2Kept(through), ec2Kept(sdk))
 			}
 		})
 	}
 }
 
-// FuzzReadInstances: whatever the answer, ec2ReadInstances does not panic, and when it reads
-// one that the SDK reads too, both keep the same; when it reads one the SDK refuses, the
-// refusal is about a value karpnet does not read, never the XML itself.
+func TestNextToken(t *testing.T) {
+	for body, want := range map[string]string{
+		`<DescribeInstancesResponse><reservationSet/><nextToken>abc+/=</nextToken></DescribeInstancesResponse>`: "abc+/=",
+		`<DescribeInstancesResponse><nextToken>a&amp;b</nextToken></DescribeInstancesResponse>`:                 "a&b",
+		`<DescribeInstancesResponse><reservationSet/></DescribeInstancesResponse>`:                              "",
+		`<DescribeInstancesResponse><nextToken>cut`:                                                             "",
+	} {
+		if got := NextToken([]byte(body)); got != want {
+			t.Errorf("NextToken(%q) = %q, want %q", body, got, want)
+		}
+	}
+}
+
+// FuzzReadInstances: whatever the answer, ReadInstances does not panic, and when it reads one
+// that the SDK reads too, both keep the same, field by field; when it reads one the SDK
+// refuses, the refusal is about a value karpnet does not read, never the XML itself.
 func FuzzReadInstances(f *testing.F) {
 	sim := ec2sim.New()
-	sim.AddInstances(ec2SimInstances()...)
-	f.Add(ec2SimAnswer(f, sim, url.Values{}))
-	if moto, err := os.ReadFile("testdata/ec2/describe-instances-moto.xml"); err == nil {
+	sim.AddInstances(ec2sim.EveryFieldInstances()...)
+	f.Add(sim.Answer(f, ec2sim.DescribeInstances, url.Values{}))
+	if moto, err := os.ReadFile(motoAnswer); err == nil {
 		f.Add(moto)
 	}
 	f.Add([]byte(`<DescribeInstancesResponse><reservationSet><item><instancesSet><item><instanceId>i&amp;1</instanceId></item></instancesSet></item></reservationSet><nextToken>n</nextToken></DescribeInstancesResponse>`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		reservations, token, ok := ec2ReadInstances(body, nil)
+		reservations, token, ok := ReadInstances(body, nil)
 		if !ok {
 			return
 		}
-		sdk, err := ec2SDKInstances(body, false)
+		sdk, err := sdkInstances(body)
 		if err != nil {
 			var syntax *xml.SyntaxError
 			if errors.As(err, &syntax) {
@@ -333,59 +352,58 @@ func FuzzReadInstances(f *testing.F) {
 			}
 			return
 		}
-		got, want := ec2Kept(&ec2.DescribeInstancesOutput{Reservations: reservations, NextToken: token}), ec2Kept(sdk)
-		if got != want {
+		if got, want := kept(reservations, token), sdkKept(sdk); got != want {
 			t.Fatalf("kept differently:\n got %s\nwant %s", got, want)
 		}
 	})
 }
 
-// BenchmarkDecodeInstances decodes one DescribeInstances page of 1,000 instances (ec2sim's
-// rendering of a node with three ENIs) with the SDK's deserializer and with karpnet's.
-func BenchmarkDecodeInstances(b *testing.B) {
+// BenchmarkReadInstances reads one DescribeInstances page of 1,000 instances (ec2sim's
+// rendering of a node with three ENIs) with the SDK's deserializer and with ReadInstances,
+// alone and with an interner, as in a collection.
+func BenchmarkReadInstances(b *testing.B) {
 	sim := ec2sim.New()
-	base := ec2SimInstances()[0]
-	for i := range ec2PageSize {
+	base := ec2sim.EveryFieldInstances()[0]
+	for i := range 1000 {
 		in := base
-		in.ID = ec2InstanceID(i)
+		in.ID = fmt.Sprintf("i-%017x", i)
 		sim.AddInstances(in)
 	}
-	sim.SetPageSize(ec2PageSize)
-	body := ec2SimAnswer(b, sim, url.Values{})
+	sim.SetPageSize(1000)
+	body := sim.Answer(b, ec2sim.DescribeInstances, url.Values{})
+	read := map[string]func() (int, error){
+		"sdk": func() (int, error) {
+			out, err := sdkInstances(body)
+			if err != nil {
+				return 0, err
+			}
+			return len(out.Reservations), nil
+		},
+		"karpnet": func() (int, error) {
+			r, _, ok := ReadInstances(body, nil)
+			if !ok {
+				return 0, errors.New("gave up")
+			}
+			return len(r), nil
+		},
+	}
+	intern := snapshot.NewInterner()
+	read["karpnet-interned"] = func() (int, error) {
+		r, _, ok := ReadInstances(body, intern)
+		if !ok {
+			return 0, errors.New("gave up")
+		}
+		return len(r), nil
+	}
 	for _, way := range []string{"sdk", "karpnet", "karpnet-interned"} {
 		b.Run(way, func(b *testing.B) {
-			ctx := context.Background()
-			if way == "karpnet-interned" {
-				ctx = withInterner(ctx) // as in a collection, where the interner holds what repeats
-			}
 			b.SetBytes(int64(len(body)))
 			b.ReportAllocs()
 			for b.Loop() {
-				out, err := ec2SDKInstancesIn(ctx, body, way != "sdk")
-				if err != nil || len(out.Reservations) != ec2PageSize {
-					b.Fatalf("%v, %d reservations", err, len(out.Reservations))
+				if n, err := read[way](); err != nil || n != 1000 {
+					b.Fatalf("%v, %d reservations", err, n)
 				}
 			}
 		})
-	}
-}
-
-// TestAnswerBuffersComeWithRoomForTheLongestAnswer reads an answer longer than any before it:
-// the next buffer handed out, new or pooled, has room for it without growing.
-func TestAnswerBuffersComeWithRoomForTheLongestAnswer(t *testing.T) {
-	long := int(ec2Answers.longest.Load()) + 3<<20
-	buf := ec2Answers.get()
-	if _, err := buf.ReadFrom(bytes.NewReader(make([]byte, long))); err != nil {
-		t.Fatal(err)
-	}
-	ec2Answers.read(buf.Len())
-	ec2Answers.read(10) // a shorter answer leaves the size alone
-	if got := ec2Answers.longest.Load(); got != int64(long) {
-		t.Fatalf("longest answer recorded: %d, want %d", got, long)
-	}
-	for _, next := range []*bytes.Buffer{ec2Answers.get(), ec2Answers.get()} {
-		if next.Len() != 0 || next.Cap() < long+bytes.MinRead {
-			t.Errorf("buffer handed out: length %d, room %d, want empty with room for %d", next.Len(), next.Cap(), long+bytes.MinRead)
-		}
 	}
 }

@@ -1,4 +1,4 @@
-package collect
+package kubestream
 
 import (
 	"bufio"
@@ -13,51 +13,95 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// kubeStreamNodeList reads a protobuf NodeList answer from in as it comes: its envelope, its
+// ProtobufPrefix starts every protobuf answer of the API server, before the runtime.Unknown
+// envelope that holds the object.
+const ProtobufPrefix = "k8s\x00"
+
+// NodePage is one page of a protobuf node list: the list metadata and each node's protobuf,
+// not decoded (DecodeNode decodes one), slices of Buf.
+type NodePage struct {
+	Meta  metav1.ListMeta
+	Items [][]byte
+	// Buf holds the items, a buffer of the Buffers the page was read with: whoever takes the
+	// page gives it back (Buffers.Put) once nothing refers to the items.
+	Buf *bytes.Buffer
+	// More is set when more pages of the same answer follow.
+	More bool
+}
+
+// Buffers hands out the buffers a stream reads pages into, reused from page to page and from
+// answer to answer, and takes back those nothing refers to any more. Read is told the length
+// of each page read, so that the next buffers come with room for the longest. The caller owns
+// them: StreamNodeList keeps none.
+type Buffers interface {
+	Get() *bytes.Buffer
+	Put(*bytes.Buffer)
+	Read(n int)
+}
+
+// AnswerError is an answer that is not a NodeList in the Kubernetes protobuf envelope.
+type AnswerError struct{ Err error }
+
+func (e *AnswerError) Error() string { return e.Err.Error() }
+func (e *AnswerError) Unwrap() error { return e.Err }
+
+// StreamNodeList reads a protobuf NodeList answer from in as it comes: its envelope, its
 // list metadata, then its nodes, each kept as its bytes (not decoded) in pages of at most
 // batch nodes (all of them in one when batch is 0), each page passed to emit with a buffer of
-// its own from kubePages. It returns the list metadata. An answer that is not a NodeList in
-// the Kubernetes protobuf envelope (no prefix, another kind, a content encoding, no object or
-// two) is a *kubeAnswerError; an answer that stops coming fails as Request.Do fails when it
-// cannot read an answer.
-func kubeStreamNodeList(in *bufio.Reader, batch int, emit func(*kubeNodePage) error) (metav1.ListMeta, error) {
-	r := &kubeProtoStream{in: in}
+// its own from bufs (nil: a new buffer each). It returns the list metadata. An answer that is
+// not a NodeList in the Kubernetes protobuf envelope (no prefix, another kind, a content
+// encoding, no object or two) is an *AnswerError; an answer that stops coming fails as
+// Request.Do fails when it cannot read an answer; an error of emit ends the read and is
+// returned as it is.
+func StreamNodeList(in *bufio.Reader, batch int, bufs Buffers, emit func(*NodePage) error) (metav1.ListMeta, error) {
+	if bufs == nil {
+		bufs = unpooled{}
+	}
+	r := &protoStream{in: in, bufs: bufs}
 	meta, err := r.list(batch, emit)
 	switch {
 	case err == nil:
 		return meta, nil
 	case r.readErr != nil:
 		return meta, fmt.Errorf("unexpected error when reading response body. Please retry. Original error: %w", r.readErr)
-	case errors.Is(err, errKubeEmit):
+	case errors.Is(err, errEmit):
 		return meta, errors.Unwrap(err)
 	}
-	return meta, &kubeAnswerError{what: "node list", err: err}
+	return meta, &AnswerError{Err: err}
 }
 
-// errKubeEmit wraps an error of emit, which kubeStreamNodeList returns as it is.
-var errKubeEmit = errors.New("emit")
+// unpooled are Buffers that make a new buffer each time and keep none.
+type unpooled struct{}
 
-// kubeProtoStream reads protobuf from in, counting what it has read. readErr is an error of
+func (unpooled) Get() *bytes.Buffer { return new(bytes.Buffer) }
+func (unpooled) Put(*bytes.Buffer)  {}
+func (unpooled) Read(int)           {}
+
+// errEmit wraps an error of emit, which StreamNodeList returns as it is.
+var errEmit = errors.New("emit")
+
+// protoStream reads protobuf from in, counting what it has read. readErr is an error of
 // in other than its end, which ends reading.
-type kubeProtoStream struct {
+type protoStream struct {
 	in      *bufio.Reader
+	bufs    Buffers
 	read    int64
 	readErr error
 }
 
-// errKubeProtoShort is an answer that ends inside a field.
-var errKubeProtoShort = errors.New("malformed protobuf: unexpected EOF")
+// errProtoShort is an answer that ends inside a field.
+var errProtoShort = errors.New("malformed protobuf: unexpected EOF")
 
-func (r *kubeProtoStream) fail(err error) error {
+func (r *protoStream) fail(err error) error {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return errKubeProtoShort
+		return errProtoShort
 	}
 	r.readErr = err
 	return err
 }
 
 // varint reads a varint.
-func (r *kubeProtoStream) varint() (uint64, error) {
+func (r *protoStream) varint() (uint64, error) {
 	v, err := binary.ReadUvarint(r)
 	if err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || r.readErr != nil {
@@ -69,7 +113,7 @@ func (r *kubeProtoStream) varint() (uint64, error) {
 }
 
 // ReadByte reads a byte of in, for binary.ReadUvarint.
-func (r *kubeProtoStream) ReadByte() (byte, error) {
+func (r *protoStream) ReadByte() (byte, error) {
 	b, err := r.in.ReadByte()
 	if err == nil {
 		r.read++
@@ -80,7 +124,7 @@ func (r *kubeProtoStream) ReadByte() (byte, error) {
 }
 
 // tag reads a field's tag, at most end bytes into the stream.
-func (r *kubeProtoStream) tag() (protowire.Number, protowire.Type, error) {
+func (r *protoStream) tag() (protowire.Number, protowire.Type, error) {
 	v, err := r.varint()
 	if err != nil {
 		return 0, 0, err
@@ -93,38 +137,38 @@ func (r *kubeProtoStream) tag() (protowire.Number, protowire.Type, error) {
 }
 
 // length reads the length of a length-delimited field that must end by end.
-func (r *kubeProtoStream) length(end int64) (int64, error) {
+func (r *protoStream) length(end int64) (int64, error) {
 	n, err := r.varint()
 	if err != nil {
 		return 0, err
 	}
 	if n > uint64(end-r.read) {
-		return 0, errKubeProtoShort
+		return 0, errProtoShort
 	}
 	return int64(n), nil
 }
 
-// kubeProtoFieldMax bounds the envelope's and the list metadata's fields, which are read
+// protoFieldMax bounds the envelope's and the list metadata's fields, which are read
 // whole: a few hundred bytes in any real answer.
-const kubeProtoFieldMax = 1 << 20
+const protoFieldMax = 1 << 20
 
 // bytes reads n bytes into buf, which grows only as they come: a length the answer does not
 // hold makes no room up front.
-func (r *kubeProtoStream) bytes(buf *bytes.Buffer, n int64) error {
+func (r *protoStream) bytes(buf *bytes.Buffer, n int64) error {
 	got, err := buf.ReadFrom(io.LimitReader(r.in, n))
 	r.read += got
 	if err != nil {
 		return r.fail(err)
 	}
 	if got < n {
-		return errKubeProtoShort
+		return errProtoShort
 	}
 	return nil
 }
 
 // small reads a field of n bytes that is read whole.
-func (r *kubeProtoStream) small(n int64) ([]byte, error) {
-	if n > kubeProtoFieldMax {
+func (r *protoStream) small(n int64) ([]byte, error) {
+	if n > protoFieldMax {
 		return nil, fmt.Errorf("a field of %d bytes in the answer's envelope or list metadata, which karpnet does not read", n)
 	}
 	var buf bytes.Buffer
@@ -133,7 +177,7 @@ func (r *kubeProtoStream) small(n int64) ([]byte, error) {
 }
 
 // skip passes over the value of a field of type typ that must end by end.
-func (r *kubeProtoStream) skip(typ protowire.Type, end int64) error {
+func (r *protoStream) skip(typ protowire.Type, end int64) error {
 	var n int64
 	switch typ {
 	case protowire.VarintType:
@@ -152,7 +196,7 @@ func (r *kubeProtoStream) skip(typ protowire.Type, end int64) error {
 		return fmt.Errorf("malformed protobuf: %w", protowire.ParseError(-1))
 	}
 	if n > end-r.read {
-		return errKubeProtoShort
+		return errProtoShort
 	}
 	if _, err := r.in.Discard(int(n)); err != nil {
 		return r.fail(err)
@@ -165,7 +209,7 @@ func (r *kubeProtoStream) skip(typ protowire.Type, end int64) error {
 // all length-delimited: one of them that wanted names comes back with the length of its value,
 // which is read next; any other is passed over (skipped). One of them of another wire type is
 // refused, as the generated decoder refuses it.
-func (r *kubeProtoStream) field(end int64, known protowire.Number, wanted func(protowire.Number) bool) (num protowire.Number, n int64, skipped bool, err error) {
+func (r *protoStream) field(end int64, known protowire.Number, wanted func(protowire.Number) bool) (num protowire.Number, n int64, skipped bool, err error) {
 	num, typ, err := r.tag()
 	if err != nil {
 		return 0, 0, false, err
@@ -181,10 +225,10 @@ func (r *kubeProtoStream) field(end int64, known protowire.Number, wanted func(p
 }
 
 // list reads the envelope (runtime.Unknown) and the NodeList in it.
-func (r *kubeProtoStream) list(batch int, emit func(*kubeNodePage) error) (metav1.ListMeta, error) {
+func (r *protoStream) list(batch int, emit func(*NodePage) error) (metav1.ListMeta, error) {
 	var meta metav1.ListMeta
-	magic := make([]byte, len(kubeProtobufMagic))
-	if _, err := io.ReadFull(r.in, magic); err != nil || string(magic) != string(kubeProtobufMagic) {
+	magic := make([]byte, len(ProtobufPrefix))
+	if _, err := io.ReadFull(r.in, magic); err != nil || string(magic) != ProtobufPrefix {
 		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
 			return meta, r.fail(err)
 		}
@@ -251,27 +295,27 @@ func (r *kubeProtoStream) list(batch int, emit func(*kubeNodePage) error) (metav
 
 // nodeList reads the fields of a NodeList that ends end bytes into the stream, passing its
 // nodes on in pages of batch.
-func (r *kubeProtoStream) nodeList(end int64, batch int, emit func(*kubeNodePage) error) (metav1.ListMeta, error) {
+func (r *protoStream) nodeList(end int64, batch int, emit func(*NodePage) error) (metav1.ListMeta, error) {
 	var meta metav1.ListMeta
-	page := &kubeNodePage{buf: kubePages.get()}
+	page := &NodePage{Buf: r.bufs.Get()}
 	var bounds [][2]int
 	sent := false
 	// send passes the page on; more says whether more of the answer's nodes follow.
 	send := func(more bool) error {
-		b := page.buf.Bytes()
+		b := page.Buf.Bytes()
 		for _, at := range bounds {
-			page.items = append(page.items, b[at[0]:at[1]])
+			page.Items = append(page.Items, b[at[0]:at[1]])
 		}
-		page.meta, page.more = meta, more
-		kubePages.read(page.buf.Len())
+		page.Meta, page.More = meta, more
+		r.bufs.Read(page.Buf.Len())
 		next := page
-		page, bounds, sent = &kubeNodePage{buf: kubePages.get()}, nil, true
+		page, bounds, sent = &NodePage{Buf: r.bufs.Get()}, nil, true
 		if err := emit(next); err != nil {
-			return fmt.Errorf("%w: %w", errKubeEmit, err)
+			return fmt.Errorf("%w: %w", errEmit, err)
 		}
 		return nil
 	}
-	defer func() { page.release() }()
+	defer func() { r.bufs.Put(page.Buf) }() // the page being read, never passed on
 	for r.read < end {
 		num, n, skipped, err := r.field(end, 2, func(num protowire.Number) bool { return num == 1 || num == 2 })
 		if err != nil {
@@ -291,11 +335,11 @@ func (r *kubeProtoStream) nodeList(end int64, batch int, emit func(*kubeNodePage
 			continue
 		}
 		// NodeList.items: one node, kept as its bytes in the page's buffer.
-		start := page.buf.Len()
-		if err := r.bytes(page.buf, n); err != nil {
+		start := page.Buf.Len()
+		if err := r.bytes(page.Buf, n); err != nil {
 			return meta, err
 		}
-		bounds = append(bounds, [2]int{start, page.buf.Len()})
+		bounds = append(bounds, [2]int{start, page.Buf.Len()})
 		if batch > 0 && len(bounds) >= batch {
 			if err := send(true); err != nil {
 				return meta, err
@@ -303,7 +347,7 @@ func (r *kubeProtoStream) nodeList(end int64, batch int, emit func(*kubeNodePage
 		}
 	}
 	if r.read != end {
-		return meta, errKubeProtoShort
+		return meta, errProtoShort
 	}
 	if len(bounds) > 0 || !sent {
 		if err := send(false); err != nil {

@@ -1,4 +1,9 @@
-package collect
+// Package ec2xml reads EC2's XML answers into the AWS SDK's types in one pass over their
+// bytes, keeping only what karpnet converts, as the SDK's own deserializer reads them: its
+// tests and fuzz target hold it to that deserializer. It says nothing of what to ask EC2 for
+// and keeps no state: the buffers answers are read into, and the interner that shares their
+// repeated values, are the caller's.
+package ec2xml
 
 import (
 	"bytes"
@@ -15,24 +20,25 @@ import (
 // A DescribeInstances answer of 1,000 instances is about 6 MB of XML, most of it elements
 // karpnet never reads (block devices, metadata options, DNS names), and the SDK's decoder,
 // built on encoding/xml, spends about 185 µs of CPU an instance on it: at 100,000 nodes that
-// is most of a collection's CPU. ec2ReadInstances reads the same answer in one pass over its
-// bytes and keeps only the fields ec2Instance converts, the reservations' owners and the
-// nextToken. It reads elements as the SDK does (names matched without regard to case, list
+// is most of a collection's CPU. ReadInstances reads the same answer in one pass over its
+// bytes and keeps only the fields karpnet converts (pkg/collect's ec2Instance), the
+// reservations' owners and the nextToken. It reads elements as the SDK does (names matched without regard to case, list
 // members named item, a value the text of an element without children, unknown elements
 // skipped, a repeated value replaced, a repeated list appended to) and parses the values it
 // keeps with the same functions. Anything it is not sure of (a comment, CDATA, a namespace
 // prefix, a non-ASCII name, a carriage return, a malformed tag or entity, an unparsable
 // number, boolean or time) makes it give up, and the SDK decodes the answer instead: only the
-// values of elements karpnet does not read are not checked.
+// values of elements karpnet does not read are not checked. The caller gives the answer to
+// the SDK's deserializer when ReadInstances gives up.
 
-// ec2XMLMaxDepth bounds the nesting ec2ReadInstances follows inside an element it skips.
-const ec2XMLMaxDepth = 256
+// maxDepth bounds the nesting ReadInstances follows inside an element it skips.
+const maxDepth = 256
 
-// ec2ReadInstances decodes a DescribeInstances answer; ok is false when it gave up. The
+// ReadInstances decodes a DescribeInstances answer; ok is false when it gave up. The
 // values that repeat across instances (types, zones, subnet, VPC and security group IDs, tags,
 // states) are taken from intern (nil: each its own copy).
-func ec2ReadInstances(body []byte, intern *snapshot.Interner) (reservations []types.Reservation, nextToken *string, ok bool) {
-	r := xmlReader{b: body, intern: intern}
+func ReadInstances(body []byte, intern *snapshot.Interner) (reservations []types.Reservation, nextToken *string, ok bool) {
+	r := reader{b: body, intern: intern}
 	root, empty := r.root()
 	if r.bad {
 		return nil, nil, false
@@ -57,7 +63,7 @@ func ec2ReadInstances(body []byte, intern *snapshot.Interner) (reservations []ty
 	return reservations, nextToken, true
 }
 
-func (r *xmlReader) reservation(name []byte, empty bool, res *types.Reservation) {
+func (r *reader) reservation(name []byte, empty bool, res *types.Reservation) {
 	r.children(name, empty, func(name []byte, empty bool) {
 		switch string(r.lower(name)) {
 		case "ownerid":
@@ -74,7 +80,7 @@ func (r *xmlReader) reservation(name []byte, empty bool, res *types.Reservation)
 	})
 }
 
-func (r *xmlReader) instance(name []byte, empty bool, in *types.Instance) {
+func (r *reader) instance(name []byte, empty bool, in *types.Instance) {
 	r.children(name, empty, func(name []byte, empty bool) {
 		switch string(r.lower(name)) {
 		case "instanceid":
@@ -149,7 +155,7 @@ func (r *xmlReader) instance(name []byte, empty bool, in *types.Instance) {
 	})
 }
 
-func (r *xmlReader) placement(name []byte, empty bool, p *types.Placement) {
+func (r *reader) placement(name []byte, empty bool, p *types.Placement) {
 	r.children(name, empty, func(name []byte, empty bool) {
 		switch string(r.lower(name)) {
 		case "availabilityzone":
@@ -170,7 +176,7 @@ func (r *xmlReader) placement(name []byte, empty bool, p *types.Placement) {
 	})
 }
 
-func (r *xmlReader) groups(name []byte, empty bool, to []types.GroupIdentifier) []types.GroupIdentifier {
+func (r *reader) groups(name []byte, empty bool, to []types.GroupIdentifier) []types.GroupIdentifier {
 	r.items(name, empty, func(name []byte, empty bool) {
 		var g types.GroupIdentifier
 		r.children(name, empty, func(name []byte, empty bool) {
@@ -188,7 +194,7 @@ func (r *xmlReader) groups(name []byte, empty bool, to []types.GroupIdentifier) 
 	return to
 }
 
-func (r *xmlReader) eni(name []byte, empty bool, ni *types.InstanceNetworkInterface) {
+func (r *reader) eni(name []byte, empty bool, ni *types.InstanceNetworkInterface) {
 	r.children(name, empty, func(name []byte, empty bool) {
 		switch string(r.lower(name)) {
 		case "networkinterfaceid":
@@ -269,7 +275,7 @@ func (r *xmlReader) eni(name []byte, empty bool, ni *types.InstanceNetworkInterf
 
 // only reads the children of an element, passing the value of those named key (in lower case)
 // to set and skipping the others.
-func (r *xmlReader) only(name []byte, empty bool, key string, set func(*string)) {
+func (r *reader) only(name []byte, empty bool, key string, set func(*string)) {
 	r.children(name, empty, func(name []byte, empty bool) {
 		if string(r.lower(name)) == key {
 			if v := r.str(name, empty); v != nil {
@@ -281,9 +287,9 @@ func (r *xmlReader) only(name []byte, empty bool, key string, set func(*string))
 	})
 }
 
-// xmlReader reads an XML document in place. Once bad is set (it gave up), every method
+// reader reads an XML document in place. Once bad is set (it gave up), every method
 // returns at once and what it returns is not used.
-type xmlReader struct {
+type reader struct {
 	b   []byte
 	i   int
 	bad bool
@@ -298,7 +304,7 @@ type xmlReader struct {
 // lower returns name in ASCII lower case, nil for a name longer than any karpnet reads,
 // valid until the next call: it is only compared (string(r.lower(name)) == "item" copies
 // nothing).
-func (r *xmlReader) lower(name []byte) []byte {
+func (r *reader) lower(name []byte) []byte {
 	if len(name) > len(r.fold) {
 		return nil
 	}
@@ -313,11 +319,11 @@ func (r *xmlReader) lower(name []byte) []byte {
 
 // root reads up to the first element's start tag and returns its name; a declaration
 // before it must be XML 1.0 in UTF-8.
-func (r *xmlReader) root() (name []byte, empty bool) {
+func (r *reader) root() (name []byte, empty bool) {
 	r.space()
 	if bytes.HasPrefix(r.b[r.i:], []byte("<?xml")) {
 		end := bytes.Index(r.b[r.i:], []byte("?>"))
-		if end < 0 || !xmlPlainDeclaration(r.b[r.i:r.i+end+2]) {
+		if end < 0 || !plainDeclaration(r.b[r.i:r.i+end+2]) {
 			r.bad = true
 			return nil, false
 		}
@@ -332,9 +338,9 @@ func (r *xmlReader) root() (name []byte, empty bool) {
 	return r.startTag()
 }
 
-// xmlPlainDeclaration reports whether decl is an XML declaration for version 1.0, in UTF-8
+// plainDeclaration reports whether decl is an XML declaration for version 1.0, in UTF-8
 // or with no encoding.
-func xmlPlainDeclaration(decl []byte) bool {
+func plainDeclaration(decl []byte) bool {
 	rest, ok := bytes.CutPrefix(decl, []byte(`<?xml version="1.0"`))
 	if !ok {
 		return false
@@ -352,7 +358,7 @@ func xmlPlainDeclaration(decl []byte) bool {
 	return string(rest) == "?>"
 }
 
-func (r *xmlReader) space() {
+func (r *reader) space() {
 	for r.i < len(r.b) {
 		switch r.b[r.i] {
 		case ' ', '\t', '\n':
@@ -365,7 +371,7 @@ func (r *xmlReader) space() {
 
 // children calls visit for each child element of the element just opened (named name,
 // empty when it was <name/>), and reads its end tag. visit must read the child through.
-func (r *xmlReader) children(name []byte, empty bool, visit func(name []byte, empty bool)) {
+func (r *reader) children(name []byte, empty bool, visit func(name []byte, empty bool)) {
 	if empty || r.bad {
 		return
 	}
@@ -380,7 +386,7 @@ func (r *xmlReader) children(name []byte, empty bool, visit func(name []byte, em
 
 // items calls visit for each child named item (the members of an EC2 list) and skips the
 // others.
-func (r *xmlReader) items(name []byte, empty bool, visit func(name []byte, empty bool)) {
+func (r *reader) items(name []byte, empty bool, visit func(name []byte, empty bool)) {
 	r.children(name, empty, func(name []byte, empty bool) {
 		if string(r.lower(name)) == "item" {
 			visit(name, empty)
@@ -392,7 +398,7 @@ func (r *xmlReader) items(name []byte, empty bool, visit func(name []byte, empty
 
 // next reads the text up to the next tag inside the element named parent: a start tag is
 // read and its name returned; parent's end tag is read and more is false.
-func (r *xmlReader) next(parent []byte) (name []byte, empty, more bool) {
+func (r *reader) next(parent []byte) (name []byte, empty, more bool) {
 	r.text(nil)
 	if r.bad || r.i+1 >= len(r.b) {
 		r.bad = true
@@ -409,7 +415,7 @@ func (r *xmlReader) next(parent []byte) (name []byte, empty, more bool) {
 }
 
 // startTag reads a start tag after its '<': the name, attributes (skipped) and '>' or '/>'.
-func (r *xmlReader) startTag() (name []byte, empty bool) {
+func (r *reader) startTag() (name []byte, empty bool) {
 	name = r.name()
 	for !r.bad {
 		hadSpace := r.i
@@ -440,12 +446,12 @@ func (r *xmlReader) startTag() (name []byte, empty bool) {
 }
 
 // attribute reads name="value" (or 'value'), checking the value's text.
-func (r *xmlReader) attribute() {
-	if !xmlNameStart(r.b[r.i]) {
+func (r *reader) attribute() {
+	if !nameStart(r.b[r.i]) {
 		r.bad = true
 		return
 	}
-	for r.i < len(r.b) && (xmlNameByte(r.b[r.i]) || r.b[r.i] == ':') {
+	for r.i < len(r.b) && (nameByte(r.b[r.i]) || r.b[r.i] == ':') {
 		r.i++
 	}
 	r.space()
@@ -467,7 +473,7 @@ func (r *xmlReader) attribute() {
 		return
 	}
 	value := r.b[r.i : r.i+end]
-	if bytes.IndexByte(value, '<') >= 0 || bytes.IndexByte(value, '&') >= 0 || !xmlPlainText(value) {
+	if bytes.IndexByte(value, '<') >= 0 || bytes.IndexByte(value, '&') >= 0 || !plainText(value) {
 		r.bad = true
 		return
 	}
@@ -475,7 +481,7 @@ func (r *xmlReader) attribute() {
 }
 
 // endTag reads an end tag after its "</", which must close want.
-func (r *xmlReader) endTag(want []byte) {
+func (r *reader) endTag(want []byte) {
 	name := r.name()
 	r.space()
 	if r.bad || r.i >= len(r.b) || r.b[r.i] != '>' || !bytes.Equal(name, want) {
@@ -487,28 +493,28 @@ func (r *xmlReader) endTag(want []byte) {
 
 // name reads an element name: ASCII letters, digits, '_', '-' and '.', not starting with a
 // digit, '-' or '.'.
-func (r *xmlReader) name() []byte {
+func (r *reader) name() []byte {
 	start := r.i
-	for r.i < len(r.b) && xmlNameByte(r.b[r.i]) {
+	for r.i < len(r.b) && nameByte(r.b[r.i]) {
 		r.i++
 	}
-	if r.i == start || !xmlNameStart(r.b[start]) {
+	if r.i == start || !nameStart(r.b[start]) {
 		r.bad = true
 		return nil
 	}
 	return r.b[start:r.i]
 }
 
-func xmlNameByte(c byte) bool {
+func nameByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '.'
 }
 
-func xmlNameStart(c byte) bool {
+func nameStart(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_'
 }
 
 // text reads text up to the next '<', appending it unescaped to to (when not nil).
-func (r *xmlReader) text(to []byte) []byte {
+func (r *reader) text(to []byte) []byte {
 	for r.i < len(r.b) && !r.bad {
 		c := r.b[r.i]
 		switch {
@@ -519,7 +525,7 @@ func (r *xmlReader) text(to []byte) []byte {
 			continue
 		case c >= utf8.RuneSelf:
 			ch, size := utf8.DecodeRune(r.b[r.i:])
-			if !xmlChar(ch, size) {
+			if !validChar(ch, size) {
 				r.bad = true
 				return to
 			}
@@ -540,8 +546,8 @@ func (r *xmlReader) text(to []byte) []byte {
 	return to
 }
 
-// xmlChar reports whether a decoded rune is a character XML allows (and was valid UTF-8).
-func xmlChar(ch rune, size int) bool {
+// validChar reports whether a decoded rune is a character XML allows (and was valid UTF-8).
+func validChar(ch rune, size int) bool {
 	switch {
 	case ch == utf8.RuneError && size == 1:
 		return false
@@ -556,8 +562,8 @@ func xmlChar(ch rune, size int) bool {
 	}
 }
 
-// xmlPlainText reports whether b is text XML allows, with no carriage return.
-func xmlPlainText(b []byte) bool {
+// plainText reports whether b is text XML allows, with no carriage return.
+func plainText(b []byte) bool {
 	for i := 0; i < len(b); {
 		c := b[i]
 		if c < utf8.RuneSelf {
@@ -568,7 +574,7 @@ func xmlPlainText(b []byte) bool {
 			continue
 		}
 		ch, size := utf8.DecodeRune(b[i:])
-		if !xmlChar(ch, size) {
+		if !validChar(ch, size) {
 			return false
 		}
 		i += size
@@ -577,7 +583,7 @@ func xmlPlainText(b []byte) bool {
 }
 
 // entity reads an entity or character reference after its '&'.
-func (r *xmlReader) entity(to []byte) []byte {
+func (r *reader) entity(to []byte) []byte {
 	end := bytes.IndexByte(r.b[r.i:min(len(r.b), r.i+12)], ';')
 	if end < 0 {
 		r.bad = true
@@ -607,7 +613,7 @@ func (r *xmlReader) entity(to []byte) []byte {
 			base, digits = 16, digits[1:]
 		}
 		n, err := strconv.ParseUint(string(digits), base, 32)
-		if err != nil || n > utf8.MaxRune || !xmlChar(rune(n), 0) || n == '\r' {
+		if err != nil || n > utf8.MaxRune || !validChar(rune(n), 0) || n == '\r' {
 			r.bad = true
 			return to
 		}
@@ -625,17 +631,17 @@ func (r *xmlReader) entity(to []byte) []byte {
 
 // value reads the text of the element just opened and its end tag: an element with a child,
 // a comment or CDATA in it makes the reader give up.
-func (r *xmlReader) value(name []byte, empty bool) string {
+func (r *reader) value(name []byte, empty bool) string {
 	return r.readValue(name, empty, false)
 }
 
 // sharedValue reads a value as value does, the interner's copy of it.
-func (r *xmlReader) sharedValue(name []byte, empty bool) string {
+func (r *reader) sharedValue(name []byte, empty bool) string {
 	return r.readValue(name, empty, true)
 }
 
 // shared reads a value as str does, pointing to the interner's copy of it.
-func (r *xmlReader) shared(name []byte, empty bool) *string {
+func (r *reader) shared(name []byte, empty bool) *string {
 	v := r.sharedValue(name, empty)
 	if r.bad {
 		return nil
@@ -644,7 +650,7 @@ func (r *xmlReader) shared(name []byte, empty bool) *string {
 }
 
 // readValue reads the text of the element just opened, interned when shared.
-func (r *xmlReader) readValue(name []byte, empty, shared bool) string {
+func (r *reader) readValue(name []byte, empty, shared bool) string {
 	if empty || r.bad {
 		return ""
 	}
@@ -657,7 +663,7 @@ func (r *xmlReader) readValue(name []byte, empty, shared bool) string {
 	raw := r.b[start : start+end]
 	var v string
 	if bytes.IndexByte(raw, '&') < 0 {
-		if !xmlPlainText(raw) {
+		if !plainText(raw) {
 			r.bad = true
 			return ""
 		}
@@ -682,7 +688,7 @@ func (r *xmlReader) readValue(name []byte, empty, shared bool) string {
 }
 
 // str reads a value as the SDK keeps it: a pointer, to "" for an empty element.
-func (r *xmlReader) str(name []byte, empty bool) *string {
+func (r *reader) str(name []byte, empty bool) *string {
 	v := r.value(name, empty)
 	if r.bad {
 		return nil
@@ -691,7 +697,7 @@ func (r *xmlReader) str(name []byte, empty bool) *string {
 }
 
 // int32 reads an integer value as the SDK does (parsed as 64 bits, kept as 32).
-func (r *xmlReader) int32(name []byte, empty bool) *int32 {
+func (r *reader) int32(name []byte, empty bool) *int32 {
 	v := r.value(name, empty)
 	if r.bad {
 		return nil
@@ -705,8 +711,8 @@ func (r *xmlReader) int32(name []byte, empty bool) *int32 {
 }
 
 // skip reads the element just opened through its end tag, whatever it holds (up to
-// ec2XMLMaxDepth levels).
-func (r *xmlReader) skip(name []byte, empty bool) {
+// maxDepth levels).
+func (r *reader) skip(name []byte, empty bool) {
 	if empty || r.bad {
 		return
 	}
@@ -717,7 +723,7 @@ func (r *xmlReader) skip(name []byte, empty bool) {
 		case !more:
 			r.open = r.open[:len(r.open)-1]
 		case !childEmpty:
-			if len(r.open) == ec2XMLMaxDepth {
+			if len(r.open) == maxDepth {
 				r.bad = true
 				return
 			}

@@ -1,4 +1,4 @@
-package collect
+package kubestream
 
 import (
 	"encoding/json"
@@ -14,9 +14,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// kubeDecodeListStreamByDecoder is the list decode as json.Decoder does it (the way it was
-// done before kubeJSONStream): the reference kubeDecodeListStream is held to.
-func kubeDecodeListStreamByDecoder(r io.Reader, items kubeItems, visit func(*unstructured.Unstructured)) (string, error) {
+// decodeListStreamByDecoder is the list decode as json.Decoder does it (the way it was
+// done before jsonStream): the reference DecodeListStream is held to.
+func decodeListStreamByDecoder(r io.Reader, items Items, visit func(*unstructured.Unstructured)) (string, error) {
 	dec := json.NewDecoder(r)
 	expect := func(want json.Delim) error {
 		tok, err := dec.Token()
@@ -54,7 +54,7 @@ func kubeDecodeListStreamByDecoder(r io.Reader, items kubeItems, visit func(*uns
 				if err := dec.Decode(&raw); err != nil {
 					return "", err
 				}
-				if err := kubeDecodeItem(raw, items, nil, visit); err != nil {
+				if err := decodeItem(raw, items, nil, visit); err != nil {
 					return "", err
 				}
 			}
@@ -75,19 +75,19 @@ func kubeDecodeListStreamByDecoder(r io.Reader, items kubeItems, visit func(*uns
 	return meta.Continue, expect('}')
 }
 
-// kubeSameListDecode fails t unless kubeDecodeListStream, reading body one byte at a time and
+// sameListDecode fails t unless DecodeListStream, reading body one byte at a time and
 // whole, gives what json.Decoder's decode gives: the same objects, continue token, and an
 // error exactly when it gives one.
-func kubeSameListDecode(t *testing.T, body []byte, reads kubeShape) {
+func sameListDecode(t *testing.T, body []byte, reads Shape) {
 	t.Helper()
-	decode := func(dec func(io.Reader, kubeItems, func(*unstructured.Unstructured)) (string, error), r io.Reader) ([]map[string]any, string, error) {
+	decode := func(dec func(io.Reader, Items, func(*unstructured.Unstructured)) (string, error), r io.Reader) ([]map[string]any, string, error) {
 		var got []map[string]any
-		next, err := dec(r, kubeItems{reads: reads}, func(u *unstructured.Unstructured) { got = append(got, u.Object) })
+		next, err := dec(r, Items{Reads: reads}, func(u *unstructured.Unstructured) { got = append(got, u.Object) })
 		return got, next, err
 	}
-	want, wantNext, wantErr := decode(kubeDecodeListStreamByDecoder, strings.NewReader(string(body)))
+	want, wantNext, wantErr := decode(decodeListStreamByDecoder, strings.NewReader(string(body)))
 	for _, r := range []io.Reader{strings.NewReader(string(body)), iotest.OneByteReader(strings.NewReader(string(body)))} {
-		got, next, err := decode(kubeDecodeListStream, r)
+		got, next, err := decode(DecodeListStream, r)
 		if (err != nil) != (wantErr != nil) {
 			t.Fatalf("decoding %q: error %v, json.Decoder's %v", body, err, wantErr)
 		}
@@ -100,11 +100,11 @@ func kubeSameListDecode(t *testing.T, body []byte, reads kubeShape) {
 	}
 }
 
-// TestListStreamDecodesAsJSONDecoder holds kubeDecodeListStream to json.Decoder's decode over
+// TestListStreamDecodesAsJSONDecoder holds DecodeListStream to json.Decoder's decode over
 // lists well and badly formed, read whole and a byte at a time, and over an item larger than
 // the stream's first buffer.
 func TestListStreamDecodesAsJSONDecoder(t *testing.T) {
-	claim := kubeFullNodeClaim("default-00001", true)
+	claim := fullNodeClaim("default-00001", true)
 	for _, body := range []string{
 		``, ` `, `{}`, `{ }`, `[]`, `null`, `{"items":null}`, `{"items":[]}`, `{"items":[ ]}`, `{"items": {}}`, `{"items": [1]}`,
 		`{"items": [{"kind": "NodeClaim"}`, `{"items":[{"kind":"NodeClaim"}]}`, `{"items":[{"kind":"NodeClaim"},]}`,
@@ -114,31 +114,31 @@ func TestListStreamDecodesAsJSONDecoder(t *testing.T) {
 		`{"items":[{"kind":"X"}]} trailing`, `{"a":1 "b":2}`, `{"a":[1,2}`, `{1:2}`, `{"items":[` + claim + `,` + claim + `],"metadata":{"continue":"c"}}`,
 		`{"apiVersion":"v1","kind":"List","items":[` + claim + `]`,
 	} {
-		kubeSameListDecode(t, []byte(body), kubeNodeClaimReads)
-		kubeSameListDecode(t, []byte(body), nil)
+		sameListDecode(t, []byte(body), NodeClaimReads)
+		sameListDecode(t, []byte(body), nil)
 	}
 	big := `{"items":[{"kind":"NodeClaim","metadata":{"name":"big","annotations":{"a":"` + strings.Repeat(`x\"`, 300<<10) + `"}}}]}`
-	kubeSameListDecode(t, []byte(big), nil)
+	sameListDecode(t, []byte(big), nil)
 }
 
 func FuzzDecodeListStream(f *testing.F) {
 	for _, s := range []string{`{"items":[{"kind":"NodeClaim","metadata":{"name":"a"}}],"metadata":{"continue":"x"}}`,
-		`{"items":null}`, `{"items":[1,"2",[3],{"4":5}]}`, kubeFullNodeClaim("default-00002", false)} {
+		`{"items":null}`, `{"items":[1,"2",[3],{"4":5}]}`, fullNodeClaim("default-00002", false)} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		kubeSameListDecode(t, body, kubeNodeClaimReads)
+		sameListDecode(t, body, NodeClaimReads)
 	})
 }
 
-// TestJSONValidIsJSONValid holds kubeJSONValid to json.Valid.
+// TestJSONValidIsJSONValid holds validJSON to json.Valid.
 func TestJSONValidIsJSONValid(t *testing.T) {
-	deep := strings.Repeat("[", kubeJSONMaxDepth) + strings.Repeat("]", kubeJSONMaxDepth)
+	deep := strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth)
 	for _, s := range []string{``, ` `, `0`, `-0`, `-`, `01`, `1.`, `1.5`, `1e`, `1e+`, `1E-5`, `.5`, `+1`, `"`, `"\u12"`, `"\u12ab"`,
 		`"\uGGGG"`, `"a\/b"`, `"\x"`, "\"\x1f\"", "\"\x7f\xff\"", `tru`, `true`, `truex`, `nul`, `null `, ` false`, `{}`, `{"a"}`,
 		`{"a":}`, `{"a":1,}`, `[1,]`, `[,1]`, `[1 2]`, `{"a":1}{}`, deep, "[" + deep + "]", "\t[\r\n]\n"} {
-		if got, want := kubeJSONValid([]byte(s)), json.Valid([]byte(s)); got != want {
-			t.Errorf("kubeJSONValid(%.40q) = %v, json.Valid says %v", s, got, want)
+		if got, want := validJSON([]byte(s)), json.Valid([]byte(s)); got != want {
+			t.Errorf("validJSON(%.40q) = %v, json.Valid says %v", s, got, want)
 		}
 	}
 }
@@ -148,8 +148,8 @@ func FuzzJSONValid(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if got, want := kubeJSONValid(b), json.Valid(b); got != want {
-			t.Fatalf("kubeJSONValid(%q) = %v, json.Valid says %v", b, got, want)
+		if got, want := validJSON(b), json.Valid(b); got != want {
+			t.Fatalf("validJSON(%q) = %v, json.Valid says %v", b, got, want)
 		}
 	})
 }
@@ -159,7 +159,7 @@ func FuzzJSONValid(f *testing.F) {
 func TestListStreamPassesOnTheReadersError(t *testing.T) {
 	lost := errors.New("connection reset")
 	r := io.MultiReader(strings.NewReader(`{"items":[{"kind":"NodeClaim","metadata":{"na`), iotest.ErrReader(lost))
-	if _, err := kubeDecodeListStream(r, kubeItems{reads: kubeNodeClaimReads}, func(*unstructured.Unstructured) {}); !errors.Is(err, lost) {
+	if _, err := DecodeListStream(r, Items{Reads: NodeClaimReads}, func(*unstructured.Unstructured) {}); !errors.Is(err, lost) {
 		t.Fatalf("got %v, want the reader's error", err)
 	}
 }

@@ -1,4 +1,4 @@
-package collect
+package kubestream
 
 import (
 	"encoding/json"
@@ -7,13 +7,13 @@ import (
 	"io"
 )
 
-// kubeJSONStream reads JSON values one after another from a reader, each whole in its buffer:
+// jsonStream reads JSON values one after another from a reader, each whole in its buffer:
 // a list answer of 100,000 NodeClaims is about 250 MB, and json.Decoder, which scans every
 // byte through its state machine twice (to find a value's end, then to decode it into a
 // RawMessage), spent two seconds of CPU on it. Here a value's end is found by a loop that
-// only follows strings and brackets, and the value is then checked once by kubeJSONValid,
+// only follows strings and brackets, and the value is then checked once by validJSON,
 // which accepts what encoding/json accepts.
-type kubeJSONStream struct {
+type jsonStream struct {
 	r   io.Reader
 	buf []byte
 	pos int   // the next byte to read, in buf
@@ -21,17 +21,17 @@ type kubeJSONStream struct {
 	err error // the reader's error, once it gave one (io.EOF at the end)
 }
 
-// kubeJSONStreamBuffer is the size a stream's buffer starts at; it doubles for a value that
+// streamBuffer is the size a stream's buffer starts at; it doubles for a value that
 // does not fit.
-const kubeJSONStreamBuffer = 256 << 10
+const streamBuffer = 256 << 10
 
-func newKubeJSONStream(r io.Reader) *kubeJSONStream {
-	return &kubeJSONStream{r: r, buf: make([]byte, 0, kubeJSONStreamBuffer)}
+func newJSONStream(r io.Reader) *jsonStream {
+	return &jsonStream{r: r, buf: make([]byte, 0, streamBuffer)}
 }
 
 // fill moves buf[keep:] to the start of the buffer, reads more of the answer after it, and
 // reports whether anything came.
-func (s *kubeJSONStream) fill(keep int) bool {
+func (s *jsonStream) fill(keep int) bool {
 	if keep > 0 {
 		n := copy(s.buf, s.buf[keep:])
 		s.buf = s.buf[:n]
@@ -58,7 +58,7 @@ func (s *kubeJSONStream) fill(keep int) bool {
 
 // ended is the error for an answer that stops where more must follow: the reader's own when
 // it failed, else io.ErrUnexpectedEOF, as json.Decoder says.
-func (s *kubeJSONStream) ended() error {
+func (s *jsonStream) ended() error {
 	if s.err != nil && !errors.Is(s.err, io.EOF) {
 		return s.err
 	}
@@ -66,7 +66,7 @@ func (s *kubeJSONStream) ended() error {
 }
 
 // space moves past JSON whitespace and returns the next byte, ok false at the end.
-func (s *kubeJSONStream) space() (byte, bool) {
+func (s *jsonStream) space() (byte, bool) {
 	for {
 		for s.pos < len(s.buf) {
 			switch c := s.buf[s.pos]; c {
@@ -83,7 +83,7 @@ func (s *kubeJSONStream) space() (byte, bool) {
 }
 
 // expect moves past whitespace and the byte want, failing on anything else.
-func (s *kubeJSONStream) expect(want byte) error {
+func (s *jsonStream) expect(want byte) error {
 	c, ok := s.space()
 	if !ok {
 		return fmt.Errorf("%w, before %q", s.ended(), want)
@@ -96,18 +96,18 @@ func (s *kubeJSONStream) expect(want byte) error {
 }
 
 // invalid is the error for the answer's text at pos.
-func (s *kubeJSONStream) invalid(what string) error {
+func (s *jsonStream) invalid(what string) error {
 	return fmt.Errorf("not valid JSON at byte %d: %s", s.off+int64(s.pos)+1, what)
 }
 
-// value returns the next JSON value, checked (kubeJSONValid), as a slice of the buffer that
+// value returns the next JSON value, checked (validJSON), as a slice of the buffer that
 // is good until the next call.
-func (s *kubeJSONStream) value() ([]byte, error) {
+func (s *jsonStream) value() ([]byte, error) {
 	if _, ok := s.space(); !ok {
 		return nil, s.ended()
 	}
 	start, from, end := s.pos, s.pos, 0
-	var scan kubeJSONEnd
+	var scan valueEnd
 	for {
 		var ok bool
 		if end, ok = scan.find(s.buf, from, start); ok {
@@ -126,7 +126,7 @@ func (s *kubeJSONStream) value() ([]byte, error) {
 		}
 	}
 	v := s.buf[start:end:end]
-	if !kubeJSONValid(v) {
+	if !validJSON(v) {
 		var any json.RawMessage
 		err := json.Unmarshal(v, &any)
 		if err == nil {
@@ -139,10 +139,10 @@ func (s *kubeJSONStream) value() ([]byte, error) {
 	return v, nil
 }
 
-// kubeJSONEnd finds where a JSON value ends, following only strings (for their quotes and
+// valueEnd finds where a JSON value ends, following only strings (for their quotes and
 // backslashes) and brackets; what it finds is then checked whole. Its state carries over
 // from one part of the text to the next.
-type kubeJSONEnd struct {
+type valueEnd struct {
 	depth    int
 	inString bool
 	escaped  bool
@@ -152,7 +152,7 @@ type kubeJSONEnd struct {
 
 // find scans b from i (the value starts at start) and returns the index just past the
 // value's end, ok false when b ends first.
-func (e *kubeJSONEnd) find(b []byte, i, start int) (int, bool) {
+func (e *valueEnd) find(b []byte, i, start int) (int, bool) {
 	if !e.started {
 		e.started = true
 		switch b[start] {
@@ -199,15 +199,15 @@ func (e *kubeJSONEnd) find(b []byte, i, start int) (int, bool) {
 	return i, false
 }
 
-// kubeJSONMaxDepth is encoding/json's nesting limit.
-const kubeJSONMaxDepth = 10000
+// maxDepth is encoding/json's nesting limit.
+const maxDepth = 10000
 
-// kubeJSONValid reports whether b is exactly one JSON value, with whitespace around it, as
+// validJSON reports whether b is exactly one JSON value, with whitespace around it, as
 // encoding/json accepts it (json.Valid): any bytes in strings but the controls below 0x20,
 // escapes \" \\ \/ \b \f \n \r \t and \u with four hex digits, numbers as JSON writes them,
-// nesting up to kubeJSONMaxDepth.
-func kubeJSONValid(b []byte) bool {
-	v := kubeJSONValidator{b: b}
+// nesting up to maxDepth.
+func validJSON(b []byte) bool {
+	v := validator{b: b}
 	v.space()
 	if !v.value(0) {
 		return false
@@ -216,12 +216,12 @@ func kubeJSONValid(b []byte) bool {
 	return v.i == len(b)
 }
 
-type kubeJSONValidator struct {
+type validator struct {
 	b []byte
 	i int
 }
 
-func (v *kubeJSONValidator) space() {
+func (v *validator) space() {
 	for v.i < len(v.b) {
 		switch v.b[v.i] {
 		case ' ', '\t', '\n', '\r':
@@ -232,7 +232,7 @@ func (v *kubeJSONValidator) space() {
 	}
 }
 
-func (v *kubeJSONValidator) value(depth int) bool {
+func (v *validator) value(depth int) bool {
 	if v.i >= len(v.b) {
 		return false
 	}
@@ -254,8 +254,8 @@ func (v *kubeJSONValidator) value(depth int) bool {
 	}
 }
 
-func (v *kubeJSONValidator) object(depth int) bool {
-	if depth > kubeJSONMaxDepth {
+func (v *validator) object(depth int) bool {
+	if depth > maxDepth {
 		return false
 	}
 	v.i++ // '{'
@@ -294,8 +294,8 @@ func (v *kubeJSONValidator) object(depth int) bool {
 	}
 }
 
-func (v *kubeJSONValidator) array(depth int) bool {
-	if depth > kubeJSONMaxDepth {
+func (v *validator) array(depth int) bool {
+	if depth > maxDepth {
 		return false
 	}
 	v.i++ // '['
@@ -326,7 +326,7 @@ func (v *kubeJSONValidator) array(depth int) bool {
 }
 
 // str checks the string at i, its opening quote.
-func (v *kubeJSONValidator) str() bool {
+func (v *validator) str() bool {
 	v.i++
 	for v.i < len(v.b) {
 		c := v.b[v.i]
@@ -363,7 +363,7 @@ func (v *kubeJSONValidator) str() bool {
 	return false
 }
 
-func (v *kubeJSONValidator) literal(word string) bool {
+func (v *validator) literal(word string) bool {
 	if len(v.b)-v.i < len(word) || string(v.b[v.i:v.i+len(word)]) != word {
 		return false
 	}
@@ -372,7 +372,7 @@ func (v *kubeJSONValidator) literal(word string) bool {
 }
 
 // number checks -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? at i.
-func (v *kubeJSONValidator) number() bool {
+func (v *validator) number() bool {
 	b := v.b
 	if v.i < len(b) && b[v.i] == '-' {
 		v.i++
@@ -406,7 +406,7 @@ func (v *kubeJSONValidator) number() bool {
 }
 
 // digits moves past one or more digits, false when there is none.
-func (v *kubeJSONValidator) digits() bool {
+func (v *validator) digits() bool {
 	start := v.i
 	for v.i < len(v.b) && '0' <= v.b[v.i] && v.b[v.i] <= '9' {
 		v.i++

@@ -1,4 +1,4 @@
-package collect
+package kubestream
 
 import (
 	"strconv"
@@ -7,12 +7,24 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/karpnet/kubectl-karpnet/internal/kubeobj"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
-// kubeReadNodeClaim reads one NodeClaim of a list straight from its JSON text (valid JSON, as
-// the list reader hands it on) into what kubeDecodeNodeClaim makes of the object
-// kubeDecodeShaped gives of it, without building that object: the ~15 maps of a NodeClaim's
+// NodeClaimReads is what kubeobj.DecodeNodeClaim reads of a NodeClaim: the NodeClaims list,
+// thousands of objects, is decoded with only these parts (Items.Reads), when ReadNodeClaim
+// leaves an item to the decode. Both change together; TestNodeClaimReadsIsWhatTheDecodeReads
+// holds them to each other. It is a table, never changed.
+var NodeClaimReads = Shape{
+	"apiVersion": nil, "kind": nil,
+	"metadata": {"name": nil, "labels": nil, "creationTimestamp": nil, "deletionTimestamp": nil},
+	"spec":     {"nodeClassRef": nil, "resources": {"requests": nil}},
+	"status":   {"providerID": nil, "nodeName": nil, "capacity": nil, "conditions": nil},
+}
+
+// ReadNodeClaim reads one NodeClaim of a list straight from its JSON text (valid JSON, as
+// DecodeListStream hands it on) into what kubeobj.DecodeNodeClaim makes of the object the
+// decode by parts (NodeClaimReads) gives of it, without building that object: the ~15 maps of a NodeClaim's
 // unstructured form, which were most of its decode's garbage, are never made. Member names
 // and short strings come from names (nil for none).
 //
@@ -22,15 +34,15 @@ import (
 // not a non-empty string, or an apiVersion that does not parse (the list reader decodes those
 // whole, and fails); a number the unstructured decoder refuses. FuzzReadNodeClaim holds it to
 // the decode it replaces.
-func kubeReadNodeClaim(raw []byte, names *kubeNames) (snapshot.NodeClaim, bool) {
+func ReadNodeClaim(raw []byte, names *Names) (snapshot.NodeClaim, bool) {
 	var c snapshot.NodeClaim
-	r := kubeJSONReader{b: raw, ok: true, names: names}
+	r := jsonReader{b: raw, ok: true, names: names}
 	r.space()
 	if r.i >= len(r.b) || r.b[r.i] != '{' {
 		return c, false
 	}
 	var kind string
-	var seen kubeSeen
+	var seen seenMembers
 	r.i++
 	for name, more := r.member(); more && r.ok; name, more = r.member() {
 		switch string(name) {
@@ -62,12 +74,12 @@ func kubeReadNodeClaim(raw []byte, names *kubeNames) (snapshot.NodeClaim, bool) 
 	return c, true
 }
 
-// kubeSeen marks which of an object's members (by the reader's own numbering) were read.
-type kubeSeen uint16
+// seenMembers marks which of an object's members (by the reader's own numbering) were read.
+type seenMembers uint16
 
 // once marks member i as read in seen, and turns ok false when it was read before: the
 // unstructured decoder keeps the last of repeated members, whole.
-func (r *kubeJSONReader) once(seen *kubeSeen, i uint) {
+func (r *jsonReader) once(seen *seenMembers, i uint) {
 	if *seen&(1<<i) != 0 {
 		r.ok = false
 	}
@@ -78,7 +90,7 @@ func (r *kubeJSONReader) once(seen *kubeSeen, i uint) {
 // member's value) and returns its name as written, without the quotes, with the reader at its
 // value; false at the object's end, which it moves past. A name that is not plain (an escape,
 // non-ASCII) turns ok false: the object is then not read at all.
-func (r *kubeJSONReader) member() ([]byte, bool) {
+func (r *jsonReader) member() ([]byte, bool) {
 	key, plain, more := r.key()
 	if more && !plain {
 		r.ok = false
@@ -88,7 +100,7 @@ func (r *kubeJSONReader) member() ([]byte, bool) {
 
 // key is member for an object whose member names are data (labels, resource lists): a name
 // that is not plain is returned quoted, with plain false, for unquote.
-func (r *kubeJSONReader) key() (key []byte, plain, more bool) {
+func (r *jsonReader) key() (key []byte, plain, more bool) {
 	r.space()
 	if r.i < len(r.b) && r.b[r.i] == ',' {
 		r.i++
@@ -102,14 +114,14 @@ func (r *kubeJSONReader) key() (key []byte, plain, more bool) {
 	r.space()
 	r.i++ // ':'
 	r.space()
-	if kubeJSONPlain(key) {
+	if plainString(key) {
 		return key[1 : len(key)-1], true, true
 	}
 	return key, false, true
 }
 
 // keyName is the string a key returned by key stands for.
-func (r *kubeJSONReader) keyName(key []byte, plain bool) string {
+func (r *jsonReader) keyName(key []byte, plain bool) string {
 	if plain {
 		return r.names.name(key)
 	}
@@ -117,14 +129,14 @@ func (r *kubeJSONReader) keyName(key []byte, plain bool) string {
 }
 
 // text reads the value at the reader: its string when it is one, else it moves past it and
-// returns "" and false, as kubeStr gives "" for a value of another type.
-func (r *kubeJSONReader) text() (string, bool) {
+// returns "" and false, as kubeobj gives "" for a string of another type.
+func (r *jsonReader) text() (string, bool) {
 	if r.i >= len(r.b) || r.b[r.i] != '"' {
 		r.skip()
 		return "", false
 	}
 	b := r.stringBytes()
-	if kubeJSONPlain(b) {
+	if plainString(b) {
 		return r.names.name(b[1 : len(b)-1]), true
 	}
 	return r.unquote(b), true
@@ -132,18 +144,18 @@ func (r *kubeJSONReader) text() (string, bool) {
 
 // timestamp reads the value at the reader as metadata's timestamps are read (RFC 3339, in
 // UTC), the zero time for anything else.
-func (r *kubeJSONReader) timestamp() time.Time {
+func (r *jsonReader) timestamp() time.Time {
 	s, _ := r.text()
 	t, err := time.Parse(time.RFC3339, s)
 	if err != nil {
 		return time.Time{}
 	}
-	return kubeUTC(t)
+	return kubeobj.UTC(t)
 }
 
 // enter reports whether the value at the reader is an object and, when it is, moves into it;
 // else it moves past the value.
-func (r *kubeJSONReader) enter() bool {
+func (r *jsonReader) enter() bool {
 	if r.i >= len(r.b) || r.b[r.i] != '{' {
 		r.skip()
 		return false
@@ -152,10 +164,10 @@ func (r *kubeJSONReader) enter() bool {
 	return true
 }
 
-// stringMap reads the object at the reader as kubeStrMap reads it: its string values (the last
-// of a repeated name, which drops the name when it is not a string); nil for none, or when the
-// value is not an object.
-func (r *kubeJSONReader) stringMap() map[string]string {
+// stringMap reads the object at the reader as kubeobj reads a string map: its string values
+// (the last of a repeated name, which drops the name when it is not a string); nil for none,
+// or when the value is not an object.
+func (r *jsonReader) stringMap() map[string]string {
 	if !r.enter() {
 		return nil
 	}
@@ -177,10 +189,10 @@ func (r *kubeJSONReader) stringMap() map[string]string {
 	return out
 }
 
-// quantities reads the object at the reader as kubeQuantityMap reads it: strings as they are,
-// numbers written as the unstructured decoder's int64 or float64 are, the rest dropped; only
-// the names that start with prefix are kept.
-func (r *kubeJSONReader) quantities(prefix string) map[string]string {
+// quantities reads the object at the reader as kubeobj reads a map of quantities: strings as
+// they are, numbers written as the unstructured decoder's int64 or float64 are, the rest
+// dropped; only the names that start with prefix are kept.
+func (r *jsonReader) quantities(prefix string) map[string]string {
 	if !r.enter() {
 		return nil
 	}
@@ -196,7 +208,7 @@ func (r *kubeJSONReader) quantities(prefix string) map[string]string {
 		case c == '"':
 			q, _ = r.text()
 		case c == '-' || c >= '0' && c <= '9':
-			switch n, ok := kubeJSONNumber(r.number()); v := n.(type) {
+			switch n, ok := jsonNumber(r.number()); v := n.(type) {
 			case int64:
 				q = strconv.FormatInt(v, 10)
 			case float64:
@@ -221,11 +233,11 @@ func (r *kubeJSONReader) quantities(prefix string) map[string]string {
 }
 
 // claimMetadata reads a NodeClaim's metadata: its name, labels, creation and deletion times.
-func (r *kubeJSONReader) claimMetadata(c *snapshot.NodeClaim) {
+func (r *jsonReader) claimMetadata(c *snapshot.NodeClaim) {
 	if !r.enter() {
 		return
 	}
-	var seen kubeSeen
+	var seen seenMembers
 	for name, more := r.member(); more && r.ok; name, more = r.member() {
 		switch string(name) {
 		case "name":
@@ -247,11 +259,11 @@ func (r *kubeJSONReader) claimMetadata(c *snapshot.NodeClaim) {
 }
 
 // claimSpec reads a NodeClaim's spec: its nodeClassRef and resource requests.
-func (r *kubeJSONReader) claimSpec(c *snapshot.NodeClaim) {
+func (r *jsonReader) claimSpec(c *snapshot.NodeClaim) {
 	if !r.enter() {
 		return
 	}
-	var seen kubeSeen
+	var seen seenMembers
 	for name, more := r.member(); more && r.ok; name, more = r.member() {
 		switch string(name) {
 		case "nodeClassRef":
@@ -266,30 +278,30 @@ func (r *kubeJSONReader) claimSpec(c *snapshot.NodeClaim) {
 	}
 }
 
-// nodeClassRef reads a nodeClassRef as kubeNodeClassRef does.
-func (r *kubeJSONReader) nodeClassRef() snapshot.NodeClassRef {
+// nodeClassRef reads a nodeClassRef as kubeobj reads one (kubeobj.NodeClassRefOf).
+func (r *jsonReader) nodeClassRef() snapshot.NodeClassRef {
 	var v [4]string
-	r.texts(kubeNodeClassRefMembers[:], v[:])
-	return kubeNodeClassRefOf(v[0], v[1], v[2], v[3])
+	r.texts(nodeClassRefMembers[:], v[:])
+	return kubeobj.NodeClassRefOf(v[0], v[1], v[2], v[3])
 }
 
 // The members of a nodeClassRef and of a condition that are read, in the order of
-// kubeNodeClassRefOf's and kubeConditionOf's parameters.
+// kubeobj.NodeClassRefOf's and kubeobj.ConditionOf's parameters.
 var (
-	kubeNodeClassRefMembers = [...]string{"group", "kind", "name", "apiVersion"}
-	kubeConditionMembers    = [...]string{"type", "status", "reason", "message", "lastTransitionTime"}
+	nodeClassRefMembers = [...]string{"group", "kind", "name", "apiVersion"}
+	conditionMembers    = [...]string{"type", "status", "reason", "message", "lastTransitionTime"}
 )
 
 // texts reads an object whose members named in names are strings into values, at the same
 // places; other members are skipped, and a value that is not a string is left empty. It
 // returns false when the value at the reader is not an object (skipped).
-func (r *kubeJSONReader) texts(names []string, values []string) bool {
+func (r *jsonReader) texts(names []string, values []string) bool {
 	if !r.enter() {
 		return false
 	}
-	var seen kubeSeen
+	var seen seenMembers
 	for member, more := r.member(); more && r.ok; member, more = r.member() {
-		i := kubeMemberIndex(names, member)
+		i := memberIndex(names, member)
 		if i < 0 {
 			r.skip()
 			continue
@@ -300,8 +312,8 @@ func (r *kubeJSONReader) texts(names []string, values []string) bool {
 	return true
 }
 
-// kubeMemberIndex is the place of name in names, -1 when it is not there.
-func kubeMemberIndex(names []string, name []byte) int {
+// memberIndex is the place of name in names, -1 when it is not there.
+func memberIndex(names []string, name []byte) int {
 	for i, n := range names {
 		if n == string(name) {
 			return i
@@ -311,12 +323,12 @@ func kubeMemberIndex(names []string, name []byte) int {
 }
 
 // requests reads spec.resources: its requests.
-func (r *kubeJSONReader) requests() map[string]string {
+func (r *jsonReader) requests() map[string]string {
 	if !r.enter() {
 		return nil
 	}
 	var out map[string]string
-	var seen kubeSeen
+	var seen seenMembers
 	for name, more := r.member(); more && r.ok; name, more = r.member() {
 		if string(name) == "requests" {
 			r.once(&seen, 0)
@@ -330,11 +342,11 @@ func (r *kubeJSONReader) requests() map[string]string {
 
 // claimStatus reads a NodeClaim's status: its providerID, nodeName, the VPC resources of its
 // capacity and its conditions.
-func (r *kubeJSONReader) claimStatus(c *snapshot.NodeClaim) {
+func (r *jsonReader) claimStatus(c *snapshot.NodeClaim) {
 	if !r.enter() {
 		return
 	}
-	var seen kubeSeen
+	var seen seenMembers
 	for name, more := r.member(); more && r.ok; name, more = r.member() {
 		switch string(name) {
 		case "providerID":
@@ -345,7 +357,7 @@ func (r *kubeJSONReader) claimStatus(c *snapshot.NodeClaim) {
 			c.NodeName, _ = r.text()
 		case "capacity":
 			r.once(&seen, 2)
-			c.Capacity = r.quantities(kubeVPCPrefix)
+			c.Capacity = r.quantities(kubeobj.VPCPrefix)
 		case "conditions":
 			r.once(&seen, 3)
 			c.Conditions = r.conditions()
@@ -355,9 +367,9 @@ func (r *kubeJSONReader) claimStatus(c *snapshot.NodeClaim) {
 	}
 }
 
-// conditions reads a list of conditions as kubeConditions does: items that are not objects,
-// and those without a type, are left out.
-func (r *kubeJSONReader) conditions() []snapshot.Condition {
+// conditions reads a list of conditions as kubeobj reads status.conditions: items that are
+// not objects, and those without a type, are left out.
+func (r *jsonReader) conditions() []snapshot.Condition {
 	if r.i >= len(r.b) || r.b[r.i] != '[' {
 		r.skip()
 		return nil
@@ -382,10 +394,10 @@ func (r *kubeJSONReader) conditions() []snapshot.Condition {
 }
 
 // condition reads one item of a conditions list.
-func (r *kubeJSONReader) condition() (snapshot.Condition, bool) {
+func (r *jsonReader) condition() (snapshot.Condition, bool) {
 	var v [5]string
-	if !r.texts(kubeConditionMembers[:], v[:]) {
+	if !r.texts(conditionMembers[:], v[:]) {
 		return snapshot.Condition{}, false
 	}
-	return kubeConditionOf(v[0], v[1], v[2], v[3], v[4])
+	return kubeobj.ConditionOf(v[0], v[1], v[2], v[3], v[4])
 }

@@ -1,4 +1,4 @@
-package collect
+package kubestream
 
 import (
 	"bytes"
@@ -9,14 +9,15 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/karpnet/kubectl-karpnet/internal/kubeobj"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
-// kubeNodeClaimByParts is what a list read made of one NodeClaim item before
-// kubeReadNodeClaim: the decode by parts, converted; not ok when the list reader would have
+// nodeClaimByParts is what a list read made of one NodeClaim item before
+// ReadNodeClaim: the decode by parts, converted; not ok when the list reader would have
 // decoded the item whole instead.
-func kubeNodeClaimByParts(item []byte, names *kubeNames) (snapshot.NodeClaim, bool) {
-	obj, ok := kubeDecodeShapedNames(item, kubeNodeClaimReads, names)
+func nodeClaimByParts(item []byte, names *Names) (snapshot.NodeClaim, bool) {
+	obj, ok := decodeShapedNames(item, NodeClaimReads, names)
 	if !ok {
 		return snapshot.NodeClaim{}, false
 	}
@@ -24,18 +25,18 @@ func kubeNodeClaimByParts(item []byte, names *kubeNames) (snapshot.NodeClaim, bo
 	if u.GroupVersionKind().Kind == "" {
 		return snapshot.NodeClaim{}, false
 	}
-	return kubeDecodeNodeClaim(u), true
+	return kubeobj.DecodeNodeClaim(u), true
 }
 
-// kubeSameNodeClaim fails t unless kubeReadNodeClaim, with names new and known, reads item
+// sameNodeClaim fails t unless ReadNodeClaim, with names new and known, reads item
 // as the decode by parts does when it reads it at all; it returns whether it did.
-func kubeSameNodeClaim(t *testing.T, item []byte) bool {
+func sameNodeClaim(t *testing.T, item []byte) bool {
 	t.Helper()
-	want, wantOK := kubeNodeClaimByParts(item, nil)
-	names := newKubeNames()
+	want, wantOK := nodeClaimByParts(item, nil)
+	names := newNames()
 	var read bool
 	for i := range 2 {
-		got, ok := kubeReadNodeClaim(item, names)
+		got, ok := ReadNodeClaim(item, names)
 		if i == 1 && ok != read {
 			t.Fatalf("read %t with new names, %t with known ones", read, ok)
 		}
@@ -60,10 +61,10 @@ func kubeSameNodeClaim(t *testing.T, item []byte) bool {
 // objects, escaped and non-ASCII names and values, timestamps that do not parse, v1beta1's
 // nodeClassRef. Each of these is read, not left to the decode.
 func TestReadNodeClaimIsTheDecodeByParts(t *testing.T) {
-	claim := kubeFullNodeClaim("default-abcde", false)
+	claim := fullNodeClaim("default-abcde", false)
 	items := map[string]string{
 		"nodeclaim": claim,
-		"deleting":  kubeFullNodeClaim("default-abcde", true),
+		"deleting":  fullNodeClaim("default-abcde", true),
 		"v1beta1": `{"apiVersion":"karpenter.sh/v1beta1","kind":"NodeClaim","metadata":{"name":"b"},` +
 			`"spec":{"nodeClassRef":{"apiVersion":"karpenter.k8s.aws/v1beta1","name":"default"}}}`,
 		"auto mode": `{"apiVersion":"karpenter.sh/v1","kind":"NodeClaim","spec":{"nodeClassRef":{"group":"eks.amazonaws.com","name":"default"}}}`,
@@ -98,7 +99,7 @@ func TestReadNodeClaimIsTheDecodeByParts(t *testing.T) {
 			if !json.Valid([]byte(item)) {
 				t.Fatal("the test's item is not JSON")
 			}
-			if !kubeSameNodeClaim(t, []byte(item)) {
+			if !sameNodeClaim(t, []byte(item)) {
 				t.Fatal("left to the decode, want it read")
 			}
 		})
@@ -109,7 +110,7 @@ func TestReadNodeClaimIsTheDecodeByParts(t *testing.T) {
 // the unstructured decoder, or that the list reader decodes whole, are left to the decode,
 // and a list read with the reader gives for them what it gave without.
 func TestReadNodeClaimLeavesWhatItIsNotSureOf(t *testing.T) {
-	claim := kubeFullNodeClaim("c", false)
+	claim := fullNodeClaim("c", false)
 	for name, item := range map[string]string{
 		"repeated metadata":  `{"kind":"NodeClaim","metadata":{"name":"a"},"metadata":{"labels":{"k":"v"}}}`,
 		"repeated name":      `{"kind":"NodeClaim","metadata":{"name":"a","name":"b"}}`,
@@ -131,28 +132,28 @@ func TestReadNodeClaimLeavesWhatItIsNotSureOf(t *testing.T) {
 		"a string":           `"NodeClaim"`,
 	} {
 		t.Run(name, func(t *testing.T) {
-			if kubeSameNodeClaim(t, []byte(item)) {
+			if sameNodeClaim(t, []byte(item)) {
 				t.Fatal("read, want it left to the decode")
 			}
 			list := `{"items":[` + item + `,` + claim + `]}`
-			read := func(items kubeItems) ([]snapshot.NodeClaim, error) {
+			read := func(items Items) ([]snapshot.NodeClaim, error) {
 				var out []snapshot.NodeClaim
-				if items.reads != nil {
-					items.take = func(raw []byte, names *kubeNames) bool {
-						c, ok := kubeReadNodeClaim(raw, names)
+				if items.Reads != nil {
+					items.Take = func(raw []byte, names *Names) bool {
+						c, ok := ReadNodeClaim(raw, names)
 						if ok {
 							out = append(out, c)
 						}
 						return ok
 					}
 				}
-				_, err := kubeDecodeListStream(strings.NewReader(list), items, func(u *unstructured.Unstructured) {
-					out = append(out, kubeDecodeNodeClaim(u))
+				_, err := DecodeListStream(strings.NewReader(list), items, func(u *unstructured.Unstructured) {
+					out = append(out, kubeobj.DecodeNodeClaim(u))
 				})
 				return out, err
 			}
-			want, wantErr := read(kubeItems{})
-			got, err := read(kubeItems{reads: kubeNodeClaimReads})
+			want, wantErr := read(Items{})
+			got, err := read(Items{Reads: NodeClaimReads})
 			if (err == nil) != (wantErr == nil) || !reflect.DeepEqual(got, want) {
 				t.Fatalf("with the reader %+v, %v; decoded whole %+v, %v", got, err, want, wantErr)
 			}
@@ -160,17 +161,17 @@ func TestReadNodeClaimLeavesWhatItIsNotSureOf(t *testing.T) {
 	}
 }
 
-// FuzzReadNodeClaim holds kubeReadNodeClaim to the decode by parts it replaces on any JSON
+// FuzzReadNodeClaim holds ReadNodeClaim to the decode by parts it replaces on any JSON
 // object: whatever it reads, with a list's names new or known, is what that decode and the
 // conversion give, and it reads nothing that decode leaves to the whole decode.
 func FuzzReadNodeClaim(f *testing.F) {
-	f.Add([]byte(kubeFullNodeClaim("n", true)))
+	f.Add([]byte(fullNodeClaim("n", true)))
 	f.Add([]byte(`{"kind":"NodeClaim","metadata":{"labels":{"a":"1","a":2}},"spec":{"resources":{"requests":{"e":1.5,"e":"2"}}}}`))
 	f.Add([]byte(`{"apiVersion":"karpenter.sh/v1beta1","kind":"NodeClaim","spec":{"nodeClassRef":{"apiVersion":"x/v1","name":"n"}},"status":{"conditions":[{"type":"Ready","lastTransitionTime":"2026-01-01T00:00:00Z"},1]}}`))
 	f.Fuzz(func(t *testing.T, item []byte) {
 		if !json.Valid(item) || !bytes.HasPrefix(bytes.TrimLeft(item, " \t\r\n"), []byte("{")) {
 			return // the list decoder hands over only values it has checked; non-objects are decoded whole
 		}
-		kubeSameNodeClaim(t, item)
+		sameNodeClaim(t, item)
 	})
 }
