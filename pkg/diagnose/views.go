@@ -29,7 +29,9 @@ func (x *Index) SubnetDiscoveryOn() bool { return x.subnetDiscoveryOn() }
 
 // PodSubnetsOf returns the subnets an Auto Mode class's podSubnetSelectorTerms select, and
 // whether the subnets could be read.
-func (x *Index) PodSubnetsOf(c *snapshot.EC2NodeClass) ([]*snapshot.Subnet, bool) { return podSubnetsOf(x, c) }
+func (x *Index) PodSubnetsOf(c *snapshot.EC2NodeClass) ([]*snapshot.Subnet, bool) {
+	return podSubnetsOf(x, c)
+}
 
 // ClassRef returns the resource name of class c, ec2nodeclass/NAME or nodeclass/NAME.
 func ClassRef(c *snapshot.EC2NodeClass) string { return classRef(c) }
