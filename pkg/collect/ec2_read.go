@@ -322,46 +322,53 @@ func (e *ec2Read) finish(ctx context.Context, s *snapshot.Snapshot) {
 		if e.result.anyWhole() {
 			break
 		}
-		instances := e.instances[region]
-		call := ec2Call{api: e.api, region: region, answers: e.answers}
-		// The Kubernetes objects (EC2NodeClasses, ENIConfigs, node labels) belong to the main
-		// Region; another Region describes only what its instances use.
-		refs := ec2References(&snapshot.Snapshot{}, instances)
-		var cluster chan []snapshot.Instance
-		if region == e.region {
-			refs = ec2References(s, instances)
-			if s.ClusterName != "" && search {
-				cluster = make(chan []snapshot.Instance, 1)
-				read := ec2InstanceIDs(all)
-				if e.early != nil && e.earlyName == s.ClusterName {
-					// Started at nodesDone; the NodeClaims' instances were read by ID meanwhile.
-					go func() { cluster <- ec2Unread(<-e.early, read) }()
-				} else {
-					go func() { cluster <- e.result.describeCluster(ctx, call, s.ClusterName, read) }()
-				}
-			}
-		}
-		first := e.result.subnetCount()
-		e.result.describeReferences(ctx, call, refs)
-		// The way out is read while the search for the cluster's instances pages on; only a VPC
-		// that only the instances it finds are in is read after it.
-		var vpcs []string
-		if !e.result.anyWhole() {
-			vpcs = ec2VPCsOf(e.result.subnetsFrom(first), instances)
-			e.result.describeNetwork(ctx, call, vpcs)
-		}
-		if cluster != nil {
-			found := <-cluster
-			all = append(all, found...)
-			if extra := ec2Without(ec2VPCsOf(nil, found), vpcs); len(extra) > 0 && !e.result.anyWhole() {
-				e.result.describeNetwork(ctx, call, extra)
-			}
-		}
+		all = e.describeRegion(ctx, s, region, all, search)
 		if e.result.anyWhole() {
 			break
 		}
 	}
 	e.result.fill(s, all)
+}
+
+// describeRegion describes what the instances of region refer to and, in the main Region, looks
+// for the cluster's other instances meanwhile (search); it returns all with those it found.
+func (e *ec2Read) describeRegion(ctx context.Context, s *snapshot.Snapshot, region string, all []snapshot.Instance, search bool) []snapshot.Instance {
+	instances := e.instances[region]
+	call := ec2Call{api: e.api, region: region, answers: e.answers}
+	// The Kubernetes objects (EC2NodeClasses, ENIConfigs, node labels) belong to the main
+	// Region; another Region describes only what its instances use.
+	refs := ec2References(&snapshot.Snapshot{}, instances)
+	var cluster chan []snapshot.Instance
+	if region == e.region {
+		refs = ec2References(s, instances)
+		if s.ClusterName != "" && search {
+			cluster = make(chan []snapshot.Instance, 1)
+			read := ec2InstanceIDs(all)
+			if e.early != nil && e.earlyName == s.ClusterName {
+				// Started at nodesDone; the NodeClaims' instances were read by ID meanwhile.
+				go func() { cluster <- ec2Unread(<-e.early, read) }()
+			} else {
+				go func() { cluster <- e.result.describeCluster(ctx, call, s.ClusterName, read) }()
+			}
+		}
+	}
+	first := e.result.subnetCount()
+	e.result.describeReferences(ctx, call, refs)
+	// The way out is read while the search for the cluster's instances pages on; only a VPC
+	// that only the instances it finds are in is read after it.
+	var vpcs []string
+	if !e.result.anyWhole() {
+		vpcs = ec2VPCsOf(e.result.subnetsFrom(first), instances)
+		e.result.describeNetwork(ctx, call, vpcs)
+	}
+	if cluster != nil {
+		found := <-cluster
+		all = append(all, found...)
+		if extra := ec2Without(ec2VPCsOf(nil, found), vpcs); len(extra) > 0 && !e.result.anyWhole() {
+			e.result.describeNetwork(ctx, call, extra)
+		}
+	}
+	return all
 }
 
 // ec2NodesByRegion groups nodes with an EC2 instance by the Region of their providerID's zone;

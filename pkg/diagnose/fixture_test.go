@@ -30,9 +30,6 @@ func karpenterNode(name, instanceID, ip string) corev1.Node {
 // instance returns a running m5.large in subnetA with one ENI whose primary IP is ip.
 func instance(id, ip string) snapshot.Instance { return fixture.Instance(id, ip) }
 
-// m5Large returns the m5.large limits: 3 ENIs on one card, 10 IPv4 per ENI, Nitro.
-func m5Large() snapshot.InstanceType { return fixture.M5Large() }
-
 // checkCase is one table row of a single-check test: edit the healthy snapshot, expect findings.
 type checkCase struct {
 	name string
