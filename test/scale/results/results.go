@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"os/exec"
 	"runtime"
@@ -128,18 +129,24 @@ func Update(path string, rows ...Row) error {
 	return f.Write(path)
 }
 
-// Stamp fills in a row's commit, date and machine from this process and the working tree.
+// Stamp fills in a row's commit, date and machine from this process and the working tree, and
+// rounds its figures to what a measurement can tell: hundredths of a second, whole MiB.
 func Stamp(r Row, now time.Time) Row {
 	r.Commit, r.Date, r.Machine = Commit(), now.UTC().Format("2006-01-02"), Machine()
+	r.WallSeconds, r.AnalyzeSeconds = round(r.WallSeconds, 100), round(r.AnalyzeSeconds, 100)
+	r.BaselineWallSeconds, r.PeakRSSMiB = round(r.BaselineWallSeconds, 100), round(r.PeakRSSMiB, 1)
 	return r
 }
+
+// round rounds v to 1/per.
+func round(v, per float64) float64 { return math.Round(v*per) / per }
 
 // Commit returns the short commit of the working tree (with "+dirty" when it has changes), or
 // of this binary's build when git cannot tell.
 func Commit() string {
 	if out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output(); err == nil {
 		c := strings.TrimSpace(string(out))
-		if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(bytes.TrimSpace(st)) > 0 {
+		if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && changed(st) {
 			c += "+dirty"
 		}
 		return c
@@ -152,6 +159,17 @@ func Commit() string {
 		}
 	}
 	return "unknown"
+}
+
+// changed reports whether git status's porcelain lines name a change other than to the
+// results file itself, which a run of several sizes writes between them.
+func changed(status []byte) bool {
+	for _, line := range strings.Split(string(bytes.TrimSpace(status)), "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasSuffix(line, "results.json") {
+			return true
+		}
+	}
+	return false
 }
 
 // Machine describes this machine: cores, memory, OS and architecture, Go version.

@@ -48,6 +48,16 @@ func TestUpdateRoundTrips(t *testing.T) {
 	}
 }
 
+func TestStampRounds(t *testing.T) {
+	r := Stamp(Row{WallSeconds: 1.285371191, PeakRSSMiB: 183.26953125, AnalyzeSeconds: 0.153143514}, time.Now())
+	if r.WallSeconds != 1.29 || r.PeakRSSMiB != 183 || r.AnalyzeSeconds != 0.15 {
+		t.Errorf("stamped figures %+v: want 1.29 s, 183 MiB, 0.15 s", r)
+	}
+	if changed([]byte(" M test/scale/results.json\n")) || !changed([]byte(" M pkg/diagnose/analyze.go\n M test/scale/results.json\n")) {
+		t.Error("changed: the results file alone is no change, any other file is")
+	}
+}
+
 func TestMarkdownNamesWhereEachFigureComesFrom(t *testing.T) {
 	f := File{Rows: []Row{
 		{Benchmark: Live, Nodes: 100000, ClusterName: true, Runs: 1, EC2Requests: 109, KubeRequests: 10, WallSeconds: 37.4,
