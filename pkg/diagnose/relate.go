@@ -169,3 +169,55 @@ func (f Finding) Concerns(ref string) bool {
 	}
 	return slices.Contains(f.Subjects, ref)
 }
+
+// Uses returns the subjects the node's report says it uses: its subnet and its ENIs' subnets
+// (pods' ENIs under custom networking among them), its Auto Mode pod subnets, its NodeClaim,
+// NodePool and class.
+func (n NodeReport) Uses() []string {
+	var refs []string
+	if n.Subnet != nil && n.Subnet.ID != "" {
+		refs = append(refs, subnetRef(n.Subnet.ID))
+	}
+	for _, e := range n.ENIs {
+		if e.SubnetID != "" {
+			refs = append(refs, subnetRef(e.SubnetID))
+		}
+	}
+	if n.AutoMode != nil {
+		for _, id := range n.AutoMode.PodSubnets {
+			refs = append(refs, subnetRef(id))
+		}
+	}
+	id := n.Identity
+	if id.NodeClaim != "" {
+		refs = append(refs, "nodeclaim/"+id.NodeClaim)
+	}
+	if id.NodePool != "" {
+		refs = append(refs, "nodepool/"+id.NodePool)
+	}
+	if id.NodeClass != "" {
+		kind := snapshot.KindEC2NodeClass
+		if id.NodeClassKind != "" {
+			kind = id.NodeClassKind
+		}
+		refs = append(refs, kindRef(kind, id.NodeClass))
+	}
+	return sortedUnique(refs)
+}
+
+// OnWhatUses returns r's findings on what node n uses (Uses), in report order: findings on a
+// shared subject (no node's own), e.g. an exhausted pod subnet its ENIs are in or a class that
+// is not Ready. In a report over several clusters only those of n's cluster count.
+func (r Report) OnWhatUses(n NodeReport) []Finding {
+	uses := n.Uses()
+	var out []Finding
+	for _, f := range r.Findings {
+		if f.Node != "" || f.Context != n.Context || f.ID == DataUnavailableID {
+			continue
+		}
+		if slices.ContainsFunc(uses, f.Concerns) {
+			out = append(out, f)
+		}
+	}
+	return out
+}

@@ -115,3 +115,23 @@ func TestReportSubnetsListEveryENISubnet(t *testing.T) {
 		t.Errorf("subnet of a node's second ENI: got %+v, want it listed with 1 ENI node", got)
 	}
 }
+
+func TestOnWhatUsesReadsTheSubjects(t *testing.T) {
+	n := NodeReport{Identity: Identity{Node: "n1", NodePool: "p", NodeClass: "c", NodeClaim: "p-x"},
+		Subnet: &SubnetReport{ID: "s-node"}, ENIs: []ENIReport{{ID: "eni-1", SubnetID: "s-pods"}}}
+	r := Report{Findings: []Finding{
+		{ID: "pods-full", Resource: "subnet/s-pods", Subjects: []string{"subnet/s-pods"}},
+		{ID: "class-pool", Resource: "subnet/s-other", Subjects: []string{"subnet/s-other", "ec2nodeclass/c", "nodepool/p"}},
+		{ID: "unrelated", Resource: "subnet/s-other", Subjects: []string{"subnet/s-other"}},
+		{ID: "own", Node: "n1", Resource: "subnet/s-node", Subjects: []string{"node/n1", "subnet/s-node"}},
+		{ID: "other-node", Node: "n2", Resource: "subnet/s-node", Subjects: []string{"node/n2", "subnet/s-node"}},
+		{ID: "other-cluster", Resource: "subnet/s-pods", Subjects: []string{"subnet/s-pods"}, Context: "b"},
+	}}
+	var got []string
+	for _, f := range r.OnWhatUses(n) {
+		got = append(got, f.ID)
+	}
+	if diff := cmp.Diff([]string{"pods-full", "class-pool"}, got); diff != "" {
+		t.Errorf("findings on what n1 uses (-want +got):\n%s", diff)
+	}
+}

@@ -74,7 +74,7 @@ func TestAutoModeSheet(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := NodeSheet(tc.node, 100, nil)
+			got := NodeSheet(tc.node, nil, 100, nil)
 			for _, w := range tc.want {
 				if !strings.Contains(got, w) {
 					t.Errorf("sheet lacks %q; got:\n%s", w, got)

@@ -61,7 +61,7 @@ func checkPipeline(t *testing.T, r diagnose.Report) {
 					limit = Width
 				}
 				checkText(t, fmt.Sprintf("sheet of %q at %d (colour %v)", n.Identity.Node, w, colour),
-					NodeSheet(n, w, st), limit, colour)
+					NodeSheet(n, nil, w, st), limit, colour)
 			}
 		}
 	}

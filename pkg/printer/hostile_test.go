@@ -34,7 +34,7 @@ func textRenders(t testing.TB, r diagnose.Report) map[string]string {
 		}
 		for i, n := range r.Nodes {
 			for _, w := range []int{40, 100} {
-				out[fmt.Sprintf("%ssheet %d at %d", name, i, w)] = NodeSheet(n, w, st)
+				out[fmt.Sprintf("%ssheet %d at %d", name, i, w)] = NodeSheet(n, nil, w, st)
 			}
 		}
 	}

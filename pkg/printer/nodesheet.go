@@ -10,13 +10,15 @@ const minSheetWidth = 40
 
 // NodeSheet returns the `describe node` sheet of n as text whose lines fit width columns (at
 // least 40; zero or less means Width), for views that place it themselves, such as the TUI.
-// It is the sheet PrintNodes writes, without the findings on shared resources, its strings
-// escaped and cut as PrintReport does. st colours the text; nil means no colour.
-func NodeSheet(n diagnose.NodeReport, width int, st *style.Styles) string {
+// It is the sheet PrintNodes writes, followed by uses, the findings on what the node uses
+// (diagnose.Report.OnWhatUses), its strings escaped and cut as PrintReport does. st colours
+// the text; nil means no colour.
+func NodeSheet(n diagnose.NodeReport, uses []diagnose.Finding, width int, st *style.Styles) string {
 	t := &text{st: orPlain(st)}
 	if width > 0 {
 		t.cols = max(width, minSheetWidth)
 	}
 	nodeSheet(t, style.PrintableCopy(n))
+	related(t, style.PrintableCopy(uses))
 	return t.b.String()
 }

@@ -13,7 +13,7 @@ func TestNodeSheetLeadsWithProblems(t *testing.T) {
 		ID: "security-groups-drift", Severity: diagnose.Warning, Node: n.Identity.Node,
 		Message: strings.Repeat("the node has a group its class does not list ", 4), Remedy: "set securityGroupSelectorTerms",
 	}}
-	lines := strings.Split(NodeSheet(n, 60, nil), "\n")
+	lines := strings.Split(NodeSheet(n, nil, 60, nil), "\n")
 	problems, identity := index(lines, "Problems"), index(lines, "Identity")
 	if problems != 1 || identity < problems {
 		t.Fatalf("Problems at line %d, Identity at %d, want Problems on line 1 before Identity:\n%s", problems, identity, strings.Join(lines, "\n"))
@@ -30,7 +30,7 @@ func TestNodeSheetLeadsWithProblems(t *testing.T) {
 func TestNodeSheetWithoutFindingsHasNoProblems(t *testing.T) {
 	n := gpuNodeReport()
 	n.Findings = nil
-	if sheet := NodeSheet(n, 100, nil); strings.Contains(sheet, "Problems") {
+	if sheet := NodeSheet(n, nil, 100, nil); strings.Contains(sheet, "Problems") {
 		t.Errorf("a node without findings got a Problems block:\n%s", sheet)
 	}
 }
@@ -62,7 +62,7 @@ func TestNodeSheetMarksOffendingValuesWithoutColour(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			n := gpuNodeReport()
 			tt.edit(&n)
-			if sheet := NodeSheet(n, 100, nil); !strings.Contains(sheet, tt.want) {
+			if sheet := NodeSheet(n, nil, 100, nil); !strings.Contains(sheet, tt.want) {
 				t.Errorf("sheet lacks %q:\n%s", tt.want, sheet)
 			}
 		})

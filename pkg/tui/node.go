@@ -42,7 +42,9 @@ type section struct {
 // ending with the subjects it names, to follow.
 type nodeModel struct {
 	linkedSheet
-	report   diagnose.NodeReport
+	report diagnose.NodeReport
+	// uses are the findings on what the node uses (its subnets, pod subnets, pool, class).
+	uses     []diagnose.Finding
 	findings int
 	sections []section
 	// tab is the active section.
@@ -52,7 +54,8 @@ type nodeModel struct {
 // newNodeModel renders n's sheet over d for a w by h area, the tab bar and the references
 // included; Esc returns to back.
 func newNodeModel(d *data, n diagnose.NodeReport, back view, th theme, w, h int) nodeModel {
-	m := nodeModel{linkedSheet: newLinkedSheet(back, newRefList(nodeRefs(d, n), true), w, h-1), report: n, findings: len(n.Findings)}
+	m := nodeModel{linkedSheet: newLinkedSheet(back, newRefList(nodeRefs(d, n), true), w, h-1), report: n,
+		uses: d.report.OnWhatUses(n), findings: len(n.Findings)}
 	return m.render(th, w, h)
 }
 
@@ -65,7 +68,7 @@ func (m nodeModel) setData(d *data, _ selection) (screen, action) {
 	if !ok {
 		return m, action{kind: actShow, to: m.back}
 	}
-	m.report, m.findings = n, len(n.Findings)
+	m.report, m.uses, m.findings = n, d.report.OnWhatUses(n), len(n.Findings)
 	m.links = m.links.set(nodeRefs(d, n))
 	return m, action{}
 }
@@ -88,7 +91,7 @@ func (m nodeModel) where() string { return "node/" + m.name() }
 // position.
 func (m nodeModel) render(th theme, w, h int) nodeModel {
 	var sheet string
-	m.linkedSheet, sheet = m.lay(th, w, h-1, func(cols int, th theme) string { return printer.NodeSheet(m.report, cols, th.Styles) }, nil)
+	m.linkedSheet, sheet = m.lay(th, w, h-1, func(cols int, th theme) string { return printer.NodeSheet(m.report, m.uses, cols, th.Styles) }, nil)
 	m.sections = m.sections[:0:0]
 	tabs := nodeTabs()
 	for i, l := range strings.Split(sheet, "\n") {
