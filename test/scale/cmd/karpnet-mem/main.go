@@ -99,6 +99,7 @@ func run(sizeList, dir, resultsFile string, keep bool) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	bin := filepath.Join(dir, "kubectl-karpnet")
+	commit := results.Commit() // the binary built next is the working tree's now
 	if err := scale.BuildPlugin(ctx, bin); err != nil {
 		return err
 	}
@@ -133,7 +134,9 @@ func run(sizeList, dir, resultsFile string, keep bool) error {
 		if resultsFile != "" {
 			row := results.Row{Benchmark: results.Snapshot, Nodes: n, Runs: 1, WallSeconds: wall.Seconds(),
 				PeakRSSMiB: float64(rss) / (1 << 20), AnalyzeSeconds: f.Analyze.Seconds()}
-			if err := results.Update(resultsFile, results.Stamp(row, time.Now())); err != nil {
+			row = results.Stamp(row, time.Now())
+			row.Commit = commit
+			if err := results.Update(resultsFile, row); err != nil {
 				return err
 			}
 		}

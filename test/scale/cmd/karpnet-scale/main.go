@@ -65,13 +65,14 @@ func run(sizes, dir, resultsFile string, serve bool, o scale.Options) error {
 		return err
 	}
 	defer env.Close()
+	commit := results.Commit() // the binary Measure builds is the working tree's now
 	measured, err := env.Measure(ctx, o, nil)
 	if len(measured) > 0 {
 		if werr := scale.WriteTable(os.Stdout, o.Conditions, measured); werr != nil {
 			return werr
 		}
 		if resultsFile != "" {
-			if werr := results.Update(resultsFile, rows(measured, o)...); werr != nil {
+			if werr := results.Update(resultsFile, rows(measured, o, commit)...); werr != nil {
 				return werr
 			}
 		}
@@ -91,8 +92,8 @@ func run(sizes, dir, resultsFile string, serve bool, o scale.Options) error {
 	return nil
 }
 
-// rows are the results file's rows of what was measured.
-func rows(measured []scale.Result, o scale.Options) []results.Row {
+// rows are the results file's rows of what was measured, by the binary built at commit.
+func rows(measured []scale.Result, o scale.Options, commit string) []results.Row {
 	var out []results.Row
 	for _, r := range measured {
 		row := results.Row{Benchmark: results.Live, Nodes: r.Nodes, ClusterName: o.Conditions.NamedCluster, Runs: o.Runs,
@@ -102,7 +103,9 @@ func rows(measured []scale.Result, o scale.Options) []results.Row {
 		if b := r.Baseline; b != nil {
 			row.BaselineEC2, row.BaselineWallSeconds = b.EC2Total(), b.Wall.Seconds()
 		}
-		out = append(out, results.Stamp(row, time.Now()))
+		row = results.Stamp(row, time.Now())
+		row.Commit = commit
+		out = append(out, row)
 	}
 	return out
 }
