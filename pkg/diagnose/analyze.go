@@ -171,12 +171,15 @@ func reportSubnets(x *Index, opts Options, related map[string]bool) []SubnetUse 
 			continue
 		}
 		nodes[n.Instance.SubnetID]++
-		seen := map[string]bool{n.Instance.SubnetID: true}
-		for _, e := range n.instanceENIs() {
-			if e.SubnetID != "" && !seen[e.SubnetID] {
-				seen[e.SubnetID] = true
-				eniNodes[e.SubnetID]++
+		// Each other subnet of the node's ENIs counts the node once (no map per node: there are
+		// a handful of ENIs and 100,000 nodes).
+		enis := n.instanceENIs()
+		for i, e := range enis {
+			if e.SubnetID == "" || e.SubnetID == n.Instance.SubnetID ||
+				slices.ContainsFunc(enis[:i], func(p snapshot.ENI) bool { return p.SubnetID == e.SubnetID }) {
+				continue
 			}
+			eniNodes[e.SubnetID]++
 		}
 	}
 	out := []SubnetUse{}

@@ -104,7 +104,8 @@ func TestReportSubnetsListEveryENISubnet(t *testing.T) {
 	s := healthy()
 	s.Subnets = append(s.Subnets, snapshot.Subnet{ID: "subnet-0efa", CIDR: "10.0.9.0/24", Zone: "us-west-2a", AvailableIPs: 250})
 	s.Instances[0].ENIs = append(s.Instances[0].ENIs,
-		snapshot.ENI{ID: "eni-0card1", NetworkCardIndex: 1, SubnetID: "subnet-0efa", PrivateIPs: []string{"10.0.9.4"}})
+		snapshot.ENI{ID: "eni-0card1", NetworkCardIndex: 1, SubnetID: "subnet-0efa", PrivateIPs: []string{"10.0.9.4"}},
+		snapshot.ENI{ID: "eni-0card2", NetworkCardIndex: 2, SubnetID: "subnet-0efa", PrivateIPs: []string{"10.0.9.5"}})
 	var got *SubnetUse
 	for _, u := range Analyze(s, Options{}).Subnets {
 		if u.ID == "subnet-0efa" {
@@ -112,7 +113,7 @@ func TestReportSubnetsListEveryENISubnet(t *testing.T) {
 		}
 	}
 	if got == nil || got.ENINodes != 1 || got.Nodes != 0 || got.PodSubnet {
-		t.Errorf("subnet of a node's second ENI: got %+v, want it listed with 1 ENI node", got)
+		t.Errorf("subnet of a node's second and third ENIs: got %+v, want it listed with 1 ENI node", got)
 	}
 }
 
