@@ -41,9 +41,10 @@ func Analyze(s *snapshot.Snapshot, opts Options) Report {
 			r.Summary.Findings[f.Severity.String()]++
 		}
 	}
-	relateFindings(x, r.Findings)
+	uses := subnetUses(x)
+	relateFindings(x, uses, r.Findings)
 	r.Nodes = nodeReports(x, opts, r.Findings, &r.Summary)
-	r.Subnets = reportSubnets(x, opts, related)
+	r.Subnets = reportSubnets(x, uses, opts, related)
 	r.NodeClaims = claimReports(x, claims, r.Findings)
 	for _, c := range claims {
 		r.Summary.countClaim(c.Status)
@@ -162,9 +163,9 @@ func nodeStatus(n *NodeInfo, findings []Finding) string {
 	return StatusOK
 }
 
-// reportSubnets lists the subnets of subnetUses, limited like resource findings when nodes are
+// reportSubnets lists uses (subnetUses), limited like resource findings when nodes are
 // selected, with how many of the report's nodes sit in each.
-func reportSubnets(x *Index, opts Options, related map[string]bool) []SubnetUse {
+func reportSubnets(x *Index, uses []subnetUse, opts Options, related map[string]bool) []SubnetUse {
 	nodes, eniNodes := map[string]int{}, map[string]int{}
 	for _, n := range x.Nodes {
 		if n.Instance == nil || opts.Nodes != nil && !opts.Nodes[n.Name()] {
@@ -183,7 +184,7 @@ func reportSubnets(x *Index, opts Options, related map[string]bool) []SubnetUse 
 		}
 	}
 	out := []SubnetUse{}
-	for _, u := range subnetUses(x) {
+	for _, u := range uses {
 		s := u.subnet
 		if opts.Nodes != nil && !related[subnetRef(s.ID)] {
 			continue

@@ -28,13 +28,13 @@ type subjectGraph struct {
 	eniConfigSubnet map[string]string
 }
 
-// newSubjectGraph builds the graph of x.
-func newSubjectGraph(x *Index) *subjectGraph {
+// newSubjectGraph builds the graph of x, whose subnets in use are uses.
+func newSubjectGraph(x *Index, uses []subnetUse) *subjectGraph {
 	g := &subjectGraph{
 		subnetClasses: map[string][]string{}, classPools: map[string][]string{}, poolClass: map[string]string{},
 		claimOwners: map[string][]string{}, groupClasses: map[string][]string{}, eniConfigSubnet: map[string]string{},
 	}
-	for _, u := range subnetUses(x) {
+	for _, u := range uses {
 		var classes []string
 		for _, key := range u.classes {
 			kind, name, _ := strings.Cut(key, "/")
@@ -117,7 +117,7 @@ func (g *subjectGraph) of(x *Index, f Finding) []string {
 		case SubjectPlacementGroup:
 			classes = g.groupClasses[name]
 			if pg := x.PlacementGroups[name]; pg != nil && len(classes) == 0 {
-				classes = append(g.groupClasses[pg.ID], g.groupClasses[pg.Name]...)
+				classes = slices.Concat(g.groupClasses[pg.ID], g.groupClasses[pg.Name])
 			}
 		case SubjectInstance:
 			if in := x.Instances[name]; in != nil && in.SubnetID != "" {
@@ -137,12 +137,13 @@ func (g *subjectGraph) of(x *Index, f Finding) []string {
 	return append([]string{own}, more...)
 }
 
-// relateFindings sets every finding's Subjects from one subject graph of x.
-func relateFindings(x *Index, findings []Finding) {
+// relateFindings sets every finding's Subjects from one subject graph of x and its subnets in
+// use.
+func relateFindings(x *Index, uses []subnetUse, findings []Finding) {
 	if len(findings) == 0 {
 		return
 	}
-	g := newSubjectGraph(x)
+	g := newSubjectGraph(x, uses)
 	for i := range findings {
 		findings[i].Subjects = g.of(x, findings[i])
 	}
@@ -170,39 +171,38 @@ func (f Finding) Concerns(ref string) bool {
 	return slices.Contains(f.Subjects, ref)
 }
 
-// Uses returns the subjects the node's report says it uses: its subnet and its ENIs' subnets
-// (pods' ENIs under custom networking among them), its Auto Mode pod subnets, its NodeClaim,
-// NodePool and class.
+// Uses returns the subjects the node's report says it uses, each once, in the order its sheet
+// names them: its NodeClaim, its subnet and its ENIs' subnets (pods' ENIs under custom
+// networking among them), its Auto Mode pod subnets, its NodePool and class.
 func (n NodeReport) Uses() []string {
-	var refs []string
-	if n.Subnet != nil && n.Subnet.ID != "" {
+	id := n.Identity
+	refs := []string{"nodeclaim/" + id.NodeClaim}
+	if n.Subnet != nil {
 		refs = append(refs, subnetRef(n.Subnet.ID))
 	}
 	for _, e := range n.ENIs {
-		if e.SubnetID != "" {
-			refs = append(refs, subnetRef(e.SubnetID))
-		}
+		refs = append(refs, subnetRef(e.SubnetID))
 	}
 	if n.AutoMode != nil {
-		for _, id := range n.AutoMode.PodSubnets {
-			refs = append(refs, subnetRef(id))
+		for _, sn := range n.AutoMode.PodSubnets {
+			refs = append(refs, subnetRef(sn))
 		}
 	}
-	id := n.Identity
-	if id.NodeClaim != "" {
-		refs = append(refs, "nodeclaim/"+id.NodeClaim)
-	}
-	if id.NodePool != "" {
-		refs = append(refs, "nodepool/"+id.NodePool)
-	}
+	refs = append(refs, "nodepool/"+id.NodePool)
 	if id.NodeClass != "" {
 		kind := snapshot.KindEC2NodeClass
-		if id.NodeClassKind != "" {
-			kind = id.NodeClassKind
+		if id.AutoMode || id.NodeClassKind == snapshot.KindNodeClass {
+			kind = snapshot.KindNodeClass
 		}
 		refs = append(refs, kindRef(kind, id.NodeClass))
 	}
-	return sortedUnique(refs)
+	out := refs[:0]
+	for _, r := range refs {
+		if !strings.HasSuffix(r, "/") && !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // OnWhatUses returns r's findings on what node n uses (Uses), in report order: findings on a

@@ -17,7 +17,7 @@ func TestFindingSubjects(t *testing.T) {
 	s.PlacementGroups = []snapshot.PlacementGroup{{ID: "pg-0abc", Name: "training", Strategy: "cluster"}}
 	s.ENIConfigs = []snapshot.ENIConfig{{Name: "us-west-2a", Subnet: "subnet-0pods"}}
 	x := NewIndex(s)
-	g := newSubjectGraph(x)
+	g := newSubjectGraph(x, subnetUses(x))
 	for _, tc := range []struct {
 		name string
 		f    Finding

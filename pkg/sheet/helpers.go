@@ -1,12 +1,6 @@
 package sheet
 
-import (
-	"maps"
-	"slices"
-)
-
-// sortedKeys returns the keys of m in order.
-func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
+import "slices"
 
 // sortedUnique returns ss sorted, without duplicates and empty strings.
 func sortedUnique(ss []string) []string {

@@ -2,6 +2,8 @@ package sheet
 
 import (
 	"cmp"
+	"maps"
+	"slices"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 
@@ -90,7 +92,7 @@ func DescribeNodeClass(x *diagnose.Index, r diagnose.Report, kind, name string) 
 			sh.PlacementGroup = x.PlacementGroups[sel.Name]
 		}
 	}
-	for _, pn := range sortedKeys(x.NodePools) {
+	for _, pn := range slices.Sorted(maps.Keys(x.NodePools)) {
 		if diagnose.RefersTo(x.NodePools[pn].NodeClassRef, c) {
 			sh.NodePools = append(sh.NodePools, pn)
 		}

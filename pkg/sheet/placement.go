@@ -2,6 +2,8 @@ package sheet
 
 import (
 	"cmp"
+	"maps"
+	"slices"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 
@@ -66,7 +68,7 @@ func DescribePlacementGroup(x *diagnose.Index, r diagnose.Report, nameOrID strin
 				perZone[m.Zone]++
 			}
 		}
-		for _, z := range sortedKeys(perZone) {
+		for _, z := range slices.Sorted(maps.Keys(perZone)) {
 			if perZone[z] >= SpreadPerZone {
 				sh.ZonesFull = append(sh.ZonesFull, z)
 			}

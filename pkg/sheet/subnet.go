@@ -1,6 +1,9 @@
 package sheet
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
@@ -96,7 +99,7 @@ func subnetSelectors(x *diagnose.Index, s *snapshot.Subnet) []SubnetSelector {
 			}
 		}
 	}
-	for _, name := range sortedKeys(x.ENIConfigs) {
+	for _, name := range slices.Sorted(maps.Keys(x.ENIConfigs)) {
 		if x.ENIConfigs[name].Subnet == s.ID {
 			out = append(out, SubnetSelector{Kind: "ENIConfig", Name: name, Via: "spec.subnet"})
 		}

@@ -171,23 +171,8 @@ func nodeRefs(d *data, n diagnose.NodeReport) []ref {
 	id := n.Identity
 	a := newRefAdder(d, n.Context, "node/"+id.Node)
 	a.add("instance/" + id.InstanceID)
-	a.add(claimPrefix + id.NodeClaim)
-	if n.Subnet != nil {
-		a.add("subnet/" + n.Subnet.ID)
-	}
-	for _, e := range n.ENIs {
-		if e.SubnetID != "" {
-			a.add("subnet/" + e.SubnetID)
-		}
-	}
-	if n.AutoMode != nil {
-		for _, s := range n.AutoMode.PodSubnets {
-			a.add("subnet/" + s)
-		}
-	}
-	a.add("nodepool/" + id.NodePool)
-	if id.NodeClass != "" {
-		a.add(classSubject(id.NodeClassKind, id.NodeClass, id.AutoMode))
+	for _, ref := range n.Uses() { // its NodeClaim, subnets, NodePool and class
+		a.add(ref)
 	}
 	if p := n.Placement; p != nil {
 		a.add("placementgroup/" + cmpOr(p.GroupName, p.GroupID))
