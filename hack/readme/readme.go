@@ -3,8 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -116,16 +116,23 @@ func render(file []byte) ([]byte, error) {
 	return []byte(strings.Join(out, "\n")), nil
 }
 
-// renderCatalogue replaces the lines between the catalogue markers with the catalogue table. A
-// file without markers is returned as it is; markers that do not make exactly one block are an
-// error.
+// renderCatalogue replaces the lines between the catalogue markers with the catalogue table.
 func renderCatalogue(lines []string) ([]string, error) {
+	return replaceBlock(lines, "catalogue", catalogueBegin, catalogueEnd, func(w io.Writer) error {
+		return printer.CatalogueMarkdown(w, diagnose.Checks())
+	})
+}
+
+// replaceBlock replaces the lines between a line begin and a line end with what write writes.
+// A file without the markers is returned as it is; markers that do not make exactly one block
+// are an error naming what, the kind of block.
+func replaceBlock(lines []string, what, begin, end string, write func(io.Writer) error) ([]string, error) {
 	var begins, ends []int
 	for i, line := range lines {
 		switch line {
-		case catalogueBegin:
+		case begin:
 			begins = append(begins, i)
-		case catalogueEnd:
+		case end:
 			ends = append(ends, i)
 		}
 	}
@@ -133,18 +140,17 @@ func renderCatalogue(lines []string) ([]string, error) {
 	case len(begins) == 0 && len(ends) == 0:
 		return lines, nil
 	case len(begins) > 1 || len(ends) > 1:
-		return nil, fmt.Errorf("%d catalogue blocks: a file holds at most one, between a line %s and a line %s",
-			max(len(begins), len(ends)), catalogueBegin, catalogueEnd)
+		return nil, fmt.Errorf("%d %s blocks: a file holds at most one, between a line %s and a line %s",
+			max(len(begins), len(ends)), what, begin, end)
 	case len(begins) != 1 || len(ends) != 1 || ends[0] < begins[0]:
-		return nil, errors.New("a catalogue marker without its pair: put the table between a line " + catalogueBegin +
-			" and a line " + catalogueEnd)
+		return nil, fmt.Errorf("a %s marker without its pair: put the block between a line %s and a line %s", what, begin, end)
 	}
-	var table bytes.Buffer
-	if err := printer.CatalogueMarkdown(&table, diagnose.Checks()); err != nil {
+	var block bytes.Buffer
+	if err := write(&block); err != nil {
 		return nil, err
 	}
 	out := slices.Clone(lines[:begins[0]+1])
-	out = append(out, strings.Split(strings.TrimSuffix(table.String(), "\n"), "\n")...)
+	out = append(out, strings.Split(strings.TrimSuffix(block.String(), "\n"), "\n")...)
 	return append(out, lines[ends[0]:]...), nil
 }
 

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -33,23 +31,16 @@ func renderFile(root string, file []byte) ([]byte, error) {
 // renderScale replaces the lines between the scale markers with the tables of the results file.
 func renderScale(root string, file []byte) ([]byte, error) {
 	lines := strings.Split(string(file), "\n")
-	begin, end := slices.Index(lines, scaleBegin), slices.Index(lines, scaleEnd)
-	switch {
-	case begin < 0 && end < 0:
-		return file, nil
-	case begin < 0 || end < begin:
-		return nil, errors.New("a scale marker without its pair: put the figures between a line " + scaleBegin +
-			" and a line " + scaleEnd)
+	if !slices.Contains(lines, scaleBegin) && !slices.Contains(lines, scaleEnd) {
+		return file, nil // no figures: the results file need not be read
 	}
 	f, err := results.Read(filepath.Join(root, filepath.FromSlash(resultsFile)))
 	if err != nil {
 		return nil, err
 	}
-	var table bytes.Buffer
-	if err := f.Markdown(&table); err != nil {
+	out, err := replaceBlock(lines, "scale figures", scaleBegin, scaleEnd, f.Markdown)
+	if err != nil {
 		return nil, err
 	}
-	out := slices.Clone(lines[:begin+1])
-	out = append(out, strings.Split(strings.TrimSuffix(table.String(), "\n"), "\n")...)
-	return []byte(strings.Join(append(out, lines[end:]...), "\n")), nil
+	return []byte(strings.Join(out, "\n")), nil
 }
