@@ -68,6 +68,14 @@ type Snapshot struct {
 	NATGateways  []NATGateway  `json:"natGateways,omitempty"`
 	VPCEndpoints []VPCEndpoint `json:"vpcEndpoints,omitempty"`
 	NetworkACLs  []NetworkACL  `json:"networkACLs,omitempty"`
+	// What else holds addresses (interfaces.go): the interfaces of the subnets prefixes are
+	// carved from (AddressSubnets lists the subnets whose every interface and CIDR reservation
+	// was read) that are not the instances' own, and the interfaces left available in the
+	// cluster's VPCs (AvailableVPCs lists the VPCs read for them).
+	Interfaces       []InterfaceRecord `json:"networkInterfaces,omitempty"`
+	AddressSubnets   []string          `json:"addressSubnets,omitempty"`
+	CIDRReservations []CIDRReservation `json:"cidrReservations,omitempty"`
+	AvailableVPCs    []string          `json:"availableVPCs,omitempty"`
 
 	// Gaps lists every source that could not be read.
 	Gaps []Gap `json:"gaps,omitempty"`

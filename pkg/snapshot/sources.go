@@ -16,6 +16,13 @@ const (
 	SourceDescribeNatGateways  = "ec2:DescribeNatGateways"
 	SourceDescribeVpcEndpoints = "ec2:DescribeVpcEndpoints"
 	SourceDescribeNetworkAcls  = "ec2:DescribeNetworkAcls"
+	// SourceSubnetInterfaces is the DescribeNetworkInterfaces by subnet that reads every
+	// interface of the subnets prefixes are carved from, SourceCIDRReservations their
+	// reservations, SourceAvailableInterfaces the DescribeNetworkInterfaces of the interfaces
+	// left available in the cluster's VPCs.
+	SourceSubnetInterfaces    = "ec2:DescribeNetworkInterfaces (subnet)"
+	SourceCIDRReservations    = "ec2:GetSubnetCidrReservations"
+	SourceAvailableInterfaces = "ec2:DescribeNetworkInterfaces (available)"
 
 	SourceNodes           = "nodes"
 	SourceNodeClaims      = "nodeclaims.karpenter.sh"
