@@ -38,6 +38,12 @@ type subnetPool struct {
 	first, each         int64
 	firstFrom, eachFrom string
 	remedy              string
+	// blocksFirst and blocksEach are the /28 prefixes among first and each (0 when the pool's
+	// growth carves none), blocksFrom says where they come from; fallback marks growth that
+	// takes single addresses when no block is free (EKS Auto Mode's ipv4PrefixSize Auto).
+	blocksFirst, blocksEach int64
+	blocksFrom              string
+	fallback                bool
 }
 
 // finding judges the pool: critical when its roomiest subnet cannot take the next node's
@@ -235,6 +241,24 @@ func nodeSubnetPool(x *Index, cni CNISettings, g launchGroup, zone string, disco
 		}
 	}
 	p.remedy = nodeSubnetRemedy(x, cni, g, zone)
+	p.blocksFirst, p.blocksFrom = classPrefixes(g.class)
+	for _, n := range ref {
+		if k, from := launchBlocks(x, cni, n); k > p.blocksFirst {
+			p.blocksFirst, p.blocksFrom = k, from
+		}
+	}
+	if g.class != nil && g.class.AutoMode() && g.class.IPv4PrefixSize != ipv4PrefixSizeSecondaryIP &&
+		len(g.class.PodSubnetSelectorTerms) == 0 {
+		p.blocksFirst, p.blocksFrom, p.fallback = max(p.blocksFirst, 1), "Auto Mode carves its pods' /28 prefixes from the node subnet", true
+	}
+	p.blocksEach = p.blocksFirst
+	if !discovery && p.blocksFirst > 0 {
+		held := make([]int64, 0, len(ref))
+		for _, n := range ref {
+			held = append(held, prefixesIn(n, func(id string) bool { return id == n.Instance.SubnetID }))
+		}
+		p.blocksEach = max(p.blocksEach, median(held))
+	}
 	return p
 }
 
@@ -264,6 +288,17 @@ func heldIn(n *NodeInfo, in func(subnet string) bool) int64 {
 		held += ips + prefixIPs*int64(len(e.IPv4Prefixes))
 	}
 	return held
+}
+
+// prefixesIn counts the /28 prefixes a node's ENIs hold in the subnets in selects.
+func prefixesIn(n *NodeInfo, in func(subnet string) bool) int64 {
+	var k int64
+	for _, e := range n.instanceENIs() {
+		if in(e.SubnetID) {
+			k += int64(len(e.IPv4Prefixes))
+		}
+	}
+	return k
 }
 
 // median returns the median of vs (the upper one of two), 0 for none.

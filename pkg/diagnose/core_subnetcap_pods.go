@@ -70,9 +70,27 @@ func eniConfigPools(x *Index, cni CNISettings) []subnetPool {
 			p.each, p.eachFrom = m, fmt.Sprintf("what its nodes hold there now: the median of %s",
 				countText(len(held), "node", "nodes"))
 		}
+		p.podPrefixes(x, cni, users[name], func(id string) bool { return id == s.ID })
 		out = append(out, p)
 	}
 	return out
+}
+
+// podPrefixes sets the /28 prefixes a pod-subnet pool's next node takes with prefix
+// delegation: the warm prefixes of its first pod ENI there, for the largest warm take among
+// nodes, and over time the median of what they hold in the subnets in selects.
+func (p *subnetPool) podPrefixes(x *Index, cni CNISettings, nodes []*NodeInfo, in func(string) bool) {
+	held := make([]int64, 0, len(nodes))
+	for _, n := range nodes {
+		if k := warmPrefixes(x, cni, n.Type); k > p.blocksFirst {
+			p.blocksFirst = k
+			p.blocksFrom = fmt.Sprintf("%s on %s's first pod ENI", countText(k, "warm /28 prefix", "warm /28 prefixes"), aType(n.Type.Name))
+		}
+		held = append(held, prefixesIn(n, in))
+	}
+	if p.blocksFirst > 0 {
+		p.blocksEach = max(p.blocksFirst, median(held))
+	}
 }
 
 // largestFirstENI is firstENI for the largest type among nodes.
@@ -138,6 +156,7 @@ func discoveryPools(x *Index, cni CNISettings, discovered map[string][]*snapshot
 			p.each, p.eachFrom = m, fmt.Sprintf("what the zone's nodes hold there beyond their launch: the median of %s",
 				countText(len(held), "node", "nodes"))
 		}
+		p.podPrefixes(x, cni, nodes, func(id string) bool { return in[id] })
 		out = append(out, p)
 	}
 	return out
@@ -182,6 +201,11 @@ func autoPodPools(x *Index) []subnetPool {
 			}
 		}
 		p.each, p.eachFrom = p.first, p.firstFrom
+		if c.IPv4PrefixSize != ipv4PrefixSizeSecondaryIP {
+			p.blocksFirst = (p.first + prefixIPs - 1) / prefixIPs
+			p.blocksEach, p.fallback = p.blocksFirst, true
+			p.blocksFrom = "Auto Mode carves the pods' addresses as /28 prefixes: " + p.firstFrom
+		}
 		out = append(out, p)
 	}
 	return out

@@ -63,6 +63,45 @@ func launchTake(x *Index, cni CNISettings, n *NodeInfo) (int64, string) {
 	return base + warm, fmt.Sprintf("%s + %s of this %s", from, warmFrom, n.Type.Name)
 }
 
+// classPrefixes is the /28 prefixes the launch of a class's node carves from its subnet
+// (spec.ipPrefixCount).
+func classPrefixes(c *snapshot.EC2NodeClass) (int64, string) {
+	if c == nil || c.IPPrefixCount == nil || *c.IPPrefixCount <= 0 {
+		return 0, ""
+	}
+	return int64(*c.IPPrefixCount), fmt.Sprintf("spec.ipPrefixCount %d of %s", *c.IPPrefixCount, classLabel(c))
+}
+
+// launchBlocks is the /28 prefixes one node like n carves from its subnet at once: its
+// class's ipPrefixCount, and with prefix delegation the warm prefixes ipamd puts on the
+// primary ENI at start when aws-node gives pods addresses of this subnet (as launchTake).
+func launchBlocks(x *Index, cni CNISettings, n *NodeInfo) (int64, string) {
+	k, from := classPrefixes(n.Class)
+	switch {
+	case n.IPv6(), n.AutoMode(), n.Windows(), !n.VPCCNI, n.Type == nil, cni.CustomNetworking, x.primaryExcluded(n):
+		return k, from
+	}
+	warm := warmPrefixes(x, cni, n.Type)
+	if warm == 0 {
+		return k, from
+	}
+	why := fmt.Sprintf("%s at start on %s", countText(warm, "warm /28 prefix", "warm /28 prefixes"), aType(n.Type.Name))
+	if from != "" {
+		why = from + " + " + why
+	}
+	return k + warm, why
+}
+
+// warmPrefixes is the /28 prefixes ipamd puts on a new ENI of type t at start with prefix
+// delegation (primaryWarm); 0 without it.
+func warmPrefixes(x *Index, cni CNISettings, t *snapshot.InstanceType) int64 {
+	if t == nil || !cni.PrefixDelegation || !t.Nitro() {
+		return 0
+	}
+	warm, _ := primaryWarm(x, cni, t)
+	return warm / prefixIPs
+}
+
 // warmSettings are aws-node's warm-pool settings; 0 means unset.
 type warmSettings struct{ eni, ip, minIP, prefix int64 }
 

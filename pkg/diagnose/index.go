@@ -43,6 +43,12 @@ type Index struct {
 	paths     []pathSubject
 	pathsOnce sync.Once
 
+	// bySubnet holds the instances with an interface in each subnet, and blockMaps each
+	// subnet's /28 block map (subnetblocks.go), made once when a check first asks.
+	bySubnet     map[string][]*snapshot.Instance
+	bySubnetOnce sync.Once
+	blockMaps    sync.Map // subnet ID -> blockMapEntry
+
 	// cni and warmPool are aws-node's settings, read once instead of for every node.
 	cni      CNISettings
 	warmPool warmSettings

@@ -23,13 +23,16 @@ const (
 	EnvMinimumIPTarget  = "MINIMUM_IP_TARGET"
 	EnvWarmPrefixTarget = "WARM_PREFIX_TARGET"
 	EnvClusterName      = "CLUSTER_NAME"
+	// EnvDisableLeakedENICleanup turns off the hourly deletion of the ENIs the VPC CNI left
+	// available (v1.13.0+).
+	EnvDisableLeakedENICleanup = "DISABLE_LEAKED_ENI_CLEANUP"
 )
 
 // KeptEnv returns, sorted, the aws-node env names a snapshot keeps.
 func KeptEnv() []string {
 	names := []string{EnvCustomNetwork, EnvENIConfigLabel, EnvENIConfigAnnot, EnvPrefixDelegation, EnvPodENI, EnvIPv6,
 		EnvSubnetDiscovery, EnvMultiNIC, EnvMaxENI, EnvWarmENITarget, EnvWarmIPTarget, EnvMinimumIPTarget,
-		EnvWarmPrefixTarget, EnvClusterName}
+		EnvWarmPrefixTarget, EnvClusterName, EnvDisableLeakedENICleanup}
 	slices.Sort(names)
 	return names
 }

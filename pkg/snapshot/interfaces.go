@@ -42,24 +42,34 @@ type InterfaceRecord struct {
 
 // The interface tags a snapshot keeps: who created the interface, for which instance and
 // cluster, and when. The VPC CNI tags the ENIs it creates with the node's instance and the
-// time; the VPC resource controller tags the branch ENIs it creates for pods with security
-// groups as its own.
+// time (RFC 3339), and with CLUSTER_NAME set with the cluster and itself as owner
+// (amazon-vpc-cni-k8s pkg/awsutils/awsutils.go, createENITags); the VPC resource controller
+// tags the trunk and branch ENIs it creates with itself as owner, kubernetes.io/cluster/NAME
+// "owned", and a branch ENI with its trunk and instance (amazon-vpc-resource-controller-k8s
+// pkg/aws/ec2/api/helper.go, pkg/provider/branch/trunk/trunk.go).
 const (
-	TagCNIInstanceID     = "node.k8s.amazonaws.com/instance_id"
-	TagCNICreatedAt      = "node.k8s.amazonaws.com/createdAt"
-	TagCNIClusterName    = "cluster.k8s.amazonaws.com/name"
-	TagENIOwner          = "eks:eni:owner"
-	TagBranchTrunk       = "vpcresources.k8s.aws/trunk-eni-id"
-	TagBranchClusterName = "vpcresources.k8s.aws/cluster-name"
+	TagCNIInstanceID  = "node.k8s.amazonaws.com/instance_id"
+	TagCNICreatedAt   = "node.k8s.amazonaws.com/createdAt"
+	TagCNIClusterName = "cluster.k8s.amazonaws.com/name"
+	TagENIOwner       = "eks:eni:owner"
+	TagBranchTrunk    = "vpcresources.k8s.aws/trunk-eni-id"
+	// TagClusterPrefix begins the kubernetes.io/cluster/NAME tag.
+	TagClusterPrefix = "kubernetes.io/cluster/"
+)
+
+// Values of the eks:eni:owner tag.
+const (
+	OwnerVPCCNI             = "amazon-vpc-cni"
+	OwnerVPCResourceControl = "eks-vpc-resource-controller"
 )
 
 // InterfaceTagKept reports whether a snapshot keeps an interface tag.
 func InterfaceTagKept(key string) bool {
 	switch key {
-	case TagCNIInstanceID, TagCNICreatedAt, TagCNIClusterName, TagENIOwner, TagBranchTrunk, TagBranchClusterName:
+	case TagCNIInstanceID, TagCNICreatedAt, TagCNIClusterName, TagENIOwner, TagBranchTrunk:
 		return true
 	}
-	return false
+	return strings.HasPrefix(key, TagClusterPrefix)
 }
 
 // CIDRReservation is a subnet CIDR reservation from GetSubnetCidrReservations.

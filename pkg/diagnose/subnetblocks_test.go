@@ -1,0 +1,71 @@
+package diagnose
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+func TestBlockMap(t *testing.T) {
+	s := healthy() // subnetA 10.0.1.0/24; the node holds 10.0.1.10 and 10.0.1.200
+	s.AddressSubnets = []string{subnetA}
+	s.Instances[0].ENIs[0].IPv4Prefixes = []string{"10.0.1.64/28"}
+	s.Interfaces = []snapshot.InterfaceRecord{
+		{ID: "eni-lambda", SubnetID: subnetA, Status: "in-use", Description: "AWS Lambda VPC ENI-fn",
+			PrivateIPs: []string{"10.0.1.37"}},
+		{ID: "eni-0primary" + instanceA[len(instanceA)-4:], SubnetID: subnetA, PrivateIPs: []string{"10.0.1.10"}}, // the node's own, read again
+		{ID: "eni-other-subnet", SubnetID: "subnet-other", PrivateIPs: []string{"10.0.1.20"}},
+	}
+	s.CIDRReservations = []snapshot.CIDRReservation{
+		{ID: "scr-1", SubnetID: subnetA, CIDR: "10.0.1.128/27", Type: snapshot.ReservationExplicit},
+		{ID: "scr-2", SubnetID: subnetA, CIDR: "10.0.1.224/28", Type: snapshot.ReservationPrefix},
+	}
+	x := NewIndex(s)
+	m, ok := x.BlockMap(x.Subnets[subnetA])
+	if !ok {
+		t.Fatal("BlockMap: not ok for a subnet read in full")
+	}
+	want := []string{
+		BlockReserved, BlockFree, BlockPartly /* .37 */, BlockFree, BlockFull /* .64/28 */, BlockFree, BlockFree, BlockFree,
+		BlockReserved, BlockReserved /* explicit .128/27 */, BlockFree, BlockFree, BlockPartly /* .200 */, BlockFree,
+		BlockPrefixFree, BlockReserved, /* .240: AWS's broadcast address */
+	}
+	if diff := cmp.Diff(want, m.States); diff != "" {
+		t.Errorf("States (-want +got):\n%s", diff)
+	}
+	if m.Free != 9 || m.Partly != 2 || m.Full != 1 || m.Reserved != 4 {
+		t.Errorf("free %d, partly %d, full %d, reserved %d; want 9, 2, 1, 4", m.Free, m.Partly, m.Full, m.Reserved)
+	}
+	// .80, .96 and .112 are free; the largest aligned CIDR of free blocks is the /27 at .96.
+	if m.LargestFreeRun != 3 || m.LargestFreeCIDR != "10.0.1.96/27" {
+		t.Errorf("largest free run %d, CIDR %q; want 3, 10.0.1.96/27", m.LargestFreeRun, m.LargestFreeCIDR)
+	}
+	if m.Example == nil || m.Example.Address != "10.0.1.37" || m.Example.ENI != "eni-lambda" {
+		t.Errorf("example %+v, want 10.0.1.37 on eni-lambda", m.Example)
+	}
+	// 256 - 5 reserved - 3 addresses - one /28 prefix.
+	if m.FreeAddresses != 256-5-3-16 {
+		t.Errorf("free addresses %d, want %d", m.FreeAddresses, 256-5-3-16)
+	}
+
+	for _, tc := range []struct {
+		name string
+		edit func(*snapshot.Snapshot)
+	}{
+		{"subnet not read in full", func(s *snapshot.Snapshot) { s.AddressSubnets = nil }},
+		{"IPv6 CIDR", func(s *snapshot.Snapshot) { s.AddressSubnets, s.Subnets[0].CIDR = []string{subnetA}, "2600:1f14::/64" }},
+		{"CIDR smaller than a block", func(s *snapshot.Snapshot) { s.AddressSubnets, s.Subnets[0].CIDR = []string{subnetA}, "10.0.1.0/29" }},
+		{"CIDR that does not parse", func(s *snapshot.Snapshot) { s.AddressSubnets, s.Subnets[0].CIDR = []string{subnetA}, "10.0.1.0/33" }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := healthy()
+			tc.edit(s)
+			x := NewIndex(s)
+			if _, ok := x.BlockMap(x.Subnets[subnetA]); ok {
+				t.Error("BlockMap ok, want not ok")
+			}
+		})
+	}
+}
