@@ -14,6 +14,7 @@ func coreChecks() []Check {
 		subnetNotSelected,
 		securityGroupDrift,
 		subnetIPExhaustion,
+		subnetPrefixFragmented,
 		maxPodsExceedsIPCapacity,
 		nodeClassNotReady,
 		dataUnavailable,

@@ -48,6 +48,9 @@ type Index struct {
 	bySubnet     map[string][]*snapshot.Instance
 	bySubnetOnce sync.Once
 	blockMaps    sync.Map // subnet ID -> blockMapEntry
+	// interfaces keys the interfaces read on their own by ID (Interface).
+	interfaces     map[string]*snapshot.InterfaceRecord
+	interfacesOnce sync.Once
 
 	// cni and warmPool are aws-node's settings, read once instead of for every node.
 	cni      CNISettings

@@ -90,7 +90,7 @@ func newSubjectGraph(x *Index, uses []subnetUse) *subjectGraph {
 // resource), then its resource when it has a node, then, for a finding on a resource alone,
 // what uses that resource: a subnet's classes and their NodePools, a class's NodePools, a
 // NodePool's class, a NodeClaim's NodePool and class, a placement group's classes and their
-// NodePools, an instance's subnet, an ENIConfig's subnet; the rest sorted.
+// NodePools, an instance's, an interface's and an ENIConfig's subnet; the rest sorted.
 func (g *subjectGraph) of(x *Index, f Finding) []string {
 	own := f.Subject()
 	if own == "" {
@@ -122,6 +122,10 @@ func (g *subjectGraph) of(x *Index, f Finding) []string {
 		case SubjectInstance:
 			if in := x.Instances[name]; in != nil && in.SubnetID != "" {
 				more = append(more, subnetRef(in.SubnetID))
+			}
+		case SubjectENI:
+			if e := x.Interface(name); e != nil && e.SubnetID != "" {
+				more = append(more, subnetRef(e.SubnetID))
 			}
 		case SubjectENIConfig:
 			if id := g.eniConfigSubnet[name]; id != "" {

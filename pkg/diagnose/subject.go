@@ -14,6 +14,8 @@ const (
 	SubjectPlacementGroup = "placementgroup"
 	SubjectInstance       = "instance"
 	SubjectENIConfig      = "eniconfig"
+	// SubjectENI is a network interface karpnet read on its own (eni/ID).
+	SubjectENI = "eni"
 	// SubjectDaemonSet is the aws-node DaemonSet (daemonset/kube-system/aws-node).
 	SubjectDaemonSet = "daemonset"
 	// SubjectSource is a source karpnet reads (a Gap's Source, e.g. ec2:DescribeSubnets): the

@@ -41,7 +41,8 @@ type BlockMap struct {
 	States []string `json:"-"`
 	// Free counts the blocks a prefix can be carved from (BlockFree and BlockPrefixFree);
 	// Partly, Full and Reserved the others; LargestFreeRun the longest run of free blocks,
-	// LargestFreeCIDR the largest aligned CIDR of free blocks ("" when none is free).
+	// LargestFreeCIDR the largest aligned CIDR of free blocks not yet reserved for prefixes
+	// ("" when there is none).
 	Free            int    `json:"free"`
 	Partly          int    `json:"partly"`
 	Full            int    `json:"full"`
@@ -218,10 +219,10 @@ func (m *BlockMap) offset(addr string) (int, bool) {
 	return off, true
 }
 
-// largestFreeCIDR returns the largest aligned CIDR whose blocks are all free, the lowest of
-// equals; "" when no block is free.
+// largestFreeCIDR returns the largest aligned CIDR whose blocks are all free and not reserved
+// for prefixes, the lowest of equals; "" when there is none.
 func (m *BlockMap) largestFreeCIDR() string {
-	free := func(b int) bool { return m.States[b] == BlockFree || m.States[b] == BlockPrefixFree }
+	free := func(b int) bool { return m.States[b] == BlockFree }
 	for n := len(m.States); n >= 1; n /= 2 {
 		for start := 0; start+n <= len(m.States); start += n {
 			all := true

@@ -24,6 +24,7 @@ func cniChecks() []Check {
 		vpcCNIVersionTooOld,
 		nodeNetworkNotReady,
 		nodeClaimDrifted,
+		eniLeaked,
 	}
 }
 

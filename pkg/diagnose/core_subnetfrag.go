@@ -1,0 +1,163 @@
+package diagnose
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+var specSubnetPrefixFragmented = &Spec{
+	ID:       "subnet-prefix-fragmented",
+	Severity: Critical,
+	Lower:    []Severity{Warning},
+	Family:   FamilyCore,
+	Examines: []string{SubjectSubnet},
+	Title:    "a subnet prefixes are carved from has free addresses but too few free /28 blocks",
+	FiresWhen: "judged per pool of subnets as `subnet-ip-exhaustion` is, for the pools whose next node carves " +
+		"/28 prefixes: an EC2NodeClass's `ipPrefixCount`, ipamd's warm prefixes with prefix delegation " +
+		"(`ENABLE_PREFIX_DELEGATION=true`, Nitro types) in the node, ENIConfig or discovered pod subnet, and " +
+		"EKS Auto Mode in prefix mode. karpnet reads every interface of those subnets and their CIDR " +
+		"reservations and maps the subnet's aligned /28 blocks: a block is free when none of its addresses is " +
+		"held, AWS's five reserved addresses and explicit reservations are not. Critical when the subnet the " +
+		"next node goes to (the one with the most free addresses, as Karpenter and the VPC CNI choose) has " +
+		"addresses enough for its prefixes but fewer free blocks than it carves at once; warning when the " +
+		"pool's free blocks fit fewer than 5 more nodes while its free addresses would fit them, or when Auto " +
+		"Mode falls back to single addresses. The message shows both figures and a holder of a partly used " +
+		"block",
+	NotOn: "subnets nothing carves prefixes from (no reads happen there), a packed small subnet whose free " +
+		"addresses lie in whole blocks, subnets too short of addresses for the prefixes at all " +
+		"(`subnet-ip-exhaustion` speaks), IPv6 /80 prefixes (a /64 holds 65,536 of them), subnets whose " +
+		"interfaces were not all read",
+	Why: "ipamd cannot attach a prefix (`InsufficientCidrBlocks`) although the subnet shows free addresses: " +
+		"pods stick in ContainerCreating and launches with `ipPrefixCount` fail",
+	Remedy: "keep free blocks for prefixes with a prefix CIDR reservation " +
+		"(`aws ec2 create-subnet-cidr-reservation --reservation-type prefix`), or a new subnet for the pool",
+	Sources: []string{
+		"EC2 User Guide, Assign prefixes to Amazon EC2 network interfaces (automatic assignment, prefix reservations)",
+		"VPC User Guide, Subnet CIDR reservations",
+		"EKS Best Practices, Prefix mode for Linux (subnet fragmentation)",
+		"aws/amazon-vpc-cni-k8s#2749",
+		"aws/amazon-vpc-cni-k8s pkg/ipamd/ipamd.go (InsufficientCidrBlocks back-off)",
+		"awslabs/aws-support-tools#257",
+	},
+}
+
+// subnetPrefixFragmented finds the subnets prefixes are carved from that have free addresses
+// but too few free aligned /28 blocks for the next nodes. It judges the pools of
+// subnet-ip-exhaustion's model whose growth carves prefixes, against each subnet's block map
+// (subnetblocks.go), which exists only for subnets whose every interface was read.
+var subnetPrefixFragmented = Check{
+	Spec: specSubnetPrefixFragmented,
+	Run: func(x *Index) []Finding {
+		if x.Unavailable(snapshot.SourceDescribeSubnets) || len(x.Snapshot.AddressSubnets) == 0 {
+			return nil
+		}
+		var out []Finding
+		seen := map[string]int{} // subnet reference -> index in out
+		for _, p := range subnetPools(x) {
+			if len(p.subnets) == 0 || p.blocksFirst <= 0 {
+				continue
+			}
+			f, ok := p.fragmented(x)
+			if !ok {
+				continue
+			}
+			if i, dup := seen[f.Resource]; dup {
+				if f.Severity > out[i].Severity {
+					out[i] = f
+				}
+				continue
+			}
+			seen[f.Resource] = len(out)
+			out = append(out, f)
+		}
+		return out
+	},
+}
+
+// fragmented judges a prefix-carving pool by its subnets' block maps: critical when the
+// subnet its next node goes to has room for the node's prefixes in addresses but not in free
+// blocks; warning when its free blocks fit fewer than poolWarnNodes more nodes while its
+// addresses would fit them, or when the growth falls back to single addresses (Auto Mode).
+func (p subnetPool) fragmented(x *Index) (Finding, bool) {
+	next := p.subnets[0]
+	if m, ok := x.BlockMap(next); ok && int64(m.Free) < p.blocksFirst &&
+		int64(max(next.AvailableIPs, 0)) >= p.blocksFirst*prefixIPs {
+		f := Finding{Resource: subnetRef(next.ID), Severity: Critical}
+		if p.fallback {
+			f.Severity = Warning
+		}
+		f.Message = fmt.Sprintf("%s carves /28 prefixes from %s, where its next node goes (the most free addresses): %s, "+
+			"%s; the next node carves %s at once (%s)", p.what, next.ID, blockFigures(next, m),
+			countText(m.Free, "free /28 block", "free /28 blocks"), countText(p.blocksFirst, "prefix", "prefixes"), p.blocksFrom)
+		if p.fallback {
+			f.Message += "; Auto Mode then gives pods single addresses, fewer per ENI"
+		}
+		f.Remedy = fragmentRemedy(next, m, p.remedy)
+		return f, true
+	}
+	var blocks, fitAddrs int64
+	var maps []string
+	var worst *snapshot.Subnet
+	var worstMap BlockMap
+	for _, s := range p.subnets {
+		m, ok := x.BlockMap(s)
+		if !ok {
+			return Finding{}, false // a subnet not read in full: its blocks are unknown
+		}
+		blocks += int64(m.Free)
+		fitAddrs += int64(max(s.AvailableIPs, 0)) / max(p.blocksEach*prefixIPs, 1)
+		maps = append(maps, fmt.Sprintf("%s: %s, %s", s.ID, blockFigures(s, m), countText(m.Free, "free /28 block", "free /28 blocks")))
+		if worst == nil || m.Free < worstMap.Free {
+			worst, worstMap = s, m
+		}
+	}
+	fit := blocks / max(p.blocksEach, 1)
+	if fit >= poolWarnNodes || fitAddrs < poolWarnNodes {
+		return Finding{}, false
+	}
+	f := Finding{Resource: subnetRef(worst.ID), Severity: Warning}
+	f.Message = fmt.Sprintf("only %s of %s fit in the free /28 blocks of %s (%s), each carving %s (%s), although "+
+		"the free addresses would fit %d", countText(fit, "more node", "more nodes"), p.what, plural(len(p.subnets), "its subnet", "its subnets"),
+		strings.Join(maps, "; "), countText(p.blocksEach, "prefix", "prefixes"), p.blocksFrom, fitAddrs)
+	f.Remedy = fragmentRemedy(worst, worstMap, p.remedy)
+	return f, true
+}
+
+// blockFigures says how many addresses of a subnet are free and what holds its partly used
+// blocks, e.g. "935 addresses free; 0 blocks whole: every block holds at least one address,
+// e.g. 10.20.64.7 (eni-0a1, 'AWS Lambda VPC ENI-fn')".
+func blockFigures(s *snapshot.Subnet, m BlockMap) string {
+	out := fmt.Sprintf("%s free (%s)", countText(max(s.AvailableIPs, 0), "address", "addresses"), s.CIDR)
+	if m.Partly > 0 {
+		out += fmt.Sprintf(", %s partly used", countText(m.Partly, "block", "blocks"))
+		if m.Free == 0 {
+			out += ": every block holds at least one address or is reserved"
+		}
+		if e := m.Example; e != nil {
+			out += fmt.Sprintf(", e.g. %s (%s", e.Address, e.ENI)
+			if e.Description != "" {
+				out += fmt.Sprintf(", %q", e.Description)
+			}
+			out += ")"
+		}
+	}
+	return out
+}
+
+// fragmentRemedy keeps a subnet's largest free run for prefixes with a prefix reservation,
+// or, with no free block left, points at a new subnet; the pool's own remedy follows.
+func fragmentRemedy(s *snapshot.Subnet, m BlockMap, poolRemedy string) string {
+	if m.LargestFreeCIDR != "" {
+		return fmt.Sprintf("keep the free blocks for prefixes so single addresses stop landing in them: aws ec2 "+
+			"create-subnet-cidr-reservation --subnet-id %s --cidr %s --reservation-type prefix (a reservation "+
+			"may cover addresses in use; it frees none); or %s", s.ID, m.LargestFreeCIDR, poolRemedy)
+	}
+	state := "no /28 block of " + s.ID + " is free: blocks come back only when every address in them is released"
+	if m.Free > 0 {
+		state = "the free /28 blocks of " + s.ID + " are already reserved for prefixes"
+	}
+	return fmt.Sprintf("%s; %s, and keep the new subnet's space for prefixes (aws ec2 create-subnet-cidr-reservation "+
+		"--subnet-id NEW-SUBNET --cidr ITS-CIDR --reservation-type prefix)", state, poolRemedy)
+}
