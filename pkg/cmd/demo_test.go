@@ -55,11 +55,11 @@ func TestDemoGoldens(t *testing.T) {
 
 func TestDemoFailOnAndCheckFilters(t *testing.T) {
 	all := []string{
-		"instance-not-found", "instance-not-running", "instance-orphaned", "instance-type-mismatch",
+		"eni-leaked", "instance-not-found", "instance-not-running", "instance-orphaned", "instance-type-mismatch",
 		"max-pods-below-ip-capacity", "max-pods-exceeds-ip-capacity", "nodeclaim-drifted", "nodeclaim-not-registered",
 		"nodeclass-not-ready", "nodepool-registration-unhealthy", "pod-ip-allocation-failures",
 		"pod-subnet-zone-missing", "security-group-drift", "subnet-ip-exhaustion", "subnet-no-egress-route",
-		"subnet-not-selected",
+		"subnet-not-selected", "subnet-prefix-fragmented",
 	}
 	tests := []struct {
 		name    string
@@ -90,9 +90,10 @@ func TestDemoFailOnAndCheckFilters(t *testing.T) {
 			name: "skip every check with criticals",
 			args: []string{"--skip", "instance-not-found,instance-not-running,max-pods-exceeds-ip-capacity",
 				"--skip", "nodeclass-not-ready,subnet-ip-exhaustion,pod-ip-allocation-failures,pod-subnet-zone-missing",
-				"--skip", "nodeclaim-not-registered,nodepool-registration-unhealthy,subnet-no-egress-route"},
+				"--skip", "nodeclaim-not-registered,nodepool-registration-unhealthy,subnet-no-egress-route",
+				"--skip", "subnet-prefix-fragmented"},
 			code: ExitOK,
-			wantIDs: []string{"instance-orphaned", "instance-type-mismatch", "max-pods-below-ip-capacity",
+			wantIDs: []string{"eni-leaked", "instance-orphaned", "instance-type-mismatch", "max-pods-below-ip-capacity",
 				"nodeclaim-drifted", "security-group-drift", "subnet-not-selected"},
 		},
 		{
@@ -100,10 +101,11 @@ func TestDemoFailOnAndCheckFilters(t *testing.T) {
 			args: []string{"--skip", "instance-type-mismatch"},
 			code: ExitFindings,
 			wantIDs: []string{
-				"instance-not-found", "instance-not-running", "instance-orphaned", "max-pods-below-ip-capacity",
+				"eni-leaked", "instance-not-found", "instance-not-running", "instance-orphaned", "max-pods-below-ip-capacity",
 				"max-pods-exceeds-ip-capacity", "nodeclaim-drifted", "nodeclaim-not-registered", "nodeclass-not-ready",
 				"nodepool-registration-unhealthy", "pod-ip-allocation-failures", "pod-subnet-zone-missing",
 				"security-group-drift", "subnet-ip-exhaustion", "subnet-no-egress-route", "subnet-not-selected",
+				"subnet-prefix-fragmented",
 			},
 		},
 	}

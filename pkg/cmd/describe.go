@@ -34,7 +34,7 @@ func newCmdDescribe(common *commonOptions) *cobra.Command {
 		RunE:  func(c *cobra.Command, _ []string) error { return c.Help() },
 	}
 	cmd.AddCommand(newCmdDescribeNode(common), newCmdDescribeNodeClaim(common))
-	for _, k := range []subjectKind{subnetKind(), nodeClassKind(), nodePoolKind(), placementGroupKind()} {
+	for _, k := range []subjectKind{subnetKind(), nodeClassKind(), nodePoolKind(), placementGroupKind(), eniKind()} {
 		cmd.AddCommand(newCmdDescribeSubject(common, k))
 	}
 	return cmd

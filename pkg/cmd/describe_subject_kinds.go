@@ -139,6 +139,26 @@ func placementGroupKind() subjectKind {
 	return k
 }
 
+// eniKind is `describe eni ID...`: an interface karpnet read on its own, in a subnet prefixes
+// are carved from or left available in the cluster's VPCs.
+func eniKind() subjectKind {
+	k := subjectKind{
+		use: "eni ID...", aliases: []string{"enis"}, what: "ENI",
+		short: "Show an ENI karpnet read on its own: subnet, addresses held, security groups it pins, creator, age and findings",
+		example: `  # An ENI left available: what it holds, the security groups it pins, who created it and when
+  %[1]s describe eni eni-0239ee3152f11eb73`,
+		names: nameSource{offline: func(s *snapshot.Snapshot) []string {
+			out := make([]string, len(s.Interfaces))
+			for i := range s.Interfaces {
+				out[i] = s.Interfaces[i].ID
+			}
+			return out
+		}, live: noLiveNames},
+	}
+	k.describe = describeWith(byName(&k, sheet.DescribeENI, snapshot.SourceAvailableInterfaces, snapshot.SourceSubnetInterfaces), printer.PrintENIs)
+	return k
+}
+
 // byName builds the sheet of each name with describe, or fails with the kind's error for the
 // first name it has no sheet for (sources are what the snapshot would have read it from).
 func byName[S any](k *subjectKind, describe func(x *diagnose.Index, r diagnose.Report, name string) (S, bool), sources ...string,

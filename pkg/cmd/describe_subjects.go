@@ -138,6 +138,9 @@ func (k subjectKind) lister(h hints) string {
 		return h.list("EC2NodeClasses and NodeClasses", "list them with kubectl get ec2nodeclasses (kubectl get nodeclasses on EKS Auto Mode)")
 	case "NodePool":
 		return h.list("NodePools", "list them with kubectl get nodepools")
+	case "ENI":
+		return h.list("ENIs", "karpnet reads an ENI on its own where prefixes are carved or when it is left available; "+
+			"see them with kubectl karpnet check -o json (networkInterfaces in --save-snapshot), or list them with aws ec2 describe-network-interfaces")
 	}
 	return h.list("placement groups", "list them with aws ec2 describe-placement-groups")
 }

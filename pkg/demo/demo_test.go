@@ -45,6 +45,9 @@ func TestAnalyze(t *testing.T) {
 		unjoined   = "nodeclaim/batch-szxd6"           // batch us-west-2c, launched into the isolated subnet
 		isolated   = "subnet/subnet-0714a16d895e97a48" // batch us-west-2c: its route table lost the default route
 		leaked     = "instance/i-078e49eb08986dce8"    // batch instance no NodeClaim names
+		fragmented = "subnet/subnet-0ffd6a39ba6f48905" // pod subnet us-west-2c: another cluster's IPs in every /28
+		leakedENI1 = "eni/eni-0239ee3152f11eb73"       // pod ENIs of a node terminated 9 days ago
+		leakedENI2 = "eni/eni-05bb9370a3105d348"
 		nodeRef    = "node/"
 		critical   = "critical"
 		warning    = "warning"
@@ -61,6 +64,9 @@ func TestAnalyze(t *testing.T) {
 		{"pod-subnet-zone-missing", critical, autoNoPods, webNC},
 		{"subnet-ip-exhaustion", critical, "", podsFull},
 		{"subnet-no-egress-route", critical, "", isolated},
+		{"subnet-prefix-fragmented", critical, "", fragmented},
+		{"eni-leaked", warning, "", leakedENI1},
+		{"eni-leaked", warning, "", leakedENI2},
 		{"instance-orphaned", warning, "", leaked},
 		{"instance-type-mismatch", warning, typeLabel, nodeRef + typeLabel},
 		{"security-group-drift", warning, extraSG, defaultNC},

@@ -100,8 +100,9 @@ func relatedSubjects(x *Index, opts Options) map[string]bool {
 				related[subnetRef(e.SubnetID)] = true
 			}
 		}
-		// With custom networking the node's pods take addresses from its ENIConfig subnet.
-		if cfg := x.ENIConfigs[ENIConfigName(n.Node, x.Snapshot.AWSNode)]; cfg != nil {
+		// With custom networking the pods of a node aws-node runs on take addresses from its
+		// ENIConfig subnet; Auto Mode, Windows and other CNIs' nodes use no ENIConfig.
+		if cfg := x.ENIConfigs[ENIConfigName(n.Node, x.Snapshot.AWSNode)]; cfg != nil && n.VPCCNI && x.cniSettingOn(SettingCustomNetwork) {
 			related["eniconfig/"+cfg.Name] = true
 			if cfg.Subnet != "" {
 				related[subnetRef(cfg.Subnet)] = true

@@ -193,3 +193,40 @@ func (x *Index) Interface(id string) *snapshot.InterfaceRecord {
 	})
 	return x.interfaces[id]
 }
+
+// ENICreator names what created an interface read on its own, from its description and
+// tags: the VPC CNI, the VPC resource controller, or an AWS service by its interface type;
+// "" when nothing tells.
+func ENICreator(e *snapshot.InterfaceRecord) string {
+	switch owner := e.Tags[snapshot.TagENIOwner]; {
+	case strings.HasPrefix(e.Description, cniENIDescription) || owner == snapshot.OwnerVPCCNI:
+		return "the VPC CNI (aws-node)"
+	case owner == snapshot.OwnerVPCResourceControl:
+		return "the VPC resource controller (security groups for pods)"
+	case e.RequesterManaged || e.InterfaceType != "" && e.InterfaceType != "interface":
+		return "an AWS service (" + cmpOr(e.InterfaceType, "requester-managed") + ")"
+	}
+	return ""
+}
+
+// ENICreated returns when the VPC CNI created an interface, from its createdAt tag.
+func ENICreated(e *snapshot.InterfaceRecord) (time.Time, bool) {
+	t, err := time.Parse(time.RFC3339, e.Tags[snapshot.TagCNICreatedAt])
+	return t, err == nil
+}
+
+// ENIAge renders how long ago the VPC CNI created an interface; "" when its tag does not say.
+func ENIAge(e *snapshot.InterfaceRecord, taken time.Time) string {
+	if t, ok := ENICreated(e); ok && !taken.Before(t) {
+		return ageText(taken.Sub(t))
+	}
+	return ""
+}
+
+// cmpOr returns a unless it is empty, else b.
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

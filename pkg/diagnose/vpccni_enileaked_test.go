@@ -75,7 +75,7 @@ func TestENILeaked(t *testing.T) {
 				s.Interfaces = append(s.Interfaces, snapshot.InterfaceRecord{ID: "eni-0leak", SubnetID: subnetA,
 					Status: snapshot.InterfaceAvailable, InterfaceType: "branch", Description: "aws-k8s-branch-eni",
 					PrivateIPs: []string{"10.0.1.30"},
-					Tags: map[string]string{snapshot.TagENIOwner: snapshot.OwnerVPCResourceControl, snapshot.TagBranchTrunk: "eni-0trunk"}})
+					Tags:       map[string]string{snapshot.TagENIOwner: snapshot.OwnerVPCResourceControl, snapshot.TagBranchTrunk: "eni-0trunk"}})
 			}),
 			want: []Finding{{ID: "eni-leaked", Severity: Warning, Resource: "eni/eni-0leak",
 				Message: "eni-0leak is available, attached to nothing: the VPC resource controller created it as a branch of " +

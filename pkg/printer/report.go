@@ -62,19 +62,60 @@ func reportText(t *text, r diagnose.Report, wide bool) {
 	findingsText(t, r, wide)
 }
 
+// groupedChecks are the checks whose findings, when there are more than groupAfter+1, text
+// output lists as groupAfter findings and one line naming the rest's subjects; wide lists
+// every one. A cluster can leak ENIs by the hundred.
+var groupedChecks = map[string]bool{"eni-leaked": true}
+
+// groupAfter is how many findings of a grouped check text output shows in full.
+const groupAfter = 3
+
 // findingsText writes r's findings, worst first, and its summary line.
 func findingsText(t *text, r diagnose.Report, wide bool) {
 	if len(r.Findings) == 0 {
 		t.line(t.st.OK.Mark() + " no findings: every check passed")
 	}
-	for i, f := range r.Findings {
-		if i > 0 {
+	total, shown := map[string]int{}, map[string]int{}
+	for _, f := range r.Findings {
+		total[f.ID]++
+	}
+	first := true
+	for _, f := range r.Findings {
+		group := !wide && groupedChecks[f.ID] && total[f.ID] > groupAfter+1
+		if group && shown[f.ID] > groupAfter {
+			continue
+		}
+		if !first {
 			t.blank()
+		}
+		first = false
+		shown[f.ID]++
+		if group && shown[f.ID] > groupAfter {
+			rest := restOf(r.Findings, f.ID, groupAfter)
+			t.para(4, fmt.Sprintf("... and %d more %s findings: %s (-o wide shows "+
+				"each with its remedy)", len(rest), f.ID, strings.Join(rest, ", ")))
+			continue
 		}
 		finding(t, 0, f, subject(f), wide)
 	}
 	t.blank()
 	summary(t, r.Summary, r.NodeClaims)
+}
+
+// restOf returns the subjects of the findings of a check after its first skip.
+func restOf(findings []diagnose.Finding, id string, skip int) []string {
+	var out []string
+	for _, f := range findings {
+		if f.ID != id {
+			continue
+		}
+		if skip > 0 {
+			skip--
+			continue
+		}
+		out = append(out, f.Subject())
+	}
+	return out
 }
 
 // finding writes one finding at indent: a head line with the severity, the ID and subj, then

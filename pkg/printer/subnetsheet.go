@@ -54,6 +54,7 @@ func subnetSheet(t *text, sh sheet.SubnetSheet) {
 		t.hanging(indent, t.st.Strong.Render(s.Kind+" "+s.Name)+"  ", s.Via)
 	}
 	subnetAddresses(t, sh.CIDR, sh.Addresses)
+	blockMap(t, sh.CIDR, sh.Blocks)
 	membersSection(t, "Nodes and NodeClaims in it", sh.Members, "none: no node's or NodeClaim's instance is in it", false)
 	subnetENIs(t, sh.ENIs)
 	netPath(t, sh.WayOut)
@@ -110,6 +111,8 @@ var addressHolders = map[string]string{
 	sheet.AddressesNodeOtherPrefixes:   "nodes' other ENIs (pods): /28 prefixes",
 	sheet.AddressesClaimIPs:            "NodeClaims' instances: IPs",
 	sheet.AddressesClaimPrefixes:       "NodeClaims' instances: /28 prefixes",
+	sheet.AddressesOtherIPs:            "other interfaces: IPs",
+	sheet.AddressesOtherPrefixes:       "other interfaces: /28 prefixes",
 	sheet.AddressesNotRead:             "other interfaces karpnet does not read",
 }
 

@@ -21,7 +21,8 @@ type SubnetAddresses struct {
 // AddressPart is one kind of holder of a subnet's addresses.
 type AddressPart struct {
 	// What names the holder: reserved, free, node-primary-ips, node-primary-prefixes,
-	// node-other-ips, node-other-prefixes, nodeclaim-ips, nodeclaim-prefixes, not-read.
+	// node-other-ips, node-other-prefixes, nodeclaim-ips, nodeclaim-prefixes, other-ips,
+	// other-prefixes, not-read.
 	What string `json:"what"`
 	// Addresses counts the addresses it holds (16 for a /28 prefix); Interfaces counts the
 	// interfaces they are on, where that applies.
@@ -39,6 +40,11 @@ const (
 	AddressesNodeOtherPrefixes   = "node-other-prefixes"
 	AddressesClaimIPs            = "nodeclaim-ips"
 	AddressesClaimPrefixes       = "nodeclaim-prefixes"
+	// AddressesOtherIPs and AddressesOtherPrefixes are the interfaces karpnet read on their
+	// own: every other interface of a subnet prefixes are carved from, and those left
+	// available.
+	AddressesOtherIPs      = "other-ips"
+	AddressesOtherPrefixes = "other-prefixes"
 	// AddressesNotRead is the rest: the CIDR less every other part. It is negative when the
 	// parts read exceed the CIDR (EC2's free count and the instances were read moments apart).
 	AddressesNotRead = "not-read"
@@ -53,7 +59,8 @@ func subnetAddresses(x *diagnose.Index, s *snapshot.Subnet) *SubnetAddresses {
 	a := &SubnetAddresses{Size: int64(1) << (32 - p.Bits())}
 	counts := map[string]*AddressPart{}
 	order := []string{AddressesReserved, AddressesFree, AddressesNodePrimaryIPs, AddressesNodePrimaryPrefixes,
-		AddressesNodeOtherIPs, AddressesNodeOtherPrefixes, AddressesClaimIPs, AddressesClaimPrefixes}
+		AddressesNodeOtherIPs, AddressesNodeOtherPrefixes, AddressesClaimIPs, AddressesClaimPrefixes,
+		AddressesOtherIPs, AddressesOtherPrefixes}
 	for _, w := range order {
 		counts[w] = &AddressPart{What: w}
 	}
@@ -88,6 +95,11 @@ func subnetAddresses(x *diagnose.Index, s *snapshot.Subnet) *SubnetAddresses {
 			if e.SubnetID == s.ID {
 				add(AddressesClaimIPs, AddressesClaimPrefixes, e)
 			}
+		}
+	}
+	for i := range x.Snapshot.Interfaces {
+		if e := &x.Snapshot.Interfaces[i]; e.SubnetID == s.ID {
+			add(AddressesOtherIPs, AddressesOtherPrefixes, snapshot.ENI{PrivateIPs: e.PrivateIPs, IPv4Prefixes: e.IPv4Prefixes})
 		}
 	}
 	rest := a.Size

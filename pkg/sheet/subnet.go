@@ -28,6 +28,9 @@ type SubnetSheet struct {
 	UsableIPs    int64 `json:"usableIPs"`
 	// Addresses accounts for every IPv4 address of the CIDR; nil when it is not IPv4.
 	Addresses *SubnetAddresses `json:"addresses,omitempty"`
+	// Blocks maps its /28 blocks; nil unless karpnet read every interface in it (it does
+	// where prefixes are carved).
+	Blocks *SubnetBlocks `json:"blocks,omitempty"`
 	// MapPublicIPOnLaunch gives instances launched into it a public IPv4 address.
 	MapPublicIPOnLaunch bool `json:"mapPublicIPOnLaunch,omitempty"`
 	// SelectedBy are the classes, ENIConfigs and the VPC CNI's subnet discovery that put nodes
@@ -66,6 +69,7 @@ func DescribeSubnet(x *diagnose.Index, r diagnose.Report, id string) (SubnetShee
 		Kind: SubnetSheetKind, APIVersion: SheetAPIVersion,
 		ID: s.ID, VpcID: s.VpcID, Zone: s.Zone, ZoneID: s.ZoneID, CIDR: s.CIDR, IPv6CIDRs: s.IPv6CIDRs,
 		AvailableIPs: s.AvailableIPs, UsableIPs: diagnose.UsableIPs(s.CIDR), Addresses: subnetAddresses(x, s),
+		Blocks:              subnetBlocks(x, s),
 		MapPublicIPOnLaunch: s.MapPublicIPOnLaunch,
 		SelectedBy:          subnetSelectors(x, s),
 		Members: members(x, r,
@@ -76,6 +80,36 @@ func DescribeSubnet(x *diagnose.Index, r diagnose.Report, id string) (SubnetShee
 		Findings: r.About("subnet/" + id),
 	}
 	return sh, true
+}
+
+// SubnetBlocks is a subnet's /28 block map: the counts and, in Map, one character per block
+// in address order (BlockChars).
+type SubnetBlocks struct {
+	diagnose.BlockMap
+	Map string `json:"map"`
+}
+
+// BlockChars are the characters of a block map, by block state: plain characters that read
+// without colour.
+var BlockChars = map[string]byte{
+	diagnose.BlockFree:       '.',
+	diagnose.BlockPrefixFree: '+',
+	diagnose.BlockPartly:     'o',
+	diagnose.BlockFull:       '#',
+	diagnose.BlockReserved:   'x',
+}
+
+// subnetBlocks maps subnet s's /28 blocks; nil unless its every interface was read.
+func subnetBlocks(x *diagnose.Index, s *snapshot.Subnet) *SubnetBlocks {
+	m, ok := x.BlockMap(s)
+	if !ok {
+		return nil
+	}
+	b := make([]byte, len(m.States))
+	for i, st := range m.States {
+		b[i] = BlockChars[st]
+	}
+	return &SubnetBlocks{BlockMap: m, Map: string(b)}
 }
 
 // subnetSelectors lists what selects s: the classes whose status.subnets or pod subnet terms

@@ -261,6 +261,10 @@ func subjectRefs(d *data, subject string) []ref {
 			a.add(c)
 		}
 		a.members(sh.Members, cmpOr(sh.Name, sh.ID))
+	case "eni":
+		if sh, ok := sheet.DescribeENI(x, r, name); ok && sh.SubnetID != "" {
+			a.add("subnet/" + sh.SubnetID)
+		}
 	}
 	return a.refs
 }

@@ -70,7 +70,7 @@ func resolveRef(d *data, context, subject string) ref {
 				break
 			}
 		}
-	case "subnet", "nodepool", "ec2nodeclass", "nodeclass", "placementgroup":
+	case "subnet", "nodepool", "ec2nodeclass", "nodeclass", "placementgroup", "eni":
 		if _, what, ok := d.subjects.sheet(subject); ok {
 			r.what, r.open = what, action{kind: actOpenSubject, arg: subject}
 			break

@@ -10,7 +10,7 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/style"
 )
 
-// subjects builds the sheets `kubectl karpnet describe subnet|nodeclass|nodepool|placementgroup`
+// subjects builds the sheets `kubectl karpnet describe subnet|nodeclass|nodepool|placementgroup|eni`
 // prints, from the index of the loaded snapshot and the report as analysed (not yet made
 // printable: the printer escapes what it renders).
 type subjects struct {
@@ -22,7 +22,7 @@ type subjects struct {
 type sheetFunc func(width int, st *style.Styles) string
 
 // sheet returns the renderer of subject's sheet (subnet/ID, nodepool/NAME, ec2nodeclass/NAME,
-// nodeclass/NAME or placementgroup/NAME), and what the sheet is called; false when there is
+// nodeclass/NAME, placementgroup/NAME or eni/ID), and what the sheet is called; false when there is
 // no index or the snapshot does not hold the subject.
 func (s subjects) sheet(subject string) (sheetFunc, string, bool) {
 	if s.index == nil {
@@ -50,6 +50,10 @@ func (s subjects) sheet(subject string) (sheetFunc, string, bool) {
 	case "placementgroup":
 		if sh, ok := sheet.DescribePlacementGroup(x, r, name); ok {
 			return func(w int, st *style.Styles) string { return printer.PlacementGroupSheet(sh, w, st) }, "placement group sheet", true
+		}
+	case "eni":
+		if sh, ok := sheet.DescribeENI(x, r, name); ok {
+			return func(w int, st *style.Styles) string { return printer.ENISheet(sh, w, st) }, "ENI sheet", true
 		}
 	}
 	return nil, "", false

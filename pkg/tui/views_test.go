@@ -74,8 +74,8 @@ func TestEnterOpensNodeAndEscKeepsCursor(t *testing.T) {
 
 func TestFindingsDrillDown(t *testing.T) {
 	m := press(t, ready(t, demoReport(t), 80, 24), "f")
-	if m.view != viewFindings || len(m.findings.groups) != 16 {
-		t.Fatalf("findings view: view %d with %d groups, want 16 groups", m.view, len(m.findings.groups))
+	if m.view != viewFindings || len(m.findings.groups) != 18 {
+		t.Fatalf("findings view: view %d with %d groups, want 18 groups", m.view, len(m.findings.groups))
 	}
 	first := m.data.groups[m.findings.groups[0]]
 	if first.id != "subnet-ip-exhaustion" || len(first.findings) != 2 {
@@ -130,10 +130,13 @@ func TestSubnetsView(t *testing.T) {
 	if screen := m.View(); !strings.Contains(screen, "10.0.48.0/24") || !strings.Contains(screen, "4/251 free") {
 		t.Errorf("subnets view lacks the CIDR or the free IPs:\n%s", screen)
 	}
-	if second := m.data.subnets[m.subnets.shown[1]]; second.id != "subnet-0714a16d895e97a48" || second.level != "critical" {
-		t.Errorf("second subnet = %s (%s), want the critical subnet-0714a16d895e97a48 (no way out)", second.id, second.level)
+	if second := m.data.subnets[m.subnets.shown[1]]; second.id != "subnet-0ffd6a39ba6f48905" || second.level != "critical" {
+		t.Errorf("second subnet = %s (%s), want the critical subnet-0ffd6a39ba6f48905 (no free /28 block)", second.id, second.level)
 	}
-	m = press(t, m, "down", "down", "enter")
+	if third := m.data.subnets[m.subnets.shown[2]]; third.id != "subnet-0714a16d895e97a48" || third.level != "critical" {
+		t.Errorf("third subnet = %s (%s), want the critical subnet-0714a16d895e97a48 (no way out)", third.id, third.level)
+	}
+	m = press(t, m, "down", "down", "down", "enter")
 	if m.view != viewNodes || m.sel.query != "subnet-02720e173c311fcb4" || m.nodes.shown() != 2 {
 		t.Errorf("enter on a subnet: view %d query %q shown %d, want its 2 nodes", m.view, m.sel.query, m.nodes.shown())
 	}

@@ -37,7 +37,12 @@ func Build() *snapshot.Snapshot {
 	for _, p := range plans() {
 		b.add(p)
 	}
+	ifs := net.fill(s.Instances)
 	s.Subnets = net.snapshotSubnets()
+	s.Interfaces, s.AvailableVPCs = ifs.sorted(), []string{net.vpcID}
+	for _, sub := range s.Subnets {
+		s.AddressSubnets = append(s.AddressSubnets, sub.ID) // prefix delegation is on: every subnet is read
+	}
 	s.SecurityGroups = net.snapshotSecurityGroups()
 	s.PlacementGroups = []snapshot.PlacementGroup{net.placementGroup}
 	s.NodeClasses = net.nodeClasses(s.Subnets)

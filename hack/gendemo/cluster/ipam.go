@@ -73,3 +73,27 @@ func (p *pool) blockFree(first int) bool {
 	}
 	return true
 }
+
+// anyBlockFree reports whether some aligned /28 block is free.
+func (p *pool) anyBlockFree() bool {
+	for b := 0; b < p.size/16; b++ {
+		if p.blockFree(b * 16) {
+			return true
+		}
+	}
+	return false
+}
+
+// take marks n addresses from addr in use.
+func (p *pool) take(addr string, n int) {
+	a, err := netip.ParseAddr(addr)
+	if err != nil || !p.cidr.Contains(a) {
+		panic(fmt.Sprintf("address %s is not in subnet %s", addr, p.cidr))
+	}
+	b, base := a.As4(), p.cidr.Addr().As4()
+	off := int(uint32(b[0])<<24|uint32(b[1])<<16|uint32(b[2])<<8|uint32(b[3])) -
+		int(uint32(base[0])<<24|uint32(base[1])<<16|uint32(base[2])<<8|uint32(base[3]))
+	for i := off; i < off+n; i++ {
+		p.used[i] = true
+	}
+}

@@ -107,16 +107,13 @@ func (n *network) podSubnet(zone string) *subnet {
 	return n.subnet("pods-" + strings.TrimPrefix(zone, region))
 }
 
-// snapshotSubnets returns DescribeSubnets for every subnet, once all addresses are handed out.
+// snapshotSubnets returns DescribeSubnets for every subnet, once all addresses are handed out
+// (fill).
 func (n *network) snapshotSubnets() []snapshot.Subnet {
 	var out []snapshot.Subnet
 	for _, s := range n.subnets {
+		// Load balancers, endpoints and other tools' addresses are handed out by fill.
 		free := int32(s.pool.usable() - s.pool.inUse())
-		// Load balancers, endpoints and nodes of other tools use some addresses too.
-		free -= int32(number("others", s.key, uint64(s.pool.usable()/8)))
-		if s.free != nil {
-			free = *s.free
-		}
 		zone := region + s.zone
 		out = append(out, snapshot.Subnet{
 			ID: s.id, VpcID: n.vpcID, CIDR: s.cidr, Zone: zone, ZoneID: zoneID(zone),

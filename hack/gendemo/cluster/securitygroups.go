@@ -75,6 +75,7 @@ func (n *network) cni() (*snapshot.AWSNode, []snapshot.ENIConfig) {
 			"AWS_VPC_K8S_CNI_LOGLEVEL":              "DEBUG",
 			"AWS_VPC_K8S_CNI_RANDOMIZESNAT":         "prng",
 			"CLUSTER_NAME":                          clusterName,
+			"DISABLE_LEAKED_ENI_CLEANUP":            "true",
 			"DISABLE_NETWORK_RESOURCE_PROVISIONING": "false",
 			"ENABLE_IPv4":                           "true",
 			"ENABLE_IPv6":                           "false",

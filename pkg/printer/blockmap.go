@@ -1,0 +1,108 @@
+package printer
+
+import (
+	"fmt"
+	"net/netip"
+	"strings"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/sheet"
+)
+
+// maxMapRows is the most rows a block map takes; a larger subnet draws several blocks a cell.
+const maxMapRows = 16
+
+// blockMap draws a subnet's /28 blocks as rows of cells, each row headed by its first address,
+// with a legend, the counts and the largest free run. Cells are plain characters
+// (sheet.BlockChars), coloured when the styles colour: free green, partly used yellow, full
+// and reserved dim. A cell of several blocks is free only when all of them are, full or
+// reserved only when all are, and otherwise ':' when some are free, 'o' when none is.
+func blockMap(t *text, cidr string, b *sheet.SubnetBlocks) {
+	if b == nil {
+		return
+	}
+	t.header(fmt.Sprintf("/28 blocks (%s: %d)", cidr, len(b.Map)))
+	base, err := netip.ParsePrefix(b.CIDR)
+	if err != nil {
+		return
+	}
+	label := len(base.Addr().String()) + 2
+	cols := 64
+	for cols > 8 && indent+label+cols > t.limit() {
+		cols /= 2
+	}
+	per := 1
+	for (len(b.Map)+per*cols-1)/(per*cols) > maxMapRows {
+		per *= 2
+	}
+	start := base.Masked().Addr().As4()
+	first := uint32(start[0])<<24 | uint32(start[1])<<16 | uint32(start[2])<<8 | uint32(start[3])
+	for row := 0; row*cols*per < len(b.Map); row++ {
+		v := first + uint32(row*cols*per*16)
+		addr := netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}).String()
+		var cells strings.Builder
+		for c := 0; c < cols; c++ {
+			lo := (row*cols + c) * per
+			if lo >= len(b.Map) {
+				break
+			}
+			cells.WriteString(t.blockCell(b.Map[lo:min(lo+per, len(b.Map))]))
+		}
+		t.line(strings.Repeat(" ", indent) + fmt.Sprintf("%-*s", label, addr) + cells.String())
+	}
+	legend := fmt.Sprintf("%s free  %s free, reserved for prefixes  %s partly used  %s full  %s reserved",
+		t.blockCell("."), t.blockCell("+"), t.blockCell("o"), t.blockCell("#"), t.blockCell("x"))
+	if per > 1 {
+		legend += fmt.Sprintf("  %s some free; a cell is %d blocks", t.blockCell(":"), per)
+	}
+	t.line(strings.Repeat(" ", indent) + legend)
+	run := "none"
+	if b.LargestFreeRun > 0 {
+		run = fmt.Sprintf("%d block", b.LargestFreeRun)
+		if b.LargestFreeRun > 1 {
+			run += "s"
+		}
+		if b.LargestFreeCIDR != "" {
+			run += ", largest free CIDR not reserved for prefixes " + b.LargestFreeCIDR
+		}
+	}
+	t.kvs(indent, []kv{
+		{"Free /28 blocks", fmt.Sprintf("%d of %d (%d partly used, %d full, %d reserved)", b.Free, len(b.Map), b.Partly, b.Full, b.Reserved)},
+		{"Largest free run", run},
+	})
+	if e := b.Example; e != nil && b.Partly > 0 {
+		holder := e.ENI
+		if e.Description != "" {
+			holder += ", " + fmt.Sprintf("%q", e.Description)
+		}
+		t.para(indent, t.st.Dim.Render(fmt.Sprintf("A partly used block holds e.g. %s (%s).", e.Address, holder)))
+	}
+}
+
+// blockCell renders the cell of one or more blocks' map characters.
+func (t *text) blockCell(states string) string {
+	c := states[0]
+	if len(states) > 1 {
+		free := strings.Count(states, ".") + strings.Count(states, "+")
+		switch {
+		case free == len(states):
+			c = '.'
+		case strings.Count(states, "#") == len(states):
+			c = '#'
+		case strings.Count(states, "x") == len(states):
+			c = 'x'
+		case free > 0:
+			c = ':'
+		default:
+			c = 'o'
+		}
+	}
+	s := string(c)
+	switch c {
+	case '.', '+', ':':
+		return t.st.OK.Style.Render(s)
+	case 'o':
+		return t.st.Warning.Style.UnsetBold().Render(s)
+	}
+	return t.st.Dim.Render(s)
+}
+
