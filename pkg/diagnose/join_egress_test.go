@@ -171,18 +171,24 @@ func TestSecurityGroupEgressBlocked(t *testing.T) {
 }
 
 func TestNetworkACLBlocksNodeTraffic(t *testing.T) {
-	acl := func(entries ...snapshot.ACLEntry) func(*snapshot.Snapshot) {
+	// ownACL gives the node subnet a network ACL of its own; acl does so on the NAT path.
+	ownACL := func(entries ...snapshot.ACLEntry) func(*snapshot.Snapshot) {
 		return func(s *snapshot.Snapshot) {
-			withNATPath(s)
 			s.NetworkACLs = append(s.NetworkACLs, snapshot.NetworkACL{ID: "acl-0own", VpcID: vpcA,
 				SubnetIDs: []string{subnetA}, Entries: entries})
 		}
+	}
+	acl := func(entries ...snapshot.ACLEntry) func(*snapshot.Snapshot) {
+		return edits(withNATPath, ownACL(entries...))
 	}
 	deny := []snapshot.ACLEntry{
 		{RuleNumber: 32767, Egress: true, Protocol: "-1", Action: snapshot.ACLDeny, CIDR: "0.0.0.0/0"},
 		{RuleNumber: 32767, Protocol: "-1", Action: snapshot.ACLDeny, CIDR: "0.0.0.0/0"},
 	}
 	out443 := snapshot.ACLEntry{RuleNumber: 100, Egress: true, Protocol: "6", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0", FromPort: 443, ToPort: 443}
+	inEphemeral := snapshot.ACLEntry{RuleNumber: 120, Protocol: "6", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0", FromPort: 1024, ToPort: 65535}
+	vpcIn := snapshot.ACLEntry{RuleNumber: 100, Protocol: "-1", Action: snapshot.ACLAllow, CIDR: "10.0.0.0/16"}
+	vpcOut := snapshot.ACLEntry{RuleNumber: 100, Egress: true, Protocol: "-1", Action: snapshot.ACLAllow, CIDR: "10.0.0.0/16"}
 	remedy := "allow it before the denying rules, e.g. `aws ec2 create-network-acl-entry --network-acl-id acl-0own " +
 		"--egress --rule-number 90 --protocol tcp --port-range From=443,To=443 --cidr-block 0.0.0.0/0 --rule-action " +
 		"allow` and `aws ec2 create-network-acl-entry --network-acl-id acl-0own --ingress --rule-number 91 --protocol " +
@@ -194,6 +200,48 @@ func TestNetworkACLBlocksNodeTraffic(t *testing.T) {
 		{name: "a hardened ACL is silent", edit: acl(append([]snapshot.ACLEntry{out443,
 			{RuleNumber: 100, Protocol: "6", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0", FromPort: 1024, ToPort: 65535}}, deny...)...)},
 		{name: "an ACL gap is silent", edit: edits(acl(deny...), gap(snapshot.SourceDescribeNetworkAcls))},
+		{name: "replies from anywhere, 443 out and all within the VPC are silent", edit: acl(append([]snapshot.ACLEntry{
+			out443, inEphemeral, vpcIn, vpcOut}, deny...)...)},
+		{
+			name: "all from the VPC and 443 from anywhere drop the replies through a NAT gateway",
+			edit: acl(append([]snapshot.ACLEntry{vpcIn, vpcOut,
+				{RuleNumber: 110, Protocol: "6", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0", FromPort: 443, ToPort: 443},
+				{RuleNumber: 110, Egress: true, Protocol: "-1", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0"}}, deny...)...),
+			want: []Finding{{ID: "network-acl-blocks-node-traffic", Severity: Critical, Resource: "subnet/" + subnetA,
+				Message: "network ACL acl-0own of subnet subnet-0aaa blocks the nodes' HTTPS traffic (stateless: replies " +
+					"need their own inbound rule): inbound TCP replies from the internet (0.0.0.0/0) to the Linux ephemeral " +
+					"ports 32768-60999 denied on 32768-60999 by rule 32767 (rule 100 allows all only from 10.0.0.0/16); " +
+					"used by EC2NodeClass default, node " + nodeA,
+				Remedy: remedy}},
+		},
+		{
+			name: "all to the VPC and 1024-65535 to anywhere drop outbound 443 through a NAT gateway",
+			edit: acl(append([]snapshot.ACLEntry{vpcIn, vpcOut, inEphemeral,
+				{RuleNumber: 110, Egress: true, Protocol: "6", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0", FromPort: 1024, ToPort: 65535}},
+				deny...)...),
+			want: []Finding{{ID: "network-acl-blocks-node-traffic", Severity: Critical, Resource: "subnet/" + subnetA,
+				Message: "network ACL acl-0own of subnet subnet-0aaa blocks the nodes' HTTPS traffic (stateless: replies " +
+					"need their own inbound rule): outbound TCP 443 to the internet (0.0.0.0/0) denied by rule 32767 " +
+					"(rule 100 allows all only to 10.0.0.0/16); used by EC2NodeClass default, node " + nodeA,
+				Remedy: remedy}},
+		},
+		{name: "all within the VPC is silent when the endpoints are the way out", edit: edits(
+			withoutDefaultRoute, withEndpoints, ownACL(append([]snapshot.ACLEntry{vpcIn, vpcOut}, deny...)...))},
+		{name: "all within the VPC is silent behind a transit gateway (peers unknown: lenient)", edit: edits(
+			acl(append([]snapshot.ACLEntry{vpcIn, vpcOut}, deny...)...), func(s *snapshot.Snapshot) {
+				s.RouteTables[0].Routes[1].Target = "tgw-0a"
+			})},
+		{
+			name: "an ACL without the endpoints' subnet fires when the endpoints are the way out",
+			edit: edits(withoutDefaultRoute, withEndpoints, ownACL(append([]snapshot.ACLEntry{
+				{RuleNumber: 100, Protocol: "-1", Action: snapshot.ACLAllow, CIDR: "10.0.9.0/24"}, vpcOut}, deny...)...)),
+			want: []Finding{{ID: "network-acl-blocks-node-traffic", Severity: Critical, Resource: "subnet/" + subnetA,
+				Message: "network ACL acl-0own of subnet subnet-0aaa blocks the nodes' HTTPS traffic (stateless: replies " +
+					"need their own inbound rule): inbound TCP replies from the VPC endpoints in subnet-0aaa (10.0.1.0/24) " +
+					"to the Linux ephemeral ports 32768-60999 denied on 32768-60999 by rule 32767 (rule 100 allows all only " +
+					"from 10.0.9.0/24); used by EC2NodeClass default, node " + nodeA,
+				Remedy: remedy}},
+		},
 		{
 			name: "return traffic denied on part of the ephemeral range fires with the rules",
 			edit: acl(append([]snapshot.ACLEntry{out443,
@@ -201,7 +249,7 @@ func TestNetworkACLBlocksNodeTraffic(t *testing.T) {
 				{RuleNumber: 90, Protocol: "6", Action: snapshot.ACLDeny, CIDR: "0.0.0.0/0", FromPort: 40000, ToPort: 40100}}, deny...)...),
 			want: []Finding{{ID: "network-acl-blocks-node-traffic", Severity: Critical, Resource: "subnet/" + subnetA,
 				Message: "network ACL acl-0own of subnet subnet-0aaa blocks the nodes' HTTPS traffic (stateless: replies " +
-					"need their own inbound rule): inbound TCP return traffic from 0.0.0.0/0 on the Linux ephemeral ports " +
+					"need their own inbound rule): inbound TCP replies from the internet (0.0.0.0/0) to the Linux ephemeral ports " +
 					"32768-60999 denied on 40000-40100 by rule 90, 50001-60999 by rule 32767; used by EC2NodeClass " +
 					"default, node " + nodeA,
 				Remedy: remedy}},
@@ -213,7 +261,7 @@ func TestNetworkACLBlocksNodeTraffic(t *testing.T) {
 				func(s *snapshot.Snapshot) { s.Nodes[0].Labels["kubernetes.io/os"] = OSWindows }),
 			want: []Finding{{ID: "network-acl-blocks-node-traffic", Severity: Critical, Resource: "subnet/" + subnetA,
 				Message: "network ACL acl-0own of subnet subnet-0aaa blocks the nodes' HTTPS traffic (stateless: replies " +
-					"need their own inbound rule): inbound TCP return traffic from 0.0.0.0/0 on the Windows ephemeral ports " +
+					"need their own inbound rule): inbound TCP replies from the internet (0.0.0.0/0) to the Windows ephemeral ports " +
 					"49152-65535 denied on 61000-65535 by rule 32767; used by node " + nodeA,
 				Remedy: remedy}},
 		},
@@ -224,7 +272,7 @@ func TestNetworkACLBlocksNodeTraffic(t *testing.T) {
 				{RuleNumber: 100, Protocol: "-1", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0"}}, deny...)...),
 			want: []Finding{{ID: "network-acl-blocks-node-traffic", Severity: Critical, Resource: "subnet/" + subnetA,
 				Message: "network ACL acl-0own of subnet subnet-0aaa blocks the nodes' HTTPS traffic (stateless: replies " +
-					"need their own inbound rule): outbound TCP 443 to 0.0.0.0/0 denied by rule 32767; used by " +
+					"need their own inbound rule): outbound TCP 443 to the internet (0.0.0.0/0) denied by rule 32767; used by " +
 					"EC2NodeClass default, node " + nodeA,
 				Remedy: remedy}},
 		},

@@ -145,10 +145,11 @@ func notRegisteredCause(x *Index, c *ClaimInfo) string {
 		return ""
 	}
 	var causes []string
-	if w := wayOut(x, c.Subnet, instancePublicIP(c.Instance)); w.Verdict == WayOutNone {
+	w := wayOut(x, c.Subnet, instancePublicIP(c.Instance))
+	if w.Verdict == WayOutNone {
 		causes = append(causes, fmt.Sprintf("subnet %s has no way out: %s", c.Subnet.ID, w.Reason))
 	}
-	if _, verdict, reason := naclVerdict(x, c.Subnet, c.windows()); verdict == NACLBlocks {
+	if _, verdict, reason := naclVerdict(x, c.Subnet, c.windows(), &w); verdict == NACLBlocks {
 		causes = append(causes, "its network ACL blocks "+reason)
 	}
 	if groups := groupIDs(c.Instance.SecurityGroups); len(groups) > 0 && !x.Unavailable(snapshot.SourceDescribeSecurityGroups) {

@@ -314,7 +314,7 @@ func describeWayOut(x *Index, n *NodeInfo) *WayOut {
 		return nil
 	}
 	w := wayOut(x, n.Subnet, instancePublicIP(n.Instance))
-	w.NetworkACL, w.NACLVerdict, w.NACLReason = naclVerdict(x, n.Subnet, n.Windows())
+	w.NetworkACL, w.NACLVerdict, w.NACLReason = naclVerdict(x, n.Subnet, n.Windows(), &w)
 	w.fixes = nil
 	return &w
 }
@@ -329,7 +329,7 @@ func claimWayOut(x *Index, c *ClaimInfo) *WayOut {
 		return nil
 	}
 	w := wayOut(x, c.Subnet, instancePublicIP(c.Instance))
-	w.NetworkACL, w.NACLVerdict, w.NACLReason = naclVerdict(x, c.Subnet, c.windows())
+	w.NetworkACL, w.NACLVerdict, w.NACLReason = naclVerdict(x, c.Subnet, c.windows(), &w)
 	w.fixes = nil
 	return &w
 }

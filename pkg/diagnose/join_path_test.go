@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"net/netip"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -149,12 +150,20 @@ func TestACLDenied(t *testing.T) {
 		{RuleNumber: 32767, Egress: true, Protocol: "-1", Action: snapshot.ACLDeny, CIDR: "0.0.0.0/0"},
 		{RuleNumber: 32767, Protocol: "-1", Action: snapshot.ACLDeny, CIDR: "0.0.0.0/0"},
 	}
+	// vpcAnd443 is the common mistake: inbound all from the VPC CIDR and TCP 443 from anywhere.
+	vpcAnd443 := []snapshot.ACLEntry{
+		{RuleNumber: 100, Protocol: "-1", Action: snapshot.ACLAllow, CIDR: "10.0.0.0/16"},
+		{RuleNumber: 110, Protocol: "6", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0", FromPort: 443, ToPort: 443},
+	}
+	endpointPeer := aclPeer{name: "endpoints", kind: peerCIDR, cidr: netip.MustParsePrefix("10.0.3.0/24")}
 	cases := []struct {
 		name    string
 		entries []snapshot.ACLEntry
+		peer    aclPeer // the zero peer is judged leniently
 		egress  bool
 		lo, hi  int32
 		want    []string
+		passed  []int32
 	}{
 		{name: "default ACL out", entries: defaultACL().Entries, egress: true, lo: 443, hi: 443},
 		{name: "default ACL in", entries: defaultACL().Entries, lo: 32768, hi: 60999},
@@ -178,15 +187,61 @@ func TestACLDenied(t *testing.T) {
 			{RuleNumber: 10, Egress: true, Protocol: "17", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0"},
 			{RuleNumber: 20, Egress: true, Protocol: "-1", Action: snapshot.ACLAllow, IPv6CIDR: "::/0"},
 		}, egress: true, lo: 443, hi: 443, want: []string{"443 by rule *"}},
+
+		// The internet as the peer: only wide public CIDRs count.
+		{name: "internet: the default ACL admits replies", entries: defaultACL().Entries, peer: peerInternet,
+			lo: 32768, hi: 60999},
+		{name: "internet: 1024-65535 from 0.0.0.0/0 admits replies", entries: hardened, peer: peerInternet,
+			lo: 32768, hi: 60999},
+		{name: "internet: allow all from the VPC and 443 from anywhere drop the replies", entries: vpcAnd443,
+			peer: peerInternet, lo: 32768, hi: 60999, want: []string{"32768-60999 by rule *"}, passed: []int32{100}},
+		{name: "internet: RFC 1918 and narrow public ranges do not admit it", entries: []snapshot.ACLEntry{
+			{RuleNumber: 100, Protocol: "-1", Action: snapshot.ACLAllow, CIDR: "10.0.0.0/8"},
+			{RuleNumber: 110, Protocol: "-1", Action: snapshot.ACLAllow, CIDR: "172.16.0.0/12"},
+			{RuleNumber: 120, Protocol: "6", Action: snapshot.ACLAllow, CIDR: "52.94.0.0/16", FromPort: 1024, ToPort: 65535},
+		}, peer: peerInternet, lo: 32768, hi: 60999, want: []string{"32768-60999 by rule *"}, passed: []int32{100, 110, 120}},
+		{name: "internet: two public halves admit it", entries: []snapshot.ACLEntry{
+			{RuleNumber: 100, Egress: true, Protocol: "6", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/1", FromPort: 443, ToPort: 443},
+		}, peer: peerInternet, egress: true, lo: 443, hi: 443},
+		{name: "internet: a /24 blocklist does not block it", entries: append([]snapshot.ACLEntry{
+			{RuleNumber: 10, Egress: true, Protocol: "-1", Action: snapshot.ACLDeny, CIDR: "198.51.100.0/24"},
+		}, hardened...), peer: peerInternet, egress: true, lo: 443, hi: 443},
+		{name: "internet: a deny of 0.0.0.0/0 blocks it", entries: append([]snapshot.ACLEntry{
+			{RuleNumber: 10, Egress: true, Protocol: "6", Action: snapshot.ACLDeny, CIDR: "0.0.0.0/0", FromPort: 443, ToPort: 443},
+		}, hardened...), peer: peerInternet, egress: true, lo: 443, hi: 443, want: []string{"443 by rule 10"}},
+		{name: "internet: outbound to the VPC and 1024-65535 anywhere drop 443", entries: []snapshot.ACLEntry{
+			{RuleNumber: 100, Egress: true, Protocol: "-1", Action: snapshot.ACLAllow, CIDR: "10.0.0.0/16"},
+			{RuleNumber: 110, Egress: true, Protocol: "6", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0", FromPort: 1024, ToPort: 65535},
+		}, peer: peerInternet, egress: true, lo: 443, hi: 443, want: []string{"443 by rule *"}, passed: []int32{100}},
+
+		// An endpoint subnet as the peer: an allow overlapping it counts, a deny only holding it.
+		{name: "endpoints: allow all from the VPC admits replies", entries: vpcAnd443, peer: endpointPeer,
+			lo: 32768, hi: 60999},
+		{name: "endpoints: an allow of another subnet does not", entries: []snapshot.ACLEntry{
+			{RuleNumber: 100, Protocol: "-1", Action: snapshot.ACLAllow, CIDR: "10.0.9.0/24"},
+		}, peer: endpointPeer, lo: 32768, hi: 60999, want: []string{"32768-60999 by rule *"}, passed: []int32{100}},
+		{name: "endpoints: a deny of part of the subnet does not count, of all of it does", entries: []snapshot.ACLEntry{
+			{RuleNumber: 10, Protocol: "-1", Action: snapshot.ACLDeny, CIDR: "10.0.3.128/25"},
+			{RuleNumber: 20, Protocol: "6", Action: snapshot.ACLDeny, CIDR: "10.0.0.0/16", FromPort: 40000, ToPort: 40010},
+			{RuleNumber: 100, Protocol: "-1", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0"},
+		}, peer: endpointPeer, lo: 32768, hi: 60999, want: []string{"40000-40010 by rule 20"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
-			for _, d := range aclDenied(&snapshot.NetworkACL{Entries: tc.entries}, tc.egress, tc.lo, tc.hi) {
+			denied, passed := aclDenied(&snapshot.NetworkACL{Entries: tc.entries}, tc.egress, tc.lo, tc.hi, tc.peer)
+			for _, d := range denied {
 				got = append(got, d.String())
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("denied (-want +got):\n%s", diff)
+			}
+			var rules []int32
+			for _, e := range passed {
+				rules = append(rules, e.RuleNumber)
+			}
+			if diff := cmp.Diff(tc.passed, rules); diff != "" {
+				t.Errorf("allow rules passed over (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -208,8 +263,8 @@ func TestDescribeWayOut(t *testing.T) {
 			Reason: "no default route; the VPC has an endpoint for each of ec2, ecr.api, ecr.dkr, s3, sts (EKS API " +
 				"assumed reachable through the cluster's private endpoint)",
 			Endpoints: []string{"ec2", "ecr.api", "ecr.dkr", "s3", "sts"}, NetworkACL: aclA, NACLVerdict: NACLBlocks,
-			NACLReason: "inbound TCP return traffic from 0.0.0.0/0 on the Linux ephemeral ports 32768-60999 denied on " +
-				"32768-60999 by rule *"}
+			NACLReason: "inbound TCP replies from the VPC endpoints in subnet-0aaa (10.0.1.0/24) to the Linux ephemeral " +
+				"ports 32768-60999 denied on 32768-60999 by rule *"}
 		if diff := cmp.Diff(want, Describe(x, x.Nodes[0]).WayOut, cmp.AllowUnexported(WayOut{})); diff != "" {
 			t.Errorf("way out (-want +got):\n%s", diff)
 		}
