@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
@@ -17,6 +18,17 @@ func unregisteredClaim(s *snapshot.Snapshot) {
 }
 
 func TestSubnetNoEgressRoute(t *testing.T) {
+	var fixes []string
+	for _, svc := range []string{"ec2", "ecr.api", "ecr.dkr"} {
+		fixes = append(fixes, "`aws ec2 create-vpc-endpoint --vpc-id vpc-0abc --vpc-endpoint-type Interface --service-name "+
+			"com.amazonaws.us-west-2."+svc+" --subnet-ids subnet-0aaa --security-group-ids SG_ALLOWING_443_FROM_NODES "+
+			"--private-dns-enabled`")
+	}
+	fixes = append(fixes, "`aws ec2 create-vpc-endpoint --vpc-id vpc-0abc --vpc-endpoint-type Gateway --service-name "+
+		"com.amazonaws.us-west-2.s3 --route-table-ids rtb-0main`", "`aws ec2 create-vpc-endpoint --vpc-id vpc-0abc "+
+		"--vpc-endpoint-type Interface --service-name com.amazonaws.us-west-2.sts --subnet-ids subnet-0aaa "+
+		"--security-group-ids SG_ALLOWING_443_FROM_NODES --private-dns-enabled`")
+	allEndpointFixes := strings.Join(fixes, "; ")
 	users := "used by EC2NodeClass default, node " + nodeA
 	eks := "; the EKS API is assumed reachable through the cluster's private endpoint (karpnet cannot read its " +
 		"endpoint access without eks:DescribeCluster); "
@@ -50,7 +62,8 @@ func TestSubnetNoEgressRoute(t *testing.T) {
 			name: "a deleted NAT gateway fires for the node and the unregistered NodeClaim",
 			edit: edits(withNATPath, unregisteredClaim, func(s *snapshot.Snapshot) {
 				s.NATGateways[0].State = "deleted"
-				s.NATGateways = append(s.NATGateways, snapshot.NATGateway{ID: "nat-0bbb", VpcID: vpcA, State: "available"})
+				s.NATGateways = append(s.NATGateways, snapshot.NATGateway{ID: "nat-0bbb", VpcID: vpcA, SubnetID: subnetPublic,
+					State: "available"})
 				withEndpoints(s)
 				s.VPCEndpoints[0].PrivateDNS = false
 				s.VPCEndpoints = s.VPCEndpoints[:4]
@@ -65,6 +78,62 @@ func TestSubnetNoEgressRoute(t *testing.T) {
 					"add the missing VPC endpoints: `aws ec2 modify-vpc-endpoint --vpc-endpoint-id vpce-ec2 " +
 					"--private-dns-enabled`; `aws ec2 create-vpc-endpoint --vpc-id vpc-0abc --vpc-endpoint-type Gateway " +
 					"--service-name com.amazonaws.us-west-2.s3 --route-table-ids rtb-0main`"}},
+		},
+		{
+			name: "a NAT gateway without an internet gateway route fires with the fix of its subnet",
+			edit: natOnMainTable,
+			want: []Finding{{ID: "subnet-no-egress-route", Severity: Critical, Resource: "subnet/" + subnetA,
+				Message: "subnet subnet-0aaa (route table rtb-0main (the VPC's main table)) has no way out for nodes to " +
+					"join: default route 0.0.0.0/0 -> nat-0aaa (public NAT gateway in subnet-0public (203.0.113.20), " +
+					"whose route table rtb-0main (the VPC's main table) has no internet gateway route (0.0.0.0/0 -> " +
+					"nat-0aaa)) unusable; VPC endpoints missing: ec2, ecr.api, ecr.dkr, s3, sts" + eks + users,
+				Remedy: "give subnet-0public, where NAT gateway nat-0aaa sits, a route table of its own that sends " +
+					"0.0.0.0/0 to the internet gateway: `aws ec2 create-route-table --vpc-id vpc-0abc`, then `aws ec2 " +
+					"create-route --route-table-id NEW_TABLE --destination-cidr-block 0.0.0.0/0 --gateway-id IGW_ID (the " +
+					"internet gateway attached to vpc-0abc)` and `aws ec2 associate-route-table --route-table-id NEW_TABLE " +
+					"--subnet-id subnet-0public`; or route the subnet's default traffic through a NAT gateway: `aws ec2 " +
+					"replace-route --route-table-id rtb-0main --destination-cidr-block 0.0.0.0/0 --nat-gateway-id " +
+					"NAT_GATEWAY_ID` (with a public NAT gateway in a public subnet of vpc-0abc); or, for a private " +
+					"cluster, add the missing VPC endpoints: " + allEndpointFixes}},
+		},
+		{
+			name: "a NAT gateway whose own table lost its internet gateway route names the gateway to route to",
+			edit: edits(natPublicRoute("", ""), withEndpoints, func(s *snapshot.Snapshot) {
+				s.VPCEndpoints = s.VPCEndpoints[:4]
+				s.RouteTables = append(s.RouteTables, snapshot.RouteTable{ID: "rtb-0edge", VpcID: vpcA,
+					Routes: []snapshot.Route{{Destination: "0.0.0.0/0", Target: "igw-0edge", State: snapshot.RouteActive}}})
+			}),
+			want: []Finding{{ID: "subnet-no-egress-route", Severity: Critical, Resource: "subnet/" + subnetA,
+				Message: "subnet subnet-0aaa (route table rtb-0main (the VPC's main table)) has no way out for nodes to " +
+					"join: default route 0.0.0.0/0 -> nat-0aaa (public NAT gateway in subnet-0public (203.0.113.20), " +
+					"whose route table rtb-0public has no internet gateway route) unusable; VPC endpoints missing: s3" +
+					eks + users,
+				Remedy: "route subnet-0public, where NAT gateway nat-0aaa sits, to the internet gateway: `aws ec2 " +
+					"create-route --route-table-id rtb-0public --destination-cidr-block 0.0.0.0/0 --gateway-id igw-0edge`; " +
+					"or route the subnet's default traffic through a NAT gateway: `aws ec2 replace-route --route-table-id " +
+					"rtb-0main --destination-cidr-block 0.0.0.0/0 --nat-gateway-id NAT_GATEWAY_ID` (with a public NAT " +
+					"gateway in a public subnet of vpc-0abc); or, for a private cluster, add the missing VPC endpoints: " +
+					"`aws ec2 create-vpc-endpoint --vpc-id vpc-0abc --vpc-endpoint-type Gateway --service-name " +
+					"com.amazonaws.us-west-2.s3 --route-table-ids rtb-0main`"}},
+		},
+		{
+			name: "a NAT gateway behind a firewall endpoint is an info",
+			edit: natPublicRoute("vpce-0fw", snapshot.RouteActive),
+			want: []Finding{{ID: "subnet-no-egress-route", Severity: Info, Resource: "subnet/" + subnetA,
+				Message: "subnet subnet-0aaa (route table rtb-0main (the VPC's main table)) gets out only by route " +
+					"0.0.0.0/0 -> nat-0aaa: public NAT gateway in subnet-0public (203.0.113.20), whose route table " +
+					"rtb-0public sends 0.0.0.0/0 to vpce-0fw (Gateway Load Balancer or Network Firewall endpoint): karpnet " +
+					"cannot follow it and assumes it leads to the internet; " + users,
+				Remedy: "make sure that target reaches the internet (a NAT gateway behind it) or the VPC endpoints of ec2, " +
+					"ecr.api, ecr.dkr, s3 and sts, and that the EKS API endpoint is reachable"}},
+		},
+		{name: "a NAT instance (fck-nat) is an info at most", edit: defaultRoute("eni-0fcknat", snapshot.RouteActive),
+			want: []Finding{{ID: "subnet-no-egress-route", Severity: Info, Resource: "subnet/" + subnetA,
+				Message: "subnet subnet-0aaa (route table rtb-0main (the VPC's main table)) gets out only by route " +
+					"0.0.0.0/0 -> eni-0fcknat: network interface (an appliance or NAT instance): karpnet cannot follow it " +
+					"and assumes it leads to the internet or to the endpoints; " + users,
+				Remedy: "make sure that target reaches the internet (a NAT gateway behind it) or the VPC endpoints of ec2, " +
+					"ecr.api, ecr.dkr, s3 and sts, and that the EKS API endpoint is reachable"}},
 		},
 		{
 			name: "an internet gateway fires for new nodes without a public IP only",

@@ -33,6 +33,30 @@ func withNATPath(s *snapshot.Snapshot) {
 	s.NetworkACLs = []snapshot.NetworkACL{defaultACL()}
 }
 
+// natNote is the note of the default route to the healthy fixture's NAT gateway.
+const natNote = "public NAT gateway in subnet-0public (203.0.113.20), available, whose route table rtb-0public " +
+	"sends 0.0.0.0/0 to igw-0a"
+
+// natOnMainTable puts the NAT gateway's subnet back on the VPC's main table, which routes
+// 0.0.0.0/0 to the NAT gateway itself: the NAT gateway has no internet gateway route.
+func natOnMainTable(s *snapshot.Snapshot) {
+	withNATPath(s)
+	s.RouteTables = s.RouteTables[:1]
+}
+
+// natPublicRoute sets the 0.0.0.0/0 route of the NAT gateway's own route table (none when
+// target is "").
+func natPublicRoute(target, state string) func(*snapshot.Snapshot) {
+	return func(s *snapshot.Snapshot) {
+		withNATPath(s)
+		routes := s.RouteTables[1].Routes[:1]
+		if target != "" {
+			routes = append(routes, snapshot.Route{Destination: "0.0.0.0/0", Target: target, State: state})
+		}
+		s.RouteTables[1].Routes = routes
+	}
+}
+
 // defaultACL is a VPC's default network ACL: allow all both ways, then the implicit deny.
 func defaultACL() snapshot.NetworkACL {
 	return snapshot.NetworkACL{ID: aclA, VpcID: vpcA, Default: true, Entries: []snapshot.ACLEntry{

@@ -11,6 +11,7 @@ import (
 
 func TestWayOut(t *testing.T) {
 	noPublic := publicIPv4{why: "no public IPv4"}
+	allMissing := []string{"ec2", "ecr.api", "ecr.dkr", "s3", "sts"}
 	cases := []struct {
 		name          string
 		edit          func(*snapshot.Snapshot)
@@ -25,12 +26,53 @@ func TestWayOut(t *testing.T) {
 		{name: "route tables gap is unknown", edit: edits(withoutDefaultRoute, gap(snapshot.SourceDescribeRouteTables)),
 			verdict: WayOutUnknown, reason: "the route tables were not read"},
 		{name: "available public NAT gateway", edit: withNATPath, verdict: WayOutRoute, defaultRoutes: 1,
-			reason: "route 0.0.0.0/0 -> nat-0aaa (public NAT gateway in subnet-0public, available)"},
+			reason: "route 0.0.0.0/0 -> nat-0aaa (" + natNote + ")"},
+		{name: "a NAT gateway on the main table that routes to itself is no way out", edit: natOnMainTable,
+			verdict: WayOutNone, defaultRoutes: 1, missing: allMissing,
+			reason: "default route 0.0.0.0/0 -> nat-0aaa (public NAT gateway in subnet-0public (203.0.113.20), whose " +
+				"route table rtb-0main (the VPC's main table) has no internet gateway route (0.0.0.0/0 -> nat-0aaa)) " +
+				"unusable; VPC endpoints missing: ec2, ecr.api, ecr.dkr, s3, sts"},
+		{name: "a NAT gateway whose route table has no default route is no way out", edit: natPublicRoute("", ""),
+			verdict: WayOutNone, defaultRoutes: 1, missing: allMissing,
+			reason: "default route 0.0.0.0/0 -> nat-0aaa (public NAT gateway in subnet-0public (203.0.113.20), whose " +
+				"route table rtb-0public has no internet gateway route) unusable; VPC endpoints missing: ec2, ecr.api, " +
+				"ecr.dkr, s3, sts"},
+		{name: "a NAT gateway whose internet gateway route is a blackhole is no way out",
+			edit: natPublicRoute(igwA, snapshot.RouteBlackhole), verdict: WayOutNone, defaultRoutes: 1, missing: allMissing,
+			reason: "default route 0.0.0.0/0 -> nat-0aaa (public NAT gateway in subnet-0public (203.0.113.20), whose " +
+				"route table rtb-0public has no internet gateway route (0.0.0.0/0 -> igw-0a is a blackhole)) unusable; " +
+				"VPC endpoints missing: ec2, ecr.api, ecr.dkr, s3, sts"},
+		{name: "a NAT gateway behind a firewall endpoint is assumed",
+			edit: natPublicRoute("vpce-0fw", snapshot.RouteActive), verdict: WayOutAssumed, defaultRoutes: 1,
+			reason: "route 0.0.0.0/0 -> nat-0aaa: public NAT gateway in subnet-0public (203.0.113.20), whose route " +
+				"table rtb-0public sends 0.0.0.0/0 to vpce-0fw (Gateway Load Balancer or Network Firewall endpoint): " +
+				"karpnet cannot follow it and assumes it leads to the internet"},
+		{name: "a NAT gateway whose subnet's route table was not read is kept", edit: edits(withNATPath,
+			func(s *snapshot.Snapshot) {
+				s.RouteTables = s.RouteTables[:1]
+				s.RouteTables[0].Main, s.RouteTables[0].SubnetIDs = false, []string{subnetA}
+				s.NATGateways[0].PublicIP = ""
+			}), verdict: WayOutRoute, defaultRoutes: 1,
+			reason: "route 0.0.0.0/0 -> nat-0aaa (public NAT gateway in subnet-0public, available; its subnet's route " +
+				"table was not read (assumed to route to an internet gateway))"},
+		{name: "a NAT gateway whose subnet's network ACL drops the replies is no way out", edit: edits(withNATPath,
+			func(s *snapshot.Snapshot) {
+				s.NetworkACLs = append(s.NetworkACLs, snapshot.NetworkACL{ID: "acl-0public", VpcID: vpcA,
+					SubnetIDs: []string{subnetPublic}, Entries: []snapshot.ACLEntry{
+						{RuleNumber: 100, Protocol: "-1", Action: snapshot.ACLAllow, CIDR: "10.0.0.0/16"},
+						{RuleNumber: 110, Protocol: "6", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0", FromPort: 32768, ToPort: 65535},
+						{RuleNumber: 100, Egress: true, Protocol: "-1", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0"},
+					}})
+			}), verdict: WayOutNone, defaultRoutes: 1, missing: allMissing,
+			reason: "default route 0.0.0.0/0 -> nat-0aaa (public NAT gateway in subnet-0public (203.0.113.20), whose " +
+				"subnet's network ACL acl-0public drops the traffic it forwards: inbound TCP replies from the internet " +
+				"(0.0.0.0/0) to the NAT gateway's ports 1024-65535 denied on 1024-32767 by rule * (rule 100 allows all " +
+				"only from 10.0.0.0/16)) unusable; VPC endpoints missing: ec2, ecr.api, ecr.dkr, s3, sts"},
 		{name: "explicit association wins over the main table", edit: edits(withoutDefaultRoute, func(s *snapshot.Snapshot) {
 			s.RouteTables = append(s.RouteTables, snapshot.RouteTable{ID: "rtb-0own", VpcID: vpcA, SubnetIDs: []string{subnetA},
 				Routes: []snapshot.Route{{Destination: "0.0.0.0/0", Target: natA, State: snapshot.RouteActive}}})
 		}), verdict: WayOutRoute, defaultRoutes: 1,
-			reason: "route 0.0.0.0/0 -> nat-0aaa (public NAT gateway in subnet-0public, available)"},
+			reason: "route 0.0.0.0/0 -> nat-0aaa (" + natNote + ")"},
 		{name: "no default route and no endpoints", edit: withoutDefaultRoute, verdict: WayOutNone,
 			missing: []string{"ec2", "ecr.api", "ecr.dkr", "s3", "sts"},
 			reason:  "no default route; VPC endpoints missing: ec2, ecr.api, ecr.dkr, s3, sts"},
