@@ -25,6 +25,9 @@ type world struct {
 	vpcID string
 	// igw is the internet gateway attached to the world's VPC (a VPC takes one).
 	igw string
+	// nats counts the NAT gateways natWayOut made, which take the public addresses 203.0.113.10
+	// and on (moto would pick random ones, which the goldens would show).
+	nats int
 }
 
 // newWorld resets moto and the API server, installs the Karpenter CRD set and creates a VPC.
@@ -94,10 +97,12 @@ func (w *world) natWayOut(vpcID, cidr string) string {
 		SubnetId: sn.Subnet.SubnetId}); err != nil {
 		w.t.Fatalf("associating the NAT gateway's route table: %v", err)
 	}
-	eip, err := w.ec2.AllocateAddress(ctx, &ec2.AllocateAddressInput{Domain: ec2types.DomainTypeVpc})
+	eip, err := w.ec2.AllocateAddress(ctx, &ec2.AllocateAddressInput{Domain: ec2types.DomainTypeVpc,
+		Address: aws.String(fmt.Sprintf("203.0.113.%d", 10+w.nats))})
 	if err != nil {
 		w.t.Fatalf("allocating the NAT gateway's address: %v", err)
 	}
+	w.nats++
 	nat, err := w.ec2.CreateNatGateway(ctx, &ec2.CreateNatGatewayInput{SubnetId: sn.Subnet.SubnetId,
 		AllocationId: eip.AllocationId})
 	if err != nil {
