@@ -63,6 +63,13 @@ type xmlNATGateway struct {
 	State            string `xml:"state"`
 	ConnectivityType string `xml:"connectivityType,omitempty"`
 	CreateTime       string `xml:"createTime"`
+	// Addresses holds the public address of a public gateway.
+	Addresses *set[xmlNATAddress] `xml:"natGatewayAddressSet"`
+}
+
+type xmlNATAddress struct {
+	PublicIP  string `xml:"publicIp"`
+	IsPrimary bool   `xml:"isPrimary"`
 }
 
 type describeVpcEndpointsResponse struct {
@@ -180,8 +187,12 @@ func toXMLRoute(r snapshot.Route) xmlRoute {
 }
 
 func toXMLNATGateway(g snapshot.NATGateway) xmlNATGateway {
-	return xmlNATGateway{NatGatewayID: g.ID, VpcID: g.VpcID, SubnetID: g.SubnetID, State: g.State,
+	x := xmlNATGateway{NatGatewayID: g.ID, VpcID: g.VpcID, SubnetID: g.SubnetID, State: g.State,
 		ConnectivityType: g.ConnectivityType, CreateTime: "2026-01-01T00:00:00.000Z"}
+	if g.PublicIP != "" {
+		x.Addresses = setOf([]xmlNATAddress{{PublicIP: g.PublicIP, IsPrimary: true}})
+	}
+	return x
 }
 
 func toXMLVPCEndpoint(e snapshot.VPCEndpoint) xmlVPCEndpoint {

@@ -48,12 +48,20 @@ func ec2Route(r types.Route) snapshot.Route {
 	}
 }
 
-// ec2NATGateway converts a DescribeNatGateways gateway.
+// ec2NATGateway converts a DescribeNatGateways gateway: its public address is the primary
+// address's public IP, else the first public IP listed.
 func ec2NATGateway(g types.NatGateway) snapshot.NATGateway {
-	return snapshot.NATGateway{
+	out := snapshot.NATGateway{
 		ID: ec2Deref(g.NatGatewayId), VpcID: ec2Deref(g.VpcId), SubnetID: ec2Deref(g.SubnetId),
 		State: string(g.State), ConnectivityType: string(g.ConnectivityType),
 	}
+	for _, a := range g.NatGatewayAddresses {
+		ip := ec2Deref(a.PublicIp)
+		if ip != "" && (out.PublicIP == "" || ec2Deref(a.IsPrimary)) {
+			out.PublicIP = ip
+		}
+	}
+	return out
 }
 
 // ec2VPCEndpoint converts a DescribeVpcEndpoints endpoint; its ID lists are sorted.

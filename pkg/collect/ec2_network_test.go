@@ -24,7 +24,8 @@ func ec2AddNetwork(sim *ec2sim.Server) {
 			{Destination: "10.0.0.0/16", Target: "local"}, {Destination: "0.0.0.0/0", Target: "nat-1"},
 			{DestinationPrefixList: "pl-68a54001", Target: "vpce-s3"}}},
 		snapshot.RouteTable{ID: "rtb-other", VpcID: "vpc-9", Main: true})
-	sim.AddNATGateways(snapshot.NATGateway{ID: "nat-1", VpcID: "vpc-1", SubnetID: "subnet-pub", State: "available"})
+	sim.AddNATGateways(snapshot.NATGateway{ID: "nat-1", VpcID: "vpc-1", SubnetID: "subnet-pub", State: "available",
+		PublicIP: "203.0.113.7"})
 	sim.AddVPCEndpoints(
 		snapshot.VPCEndpoint{ID: "vpce-s3", VpcID: "vpc-1", ServiceName: "com.amazonaws.us-west-2.s3", Type: "Gateway",
 			State: "available", RouteTableIDs: []string{"rtb-private"}},
@@ -60,7 +61,7 @@ func TestCollectEC2ReadsTheWayOut(t *testing.T) {
 	if diff := cmp.Diff(wantTables, w.snap.RouteTables); diff != "" {
 		t.Errorf("route tables (-want +got):\n%s", diff)
 	}
-	wantNAT := []snapshot.NATGateway{{ID: "nat-1", VpcID: "vpc-1", SubnetID: "subnet-pub", State: "available"}}
+	wantNAT := []snapshot.NATGateway{{ID: "nat-1", VpcID: "vpc-1", SubnetID: "subnet-pub", State: "available", PublicIP: "203.0.113.7"}}
 	if diff := cmp.Diff(wantNAT, w.snap.NATGateways); diff != "" {
 		t.Errorf("NAT gateways (-want +got):\n%s", diff)
 	}

@@ -139,6 +139,26 @@ func TestNodeClaimNotRegistered(t *testing.T) {
 				"tries again in about 8m (15-minute registration TTL)",
 			Remedy: remedy,
 		}}},
+		{name: "a NAT gateway without an internet gateway route: the finding names it", edit: edits(launched(7*time.Minute),
+			natOnMainTable), want: []Finding{{
+			ID: "nodeclaim-not-registered", Severity: Critical, Resource: "nodeclaim/" + claimB,
+			Message: "NodeClaim default-xk2p9 (NodePool default, EC2NodeClass default) launched 7m ago and no Node " +
+				"registered (Registered=Unknown, NodeNotFound: \"Node not registered with cluster\"); instance " +
+				"i-0fedcba9876543210 is running in subnet-0aaa (10.0.1.0/24) at 10.0.1.50; its subnet routes to " +
+				"nat-0aaa, which sits in subnet-0public without an internet gateway route (route table rtb-0main (the " +
+				"VPC's main table)), and no VPC endpoints stand in for it (missing: ec2, ecr.api, ecr.dkr, s3, sts); " +
+				"Karpenter deletes it and tries again in about 8m (15-minute registration TTL)",
+			Remedy: remedy,
+		}}},
+		{name: "a NAT gateway in a public subnet: no cause named", edit: edits(launched(7*time.Minute), withNATPath),
+			want: []Finding{{
+				ID: "nodeclaim-not-registered", Severity: Critical, Resource: "nodeclaim/" + claimB,
+				Message: "NodeClaim default-xk2p9 (NodePool default, EC2NodeClass default) launched 7m ago and no Node " +
+					"registered (Registered=Unknown, NodeNotFound: \"Node not registered with cluster\"); instance " +
+					"i-0fedcba9876543210 is running in subnet-0aaa (10.0.1.0/24) at 10.0.1.50; Karpenter deletes it " +
+					"and tries again in about 8m (15-minute registration TTL)",
+				Remedy: remedy,
+			}}},
 		{name: "launched 30 seconds ago, not registered yet", edit: launched(30 * time.Second)},
 		{name: "registered claim with its Node"},
 		{name: "claim being deleted", edit: edits(launched(10*time.Minute), claimDeleting)},

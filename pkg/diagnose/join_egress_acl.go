@@ -11,28 +11,40 @@ var specNetworkACLBlocksNodeTraffic = &Spec{
 	Examines: []string{SubjectSubnet},
 	Title:    "a node subnet's network ACL denies outbound 443 or its return traffic",
 	FiresWhen: "the subnet's network ACL (its association, else the VPC's default ACL), read in rule-number order, " +
-		"denies outbound TCP 443 to `0.0.0.0/0`, or inbound TCP from `0.0.0.0/0` on some of the ephemeral ports " +
-		"replies come back to (Linux 32768-60999; Windows 49152-65535 for Windows nodes and NodeClasses); the " +
-		"message gives the denied port ranges and the rules that deny them (`*` is the implicit last rule)",
-	NotOn: "subnets whose network ACL was not read; the default ACL (allow all); a hardened ACL that allows 443 out " +
-		"and 1024-65535 in; narrower CIDRs (lenient: an allow rule for any CIDR counts, a deny rule only for " +
-		"`0.0.0.0/0`); IPv6 entries",
+		"denies outbound TCP 443 to the peers of the subnet's way out, or inbound TCP from them on some of the " +
+		"ephemeral ports replies come back to (Linux 32768-60999; Windows 49152-65535 for Windows nodes and " +
+		"NodeClasses). Through an internet or NAT gateway the peers are the internet: only an entry whose CIDR is " +
+		"`0.0.0.0/0` or a public range of /8 or wider counts, so an allow of the VPC CIDR or an RFC 1918 range does " +
+		"not admit it and a narrow deny (a /24 blocklist) does not block it. Through VPC endpoints the peers are the " +
+		"subnets of the interface endpoints: an allow overlapping one counts, a deny holding all of it. The message " +
+		"says which direction is dropped, on which ports, by which rule (`*` is the implicit last rule), and which " +
+		"allow rules did not cover the peer",
+	NotOn: "subnets whose network ACL was not read; the default ACL (allow all); an ACL allowing TCP 443 out and " +
+		"TCP 1024-65535 in from `0.0.0.0/0` plus all within the VPC; an ACL allowing only the VPC when the VPC " +
+		"endpoints are the way out; ways out karpnet cannot follow (transit gateway, appliance, firewall endpoint: " +
+		"judged leniently, any allow counts and only a `0.0.0.0/0` deny blocks); the S3 gateway endpoint's prefix " +
+		"list; IPv6 entries; DNS to the Route 53 Resolver and NTP to 169.254.169.123, which network ACLs do not " +
+		"filter",
 	Why: "network ACLs are stateless: replies to a node's HTTPS requests need their own inbound rule, and " +
 		"without either direction the node never reaches the EKS API, ECR, STS or EC2 and never registers",
 	Remedy: "allow TCP 443 out and TCP 1024-65535 in before the denying rules (`aws ec2 create-network-acl-entry`)",
 	Sources: []string{
 		"https://docs.aws.amazon.com/vpc/latest/userguide/vpc-network-acls.html (rule order, stateless)",
+		"https://docs.aws.amazon.com/vpc/latest/userguide/nacl-basics.html (evaluated as traffic enters and leaves the subnet; Amazon DNS, instance metadata and Amazon Time Sync traffic is not filtered)",
 		"https://docs.aws.amazon.com/vpc/latest/userguide/nacl-ephemeral-ports.html (Linux 32768-60999, Windows 49152-65535)",
 		"https://docs.aws.amazon.com/vpc/latest/userguide/default-network-acl.html",
+		"https://docs.aws.amazon.com/vpc/latest/userguide/custom-network-acl.html (inbound return traffic from 0.0.0.0/0 for requests that originate in the subnet)",
 		"kubernetes-sigs/karpenter designs/degraded-nodepools.md (\"network access control lists, subnets, route tables\")",
 	},
 }
 
 // networkACLBlocksNodeTraffic finds the subnets nodes run in or launch into whose network ACL
-// denies a node's HTTPS traffic: outbound TCP 443, or the replies coming back to the
-// ephemeral ports (Linux 32768-60999, Windows 49152-65535). Network ACLs are stateless, so
-// the return traffic needs its own inbound rule; without either the node cannot reach the
-// EKS API, ECR, STS or EC2 and never joins.
+// denies a node's HTTPS traffic with the peers of its way out (the internet through an
+// internet or NAT gateway, the endpoints' subnets through VPC endpoints): outbound TCP 443, or
+// the replies coming back to the ephemeral ports (Linux 32768-60999, Windows 49152-65535).
+// Network ACLs are stateless, so the return traffic needs its own inbound rule from the same
+// peers; an ACL that admits everything from the VPC CIDR but nothing from the internet drops
+// every reply that comes back through a NAT gateway, and the node never joins.
 var networkACLBlocksNodeTraffic = Check{
 	Spec: specNetworkACLBlocksNodeTraffic,
 	Run: func(x *Index) []Finding {
@@ -43,7 +55,8 @@ var networkACLBlocksNodeTraffic = Check{
 		groups := map[string]*group{}
 		var order []string
 		for _, s := range pathSubjects(x) {
-			id, verdict, reason := naclVerdict(x, s.subnet, s.windows)
+			w := wayOut(x, s.subnet, s.pub)
+			id, verdict, reason := naclVerdict(x, s.subnet, s.windows, &w)
 			if verdict != NACLBlocks {
 				continue
 			}

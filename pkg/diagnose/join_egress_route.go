@@ -15,28 +15,36 @@ var specSubnetNoEgressRoute = &Spec{
 	Examines: []string{SubjectSubnet},
 	Title:    "a node subnet has neither a usable default route nor the VPC endpoints nodes need to join",
 	FiresWhen: "a subnet that a node, a NodeClaim without a Node or an EC2NodeClass's `status.subnets` uses has no " +
-		"usable `0.0.0.0/0` route (none; `blackhole`; a NAT gateway that is not an available public one; an internet " +
+		"usable `0.0.0.0/0` route (none; `blackhole`; a NAT gateway that is not an available public one; a public NAT " +
+		"gateway whose own subnet's route table, its association else the VPC's main table, sends `0.0.0.0/0` to no " +
+		"internet gateway, or whose subnet's network ACL denies TCP 443 out to the internet or the replies in on the " +
+		"NAT gateway's ports 1024-65535; an internet " +
 		"gateway while its instances get no public IPv4: no `PublicIp`, or `associatePublicIPAddress`/" +
 		"`MapPublicIpOnLaunch` off for new nodes; `::/0` through an internet or egress-only gateway counts in an IPv6 " +
 		"subnet) and its VPC lacks a usable endpoint for one of `ec2`, `ecr.api`, `ecr.dkr`, `sts` (Interface, " +
 		"available, private DNS on) and `s3` (a Gateway endpoint on the subnet's route table, or an Interface one). " +
 		"Info when the default route goes to a target karpnet cannot follow (transit gateway, Gateway Load Balancer " +
-		"or Network Firewall endpoint, network interface, peering connection, virtual private gateway, carrier " +
-		"gateway): it is assumed to be a way out",
+		"or Network Firewall endpoint, network interface such as a NAT instance, peering connection, virtual private " +
+		"gateway, carrier gateway), or to a NAT gateway whose subnet sends `0.0.0.0/0` to such a target (a Network " +
+		"Firewall endpoint before the internet gateway): it is assumed to be a way out",
 	NotOn: "subnets whose route table or VPC endpoints were not read (a snapshot written before karpnet read them, " +
 		"or a gap); a private cluster with every endpoint and no default route; the EKS API endpoint itself (karpnet " +
 		"cannot read the cluster's endpoint access without `eks:DescribeCluster` and assumes the private endpoint " +
 		"is on); the endpoints' own security groups; a blackhole or broken default route when every endpoint is " +
-		"there (nodes still join)",
+		"there (nodes still join); a NAT gateway whose subnet's route table was not read (assumed to reach an " +
+		"internet gateway), or without a public address in the snapshot (not judged)",
 	Why: "a node that cannot reach ECR, STS and EC2 never pulls its pause and CNI images and never registers; " +
 		"Karpenter deletes the NodeClaim after its 15-minute registration TTL and launches another into the same " +
 		"subnet, while pods stay Pending",
-	Remedy: "a `0.0.0.0/0` route to an available public NAT gateway (`aws ec2 create-route`), or the missing VPC " +
-		"endpoints (`aws ec2 create-vpc-endpoint`)",
+	Remedy: "a `0.0.0.0/0` route to an available public NAT gateway in a public subnet (`aws ec2 create-route`); " +
+		"for a NAT gateway without an internet gateway route, a route table of its subnet's own with `0.0.0.0/0` to " +
+		"the internet gateway; or the missing VPC endpoints (`aws ec2 create-vpc-endpoint`)",
 	Sources: []string{
 		"https://docs.aws.amazon.com/eks/latest/userguide/private-clusters.html (required VPC endpoints)",
 		"https://docs.aws.amazon.com/vpc/latest/userguide/VPC_Route_Tables.html (main table, explicit association, blackhole)",
-		"https://docs.aws.amazon.com/vpc/latest/userguide/vpc-nat-gateway.html (public and private connectivity)",
+		"https://docs.aws.amazon.com/vpc/latest/userguide/vpc-nat-gateway.html (public and private connectivity; a public NAT gateway sits in a public subnet with an Elastic IP and routes to the internet gateway)",
+		"https://docs.aws.amazon.com/vpc/latest/userguide/nacl-ephemeral-ports.html (a NAT gateway uses ports 1024-65535)",
+		"https://repost.aws/questions/QUXCMnwMMtSU2FxazvMv5rKQ (network ACL of a NAT gateway's subnet: inbound TCP 1024-65535 for the replies)",
 		"https://docs.aws.amazon.com/vpc/latest/privatelink/vpc-endpoints-s3.html (gateway endpoint route tables)",
 		"https://docs.aws.amazon.com/vpc/latest/userguide/vpc-ip-addressing.html (public IPv4 on launch)",
 		"kubernetes-sigs/karpenter pkg/controllers/nodeclaim/lifecycle/liveness.go (15-minute registration TTL)",
@@ -46,8 +54,9 @@ var specSubnetNoEgressRoute = &Spec{
 
 // subnetNoEgressRoute finds the subnets nodes run in or launch into that have no way out: no
 // default route that gets their instances to the internet (none, blackhole, a NAT gateway
-// that is not an available public one, an internet gateway for instances without a public
-// IPv4 address) and not every VPC endpoint a node needs to join. Such nodes never pull the
+// that is not an available public one or whose own subnet does not route to an internet
+// gateway, the classic NAT-in-the-wrong-subnet mistake, an internet gateway for instances
+// without a public IPv4 address) and not every VPC endpoint a node needs to join. Such nodes never pull the
 // pause and aws-node images or reach STS and EC2, never register, and Karpenter deletes
 // their NodeClaims after 15 minutes and launches again. Routes to targets karpnet cannot
 // follow (transit gateway, firewall endpoint, ...) are an info saying what is assumed.
@@ -109,8 +118,9 @@ var subnetNoEgressRoute = Check{
 // endpoints for a private cluster.
 func egressRemedy(x *Index, subnet *snapshot.Subnet, w WayOut) string {
 	nat := "NAT_GATEWAY_ID"
-	for _, g := range x.Snapshot.NATGateways {
-		if g.VpcID == subnet.VpcID && strings.EqualFold(g.State, "available") && !strings.EqualFold(g.ConnectivityType, "private") {
+	for i := range x.Snapshot.NATGateways {
+		g := &x.Snapshot.NATGateways[i]
+		if g.VpcID == subnet.VpcID && natAvailablePublic(g) && followNAT(x, g).usable {
 			nat = g.ID
 			break
 		}
@@ -134,6 +144,9 @@ func egressRemedy(x *Index, subnet *snapshot.Subnet, w WayOut) string {
 				" --map-public-ip-on-launch`), or " + out
 			break
 		}
+	}
+	if fix := natFix(x, w); fix != "" {
+		out = fix + "; or " + out
 	}
 	if len(w.fixes) > 0 {
 		out += "; or, for a private cluster, add the missing VPC endpoints: `" + strings.Join(w.fixes, "`; `") + "`"

@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
@@ -17,6 +18,17 @@ func unregisteredClaim(s *snapshot.Snapshot) {
 }
 
 func TestSubnetNoEgressRoute(t *testing.T) {
+	var fixes []string
+	for _, svc := range []string{"ec2", "ecr.api", "ecr.dkr"} {
+		fixes = append(fixes, "`aws ec2 create-vpc-endpoint --vpc-id vpc-0abc --vpc-endpoint-type Interface --service-name "+
+			"com.amazonaws.us-west-2."+svc+" --subnet-ids subnet-0aaa --security-group-ids SG_ALLOWING_443_FROM_NODES "+
+			"--private-dns-enabled`")
+	}
+	fixes = append(fixes, "`aws ec2 create-vpc-endpoint --vpc-id vpc-0abc --vpc-endpoint-type Gateway --service-name "+
+		"com.amazonaws.us-west-2.s3 --route-table-ids rtb-0main`", "`aws ec2 create-vpc-endpoint --vpc-id vpc-0abc "+
+		"--vpc-endpoint-type Interface --service-name com.amazonaws.us-west-2.sts --subnet-ids subnet-0aaa "+
+		"--security-group-ids SG_ALLOWING_443_FROM_NODES --private-dns-enabled`")
+	allEndpointFixes := strings.Join(fixes, "; ")
 	users := "used by EC2NodeClass default, node " + nodeA
 	eks := "; the EKS API is assumed reachable through the cluster's private endpoint (karpnet cannot read its " +
 		"endpoint access without eks:DescribeCluster); "
@@ -50,7 +62,8 @@ func TestSubnetNoEgressRoute(t *testing.T) {
 			name: "a deleted NAT gateway fires for the node and the unregistered NodeClaim",
 			edit: edits(withNATPath, unregisteredClaim, func(s *snapshot.Snapshot) {
 				s.NATGateways[0].State = "deleted"
-				s.NATGateways = append(s.NATGateways, snapshot.NATGateway{ID: "nat-0bbb", VpcID: vpcA, State: "available"})
+				s.NATGateways = append(s.NATGateways, snapshot.NATGateway{ID: "nat-0bbb", VpcID: vpcA, SubnetID: subnetPublic,
+					State: "available"})
 				withEndpoints(s)
 				s.VPCEndpoints[0].PrivateDNS = false
 				s.VPCEndpoints = s.VPCEndpoints[:4]
@@ -65,6 +78,62 @@ func TestSubnetNoEgressRoute(t *testing.T) {
 					"add the missing VPC endpoints: `aws ec2 modify-vpc-endpoint --vpc-endpoint-id vpce-ec2 " +
 					"--private-dns-enabled`; `aws ec2 create-vpc-endpoint --vpc-id vpc-0abc --vpc-endpoint-type Gateway " +
 					"--service-name com.amazonaws.us-west-2.s3 --route-table-ids rtb-0main`"}},
+		},
+		{
+			name: "a NAT gateway without an internet gateway route fires with the fix of its subnet",
+			edit: natOnMainTable,
+			want: []Finding{{ID: "subnet-no-egress-route", Severity: Critical, Resource: "subnet/" + subnetA,
+				Message: "subnet subnet-0aaa (route table rtb-0main (the VPC's main table)) has no way out for nodes to " +
+					"join: default route 0.0.0.0/0 -> nat-0aaa (public NAT gateway in subnet-0public (203.0.113.20), " +
+					"whose route table rtb-0main (the VPC's main table) has no internet gateway route (0.0.0.0/0 -> " +
+					"nat-0aaa)) unusable; VPC endpoints missing: ec2, ecr.api, ecr.dkr, s3, sts" + eks + users,
+				Remedy: "give subnet-0public, where NAT gateway nat-0aaa sits, a route table of its own that sends " +
+					"0.0.0.0/0 to the internet gateway: `aws ec2 create-route-table --vpc-id vpc-0abc`, then `aws ec2 " +
+					"create-route --route-table-id NEW_TABLE --destination-cidr-block 0.0.0.0/0 --gateway-id IGW_ID (the " +
+					"internet gateway attached to vpc-0abc)` and `aws ec2 associate-route-table --route-table-id NEW_TABLE " +
+					"--subnet-id subnet-0public`; or route the subnet's default traffic through a NAT gateway: `aws ec2 " +
+					"replace-route --route-table-id rtb-0main --destination-cidr-block 0.0.0.0/0 --nat-gateway-id " +
+					"NAT_GATEWAY_ID` (with a public NAT gateway in a public subnet of vpc-0abc); or, for a private " +
+					"cluster, add the missing VPC endpoints: " + allEndpointFixes}},
+		},
+		{
+			name: "a NAT gateway whose own table lost its internet gateway route names the gateway to route to",
+			edit: edits(natPublicRoute("", ""), withEndpoints, func(s *snapshot.Snapshot) {
+				s.VPCEndpoints = s.VPCEndpoints[:4]
+				s.RouteTables = append(s.RouteTables, snapshot.RouteTable{ID: "rtb-0edge", VpcID: vpcA,
+					Routes: []snapshot.Route{{Destination: "0.0.0.0/0", Target: "igw-0edge", State: snapshot.RouteActive}}})
+			}),
+			want: []Finding{{ID: "subnet-no-egress-route", Severity: Critical, Resource: "subnet/" + subnetA,
+				Message: "subnet subnet-0aaa (route table rtb-0main (the VPC's main table)) has no way out for nodes to " +
+					"join: default route 0.0.0.0/0 -> nat-0aaa (public NAT gateway in subnet-0public (203.0.113.20), " +
+					"whose route table rtb-0public has no internet gateway route) unusable; VPC endpoints missing: s3" +
+					eks + users,
+				Remedy: "route subnet-0public, where NAT gateway nat-0aaa sits, to the internet gateway: `aws ec2 " +
+					"create-route --route-table-id rtb-0public --destination-cidr-block 0.0.0.0/0 --gateway-id igw-0edge`; " +
+					"or route the subnet's default traffic through a NAT gateway: `aws ec2 replace-route --route-table-id " +
+					"rtb-0main --destination-cidr-block 0.0.0.0/0 --nat-gateway-id NAT_GATEWAY_ID` (with a public NAT " +
+					"gateway in a public subnet of vpc-0abc); or, for a private cluster, add the missing VPC endpoints: " +
+					"`aws ec2 create-vpc-endpoint --vpc-id vpc-0abc --vpc-endpoint-type Gateway --service-name " +
+					"com.amazonaws.us-west-2.s3 --route-table-ids rtb-0main`"}},
+		},
+		{
+			name: "a NAT gateway behind a firewall endpoint is an info",
+			edit: natPublicRoute("vpce-0fw", snapshot.RouteActive),
+			want: []Finding{{ID: "subnet-no-egress-route", Severity: Info, Resource: "subnet/" + subnetA,
+				Message: "subnet subnet-0aaa (route table rtb-0main (the VPC's main table)) gets out only by route " +
+					"0.0.0.0/0 -> nat-0aaa: public NAT gateway in subnet-0public (203.0.113.20), whose route table " +
+					"rtb-0public sends 0.0.0.0/0 to vpce-0fw (Gateway Load Balancer or Network Firewall endpoint): karpnet " +
+					"cannot follow it and assumes it leads to the internet; " + users,
+				Remedy: "make sure that target reaches the internet (a NAT gateway behind it) or the VPC endpoints of ec2, " +
+					"ecr.api, ecr.dkr, s3 and sts, and that the EKS API endpoint is reachable"}},
+		},
+		{name: "a NAT instance (fck-nat) is an info at most", edit: defaultRoute("eni-0fcknat", snapshot.RouteActive),
+			want: []Finding{{ID: "subnet-no-egress-route", Severity: Info, Resource: "subnet/" + subnetA,
+				Message: "subnet subnet-0aaa (route table rtb-0main (the VPC's main table)) gets out only by route " +
+					"0.0.0.0/0 -> eni-0fcknat: network interface (an appliance or NAT instance): karpnet cannot follow it " +
+					"and assumes it leads to the internet or to the endpoints; " + users,
+				Remedy: "make sure that target reaches the internet (a NAT gateway behind it) or the VPC endpoints of ec2, " +
+					"ecr.api, ecr.dkr, s3 and sts, and that the EKS API endpoint is reachable"}},
 		},
 		{
 			name: "an internet gateway fires for new nodes without a public IP only",
@@ -171,18 +240,24 @@ func TestSecurityGroupEgressBlocked(t *testing.T) {
 }
 
 func TestNetworkACLBlocksNodeTraffic(t *testing.T) {
-	acl := func(entries ...snapshot.ACLEntry) func(*snapshot.Snapshot) {
+	// ownACL gives the node subnet a network ACL of its own; acl does so on the NAT path.
+	ownACL := func(entries ...snapshot.ACLEntry) func(*snapshot.Snapshot) {
 		return func(s *snapshot.Snapshot) {
-			withNATPath(s)
 			s.NetworkACLs = append(s.NetworkACLs, snapshot.NetworkACL{ID: "acl-0own", VpcID: vpcA,
 				SubnetIDs: []string{subnetA}, Entries: entries})
 		}
+	}
+	acl := func(entries ...snapshot.ACLEntry) func(*snapshot.Snapshot) {
+		return edits(withNATPath, ownACL(entries...))
 	}
 	deny := []snapshot.ACLEntry{
 		{RuleNumber: 32767, Egress: true, Protocol: "-1", Action: snapshot.ACLDeny, CIDR: "0.0.0.0/0"},
 		{RuleNumber: 32767, Protocol: "-1", Action: snapshot.ACLDeny, CIDR: "0.0.0.0/0"},
 	}
 	out443 := snapshot.ACLEntry{RuleNumber: 100, Egress: true, Protocol: "6", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0", FromPort: 443, ToPort: 443}
+	inEphemeral := snapshot.ACLEntry{RuleNumber: 120, Protocol: "6", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0", FromPort: 1024, ToPort: 65535}
+	vpcIn := snapshot.ACLEntry{RuleNumber: 100, Protocol: "-1", Action: snapshot.ACLAllow, CIDR: "10.0.0.0/16"}
+	vpcOut := snapshot.ACLEntry{RuleNumber: 100, Egress: true, Protocol: "-1", Action: snapshot.ACLAllow, CIDR: "10.0.0.0/16"}
 	remedy := "allow it before the denying rules, e.g. `aws ec2 create-network-acl-entry --network-acl-id acl-0own " +
 		"--egress --rule-number 90 --protocol tcp --port-range From=443,To=443 --cidr-block 0.0.0.0/0 --rule-action " +
 		"allow` and `aws ec2 create-network-acl-entry --network-acl-id acl-0own --ingress --rule-number 91 --protocol " +
@@ -194,6 +269,48 @@ func TestNetworkACLBlocksNodeTraffic(t *testing.T) {
 		{name: "a hardened ACL is silent", edit: acl(append([]snapshot.ACLEntry{out443,
 			{RuleNumber: 100, Protocol: "6", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0", FromPort: 1024, ToPort: 65535}}, deny...)...)},
 		{name: "an ACL gap is silent", edit: edits(acl(deny...), gap(snapshot.SourceDescribeNetworkAcls))},
+		{name: "replies from anywhere, 443 out and all within the VPC are silent", edit: acl(append([]snapshot.ACLEntry{
+			out443, inEphemeral, vpcIn, vpcOut}, deny...)...)},
+		{
+			name: "all from the VPC and 443 from anywhere drop the replies through a NAT gateway",
+			edit: acl(append([]snapshot.ACLEntry{vpcIn, vpcOut,
+				{RuleNumber: 110, Protocol: "6", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0", FromPort: 443, ToPort: 443},
+				{RuleNumber: 110, Egress: true, Protocol: "-1", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0"}}, deny...)...),
+			want: []Finding{{ID: "network-acl-blocks-node-traffic", Severity: Critical, Resource: "subnet/" + subnetA,
+				Message: "network ACL acl-0own of subnet subnet-0aaa blocks the nodes' HTTPS traffic (stateless: replies " +
+					"need their own inbound rule): inbound TCP replies from the internet (0.0.0.0/0) to the Linux ephemeral " +
+					"ports 32768-60999 denied on 32768-60999 by rule 32767 (rule 100 allows all only from 10.0.0.0/16); " +
+					"used by EC2NodeClass default, node " + nodeA,
+				Remedy: remedy}},
+		},
+		{
+			name: "all to the VPC and 1024-65535 to anywhere drop outbound 443 through a NAT gateway",
+			edit: acl(append([]snapshot.ACLEntry{vpcIn, vpcOut, inEphemeral,
+				{RuleNumber: 110, Egress: true, Protocol: "6", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0", FromPort: 1024, ToPort: 65535}},
+				deny...)...),
+			want: []Finding{{ID: "network-acl-blocks-node-traffic", Severity: Critical, Resource: "subnet/" + subnetA,
+				Message: "network ACL acl-0own of subnet subnet-0aaa blocks the nodes' HTTPS traffic (stateless: replies " +
+					"need their own inbound rule): outbound TCP 443 to the internet (0.0.0.0/0) denied by rule 32767 " +
+					"(rule 100 allows all only to 10.0.0.0/16); used by EC2NodeClass default, node " + nodeA,
+				Remedy: remedy}},
+		},
+		{name: "all within the VPC is silent when the endpoints are the way out", edit: edits(
+			withoutDefaultRoute, withEndpoints, ownACL(append([]snapshot.ACLEntry{vpcIn, vpcOut}, deny...)...))},
+		{name: "all within the VPC is silent behind a transit gateway (peers unknown: lenient)", edit: edits(
+			acl(append([]snapshot.ACLEntry{vpcIn, vpcOut}, deny...)...), func(s *snapshot.Snapshot) {
+				s.RouteTables[0].Routes[1].Target = "tgw-0a"
+			})},
+		{
+			name: "an ACL without the endpoints' subnet fires when the endpoints are the way out",
+			edit: edits(withoutDefaultRoute, withEndpoints, ownACL(append([]snapshot.ACLEntry{
+				{RuleNumber: 100, Protocol: "-1", Action: snapshot.ACLAllow, CIDR: "10.0.9.0/24"}, vpcOut}, deny...)...)),
+			want: []Finding{{ID: "network-acl-blocks-node-traffic", Severity: Critical, Resource: "subnet/" + subnetA,
+				Message: "network ACL acl-0own of subnet subnet-0aaa blocks the nodes' HTTPS traffic (stateless: replies " +
+					"need their own inbound rule): inbound TCP replies from the VPC endpoints in subnet-0aaa (10.0.1.0/24) " +
+					"to the Linux ephemeral ports 32768-60999 denied on 32768-60999 by rule 32767 (rule 100 allows all only " +
+					"from 10.0.9.0/24); used by EC2NodeClass default, node " + nodeA,
+				Remedy: remedy}},
+		},
 		{
 			name: "return traffic denied on part of the ephemeral range fires with the rules",
 			edit: acl(append([]snapshot.ACLEntry{out443,
@@ -201,7 +318,7 @@ func TestNetworkACLBlocksNodeTraffic(t *testing.T) {
 				{RuleNumber: 90, Protocol: "6", Action: snapshot.ACLDeny, CIDR: "0.0.0.0/0", FromPort: 40000, ToPort: 40100}}, deny...)...),
 			want: []Finding{{ID: "network-acl-blocks-node-traffic", Severity: Critical, Resource: "subnet/" + subnetA,
 				Message: "network ACL acl-0own of subnet subnet-0aaa blocks the nodes' HTTPS traffic (stateless: replies " +
-					"need their own inbound rule): inbound TCP return traffic from 0.0.0.0/0 on the Linux ephemeral ports " +
+					"need their own inbound rule): inbound TCP replies from the internet (0.0.0.0/0) to the Linux ephemeral ports " +
 					"32768-60999 denied on 40000-40100 by rule 90, 50001-60999 by rule 32767; used by EC2NodeClass " +
 					"default, node " + nodeA,
 				Remedy: remedy}},
@@ -213,7 +330,7 @@ func TestNetworkACLBlocksNodeTraffic(t *testing.T) {
 				func(s *snapshot.Snapshot) { s.Nodes[0].Labels["kubernetes.io/os"] = OSWindows }),
 			want: []Finding{{ID: "network-acl-blocks-node-traffic", Severity: Critical, Resource: "subnet/" + subnetA,
 				Message: "network ACL acl-0own of subnet subnet-0aaa blocks the nodes' HTTPS traffic (stateless: replies " +
-					"need their own inbound rule): inbound TCP return traffic from 0.0.0.0/0 on the Windows ephemeral ports " +
+					"need their own inbound rule): inbound TCP replies from the internet (0.0.0.0/0) to the Windows ephemeral ports " +
 					"49152-65535 denied on 61000-65535 by rule 32767; used by node " + nodeA,
 				Remedy: remedy}},
 		},
@@ -224,7 +341,7 @@ func TestNetworkACLBlocksNodeTraffic(t *testing.T) {
 				{RuleNumber: 100, Protocol: "-1", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0"}}, deny...)...),
 			want: []Finding{{ID: "network-acl-blocks-node-traffic", Severity: Critical, Resource: "subnet/" + subnetA,
 				Message: "network ACL acl-0own of subnet subnet-0aaa blocks the nodes' HTTPS traffic (stateless: replies " +
-					"need their own inbound rule): outbound TCP 443 to 0.0.0.0/0 denied by rule 32767; used by " +
+					"need their own inbound rule): outbound TCP 443 to the internet (0.0.0.0/0) denied by rule 32767; used by " +
 					"EC2NodeClass default, node " + nodeA,
 				Remedy: remedy}},
 		},

@@ -17,7 +17,9 @@ var specNodeClaimNotRegistered = &Spec{
 	Title:    "a NodeClaim's instance launched but never became a Node",
 	FiresWhen: "a NodeClaim with no Node has `Launched=True` for at least 5 minutes (its Launched transition, else " +
 		"its creation) and `Registered` is not True; info when its instance is already `shutting-down` or " +
-		"`terminated`",
+		"`terminated`. The message names the cause it can see: the subnet's way out (no route or endpoints; a NAT " +
+		"gateway it routes to that sits in a subnet without an internet gateway route, or whose network ACL drops " +
+		"the traffic), the subnet's network ACL, the security groups' egress",
 	NotOn: "claims launched under 5 minutes ago (a node registers 1-3 minutes after launch); claims being deleted; " +
 		"registered claims; NodeClaims or Nodes not readable",
 	Why: "the instance runs and bills but never joins, most often because the node subnet has no way out to the EKS " +
@@ -145,10 +147,16 @@ func notRegisteredCause(x *Index, c *ClaimInfo) string {
 		return ""
 	}
 	var causes []string
-	if w := wayOut(x, c.Subnet, instancePublicIP(c.Instance)); w.Verdict == WayOutNone {
+	w := wayOut(x, c.Subnet, instancePublicIP(c.Instance))
+	switch cause := natCause(x, w); {
+	case w.Verdict != WayOutNone:
+	case cause != "":
+		causes = append(causes, fmt.Sprintf("%s, and no VPC endpoints stand in for it (missing: %s)", cause,
+			strings.Join(w.MissingEndpoints, ", ")))
+	default:
 		causes = append(causes, fmt.Sprintf("subnet %s has no way out: %s", c.Subnet.ID, w.Reason))
 	}
-	if _, verdict, reason := naclVerdict(x, c.Subnet, c.windows()); verdict == NACLBlocks {
+	if _, verdict, reason := naclVerdict(x, c.Subnet, c.windows(), &w); verdict == NACLBlocks {
 		causes = append(causes, "its network ACL blocks "+reason)
 	}
 	if groups := groupIDs(c.Instance.SecurityGroups); len(groups) > 0 && !x.Unavailable(snapshot.SourceDescribeSecurityGroups) {

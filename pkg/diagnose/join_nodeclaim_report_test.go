@@ -86,8 +86,8 @@ func TestReportNodeClaimWayOut(t *testing.T) {
 			t.Fatalf("got %d NodeClaim reports, want 1", len(r.NodeClaims))
 		}
 		want := &WayOut{SubnetID: subnetA, RouteTable: tableMain, MainTable: true, Verdict: WayOutRoute,
-			Reason:        "route 0.0.0.0/0 -> " + natA + " (public NAT gateway in subnet-0public, available)",
-			DefaultRoutes: []DefaultRoute{{Destination: "0.0.0.0/0", Target: natA, Kind: routeNAT, Usable: true, Note: "public NAT gateway in subnet-0public, available"}},
+			Reason:        "route 0.0.0.0/0 -> " + natA + " (" + natNote + ")",
+			DefaultRoutes: []DefaultRoute{{Destination: "0.0.0.0/0", Target: natA, Kind: routeNAT, Usable: true, Note: natNote}},
 			NetworkACL:    aclA, NACLVerdict: NACLAllows}
 		got := r.NodeClaims[0].WayOut
 		if diff := cmp.Diff(want, got, cmp.AllowUnexported(WayOut{}), cmpopts.IgnoreFields(WayOut{}, "NACLReason")); diff != "" {

@@ -52,7 +52,8 @@ type DefaultRoute struct {
 // The verdicts of a WayOut.
 const (
 	// WayOutRoute: a default route gets the nodes out (internet gateway with a public IP,
-	// available public NAT gateway, egress-only gateway for IPv6).
+	// available public NAT gateway whose own subnet routes to an internet gateway, egress-only
+	// gateway for IPv6).
 	WayOutRoute = "route"
 	// WayOutAssumed: a default route goes to a target karpnet cannot follow (transit gateway,
 	// firewall or Gateway Load Balancer endpoint, interface, peering, VPN gateway): taken to
@@ -247,7 +248,11 @@ func classifyRoute(x *Index, r snapshot.Route, pub publicIPv4) DefaultRoute {
 		case strings.EqualFold(g.ConnectivityType, "private"):
 			d.Note = "private NAT gateway: it reaches other networks, not the internet"
 		default:
-			d.Usable, d.Note = true, "public NAT gateway in "+g.SubnetID+", available"
+			on := followNAT(x, g)
+			d.Usable, d.Note = on.usable, on.note
+			if on.assumed {
+				d.Kind = routeAssumed
+			}
 		}
 	default:
 		d.Kind, d.Usable, d.Note = routeAssumed, true, assumedTarget(prefix)+
@@ -314,7 +319,7 @@ func describeWayOut(x *Index, n *NodeInfo) *WayOut {
 		return nil
 	}
 	w := wayOut(x, n.Subnet, instancePublicIP(n.Instance))
-	w.NetworkACL, w.NACLVerdict, w.NACLReason = naclVerdict(x, n.Subnet, n.Windows())
+	w.NetworkACL, w.NACLVerdict, w.NACLReason = naclVerdict(x, n.Subnet, n.Windows(), &w)
 	w.fixes = nil
 	return &w
 }
@@ -329,7 +334,7 @@ func claimWayOut(x *Index, c *ClaimInfo) *WayOut {
 		return nil
 	}
 	w := wayOut(x, c.Subnet, instancePublicIP(c.Instance))
-	w.NetworkACL, w.NACLVerdict, w.NACLReason = naclVerdict(x, c.Subnet, c.windows())
+	w.NetworkACL, w.NACLVerdict, w.NACLReason = naclVerdict(x, c.Subnet, c.windows(), &w)
 	w.fixes = nil
 	return &w
 }

@@ -2,7 +2,6 @@ package diagnose
 
 import (
 	"fmt"
-	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,19 +33,22 @@ type deniedPorts struct {
 	rule     string
 }
 
-func (d deniedPorts) String() string {
+func (d deniedPorts) String() string { return d.ports() + " by rule " + d.rule }
+
+// ports is the range as "443" or "1024-65535".
+func (d deniedPorts) ports() string {
 	ports := strconv.Itoa(int(d.from))
 	if d.to != d.from {
 		ports += "-" + strconv.Itoa(int(d.to))
 	}
-	return ports + " by rule " + d.rule
+	return ports
 }
 
 // aclDenied evaluates a network ACL's IPv4 entries of one direction in rule-number order for
-// TCP on ports lo..hi from or to anywhere, and returns the ports denied. It is lenient: an
-// allow entry counts whatever its CIDR (some destination is let through), a deny entry only
-// when its CIDR is 0.0.0.0/0.
-func aclDenied(acl *snapshot.NetworkACL, egress bool, lo, hi int32) []deniedPorts {
+// TCP on ports lo..hi exchanged with peer, and returns the ports denied and the allow entries
+// passed over because their CIDR does not hold the peer (for messages). Which entries match the
+// peer is aclPeer's to say.
+func aclDenied(acl *snapshot.NetworkACL, egress bool, lo, hi int32, peer aclPeer) (denied []deniedPorts, passed []snapshot.ACLEntry) {
 	var entries []snapshot.ACLEntry
 	for _, e := range acl.Entries {
 		if e.Egress == egress && e.CIDR != "" && tcpProtocol(e.Protocol) {
@@ -55,14 +57,13 @@ func aclDenied(acl *snapshot.NetworkACL, egress bool, lo, hi int32) []deniedPort
 	}
 	slices.SortStableFunc(entries, func(a, b snapshot.ACLEntry) int { return int(a.RuleNumber) - int(b.RuleNumber) })
 	open := []deniedPorts{{from: lo, to: hi}}
-	var denied []deniedPorts
 	for _, e := range entries {
-		from, to := e.FromPort, e.ToPort
-		if e.Protocol == "-1" || from == 0 && to == 0 {
-			from, to = 0, 65535
-		}
-		all := isAnywhere(e.CIDR)
-		if strings.EqualFold(e.Action, snapshot.ACLDeny) && !all {
+		from, to := entryPorts(e)
+		allow := strings.EqualFold(e.Action, snapshot.ACLAllow)
+		if !peer.matches(e.CIDR, allow) {
+			if allow && overlapsAny(open, from, to) {
+				passed = append(passed, e)
+			}
 			continue
 		}
 		var rest []deniedPorts
@@ -72,7 +73,7 @@ func aclDenied(acl *snapshot.NetworkACL, egress bool, lo, hi int32) []deniedPort
 				rest = append(rest, r)
 				continue
 			}
-			if !strings.EqualFold(e.Action, snapshot.ACLAllow) {
+			if !allow {
 				denied = append(denied, deniedPorts{a, b, strconv.Itoa(int(e.RuleNumber))})
 			}
 			if r.from < a {
@@ -88,7 +89,21 @@ func aclDenied(acl *snapshot.NetworkACL, egress bool, lo, hi int32) []deniedPort
 		denied = append(denied, deniedPorts{r.from, r.to, "*"})
 	}
 	slices.SortFunc(denied, func(a, b deniedPorts) int { return int(a.from) - int(b.from) })
-	return denied
+	return denied, passed
+}
+
+// entryPorts returns the TCP ports an ACL entry covers: all of them for all traffic or a
+// range left zero.
+func entryPorts(e snapshot.ACLEntry) (from, to int32) {
+	if e.Protocol == "-1" || e.FromPort == 0 && e.ToPort == 0 {
+		return 0, 65535
+	}
+	return e.FromPort, e.ToPort
+}
+
+// overlapsAny reports whether from..to overlaps one of the ranges.
+func overlapsAny(ranges []deniedPorts, from, to int32) bool {
+	return slices.ContainsFunc(ranges, func(r deniedPorts) bool { return max(r.from, from) <= min(r.to, to) })
 }
 
 // tcpProtocol reports whether a network ACL protocol matches TCP: all traffic, or 6.
@@ -96,16 +111,11 @@ func tcpProtocol(p string) bool {
 	return p == "-1" || p == "6" || strings.EqualFold(p, "tcp") || strings.EqualFold(p, "all")
 }
 
-// isAnywhere reports whether cidr is 0.0.0.0/0 (or written another way with prefix length 0).
-func isAnywhere(cidr string) bool {
-	p, err := netip.ParsePrefix(cidr)
-	return err == nil && p.Bits() == 0
-}
-
-// naclVerdict evaluates the subnet's network ACL for a node's HTTPS traffic: outbound TCP 443
-// and the inbound replies on the ephemeral ports (windows picks Windows' range). It returns
-// the ACL's ID, the verdict and, when it blocks, what it denies.
-func naclVerdict(x *Index, subnet *snapshot.Subnet, windows bool) (id, verdict, reason string) {
+// naclVerdict evaluates the subnet's network ACL for a node's HTTPS traffic along its way
+// out w: outbound TCP 443 to the peers the traffic goes to, and the inbound replies from them
+// on the ephemeral ports (windows picks Windows' range). It returns the ACL's ID, the verdict
+// and, when it blocks, which rule drops which direction.
+func naclVerdict(x *Index, subnet *snapshot.Subnet, windows bool, w *WayOut) (id, verdict, reason string) {
 	if x.Unavailable(snapshot.SourceDescribeNetworkAcls) {
 		return "", NACLUnknown, "the network ACLs were not read"
 	}
@@ -113,24 +123,56 @@ func naclVerdict(x *Index, subnet *snapshot.Subnet, windows bool) (id, verdict, 
 	if acl == nil {
 		return "", NACLUnknown, "no network ACL of the subnet's VPC was read"
 	}
-	var problems []string
-	if out := aclDenied(acl, true, 443, 443); len(out) > 0 {
-		problems = append(problems, "outbound TCP 443 to 0.0.0.0/0 denied by rule "+out[0].rule)
-	}
 	lo, hi, os := int32(linuxEphemeralFrom), int32(linuxEphemeralTo), "Linux"
 	if windows {
 		lo, hi, os = windowsEphemeralFrom, windowsEphemeralTo, "Windows"
 	}
-	if in := aclDenied(acl, false, lo, hi); len(in) > 0 {
-		var parts []string
-		for _, d := range in {
-			parts = append(parts, d.String())
+	var problems []string
+	for _, peer := range aclPeers(x, subnet, w) {
+		if out, passed := aclDenied(acl, true, 443, 443, peer); len(out) > 0 {
+			problems = append(problems, fmt.Sprintf("outbound TCP 443 to %s denied by rule %s%s", peer.name, out[0].rule,
+				passedText(passed, "to")))
 		}
-		problems = append(problems, fmt.Sprintf("inbound TCP return traffic from 0.0.0.0/0 on the %s ephemeral "+
-			"ports %d-%d denied on %s", os, lo, hi, strings.Join(parts, ", ")))
+		if in, passed := aclDenied(acl, false, lo, hi, peer); len(in) > 0 {
+			problems = append(problems, fmt.Sprintf("inbound TCP replies from %s to the %s ephemeral ports %d-%d denied "+
+				"on %s%s", peer.name, os, lo, hi, deniedText(in), passedText(passed, "from")))
+		}
 	}
 	if len(problems) == 0 {
 		return acl.ID, NACLAllows, ""
 	}
 	return acl.ID, NACLBlocks, strings.Join(problems, "; ")
+}
+
+// deniedText lists denied port ranges with their rules.
+func deniedText(denied []deniedPorts) string {
+	parts := make([]string, len(denied))
+	for i, d := range denied {
+		parts[i] = d.String()
+	}
+	return strings.Join(parts, ", ")
+}
+
+// passedText says which allow entries matched the ports but not the peer, e.g. " (rule 100
+// allows all only from 10.0.0.0/16)"; dir is "to" or "from". At most three are named.
+func passedText(passed []snapshot.ACLEntry, dir string) string {
+	if len(passed) == 0 {
+		return ""
+	}
+	var parts []string
+	for i, e := range passed {
+		if i == 3 {
+			parts = append(parts, fmt.Sprintf("%d more", len(passed)-3))
+			break
+		}
+		what := "all"
+		if e.Protocol != "-1" {
+			what = "TCP"
+			if from, to := entryPorts(e); from != 0 || to != 65535 {
+				what += " " + deniedPorts{from: from, to: to}.ports()
+			}
+		}
+		parts = append(parts, fmt.Sprintf("rule %d allows %s only %s %s", e.RuleNumber, what, dir, e.CIDR))
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
 }

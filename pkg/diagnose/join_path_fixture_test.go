@@ -10,19 +10,51 @@ const (
 	tableMain = "rtb-0main"
 	natA      = "nat-0aaa"
 	aclA      = "acl-0default"
+	// The NAT gateway's public subnet, its route table and the VPC's internet gateway.
+	subnetPublic = "subnet-0public"
+	tablePublic  = "rtb-0public"
+	igwA         = "igw-0a"
 )
 
 // withNATPath gives the healthy fixture's VPC a main route table with 0.0.0.0/0 to an
-// available public NAT gateway and the default network ACL (allow all).
+// available public NAT gateway, which sits in a public subnet whose own route table sends
+// 0.0.0.0/0 to the internet gateway, and the default network ACL (allow all).
 func withNATPath(s *snapshot.Snapshot) {
 	s.Subnets[0].VpcID = vpcA
 	s.RouteTables = []snapshot.RouteTable{{ID: tableMain, VpcID: vpcA, Main: true, Routes: []snapshot.Route{
 		{Destination: "10.0.0.0/16", Target: "local", State: snapshot.RouteActive},
 		{Destination: "0.0.0.0/0", Target: natA, State: snapshot.RouteActive},
+	}}, {ID: tablePublic, VpcID: vpcA, SubnetIDs: []string{subnetPublic}, Routes: []snapshot.Route{
+		{Destination: "10.0.0.0/16", Target: "local", State: snapshot.RouteActive},
+		{Destination: "0.0.0.0/0", Target: igwA, State: snapshot.RouteActive},
 	}}}
-	s.NATGateways = []snapshot.NATGateway{{ID: natA, VpcID: vpcA, SubnetID: "subnet-0public", State: "available",
-		ConnectivityType: "public"}}
+	s.NATGateways = []snapshot.NATGateway{{ID: natA, VpcID: vpcA, SubnetID: subnetPublic, State: "available",
+		ConnectivityType: "public", PublicIP: "203.0.113.20"}}
 	s.NetworkACLs = []snapshot.NetworkACL{defaultACL()}
+}
+
+// natNote is the note of the default route to the healthy fixture's NAT gateway.
+const natNote = "public NAT gateway in subnet-0public (203.0.113.20), available, whose route table rtb-0public " +
+	"sends 0.0.0.0/0 to igw-0a"
+
+// natOnMainTable puts the NAT gateway's subnet back on the VPC's main table, which routes
+// 0.0.0.0/0 to the NAT gateway itself: the NAT gateway has no internet gateway route.
+func natOnMainTable(s *snapshot.Snapshot) {
+	withNATPath(s)
+	s.RouteTables = s.RouteTables[:1]
+}
+
+// natPublicRoute sets the 0.0.0.0/0 route of the NAT gateway's own route table (none when
+// target is "").
+func natPublicRoute(target, state string) func(*snapshot.Snapshot) {
+	return func(s *snapshot.Snapshot) {
+		withNATPath(s)
+		routes := s.RouteTables[1].Routes[:1]
+		if target != "" {
+			routes = append(routes, snapshot.Route{Destination: "0.0.0.0/0", Target: target, State: state})
+		}
+		s.RouteTables[1].Routes = routes
+	}
 }
 
 // defaultACL is a VPC's default network ACL: allow all both ways, then the implicit deny.

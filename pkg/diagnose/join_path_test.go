@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"net/netip"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -10,6 +11,7 @@ import (
 
 func TestWayOut(t *testing.T) {
 	noPublic := publicIPv4{why: "no public IPv4"}
+	allMissing := []string{"ec2", "ecr.api", "ecr.dkr", "s3", "sts"}
 	cases := []struct {
 		name          string
 		edit          func(*snapshot.Snapshot)
@@ -24,12 +26,53 @@ func TestWayOut(t *testing.T) {
 		{name: "route tables gap is unknown", edit: edits(withoutDefaultRoute, gap(snapshot.SourceDescribeRouteTables)),
 			verdict: WayOutUnknown, reason: "the route tables were not read"},
 		{name: "available public NAT gateway", edit: withNATPath, verdict: WayOutRoute, defaultRoutes: 1,
-			reason: "route 0.0.0.0/0 -> nat-0aaa (public NAT gateway in subnet-0public, available)"},
+			reason: "route 0.0.0.0/0 -> nat-0aaa (" + natNote + ")"},
+		{name: "a NAT gateway on the main table that routes to itself is no way out", edit: natOnMainTable,
+			verdict: WayOutNone, defaultRoutes: 1, missing: allMissing,
+			reason: "default route 0.0.0.0/0 -> nat-0aaa (public NAT gateway in subnet-0public (203.0.113.20), whose " +
+				"route table rtb-0main (the VPC's main table) has no internet gateway route (0.0.0.0/0 -> nat-0aaa)) " +
+				"unusable; VPC endpoints missing: ec2, ecr.api, ecr.dkr, s3, sts"},
+		{name: "a NAT gateway whose route table has no default route is no way out", edit: natPublicRoute("", ""),
+			verdict: WayOutNone, defaultRoutes: 1, missing: allMissing,
+			reason: "default route 0.0.0.0/0 -> nat-0aaa (public NAT gateway in subnet-0public (203.0.113.20), whose " +
+				"route table rtb-0public has no internet gateway route) unusable; VPC endpoints missing: ec2, ecr.api, " +
+				"ecr.dkr, s3, sts"},
+		{name: "a NAT gateway whose internet gateway route is a blackhole is no way out",
+			edit: natPublicRoute(igwA, snapshot.RouteBlackhole), verdict: WayOutNone, defaultRoutes: 1, missing: allMissing,
+			reason: "default route 0.0.0.0/0 -> nat-0aaa (public NAT gateway in subnet-0public (203.0.113.20), whose " +
+				"route table rtb-0public has no internet gateway route (0.0.0.0/0 -> igw-0a is a blackhole)) unusable; " +
+				"VPC endpoints missing: ec2, ecr.api, ecr.dkr, s3, sts"},
+		{name: "a NAT gateway behind a firewall endpoint is assumed",
+			edit: natPublicRoute("vpce-0fw", snapshot.RouteActive), verdict: WayOutAssumed, defaultRoutes: 1,
+			reason: "route 0.0.0.0/0 -> nat-0aaa: public NAT gateway in subnet-0public (203.0.113.20), whose route " +
+				"table rtb-0public sends 0.0.0.0/0 to vpce-0fw (Gateway Load Balancer or Network Firewall endpoint): " +
+				"karpnet cannot follow it and assumes it leads to the internet"},
+		{name: "a NAT gateway whose subnet's route table was not read is kept", edit: edits(withNATPath,
+			func(s *snapshot.Snapshot) {
+				s.RouteTables = s.RouteTables[:1]
+				s.RouteTables[0].Main, s.RouteTables[0].SubnetIDs = false, []string{subnetA}
+				s.NATGateways[0].PublicIP = ""
+			}), verdict: WayOutRoute, defaultRoutes: 1,
+			reason: "route 0.0.0.0/0 -> nat-0aaa (public NAT gateway in subnet-0public, available; its subnet's route " +
+				"table was not read (assumed to route to an internet gateway))"},
+		{name: "a NAT gateway whose subnet's network ACL drops the replies is no way out", edit: edits(withNATPath,
+			func(s *snapshot.Snapshot) {
+				s.NetworkACLs = append(s.NetworkACLs, snapshot.NetworkACL{ID: "acl-0public", VpcID: vpcA,
+					SubnetIDs: []string{subnetPublic}, Entries: []snapshot.ACLEntry{
+						{RuleNumber: 100, Protocol: "-1", Action: snapshot.ACLAllow, CIDR: "10.0.0.0/16"},
+						{RuleNumber: 110, Protocol: "6", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0", FromPort: 32768, ToPort: 65535},
+						{RuleNumber: 100, Egress: true, Protocol: "-1", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0"},
+					}})
+			}), verdict: WayOutNone, defaultRoutes: 1, missing: allMissing,
+			reason: "default route 0.0.0.0/0 -> nat-0aaa (public NAT gateway in subnet-0public (203.0.113.20), whose " +
+				"subnet's network ACL acl-0public drops the traffic it forwards: inbound TCP replies from the internet " +
+				"(0.0.0.0/0) to the NAT gateway's ports 1024-65535 denied on 1024-32767 by rule * (rule 100 allows all " +
+				"only from 10.0.0.0/16)) unusable; VPC endpoints missing: ec2, ecr.api, ecr.dkr, s3, sts"},
 		{name: "explicit association wins over the main table", edit: edits(withoutDefaultRoute, func(s *snapshot.Snapshot) {
 			s.RouteTables = append(s.RouteTables, snapshot.RouteTable{ID: "rtb-0own", VpcID: vpcA, SubnetIDs: []string{subnetA},
 				Routes: []snapshot.Route{{Destination: "0.0.0.0/0", Target: natA, State: snapshot.RouteActive}}})
 		}), verdict: WayOutRoute, defaultRoutes: 1,
-			reason: "route 0.0.0.0/0 -> nat-0aaa (public NAT gateway in subnet-0public, available)"},
+			reason: "route 0.0.0.0/0 -> nat-0aaa (" + natNote + ")"},
 		{name: "no default route and no endpoints", edit: withoutDefaultRoute, verdict: WayOutNone,
 			missing: []string{"ec2", "ecr.api", "ecr.dkr", "s3", "sts"},
 			reason:  "no default route; VPC endpoints missing: ec2, ecr.api, ecr.dkr, s3, sts"},
@@ -149,12 +192,20 @@ func TestACLDenied(t *testing.T) {
 		{RuleNumber: 32767, Egress: true, Protocol: "-1", Action: snapshot.ACLDeny, CIDR: "0.0.0.0/0"},
 		{RuleNumber: 32767, Protocol: "-1", Action: snapshot.ACLDeny, CIDR: "0.0.0.0/0"},
 	}
+	// vpcAnd443 is the common mistake: inbound all from the VPC CIDR and TCP 443 from anywhere.
+	vpcAnd443 := []snapshot.ACLEntry{
+		{RuleNumber: 100, Protocol: "-1", Action: snapshot.ACLAllow, CIDR: "10.0.0.0/16"},
+		{RuleNumber: 110, Protocol: "6", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0", FromPort: 443, ToPort: 443},
+	}
+	endpointPeer := aclPeer{name: "endpoints", kind: peerCIDR, cidr: netip.MustParsePrefix("10.0.3.0/24")}
 	cases := []struct {
 		name    string
 		entries []snapshot.ACLEntry
+		peer    aclPeer // the zero peer is judged leniently
 		egress  bool
 		lo, hi  int32
 		want    []string
+		passed  []int32
 	}{
 		{name: "default ACL out", entries: defaultACL().Entries, egress: true, lo: 443, hi: 443},
 		{name: "default ACL in", entries: defaultACL().Entries, lo: 32768, hi: 60999},
@@ -178,15 +229,61 @@ func TestACLDenied(t *testing.T) {
 			{RuleNumber: 10, Egress: true, Protocol: "17", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0"},
 			{RuleNumber: 20, Egress: true, Protocol: "-1", Action: snapshot.ACLAllow, IPv6CIDR: "::/0"},
 		}, egress: true, lo: 443, hi: 443, want: []string{"443 by rule *"}},
+
+		// The internet as the peer: only wide public CIDRs count.
+		{name: "internet: the default ACL admits replies", entries: defaultACL().Entries, peer: peerInternet,
+			lo: 32768, hi: 60999},
+		{name: "internet: 1024-65535 from 0.0.0.0/0 admits replies", entries: hardened, peer: peerInternet,
+			lo: 32768, hi: 60999},
+		{name: "internet: allow all from the VPC and 443 from anywhere drop the replies", entries: vpcAnd443,
+			peer: peerInternet, lo: 32768, hi: 60999, want: []string{"32768-60999 by rule *"}, passed: []int32{100}},
+		{name: "internet: RFC 1918 and narrow public ranges do not admit it", entries: []snapshot.ACLEntry{
+			{RuleNumber: 100, Protocol: "-1", Action: snapshot.ACLAllow, CIDR: "10.0.0.0/8"},
+			{RuleNumber: 110, Protocol: "-1", Action: snapshot.ACLAllow, CIDR: "172.16.0.0/12"},
+			{RuleNumber: 120, Protocol: "6", Action: snapshot.ACLAllow, CIDR: "52.94.0.0/16", FromPort: 1024, ToPort: 65535},
+		}, peer: peerInternet, lo: 32768, hi: 60999, want: []string{"32768-60999 by rule *"}, passed: []int32{100, 110, 120}},
+		{name: "internet: two public halves admit it", entries: []snapshot.ACLEntry{
+			{RuleNumber: 100, Egress: true, Protocol: "6", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/1", FromPort: 443, ToPort: 443},
+		}, peer: peerInternet, egress: true, lo: 443, hi: 443},
+		{name: "internet: a /24 blocklist does not block it", entries: append([]snapshot.ACLEntry{
+			{RuleNumber: 10, Egress: true, Protocol: "-1", Action: snapshot.ACLDeny, CIDR: "198.51.100.0/24"},
+		}, hardened...), peer: peerInternet, egress: true, lo: 443, hi: 443},
+		{name: "internet: a deny of 0.0.0.0/0 blocks it", entries: append([]snapshot.ACLEntry{
+			{RuleNumber: 10, Egress: true, Protocol: "6", Action: snapshot.ACLDeny, CIDR: "0.0.0.0/0", FromPort: 443, ToPort: 443},
+		}, hardened...), peer: peerInternet, egress: true, lo: 443, hi: 443, want: []string{"443 by rule 10"}},
+		{name: "internet: outbound to the VPC and 1024-65535 anywhere drop 443", entries: []snapshot.ACLEntry{
+			{RuleNumber: 100, Egress: true, Protocol: "-1", Action: snapshot.ACLAllow, CIDR: "10.0.0.0/16"},
+			{RuleNumber: 110, Egress: true, Protocol: "6", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0", FromPort: 1024, ToPort: 65535},
+		}, peer: peerInternet, egress: true, lo: 443, hi: 443, want: []string{"443 by rule *"}, passed: []int32{100}},
+
+		// An endpoint subnet as the peer: an allow overlapping it counts, a deny only holding it.
+		{name: "endpoints: allow all from the VPC admits replies", entries: vpcAnd443, peer: endpointPeer,
+			lo: 32768, hi: 60999},
+		{name: "endpoints: an allow of another subnet does not", entries: []snapshot.ACLEntry{
+			{RuleNumber: 100, Protocol: "-1", Action: snapshot.ACLAllow, CIDR: "10.0.9.0/24"},
+		}, peer: endpointPeer, lo: 32768, hi: 60999, want: []string{"32768-60999 by rule *"}, passed: []int32{100}},
+		{name: "endpoints: a deny of part of the subnet does not count, of all of it does", entries: []snapshot.ACLEntry{
+			{RuleNumber: 10, Protocol: "-1", Action: snapshot.ACLDeny, CIDR: "10.0.3.128/25"},
+			{RuleNumber: 20, Protocol: "6", Action: snapshot.ACLDeny, CIDR: "10.0.0.0/16", FromPort: 40000, ToPort: 40010},
+			{RuleNumber: 100, Protocol: "-1", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0"},
+		}, peer: endpointPeer, lo: 32768, hi: 60999, want: []string{"40000-40010 by rule 20"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
-			for _, d := range aclDenied(&snapshot.NetworkACL{Entries: tc.entries}, tc.egress, tc.lo, tc.hi) {
+			denied, passed := aclDenied(&snapshot.NetworkACL{Entries: tc.entries}, tc.egress, tc.lo, tc.hi, tc.peer)
+			for _, d := range denied {
 				got = append(got, d.String())
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("denied (-want +got):\n%s", diff)
+			}
+			var rules []int32
+			for _, e := range passed {
+				rules = append(rules, e.RuleNumber)
+			}
+			if diff := cmp.Diff(tc.passed, rules); diff != "" {
+				t.Errorf("allow rules passed over (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -208,8 +305,8 @@ func TestDescribeWayOut(t *testing.T) {
 			Reason: "no default route; the VPC has an endpoint for each of ec2, ecr.api, ecr.dkr, s3, sts (EKS API " +
 				"assumed reachable through the cluster's private endpoint)",
 			Endpoints: []string{"ec2", "ecr.api", "ecr.dkr", "s3", "sts"}, NetworkACL: aclA, NACLVerdict: NACLBlocks,
-			NACLReason: "inbound TCP return traffic from 0.0.0.0/0 on the Linux ephemeral ports 32768-60999 denied on " +
-				"32768-60999 by rule *"}
+			NACLReason: "inbound TCP replies from the VPC endpoints in subnet-0aaa (10.0.1.0/24) to the Linux ephemeral " +
+				"ports 32768-60999 denied on 32768-60999 by rule *"}
 		if diff := cmp.Diff(want, Describe(x, x.Nodes[0]).WayOut, cmp.AllowUnexported(WayOut{})); diff != "" {
 			t.Errorf("way out (-want +got):\n%s", diff)
 		}

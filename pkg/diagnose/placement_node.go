@@ -18,17 +18,21 @@ var specPlacementGroupMismatch = &Spec{
 	Examines: []string{SubjectNode},
 	Title:    "the instance is in another placement group than its EC2NodeClass or node label says",
 	FiresWhen: "the instance's placement group differs from its EC2NodeClass `placementGroupSelector` (id or " +
-		"name), or from the node label `karpenter.k8s.aws/placement-group-id`",
+		"name), or from the node label `karpenter.k8s.aws/placement-group-id`; also when its NodeClaim is already " +
+		"`Drifted=True` with reason `PlacementGroupDrift`, and the message then says Karpenter will replace the node " +
+		"as drifted once the NodePool's disruption budgets and `karpenter.sh/do-not-disrupt` let it",
 	NotOn: "nodes whose class selects no group and that carry no `karpenter.k8s.aws/placement-group-id` " +
 		"label, groups karpnet could not tell apart",
 	Why: "Karpenter places nodes by the selector and decides drift by the label; an instance elsewhere " +
-		"silently loses the placement the workload relies on",
+		"silently loses the placement the workload relies on, and keeps running without it until drift replaces it",
 	Remedy: "let drift replace it or `kubectl delete nodeclaim NAME`; restore a hand-edited label with " +
 		"`kubectl label node ... --overwrite`",
 	Sources: []string{
 		"aws/karpenter-provider-aws pkg/cloudprovider/drift.go (PlacementGroupDrift)",
 		"aws/karpenter-provider-aws designs/placement-groups-support.md",
 		"aws/karpenter-provider-aws#9030",
+		"https://karpenter.sh/docs/concepts/disruption/ (drift waits for the NodePool's disruption budgets)",
+		"https://karpenter.sh/docs/reference/annotations/ (karpenter.sh/do-not-disrupt blocks drift)",
 	},
 }
 
@@ -42,46 +46,52 @@ var placementGroupMismatch = Check{
 	Run: func(x *Index) []Finding {
 		var out []Finding
 		for _, n := range x.checkedNodes() {
-			if n.Instance == nil {
-				continue
+			if f := placementMismatch(x, n); f != nil {
+				out = append(out, *f)
 			}
-			p := n.Instance.Placement
-			if selectsGroup(n.Class) {
-				if !inPlacementGroup(p) {
-					continue // placement-group-missing
-				}
-				sel := n.Class.PlacementGroupSelector
-				if same, known := isGroup(x, p, sel.ID, sel.Name); known && !same {
-					out = append(out, Finding{
-						Node: n.Name(), Resource: n.ClassRef(),
-						Message: fmt.Sprintf("instance %s is in placement group %s, but %s "+
-							"spec.placementGroupSelector selects %s", n.Instance.ID, placementText(x, p), n.ClassLabel(), selectorText(sel)),
-						Remedy: fmt.Sprintf("if the selector was changed, %s replaces the node as drifted "+
-							"(PlacementGroupDrift); otherwise %s", n.launcher(), replaceNodeRemedy(n, "so it launches into the selected group")),
-					})
-					continue
-				}
-			}
-			label := n.Node.Labels[labelPlacementGroupID]
-			if label == "" || !inPlacementGroup(p) && selectsGroup(n.Class) {
-				continue
-			}
-			same, known := isGroup(x, p, label, "")
-			if !inPlacementGroup(p) {
-				same, known = false, true
-			}
-			if !known || same {
-				continue
-			}
-			out = append(out, Finding{
-				Node: n.Name(), Resource: nodeRef(n.Name()),
-				Message: fmt.Sprintf("instance %s is in %s, but the node label %s is %s",
-					n.Instance.ID, placementPhrase(x, p), labelPlacementGroupID, label),
-				Remedy: labelMismatchRemedy(x, n),
-			})
 		}
 		return out
 	},
+}
+
+// placementMismatch returns the node's placement-group-mismatch finding, nil when it has none.
+func placementMismatch(x *Index, n *NodeInfo) *Finding {
+	if n.Instance == nil {
+		return nil
+	}
+	p := n.Instance.Placement
+	if selectsGroup(n.Class) {
+		if !inPlacementGroup(p) {
+			return nil // placement-group-missing
+		}
+		sel := n.Class.PlacementGroupSelector
+		if same, known := isGroup(x, p, sel.ID, sel.Name); known && !same {
+			return withPlacementDrift(n, Finding{
+				Node: n.Name(), Resource: n.ClassRef(),
+				Message: fmt.Sprintf("instance %s is in placement group %s, but %s "+
+					"spec.placementGroupSelector selects %s", n.Instance.ID, placementText(x, p), n.ClassLabel(), selectorText(sel)),
+				Remedy: fmt.Sprintf("if the selector was changed, %s replaces the node as drifted "+
+					"(PlacementGroupDrift); otherwise %s", n.launcher(), replaceNodeRemedy(n, "so it launches into the selected group")),
+			})
+		}
+	}
+	label := n.Node.Labels[labelPlacementGroupID]
+	if label == "" || !inPlacementGroup(p) && selectsGroup(n.Class) {
+		return nil
+	}
+	same, known := isGroup(x, p, label, "")
+	if !inPlacementGroup(p) {
+		same, known = false, true
+	}
+	if !known || same {
+		return nil
+	}
+	return withPlacementDrift(n, Finding{
+		Node: n.Name(), Resource: nodeRef(n.Name()),
+		Message: fmt.Sprintf("instance %s is in %s, but the node label %s is %s",
+			n.Instance.ID, placementPhrase(x, p), labelPlacementGroupID, label),
+		Remedy: labelMismatchRemedy(x, n),
+	})
 }
 
 // placementPhrase is "placement group NAME (ID)" or "no placement group".
@@ -93,23 +103,27 @@ func placementPhrase(x *Index, p snapshot.Placement) string {
 }
 
 var specPlacementGroupMissing = &Spec{
-	ID:        "placement-group-missing",
-	Severity:  Warning,
-	Family:    FamilyPlacement,
-	Examines:  []string{SubjectNode},
-	Title:     "the EC2NodeClass selects a placement group and the instance is in none",
-	FiresWhen: "the EC2NodeClass selects a placement group and the instance is in none",
-	NotOn: "classes without `placementGroupSelector`; a node whose NodeClaim is already `Drifted=True` with " +
-		"reason `PlacementGroupDrift` (one `nodeclaim-drifted` finding then says the instance is in no " +
-		"group)",
+	ID:       "placement-group-missing",
+	Severity: Warning,
+	Family:   FamilyPlacement,
+	Examines: []string{SubjectNode},
+	Title:    "the EC2NodeClass selects a placement group and the instance is in none",
+	FiresWhen: "the EC2NodeClass selects a placement group and the instance is in none; also when its NodeClaim is " +
+		"already `Drifted=True` with reason `PlacementGroupDrift`, and the message then says Karpenter will replace " +
+		"the node as drifted once the NodePool's disruption budgets and `karpenter.sh/do-not-disrupt` let it",
+	NotOn: "classes without `placementGroupSelector`",
 	Why: "the node lacks cluster latency or spread/partition fault isolation (launched before the selector " +
-		"was set, or by a Karpenter older than v1.11); Karpenter replaces it through drift",
+		"was set, or by a Karpenter older than v1.11); Karpenter replaces it through drift, but only as the " +
+		"NodePool's disruption budgets allow and no `karpenter.sh/do-not-disrupt` holds it, so it stays a warning " +
+		"until the replacement happens",
 	Remedy: "let drift replace it, or `kubectl delete nodeclaim NAME` now; check Karpenter >= v1.11 and " +
 		"`PlacementGroupReady`",
 	Sources: []string{
 		"aws/karpenter-provider-aws pkg/cloudprovider/drift.go (PlacementGroupDrift)",
 		"aws/karpenter-provider-aws designs/placement-groups-support.md",
 		"aws/karpenter-provider-aws#9030",
+		"https://karpenter.sh/docs/concepts/disruption/ (drift waits for the NodePool's disruption budgets)",
+		"https://karpenter.sh/docs/reference/annotations/ (karpenter.sh/do-not-disrupt blocks drift)",
 	},
 }
 
@@ -117,31 +131,38 @@ var specPlacementGroupMissing = &Spec{
 // selects one. Such a node, launched before the selector was set or by a Karpenter older than
 // v1.11 (which ignores the field), lacks the placement its workload relies on: cluster
 // latency for EFA and HPC jobs, or the rack isolation of spread and partition groups.
-// Karpenter replaces it as drifted (PlacementGroupDrift), so it is a warning; once its
-// NodeClaim is Drifted for that reason, nodeclaim-drifted says so in one finding.
+// Karpenter replaces it as drifted (PlacementGroupDrift), but only as the NodePool's
+// disruption budgets and karpenter.sh/do-not-disrupt allow; until then the node runs without
+// its placement, so it stays a warning, which says so once its NodeClaim is Drifted.
 var placementGroupMissing = Check{
 	Spec: specPlacementGroupMissing,
 	Run: func(x *Index) []Finding {
 		var out []Finding
 		for _, n := range x.checkedNodes() {
-			if n.Instance == nil || !selectsGroup(n.Class) || inPlacementGroup(n.Instance.Placement) ||
-				driftedFor(n, reasonPlacementGroupDrift) {
-				continue
+			if f := placementMissing(x, n); f != nil {
+				out = append(out, *f)
 			}
-			sel := n.Class.PlacementGroupSelector
-			kind := "placement group"
-			if g := selectedGroup(x, n.Class); g != nil && g.Strategy != "" {
-				kind = g.Strategy + " placement group"
-			}
-			out = append(out, Finding{
-				Node: n.Name(), Resource: n.ClassRef(),
-				Message: fmt.Sprintf("instance %s is in no placement group, but %s spec.placementGroupSelector "+
-					"selects the %s with %s", n.Instance.ID, n.ClassLabel(), kind, selectorText(sel)),
-				Remedy: placementMissingRemedy(n),
-			})
 		}
 		return out
 	},
+}
+
+// placementMissing returns the node's placement-group-missing finding, nil when it has none.
+func placementMissing(x *Index, n *NodeInfo) *Finding {
+	if n.Instance == nil || !selectsGroup(n.Class) || inPlacementGroup(n.Instance.Placement) {
+		return nil
+	}
+	sel := n.Class.PlacementGroupSelector
+	kind := "placement group"
+	if g := selectedGroup(x, n.Class); g != nil && g.Strategy != "" {
+		kind = g.Strategy + " placement group"
+	}
+	return withPlacementDrift(n, Finding{
+		Node: n.Name(), Resource: n.ClassRef(),
+		Message: fmt.Sprintf("instance %s is in no placement group, but %s spec.placementGroupSelector "+
+			"selects the %s with %s", n.Instance.ID, n.ClassLabel(), kind, selectorText(sel)),
+		Remedy: placementMissingRemedy(n),
+	})
 }
 
 var specPlacementGroupPartitionMismatch = &Spec{
@@ -254,17 +275,4 @@ func placementLabelValue(x *Index, p snapshot.Placement) string {
 		return g.ID
 	}
 	return ""
-}
-
-// reasonPlacementGroupDrift is the Drifted reason Karpenter gives a node whose placement group
-// is not the one its EC2NodeClass selects.
-const reasonPlacementGroupDrift = "PlacementGroupDrift"
-
-// driftedFor reports whether the node's NodeClaim is Drifted=True for reason.
-func driftedFor(n *NodeInfo, reason string) bool {
-	if n.Claim == nil {
-		return false
-	}
-	c := findCondition(n.Claim.Conditions, "Drifted")
-	return c != nil && c.Status == "True" && c.Reason == reason
 }

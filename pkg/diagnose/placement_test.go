@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
@@ -13,6 +14,59 @@ import (
 func otherGroup(s *snapshot.Snapshot) {
 	s.PlacementGroups = append(s.PlacementGroups, snapshot.PlacementGroup{ID: "pg-0other", Name: "other", Strategy: strategyCluster, State: "available"})
 	findInstance(s, instE1).Placement = snapshot.Placement{GroupName: "other", GroupID: "pg-0other"}
+}
+
+// placementDrifted marks the NodeClaim of node Drifted=True with reason PlacementGroupDrift.
+func placementDrifted(node string) func(*snapshot.Snapshot) {
+	return func(s *snapshot.Snapshot) {
+		for i := range s.NodeClaims {
+			if s.NodeClaims[i].NodeName == node {
+				s.NodeClaims[i].Conditions = append(s.NodeClaims[i].Conditions,
+					snapshot.Condition{Type: "Drifted", Status: "True", Reason: reasonPlacementGroupDrift})
+			}
+		}
+	}
+}
+
+// driftWait is what a placement finding adds for a NodeClaim of NodePool training already
+// Drifted for its placement group; driftRemedy its remedy.
+func driftWait(claim string) string {
+	return "NodeClaim " + claim + " is already Drifted=True (PlacementGroupDrift): Karpenter will replace the node " +
+		"as drifted once the disruption budgets of NodePool training allow and no karpenter.sh/do-not-disrupt " +
+		"annotation holds it, and until then it runs without its placement"
+}
+
+func driftRemedy(claim string) string {
+	return "nothing to do if the selector change was meant, but if the replacement waits: check " +
+		"spec.disruption.budgets of NodePool training and karpenter.sh/do-not-disrupt on the node, its NodeClaim and " +
+		"its pods, or replace the node now: kubectl delete nodeclaim " + claim
+}
+
+// TestPlacementDriftOneWarningPerNode runs every check over a node out of its placement
+// group whose NodeClaim is already Drifted for it: one warning for the node, no info besides.
+func TestPlacementDriftOneWarningPerNode(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(*snapshot.Snapshot)
+		want []string
+	}{
+		{name: "missing", edit: edits(func(s *snapshot.Snapshot) { findInstance(s, instE2).Placement = snapshot.Placement{} },
+			placementDrifted(nodeE2)), want: []string{"warning placement-group-missing " + nodeE2 + " ec2nodeclass/efa"}},
+		{name: "mismatch", edit: edits(otherGroup, placementDrifted(nodeE1)),
+			want: []string{"warning placement-group-mismatch " + nodeE1 + " ec2nodeclass/efa"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, f := range Analyze(edited(efaCluster(), tc.edit), Options{}).Findings {
+				if f.Node == nodeE1 || f.Node == nodeE2 {
+					got = append(got, fmt.Sprintf("%s %s %s %s", f.Severity, f.ID, f.Node, f.Resource))
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("findings on the EFA nodes (-want +got):\n%s", diff)
+			}
+		})
+	}
 }
 
 func TestPlacementGroupMismatch(t *testing.T) {
@@ -79,6 +133,11 @@ func TestPlacementGroupMismatch(t *testing.T) {
 			name: "an instance in no group although the class selects one is left to placement-group-missing",
 			edit: func(s *snapshot.Snapshot) { findInstance(s, instE1).Placement = snapshot.Placement{} },
 		},
+		{name: "a NodeClaim already Drifted for it stays a warning that says it waits for drift",
+			edit: edits(otherGroup, placementDrifted(nodeE1)), want: []Finding{{ID: "placement-group-mismatch",
+				Severity: Warning, Node: nodeE1, Resource: "ec2nodeclass/efa",
+				Message: classFinding(`name "training"`)[0].Message + "; " + driftWait("training-1e1e1"),
+				Remedy:  driftRemedy("training-1e1e1")}}},
 		{name: "instances gap is silent", edit: edits(otherGroup, func(s *snapshot.Snapshot) { s.Instances = nil }, gap(snapshot.SourceDescribeInstances))},
 		{
 			name: "EC2NodeClass gap falls back to the label",
@@ -111,14 +170,11 @@ func TestPlacementGroupMissing(t *testing.T) {
 			want: finding("placement group"),
 		},
 		{name: "a class without selector is silent", edit: edits(outOfGroup, func(s *snapshot.Snapshot) { findClass(s, "efa").PlacementGroupSelector = nil })},
-		{name: "a NodeClaim already Drifted for it is left to nodeclaim-drifted", edit: edits(outOfGroup, func(s *snapshot.Snapshot) {
-			for i := range s.NodeClaims {
-				if s.NodeClaims[i].NodeName == nodeE2 {
-					s.NodeClaims[i].Conditions = append(s.NodeClaims[i].Conditions,
-						snapshot.Condition{Type: "Drifted", Status: "True", Reason: reasonPlacementGroupDrift})
-				}
-			}
-		})},
+		{name: "a NodeClaim already Drifted for it stays a warning that says it waits for drift",
+			edit: edits(outOfGroup, placementDrifted(nodeE2)), want: []Finding{{ID: "placement-group-missing",
+				Severity: Warning, Node: nodeE2, Resource: "ec2nodeclass/efa",
+				Message: finding("cluster placement group")[0].Message + "; " + driftWait("training-2e2e2"),
+				Remedy:  driftRemedy("training-2e2e2")}}},
 		{name: "instances gap is silent", edit: edits(outOfGroup, func(s *snapshot.Snapshot) { s.Instances = nil }, gap(snapshot.SourceDescribeInstances))},
 		{name: "EC2NodeClass gap is silent", edit: edits(outOfGroup, func(s *snapshot.Snapshot) { s.NodeClasses = nil }, gap(snapshot.SourceNodeClasses))},
 	})

@@ -60,7 +60,7 @@ func (x *Index) SubnetWayOut(s *snapshot.Subnet) *WayOut {
 		pub = publicIPv4{true, "subnet " + s.ID + " gives instances a public IPv4 address at launch"}
 	}
 	w := wayOut(x, s, pub)
-	w.NetworkACL, w.NACLVerdict, w.NACLReason = naclVerdict(x, s, false)
+	w.NetworkACL, w.NACLVerdict, w.NACLReason = naclVerdict(x, s, false, &w)
 	w.fixes = nil
 	return &w
 }

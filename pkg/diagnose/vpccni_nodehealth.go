@@ -147,8 +147,10 @@ var specNodeClaimDrifted = &Spec{
 	Title:    "Karpenter will replace the node: its network drifted from the EC2NodeClass",
 	FiresWhen: "the node's NodeClaim is Drifted=True with reason SubnetDrift, SecurityGroupDrift or " +
 		"PlacementGroupDrift",
-	NotOn: "drift for other reasons (AMI, NodeClass hash, requirements)",
-	Why:   "Karpenter will replace the node; until then it runs on the old network",
+	NotOn: "drift for other reasons (AMI, NodeClass hash, requirements); PlacementGroupDrift on a node that " +
+		"`placement-group-missing` or `placement-group-mismatch` reports (their warning says the node will be " +
+		"replaced as drifted: one finding per node)",
+	Why: "Karpenter will replace the node; until then it runs on the old network",
 	Remedy: "nothing if intended (or `kubectl delete nodeclaim NAME` now); otherwise restore " +
 		"`subnetSelectorTerms` / `securityGroupSelectorTerms` / `placementGroupSelector`",
 	Sources: []string{
@@ -160,6 +162,7 @@ var specNodeClaimDrifted = &Spec{
 // nodeClaimDrifted finds Karpenter nodes whose NodeClaim drifted for a networking reason:
 // their subnet, security groups or placement group no longer match the EC2NodeClass. Karpenter
 // will replace them, as its disruption budgets allow; until then they run with the old network.
+// A placement drift that placement-group-missing or -mismatch reports is left to their warning.
 var nodeClaimDrifted = Check{
 	Spec: specNodeClaimDrifted,
 	Run: func(x *Index) []Finding {
@@ -177,17 +180,12 @@ var nodeClaimDrifted = Check{
 				class = n.classKind() + " (unknown)"
 			}
 			what, ok := networkDrift(c.Reason, class)
-			if !ok {
-				continue
+			if !ok || c.Reason == reasonPlacementGroupDrift && (placementMissing(x, n) != nil || placementMismatch(x, n) != nil) {
+				continue // one warning of placement-group-missing or -mismatch says it
 			}
 			detail := ""
 			if c.Message != "" {
 				detail = fmt.Sprintf(" (\"%s\")", c.Message)
-			}
-			if c.Reason == reasonPlacementGroupDrift && n.Instance != nil && !inPlacementGroup(n.Instance.Placement) &&
-				selectsGroup(n.Class) {
-				what = fmt.Sprintf("instance %s is in no placement group, but %s spec.placementGroupSelector selects %s",
-					n.Instance.ID, class, selectorText(n.Class.PlacementGroupSelector))
 			}
 			out = append(out, Finding{
 				Node:     n.Name(),

@@ -90,12 +90,19 @@ func TestNodeClaimDrifted(t *testing.T) {
 				"EC2NodeClass default; if the old group should stay, point the selector back at it"),
 		},
 		{
-			name: "placement group drift of a node in no group says so in one finding",
+			name: "placement group drift of a node in no group is left to placement-group-missing's warning",
 			edit: edits(drifted("PlacementGroupDrift", ""), func(s *snapshot.Snapshot) {
 				s.NodeClasses[0].PlacementGroupSelector = &snapshot.PlacementGroupSelector{Name: "training"}
 			}),
-			want: finding("NodeClaim default-abcde is Drifted=True with reason PlacementGroupDrift: instance " + instanceA +
-				` is in no placement group, but EC2NodeClass default spec.placementGroupSelector selects name "training"`),
+		},
+		{
+			name: "placement group drift of a node in another group is left to placement-group-mismatch's warning",
+			edit: edits(drifted("PlacementGroupDrift", ""), func(s *snapshot.Snapshot) {
+				s.NodeClasses[0].PlacementGroupSelector = &snapshot.PlacementGroupSelector{Name: "training"}
+				s.Instances[0].Placement = snapshot.Placement{GroupName: "old", GroupID: "pg-0old"}
+				s.PlacementGroups = []snapshot.PlacementGroup{{ID: "pg-0old", Name: "old", Strategy: strategyCluster},
+					{ID: "pg-0train", Name: "training", Strategy: strategyCluster}}
+			}),
 		},
 		{name: "other drift reasons are silent", edit: drifted("NodeClassDrift", "")},
 		{name: "AMI drift is silent", edit: drifted("AMIDrift", "")},

@@ -51,6 +51,9 @@ type NATGateway struct {
 	// ConnectivityType is public (to the internet through an internet gateway) or private (to
 	// other networks only).
 	ConnectivityType string `json:"connectivityType,omitempty"`
+	// PublicIP is a public gateway's public IPv4 address (its primary Elastic IP, else the first
+	// one listed); "" for a private gateway, and in snapshots written before it was kept.
+	PublicIP string `json:"publicIP,omitempty"`
 }
 
 // VPCEndpoint is what karpnet keeps of a VPC endpoint from DescribeVpcEndpoints.

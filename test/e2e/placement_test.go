@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -62,7 +63,7 @@ func TestPlacementGroups(t *testing.T) {
 	stale := node("ml", a, "scratch", "scratch", 0, nil)
 	// Launched before the class selected any group.
 	outside := node("ml", a, "", "", 0, nil)
-	// The same, once Karpenter marked it drifted for it: one finding, the drift's.
+	// The same, once Karpenter marked it drifted for it: still one warning, which says drift will replace it.
 	drifting := w.launch(launchSpec{typ: "m5.large", subnet: a.id, sgs: sgs})
 	w.karpenterNode(nodeNameOf(drifting), "ml", "ml", "v1", drifting, 29, func(n *nodeSpec) {
 		n.claimConditions = []map[string]any{condition("Drifted", "True", "PlacementGroupDrift", "")}
@@ -80,21 +81,24 @@ func TestPlacementGroups(t *testing.T) {
 	r := karpnet(t, runOpts{}, "check", "-o", "json")
 	wantCode(t, r, 1)
 	want := []finding{
-		{"nodeclaim-drifted", "info", nodeNameOf(drifting), "nodeclaim/" + claimName("ml", nodeNameOf(drifting))},
 		{"placement-group-cluster-multi-az", "warning", "", "nodepool/ml"},
 		{"placement-group-mismatch", "warning", stale, "ec2nodeclass/ml"},
+		{"placement-group-missing", "warning", nodeNameOf(drifting), "ec2nodeclass/ml"},
 		{"placement-group-missing", "warning", outside, "ec2nodeclass/ml"},
 		{"placement-group-partition-mismatch", "warning", unlabelled, "node/" + unlabelled},
 		{"placement-group-spread-limit", "warning", "", "placementgroup/web"},
 		{"placement-group-unavailable", "critical", "", "ec2nodeclass/ml-canary"},
 	}
+	slices.SortFunc(want, func(a, b finding) int { return strings.Compare(a.ID+a.Node+a.Resource, b.ID+b.Node+b.Resource) })
 	rep := decode(t, r)
 	if diff := cmpDiff(want, rep.set()); diff != "" {
 		t.Errorf("findings (-want +got):\n%s\nstdout:\n%s", diff, r.stdout)
 	}
 	for _, f := range rep.Findings {
-		if f.ID == "nodeclaim-drifted" && !strings.Contains(f.Message, "in no placement group") {
-			t.Errorf("the drift finding does not say the instance is in no placement group: %s", f.Message)
+		if drifted := strings.Contains(f.Message, "Drifted=True (PlacementGroupDrift)"); f.ID == "placement-group-missing" &&
+			drifted != (f.Node == nodeNameOf(drifting)) {
+			t.Errorf("placement-group-missing on %s: says the node is drifted %v, want %v: %s", f.Node, drifted,
+				f.Node == nodeNameOf(drifting), f.Message)
 		}
 		if f.Message == "" || f.Remedy == "" {
 			t.Errorf("finding %s on %s%s has no message or remedy", f.ID, f.Node, f.Resource)

@@ -19,7 +19,7 @@ type wayOut struct {
 	gateway, iface, gwlb                   string
 }
 
-// buildWayOut gives the world's VPC an internet gateway route in its main table, a private
+// buildWayOut gives the world's VPC a route to its internet gateway in its main table, a private
 // table (for private) through a NAT gateway in public, an S3 gateway endpoint on the private
 // table, an ECR interface endpoint and a Gateway Load Balancer endpoint in private, and a
 // custom network ACL on aclSubnet whose entries allow outbound 443 and the return ports (one
@@ -34,15 +34,7 @@ func buildWayOut(w *world, public, private, aclSubnet, group string) wayOut {
 		t.Fatalf("finding the VPC's main route table: %v (%d tables)", err, len(tables.RouteTables))
 	}
 	out.mainTable = aws.ToString(tables.RouteTables[0].RouteTableId)
-	igw, err := w.ec2.CreateInternetGateway(ctx, &ec2.CreateInternetGatewayInput{})
-	if err != nil {
-		t.Fatalf("creating the internet gateway: %v", err)
-	}
-	out.igw = aws.ToString(igw.InternetGateway.InternetGatewayId)
-	if _, err := w.ec2.AttachInternetGateway(ctx, &ec2.AttachInternetGatewayInput{
-		InternetGatewayId: aws.String(out.igw), VpcId: aws.String(w.vpcID)}); err != nil {
-		t.Fatalf("attaching the internet gateway: %v", err)
-	}
+	out.igw = w.igw // the world's NAT gateway's (newWorld): a VPC takes one internet gateway
 	w.route(out.mainTable, &ec2.CreateRouteInput{GatewayId: aws.String(out.igw)})
 
 	eip, err := w.ec2.AllocateAddress(ctx, &ec2.AllocateAddressInput{Domain: ec2types.DomainTypeVpc})

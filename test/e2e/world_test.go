@@ -23,6 +23,11 @@ type world struct {
 	kube  kubernetes.Interface
 	dyn   dynamic.Interface
 	vpcID string
+	// igw is the internet gateway attached to the world's VPC (a VPC takes one).
+	igw string
+	// nats counts the NAT gateways natWayOut made, which take the public addresses 203.0.113.10
+	// and on (moto would pick random ones, which the goldens would show).
+	nats int
 }
 
 // newWorld resets moto and the API server, installs the Karpenter CRD set and creates a VPC.
@@ -57,7 +62,8 @@ func newWorld(t *testing.T, crds harness.CRDSet) *world {
 
 // natWayOut gives a VPC's main route table a default route through an available public NAT
 // gateway, as a real cluster VPC has, so that new nodes in its subnets have a way out. The NAT
-// gateway sits in a subnet of its own, cidr, that no node or class uses.
+// gateway sits in a public subnet of its own, cidr, that no node or class uses: its route
+// table sends 0.0.0.0/0 to an internet gateway attached to the VPC.
 func (w *world) natWayOut(vpcID, cidr string) string {
 	w.t.Helper()
 	ctx := w.t.Context()
@@ -66,10 +72,37 @@ func (w *world) natWayOut(vpcID, cidr string) string {
 	if err != nil {
 		w.t.Fatalf("creating the NAT gateway's subnet: %v", err)
 	}
-	eip, err := w.ec2.AllocateAddress(ctx, &ec2.AllocateAddressInput{Domain: ec2types.DomainTypeVpc})
+	igw, err := w.ec2.CreateInternetGateway(ctx, &ec2.CreateInternetGatewayInput{})
+	if err != nil {
+		w.t.Fatalf("creating the internet gateway: %v", err)
+	}
+	igwID := aws.ToString(igw.InternetGateway.InternetGatewayId)
+	if _, err := w.ec2.AttachInternetGateway(ctx, &ec2.AttachInternetGatewayInput{
+		InternetGatewayId: aws.String(igwID), VpcId: aws.String(vpcID)}); err != nil {
+		w.t.Fatalf("attaching the internet gateway to %s: %v", vpcID, err)
+	}
+	if vpcID == w.vpcID {
+		w.igw = igwID
+	}
+	public, err := w.ec2.CreateRouteTable(ctx, &ec2.CreateRouteTableInput{VpcId: aws.String(vpcID)})
+	if err != nil {
+		w.t.Fatalf("creating the NAT gateway's route table: %v", err)
+	}
+	publicID := aws.ToString(public.RouteTable.RouteTableId)
+	if _, err := w.ec2.CreateRoute(ctx, &ec2.CreateRouteInput{RouteTableId: aws.String(publicID),
+		DestinationCidrBlock: aws.String("0.0.0.0/0"), GatewayId: aws.String(igwID)}); err != nil {
+		w.t.Fatalf("routing the NAT gateway's route table through %s: %v", igwID, err)
+	}
+	if _, err := w.ec2.AssociateRouteTable(ctx, &ec2.AssociateRouteTableInput{RouteTableId: aws.String(publicID),
+		SubnetId: sn.Subnet.SubnetId}); err != nil {
+		w.t.Fatalf("associating the NAT gateway's route table: %v", err)
+	}
+	eip, err := w.ec2.AllocateAddress(ctx, &ec2.AllocateAddressInput{Domain: ec2types.DomainTypeVpc,
+		Address: aws.String(fmt.Sprintf("203.0.113.%d", 10+w.nats))})
 	if err != nil {
 		w.t.Fatalf("allocating the NAT gateway's address: %v", err)
 	}
+	w.nats++
 	nat, err := w.ec2.CreateNatGateway(ctx, &ec2.CreateNatGatewayInput{SubnetId: sn.Subnet.SubnetId,
 		AllocationId: eip.AllocationId})
 	if err != nil {

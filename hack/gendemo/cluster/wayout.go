@@ -7,9 +7,10 @@ import (
 )
 
 // The demo VPC's way out: private subnets reach the internet through one NAT gateway on the
-// main route table, and S3 through a gateway endpoint. Someone gave the batch subnet of zone
-// c a route table of its own without a default route, so the node launched there last never
-// joined.
+// main route table, and S3 through a gateway endpoint. The NAT gateway sits in a public subnet
+// whose own route table sends 0.0.0.0/0 to the VPC's internet gateway. Someone gave the batch
+// subnet of zone c a route table of its own without a default route, so the node launched
+// there last never joined.
 
 // routeTables returns the VPC's route tables.
 func (n *network) routeTables() []snapshot.RouteTable {
@@ -27,7 +28,12 @@ func (n *network) routeTables() []snapshot.RouteTable {
 		ID: hexID("rtb", "batch-isolated"), VpcID: n.vpcID, SubnetIDs: []string{n.subnet("batch-c").id},
 		Routes: append([]snapshot.Route{}, local...),
 	}
-	return []snapshot.RouteTable{main, isolated}
+	public := snapshot.RouteTable{
+		ID: hexID("rtb", "public"), VpcID: n.vpcID, SubnetIDs: []string{hexID("subnet", "public-a")},
+		Routes: append(append([]snapshot.Route{}, local...),
+			snapshot.Route{Destination: "0.0.0.0/0", Target: hexID("igw", "main"), State: snapshot.RouteActive}),
+	}
+	return []snapshot.RouteTable{main, isolated, public}
 }
 
 // natGateway returns the ID of the VPC's NAT gateway.
@@ -41,7 +47,7 @@ func (n *network) s3Endpoint() string { return hexID("vpce", "s3") }
 func (n *network) natGateways() []snapshot.NATGateway {
 	return []snapshot.NATGateway{{
 		ID: n.natGateway(), VpcID: n.vpcID, SubnetID: hexID("subnet", "public-a"), State: "available",
-		ConnectivityType: "public",
+		ConnectivityType: "public", PublicIP: "203.0.113.45",
 	}}
 }
 
