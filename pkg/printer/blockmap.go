@@ -105,4 +105,3 @@ func (t *text) blockCell(states string) string {
 	}
 	return t.st.Dim.Render(s)
 }
-
