@@ -98,7 +98,10 @@ func BenchmarkEC2Read(b *testing.B) {
 					s := snapshot.New(time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC))
 					s.Nodes = nodes
 					if mode.prefixes {
-						s.AWSNode = &snapshot.AWSNode{Env: map[string]string{snapshot.EnvPrefixDelegation: "true"}}
+						// Subnet discovery off, so that the only reads aws-node adds are the
+						// prefix subnets'.
+						s.AWSNode = &snapshot.AWSNode{Env: map[string]string{snapshot.EnvPrefixDelegation: "true",
+							snapshot.EnvSubnetDiscovery: "false"}}
 					}
 					e := c.startEC2(b.Context())
 					for i := 0; i < len(nodes); i += 500 {
