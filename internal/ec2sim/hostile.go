@@ -131,6 +131,12 @@ func withNextToken(body any, next string) any {
 	case describeNetworkAclsResponse:
 		b.NextToken = next
 		return b
+	case describeNetworkInterfacesResponse:
+		b.NextToken = next
+		return b
+	case getSubnetCidrReservationsResponse:
+		b.NextToken = next
+		return b
 	}
 	return body
 }

@@ -22,6 +22,8 @@ type query struct {
 	lists      map[string][]string
 	maxResults int
 	nextToken  string
+	// scalars holds the other parameters without an index, such as SubnetId.
+	scalars map[string]string
 }
 
 // filter is one Filter.N with its values.
@@ -38,7 +40,7 @@ type indexed struct {
 // parseQuery decodes Filter.N.Name, Filter.N.Value.M, flat lists (Name.N), MaxResults and
 // NextToken from a form.
 func parseQuery(form url.Values) (query, error) {
-	q := query{lists: map[string][]string{}}
+	q := query{lists: map[string][]string{}, scalars: map[string]string{}}
 	names := map[int]string{}
 	values := map[int][]indexed{}
 	lists := map[string][]indexed{}
@@ -76,6 +78,8 @@ func parseQuery(form url.Values) (query, error) {
 				return q, fmt.Errorf("invalid parameter %s", key)
 			}
 			lists[parts[0]] = append(lists[parts[0]], indexed{n, v})
+		case len(parts) == 1:
+			q.scalars[key] = v
 		}
 	}
 	for _, n := range slices.Sorted(maps.Keys(names)) {

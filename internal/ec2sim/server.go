@@ -39,6 +39,12 @@ type Server struct {
 	natGateways map[string]snapshot.NATGateway
 	endpoints   map[string]snapshot.VPCEndpoint
 	acls        map[string]snapshot.NetworkACL
+	// What else holds addresses (interfaces.go): interfaces of their own and subnet CIDR
+	// reservations; enis caches every interface DescribeNetworkInterfaces answers, the
+	// instances' own included, and is nil after a change.
+	interfaces   map[string]snapshot.InterfaceRecord
+	reservations map[string]snapshot.CIDRReservation
+	enis         map[string]snapshot.InterfaceRecord
 	// sorted caches the sorted keys of each map; nil after a change.
 	sorted map[string][]string
 	// selected caches the keys a filtered query without IDs selects, by the map's cache name
@@ -95,7 +101,10 @@ func New() *Server {
 		natGateways: map[string]snapshot.NATGateway{},
 		endpoints:   map[string]snapshot.VPCEndpoint{},
 		acls:        map[string]snapshot.NetworkACL{},
-		now:         time.Now,
+
+		interfaces:   map[string]snapshot.InterfaceRecord{},
+		reservations: map[string]snapshot.CIDRReservation{},
+		now:          time.Now,
 	}
 }
 
@@ -109,6 +118,7 @@ func add[T any](s *Server, m map[string]T, items []T, key func(T) string) {
 	s.sorted = nil
 	s.selected = nil
 	s.answers = nil
+	s.enis = nil
 }
 
 // AddInstances adds or replaces instances by ID.
@@ -132,8 +142,9 @@ func (s *Server) AddPlacementGroups(items ...snapshot.PlacementGroup) {
 }
 
 // AddSnapshot adds what a snapshot read from EC2: its instances, subnets, security groups,
-// placement groups, instance types, route tables, NAT gateways, VPC endpoints and network
-// ACLs, so that the server answers as the EC2 it was read from did.
+// placement groups, instance types, route tables, NAT gateways, VPC endpoints, network ACLs,
+// interfaces of their own and CIDR reservations, so that the server answers as the EC2 it was
+// read from did.
 func (s *Server) AddSnapshot(snap *snapshot.Snapshot) {
 	s.AddInstances(snap.Instances...)
 	s.AddSubnets(snap.Subnets...)
@@ -144,6 +155,8 @@ func (s *Server) AddSnapshot(snap *snapshot.Snapshot) {
 	s.AddNATGateways(snap.NATGateways...)
 	s.AddVPCEndpoints(snap.VPCEndpoints...)
 	s.AddNetworkACLs(snap.NetworkACLs...)
+	s.AddInterfaces(snap.Interfaces...)
+	s.AddCIDRReservations(snap.CIDRReservations...)
 }
 
 // AddInstanceTypes adds or replaces instance types by name.

@@ -42,7 +42,7 @@ func newRootCmd(o *commonOptions) *cobra.Command {
 EFA interfaces, placement group and instance-type limits, and with its NodeClaim, NodePool,
 EC2NodeClass (or EKS Auto Mode NodeClass), ENIConfig and VPC CNI settings, then flags what is
 misconfigured.
-It only reads: Kubernetes get/list, and EC2 Describe* calls.`,
+It only reads: Kubernetes get/list, and EC2 Describe* and Get* calls.`,
 		Example:       fmt.Sprintf(rootExample, "kubectl karpnet"),
 		SilenceUsage:  true,
 		SilenceErrors: true,

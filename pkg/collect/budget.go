@@ -279,3 +279,11 @@ func (c *BudgetedEC2) DescribeVpcEndpoints(ctx context.Context, in *ec2.Describe
 func (c *BudgetedEC2) DescribeNetworkAcls(ctx context.Context, in *ec2.DescribeNetworkAclsInput, optFns ...func(*ec2.Options)) (*ec2.DescribeNetworkAclsOutput, error) {
 	return budgeted(c, ctx, in, optFns, c.api.DescribeNetworkAcls)
 }
+
+func (c *BudgetedEC2) DescribeNetworkInterfaces(ctx context.Context, in *ec2.DescribeNetworkInterfacesInput, optFns ...func(*ec2.Options)) (*ec2.DescribeNetworkInterfacesOutput, error) {
+	return budgeted(c, ctx, in, optFns, c.api.DescribeNetworkInterfaces)
+}
+
+func (c *BudgetedEC2) GetSubnetCidrReservations(ctx context.Context, in *ec2.GetSubnetCidrReservationsInput, optFns ...func(*ec2.Options)) (*ec2.GetSubnetCidrReservationsOutput, error) {
+	return budgeted(c, ctx, in, optFns, c.api.GetSubnetCidrReservations)
+}

@@ -14,7 +14,7 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
-// EC2API is the read-only part of the EC2 API that karpnet calls: Describe* only.
+// EC2API is the read-only part of the EC2 API that karpnet calls: Describe* and Get* only.
 type EC2API interface {
 	DescribeInstances(context.Context, *ec2.DescribeInstancesInput, ...func(*ec2.Options)) (*ec2.DescribeInstancesOutput, error)
 	DescribeSubnets(context.Context, *ec2.DescribeSubnetsInput, ...func(*ec2.Options)) (*ec2.DescribeSubnetsOutput, error)
@@ -25,6 +25,8 @@ type EC2API interface {
 	DescribeNatGateways(context.Context, *ec2.DescribeNatGatewaysInput, ...func(*ec2.Options)) (*ec2.DescribeNatGatewaysOutput, error)
 	DescribeVpcEndpoints(context.Context, *ec2.DescribeVpcEndpointsInput, ...func(*ec2.Options)) (*ec2.DescribeVpcEndpointsOutput, error)
 	DescribeNetworkAcls(context.Context, *ec2.DescribeNetworkAclsInput, ...func(*ec2.Options)) (*ec2.DescribeNetworkAclsOutput, error)
+	DescribeNetworkInterfaces(context.Context, *ec2.DescribeNetworkInterfacesInput, ...func(*ec2.Options)) (*ec2.DescribeNetworkInterfacesOutput, error)
+	GetSubnetCidrReservations(context.Context, *ec2.GetSubnetCidrReservationsInput, ...func(*ec2.Options)) (*ec2.GetSubnetCidrReservationsOutput, error)
 }
 
 func (r ec2Refs) empty() bool {
@@ -39,6 +41,7 @@ type ec2Result struct {
 	placementGroups []snapshot.PlacementGroup
 	instanceTypes   []snapshot.InstanceType
 	network         ec2Network
+	addresses       ec2Addresses
 	failures        []ec2Failure
 }
 
@@ -139,6 +142,7 @@ func (r *ec2Result) fill(s *snapshot.Snapshot, instances []snapshot.Instance) {
 	s.PlacementGroups = ec2SortUnique(r.placementGroups, func(v snapshot.PlacementGroup) string { return cmp.Or(v.ID, v.Name) })
 	s.InstanceTypes = ec2SortUnique(r.instanceTypes, func(v snapshot.InstanceType) string { return v.Name })
 	r.fillNetwork(s)
+	r.fillAddresses(s)
 	slices.SortStableFunc(r.failures, func(a, b ec2Failure) int { return strings.Compare(a.gap.Source, b.gap.Source) })
 	s.Gaps = append(s.Gaps, ec2Gaps(r.failures)...)
 }

@@ -76,6 +76,7 @@ func TestCollectEC2Converts(t *testing.T) {
 	want.SecurityGroups = []snapshot.SecurityGroup{sg}
 	want.PlacementGroups = []snapshot.PlacementGroup{pg}
 	want.Subnets = []snapshot.Subnet{subnet}
+	want.AvailableVPCs = []string{"vpc-1"}
 	if diff := cmp.Diff(want, s); diff != "" {
 		t.Errorf("snapshot (-want +got):\n%s", diff)
 	}
@@ -131,6 +132,18 @@ func (ec2OddAPI) DescribeNetworkAcls(context.Context, *ec2.DescribeNetworkAclsIn
 		Associations: []types.NetworkAclAssociation{{}}, Entries: []types.NetworkAclEntry{{}, {PortRange: &types.PortRange{}}}}}}, nil
 }
 
+func (ec2OddAPI) DescribeNetworkInterfaces(context.Context, *ec2.DescribeNetworkInterfacesInput, ...func(*ec2.Options)) (*ec2.DescribeNetworkInterfacesOutput, error) {
+	return &ec2.DescribeNetworkInterfacesOutput{NetworkInterfaces: []types.NetworkInterface{{}, {NetworkInterfaceId: aws.String("eni-odd"),
+		VpcId: aws.String("vpc-a"), Status: types.NetworkInterfaceStatusAvailable, Attachment: &types.NetworkInterfaceAttachment{},
+		PrivateIpAddresses: []types.NetworkInterfacePrivateIpAddress{{}}, Ipv4Prefixes: []types.Ipv4PrefixSpecification{{}},
+		Ipv6Addresses: []types.NetworkInterfaceIpv6Address{{}}, Ipv6Prefixes: []types.Ipv6PrefixSpecification{{}},
+		Groups: []types.GroupIdentifier{{}}, TagSet: []types.Tag{{}}}}}, nil
+}
+
+func (ec2OddAPI) GetSubnetCidrReservations(context.Context, *ec2.GetSubnetCidrReservationsInput, ...func(*ec2.Options)) (*ec2.GetSubnetCidrReservationsOutput, error) {
+	return &ec2.GetSubnetCidrReservationsOutput{SubnetIpv4CidrReservations: []types.SubnetCidrReservation{{}}}, nil
+}
+
 func TestCollectEC2OddAnswers(t *testing.T) {
 	s := snapshot.New(time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC))
 	s.Nodes = append(s.Nodes, ec2Node("n", "us-west-2a", ec2InstanceID(1), "m5.large"))
@@ -152,6 +165,10 @@ func TestCollectEC2OddAnswers(t *testing.T) {
 	if len(s.RouteTables) != 1 || len(s.NATGateways) != 1 || len(s.VPCEndpoints) != 1 || len(s.NetworkACLs) != 1 {
 		t.Errorf("got %d route tables, %d NAT gateways, %d endpoints, %d ACLs; want 1 each",
 			len(s.RouteTables), len(s.NATGateways), len(s.VPCEndpoints), len(s.NetworkACLs))
+	}
+	wantInterfaces := []snapshot.InterfaceRecord{{ID: "eni-odd", VpcID: "vpc-a", Status: "available"}}
+	if diff := cmp.Diff(wantInterfaces, s.Interfaces); diff != "" {
+		t.Errorf("interfaces (-want +got):\n%s", diff)
 	}
 	if len(s.Gaps) != 0 {
 		t.Errorf("got gaps %+v, want none", s.Gaps)

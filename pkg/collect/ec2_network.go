@@ -41,12 +41,10 @@ func ec2Without(ids, skip []string) []string {
 	return out
 }
 
-// describeNetwork describes the route tables, NAT gateways, VPC endpoints and network ACLs of
-// vpcs: for every ec2FilterBatch VPCs one call of each (4 calls per 200 VPCs), all at once
-// bounded by ec2Concurrency. A failed call is a gap on its own source.
-func (r *ec2Result) describeNetwork(ctx context.Context, call ec2Call, vpcs []string) {
-	var g errgroup.Group
-	g.SetLimit(ec2Concurrency)
+// networkTasks adds to g the reads of the route tables, NAT gateways, VPC endpoints and
+// network ACLs of vpcs: for every ec2FilterBatch VPCs one call of each (4 calls per 200 VPCs).
+// A failed call is a gap on its own source.
+func (r *ec2Result) networkTasks(ctx context.Context, g *errgroup.Group, call ec2Call, vpcs []string) {
 	for _, batch := range ec2Batches(vpcs, ec2FilterBatch) {
 		g.Go(func() error {
 			out, err := call.routeTables(ctx, batch)
@@ -85,7 +83,6 @@ func (r *ec2Result) describeNetwork(ctx context.Context, call ec2Call, vpcs []st
 			return nil
 		})
 	}
-	_ = g.Wait() // tasks report through r.add and never return an error
 }
 
 // fillNetwork puts the network parts in s, each sorted and unique by ID.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
@@ -354,21 +355,42 @@ func (e *ec2Read) describeRegion(ctx context.Context, s *snapshot.Snapshot, regi
 	}
 	first := e.result.subnetCount()
 	e.result.describeReferences(ctx, call, refs)
-	// The way out is read while the search for the cluster's instances pages on; only a VPC
-	// that only the instances it finds are in is read after it.
+	// The way out and what else holds addresses are read while the search for the cluster's
+	// instances pages on; only a VPC that only the instances it finds are in is read after it.
+	known, perSubnet := ec2InstanceENIs(all)
 	var vpcs []string
 	if !e.result.anyWhole() {
-		vpcs = ec2VPCsOf(e.result.subnetsFrom(first), instances)
-		e.result.describeNetwork(ctx, call, vpcs)
+		read := e.result.subnetsFrom(first)
+		vpcs = ec2VPCsOf(read, instances)
+		var prefix []string
+		if region == e.region {
+			prefix = ec2PrefixSubnets(s, read)
+		}
+		e.describeVPCs(ctx, call, vpcs, prefix, known, perSubnet)
 	}
 	if cluster != nil {
 		found := <-cluster
 		all = append(all, found...)
 		if extra := ec2Without(ec2VPCsOf(nil, found), vpcs); len(extra) > 0 && !e.result.anyWhole() {
-			e.result.describeNetwork(ctx, call, extra)
+			e.describeVPCs(ctx, call, extra, nil, known, nil)
 		}
 	}
 	return all
+}
+
+// describeVPCs reads, all at once bounded by ec2Concurrency, the way out of vpcs, the
+// interfaces left available in them (not in a run scoped to some nodes: like the search for
+// the cluster's instances, they are the cluster's, not the nodes'), and every interface and
+// CIDR reservation of the prefix subnets.
+func (e *ec2Read) describeVPCs(ctx context.Context, call ec2Call, vpcs, prefix []string, known map[string]bool, perSubnet map[string]int) {
+	var g errgroup.Group
+	g.SetLimit(ec2Concurrency)
+	e.result.networkTasks(ctx, &g, call, vpcs)
+	if !e.scoped {
+		e.result.availableTasks(ctx, &g, call, vpcs, known)
+	}
+	e.result.subnetAddressTasks(ctx, &g, call, prefix, known, perSubnet)
+	_ = g.Wait() // tasks report through r.add and never return an error
 }
 
 // ec2NodesByRegion groups nodes with an EC2 instance by the Region of their providerID's zone;

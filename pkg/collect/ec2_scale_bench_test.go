@@ -63,8 +63,10 @@ func ec2BenchWorld(b *testing.B, n int) (*ec2sim.Server, string, []corev1.Node) 
 // BenchmarkEC2Read measures the EC2 phase of a check over a whole cluster, nodes fed in pages
 // of 500 as the node list gives them, against ec2sim at 50 ms a call with EC2's throttling:
 // by instance ID without the pacer (as before it), by instance ID paced, and the strategy
-// chosen by size (by cluster tag from 5,000 nodes), paced. It reports EC2 requests,
-// RequestLimitExceeded answers, calls that waited for the pacer and their wait. ec2sim
+// chosen by size (by cluster tag from 5,000 nodes), paced, with prefix delegation off and on.
+// It reports EC2 requests, RequestLimitExceeded answers, calls that waited for the pacer and
+// their wait, and the DescribeNetworkInterfaces and GetSubnetCidrReservations among the
+// requests. ec2sim
 // replays answers rendered in an unmeasured read first (-ec2.replay), so the wall time is the
 // client's work and EC2's latency and throttling, as against EC2 itself.
 //
@@ -80,10 +82,14 @@ func BenchmarkEC2Read(b *testing.B) {
 			name      string
 			pacer     func() *Pacer
 			sizeKnown bool
+			// prefixes turns prefix delegation on: every subnet read has its every interface
+			// and CIDR reservation read.
+			prefixes bool
 		}{
-			{"ids-unpaced", func() *Pacer { return NewPacer(1<<30, 1<<30) }, false},
-			{"ids-paced", NewDefaultPacer, false},
-			{"chosen-paced", NewDefaultPacer, true},
+			{"ids-unpaced", func() *Pacer { return NewPacer(1<<30, 1<<30) }, false, false},
+			{"ids-paced", NewDefaultPacer, false, false},
+			{"chosen-paced", NewDefaultPacer, true, false},
+			{"chosen-paced-prefixes", NewDefaultPacer, true, true},
 		} {
 			b.Run(fmt.Sprintf("nodes=%d/%s", n, mode.name), func(b *testing.B) {
 				read := func(pacer *Pacer) (*snapshot.Snapshot, *Meter) {
@@ -91,6 +97,12 @@ func BenchmarkEC2Read(b *testing.B) {
 					c := &Collector{EC2: ec2sim.NewClient(url, "us-west-2"), ClusterName: "prod", Pacer: pacer, Meter: meter}
 					s := snapshot.New(time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC))
 					s.Nodes = nodes
+					if mode.prefixes {
+						// Subnet discovery off, so that the only reads aws-node adds are the
+						// prefix subnets'.
+						s.AWSNode = &snapshot.AWSNode{Env: map[string]string{snapshot.EnvPrefixDelegation: "true",
+							snapshot.EnvSubnetDiscovery: "false"}}
+					}
 					e := c.startEC2(b.Context())
 					for i := 0; i < len(nodes); i += 500 {
 						remaining := int64(-1) // a list that does not say its size is read by ID
@@ -111,14 +123,17 @@ func BenchmarkEC2Read(b *testing.B) {
 					read(NewPacer(1<<30, 1<<30))
 				}
 				sim.SetLatency(50 * time.Millisecond)
-				var requests, throttled, paced, gaps int
+				var requests, throttled, paced, gaps, interfaces, reservations int
 				var waited time.Duration
 				var strategy string
 				for b.Loop() {
 					sim.SetThrottle(100, 20) // a full bucket, as after a quiet minute
 					before, throttledBefore := sim.Total(), sim.Throttled()
+					enisBefore, resBefore := sim.Count(ec2sim.DescribeNetworkInterfaces), sim.Count(ec2sim.GetSubnetCidrReservations)
 					s, meter := read(mode.pacer())
 					requests, throttled = sim.Total()-before, sim.Throttled()-throttledBefore
+					interfaces = sim.Count(ec2sim.DescribeNetworkInterfaces) - enisBefore
+					reservations = sim.Count(ec2sim.GetSubnetCidrReservations) - resBefore
 					p := meter.Progress()
 					paced, waited, strategy, gaps = p.Paced, p.PacedWait, p.Strategy, len(s.Gaps)
 					if len(s.Instances) < n && throttled == 0 {
@@ -130,6 +145,8 @@ func BenchmarkEC2Read(b *testing.B) {
 				b.ReportMetric(float64(paced), "paced/op")
 				b.ReportMetric(waited.Seconds(), "paced-s/op")
 				b.ReportMetric(float64(gaps), "gaps/op")
+				b.ReportMetric(float64(interfaces), "interface-requests/op")
+				b.ReportMetric(float64(reservations), "reservation-requests/op")
 				b.Logf("%d nodes, %s: %s", n, mode.name, strategy)
 			})
 		}

@@ -45,14 +45,17 @@ func TestCollectEC2Batches(t *testing.T) {
 			if diff := cmp.Diff(tt.wantBatch, batches); diff != "" {
 				t.Errorf("DescribeInstances batch sizes (-want +got):\n%s", diff)
 			}
-			// ceil(nodes/200) DescribeInstances, one call for each other kind and one of each
-			// network kind for the one VPC; no cluster name, so no search by cluster tag.
-			if got, limit := w.sim.Total(), (tt.nodes+199)/200+4+4; got > limit {
+			// ceil(nodes/200) DescribeInstances, one call for each other kind, one of each
+			// network kind and one for the available interfaces of the one VPC; no cluster
+			// name, so no search by cluster tag; nothing carves prefixes, so no subnet is read
+			// for its addresses.
+			if got, limit := w.sim.Total(), (tt.nodes+199)/200+4+4+1; got > limit {
 				t.Errorf("got %d requests, want at most %d", got, limit)
 			}
 			for _, action := range []string{ec2sim.DescribeSubnets, ec2sim.DescribeSecurityGroups,
 				ec2sim.DescribePlacementGroups, ec2sim.DescribeInstanceTypes, ec2sim.DescribeRouteTables,
-				ec2sim.DescribeNatGateways, ec2sim.DescribeVpcEndpoints, ec2sim.DescribeNetworkAcls} {
+				ec2sim.DescribeNatGateways, ec2sim.DescribeVpcEndpoints, ec2sim.DescribeNetworkAcls,
+				ec2sim.DescribeNetworkInterfaces} {
 				if got := w.sim.Count(action); got != 1 {
 					t.Errorf("got %d %s requests, want 1", got, action)
 				}

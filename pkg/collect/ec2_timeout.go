@@ -76,3 +76,11 @@ func (t ec2RequestTimeout) DescribeVpcEndpoints(ctx context.Context, in *ec2.Des
 func (t ec2RequestTimeout) DescribeNetworkAcls(ctx context.Context, in *ec2.DescribeNetworkAclsInput, opts ...func(*ec2.Options)) (*ec2.DescribeNetworkAclsOutput, error) {
 	return ec2Bounded(ctx, t, "DescribeNetworkAcls", in, opts, t.api.DescribeNetworkAcls)
 }
+
+func (t ec2RequestTimeout) DescribeNetworkInterfaces(ctx context.Context, in *ec2.DescribeNetworkInterfacesInput, opts ...func(*ec2.Options)) (*ec2.DescribeNetworkInterfacesOutput, error) {
+	return ec2Bounded(ctx, t, "DescribeNetworkInterfaces", in, opts, t.api.DescribeNetworkInterfaces)
+}
+
+func (t ec2RequestTimeout) GetSubnetCidrReservations(ctx context.Context, in *ec2.GetSubnetCidrReservationsInput, opts ...func(*ec2.Options)) (*ec2.GetSubnetCidrReservationsOutput, error) {
+	return ec2Bounded(ctx, t, "GetSubnetCidrReservations", in, opts, t.api.GetSubnetCidrReservations)
+}

@@ -248,3 +248,11 @@ func (p ec2Paced) DescribeVpcEndpoints(ctx context.Context, in *ec2.DescribeVpcE
 func (p ec2Paced) DescribeNetworkAcls(ctx context.Context, in *ec2.DescribeNetworkAclsInput, opts ...func(*ec2.Options)) (*ec2.DescribeNetworkAclsOutput, error) {
 	return ec2PacedCall(ctx, p, in, opts, p.api.DescribeNetworkAcls)
 }
+
+func (p ec2Paced) DescribeNetworkInterfaces(ctx context.Context, in *ec2.DescribeNetworkInterfacesInput, opts ...func(*ec2.Options)) (*ec2.DescribeNetworkInterfacesOutput, error) {
+	return ec2PacedCall(ctx, p, in, opts, p.api.DescribeNetworkInterfaces)
+}
+
+func (p ec2Paced) GetSubnetCidrReservations(ctx context.Context, in *ec2.GetSubnetCidrReservationsInput, opts ...func(*ec2.Options)) (*ec2.GetSubnetCidrReservationsOutput, error) {
+	return ec2PacedCall(ctx, p, in, opts, p.api.GetSubnetCidrReservations)
+}

@@ -64,3 +64,11 @@ func (c *countingEC2) DescribeVpcEndpoints(ctx context.Context, in *ec2.Describe
 func (c *countingEC2) DescribeNetworkAcls(ctx context.Context, in *ec2.DescribeNetworkAclsInput, optFns ...func(*ec2.Options)) (*ec2.DescribeNetworkAclsOutput, error) {
 	return c.api.DescribeNetworkAcls(ctx, in, c.opts(optFns)...)
 }
+
+func (c *countingEC2) DescribeNetworkInterfaces(ctx context.Context, in *ec2.DescribeNetworkInterfacesInput, optFns ...func(*ec2.Options)) (*ec2.DescribeNetworkInterfacesOutput, error) {
+	return c.api.DescribeNetworkInterfaces(ctx, in, c.opts(optFns)...)
+}
+
+func (c *countingEC2) GetSubnetCidrReservations(ctx context.Context, in *ec2.GetSubnetCidrReservationsInput, optFns ...func(*ec2.Options)) (*ec2.GetSubnetCidrReservationsOutput, error) {
+	return c.api.GetSubnetCidrReservations(ctx, in, c.opts(optFns)...)
+}

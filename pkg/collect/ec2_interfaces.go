@@ -1,0 +1,192 @@
+package collect
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// What else holds addresses (snapshot.InterfaceRecord): in the main Region, the subnets
+// prefixes may be carved from (snapshot.PrefixCarving) have every interface and every CIDR
+// reservation read; in every VPC read for its way out, the interfaces left available are read.
+// Both keep only the interfaces that are not an instance's the snapshot holds.
+//
+// Requests: for every ec2FilterBatch prefix subnets one DescribeNetworkInterfaces call of
+// ceil(interfaces/1,000) pages (every interface of those subnets, the nodes' own included,
+// comes back), and one GetSubnetCidrReservations call per subnet (it takes one SubnetId);
+// none when nothing carves prefixes. For every ec2FilterBatch VPCs one DescribeNetworkInterfaces
+// call for the available interfaces, usually one page.
+
+// ec2Addresses gathers what the address reads return.
+type ec2Addresses struct {
+	interfaces   []snapshot.InterfaceRecord
+	reservations []snapshot.CIDRReservation
+	// subnetsRead and reservedRead are the subnets whose interfaces and whose reservations were
+	// read in full; vpcsRead the VPCs whose available interfaces were.
+	subnetsRead, reservedRead, vpcsRead ec2IDSet
+}
+
+// ec2InstanceENIs returns the IDs of the instances' interfaces, and how many each subnet holds.
+func ec2InstanceENIs(instances []snapshot.Instance) (ids map[string]bool, perSubnet map[string]int) {
+	ids, perSubnet = map[string]bool{}, map[string]int{}
+	for i := range instances {
+		for _, eni := range instances[i].ENIs {
+			ids[eni.ID] = true
+			perSubnet[eni.SubnetID]++
+		}
+	}
+	return ids, perSubnet
+}
+
+// ec2PrefixSubnets returns the subnets of read whose every interface and reservation the
+// snapshot needs (snapshot.PrefixCarving): all of them when prefixes may be carved from any,
+// else those named that were read; sorted.
+func ec2PrefixSubnets(s *snapshot.Snapshot, read []snapshot.Subnet) []string {
+	all, named := s.PrefixCarving()
+	if !all && len(named) == 0 {
+		return nil
+	}
+	ids := ec2IDSet{}
+	for i := range read {
+		if id := read[i].ID; all || slices.Contains(named, id) {
+			ids.add(id)
+		}
+	}
+	return ids.sorted()
+}
+
+// ec2TooManyError is an answer page with more items than its MaxResults allowed, which EC2
+// never sends: the call fails rather than hold what an endpoint makes up.
+type ec2TooManyError struct {
+	action string
+	got    int
+}
+
+func (e *ec2TooManyError) Error() string {
+	return fmt.Sprintf("%s answered %d items on one page, more than the %d asked for", e.action, e.got, ec2PageSize)
+}
+
+// subnetAddressTasks adds to g the reads of every interface and CIDR reservation of subnets:
+// one DescribeNetworkInterfaces by subnet-id per ec2FilterBatch subnets, following NextToken
+// for ec2MaxPages pages plus one per 1,000 interfaces the instances already read hold there,
+// and one GetSubnetCidrReservations per subnet. Interfaces of other subnets, and those whose
+// ID is in known (the instances' own), are not kept. A failed call is a gap on its own source.
+func (r *ec2Result) subnetAddressTasks(ctx context.Context, g *errgroup.Group, call ec2Call, subnets []string,
+	known map[string]bool, perSubnet map[string]int) {
+	for _, batch := range ec2Batches(subnets, ec2FilterBatch) {
+		enis := 0
+		for _, id := range batch {
+			enis += perSubnet[id]
+		}
+		asked := ec2Set(batch)
+		g.Go(func() error {
+			out, err := r.readInterfaces(ctx, call, ec2Filter("subnet-id", batch), ec2MaxPages+enis/ec2PageSize,
+				func(n types.NetworkInterface) bool {
+					return asked[aws.ToString(n.SubnetId)] && !known[aws.ToString(n.NetworkInterfaceId)]
+				})
+			r.add(snapshot.SourceSubnetInterfaces, call.region, err, func() {
+				r.addresses.interfaces = append(r.addresses.interfaces, out...)
+				ec2AddIDs(&r.addresses.subnetsRead, batch...)
+			})
+			return nil
+		})
+	}
+	for _, subnet := range subnets {
+		g.Go(func() error {
+			out, err := call.cidrReservations(ctx, subnet)
+			r.add(snapshot.SourceCIDRReservations, call.region, err, func() {
+				for _, v := range out {
+					r.addresses.reservations = append(r.addresses.reservations, ec2CIDRReservation(v))
+				}
+				ec2AddIDs(&r.addresses.reservedRead, subnet)
+			})
+			return nil
+		})
+	}
+}
+
+// availableTasks adds to g the reads of the interfaces left available in vpcs: one
+// DescribeNetworkInterfaces by vpc-id and status=available per ec2FilterBatch VPCs. Interfaces
+// of other VPCs or in another status, and those whose ID is in known, are not kept.
+func (r *ec2Result) availableTasks(ctx context.Context, g *errgroup.Group, call ec2Call, vpcs []string, known map[string]bool) {
+	for _, batch := range ec2Batches(vpcs, ec2FilterBatch) {
+		asked := ec2Set(batch)
+		g.Go(func() error {
+			filters := append(ec2Filter("vpc-id", batch), ec2Filter("status", []string{snapshot.InterfaceAvailable})...)
+			out, err := r.readInterfaces(ctx, call, filters, ec2MaxPages, func(n types.NetworkInterface) bool {
+				return string(n.Status) == snapshot.InterfaceAvailable && asked[aws.ToString(n.VpcId)] &&
+					!known[aws.ToString(n.NetworkInterfaceId)]
+			})
+			r.add(snapshot.SourceAvailableInterfaces, call.region, err, func() {
+				r.addresses.interfaces = append(r.addresses.interfaces, out...)
+				ec2AddIDs(&r.addresses.vpcsRead, batch...)
+			})
+			return nil
+		})
+	}
+}
+
+// readInterfaces runs one paged DescribeNetworkInterfaces and converts the interfaces keep
+// accepts; a page longer than its MaxResults fails the call.
+func (r *ec2Result) readInterfaces(ctx context.Context, call ec2Call, filters []types.Filter, maxPages int,
+	keep func(types.NetworkInterface) bool) ([]snapshot.InterfaceRecord, error) {
+	var out []snapshot.InterfaceRecord
+	err := call.interfacesWhere(ctx, filters, maxPages, func(page []types.NetworkInterface) error {
+		if len(page) > ec2PageSize {
+			return &ec2TooManyError{action: "DescribeNetworkInterfaces", got: len(page)}
+		}
+		for _, n := range page {
+			if keep(n) {
+				out = append(out, ec2InterfaceRecord(n))
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// ec2Set returns ids as a set.
+func ec2Set(ids []string) map[string]bool {
+	out := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		out[id] = true
+	}
+	return out
+}
+
+// ec2AddIDs adds ids to *set, making it on first use.
+func ec2AddIDs(set *ec2IDSet, ids ...string) {
+	if *set == nil {
+		*set = ec2IDSet{}
+	}
+	set.add(ids...)
+}
+
+// fillAddresses puts the interfaces in s, sorted and unique by ID, without those of the
+// instances s holds (the instances the search by cluster tag found were not known when the
+// interfaces were read); the reservations; the subnets whose interfaces and reservations were
+// both read; and the VPCs whose available interfaces were.
+func (r *ec2Result) fillAddresses(s *snapshot.Snapshot) {
+	own, _ := ec2InstanceENIs(s.Instances)
+	interfaces := slices.DeleteFunc(r.addresses.interfaces, func(v snapshot.InterfaceRecord) bool { return own[v.ID] })
+	s.Interfaces = ec2SortUnique(interfaces, func(v snapshot.InterfaceRecord) string { return v.ID })
+	s.CIDRReservations = ec2SortUnique(r.addresses.reservations, func(v snapshot.CIDRReservation) string { return v.ID })
+	both := ec2IDSet{}
+	for id := range r.addresses.subnetsRead {
+		if _, ok := r.addresses.reservedRead[id]; ok {
+			both.add(id)
+		}
+	}
+	if len(both) > 0 {
+		s.AddressSubnets = both.sorted()
+	}
+	if len(r.addresses.vpcsRead) > 0 {
+		s.AvailableVPCs = r.addresses.vpcsRead.sorted()
+	}
+}
