@@ -38,6 +38,11 @@ func TestDemoDescribeSubjectGoldens(t *testing.T) {
 		{name: "NodePool json", golden: "demo-describe-nodepool.json.golden", args: []string{"nodepool", "batch", "-o", "json"}},
 		{name: "NodePool whose class has no subnet", golden: "demo-describe-nodepool-nosubnet.table.golden", args: []string{"nodepool", "staging"}},
 		{name: "placement group", golden: "demo-describe-placementgroup.table.golden", args: []string{"placementgroup", demoPlacementGroup}},
+		{name: "fragmented subnet", golden: "demo-describe-subnet-blocks.table.golden", args: []string{"subnet", "subnet-0ffd6a39ba6f48905"}},
+		{name: "fragmented subnet without colour", golden: "demo-describe-subnet-blocks.table.golden",
+			args: []string{"subnet", "subnet-0ffd6a39ba6f48905", "--color", "never"}},
+		{name: "leaked ENI", golden: "demo-describe-eni.table.golden", args: []string{"eni", "eni-0239ee3152f11eb73"}},
+		{name: "leaked ENI json", golden: "demo-describe-eni.json.golden", args: []string{"eni", "eni-0239ee3152f11eb73", "-o", "json"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -132,6 +137,7 @@ func TestDemoDescribeSubjectErrors(t *testing.T) {
 		{name: "unknown nodeclass", args: []string{"nodeclass", "nope"}, want: []string{`nodeclass "nope" not found`, "list the demo's EC2NodeClasses and NodeClasses with kubectl karpnet demo check -o json"}},
 		{name: "unknown nodepool", args: []string{"nodepool", "general", "nope"}, want: []string{`nodepool "nope" not found`, "list the demo's NodePools with kubectl karpnet demo check -o json"}},
 		{name: "unknown placement group", args: []string{"placementgroup", "nope"}, want: []string{`placement group "nope" not found`, "list the demo's placement groups with kubectl karpnet demo check -o json"}},
+		{name: "unknown ENI", args: []string{"eni", "eni-0nope"}, want: []string{`eni "eni-0nope" not found`, "list the demo's ENIs with kubectl karpnet demo check -o json"}},
 		{name: "no name", args: []string{"nodepool"}, want: []string{"name at least one NodePool", "list the demo's NodePools with kubectl karpnet demo check -o json"}},
 		{name: "bad output", args: []string{"subnet", demoNoWayOutSubnet, "-o", "wide"}, want: []string{`-o/--output "wide"`}},
 	}

@@ -25,9 +25,8 @@ func blockMap(t *text, cidr string, b *sheet.SubnetBlocks) {
 	if err != nil {
 		return
 	}
-	label := len(base.Addr().String()) + 2
 	cols := 64
-	for cols > 8 && indent+label+cols > t.limit() {
+	for cols > 8 && indent+len("255.255.255.255  ")+cols > t.limit() {
 		cols /= 2
 	}
 	per := 1
@@ -36,9 +35,14 @@ func blockMap(t *text, cidr string, b *sheet.SubnetBlocks) {
 	}
 	start := base.Masked().Addr().As4()
 	first := uint32(start[0])<<24 | uint32(start[1])<<16 | uint32(start[2])<<8 | uint32(start[3])
+	var addrs []string
+	label := 0
 	for row := 0; row*cols*per < len(b.Map); row++ {
 		v := first + uint32(row*cols*per*16)
-		addr := netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}).String()
+		addrs = append(addrs, netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}).String())
+		label = max(label, len(addrs[row])+2)
+	}
+	for row, addr := range addrs {
 		var cells strings.Builder
 		for c := 0; c < cols; c++ {
 			lo := (row*cols + c) * per
@@ -49,12 +53,23 @@ func blockMap(t *text, cidr string, b *sheet.SubnetBlocks) {
 		}
 		t.line(strings.Repeat(" ", indent) + fmt.Sprintf("%-*s", label, addr) + cells.String())
 	}
-	legend := fmt.Sprintf("%s free  %s free, reserved for prefixes  %s partly used  %s full  %s reserved",
-		t.blockCell("."), t.blockCell("+"), t.blockCell("o"), t.blockCell("#"), t.blockCell("x"))
+	items := []string{t.blockCell(".") + " free", t.blockCell("+") + " free, reserved for prefixes",
+		t.blockCell("o") + " partly used", t.blockCell("#") + " full", t.blockCell("x") + " reserved"}
 	if per > 1 {
-		legend += fmt.Sprintf("  %s some free; a cell is %d blocks", t.blockCell(":"), per)
+		items = append(items, t.blockCell(":")+" some free", fmt.Sprintf("a cell is %d blocks", per))
 	}
-	t.line(strings.Repeat(" ", indent) + legend)
+	line := ""
+	for _, it := range items {
+		if line != "" && indent+width(line)+2+width(it) > t.limit() {
+			t.line(strings.Repeat(" ", indent) + line)
+			line = ""
+		}
+		if line != "" {
+			line += "  "
+		}
+		line += it
+	}
+	t.line(strings.Repeat(" ", indent) + line)
 	run := "none"
 	if b.LargestFreeRun > 0 {
 		run = fmt.Sprintf("%d block", b.LargestFreeRun)
