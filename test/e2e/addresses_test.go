@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -186,5 +187,61 @@ func TestAddressReadsDeniedFromMoto(t *testing.T) {
 	}
 	if !strings.Contains(r.stdout, "ec2:GetSubnetCidrReservations") {
 		t.Errorf("the report does not name the denied source:\n%s", r.stdout)
+	}
+}
+
+// TestAddressFindingsFromMoto: the real binary over the address cluster raises eni-leaked on
+// the interface the VPC CNI left available (its instance is gone) with the command that deletes
+// it, and stays silent on the roomy node subnet; a /26 subnet whose only two usable /28 blocks
+// each hold an address (the node's, a Lambda interface's) is subnet-prefix-fragmented, and its
+// sheet draws the blocks.
+func TestAddressFindingsFromMoto(t *testing.T) {
+	c := newAddressCluster(t)
+	w := c.world
+	ctx := t.Context()
+	small := subnetRef{w.subnet("10.0.66.0/26", "us-west-2b"), "us-west-2b"}
+	sgs := []string{w.securityGroup("e2e-small-nodes", false)}
+	w.nodeClass(nodeClassSpec{name: "small", subnets: []subnetRef{small}, sgs: sgs, maxPods: 110})
+	w.nodePool("small", "v1", "small", []string{"us-west-2b"}, 0)
+	in := w.cniLaunch(small.id, "10.0.66.20", sgs)
+	w.karpenterNode("ip-10-0-66-20.us-west-2.compute.internal", "small", "small", "v1", in, 110, nil)
+	if _, err := w.ec2.CreateNetworkInterface(ctx, &ec2.CreateNetworkInterfaceInput{SubnetId: aws.String(small.id),
+		Description: aws.String("AWS Lambda VPC ENI-resize"), PrivateIpAddress: aws.String("10.0.66.40")}); err != nil {
+		t.Fatalf("creating the Lambda interface: %v", err)
+	}
+
+	j := karpnet(t, runOpts{}, "check", "-o", "json")
+	if j.code != 1 {
+		wantCode(t, j, 1)
+	}
+	var rep shapeReport
+	if err := json.Unmarshal([]byte(j.stdout), &rep); err != nil {
+		t.Fatalf("decoding -o json: %v\n%s", err, j.stdout)
+	}
+	got := map[string]string{}
+	for _, f := range rep.Findings {
+		if f.ID == "eni-leaked" || f.ID == "subnet-prefix-fragmented" {
+			got[f.ID+" "+f.Resource] = f.Severity
+		}
+	}
+	want := map[string]string{"eni-leaked eni/" + c.leaked: "warning", "subnet-prefix-fragmented subnet/" + small.id: "critical"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
+	}
+	w2 := karpnet(t, runOpts{}, "check", "-o", "wide", "--only", "eni-leaked")
+	if !strings.Contains(strings.Join(strings.Fields(w2.stdout), " "), "aws ec2 delete-network-interface --network-interface-id "+c.leaked) {
+		t.Errorf("eni-leaked does not give the delete command:\n%s", w2.stdout)
+	}
+	sheet := karpnet(t, runOpts{}, "describe", "subnet", small.id, "--color", "never")
+	wantCode(t, sheet, 0)
+	for _, line := range []string{"  10.0.66.0  xoox", "Free /28 blocks:  0 of 4 (2 partly used, 0 full, 2 reserved)", "other interfaces: IPs"} {
+		if !strings.Contains(sheet.stdout, line) {
+			t.Errorf("subnet sheet lacks %q:\n%s", line, sheet.stdout)
+		}
+	}
+	eni := karpnet(t, runOpts{}, "describe", "eni", c.leaked)
+	wantCode(t, eni, 0)
+	if !strings.Contains(eni.stdout, "Created by:   the VPC CNI (aws-node)") || !strings.Contains(eni.stdout, "eni-leaked") {
+		t.Errorf("ENI sheet lacks its creator or finding:\n%s", eni.stdout)
 	}
 }
