@@ -148,3 +148,29 @@ func TestSubnetPrefixFragmentedRemedy(t *testing.T) {
 		})
 	}
 }
+
+// TestSubnetPrefixFragmentedAutoMode: EKS Auto Mode in prefix mode falls back to single
+// addresses when no /28 block is free, so a fragmented node subnet is a warning, not a
+// critical; in secondary-IP mode ("32") nothing is carved and the check is silent.
+func TestSubnetPrefixFragmentedAutoMode(t *testing.T) {
+	fragmented := func(s *snapshot.Snapshot) {
+		s.AddressSubnets = []string{subnetA, subnetAutoB}
+		for _, sub := range []struct{ id, base string }{{subnetA, "10.0.1."}, {subnetAutoB, "10.0.2."}} {
+			e := snapshot.InterfaceRecord{ID: "eni-0lambda-" + sub.id, SubnetID: sub.id, Status: snapshot.InterfaceInUse,
+				Description: "AWS Lambda VPC ENI-resize"}
+			for b := 1; b <= 14; b++ {
+				e.PrivateIPs = append(e.PrivateIPs, fmt.Sprintf("%s%d", sub.base, b*16+9))
+			}
+			s.Interfaces = append(s.Interfaces, e)
+		}
+	}
+	got := subnetPrefixFragmented.Findings(NewIndex(edited(autoHealthy(), fragmented)))
+	if len(got) != 1 || got[0].Severity != Warning || got[0].Resource != "subnet/"+subnetA ||
+		!strings.Contains(got[0].Message, "Auto Mode then gives pods single addresses") {
+		t.Errorf("prefix mode: findings %+v, want one warning on subnet/%s saying Auto Mode falls back", got, subnetA)
+	}
+	secondaryIP := edits(fragmented, func(s *snapshot.Snapshot) { autoClass(s).IPv4PrefixSize = "32" })
+	if got := subnetPrefixFragmented.Findings(NewIndex(edited(autoHealthy(), secondaryIP))); len(got) != 0 {
+		t.Errorf("secondary-IP mode: findings %+v, want none", got)
+	}
+}

@@ -64,6 +64,7 @@ func TestResolveRefSubjectsWithoutSheets(t *testing.T) {
 		{"subnet/subnet-gone", "not in the snapshot"},
 		{"instance/i-gone", "no sheet here yet"},
 		{"eniconfig/us-west-2a", "no sheet here yet"},
+		{"eni/eni-gone", "not in the snapshot"},
 	} {
 		if r := resolveRef(d, "", tt.subject); r.what != tt.what || r.openable() {
 			t.Errorf("%s: got %q (openable %t), want %q as text", tt.subject, r.what, r.openable(), tt.what)
@@ -71,6 +72,17 @@ func TestResolveRefSubjectsWithoutSheets(t *testing.T) {
 	}
 	if r := resolveRef(d, "", "placementgroup/demo-training"); r.what != "placement group sheet" || r.open.kind != actOpenSubject {
 		t.Errorf("placementgroup/demo-training: got %q %+v, want the placement group sheet", r.what, r.open)
+	}
+	const leaked = "eni/eni-0239ee3152f11eb73"
+	if r := resolveRef(d, "", leaked); r.what != "ENI sheet" || r.open.kind != actOpenSubject {
+		t.Errorf("%s: got %q %+v, want the ENI sheet", leaked, r.what, r.open)
+	}
+	render, _, ok := d.subjects.sheet(leaked)
+	if !ok {
+		t.Fatalf("%s has no sheet", leaked)
+	}
+	if got := render(80, nil); !strings.Contains(got, "Security groups it pins (1)") || !strings.Contains(got, "subnet/subnet-020782d4fbf6deef9") {
+		t.Errorf("the ENI sheet lacks the groups it pins or its subnet:\n%s", got)
 	}
 }
 
