@@ -237,7 +237,7 @@ func TestInstanceOrphaned(t *testing.T) {
 			Message: "instance i-0aaaabbbbccccdddd (m5.large, running, launched 3h0m ago at 2026-08-21T09:00:00Z, NodePool " +
 				"default) was launched by Karpenter for cluster demo but no NodeClaim or Node names it; it holds 18 " +
 				"addresses in subnet-0aaa (10.0.1.200, 10.0.1.77; 1 prefix 10.0.1.96/28), 1 address in subnet-0bbb " +
-				"(10.0.2.9); Karpenter's garbage collection terminates such instances 30 seconds after launch, so " +
+				"(10.0.2.9); Karpenter's garbage collection terminates such instances within a minute once they are 30 seconds old, so " +
 				"Karpenter is not running or cannot reach EC2",
 			Remedy: "if no NodeClaim should own it, terminate it: aws ec2 terminate-instances --instance-ids " +
 				"i-0aaaabbbbccccdddd; then check that Karpenter runs with the cluster name demo",

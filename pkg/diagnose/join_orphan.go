@@ -41,7 +41,7 @@ var specInstanceOrphaned = &Spec{
 		"(their NodeClaim may have been read before its providerID was set) or at an unknown time; stopped or " +
 		"terminated instances; the cluster-tag DescribeInstances, NodeClaims or Nodes not readable",
 	Why: "a leaked instance holds subnet addresses that new nodes then lack, and costs money; Karpenter's garbage " +
-		"collection removes such instances within a minute unless it is not running or the instance lacks the tags " +
+		"collection removes such instances within a minute once they are 30 seconds old, unless it is not running or the instance lacks the tags " +
 		"it lists by",
 	Remedy: "terminate it (`aws ec2 terminate-instances --instance-ids ID`) if nothing should own it; check that " +
 		"Karpenter runs with the cluster's name",
@@ -123,8 +123,8 @@ func orphanFinding(s *snapshot.Snapshot, in *snapshot.Instance) Finding {
 		msg += "; Karpenter's garbage collection will not remove it: it lists only instances tagged " +
 			tagNodePool + ", " + tagNodeClass + " and " + tagEKSClusterName + ", and this one lacks " + strings.Join(missing, ", ")
 	} else {
-		msg += "; Karpenter's garbage collection terminates such instances 30 seconds after launch, so Karpenter is " +
-			"not running or cannot reach EC2"
+		msg += "; Karpenter's garbage collection terminates such instances within a minute once they are 30 seconds " +
+			"old, so Karpenter is not running or cannot reach EC2"
 	}
 	return Finding{
 		Resource: "instance/" + in.ID,

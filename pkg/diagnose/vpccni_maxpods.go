@@ -64,7 +64,7 @@ func maxPodsBelowFinding(n *NodeInfo, cni CNISettings) (Finding, bool) {
 	if !ok || n.Type == nil || !n.Type.Nitro() || explicitMaxPods(n) {
 		return Finding{}, false
 	}
-	formula, ok := secondaryIPMaxPods(n, pods)
+	formula, ok := secondaryIPMaxPods(n, cni, pods)
 	if !ok {
 		return Finding{}, false
 	}
@@ -94,7 +94,7 @@ func maxPodsBelowFinding(n *NodeInfo, cni CNISettings) (Finding, bool) {
 // leaves out the efa-only ENIs of its EC2NodeClass on card 0 and RESERVED_ENIS, which karpnet
 // cannot read: pods may be the value with no ENI reserved or with one (custom networking or
 // security groups for pods).
-func secondaryIPMaxPods(n *NodeInfo, pods int64) (string, bool) {
+func secondaryIPMaxPods(n *NodeInfo, cni CNISettings, pods int64) (string, bool) {
 	t := n.Type
 	var efaOnly int32
 	if n.Class != nil {
@@ -110,18 +110,31 @@ func secondaryIPMaxPods(n *NodeInfo, pods int64) (string, bool) {
 			continue
 		}
 		if v := int64(usable)*int64(t.IPv4PerENI-1) + 2; v == pods {
-			return secondaryIPFormula(t, reserved, efaOnly, v), true
+			return secondaryIPFormula(t, reserved, reservedFor(cni), efaOnly, v), true
 		}
 	}
 	return "", false
 }
 
+// reservedFor names the ENI a secondary-IP max pods leaves out as the pod IP capacity's
+// formula does: custom networking's primary ENI, security groups for pods' trunk, or, when
+// neither is on, "reserved" (Karpenter's RESERVED_ENIS).
+func reservedFor(cni CNISettings) string {
+	switch {
+	case cni.CustomNetworking:
+		return "custom networking"
+	case cni.PodENI:
+		return "trunk"
+	}
+	return "reserved"
+}
+
 // secondaryIPFormula writes the secondary-IP max pods computation, e.g.
-// "(3 ENIs - 1 reserved) x (10 IPv4 - 1) + 2 = 20".
-func secondaryIPFormula(t *snapshot.InstanceType, reserved, efaOnly int32, v int64) string {
+// "(3 ENIs - 1 custom networking) x (10 IPv4 - 1) + 2 = 20", the reserved ENIs named why.
+func secondaryIPFormula(t *snapshot.InstanceType, reserved int32, why string, efaOnly int32, v int64) string {
 	enis := fmt.Sprintf("%d ENIs", t.DefaultCardENIs())
 	if reserved > 0 {
-		enis += fmt.Sprintf(" - %d reserved", reserved)
+		enis += fmt.Sprintf(" - %d %s", reserved, why)
 	}
 	if efaOnly > 0 {
 		enis += fmt.Sprintf(" - %d efa-only", efaOnly)

@@ -48,7 +48,7 @@ func TestMaxPodsBelowIPCapacity(t *testing.T) {
 			name: "value with one reserved ENI under custom networking fires",
 			edit: edits(pd, cniEnv(SettingCustomNetwork, "true"), cniPods("20")),
 			want: finding("prefix delegation is on but capacity.pods 20 is the secondary-IP value for m5.large "+
-				"((3 ENIs - 1 reserved) x (10 IPv4 - 1) + 2 = 20); with /28 prefixes its ENIs give "+
+				"((3 ENIs - 1 custom networking) x (10 IPv4 - 1) + 2 = 20); with /28 prefixes its ENIs give "+
 				"(3 ENIs - 1 custom networking) x (10 IPv4 - 1) x 16 + 2 = 290 pod IPs, so it could run 110 pods "+
 				"(max pods is capped at 110, or 250 above 30 vCPUs; this type has 2)",
 				"set spec.kubelet.maxPods of EC2NodeClass default to 110"+karpenter),

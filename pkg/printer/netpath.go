@@ -24,7 +24,11 @@ func netPath(t *text, w *diagnose.WayOut) {
 		table += " (explicitly associated)"
 	}
 	verdict := orUnknown(w.Verdict)
-	if w.Reason != "" {
+	switch {
+	case w.Reason != "" && strings.HasPrefix(w.Reason, w.Verdict+" "):
+		// "route 0.0.0.0/0 -> nat-..." says its verdict itself.
+		verdict = w.Reason
+	case w.Reason != "":
 		verdict += ": " + w.Reason
 	}
 	pairs := []kv{{"Subnet", orUnknown(w.SubnetID)}, {"Route table", table}}

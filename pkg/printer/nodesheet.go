@@ -19,6 +19,6 @@ func NodeSheet(n diagnose.NodeReport, uses []diagnose.Finding, width int, st *st
 		t.cols = max(width, minSheetWidth)
 	}
 	nodeSheet(t, style.PrintableCopy(n))
-	related(t, style.PrintableCopy(uses))
+	related(t, style.PrintableCopy(uses), true)
 	return t.b.String()
 }

@@ -3,6 +3,7 @@ package printer
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -51,15 +52,19 @@ func orPlain(st *style.Styles) *style.Styles {
 func reportText(t *text, r diagnose.Report, wide bool) {
 	if len(r.Clusters) > 0 {
 		clustersText(t, r, wide)
-		return
+	} else {
+		t.fields([]kv{
+			{"context", orUnknown(r.Context)},
+			{"region", orUnknown(r.Region)},
+			{"taken", taken(r.Taken)},
+		})
+		t.blank()
+		findingsText(t, r, wide)
 	}
-	t.fields([]kv{
-		{"context", orUnknown(r.Context)},
-		{"region", orUnknown(r.Region)},
-		{"taken", taken(r.Taken)},
-	})
-	t.blank()
-	findingsText(t, r, wide)
+	// Once, last: where the remedies are that this output leaves out.
+	if !wide && slices.ContainsFunc(r.Findings, func(f diagnose.Finding) bool { return f.Remedy != "" }) {
+		t.line(t.st.Dim.Render("remedies: -o wide (or describe node NAME)"))
+	}
 }
 
 // groupedChecks are the checks whose findings, when there are more than groupAfter+1, text

@@ -189,8 +189,9 @@ func findings(t *text, list []diagnose.Finding) {
 }
 
 // related writes, once after the sheets, the findings that are about no single node: the
-// subnets, NodePools and EC2NodeClasses of the described nodes, and data that could not be read.
-func related(t *text, list []diagnose.Finding) {
+// subnets, NodePools and EC2NodeClasses of the described nodes (one node when one), and data
+// that could not be read.
+func related(t *text, list []diagnose.Finding, one bool) {
 	var shared []diagnose.Finding
 	for _, f := range list {
 		if f.Node == "" {
@@ -201,7 +202,11 @@ func related(t *text, list []diagnose.Finding) {
 		return
 	}
 	t.blank()
-	t.line(t.st.Title.Render("Findings on what these nodes use"))
+	title := "Findings on what these nodes use"
+	if one {
+		title = "Findings on what this node uses"
+	}
+	t.line(t.st.Title.Render(title))
 	for _, f := range shared {
 		finding(t, indent, f, f.Resource, true)
 	}

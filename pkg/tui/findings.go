@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -142,8 +143,8 @@ func (m findingsModel) view(th theme) string {
 	var b strings.Builder
 	if m.open >= 0 {
 		g := m.d.groups[m.open]
-		b.WriteString(th.Header.Render(fit(fmt.Sprintf("%s  %d findings, %d nodes: enter opens a finding, esc goes back",
-			g.id, len(g.findings), g.nodes), m.width, false)))
+		b.WriteString(th.Header.Render(fit(fmt.Sprintf("%s  %s, %s: enter opens a finding, esc goes back",
+			g.id, countOf(len(g.findings), "finding", "findings"), countOf(g.nodes, "node", "nodes")), m.width, false)))
 		from, to := m.inner.visible()
 		for i := from; i < to; i++ {
 			f := g.findings[m.items[i]]
@@ -208,4 +209,12 @@ func cursorLine(th theme, line string, selected bool, w int) string {
 	// The row's own colours end in resets that would cut the highlight short: highlight the
 	// plain text (the glyphs still say the severity).
 	return th.Selected.Render(fit("▸ "+ansi.Strip(line), w, false))
+}
+
+// countOf writes "1 finding" or "3 findings".
+func countOf(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }

@@ -40,7 +40,7 @@ func headerView(th theme, title string, d *data, clock time.Time, w, stripLines 
 			counts = append(counts, lvl.Style.Render(fmt.Sprintf("%s %d %s", lvl.Glyph, n, lvl.Name)))
 		}
 	}
-	counts = append(counts, th.Dim.Render(strconv.Itoa(len(r.Findings))+" findings"))
+	counts = append(counts, th.Dim.Render(countOf(len(r.Findings), "finding", "findings")))
 	more, _ := packLine(counts, "  ", w, 2)
 	lines = append(lines, more...)
 	lines = append(lines, subnetStrip(th, d.subnets, w, stripLines)...)
