@@ -160,7 +160,9 @@ func (m findingsModel) view(th theme) string {
 		}
 		return b.String()
 	}
-	b.WriteString(th.Label.Render(fit("  LEVEL       CHECK                              FINDINGS  NODES  FIRST MESSAGE", m.width, false)))
+	l := m.groupLayout()
+	b.WriteString(th.Label.Render(fit(fmt.Sprintf("  %-10s  %-*s  %*s  %*s  FIRST MESSAGE", "LEVEL", l.id, "CHECK",
+		l.count, l.countHead, l.nodes, "NODES"), m.width, false)))
 	if len(m.groups) == 0 {
 		b.WriteString("\n" + th.Dim.Render("  no findings match"))
 	}
@@ -171,14 +173,43 @@ func (m findingsModel) view(th theme) string {
 		if n := m.d.changes.newCount(g.findings); n > 0 {
 			first = th.Strong.Render(fmt.Sprintf("%s%d new", newGlyph, n)) + "  " + first
 		}
-		line := fmt.Sprintf("%s  %s  %8d  %5d  %s", fit(th.Level(g.severity.String()).Badge(), 10, true),
-			fit(g.id, 33, true), m.counts[i], g.nodes, first)
+		line := fmt.Sprintf("%s  %s  %*d  %*d  %s", fit(th.Level(g.severity.String()).Badge(), 10, true),
+			fit(g.id, l.id, true), l.count, m.counts[i], l.nodes, g.nodes, first)
 		b.WriteString("\n" + cursorLine(th, line, i == m.list.cursor, m.width))
 	}
 	if m.resolvedLines() > 0 {
 		b.WriteString("\n" + fit("  "+resolvedLine(th, m.d.changes), m.width, false))
 	}
 	return b.String()
+}
+
+// groupColumns are the widths of the groups list's check, count and nodes columns.
+type groupColumns struct {
+	id, count, nodes int
+	countHead        string
+}
+
+// minMessage is the width the groups list keeps for the first message before it gives the
+// check column its full width.
+const minMessage = 32
+
+// groupLayout sizes the groups list to the width: the check column as wide as the longest
+// check ID shown (at most 33), the counts as wide as their headers; below 120 columns the
+// count header is "N" and the check column gives way (down to 16, IDs cut with an ellipsis)
+// until the first message has minMessage columns.
+func (m findingsModel) groupLayout() groupColumns {
+	l := groupColumns{count: 8, nodes: 5, countHead: "FINDINGS"}
+	for _, i := range m.groups {
+		l.id = max(l.id, len(m.d.groups[i].id))
+	}
+	l.id = min(max(l.id, len("CHECK")), 33)
+	if m.width >= 120 {
+		return l
+	}
+	l.count, l.countHead = 3, "N"
+	fixed := 2 + 10 + 2 + 2 + l.count + 2 + l.nodes + 2
+	l.id = max(min(l.id, m.width-fixed-minMessage), 16)
+	return l
 }
 
 // resolvedLine names the findings that resolved since the previous collection, in its order:

@@ -125,7 +125,7 @@ func rowKey(context, name string) string {
 	return context + "\x00" + name
 }
 
-// sortRows orders rows worst first, then by most findings, then by name.
+// sortRows orders rows worst first, then by most findings, then by name (naturally).
 func sortRows(rows []row) {
 	slices.SortStableFunc(rows, func(a, b row) int {
 		if c := b.order.compare(a.order); c != 0 {
@@ -134,7 +134,7 @@ func sortRows(rows []row) {
 		if c := cmp.Compare(b.findings, a.findings); c != 0 {
 			return c
 		}
-		return strings.Compare(a.name, b.name)
+		return naturalCompare(a.name, b.name)
 	})
 }
 

@@ -3,7 +3,6 @@ package tui
 import (
 	"cmp"
 	"slices"
-	"strings"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 )
@@ -65,12 +64,12 @@ func sortCell(r *row, s sortBy) string {
 	return r.cells[colName]
 }
 
-// compareCells orders cells by text, an unknown value (a dash) last.
+// compareCells orders cells naturally (naturalCompare), an unknown value (a dash) last.
 func compareCells(a, b string) int {
 	if c := compareLast(a == none, b == none); c != 0 {
 		return c
 	}
-	return strings.Compare(a, b)
+	return naturalCompare(a, b)
 }
 
 // capacityOf returns the capacity of r's node, nil for a NodeClaim row or an unknown capacity.
