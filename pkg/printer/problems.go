@@ -34,7 +34,7 @@ func problems(t *text, list []diagnose.Finding) {
 			t.line(strings.Repeat(" ", indent+4) + shorten(msg, t.limit()-indent-4))
 		}
 		if f.Remedy != "" {
-			t.hanging(indent+4, t.st.Label.Render("remedy:")+" ", f.Remedy)
+			t.remedy(indent+4, t.st.Label.Render("remedy:")+" ", f.Remedy)
 		}
 	}
 }

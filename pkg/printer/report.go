@@ -144,7 +144,7 @@ func finding(t *text, indent int, f diagnose.Finding, subj string, withRemedy bo
 	}
 	t.para(indent+4, f.Message)
 	if withRemedy && f.Remedy != "" {
-		t.hanging(indent+4, t.st.Label.Render("remedy:")+" ", f.Remedy)
+		t.remedy(indent+4, t.st.Label.Render("remedy:")+" ", f.Remedy)
 	}
 }
 

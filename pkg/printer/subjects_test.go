@@ -144,7 +144,7 @@ func TestSubjectSheetsEscapeAndFit(t *testing.T) {
 			t.Errorf("%s sheet: want the poisoned strings shown escaped, got\n%s", kind, out)
 		}
 		for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
-			if w := width(l); w > minSheetWidth {
+			if w := width(l); w > minSheetWidth && !isCommandLine(l) {
 				t.Errorf("%s sheet: line of %d columns, want at most %d: %q", kind, w, minSheetWidth, l)
 			}
 		}
