@@ -31,3 +31,19 @@ func TestChartRulesAreDeploys(t *testing.T) {
 		t.Errorf("charts/karpnet/files/rules.yaml differs from deploy/prometheusrule.yaml's spec (-deploy +chart):\n%s", diff)
 	}
 }
+
+// TestChartDashboardIsDeploys keeps the chart's dashboard ConfigMap's JSON
+// (charts/karpnet/files/dashboard.json) grafana/karpnet.json.
+func TestChartDashboardIsDeploys(t *testing.T) {
+	want, err := os.ReadFile("grafana/karpnet.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile("../charts/karpnet/files/dashboard.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Error("charts/karpnet/files/dashboard.json differs from deploy/grafana/karpnet.json: cp deploy/grafana/karpnet.json charts/karpnet/files/dashboard.json")
+	}
+}

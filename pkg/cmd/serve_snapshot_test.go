@@ -108,3 +108,26 @@ func TestServeNodeMetricsFlag(t *testing.T) {
 		s.stop(t)
 	}
 }
+
+// TestServeExportsFreePrefixBlocks: demo serve exports the free /28 blocks of the subnets
+// prefixes are carved from, as describe subnet counts them: none in the fragmented pod subnet.
+func TestServeExportsFreePrefixBlocks(t *testing.T) {
+	o, _, _ := newTestOptions()
+	o.demo = true
+	s := startServe(t, o)
+	s.waitCollections(t, 1)
+	m := s.metrics(t)
+	fragmented := `karpnet_subnet_free_prefix_blocks{subnet_id="subnet-0ffd6a39ba6f48905",zone="us-west-2c"}`
+	if got, ok := m[fragmented]; !ok || got != 0 {
+		t.Errorf("%s = %v (present %v), want 0: every block of the demo's fragmented pod subnet holds an address", fragmented, got, ok)
+	}
+	roomy := 0
+	for series, v := range m {
+		if strings.HasPrefix(series, "karpnet_subnet_free_prefix_blocks{") && v > 0 {
+			roomy++
+		}
+	}
+	if roomy == 0 {
+		t.Errorf("no subnet with free /28 blocks in %v", m)
+	}
+}

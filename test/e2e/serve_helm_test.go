@@ -212,7 +212,8 @@ func TestServeHelmChart(t *testing.T) {
 	installMonitoringCRDs(t)
 	const ns, release = "karpnet-helm", "karpnet-helm"
 	helm(t, "install", release, chartDir(), "--namespace", ns, "--create-namespace",
-		"--set", "aws.roleArn=arn:aws:iam::123456789012:role/karpnet-reader", "--set", "serve.nodeMetrics=true")
+		"--set", "aws.roleArn=arn:aws:iam::123456789012:role/karpnet-reader", "--set", "serve.nodeMetrics=true",
+		"--set", "grafanaDashboard.enabled=true")
 	t.Cleanup(func() { helm(t, "uninstall", release, "--namespace", ns) })
 	got := kubectl(t, nil, "-n", ns, "get", "serviceaccount,deployment,service,servicemonitor,prometheusrule",
 		"-o", "jsonpath={range .items[*]}{.kind}/{.metadata.name} {end}")
@@ -225,6 +226,10 @@ func TestServeHelmChart(t *testing.T) {
 	if ann := kubectl(t, nil, "-n", ns, "get", "serviceaccount", release,
 		"-o", `jsonpath={.metadata.annotations.eks\.amazonaws\.com/role-arn}`); ann != "arn:aws:iam::123456789012:role/karpnet-reader" {
 		t.Errorf("the ServiceAccount's IRSA annotation: %q", ann)
+	}
+	dash := kubectl(t, nil, "-n", ns, "get", "configmap", release+"-dashboard", "-o", `jsonpath={.data.karpnet\.json}`)
+	if want, err := os.ReadFile(filepath.Join(deployDir(), "grafana", "karpnet.json")); err != nil || strings.TrimSpace(dash) != strings.TrimSpace(string(want)) {
+		t.Errorf("grafanaDashboard.enabled=true: the ConfigMap's karpnet.json is not deploy/grafana/karpnet.json (%v)", err)
 	}
 	if args := kubectl(t, nil, "-n", ns, "get", "deployment", release, "-o", "jsonpath={.spec.template.spec.containers[0].args}"); !strings.Contains(args, "--node-metrics") {
 		t.Errorf("serve.nodeMetrics=true: the container's args %s lack --node-metrics", args)
