@@ -14,6 +14,7 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/collect"
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 	"github.com/karpnet/kubectl-karpnet/pkg/serve"
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 	"github.com/karpnet/kubectl-karpnet/pkg/version"
 )
 
@@ -24,18 +25,23 @@ const serveFloorEnv = "KARPNET_SERVE_TEST_MIN_INTERVAL"
 const serveExample = `  # Export metrics on :9464, collecting every 5 minutes
   %[1]s serve
 
-  # One NodePool, every 2 minutes, with one findings series per node
-  %[1]s serve --nodepool general --interval 2m --per-node-metrics
+  # One NodePool, every 2 minutes, with the per-node series
+  %[1]s serve --nodepool general --interval 2m --node-metrics
 
-  # Serve a saved snapshot (no cluster or AWS access), e.g. to try the dashboards
-  %[1]s serve --snapshot cluster.json.gz --listen 127.0.0.1:9464`
+  # Serve a saved snapshot (no cluster or AWS access), e.g. to try the dashboards; it is read
+  # once, and /readyz fails once it is older than --max-age
+  %[1]s serve --snapshot cluster.json.gz --listen 127.0.0.1:9464 --max-age 720h`
 
 // serveOptions are the flags of `serve`: check's selection and check filters, and the server's.
 type serveOptions struct {
 	check    *checkOptions
 	listen   string
 	interval time.Duration
+	maxAge   time.Duration
 	perNode  bool
+	// oldPerNode is the deprecated --per-node-metrics: --node-metrics, with a note.
+	oldPerNode bool
+	reload     bool
 }
 
 func newCmdServe(common *commonOptions) *cobra.Command {
@@ -50,8 +56,11 @@ stay inside EC2's request budget; 5m by default) and serves the latest good coll
   /metrics  Prometheus metrics (karpnet_findings, karpnet_subnet_free_addresses, ...)
   /report   the report, as check -o json prints it
   /healthz  200 while the process runs
-  /readyz   200 once a collection has succeeded, 503 before
+  /readyz   200 while the data is younger than --max-age (from the snapshot's taken time),
+            503 before the first collection succeeds and once the data is older
 
+A --snapshot file is read once (--reload reads it again every interval). Per-node series
+are off unless --node-metrics is given (about 3 series per node).
 A collection that fails keeps the last good data, with karpnet_data_stale 1. One line per
 collection goes to standard error. SIGTERM or Ctrl-C stops it with exit code 0; it exits 2 on
 bad flags and 3 when it cannot start (kubeconfig unreadable, --listen address taken).`,
@@ -62,7 +71,11 @@ bad flags and 3 when it cannot start (kubeconfig unreadable, --listen address ta
 	f := cmd.Flags()
 	f.StringVar(&o.listen, "listen", o.listen, "address to serve /metrics, /report, /healthz and /readyz on (host:port)")
 	f.DurationVar(&o.interval, "interval", o.interval, "time between collections (at least 15s, to stay inside EC2's request budget)")
-	f.BoolVar(&o.perNode, "per-node-metrics", o.perNode, "also export karpnet_node_findings, one series per node and check with findings")
+	f.DurationVar(&o.maxAge, "max-age", o.maxAge, "/readyz fails once the data is older than this, from the snapshot's taken time (default 3 x --interval)")
+	f.BoolVar(&o.perNode, "node-metrics", o.perNode, "also export the per-node series karpnet_node_info, _max_pods, _pod_ip_capacity and _findings (about 3 series per node)")
+	f.BoolVar(&o.oldPerNode, "per-node-metrics", o.oldPerNode, "deprecated: --node-metrics")
+	_ = f.MarkHidden("per-node-metrics")
+	f.BoolVar(&o.reload, "reload", o.reload, "with --snapshot: read the file again every --interval (else it is read once)")
 	f.StringVarP(&o.check.selector, "selector", "l", o.check.selector, "label selector over nodes (e.g. -l karpenter.sh/capacity-type=spot)")
 	f.StringVar(&o.check.nodePool, "nodepool", o.check.nodePool, "only nodes of this Karpenter NodePool")
 	f.StringVar(&o.check.nodeClass, "nodeclass", o.check.nodeClass, "only nodes of this EC2NodeClass (or EKS Auto Mode NodeClass)")
@@ -78,25 +91,38 @@ bad flags and 3 when it cannot start (kubeconfig unreadable, --listen address ta
 	return cmd
 }
 
-// every returns the interval to collect on, raised to the floor, and the log line that says
-// so when it was raised.
-func (o *serveOptions) every() (time.Duration, string, error) {
-	if o.interval <= 0 {
-		return 0, "", usageErrorf("--interval %s: give a positive interval such as 5m (at least %s)", o.interval, budget.Floor)
-	}
+// every returns the interval to collect on; one below the floor is a usage error naming it.
+func (o *serveOptions) every() (time.Duration, error) {
 	floor := budget.Floor
 	if v := o.check.getenv(serveFloorEnv); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {
-			return 0, "", usageErrorf("%s=%q is not a positive duration: unset it (it is for tests only)", serveFloorEnv, v)
+			return 0, usageErrorf("%s=%q is not a positive duration: unset it (it is for tests only)", serveFloorEnv, v)
 		}
 		floor = d
 	}
-	every, raised := budget.Interval(o.interval, floor)
-	if !raised {
-		return every, "", nil
+	if o.interval <= 0 {
+		return 0, usageErrorf("--interval %s: give a positive interval such as 5m (at least %s)", o.interval, floor)
 	}
-	return every, fmt.Sprintf("--interval %s raised to %s: collections share EC2's request budget with Karpenter", o.interval, every), nil
+	if every, raised := budget.Interval(o.interval, floor); raised {
+		return 0, usageErrorf("--interval %s is below the minimum of %s: collections share EC2's request budget with Karpenter; give --interval %s or more",
+			o.interval, every, every)
+	}
+	return o.interval, nil
+}
+
+// maxAgeFor returns serve's MaxAge: --max-age, else three intervals; no limit for the demo,
+// whose snapshot is a fixture, unless --max-age is given.
+func (o *serveOptions) maxAgeFor(every time.Duration) (time.Duration, error) {
+	switch {
+	case o.maxAge < 0:
+		return 0, usageErrorf("--max-age %s: give a positive duration such as 15m, or leave it out for 3 x --interval", o.maxAge)
+	case o.maxAge > 0:
+		return o.maxAge, nil
+	case o.check.demo:
+		return -1, nil
+	}
+	return serve.DefaultMaxAge(every), nil
 }
 
 // run checks the flags, starts listening, and serves until ctx ends.
@@ -107,9 +133,21 @@ func (o *serveOptions) run(ctx context.Context) error {
 	if err := o.check.complete(nil); err != nil {
 		return err
 	}
-	every, raisedNote, err := o.every()
+	every, err := o.every()
 	if err != nil {
 		return err
+	}
+	maxAge, err := o.maxAgeFor(every)
+	if err != nil {
+		return err
+	}
+	if o.reload && o.check.snapshotFile == "" {
+		return usageErrorf("--reload re-reads a --snapshot file: give --snapshot FILE, or drop --reload (a live cluster is read every --interval)")
+	}
+	if o.oldPerNode {
+		o.perNode = true
+		fmt.Fprintf(o.check.ErrOut, "%s --per-node-metrics is deprecated: use --node-metrics (it also exports karpnet_node_info, _max_pods and _pod_ip_capacity)\n",
+			time.Now().UTC().Format(time.RFC3339))
 	}
 	if _, _, err := net.SplitHostPort(o.listen); err != nil {
 		return usageErrorf("--listen %q: %v: give host:port or :port, e.g. :9464", o.listen, err)
@@ -124,13 +162,10 @@ func (o *serveOptions) run(ctx context.Context) error {
 	if err != nil {
 		return collectError(fmt.Errorf("cannot listen on %s: %w: choose another --listen address", o.listen, err))
 	}
-	if raisedNote != "" {
-		fmt.Fprintf(log, "%s %s\n", time.Now().UTC().Format(time.RFC3339), raisedNote)
-	}
 	fmt.Fprintf(log, "%s serving http://%s (/metrics, /report, /healthz, /readyz), collecting every %s\n",
 		time.Now().UTC().Format(time.RFC3339), ln.Addr(), every)
-	srv := serve.New(serve.Options{Collect: collectReport, Interval: every, Requests: requests,
-		PerNodeFindings: o.perNode, Log: log, Version: version.Get().Version})
+	srv := serve.New(serve.Options{Collect: collectReport, Interval: every, MaxAge: maxAge, Requests: requests,
+		NodeMetrics: o.perNode, Log: log, Version: version.Get().Version})
 	if err := srv.Run(ctx, ln); err != nil {
 		return collectError(err)
 	}
@@ -139,9 +174,10 @@ func (o *serveOptions) run(ctx context.Context) error {
 }
 
 // collector returns one collection as check runs it: load (live, --snapshot or the demo),
-// then the selection's options, then Analyze. The live collector is built once, its requests
-// counted, and reused by every collection: a kubeconfig that cannot be read ends serve at
-// start with exit code 3.
+// then the selection's options, then Analyze, and the free /28 blocks of the subnets whose
+// block map is known. The live collector is built once, its requests counted, and reused by
+// every collection: a kubeconfig that cannot be read ends serve at start with exit code 3. A
+// --snapshot file (and the demo) is read and analysed once, unless --reload is given.
 func (o *serveOptions) collector(ctx context.Context, requests *serve.Requests) (serve.CollectFunc, error) {
 	c := o.check
 	if !c.demo && c.snapshotFile == "" {
@@ -162,10 +198,15 @@ func (o *serveOptions) collector(ctx context.Context, requests *serve.Requests) 
 		c.newCollector = func(context.Context, *commonOptions) (*collect.Collector, error) { return live, nil }
 	}
 	notes := ""
-	return func(ctx context.Context) (diagnose.Report, error) {
+	static := (c.demo || c.snapshotFile != "") && !o.reload
+	var once *serve.Collection
+	return func(ctx context.Context) (serve.Collection, error) {
+		if once != nil {
+			return *once, nil
+		}
 		snap, err := c.load(ctx, c.sel.scope())
 		if err != nil {
-			return diagnose.Report{}, err
+			return serve.Collection{}, err
 		}
 		if n := strings.Join(snap.Notes, "\n"); n != notes {
 			notes = n
@@ -173,8 +214,30 @@ func (o *serveOptions) collector(ctx context.Context, requests *serve.Requests) 
 		}
 		opts, err := c.sel.options(snap, c.only, c.skip)
 		if err != nil {
-			return diagnose.Report{}, err
+			return serve.Collection{}, err
 		}
-		return diagnose.Analyze(snap, opts), nil
+		got := serve.Collection{Report: diagnose.Analyze(snap, opts), FreeBlocks: freeBlocks(snap)}
+		if static {
+			once = &got
+		}
+		return got, nil
 	}, nil
+}
+
+// freeBlocks counts the free /28 blocks of the subnets prefixes are carved from whose block
+// map is known; nil when there are none, so a cluster without prefix delegation pays nothing.
+func freeBlocks(snap *snapshot.Snapshot) map[string]int {
+	if len(snap.AddressSubnets) == 0 {
+		return nil
+	}
+	x := diagnose.NewIndex(snap)
+	out := map[string]int{}
+	for _, id := range snap.AddressSubnets {
+		if sn, ok := x.Subnets[id]; ok {
+			if m, ok := x.BlockMap(sn); ok {
+				out[id] = m.Free
+			}
+		}
+	}
+	return out
 }

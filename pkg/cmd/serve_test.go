@@ -301,23 +301,6 @@ func TestServeReusesItsCollector(t *testing.T) {
 	}
 }
 
-func TestServeRaisesTheIntervalToTheFloorAndSaysSo(t *testing.T) {
-	o, _, _ := newTestOptions()
-	o.demo = true
-	s := startServe(t, o, "--interval", "1s")
-	s.waitCollections(t, 1)
-	if !strings.Contains(s.log.String(), "--interval 1s raised to 15s: collections share EC2's request budget with Karpenter") ||
-		!strings.Contains(s.log.String(), "collecting every 15s") {
-		t.Errorf("log: got\n%s\nwant the raise to 15s said", s.log.String())
-	}
-	if m := s.metrics(t); m["karpnet_collection_interval_seconds"] != 15 {
-		t.Errorf("karpnet_collection_interval_seconds = %v, want 15", m["karpnet_collection_interval_seconds"])
-	}
-	if code, _ := s.get(t, "/healthz"); code != http.StatusOK {
-		t.Errorf("/healthz: %d", code)
-	}
-}
-
 func TestServeUsageAndStartErrors(t *testing.T) {
 	taken, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -333,6 +316,10 @@ func TestServeUsageAndStartErrors(t *testing.T) {
 	}{
 		{"zero interval", []string{"demo", "serve", "--interval", "0s"}, nil, ExitUsage, []string{"--interval 0s", "positive"}},
 		{"negative interval", []string{"demo", "serve", "--interval", "-1m"}, nil, ExitUsage, []string{"--interval -1m0s"}},
+		{"interval below the minimum", []string{"demo", "serve", "--interval", "5s"}, nil, ExitUsage,
+			[]string{"--interval 5s is below the minimum of 15s", "--interval 15s or more"}},
+		{"negative max age", []string{"demo", "serve", "--max-age", "-1m"}, nil, ExitUsage, []string{"--max-age -1m0s"}},
+		{"reload without a snapshot", []string{"demo", "serve", "--reload"}, nil, ExitUsage, []string{"--reload", "--snapshot FILE"}},
 		{"bad listen", []string{"demo", "serve", "--listen", "9464"}, nil, ExitUsage, []string{"--listen \"9464\"", ":9464"}},
 		{"bad floor", []string{"demo", "serve"}, env{serveFloorEnv: "soon"}, ExitUsage, []string{serveFloorEnv, "tests only"}},
 		{"arguments", []string{"demo", "serve", "node-a"}, nil, ExitUsage, []string{"unknown command"}},

@@ -25,6 +25,12 @@ func demoReport(t testing.TB) diagnose.Report {
 	return diagnose.Analyze(snap, diagnose.Options{})
 }
 
+// takenAt returns r as if its snapshot had been read at t.
+func takenAt(r diagnose.Report, t time.Time) diagnose.Report {
+	r.Taken = t
+	return r
+}
+
 // script is a CollectFunc that answers its steps in turn, repeating the last.
 type script struct {
 	mu    sync.Mutex
@@ -33,16 +39,17 @@ type script struct {
 }
 
 type step struct {
-	report diagnose.Report
-	err    error
+	report     diagnose.Report
+	freeBlocks map[string]int
+	err        error
 }
 
-func (s *script) collect(context.Context) (diagnose.Report, error) {
+func (s *script) collect(context.Context) (Collection, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.steps[min(s.calls, len(s.steps)-1)]
 	s.calls++
-	return st.report, st.err
+	return Collection{Report: st.report, FreeBlocks: st.freeBlocks}, st.err
 }
 
 // count returns how many collections ran.

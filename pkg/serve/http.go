@@ -15,7 +15,8 @@ const index = `karpnet serve
 /metrics  Prometheus metrics of the latest good collection
 /report   the latest good report, as kubectl karpnet check -o json prints it
 /healthz  200 while the process runs
-/readyz   200 once a collection has succeeded, 503 before
+/readyz   200 while the data served is younger than --max-age, 503 before the first
+          collection succeeds and once the data is older
 `
 
 // Handler returns the HTTP handler of /metrics, /report, /healthz, /readyz and /.
@@ -31,22 +32,33 @@ func (s *Server) Handler() http.Handler {
 	return mux
 }
 
-// readyz answers 200 once a collection has succeeded (also while later ones fail: the last
-// good data is still served, and karpnet_data_stale says it is old), 503 before.
+// readyz answers 200 while the data served is younger than MaxAge, measured from the
+// snapshot's Taken (also while later collections fail: the last good data is still served,
+// and karpnet_data_stale says so), 503 before the first collection succeeds and once the data
+// is older.
 func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
 	s.mu.RLock()
-	ready, since, failed, lastErr := s.st.view != nil, s.st.lastSuccess, s.st.lastFailed, s.st.lastError
+	ready, taken, failed, lastErr := s.st.view != nil, s.st.taken(), s.st.lastFailed, s.st.lastError
 	s.mu.RUnlock()
+	now := s.opts.Now()
+	data := "serving data taken at " + taken.UTC().Format(time.RFC3339)
 	switch {
 	case !ready && lastErr != "":
 		text(w, http.StatusServiceUnavailable, "not ready: no collection has succeeded yet; the last one failed: "+oneLine(lastErr)+"\n")
 	case !ready:
 		text(w, http.StatusServiceUnavailable, "not ready: the first collection is under way\n")
+	case s.opts.MaxAge > 0 && now.Sub(taken) > s.opts.MaxAge:
+		msg := fmt.Sprintf("not ready: %s, %s old, older than --max-age %s", data, now.Sub(taken).Round(time.Second), s.opts.MaxAge)
+		if failed {
+			msg += "; the last collection failed: " + oneLine(lastErr)
+		} else {
+			msg += " (a --snapshot file is as old as when it was saved: serve a newer one, or raise --max-age)"
+		}
+		text(w, http.StatusServiceUnavailable, msg+"\n")
 	case failed:
-		text(w, http.StatusOK, fmt.Sprintf("ok: serving the collection of %s; the last one failed: %s\n",
-			since.UTC().Format(time.RFC3339), oneLine(lastErr)))
+		text(w, http.StatusOK, fmt.Sprintf("ok: %s; the last one failed: %s\n", data, oneLine(lastErr)))
 	default:
-		text(w, http.StatusOK, fmt.Sprintf("ok: serving the collection of %s\n", since.UTC().Format(time.RFC3339)))
+		text(w, http.StatusOK, "ok: "+data+"\n")
 	}
 }
 

@@ -20,26 +20,38 @@ var (
 	descBuildInfo = prometheus.NewDesc("karpnet_build_info",
 		"The karpnet build serving these metrics; always 1.", []string{"version"}, nil)
 	descFindings = prometheus.NewDesc("karpnet_findings",
-		"Findings of the latest good collection by check ID, severity, and the NodePool and NodeClass they concern (empty when none).",
-		[]string{"check", "severity", "nodepool", "nodeclass"}, nil)
+		"Findings of the latest good collection by check ID and severity.",
+		[]string{"check", "severity"}, nil)
+	descPoolFindings = prometheus.NewDesc("karpnet_nodepool_findings",
+		"Findings of the latest good collection that concern one NodePool, by check ID, severity and NodePool.",
+		[]string{"check", "severity", "nodepool"}, nil)
+	descClassFindings = prometheus.NewDesc("karpnet_nodeclass_findings",
+		"Findings of the latest good collection that concern one NodeClass, by check ID, severity and NodeClass.",
+		[]string{"check", "severity", "nodeclass"}, nil)
+	descSubnetFindings = prometheus.NewDesc("karpnet_subnet_findings",
+		"Findings of the latest good collection that concern one subnet, by check ID, severity and subnet ID.",
+		[]string{"check", "severity", "subnet"}, nil)
 	descNodeFindings = prometheus.NewDesc("karpnet_node_findings",
-		"Findings of the latest good collection by node, check ID and severity (only with --per-node-metrics).",
+		"Findings of the latest good collection by node, check ID and severity (only with --node-metrics).",
 		[]string{"node", "check", "severity"}, nil)
 	descNodes = prometheus.NewDesc("karpnet_nodes",
 		"Nodes checked by status: ok, info, warning, critical (the worst finding), initialising, terminating, skipped (not EC2).",
 		[]string{"status"}, nil)
 	descNodeInfo = prometheus.NewDesc("karpnet_node_info",
-		"One series per node checked, always 1, carrying its NodePool, NodeClass, instance type and zone for joins.",
+		"One series per Karpenter node on EC2 (only with --node-metrics), always 1, carrying its NodePool, NodeClass, instance type and zone for joins.",
 		[]string{"node", "nodepool", "nodeclass", "instance_type", "zone"}, nil)
 	descNodeMaxPods = prometheus.NewDesc("karpnet_node_max_pods",
-		"The pods the node advertises (status.capacity.pods).", []string{"node"}, nil)
+		"The pods the node advertises (status.capacity.pods; only with --node-metrics).", []string{"node"}, nil)
 	descNodePodIPs = prometheus.NewDesc("karpnet_node_pod_ip_capacity",
-		"The most pod IPs the node's ENIs can give (the formula of kubectl karpnet max-pods).", []string{"node"}, nil)
+		"The most pod IPs the node's ENIs can give (the formula of kubectl karpnet max-pods; only with --node-metrics).", []string{"node"}, nil)
 	descSubnetFree = prometheus.NewDesc("karpnet_subnet_free_addresses",
 		"Free IPv4 addresses of a subnet the nodes, NodeClasses or ENIConfigs use (EC2's AvailableIpAddressCount).",
 		[]string{"subnet_id", "zone"}, nil)
 	descSubnetSize = prometheus.NewDesc("karpnet_subnet_addresses",
 		"Usable IPv4 addresses of the subnet: its CIDR's size less the five AWS reserves.",
+		[]string{"subnet_id", "zone"}, nil)
+	descSubnetFreeBlocks = prometheus.NewDesc("karpnet_subnet_free_prefix_blocks",
+		"Free /28 blocks of a subnet prefixes are carved from (no address held): the prefixes it can still give.",
 		[]string{"subnet_id", "zone"}, nil)
 	descGaps = prometheus.NewDesc("karpnet_gaps",
 		"Sources the latest good collection could not read (each a data-unavailable finding), by source.",
@@ -49,6 +61,12 @@ var (
 		nil, nil)
 	descLastSuccess = prometheus.NewDesc("karpnet_last_success_timestamp_seconds",
 		"When the latest good collection started, in seconds since the epoch; absent until one succeeds.", nil, nil)
+	descSnapshotTime = prometheus.NewDesc("karpnet_snapshot_timestamp_seconds",
+		"When the data served was read (the snapshot's taken time; a --snapshot file's is when it was saved), in seconds since the epoch; absent until a collection succeeds.",
+		nil, nil)
+	descMaxAge = prometheus.NewDesc("karpnet_max_age_seconds",
+		"--max-age: /readyz fails once the data served is older than this, measured from karpnet_snapshot_timestamp_seconds; absent without a limit.",
+		nil, nil)
 	descInterval = prometheus.NewDesc("karpnet_collection_interval_seconds",
 		"The time between the end of one collection and the start of the next.", nil, nil)
 	descCollections = prometheus.NewDesc("karpnet_collections_total",
@@ -82,8 +100,9 @@ type metrics Server
 
 // Describe sends every description the collector can emit.
 func (m *metrics) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descBuildInfo, descFindings, descNodeFindings, descNodes, descNodeInfo,
-		descNodeMaxPods, descNodePodIPs, descSubnetFree, descSubnetSize, descGaps, descStale, descLastSuccess,
+	for _, d := range []*prometheus.Desc{descBuildInfo, descFindings, descPoolFindings, descClassFindings,
+		descSubnetFindings, descNodeFindings, descNodes, descNodeInfo, descNodeMaxPods, descNodePodIPs, descSubnetFree,
+		descSubnetSize, descSubnetFreeBlocks, descGaps, descStale, descLastSuccess, descSnapshotTime, descMaxAge,
 		descInterval, descCollections, descEC2Requests, descKubeRequests} {
 		ch <- d
 	}
@@ -98,6 +117,9 @@ func (m *metrics) Collect(ch chan<- prometheus.Metric) {
 
 	emit := func(d *prometheus.Desc, t prometheus.ValueType, v float64, labels []string) {
 		for i, l := range labels {
+			if l == "" {
+				return // a label that does not apply is omitted with its series, never emitted empty
+			}
 			labels[i] = labelValue(l)
 		}
 		if m, err := prometheus.NewConstMetric(d, t, v, labels...); err == nil {
@@ -108,6 +130,9 @@ func (m *metrics) Collect(ch chan<- prometheus.Metric) {
 	counter := func(d *prometheus.Desc, v float64, labels ...string) { emit(d, prometheus.CounterValue, v, labels) }
 	gauge(descBuildInfo, 1, cmp.Or(s.opts.Version, "dev"))
 	gauge(descInterval, s.opts.Interval.Seconds())
+	if s.opts.MaxAge > 0 {
+		gauge(descMaxAge, s.opts.MaxAge.Seconds())
+	}
 	counter(descCollections, float64(st.successes), "success")
 	counter(descCollections, float64(st.failures), "failure")
 	stale := 0.0
@@ -129,8 +154,16 @@ func (m *metrics) Collect(ch chan<- prometheus.Metric) {
 		return
 	}
 	gauge(descLastSuccess, float64(st.lastSuccess.UnixNano())/1e9)
+	gauge(descSnapshotTime, float64(st.taken().UnixNano())/1e9)
 	for k, n := range v.findings {
-		gauge(descFindings, float64(n), k.check, k.severity, k.nodePool, k.nodeClass)
+		gauge(descFindings, float64(n), k.check, k.severity)
+	}
+	for d, counts := range map[*prometheus.Desc]map[subjectFindingKey]int{
+		descPoolFindings: v.poolFindings, descClassFindings: v.classFindings, descSubnetFindings: v.subnetFindings,
+	} {
+		for k, n := range counts {
+			gauge(d, float64(n), k.check, k.severity, k.name)
+		}
 	}
 	for k, n := range v.nodeFindings {
 		gauge(descNodeFindings, float64(n), k.node, k.check, k.severity)
@@ -139,8 +172,12 @@ func (m *metrics) Collect(ch chan<- prometheus.Metric) {
 		gauge(descNodes, float64(n), status)
 	}
 	for _, n := range v.nodes {
-		// Nodes are unique by name within a report; v.nodes keeps the first of any repeat.
-		gauge(descNodeInfo, 1, n.name, n.nodePool, n.nodeClass, n.instanceType, n.zone)
+		// Nodes are unique by name within a report; v.nodes keeps the first of any repeat. A
+		// node without a NodePool, class, type or zone (not Karpenter's, not EC2) has no info
+		// series rather than empty labels.
+		if n.nodePool != "" && n.nodeClass != "" && n.instanceType != "" && n.zone != "" {
+			gauge(descNodeInfo, 1, n.name, n.nodePool, n.nodeClass, n.instanceType, n.zone)
+		}
 		if n.capacity {
 			gauge(descNodeMaxPods, float64(n.maxPods), n.name)
 			gauge(descNodePodIPs, float64(n.podIPs), n.name)
@@ -149,6 +186,9 @@ func (m *metrics) Collect(ch chan<- prometheus.Metric) {
 	for k, sn := range v.subnets {
 		gauge(descSubnetFree, float64(sn.free), k.id, k.zone)
 		gauge(descSubnetSize, float64(sn.size), k.id, k.zone)
+		if sn.blocksKnown {
+			gauge(descSubnetFreeBlocks, float64(sn.freeBlocks), k.id, k.zone)
+		}
 	}
 	for source, n := range v.gaps {
 		gauge(descGaps, float64(n), source)

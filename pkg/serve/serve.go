@@ -20,7 +20,17 @@ import (
 const shutdownGrace = 5 * time.Second
 
 // CollectFunc reads the cluster and analyses it: one collection.
-type CollectFunc func(ctx context.Context) (diagnose.Report, error)
+type CollectFunc func(ctx context.Context) (Collection, error)
+
+// Collection is what one collection leaves: the report, and figures of the snapshot that the
+// report does not carry.
+type Collection struct {
+	Report diagnose.Report
+	// FreeBlocks counts the free /28 blocks (those a prefix can be carved from) by subnet ID,
+	// for the subnets whose block map is known: those prefixes are carved from, whose every
+	// interface was read. Nil when there are none.
+	FreeBlocks map[string]int
+}
 
 // Options configure a Server.
 type Options struct {
@@ -28,11 +38,15 @@ type Options struct {
 	Collect CollectFunc
 	// Interval is the time between the end of one collection and the start of the next.
 	Interval time.Duration
+	// MaxAge is how old the data served may be, measured from the snapshot's Taken, before
+	// /readyz fails; zero means three intervals, negative no limit (the demo's fixture).
+	MaxAge time.Duration
 	// Requests, when set, is where the collections' requests are counted; its counts are
 	// exported as karpnet_ec2_requests_total and karpnet_kubernetes_requests_total.
 	Requests *Requests
-	// PerNodeFindings adds karpnet_node_findings, one series per node and check with findings.
-	PerNodeFindings bool
+	// NodeMetrics adds the per-node series: karpnet_node_info, karpnet_node_max_pods,
+	// karpnet_node_pod_ip_capacity and karpnet_node_findings.
+	NodeMetrics bool
 	// Log gets one line per collection; nil discards them.
 	Log io.Writer
 	// Now is the clock; nil means time.Now.
@@ -74,10 +88,17 @@ func New(opts Options) *Server {
 	if opts.Interval <= 0 {
 		opts.Interval = budget.Floor
 	}
+	if opts.MaxAge == 0 {
+		opts.MaxAge = DefaultMaxAge(opts.Interval)
+	}
 	s := &Server{opts: opts}
 	s.registry, s.duration = newRegistry(s)
 	return s
 }
+
+// DefaultMaxAge is the age of the data past which /readyz fails when no --max-age is given:
+// three intervals, so that two collections may fail or run late before the pod is unready.
+func DefaultMaxAge(interval time.Duration) time.Duration { return 3 * interval }
 
 // Registry returns the registry /metrics serves.
 func (s *Server) Registry() *prometheus.Registry { return s.registry }
@@ -99,6 +120,18 @@ func (s *Server) Report() (diagnose.Report, bool) {
 	return *s.st.view.report, true
 }
 
+// taken is when the data served was read: the snapshot's Taken, else (a report without it)
+// when the collection started.
+func (st *state) taken() time.Time {
+	if st.view == nil {
+		return time.Time{}
+	}
+	if t := st.view.report.Taken; !t.IsZero() {
+		return t
+	}
+	return st.lastSuccess
+}
+
 // Stale reports whether the data served is not the last attempt's: no collection has
 // succeeded yet, or the last one failed.
 func (s *Server) Stale() bool {
@@ -113,7 +146,7 @@ func (s *Server) Stale() bool {
 func (s *Server) CollectOnce(ctx context.Context) error {
 	start := s.opts.Now()
 	ec2Before, kubeBefore := s.requestTotals()
-	report, err := s.opts.Collect(ctx)
+	c, err := s.opts.Collect(ctx)
 	took := s.opts.Now().Sub(start)
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -136,7 +169,7 @@ func (s *Server) CollectOnce(ctx context.Context) error {
 			requests, oneLine(err.Error()), kept)
 		return err
 	}
-	v := newView(report, s.opts.PerNodeFindings)
+	v := newView(c, s.opts.NodeMetrics)
 	s.st.successes++
 	s.st.view, s.st.lastSuccess = v, start
 	s.st.lastFailed, s.st.lastError = false, ""

@@ -20,9 +20,10 @@ import (
 )
 
 func TestReadyzFollowsTheFirstSuccessAndStaleFollowsTheLast(t *testing.T) {
-	good := demoReport(t)
-	sc := &script{steps: []step{{err: errAPIServerDown}, {report: good}, {err: errAPIServerDown}, {report: good}}}
 	clk := &clock{now: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}
+	good := takenAt(demoReport(t), clk.Now().Add(time.Minute))
+	sc := &script{steps: []step{{err: errAPIServerDown}, {report: good}, {err: errAPIServerDown},
+		{report: takenAt(good, clk.Now().Add(3*time.Minute))}}}
 	var log bytes.Buffer
 	s := New(Options{Collect: sc.collect, Interval: time.Minute, Log: &log, Now: clk.Now})
 
@@ -121,21 +122,27 @@ func TestReadyzFollowsTheFirstSuccessAndStaleFollowsTheLast(t *testing.T) {
 
 func TestMetricsShowTheDemoReport(t *testing.T) {
 	r := demoReport(t)
-	s := New(Options{Collect: (&script{steps: []step{{report: r}}}).collect, Interval: 5 * time.Minute, Version: "v1.2.3"})
+	s := New(Options{Collect: (&script{steps: []step{{report: r}}}).collect, Interval: 5 * time.Minute, Version: "v1.2.3",
+		NodeMetrics: true})
 	if err := s.CollectOnce(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	wantValue(t, s, "karpnet_build_info", map[string]string{"version": "v1.2.3"}, 1)
 	wantValue(t, s, "karpnet_collection_interval_seconds", nil, 300)
 
-	// Findings by check, severity, NodePool and class: from a node, a NodeClaim, a class, a subnet.
-	wantValue(t, s, "karpnet_findings", map[string]string{"check": "max-pods-exceeds-ip-capacity", "severity": "critical",
-		"nodepool": "batch", "nodeclass": "batch"}, 1)
-	wantValue(t, s, "karpnet_findings", map[string]string{"check": "nodeclaim-not-registered", "nodepool": "batch"}, 1)
+	// Findings by check and severity, and by the NodePool, class and subnet they concern: from
+	// a node, a NodeClaim, a class, a subnet.
+	wantValue(t, s, "karpnet_findings", map[string]string{"check": "max-pods-exceeds-ip-capacity", "severity": "critical"}, 1)
+	wantValue(t, s, "karpnet_nodepool_findings", map[string]string{"check": "max-pods-exceeds-ip-capacity", "severity": "critical",
+		"nodepool": "batch"}, 1)
+	wantValue(t, s, "karpnet_nodeclass_findings", map[string]string{"check": "max-pods-exceeds-ip-capacity", "severity": "critical",
+		"nodeclass": "batch"}, 1)
+	wantValue(t, s, "karpnet_nodepool_findings", map[string]string{"check": "nodeclaim-not-registered", "nodepool": "batch"}, 1)
 	// A class's finding carries its only NodePool, as its subjects name it.
-	wantValue(t, s, "karpnet_findings", map[string]string{"check": "nodeclass-not-ready", "nodepool": "staging", "nodeclass": "staging"}, 1)
-	wantValue(t, s, "karpnet_findings", map[string]string{"check": "subnet-ip-exhaustion", "severity": "critical", "nodepool": "", "nodeclass": ""}, 1)
-	wantValue(t, s, "karpnet_findings", map[string]string{"check": "max-pods-below-ip-capacity", "nodepool": "training"}, 2)
+	wantValue(t, s, "karpnet_nodepool_findings", map[string]string{"check": "nodeclass-not-ready", "nodepool": "staging"}, 1)
+	wantValue(t, s, "karpnet_nodeclass_findings", map[string]string{"check": "nodeclass-not-ready", "nodeclass": "staging"}, 1)
+	wantValue(t, s, "karpnet_findings", map[string]string{"check": "subnet-ip-exhaustion", "severity": "critical"}, 1)
+	wantValue(t, s, "karpnet_nodepool_findings", map[string]string{"check": "max-pods-below-ip-capacity", "nodepool": "training"}, 2)
 	bySeverity := map[string]float64{}
 	ms, _ := series(t, s, "karpnet_findings")
 	for _, m := range ms {
@@ -150,13 +157,17 @@ func TestMetricsShowTheDemoReport(t *testing.T) {
 			t.Errorf("karpnet_findings{severity=%q} add up to %v, want the summary's %d", sev, bySeverity[sev], n)
 		}
 	}
-	if _, ok := series(t, s, "karpnet_node_findings"); ok {
-		t.Error("karpnet_node_findings: present without PerNodeFindings, want absent")
-	}
 
-	// Per node: one info series for each node, capacity where it was worked out.
-	if ms, _ := series(t, s, "karpnet_node_info"); len(ms) != len(r.Nodes) {
-		t.Errorf("karpnet_node_info: %d series, want one per node (%d)", len(ms), len(r.Nodes))
+	// Per node: one info series for each Karpenter node on EC2, capacity where it was worked out.
+	karpenterNodes := 0
+	for _, n := range r.Nodes {
+		id := n.Identity
+		if id.NodePool != "" && id.NodeClass != "" && id.InstanceType != "" && id.Zone != "" {
+			karpenterNodes++
+		}
+	}
+	if ms, _ := series(t, s, "karpnet_node_info"); len(ms) != karpenterNodes || karpenterNodes == 0 {
+		t.Errorf("karpnet_node_info: %d series, want one per Karpenter node on EC2 (%d)", len(ms), karpenterNodes)
 	}
 	for _, n := range r.Nodes {
 		c := n.Capacity
@@ -219,7 +230,7 @@ func TestPerNodeFindingsAndGaps(t *testing.T) {
 		},
 	}
 	r.Gaps = append(r.Gaps, gap("ec2:DescribeSubnets"), gap("ec2:DescribeSubnets"), gap("nodepools.karpenter.sh"))
-	s := New(Options{Collect: (&script{steps: []step{{report: r}}}).collect, PerNodeFindings: true})
+	s := New(Options{Collect: (&script{steps: []step{{report: r}}}).collect, NodeMetrics: true})
 	if err := s.CollectOnce(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -228,9 +239,16 @@ func TestPerNodeFindingsAndGaps(t *testing.T) {
 		t.Errorf("karpnet_node_findings: %d series, want 1 (findings without a node have none)", len(ms))
 	}
 	// A NodePool's finding carries the class its subjects name; a subnet's used by two classes
-	// and two NodePools carries neither.
-	wantValue(t, s, "karpnet_findings", map[string]string{"check": "nodepool-zone-unavailable", "nodepool": "p", "nodeclass": "c"}, 1)
-	wantValue(t, s, "karpnet_findings", map[string]string{"check": "subnet-ip-exhaustion", "nodepool": "", "nodeclass": ""}, 1)
+	// and two NodePools carries neither, but its subnet.
+	wantValue(t, s, "karpnet_nodepool_findings", map[string]string{"check": "nodepool-zone-unavailable", "nodepool": "p"}, 1)
+	wantValue(t, s, "karpnet_nodeclass_findings", map[string]string{"check": "nodepool-zone-unavailable", "nodeclass": "c"}, 1)
+	wantValue(t, s, "karpnet_findings", map[string]string{"check": "subnet-ip-exhaustion", "severity": "warning"}, 1)
+	wantValue(t, s, "karpnet_subnet_findings", map[string]string{"check": "subnet-ip-exhaustion", "subnet": "s"}, 1)
+	for _, name := range []string{"karpnet_nodepool_findings", "karpnet_nodeclass_findings"} {
+		if _, ok := value(t, s, name, map[string]string{"check": "subnet-ip-exhaustion"}); ok {
+			t.Errorf("%s{check=\"subnet-ip-exhaustion\"}: present for a subnet of two NodePools and classes, want absent", name)
+		}
+	}
 	wantValue(t, s, "karpnet_gaps", map[string]string{"source": "ec2:DescribeSubnets"}, 2)
 	wantValue(t, s, "karpnet_gaps", map[string]string{"source": "nodepools.karpenter.sh"}, 1)
 }
@@ -239,12 +257,12 @@ func TestUntrustedLabelValuesNeverBreakAScrape(t *testing.T) {
 	bad := "node\xff\xfe" + strings.Repeat("x", 1000)
 	r := diagnose.Report{
 		Nodes: []diagnose.NodeReport{
-			{Identity: diagnose.Identity{Node: bad}, Status: "ok"},
-			{Identity: diagnose.Identity{Node: bad}, Status: "ok"}, // the same name twice
+			{Identity: diagnose.Identity{Node: bad, NodePool: "p", NodeClass: "c", InstanceType: "m5.large", Zone: "z"}, Status: "ok"},
+			{Identity: diagnose.Identity{Node: bad, NodePool: "p", NodeClass: "c", InstanceType: "m5.large", Zone: "z"}, Status: "ok"}, // the same name twice
 		},
 		Subnets: []diagnose.SubnetUse{{ID: "subnet-1", Zone: "z"}, {ID: "subnet-1", Zone: "z"}},
 	}
-	s := New(Options{Collect: (&script{steps: []step{{report: r}}}).collect})
+	s := New(Options{Collect: (&script{steps: []step{{report: r}}}).collect, NodeMetrics: true})
 	if err := s.CollectOnce(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +289,7 @@ func TestUntrustedLabelValuesNeverBreakAScrape(t *testing.T) {
 // TestOldReportsAreNotKept runs many collections and fails if a replaced report stays
 // reachable or the heap grows with the number of collections.
 func TestOldReportsAreNotKept(t *testing.T) {
-	s := New(Options{Collect: func(context.Context) (diagnose.Report, error) { return demoReport(t), nil }})
+	s := New(Options{Collect: func(context.Context) (Collection, error) { return Collection{Report: demoReport(t)}, nil }})
 	var heap []uint64
 	var first weak.Pointer[diagnose.Report]
 	for i := range 30 {
@@ -301,9 +319,9 @@ func TestOldReportsAreNotKept(t *testing.T) {
 }
 
 func TestRunCollectsOnTheIntervalAndStopsWithTheContext(t *testing.T) {
-	r := demoReport(t)
+	r := takenAt(demoReport(t), time.Now())
 	sc := &script{steps: []step{{report: r}}}
-	s := New(Options{Collect: sc.collect, Interval: 20 * time.Millisecond})
+	s := New(Options{Collect: sc.collect, Interval: 20 * time.Millisecond, MaxAge: time.Hour})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -353,9 +371,9 @@ func TestRunCollectsOnTheIntervalAndStopsWithTheContext(t *testing.T) {
 
 func TestACancelledCollectionChangesNothing(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
-	s := New(Options{Collect: func(ctx context.Context) (diagnose.Report, error) {
+	s := New(Options{Collect: func(ctx context.Context) (Collection, error) {
 		cancel()
-		return diagnose.Report{}, ctx.Err()
+		return Collection{}, ctx.Err()
 	}})
 	if err := s.CollectOnce(ctx); err == nil {
 		t.Fatal("want the context's error")

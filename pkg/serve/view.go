@@ -2,6 +2,7 @@ package serve
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,12 +13,19 @@ import (
 // once when the collection ends so that a scrape only copies them out.
 type view struct {
 	report *diagnose.Report
-	// findings counts findings by check, severity, NodePool and NodeClass.
-	findings map[findingKey]int
-	// nodeFindings counts them by node, check and severity; nil unless per-node findings are on.
+	// findings counts findings by check and severity; poolFindings, classFindings and
+	// subnetFindings count those that concern one NodePool, one NodeClass or one subnet by
+	// check, severity and that subject's name (the label is never empty: a finding that
+	// concerns none is not counted there).
+	findings       map[findingKey]int
+	poolFindings   map[subjectFindingKey]int
+	classFindings  map[subjectFindingKey]int
+	subnetFindings map[subjectFindingKey]int
+	// nodeFindings counts them by node, check and severity; nil unless node metrics are on.
 	nodeFindings map[nodeFindingKey]int
-	nodes        []nodeFacts
-	subnets      map[subnetKey]subnetFacts
+	// nodes is nil unless node metrics are on.
+	nodes   []nodeFacts
+	subnets map[subnetKey]subnetFacts
 	// statuses counts nodes by status (ok, info, warning, critical, initialising, terminating,
 	// skipped); gaps counts the sources that could not be read.
 	statuses map[string]int
@@ -26,9 +34,18 @@ type view struct {
 
 type subnetKey struct{ id, zone string }
 
-type subnetFacts struct{ free, size int64 }
+// subnetFacts are a subnet's free and usable addresses, and its free /28 blocks when its block
+// map is known (blocksKnown).
+type subnetFacts struct {
+	free, size  int64
+	freeBlocks  int
+	blocksKnown bool
+}
 
-type findingKey struct{ check, severity, nodePool, nodeClass string }
+type findingKey struct{ check, severity string }
+
+// subjectFindingKey counts findings of one check and severity that concern the subject name.
+type subjectFindingKey struct{ check, severity, name string }
 
 type nodeFindingKey struct{ node, check, severity string }
 
@@ -43,10 +60,12 @@ type nodeFacts struct {
 // nodeStatuses are the values of karpnet_nodes' status label, always exported.
 var nodeStatuses = []string{"ok", "info", "warning", "critical", "initialising", "terminating", "skipped"}
 
-// newView counts a report's figures.
-func newView(r diagnose.Report, perNode bool) *view {
-	v := &view{report: &r, findings: map[findingKey]int{}, statuses: map[string]int{}, gaps: map[string]int{},
-		subnets: map[subnetKey]subnetFacts{}}
+// newView counts a collection's figures; the per-node ones only when perNode is set.
+func newView(c Collection, perNode bool) *view {
+	r := c.Report
+	v := &view{report: &r, findings: map[findingKey]int{}, poolFindings: map[subjectFindingKey]int{},
+		classFindings: map[subjectFindingKey]int{}, subnetFindings: map[subjectFindingKey]int{},
+		statuses: map[string]int{}, gaps: map[string]int{}, subnets: map[subnetKey]subnetFacts{}}
 	if perNode {
 		v.nodeFindings = map[nodeFindingKey]int{}
 	}
@@ -60,6 +79,9 @@ func newView(r diagnose.Report, perNode bool) *view {
 	owner := owners(r)
 	seen := map[string]bool{}
 	for i := range r.Nodes {
+		if !perNode {
+			break
+		}
 		n := &r.Nodes[i]
 		id := n.Identity
 		if seen[id.Node] {
@@ -75,12 +97,24 @@ func newView(r diagnose.Report, perNode bool) *view {
 	for _, sn := range r.Subnets {
 		k := subnetKey{id: sn.ID, zone: sn.Zone}
 		if _, ok := v.subnets[k]; !ok {
-			v.subnets[k] = subnetFacts{free: int64(sn.AvailableIPs), size: sn.UsableIPs}
+			facts := subnetFacts{free: int64(sn.AvailableIPs), size: sn.UsableIPs}
+			facts.freeBlocks, facts.blocksKnown = c.FreeBlocks[sn.ID]
+			v.subnets[k] = facts
 		}
 	}
 	for _, f := range r.Findings {
 		o := owner.of(f)
-		v.findings[findingKey{check: f.ID, severity: f.Severity.String(), nodePool: o.nodePool, nodeClass: o.nodeClass}]++
+		sev := f.Severity.String()
+		v.findings[findingKey{check: f.ID, severity: sev}]++
+		if o.nodePool != "" {
+			v.poolFindings[subjectFindingKey{check: f.ID, severity: sev, name: o.nodePool}]++
+		}
+		if o.nodeClass != "" {
+			v.classFindings[subjectFindingKey{check: f.ID, severity: sev, name: o.nodeClass}]++
+		}
+		if o.subnet != "" {
+			v.subnetFindings[subjectFindingKey{check: f.ID, severity: sev, name: o.subnet}]++
+		}
 		if v.nodeFindings != nil && f.Node != "" {
 			v.nodeFindings[nodeFindingKey{node: f.Node, check: f.ID, severity: f.Severity.String()}]++
 		}
@@ -114,8 +148,8 @@ func (v *view) summary() string {
 	return fmt.Sprintf("%d nodes, %s, %d gaps", len(v.report.Nodes), findings, gaps)
 }
 
-// owner is the NodePool and NodeClass a finding belongs to.
-type owner struct{ nodePool, nodeClass string }
+// owner is the NodePool, NodeClass and subnet a finding belongs to; "" where none applies.
+type owner struct{ nodePool, nodeClass, subnet string }
 
 // ownerIndex finds the NodePool and NodeClass of a finding: its node's, else the ones its
 // subjects name (diagnose decides which subjects a finding concerns; serve does not again).
@@ -132,28 +166,41 @@ func owners(r diagnose.Report) ownerIndex {
 	return ix
 }
 
-// of returns a finding's owner: its node's; else the NodePool and the class its subjects name
-// when they name exactly one of each (a NodeClaim's, a NodePool's and its class, a class's
-// with its only NodePool, a subnet's only class and NodePool); else none.
+// of returns a finding's owner. NodePool and class: its node's; else the ones its subjects
+// name when they name exactly one of each (a NodeClaim's, a NodePool's and its class, a
+// class's with its only NodePool, a subnet's only class and NodePool). Subnet: its resource
+// when that is a subnet, else the one subnet its subjects name.
 func (ix ownerIndex) of(f diagnose.Finding) owner {
-	if o, ok := ix.nodes[f.Node]; ok && f.Node != "" {
-		return o
-	}
 	subjects := f.Subjects
 	if subjects == nil {
 		subjects = []string{f.Subject()}
+		if f.Resource != "" && f.Resource != subjects[0] {
+			subjects = append(subjects, f.Resource)
+		}
 	}
-	var pools, classes []string
+	var pools, classes, subnets []string
 	for _, ref := range subjects {
 		kind, name, _ := strings.Cut(ref, "/")
-		switch kind {
-		case "nodepool":
-			pools = append(pools, name)
-		case "ec2nodeclass", "nodeclass":
-			classes = append(classes, name)
+		switch {
+		case name == "":
+		case kind == "nodepool":
+			pools = appendNew(pools, name)
+		case kind == "ec2nodeclass" || kind == "nodeclass":
+			classes = appendNew(classes, name)
+		case kind == "subnet":
+			subnets = appendNew(subnets, name)
 		}
 	}
 	var o owner
+	if kind, name, _ := strings.Cut(f.Resource, "/"); kind == "subnet" && name != "" {
+		o.subnet = name
+	} else if len(subnets) == 1 {
+		o.subnet = subnets[0]
+	}
+	if n, ok := ix.nodes[f.Node]; ok && f.Node != "" {
+		o.nodePool, o.nodeClass = n.nodePool, n.nodeClass
+		return o
+	}
 	if len(pools) == 1 {
 		o.nodePool = pools[0]
 	}
@@ -161,6 +208,14 @@ func (ix ownerIndex) of(f diagnose.Finding) owner {
 		o.nodeClass = classes[0]
 	}
 	return o
+}
+
+// appendNew appends s to list unless it is there.
+func appendNew(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
 }
 
 // stamp formats a log line's time.

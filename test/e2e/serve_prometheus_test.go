@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -142,7 +143,7 @@ func waitFor(t *testing.T, timeout time.Duration, what string, f func() error) {
 func TestServeThroughPrometheus(t *testing.T) {
 	c := newHealthyCluster(t)
 	kubeconfig := deployedIdentity(t)
-	s := startServeProc(t, kubeconfig, "--interval", serveInterval.String())
+	s := startServeProc(t, kubeconfig, "--interval", serveInterval.String(), "--node-metrics")
 	waitFor(t, 30*time.Second, "serve's /readyz to answer 200", func() error {
 		code, body, err := s.get("/readyz")
 		if err == nil && code != http.StatusOK {
@@ -154,6 +155,9 @@ func TestServeThroughPrometheus(t *testing.T) {
 	_, exposition, err := s.get("/metrics")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if m := regexp.MustCompile(`(?m)^karpnet_\w+\{[^}]*=""`).FindString(exposition); m != "" {
+		t.Errorf("serve's /metrics has a series with an empty label: %s", m)
 	}
 	if out, err := harness.Promtool(t.Context(), []byte(exposition), "check", "metrics"); err != nil {
 		t.Errorf("promtool check metrics on serve's /metrics: %v", err)
@@ -211,6 +215,10 @@ scrape_configs:
 	if got := query(`karpnet_data_stale`); len(got) != 1 || got[0].Number() != "0" {
 		t.Errorf("karpnet_data_stale: %v, want 0", got)
 	}
+	// The data's time is the snapshot's taken time, a live read's within seconds of now.
+	if got := query(`time() - karpnet_snapshot_timestamp_seconds < 60`); len(got) != 1 {
+		t.Errorf("time() - karpnet_snapshot_timestamp_seconds < 60: %v, want the live read's age", got)
+	}
 	groups, err := prom.Rules(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -242,7 +250,7 @@ scrape_configs:
 	}
 	setPods(110)
 	planted := time.Now()
-	finding := `karpnet_findings{check="max-pods-exceeds-ip-capacity", severity="critical", nodepool="general", nodeclass="default"}`
+	finding := `karpnet_nodepool_findings{check="max-pods-exceeds-ip-capacity", severity="critical", nodepool="general"}`
 	waitFor(t, 30*time.Second, "the planted finding in Prometheus", func() error {
 		if got := query(finding); len(got) != 1 || got[0].Number() != "1" {
 			return fmt.Errorf("%s: %v", finding, got)
@@ -250,6 +258,14 @@ scrape_configs:
 		return nil
 	})
 	t.Logf("the planted finding reached Prometheus %s after the fault", time.Since(planted).Round(100*time.Millisecond))
+	for _, q := range []string{
+		`karpnet_findings{check="max-pods-exceeds-ip-capacity", severity="critical"}`,
+		`karpnet_nodeclass_findings{check="max-pods-exceeds-ip-capacity", severity="critical", nodeclass="default"}`,
+	} {
+		if got := query(q); len(got) != 1 || got[0].Number() != "1" {
+			t.Errorf("%s: %v, want 1", q, got)
+		}
+	}
 	if got := query(fmt.Sprintf(`karpnet_node_max_pods{node=%q}`, node)); len(got) != 1 || got[0].Number() != "110" {
 		t.Errorf("karpnet_node_max_pods of %s: %v, want 110", node, got)
 	}
