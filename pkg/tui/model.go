@@ -196,6 +196,10 @@ func (m Model) helpView() string {
 		n := len(keys.short)
 		keys.short = append(keys.short[:n-3:n-3], keys.short[n-2:]...)
 	}
+	// On a terminal too narrow even for those, drop quit, then help, rather than cut a word.
+	for len(keys.short) > 0 && width(uncut.ShortHelpView(keys.short)) > m.width {
+		keys.short = keys.short[:len(keys.short)-1]
+	}
 	lines := strings.Split(m.help.View(keys), "\n")
 	for i, l := range lines {
 		lines[i] = fit(l, m.width, false)

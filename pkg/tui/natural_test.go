@@ -2,6 +2,7 @@ package tui
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -32,5 +33,21 @@ func TestRowsSortNaturally(t *testing.T) {
 	}
 	if c := compareCells(none, "a"); c <= 0 {
 		t.Errorf("an unknown cell sorts before a known one")
+	}
+}
+
+// TestFooterDropsKeysNeverWords: at every width from 20 (the TUI's least) to 100 columns the
+// footer holds whole key bindings only, never one cut mid-word.
+func TestFooterDropsKeysNeverWords(t *testing.T) {
+	r := demoReport(t)
+	for w := 20; w <= 100; w++ {
+		m := ready(t, r, w, 24)
+		footer := m.helpView()
+		if width(footer) > w {
+			t.Errorf("at %d: footer of %d columns: %q", w, width(footer), footer)
+		}
+		if strings.Contains(footer, "…") {
+			t.Errorf("at %d: footer cut mid-word: %q", w, footer)
+		}
 	}
 }
