@@ -307,3 +307,68 @@ func TestJoinLeakedInstance(t *testing.T) {
 		t.Errorf("instance-orphaned: got %q, want the addresses it holds", m)
 	}
 }
+
+// TestJoinNATWithoutInternetRoute: a subnet routes 0.0.0.0/0 to a NAT gateway that sits in a
+// subnet whose own route table (the VPC's main one) sends 0.0.0.0/0 to another NAT gateway,
+// not to an internet gateway: nothing gets out. The subnet has no way out and the unregistered
+// NodeClaim names the NAT gateway; once the NAT gateway's subnet routes to the internet
+// gateway, the way out is back.
+func TestJoinNATWithoutInternetRoute(t *testing.T) {
+	w := newWorld(t, harness.CRDsV1)
+	ctx := t.Context()
+	private := subnetRef{w.subnet("10.0.32.0/20", "us-west-2a"), "us-west-2a"}
+	table := w.routeTable(private.id)
+	natSubnet := w.subnet("10.0.250.0/28", "us-west-2a")
+	eip, err := w.ec2.AllocateAddress(ctx, &ec2.AllocateAddressInput{Domain: ec2types.DomainTypeVpc, Address: aws.String("203.0.113.99")})
+	if err != nil {
+		t.Fatalf("allocating the NAT gateway's address: %v", err)
+	}
+	nat, err := w.ec2.CreateNatGateway(ctx, &ec2.CreateNatGatewayInput{SubnetId: aws.String(natSubnet), AllocationId: eip.AllocationId})
+	if err != nil {
+		t.Fatalf("creating the NAT gateway: %v", err)
+	}
+	natID := aws.ToString(nat.NatGateway.NatGatewayId)
+	if _, err := w.ec2.CreateRoute(ctx, &ec2.CreateRouteInput{RouteTableId: aws.String(table),
+		DestinationCidrBlock: aws.String("0.0.0.0/0"), NatGatewayId: aws.String(natID)}); err != nil {
+		t.Fatalf("routing %s through %s: %v", table, natID, err)
+	}
+	sgs := []string{w.securityGroup("eks-cluster-sg-e2e", true), w.securityGroup("e2e-nodes", false)}
+	w.nodeClass(nodeClassSpec{name: "private", subnets: []subnetRef{private}, sgs: sgs})
+	w.nodePool("private", "v1", "private", []string{"us-west-2a"}, 0)
+	in := w.instance(instanceSpec{typ: "m5.large", subnet: private.id, sgs: sgs})
+	const claim = "private-9nat2"
+	w.unjoinedClaim(claim, "private", "private", providerID(in), 7*time.Minute, "True", "Launched", "")
+
+	rep := decode(t, karpnet(t, runOpts{}, "check", "-o", "json", "--only", joinChecks))
+	want := []finding{
+		{"nodeclaim-not-registered", "critical", "", "nodeclaim/" + claim},
+		{"subnet-no-egress-route", "critical", "", "subnet/" + private.id},
+	}
+	if got := rep.set(); !slices.Equal(got, want) {
+		t.Fatalf("NAT gateway without an internet route: got %+v, want %+v", got, want)
+	}
+	if m := message(rep, "nodeclaim-not-registered"); !strings.Contains(m, natID) || !strings.Contains(m, natSubnet) {
+		t.Errorf("nodeclaim-not-registered: got %q, want it to name %s and its subnet %s", m, natID, natSubnet)
+	}
+	if m := message(rep, "subnet-no-egress-route"); !strings.Contains(m, natID) {
+		t.Errorf("subnet-no-egress-route: got %q, want it to name %s", m, natID)
+	}
+
+	public, err := w.ec2.CreateRouteTable(ctx, &ec2.CreateRouteTableInput{VpcId: aws.String(w.vpcID)})
+	if err != nil {
+		t.Fatalf("creating a public route table: %v", err)
+	}
+	if _, err := w.ec2.CreateRoute(ctx, &ec2.CreateRouteInput{RouteTableId: public.RouteTable.RouteTableId,
+		DestinationCidrBlock: aws.String("0.0.0.0/0"), GatewayId: aws.String(w.igw)}); err != nil {
+		t.Fatalf("routing the public table through %s: %v", w.igw, err)
+	}
+	if _, err := w.ec2.AssociateRouteTable(ctx, &ec2.AssociateRouteTableInput{RouteTableId: public.RouteTable.RouteTableId,
+		SubnetId: aws.String(natSubnet)}); err != nil {
+		t.Fatalf("associating the public table with %s: %v", natSubnet, err)
+	}
+	rep = decode(t, karpnet(t, runOpts{}, "check", "-o", "json", "--only", joinChecks))
+	want = []finding{{"nodeclaim-not-registered", "critical", "", "nodeclaim/" + claim}}
+	if got := rep.set(); !slices.Equal(got, want) {
+		t.Fatalf("NAT gateway with an internet route: got %+v, want %+v", got, want)
+	}
+}
