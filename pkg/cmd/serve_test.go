@@ -236,7 +236,8 @@ func TestServeKeepsTheLastGoodDataWhenTheAPIServerFails(t *testing.T) {
 	o, _, _ := newTestOptions()
 	o.getenv = env{serveFloorEnv: "20ms"}.get
 	o.newCollector = h.collector()
-	s := startServe(t, o, "--interval", "20ms", "--kubeconfig", h.kubeconfig)
+	// --max-age well above the time the failures take, so /readyz judges the failure alone.
+	s := startServe(t, o, "--interval", "20ms", "--max-age", "10m", "--kubeconfig", h.kubeconfig)
 	s.waitCollections(t, 1)
 	if code, body := s.get(t, "/readyz"); code != http.StatusOK {
 		t.Fatalf("/readyz after a collection: %d %s", code, body)
