@@ -266,9 +266,28 @@ func readSnapshotFile(name string, maxBytes int64) (*snapshot.Snapshot, error) {
 	}
 	s, err := snapshot.ReadLimited(f, maxBytes)
 	if err != nil {
+		if isReportFile(f, maxBytes) {
+			return nil, fmt.Errorf("%s: %w", name, errReportNotSnapshot)
+		}
 		return nil, fmt.Errorf("snapshot %s: %w", name, err)
 	}
 	return s, nil
+}
+
+// errReportNotSnapshot is what a report given where a snapshot is read says: saving the
+// output of check -o json instead of a snapshot is the common mistake.
+var errReportNotSnapshot = errors.New("this is a report (check -o json), not a snapshot: save one with --save-snapshot FILE")
+
+// isReportFile tells whether the regular file f, which did not read as a snapshot, holds a
+// karpnet report (JSON or YAML, plain or gzipped). A pipe cannot be read again: it is not.
+func isReportFile(f *os.File, maxBytes int64) bool {
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return false
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return false
+	}
+	return snapshot.IsReport(f, maxBytes)
 }
 
 // writeSnapshotFile writes s to name, readable by its owner only (0600, also when the file
