@@ -52,7 +52,7 @@ func motoInstanceTypes(t *testing.T) []string {
 	return slices.Compact(names)
 }
 
-// TestMaxPodsMatchesENIMaxPods runs `kubectl karpnet max-pods -o json` over every instance type
+// TestMaxPodsMatchesENIMaxPods runs `kubectl karpnet max-pods --live -o json` over every instance type
 // that both moto (real DescribeInstanceTypes data) and the VPC CNI's eni-max-pods.txt know, and
 // expects the plain secondary-IP value, and Karpenter's, to equal the file's for each.
 func TestMaxPodsMatchesENIMaxPods(t *testing.T) {
@@ -72,7 +72,7 @@ func TestMaxPodsMatchesENIMaxPods(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := karpnet(t, runOpts{}, append([]string{"max-pods", "-o", "json"}, batch...)...)
+		r := karpnet(t, runOpts{}, append([]string{"max-pods", "--live", "-o", "json"}, batch...)...)
 		wantCode(t, r, 0)
 		after, err := env.moto.Requests(t.Context())
 		if err != nil {
