@@ -170,7 +170,7 @@ func (o *maxPodsOptions) run(ctx context.Context) error {
 // describe reads instance types from EC2 (DescribeInstanceTypes), by name, and says in which
 // Region.
 func (o *maxPodsOptions) describe(ctx context.Context, names []string) (map[string]*snapshot.InstanceType, string, error) {
-	api, err := collect.LoadEC2(ctx, o.region, o.profile)
+	api, err := collect.LoadEC2(ctx, o.region, o.profile, o.sdkLog())
 	if err != nil {
 		return nil, "", collectError(err)
 	}

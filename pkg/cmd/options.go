@@ -102,7 +102,7 @@ func (o *commonOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.saveSnapshot, "save-snapshot", o.saveSnapshot, "write everything collected to FILE (gzip-compressed when it ends in .gz)")
 	f.StringVar(&o.snapshotMax, "snapshot-max-size", o.snapshotMax, "the largest snapshot --snapshot reads, uncompressed (e.g. 512Mi, 4Gi)")
 	f.StringVar(&o.color, "color", o.color, "colour text output: auto, always or never (NO_COLOR is honoured)")
-	f.CountVarP(&o.verbose, "verbose", "v", "say on standard error how EC2 was read and what the collection cost (requests, paced waits)")
+	f.CountVarP(&o.verbose, "verbose", "v", "say on standard error how EC2 was read, what the collection cost (requests, paced waits) and what the AWS SDK logs (-vv: its retries too)")
 	o.registerCommonCompletion(cmd)
 	o.addContextFlags(cmd)
 }
