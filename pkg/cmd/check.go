@@ -109,8 +109,8 @@ func (o *checkOptions) complete(args []string) error {
 		return usageErrorf("--only and --skip cannot be used together: choose one")
 	}
 	for flag, ids := range map[string][]string{"--only": o.only, "--skip": o.skip} {
-		if err := diagnose.ValidateCheckIDs(ids); err != nil {
-			return usageErrorf("%s: %v", flag, err)
+		if err := checkIDsError(flag, ids); err != nil {
+			return err
 		}
 	}
 	var raisedFrom time.Duration

@@ -30,7 +30,7 @@ func newCmdDescribe(common *commonOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "describe",
 		Short: "Show the whole networking picture of nodes and of NodeClaims without a Node",
-		Args:  cobra.NoArgs,
+		Args:  subcommandArgs,
 		RunE:  func(c *cobra.Command, _ []string) error { return c.Help() },
 	}
 	cmd.AddCommand(newCmdDescribeNode(common), newCmdDescribeNodeClaim(common))
