@@ -78,6 +78,8 @@ exits 130.`,
 			return o.run(c.Context())
 		},
 	}
+	// Words for a check, which check answers in "did you mean".
+	cmd.SuggestFor = []string{"diagnose", "doctor", "lint", "scan", "verify"}
 	f := cmd.Flags()
 	f.StringVarP(&o.selector, "selector", "l", o.selector, "label selector over nodes (e.g. -l karpenter.sh/capacity-type=spot)")
 	f.StringVar(&o.nodePool, "nodepool", o.nodePool, "only nodes of this Karpenter NodePool")

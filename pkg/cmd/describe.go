@@ -33,6 +33,8 @@ func newCmdDescribe(common *commonOptions) *cobra.Command {
 		Args:  subcommandArgs,
 		RunE:  func(c *cobra.Command, _ []string) error { return c.Help() },
 	}
+	// kubectl's verbs for showing one object, which describe answers in "did you mean".
+	cmd.SuggestFor = []string{"get", "show", "inspect", "view"}
 	cmd.AddCommand(newCmdDescribeNode(common), newCmdDescribeNodeClaim(common))
 	for _, k := range []subjectKind{subnetKind(), nodeClassKind(), nodePoolKind(), placementGroupKind(), eniKind()} {
 		cmd.AddCommand(newCmdDescribeSubject(common, k))

@@ -61,6 +61,8 @@ type commonOptions struct {
 	sleep func(ctx context.Context, d time.Duration) bool
 	// isTerminal tells whether a stream is a terminal; tests replace it.
 	isTerminal func(any) bool
+	// termWidth tells the width of a terminal stream, 0 when unknown; tests replace it.
+	termWidth func(any) int
 
 	// verbose is -v: how the instances were read and what the collection cost, on standard
 	// error.
@@ -86,6 +88,7 @@ func newCommonOptions(streams genericiooptions.IOStreams) *commonOptions {
 		getenv:              os.Getenv,
 		sleep:               sleep,
 		isTerminal:          style.IsTerminal,
+		termWidth:           terminalWidth,
 
 		progressDelay: progressDelay,
 		progressEvery: progressEvery,

@@ -45,13 +45,13 @@ func nearest(typed string, items []spelled) []string {
 	lower := strings.ToLower(typed)
 	var found []near
 	for _, it := range items {
-		if it.name == "" || slices.ContainsFunc(found, func(n near) bool { return n.name == it.name }) {
+		if it.name == "" || it.name == typed || slices.ContainsFunc(found, func(n near) bool { return n.name == it.name }) {
 			continue
 		}
 		best, ok := 0, false
 		for _, sp := range it.spellings {
 			sp = strings.ToLower(sp)
-			if sp == "" || sp == typed {
+			if sp == "" {
 				continue
 			}
 			d := editDistance(lower, sp)
@@ -176,12 +176,25 @@ func checkIDsError(flag string, ids []string) error {
 // listWidth is the width lists of valid values are wrapped to: the terminal's when w is one,
 // else 80.
 func (o *commonOptions) listWidth(w any) int {
-	if f, ok := w.(interface{ Fd() uintptr }); ok && o.isTerminal(w) {
-		if width, _, err := term.GetSize(f.Fd()); err == nil && width >= 20 {
+	if o.isTerminal(w) {
+		if width := o.termWidth(w); width >= 20 {
 			return width
 		}
 	}
 	return 80
+}
+
+// terminalWidth is the width of the terminal w is, 0 when it cannot be told.
+func terminalWidth(w any) int {
+	f, ok := w.(interface{ Fd() uintptr })
+	if !ok {
+		return 0
+	}
+	width, _, err := term.GetSize(f.Fd())
+	if err != nil {
+		return 0
+	}
+	return width
 }
 
 // wrapList lays items out as comma-separated lines of at most width columns, each indented

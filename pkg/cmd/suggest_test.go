@@ -66,7 +66,9 @@ func TestDidYouMean(t *testing.T) {
 		{[]string{"demo", "describe", "nodepool", "genral"}, []string{`nodepool "genral" not found: did you mean general?`}},
 		{[]string{"demo", "check", "--nodepool", "genral"}, []string{`NodePool "genral" not found: did you mean general?`}},
 		{[]string{"demo", "describe", "nodeclass", "defualt"}, []string{`nodeclass "defualt" not found: did you mean default?`}},
-		{[]string{"inspect"}, []string{`unknown command "inspect" for "kubectl karpnet": see 'kubectl karpnet --help'`}},
+		{[]string{"get", "node"}, []string{`unknown command "get" for "kubectl karpnet": did you mean describe?`}},
+		{[]string{"doctor"}, []string{`unknown command "doctor" for "kubectl karpnet": did you mean check?`}},
+		{[]string{"frobnicate"}, []string{`unknown command "frobnicate" for "kubectl karpnet": see 'kubectl karpnet --help'`}},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -114,6 +116,24 @@ func TestValidValuesWrapped(t *testing.T) {
 				t.Errorf("listed IDs (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestValidValuesWrappedToTheTerminal checks that the list takes the terminal's width.
+func TestValidValuesWrappedToTheTerminal(t *testing.T) {
+	for _, tc := range []struct{ width, want int }{{120, 120}, {0, 80}, {10, 80}} {
+		o, _, _ := newTestOptions()
+		o.isTerminal = func(any) bool { return true }
+		o.termWidth = func(any) int { return tc.width }
+		r := runWith(t, o, "explain", "no-such-id")
+		wantCode(t, r, ExitUsage)
+		longest := 0
+		for _, l := range strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")[1:] {
+			longest = max(longest, len(l))
+		}
+		if longest > tc.want || longest <= tc.want-30 {
+			t.Errorf("terminal of %d columns: the longest list line has %d columns, want at most %d and near it", tc.width, longest, tc.want)
+		}
 	}
 }
 
