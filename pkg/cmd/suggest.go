@@ -131,7 +131,7 @@ func subcommandArgs(c *cobra.Command, args []string) error {
 // each unknown one and, when one has none close, lists every ID.
 func checkIDsError(flag string, ids []string) error {
 	valid := diagnose.CheckIDs()
-	var unknown, hints []string
+	var unknown, hints, hinted []string
 	listAll := false
 	for _, id := range ids {
 		if slices.Contains(valid, id) || slices.Contains(unknown, id) {
@@ -143,6 +143,7 @@ func checkIDsError(flag string, ids []string) error {
 			listAll = true
 			continue
 		}
+		hinted = append(hinted, didYouMean(s))
 		hints = append(hints, fmt.Sprintf("%q: %s", id, didYouMean(s)))
 	}
 	if len(unknown) == 0 {
@@ -159,9 +160,8 @@ func checkIDsError(flag string, ids []string) error {
 	if flag != "" {
 		msg = flag + ": " + msg
 	}
-	if len(unknown) == 1 && len(hints) == 1 {
-		_, hint, _ := strings.Cut(hints[0], ": ")
-		return usageErrorf("%s: %s", msg, hint)
+	if len(unknown) == 1 && len(hinted) == 1 {
+		return usageErrorf("%s: %s", msg, hinted[0])
 	}
 	if len(hints) > 0 {
 		msg += " (" + strings.Join(hints, "; ") + ")"

@@ -61,6 +61,7 @@ func TestDidYouMean(t *testing.T) {
 		{[]string{"explain", "subnet-ip-exhaustoin"}, []string{`unknown check ID "subnet-ip-exhaustoin": did you mean subnet-ip-exhaustion?`}},
 		{[]string{"demo", "check", "--only", "eniconfig"}, []string{`--only: unknown check ID "eniconfig": did you mean eniconfig-missing, eniconfig-zone-mismatch or eniconfig-subnet-mismatch?`}},
 		{[]string{"demo", "check", "--skip", "subnet-not-selectd"}, []string{`--skip: unknown check ID "subnet-not-selectd": did you mean subnet-not-selected?`}},
+		{[]string{"demo", "check", "--skip", "subnet-not-selectd,zone-mismatc"}, []string{`--skip: unknown check IDs "subnet-not-selectd", "zone-mismatc" ("subnet-not-selectd": did you mean subnet-not-selected?; "zone-mismatc": did you mean zone-mismatch?)`}},
 		{[]string{"demo", "describe", "subnet", "subnet-0714a16d895e97a4"}, []string{`subnet "subnet-0714a16d895e97a4" not found: did you mean subnet-0714a16d895e97a48?`}},
 		{[]string{"demo", "describe", "node", "ip-10-0-1-69"}, []string{`node "ip-10-0-1-69" not found: did you mean ` + demoNode + "?"}},
 		{[]string{"demo", "describe", "nodepool", "genral"}, []string{`nodepool "genral" not found: did you mean general?`}},
