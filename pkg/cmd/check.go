@@ -78,6 +78,8 @@ exits 130.`,
 			return o.run(c.Context())
 		},
 	}
+	// Words for a check, which check answers in "did you mean".
+	cmd.SuggestFor = []string{"diagnose", "doctor", "lint", "scan", "verify"}
 	f := cmd.Flags()
 	f.StringVarP(&o.selector, "selector", "l", o.selector, "label selector over nodes (e.g. -l karpenter.sh/capacity-type=spot)")
 	f.StringVar(&o.nodePool, "nodepool", o.nodePool, "only nodes of this Karpenter NodePool")
@@ -109,8 +111,8 @@ func (o *checkOptions) complete(args []string) error {
 		return usageErrorf("--only and --skip cannot be used together: choose one")
 	}
 	for flag, ids := range map[string][]string{"--only": o.only, "--skip": o.skip} {
-		if err := diagnose.ValidateCheckIDs(ids); err != nil {
-			return usageErrorf("%s: %v", flag, err)
+		if err := checkIDsError(flag, ids); err != nil {
+			return err
 		}
 	}
 	var raisedFrom time.Duration

@@ -16,7 +16,7 @@ deliberate faults among mostly healthy nodes. Without a subcommand it opens the 
 		Example: `  kubectl karpnet demo
   kubectl karpnet demo check -o wide
   kubectl karpnet demo describe node ip-10-0-64-138.us-west-2.compute.internal`,
-		Args: cobra.NoArgs,
+		Args: subcommandArgs,
 		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
 			common.demo = true
 			return nil

@@ -30,9 +30,11 @@ func newCmdDescribe(common *commonOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "describe",
 		Short: "Show the whole networking picture of nodes and of NodeClaims without a Node",
-		Args:  cobra.NoArgs,
+		Args:  subcommandArgs,
 		RunE:  func(c *cobra.Command, _ []string) error { return c.Help() },
 	}
+	// kubectl's verbs for showing one object, which describe answers in "did you mean".
+	cmd.SuggestFor = []string{"get", "show", "inspect", "view"}
 	cmd.AddCommand(newCmdDescribeNode(common), newCmdDescribeNodeClaim(common))
 	for _, k := range []subjectKind{subnetKind(), nodeClassKind(), nodePoolKind(), placementGroupKind(), eniKind()} {
 		cmd.AddCommand(newCmdDescribeSubject(common, k))

@@ -154,6 +154,11 @@ func (k subjectKind) notFound(h hints, snap *snapshot.Snapshot, name string, sou
 				strings.ToLower(k.what), printableLine(name), s))
 		}
 	}
+	if k.names.offline != nil {
+		if hint := didYouMean(suggestions(name, k.names.offline(snap))); hint != "" {
+			return usageErrorf("%s %q not found: %s", strings.ToLower(k.what), printableLine(name), printableLine(hint))
+		}
+	}
 	return usageErrorf("%s %q not found: %s", strings.ToLower(k.what), printableLine(name), k.lister(h))
 }
 

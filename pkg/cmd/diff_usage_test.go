@@ -43,7 +43,7 @@ func TestDiffUsage(t *testing.T) {
 					t.Fatal(err)
 				}
 			},
-			want: []string{"report.json", `kind is "Report"`},
+			want: []string{"report.json", reportMistake},
 		},
 		{name: "over --snapshot-max-size", args: []string{"diff", diffOld, diffNew, "--snapshot-max-size", "64Ki"}, want: []string{diffOld, "64"}},
 	}

@@ -26,6 +26,8 @@ const (
 type exitError struct {
 	code int
 	err  error
+	// list holds valid values printed under the error, wrapped to the width of standard error.
+	list []string
 }
 
 func (e *exitError) Error() string {

@@ -78,8 +78,8 @@ func (o *explainOptions) complete(args []string) error {
 	default:
 		return usageErrorf("-o/--output %q: use json, yaml or markdown, or leave it out for text", o.output)
 	}
-	if err := diagnose.ValidateCheckIDs(args); err != nil {
-		return usageErrorf("%v", err)
+	if err := checkIDsError("", args); err != nil {
+		return err
 	}
 	o.checks = diagnose.Checks()
 	if len(args) > 0 {

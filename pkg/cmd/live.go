@@ -62,7 +62,7 @@ func buildCollector(ctx context.Context, o *commonOptions, flags *kubeFlags, bud
 		}
 	}
 	profile := cmp.Or(o.profile, aws.Profile)
-	api, err := collect.LoadEC2(ctx, cmp.Or(o.region, aws.Region), profile)
+	api, err := collect.LoadEC2(ctx, cmp.Or(o.region, aws.Region), profile, o.sdkLog())
 	if err != nil {
 		c.EC2Gap = &snapshot.Gap{Source: snapshot.SourceEC2, Reason: err.Error(),
 			Remedy: "fix the AWS configuration (--profile, --region, AWS_PROFILE, aws sso login)"}

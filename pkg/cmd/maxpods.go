@@ -18,8 +18,12 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
-const maxPodsExample = `  # Max pods of two instance types as the VPC CNI, the EKS calculator and Karpenter see them
-  %[1]s max-pods m5.large c6i.2xlarge --region us-west-2
+const maxPodsExample = `  # Max pods of two instance types as the VPC CNI, the EKS calculator and Karpenter see them,
+  # from karpnet's embedded table (no AWS access)
+  %[1]s max-pods m5.large c6i.2xlarge
+
+  # The same limits read from EC2 now
+  %[1]s max-pods m5.large --live --region us-west-2
 
   # With prefix delegation on in the VPC CNI (ENABLE_PREFIX_DELEGATION=true)
   %[1]s max-pods m5.large --prefix-delegation
@@ -36,6 +40,7 @@ type maxPodsOptions struct {
 
 	density maxpods.Options
 	output  string
+	live    bool
 
 	// Set by complete.
 	types []string
@@ -46,8 +51,10 @@ func newCmdMaxPods(common *commonOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "max-pods TYPE...",
 		Short: "Show the max pods of instance types: secondary IPs, prefix delegation and Karpenter's value",
-		Long: `max-pods reads the network limits of instance types from EC2 (DescribeInstanceTypes) and prints,
-for each: the ENIs of its default network card, IPv4 addresses per ENI, vCPUs, whether it is Nitro
+		Long: `max-pods reads the network limits of instance types from the EC2 data embedded in karpnet
+(DescribeInstanceTypes as of ` + maxpods.OfflineDate + `, every type of the VPC CNI's eni-max-pods.txt), or from
+EC2 (DescribeInstanceTypes) with --live and for a type the table does not know, and prints, for
+each: the ENIs of its default network card, IPv4 addresses per ENI, vCPUs, whether it is Nitro
 ("metal" for bare metal), and four max-pods values:
 
   SECONDARY-IP       ENIs x (IPv4 - 1) + 2, as in the VPC CNI's eni-max-pods.txt
@@ -59,7 +66,10 @@ for each: the ENIs of its default network card, IPv4 addresses per ENI, vCPUs, w
 --custom-networking and --pod-eni each take one ENI from the VPC CNI values; --reserved-enis
 (Karpenter's RESERVED_ENIS) changes only KARPENTER; --efa-only changes both.
 
-Exit codes: 0 printed; 2 usage error, unknown instance type or no AWS Region; 3 EC2 not readable.`,
+The lines under the table name the source and its date; -o json gives them in each object.
+
+Exit codes: 0 printed; 2 usage error, unknown instance type or no AWS Region to ask EC2;
+3 EC2 not readable.`,
 		Example: fmt.Sprintf(maxPodsExample, "kubectl karpnet"),
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -77,6 +87,7 @@ Exit codes: 0 printed; 2 usage error, unknown instance type or no AWS Region; 3 
 	f.Int32Var(&o.density.EFAOnly, "efa-only", 0, "efa-only interfaces on network card 0 (EC2NodeClass spec.networkInterfaces)")
 	f.BoolVar(&o.density.MaxAllowed, "max-allowed", false, "do not cap at 110 (250 above 30 vCPUs)")
 	f.StringVarP(&o.output, "output", "o", o.output, "output format: table or json")
+	f.BoolVar(&o.live, "live", false, "ask EC2 (DescribeInstanceTypes) also for the types karpnet's embedded table knows")
 	registerMaxPodsCompletion(cmd)
 	return cmd
 }
@@ -107,40 +118,42 @@ func (o *maxPodsOptions) complete(args []string) error {
 	return nil
 }
 
-// run reads the types from EC2, computes their max pods and prints them.
+// run computes the max pods of the types, from the embedded table for the types it knows
+// (unless --live) and from EC2 for the others, and prints them.
 func (o *maxPodsOptions) run(ctx context.Context) error {
-	api, err := collect.LoadEC2(ctx, o.region, o.profile)
-	if err != nil {
-		return collectError(err)
-	}
-	region := o.region
-	if c, ok := api.(interface{ Options() ec2.Options }); ok && region == "" {
-		region = c.Options().Region
-	}
-	if region == "" {
-		return usageErrorf("no AWS Region configured: pass --region (or set AWS_REGION)")
-	}
-	found, err := collect.DescribeInstanceTypes(ctx, api, region, o.types)
-	if err != nil {
-		return collectError(err)
-	}
-	byName := map[string]*snapshot.InstanceType{}
-	for i := range found {
-		byName[found[i].Name] = &found[i]
-	}
-	var rows []maxpods.Row
-	var unknown []string
-	for _, name := range o.types {
-		t, ok := byName[name]
-		if !ok {
-			unknown = append(unknown, name)
+	rows := make([]maxpods.Row, len(o.types))
+	var ask []string
+	for i, name := range o.types {
+		t, ok := maxpods.Offline(name)
+		if o.live || !ok {
+			ask = append(ask, name)
 			continue
 		}
-		rows = append(rows, maxpods.For(t, o.density))
+		rows[i] = maxpods.For(&t, o.density)
+		rows[i].Source, rows[i].SourceDate = maxpods.SourceEmbedded, maxpods.OfflineDate
 	}
-	if len(unknown) > 0 {
-		return usageErrorf("EC2 does not know instance type %s in %s: check the spelling, or pass the --region "+
-			"where it is offered", strings.Join(unknown, ", "), region)
+	if len(ask) > 0 {
+		found, region, err := o.describe(ctx, ask)
+		if err != nil {
+			return err
+		}
+		var unknown []string
+		for i, name := range o.types {
+			if rows[i].InstanceType != "" {
+				continue
+			}
+			t, ok := found[name]
+			if !ok {
+				unknown = append(unknown, name)
+				continue
+			}
+			rows[i] = maxpods.For(t, o.density)
+			rows[i].Source, rows[i].Region = maxpods.SourceEC2, region
+		}
+		if len(unknown) > 0 {
+			return usageErrorf("EC2 does not know instance type %s in %s: check the spelling, or pass the --region "+
+				"where it is offered", strings.Join(unknown, ", "), region)
+		}
 	}
 	if o.output == "json" {
 		if err := writeMaxPodsJSON(o.Out, rows); err != nil {
@@ -152,6 +165,35 @@ func (o *maxPodsOptions) run(ctx context.Context) error {
 		return outputError("max pods table", err)
 	}
 	return nil
+}
+
+// describe reads instance types from EC2 (DescribeInstanceTypes), by name, and says in which
+// Region.
+func (o *maxPodsOptions) describe(ctx context.Context, names []string) (map[string]*snapshot.InstanceType, string, error) {
+	api, err := collect.LoadEC2(ctx, o.region, o.profile, o.sdkLog())
+	if err != nil {
+		return nil, "", collectError(err)
+	}
+	region := o.region
+	if c, ok := api.(interface{ Options() ec2.Options }); ok && region == "" {
+		region = c.Options().Region
+	}
+	if region == "" {
+		if o.live {
+			return nil, "", usageErrorf("no AWS Region configured: pass --region (or set AWS_REGION)")
+		}
+		return nil, "", usageErrorf("karpnet's table (%s) does not know instance type %s: pass --region (or set "+
+			"AWS_REGION) to ask EC2, or check the spelling", maxpods.OfflineDate, strings.Join(names, ", "))
+	}
+	found, err := collect.DescribeInstanceTypes(ctx, api, region, names)
+	if err != nil {
+		return nil, "", collectError(err)
+	}
+	byName := map[string]*snapshot.InstanceType{}
+	for i := range found {
+		byName[found[i].Name] = &found[i]
+	}
+	return byName, region, nil
 }
 
 // writeMaxPodsJSON prints rows as a JSON list.
@@ -189,8 +231,38 @@ func writeMaxPodsTable(w io.Writer, rows []maxpods.Row, d maxpods.Options) error
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "\n%s\n", strings.Join(maxPodsLegend(d), "\n"))
+	_, err := fmt.Fprintf(w, "\n%s\n", strings.Join(append(maxPodsLegend(d), maxPodsSources(rows)...), "\n"))
 	return err
+}
+
+// maxPodsSources says where the rows' limits come from, one line a source, naming the types
+// of each when they came from both.
+func maxPodsSources(rows []maxpods.Row) []string {
+	var embedded, live []string
+	region := ""
+	for _, r := range rows {
+		if r.Source == maxpods.SourceEC2 {
+			live, region = append(live, r.InstanceType), r.Region
+		} else {
+			embedded = append(embedded, r.InstanceType)
+		}
+	}
+	var lines []string
+	if len(embedded) > 0 {
+		which := ""
+		if len(live) > 0 {
+			which = " for " + strings.Join(embedded, ", ")
+		}
+		lines = append(lines, fmt.Sprintf("Source%s: %s, as of %s; --live asks EC2", which, maxpods.OfflineSource, maxpods.OfflineDate))
+	}
+	if len(live) > 0 {
+		which := ""
+		if len(embedded) > 0 {
+			which = " for " + strings.Join(live, ", ")
+		}
+		lines = append(lines, fmt.Sprintf("Source%s: EC2 DescribeInstanceTypes in %s", which, region))
+	}
+	return lines
 }
 
 // maxPodsLegend says what the RECOMMENDED and KARPENTER columns assume, in lines that fit

@@ -56,7 +56,10 @@ func maxPodsEC2(t *testing.T, region string) *ec2sim.Server {
 }
 
 func TestMaxPodsGolden(t *testing.T) {
-	maxPodsEC2(t, "us-west-2")
+	sim := maxPodsEC2(t, "us-west-2")
+	x9 := maxPodsTypes()[0]
+	x9.Name = "x9.huge" // a type newer than the embedded table
+	sim.AddInstanceTypes(x9)
 	all := []string{"m5.large", "c6i.2xlarge", "m4.large", "c5.metal", "p5.48xlarge"}
 	tests := []struct {
 		name string
@@ -68,6 +71,8 @@ func TestMaxPodsGolden(t *testing.T) {
 		{"maxpods-pod-eni.golden", []string{"m5.large", "c6i.2xlarge", "--pod-eni", "--prefix-delegation"}},
 		{"maxpods-efa-only.golden", []string{"p5.48xlarge", "--efa-only", "1", "--prefix-delegation", "--max-allowed"}},
 		{"maxpods-json.golden", append([]string{"-o", "json"}, all...)},
+		{"maxpods-live.golden", append([]string{"--live"}, all...)},
+		{"maxpods-mixed.golden", []string{"m5.large", "x9.huge", "-o", "json"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -85,7 +90,7 @@ func TestMaxPodsGolden(t *testing.T) {
 // on p5.48xlarge and no prefix value on Xen.
 func TestMaxPodsJSON(t *testing.T) {
 	sim := maxPodsEC2(t, "")
-	r := run(t, "max-pods", "--region", "eu-west-1", "-o", "json", "p5.48xlarge", "m4.large", "p5.48xlarge")
+	r := run(t, "max-pods", "--live", "--region", "eu-west-1", "-o", "json", "p5.48xlarge", "m4.large", "p5.48xlarge")
 	wantCode(t, r, ExitOK)
 	var got []maxpods.Row
 	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
@@ -94,8 +99,9 @@ func TestMaxPodsJSON(t *testing.T) {
 	pd := int64(250)
 	want := []maxpods.Row{
 		{InstanceType: "p5.48xlarge", ENIs: 2, IPv4PerENI: 50, VCPUs: 192, Nitro: true, SecondaryIP: 100,
-			PrefixDelegation: &pd, Recommended: 100, Karpenter: 100},
-		{InstanceType: "m4.large", ENIs: 2, IPv4PerENI: 10, VCPUs: 2, SecondaryIP: 20, Recommended: 20, Karpenter: 20},
+			PrefixDelegation: &pd, Recommended: 100, Karpenter: 100, Source: "ec2", Region: "eu-west-1"},
+		{InstanceType: "m4.large", ENIs: 2, IPv4PerENI: 10, VCPUs: 2, SecondaryIP: 20, Recommended: 20, Karpenter: 20,
+			Source: "ec2", Region: "eu-west-1"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("max pods mismatch (-want +got):\n%s", diff)
@@ -120,7 +126,11 @@ func TestMaxPodsErrors(t *testing.T) {
 	}{
 		{name: "unknown types", region: "us-west-2", args: []string{"m5.large", "x9.huge", "zz.top"}, code: ExitUsage,
 			want: []string{"EC2 does not know instance type x9.huge, zz.top in us-west-2", "--region"}},
-		{name: "no Region", args: []string{"m5.large"}, code: ExitUsage, want: []string{"no AWS Region", "pass --region"}},
+		{name: "unknown types live", region: "us-west-2", args: []string{"--live", "m5.large", "x9.huge"}, code: ExitUsage,
+			want: []string{"EC2 does not know instance type x9.huge in us-west-2", "--region"}},
+		{name: "no Region", args: []string{"--live", "m5.large"}, code: ExitUsage, want: []string{"no AWS Region", "pass --region"}},
+		{name: "unknown type, no Region", args: []string{"m5.large", "x9.huge"}, code: ExitUsage,
+			want: []string{"karpnet's table (2026-05-01) does not know instance type x9.huge", "pass --region"}},
 		{name: "no type", region: "us-west-2", code: ExitUsage, want: []string{"requires at least 1 arg", "max-pods --help"}},
 		{name: "bad output", region: "us-west-2", args: []string{"m5.large", "-o", "yaml"}, code: ExitUsage,
 			want: []string{"-o/--output", `"yaml"`, "table or json"}},
@@ -128,7 +138,7 @@ func TestMaxPodsErrors(t *testing.T) {
 			want: []string{"cannot be negative"}},
 		{name: "snapshot", region: "us-west-2", args: []string{"m5.large", "--snapshot", "x.json"}, code: ExitUsage,
 			want: []string{"drop --snapshot"}},
-		{name: "refused", region: "us-west-2", fail: "UnauthorizedOperation", args: []string{"m5.large"}, code: ExitCollect,
+		{name: "refused", region: "us-west-2", fail: "UnauthorizedOperation", args: []string{"--live", "m5.large"}, code: ExitCollect,
 			want: []string{"describing instance types in us-west-2: UnauthorizedOperation", "allow ec2:DescribeInstanceTypes"}},
 	}
 	for _, tc := range tests {
@@ -144,5 +154,44 @@ func TestMaxPodsErrors(t *testing.T) {
 			}
 			wantOneErrorLine(t, r, tc.want...)
 		})
+	}
+}
+
+// TestMaxPodsOffline checks that the types of the embedded table are answered with no Region,
+// no credentials and no AWS configuration at all: nothing asked of EC2, nothing on standard
+// error, and the source and its date in the table and in JSON.
+func TestMaxPodsOffline(t *testing.T) {
+	sim := maxPodsEC2(t, "")
+	for _, k := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_REGION", "AWS_PROFILE", "AWS_DEFAULT_PROFILE"} {
+		t.Setenv(k, "")
+	}
+	r := run(t, "max-pods", "m5.large", "p5.48xlarge")
+	wantCode(t, r, ExitOK)
+	if r.stderr != "" {
+		t.Errorf("stderr: got %q, want nothing", r.stderr)
+	}
+	for _, want := range []string{
+		"m5.large     3     10        2      yes    29            110                29           29\n",
+		"p5.48xlarge  2     50        192    yes    100           250                100          100\n",
+		"Source: EC2 DescribeInstanceTypes data embedded in karpnet (moto 5.2.1), as of 2026-05-01; --live asks EC2\n",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("stdout: got\n%s\nwant it to contain %q", r.stdout, want)
+		}
+	}
+	r = run(t, "max-pods", "-o", "json", "m5.large")
+	wantCode(t, r, ExitOK)
+	var got []maxpods.Row
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+		t.Fatalf("decoding -o json: %v\n%s", err, r.stdout)
+	}
+	pd := int64(110)
+	want := []maxpods.Row{{InstanceType: "m5.large", ENIs: 3, IPv4PerENI: 10, VCPUs: 2, Nitro: true, SecondaryIP: 29,
+		PrefixDelegation: &pd, Recommended: 29, Karpenter: 29, Source: "embedded", SourceDate: "2026-05-01"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("max pods mismatch (-want +got):\n%s", diff)
+	}
+	if reqs := sim.Requests(); len(reqs) != 0 {
+		t.Errorf("EC2 requests: got %+v, want none", reqs)
 	}
 }

@@ -61,6 +61,8 @@ type commonOptions struct {
 	sleep func(ctx context.Context, d time.Duration) bool
 	// isTerminal tells whether a stream is a terminal; tests replace it.
 	isTerminal func(any) bool
+	// termWidth tells the width of a terminal stream, 0 when unknown; tests replace it.
+	termWidth func(any) int
 
 	// verbose is -v: how the instances were read and what the collection cost, on standard
 	// error.
@@ -86,6 +88,7 @@ func newCommonOptions(streams genericiooptions.IOStreams) *commonOptions {
 		getenv:              os.Getenv,
 		sleep:               sleep,
 		isTerminal:          style.IsTerminal,
+		termWidth:           terminalWidth,
 
 		progressDelay: progressDelay,
 		progressEvery: progressEvery,
@@ -102,7 +105,7 @@ func (o *commonOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.saveSnapshot, "save-snapshot", o.saveSnapshot, "write everything collected to FILE (gzip-compressed when it ends in .gz)")
 	f.StringVar(&o.snapshotMax, "snapshot-max-size", o.snapshotMax, "the largest snapshot --snapshot reads, uncompressed (e.g. 512Mi, 4Gi)")
 	f.StringVar(&o.color, "color", o.color, "colour text output: auto, always or never (NO_COLOR is honoured)")
-	f.CountVarP(&o.verbose, "verbose", "v", "say on standard error how EC2 was read and what the collection cost (requests, paced waits)")
+	f.CountVarP(&o.verbose, "verbose", "v", "say on standard error how EC2 was read, what the collection cost (requests, paced waits) and what the AWS SDK logs (-vv: its retries too)")
 	o.registerCommonCompletion(cmd)
 	o.addContextFlags(cmd)
 }
@@ -266,9 +269,28 @@ func readSnapshotFile(name string, maxBytes int64) (*snapshot.Snapshot, error) {
 	}
 	s, err := snapshot.ReadLimited(f, maxBytes)
 	if err != nil {
+		if isReportFile(f, maxBytes) {
+			return nil, fmt.Errorf("%s: %w", name, errReportNotSnapshot)
+		}
 		return nil, fmt.Errorf("snapshot %s: %w", name, err)
 	}
 	return s, nil
+}
+
+// errReportNotSnapshot is what a report given where a snapshot is read says: saving the
+// output of check -o json instead of a snapshot is the common mistake.
+var errReportNotSnapshot = errors.New("this is a report (check -o json), not a snapshot: save one with --save-snapshot FILE")
+
+// isReportFile tells whether the regular file f, which did not read as a snapshot, holds a
+// karpnet report (JSON or YAML, plain or gzipped). A pipe cannot be read again: it is not.
+func isReportFile(f *os.File, maxBytes int64) bool {
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return false
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return false
+	}
+	return snapshot.IsReport(f, maxBytes)
 }
 
 // writeSnapshotFile writes s to name, readable by its owner only (0600, also when the file

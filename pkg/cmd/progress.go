@@ -114,3 +114,13 @@ func (o *commonOptions) printVerbose(meter *collect.Meter, elapsed time.Duration
 		elapsed.Round(time.Millisecond), thousands(p.Nodes), thousands(p.Instances), thousands(p.EC2Calls),
 		thousands(p.Paced), p.PacedWait.Round(time.Millisecond))
 }
+
+// sdkLog says where the AWS SDK's own log lines go: to standard error, prefixed "aws-sdk:",
+// with -v (and the requests it retries with -vv); nowhere otherwise, nor under the terminal
+// UI, whose screen they would break.
+func (o *commonOptions) sdkLog() collect.EC2Option {
+	if o.verbose < 1 || o.tuiProgress {
+		return collect.WithSDKLog(nil, false)
+	}
+	return collect.WithSDKLog(o.ErrOut, o.verbose >= 2)
+}

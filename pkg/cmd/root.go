@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -47,7 +48,7 @@ It only reads: Kubernetes get/list, and EC2 Describe* and Get* calls.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl karpnet"},
-		Args:          cobra.NoArgs,
+		Args:          subcommandArgs,
 	}
 	tuiCmd := newCmdTUI(o)
 	cmd.RunE = tuiCmd.RunE
@@ -96,6 +97,13 @@ func execute(ctx context.Context, o *commonOptions, args []string) int {
 		// The code says it all; what the command had to say was printed.
 	case errors.As(err, &coded):
 		fmt.Fprintf(streams.ErrOut, "error: %s\n", printableLine(err.Error()))
+		if len(coded.list) > 0 {
+			items := make([]string, len(coded.list))
+			for i, v := range coded.list {
+				items[i] = printableLine(v)
+			}
+			fmt.Fprintln(streams.ErrOut, strings.Join(wrapList(items, o.listWidth(streams.ErrOut)), "\n"))
+		}
 	default:
 		// cobra's own parsing errors: unknown command or flag, wrong argument count.
 		fmt.Fprintf(streams.ErrOut, "error: %s: see '%s --help'\n", printableLine(err.Error()), failed.CommandPath())

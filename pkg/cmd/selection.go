@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/labels"
@@ -95,8 +96,11 @@ func (s selection) options(snap *snapshot.Snapshot, only, skip []string) (diagno
 	}
 	for _, name := range s.names {
 		if !present[name] {
-			return opts, &exitError{code: ExitUsage, err: fmt.Errorf("node %q not found: %s", name,
-				s.hints.list("nodes", "list nodes with kubectl get nodes"))}
+			next := s.hints.list("nodes", "list nodes with kubectl get nodes")
+			if hint := didYouMean(suggestions(name, slices.Collect(maps.Keys(present)))); hint != "" {
+				next = printableLine(hint)
+			}
+			return opts, &exitError{code: ExitUsage, err: fmt.Errorf("node %q not found: %s", name, next)}
 		}
 		if s.matches(nodeLabels(snap, name)) {
 			opts.Nodes[name] = true
@@ -154,12 +158,38 @@ func (s selection) known(snap *snapshot.Snapshot, selected map[string]bool) erro
 	}
 	if s.nodePool != "" && !snap.Unavailable(snapshot.SourceNodePools) &&
 		!slices.ContainsFunc(snap.NodePools, func(p snapshot.NodePool) bool { return p.Name == s.nodePool }) {
-		return usageErrorf("NodePool %q not found: %s", s.nodePool, s.hints.list("NodePools", "list NodePools with kubectl get nodepools"))
+		next := s.hints.list("NodePools", "list NodePools with kubectl get nodepools")
+		if hint := didYouMean(suggestions(s.nodePool, nodePoolNames(snap))); hint != "" {
+			next = printableLine(hint)
+		}
+		return usageErrorf("NodePool %q not found: %s", s.nodePool, next)
 	}
 	if s.nodeClass != "" && !snap.Unavailable(snapshot.SourceNodeClasses) && !snap.Unavailable(snapshot.SourceAutoNodeClasses) &&
 		!slices.ContainsFunc(snap.NodeClasses, func(c snapshot.EC2NodeClass) bool { return c.Name == s.nodeClass }) {
-		return usageErrorf("EC2NodeClass or NodeClass %q not found: %s", s.nodeClass, s.hints.list("EC2NodeClasses and NodeClasses",
-			"list them with kubectl get ec2nodeclasses.karpenter.k8s.aws,nodeclasses.eks.amazonaws.com"))
+		next := s.hints.list("EC2NodeClasses and NodeClasses",
+			"list them with kubectl get ec2nodeclasses.karpenter.k8s.aws,nodeclasses.eks.amazonaws.com")
+		if hint := didYouMean(suggestions(s.nodeClass, nodeClassNames(snap))); hint != "" {
+			next = printableLine(hint)
+		}
+		return usageErrorf("EC2NodeClass or NodeClass %q not found: %s", s.nodeClass, next)
 	}
 	return nil
+}
+
+// nodePoolNames are the names of the NodePools in snap.
+func nodePoolNames(snap *snapshot.Snapshot) []string {
+	out := make([]string, len(snap.NodePools))
+	for i := range snap.NodePools {
+		out[i] = snap.NodePools[i].Name
+	}
+	return out
+}
+
+// nodeClassNames are the names of the EC2NodeClasses and NodeClasses in snap.
+func nodeClassNames(snap *snapshot.Snapshot) []string {
+	out := make([]string, len(snap.NodeClasses))
+	for i := range snap.NodeClasses {
+		out[i] = snap.NodeClasses[i].Name
+	}
+	return out
 }

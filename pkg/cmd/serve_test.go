@@ -324,7 +324,7 @@ func TestServeUsageAndStartErrors(t *testing.T) {
 		{"bad listen", []string{"demo", "serve", "--listen", "9464"}, nil, ExitUsage, []string{"--listen \"9464\"", ":9464"}},
 		{"bad floor", []string{"demo", "serve"}, env{serveFloorEnv: "soon"}, ExitUsage, []string{serveFloorEnv, "tests only"}},
 		{"arguments", []string{"demo", "serve", "node-a"}, nil, ExitUsage, []string{"unknown command"}},
-		{"unknown check", []string{"demo", "serve", "--only", "no-such-check"}, nil, ExitUsage, []string{"--only"}},
+		{"unknown check", []string{"demo", "serve", "--only", "subnet-not-selectd"}, nil, ExitUsage, []string{"--only", "did you mean subnet-not-selected?"}},
 		{"address taken", []string{"demo", "serve", "--listen", taken.Addr().String()}, nil, ExitCollect,
 			[]string{"cannot listen on " + taken.Addr().String(), "choose another --listen"}},
 		{"several clusters", []string{"serve", "--contexts", "a,b", "--listen", "127.0.0.1:0"}, nil, ExitUsage,

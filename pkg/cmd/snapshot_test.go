@@ -106,7 +106,7 @@ func TestSnapshotUnreadable(t *testing.T) {
 		{name: "empty", file: "empty.json", content: []byte{}, problem: "empty or truncated"},
 		{name: "not JSON", file: "notes.txt", content: []byte("these are not the nodes you are looking for\n"), problem: "not valid JSON"},
 		{name: "newer format version", file: "future.json", content: newer, problem: "format version 99 is newer"},
-		{name: "another kind", file: "report.json", content: wrongKind, problem: `kind is "Report"`},
+		{name: "another kind", file: "report.json", content: wrongKind, problem: reportMistake},
 		{name: "missing", file: "missing.json", problem: "no such file or directory"},
 	}
 	for _, tt := range tests {

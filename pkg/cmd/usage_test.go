@@ -3,8 +3,6 @@ package cmd
 import (
 	"strings"
 	"testing"
-
-	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 )
 
 func TestUsageErrors(t *testing.T) {
@@ -15,14 +13,6 @@ func TestUsageErrors(t *testing.T) {
 	}{
 		{name: "bad -o", args: []string{"demo", "check", "-o", "xml"}, want: []string{"-o/--output", `"xml"`, "table, wide, json, yaml, junit, sarif"}},
 		{name: "bad --fail-on", args: []string{"demo", "check", "--fail-on", "sometimes"}, want: []string{"--fail-on", `"sometimes"`, "critical, warning, info or never"}},
-		{
-			name: "unknown --only ID", args: []string{"demo", "check", "--only", "subnet-full"},
-			want: append([]string{"--only", `unknown check ID "subnet-full"`}, diagnose.CheckIDs()...),
-		},
-		{
-			name: "unknown --skip IDs", args: []string{"demo", "check", "--skip", "a,b,subnet-not-selected"},
-			want: []string{"--skip", `unknown check IDs "a", "b"`, "subnet-not-selected"},
-		},
 		{name: "--only with --skip", args: []string{"demo", "check", "--only", "subnet-not-selected", "--skip", "security-group-drift"}, want: []string{"--only and --skip"}},
 		{name: "unknown flag", args: []string{"demo", "check", "--quiet"}, want: []string{"unknown flag: --quiet", "kubectl karpnet demo check --help"}},
 		{name: "unknown shorthand flag", args: []string{"check", "-z"}, want: []string{"unknown shorthand flag: 'z'", "kubectl karpnet check --help"}},

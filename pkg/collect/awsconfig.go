@@ -5,14 +5,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	"github.com/aws/smithy-go/logging"
 
 	"github.com/karpnet/kubectl-karpnet/internal/sdkhttp"
 )
@@ -32,12 +35,23 @@ const (
 // first called, not here. A profile that does not exist is an error that says what to do.
 // Request bodies are sent read-only (sdkhttp.ReadOnlyBodies), so a fast endpoint costs no
 // retried call.
-func LoadEC2(ctx context.Context, region, profile string) (EC2API, error) {
+//
+// The SDK's own log lines (such as "WARN falling back to IMDSv1") are dropped unless
+// WithSDKLog says where they go: they never reach standard error on their own.
+func LoadEC2(ctx context.Context, region, profile string, options ...EC2Option) (EC2API, error) {
+	var set ec2Settings
+	for _, o := range options {
+		o(&set)
+	}
 	opts := []func(*config.LoadOptions) error{
 		config.WithRetryer(func() aws.Retryer {
 			return retry.AddWithMaxBackoffDelay(
 				retry.AddWithMaxAttempts(retry.NewStandard(), ec2MaxAttempts), ec2MaxBackoff)
 		}),
+		config.WithLogger(set.logger()),
+	}
+	if set.log != nil && set.retries {
+		opts = append(opts, config.WithClientLogMode(aws.LogRetries))
 	}
 	if region != "" {
 		opts = append(opts, config.WithRegion(region))
@@ -51,6 +65,43 @@ func LoadEC2(ctx context.Context, region, profile string) (EC2API, error) {
 	}
 	// Wrapping after loading keeps the transport the configuration built (AWS_CA_BUNDLE).
 	return ec2.NewFromConfig(cfg, func(o *ec2.Options) { o.HTTPClient = sdkhttp.ReadOnlyBodies(o.HTTPClient) }), nil
+}
+
+// EC2Option changes how LoadEC2 builds the EC2 client.
+type EC2Option func(*ec2Settings)
+
+// ec2Settings are what the EC2Options chose.
+type ec2Settings struct {
+	log     io.Writer
+	retries bool
+}
+
+// WithSDKLog sends the AWS SDK's own log lines to w, one a line, prefixed "aws-sdk: " and
+// their level; with retries, the SDK also logs every request it retries. A nil w drops them.
+func WithSDKLog(w io.Writer, retries bool) EC2Option {
+	return func(s *ec2Settings) { s.log, s.retries = w, retries }
+}
+
+// logger is the SDK logger of s: w's lines, or none.
+func (s ec2Settings) logger() logging.Logger {
+	if s.log == nil {
+		return logging.Nop{}
+	}
+	return &sdkLogger{w: s.log}
+}
+
+// sdkLogger writes the SDK's log lines to w, each on one line of its own, one at a time: the
+// SDK logs from the goroutines of concurrent requests.
+type sdkLogger struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *sdkLogger) Logf(level logging.Classification, format string, v ...any) {
+	msg := strings.Join(strings.Fields(fmt.Sprintf(format, v...)), " ")
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fmt.Fprintf(l.w, "aws-sdk: %s %s\n", level, msg)
 }
 
 // ec2ConfigError explains an AWS configuration failure and what to do about it.
@@ -84,6 +135,7 @@ func ProfileAccount(ctx context.Context, profile string) string {
 		profile = cmp.Or(os.Getenv("AWS_PROFILE"), os.Getenv("AWS_DEFAULT_PROFILE"), "default")
 	}
 	sc, err := config.LoadSharedConfigProfile(ctx, profile, func(o *config.LoadSharedConfigOptions) {
+		o.Logger = logging.Nop{}
 		// As the rest of the configuration chain reads them.
 		if f := os.Getenv("AWS_CONFIG_FILE"); f != "" {
 			o.ConfigFiles = []string{f}

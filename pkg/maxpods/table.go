@@ -43,7 +43,18 @@ type Row struct {
 	// Karpenter is the max pods Karpenter sets when kubelet.maxPods is not set: its ENI-limited
 	// formula with RESERVED_ENIS and the efa-only interfaces on card 0. It ignores prefixes.
 	Karpenter int64 `json:"karpenter"`
+	// Source is where the limits were read: SourceEmbedded (OfflineSource, of SourceDate) or
+	// SourceEC2 (DescribeInstanceTypes in Region). For sets it to nothing.
+	Source     string `json:"source,omitempty"`
+	SourceDate string `json:"sourceDate,omitempty"`
+	Region     string `json:"region,omitempty"`
 }
+
+// The sources of a Row.
+const (
+	SourceEmbedded = "embedded"
+	SourceEC2      = "ec2"
+)
 
 // For computes the pod density of instance type t under opts, with the formulas of
 // IPCapacity and ENILimitedPods.

@@ -1,9 +1,6 @@
 package maxpods
 
 import (
-	"bufio"
-	"encoding/json"
-	"os"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -11,27 +8,13 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
-// motoTypes reads testdata/moto-instance-types.jsonl: the DescribeInstanceTypes limits moto
-// serves for every type that eni-max-pods.txt lists.
+// motoTypes returns the embedded table (instance-types.jsonl): the DescribeInstanceTypes
+// limits moto serves for every type that eni-max-pods.txt lists.
 func motoTypes(t *testing.T) map[string]snapshot.InstanceType {
 	t.Helper()
-	f, err := os.Open("testdata/moto-instance-types.jsonl")
+	types, err := OfflineTypes()
 	if err != nil {
-		t.Fatalf("opening moto-instance-types.jsonl: %v", err)
-	}
-	defer f.Close()
-	types := map[string]snapshot.InstanceType{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var it snapshot.InstanceType
-		if err := json.Unmarshal(sc.Bytes(), &it); err != nil {
-			t.Fatalf("decoding %q: %v", sc.Text(), err)
-		}
-		types[it.Name] = it
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatalf("reading moto-instance-types.jsonl: %v", err)
+		t.Fatal(err)
 	}
 	return types
 }
@@ -45,7 +28,7 @@ func TestMaxPodsMatchesENIMaxPodsFile(t *testing.T) {
 	for name, it := range types {
 		want, ok := pods[name]
 		if !ok {
-			t.Errorf("%s is in moto-instance-types.jsonl but not in eni-max-pods.txt", name)
+			t.Errorf("%s is in instance-types.jsonl but not in eni-max-pods.txt", name)
 			continue
 		}
 		compared++
@@ -58,7 +41,7 @@ func TestMaxPodsMatchesENIMaxPodsFile(t *testing.T) {
 		}
 	}
 	if compared != 1263 {
-		t.Errorf("compared %d instance types, want 1263: is testdata/moto-instance-types.jsonl intact?", compared)
+		t.Errorf("compared %d instance types, want 1263: is instance-types.jsonl intact?", compared)
 	}
 }
 
@@ -67,7 +50,7 @@ func TestFor(t *testing.T) {
 	typ := func(name string) *snapshot.InstanceType {
 		it, ok := types[name]
 		if !ok {
-			t.Fatalf("%s is not in moto-instance-types.jsonl", name)
+			t.Fatalf("%s is not in instance-types.jsonl", name)
 		}
 		return &it
 	}

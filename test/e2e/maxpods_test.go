@@ -52,7 +52,7 @@ func motoInstanceTypes(t *testing.T) []string {
 	return slices.Compact(names)
 }
 
-// TestMaxPodsMatchesENIMaxPods runs `kubectl karpnet max-pods -o json` over every instance type
+// TestMaxPodsMatchesENIMaxPods runs `kubectl karpnet max-pods --live -o json` over every instance type
 // that both moto (real DescribeInstanceTypes data) and the VPC CNI's eni-max-pods.txt know, and
 // expects the plain secondary-IP value, and Karpenter's, to equal the file's for each.
 func TestMaxPodsMatchesENIMaxPods(t *testing.T) {
@@ -72,7 +72,7 @@ func TestMaxPodsMatchesENIMaxPods(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := karpnet(t, runOpts{}, append([]string{"max-pods", "-o", "json"}, batch...)...)
+		r := karpnet(t, runOpts{}, append([]string{"max-pods", "--live", "-o", "json"}, batch...)...)
 		wantCode(t, r, 0)
 		after, err := env.moto.Requests(t.Context())
 		if err != nil {
@@ -119,5 +119,33 @@ func TestMaxPodsUnknownType(t *testing.T) {
 	wantCode(t, r, 2)
 	if r.stdout != "" || !strings.Contains(r.stderr, "m5.largest") || strings.Contains(r.stderr, "m5.large,") {
 		t.Errorf("got stdout %q and stderr %q, want only an error naming m5.largest", r.stdout, r.stderr)
+	}
+}
+
+// TestMaxPodsOffline runs `kubectl karpnet max-pods m5.large p5.48xlarge` with no Region, no
+// credentials, no profile and the instance metadata service off: the embedded table answers,
+// nothing reaches standard error and EC2 is not asked.
+func TestMaxPodsOffline(t *testing.T) {
+	before, err := env.moto.Requests(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := karpnet(t, runOpts{env: []string{"AWS_REGION=", "AWS_DEFAULT_REGION=", "AWS_PROFILE=", "AWS_ACCESS_KEY_ID=",
+		"AWS_SECRET_ACCESS_KEY=", "AWS_SESSION_TOKEN=", "AWS_EC2_METADATA_DISABLED=true"}}, "max-pods", "m5.large", "p5.48xlarge")
+	wantCode(t, r, 0)
+	if r.stderr != "" {
+		t.Errorf("stderr: got %q, want nothing", r.stderr)
+	}
+	for _, want := range []string{"m5.large ", "p5.48xlarge ", "as of 2026-05-01"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("stdout: got\n%s\nwant it to contain %q", r.stdout, want)
+		}
+	}
+	after, err := env.moto.Requests(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := after["DescribeInstanceTypes"] - before["DescribeInstanceTypes"]; n != 0 {
+		t.Errorf("max-pods made %d DescribeInstanceTypes calls, want none", n)
 	}
 }
