@@ -19,6 +19,7 @@ minimizetime=${FUZZMINIMIZETIME:-2s}
 targets=(
 	"./pkg/snapshot FuzzRead"
 	"./pkg/snapshot FuzzParseProviderID"
+	"./pkg/snapshot FuzzIsReport"
 	"./pkg/diagnose FuzzSnapshotFields"
 	"./pkg/printer FuzzPipeline"
 	"./pkg/printer FuzzAppendIndented"

@@ -3,6 +3,7 @@ package snapshot
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"os"
 	"strings"
 	"testing"
@@ -68,4 +69,28 @@ func TestIsReportBounded(t *testing.T) {
 	if !IsReport(strings.NewReader(doc), 2000) {
 		t.Error("IsReport: got false within the bound, want true")
 	}
+}
+
+// FuzzIsReport: any input, JSON, YAML, gzip or garbage, gets an answer without a panic and
+// and a JSON object with findings and summary is a report whatever else it holds.
+func FuzzIsReport(f *testing.F) {
+	f.Add([]byte(`{"kind":"Report"}`))
+	f.Add([]byte("kind: Report\n"))
+	f.Add([]byte(`{"findings":[],"summary":{}}`))
+	f.Add([]byte(`{"kind":"Snapshot","nodes":[]}`))
+	f.Add([]byte("\x1f\x8b garbage"))
+	f.Add([]byte(`{"a":[[[[{"b":"}"}]]]],"findings":1,"summary":2}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_ = IsReport(bytes.NewReader(data), 1<<20)
+		doc := append([]byte(`{"findings":[],"summary":{},"x":`), strconvQuote(data)...)
+		if !IsReport(bytes.NewReader(append(doc, '}')), 1<<20) {
+			t.Fatalf("a JSON object with findings and summary not taken for a report: %q", doc)
+		}
+	})
+}
+
+// strconvQuote quotes data as a JSON string.
+func strconvQuote(data []byte) []byte {
+	b, _ := json.Marshal(string(data))
+	return b
 }
