@@ -71,7 +71,7 @@ func TestIsReportBounded(t *testing.T) {
 	}
 }
 
-// FuzzIsReport: any input, JSON, YAML, gzip or garbage, gets an answer without a panic and
+// FuzzIsReport: any input, JSON, YAML, gzip or garbage, gets an answer without a panic,
 // and a JSON object with findings and summary is a report whatever else it holds.
 func FuzzIsReport(f *testing.F) {
 	f.Add([]byte(`{"kind":"Report"}`))
