@@ -113,22 +113,22 @@ func (ec2OddAPI) DescribeInstanceTypes(context.Context, *ec2.DescribeInstanceTyp
 }
 
 func (ec2OddAPI) DescribeRouteTables(context.Context, *ec2.DescribeRouteTablesInput, ...func(*ec2.Options)) (*ec2.DescribeRouteTablesOutput, error) {
-	return &ec2.DescribeRouteTablesOutput{RouteTables: []types.RouteTable{{}, {RouteTableId: aws.String("rtb-a"),
+	return &ec2.DescribeRouteTablesOutput{RouteTables: []types.RouteTable{{}, {RouteTableId: aws.String("rtb-a"), VpcId: aws.String("vpc-a"),
 		Associations: []types.RouteTableAssociation{{}, {AssociationState: &types.RouteTableAssociationState{}}},
 		Routes:       []types.Route{{}}}}}, nil
 }
 
 func (ec2OddAPI) DescribeNatGateways(context.Context, *ec2.DescribeNatGatewaysInput, ...func(*ec2.Options)) (*ec2.DescribeNatGatewaysOutput, error) {
-	return &ec2.DescribeNatGatewaysOutput{NatGateways: []types.NatGateway{{}, {NatGatewayId: aws.String("nat-a")}}}, nil
+	return &ec2.DescribeNatGatewaysOutput{NatGateways: []types.NatGateway{{}, {NatGatewayId: aws.String("nat-a"), VpcId: aws.String("vpc-a")}}}, nil
 }
 
 func (ec2OddAPI) DescribeVpcEndpoints(context.Context, *ec2.DescribeVpcEndpointsInput, ...func(*ec2.Options)) (*ec2.DescribeVpcEndpointsOutput, error) {
-	return &ec2.DescribeVpcEndpointsOutput{VpcEndpoints: []types.VpcEndpoint{{}, {VpcEndpointId: aws.String("vpce-a"),
+	return &ec2.DescribeVpcEndpointsOutput{VpcEndpoints: []types.VpcEndpoint{{}, {VpcEndpointId: aws.String("vpce-a"), VpcId: aws.String("vpc-a"),
 		Groups: []types.SecurityGroupIdentifier{{}}, SubnetIds: []string{""}}}}, nil
 }
 
 func (ec2OddAPI) DescribeNetworkAcls(context.Context, *ec2.DescribeNetworkAclsInput, ...func(*ec2.Options)) (*ec2.DescribeNetworkAclsOutput, error) {
-	return &ec2.DescribeNetworkAclsOutput{NetworkAcls: []types.NetworkAcl{{}, {NetworkAclId: aws.String("acl-a"),
+	return &ec2.DescribeNetworkAclsOutput{NetworkAcls: []types.NetworkAcl{{}, {NetworkAclId: aws.String("acl-a"), VpcId: aws.String("vpc-a"),
 		Associations: []types.NetworkAclAssociation{{}}, Entries: []types.NetworkAclEntry{{}, {PortRange: &types.PortRange{}}}}}}, nil
 }
 

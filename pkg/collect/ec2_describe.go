@@ -46,10 +46,7 @@ func ec2Filter(name string, values []string) []types.Filter {
 // Instances that were not asked for are left out, so an endpoint that answers more than the
 // filter selects cannot make karpnet hold them.
 func (c ec2Call) instances(ctx context.Context, ids []string) ([]types.Instance, error) {
-	asked := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		asked[id] = true
-	}
+	asked := ec2Asked(ids)
 	var out []types.Instance
 	err := ec2Pages("DescribeInstances", func(token *string) (*string, error) {
 		page, err := c.api.DescribeInstances(ctx, &ec2.DescribeInstancesInput{
@@ -70,45 +67,61 @@ func (c ec2Call) instances(ctx context.Context, ids []string) ([]types.Instance,
 	return out, err
 }
 
-// subnets describes subnets through the subnet-id filter, following NextToken.
+// subnets describes subnets through the subnet-id filter, following NextToken as
+// ec2IDPages does: subnets that were not asked for are left out.
 func (c ec2Call) subnets(ctx context.Context, ids []string) ([]types.Subnet, error) {
-	return c.subnetsWhere(ctx, ec2Filter("subnet-id", ids))
+	p := ec2PagesOf(ids)
+	var out []types.Subnet
+	err := p.read("DescribeSubnets", func(token *string) (*string, error) {
+		return c.subnetPage(ctx, ec2Filter("subnet-id", ids), token, func(page []types.Subnet) {
+			out = ec2KeepNew(p, out, page, func(v types.Subnet) string { return aws.ToString(v.SubnetId) })
+		})
+	})
+	return out, err
 }
 
 // subnetsWhere describes the subnets filters select, following NextToken.
 func (c ec2Call) subnetsWhere(ctx context.Context, filters []types.Filter) ([]types.Subnet, error) {
 	var out []types.Subnet
 	err := ec2Pages("DescribeSubnets", func(token *string) (*string, error) {
-		page, err := c.api.DescribeSubnets(ctx, &ec2.DescribeSubnetsInput{
-			Filters: filters, MaxResults: aws.Int32(ec2PageSize), NextToken: token,
-		}, c.opt)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, page.Subnets...)
-		return page.NextToken, nil
+		return c.subnetPage(ctx, filters, token, func(page []types.Subnet) { out = append(out, page...) })
 	})
 	return out, err
 }
 
-// securityGroups describes security groups through the group-id filter, following NextToken.
+// subnetPage describes one page of the subnets filters select, hands them to keep and returns
+// the NextToken.
+func (c ec2Call) subnetPage(ctx context.Context, filters []types.Filter, token *string, keep func([]types.Subnet)) (*string, error) {
+	page, err := c.api.DescribeSubnets(ctx, &ec2.DescribeSubnetsInput{
+		Filters: filters, MaxResults: aws.Int32(ec2PageSize), NextToken: token,
+	}, c.opt)
+	if err != nil {
+		return nil, err
+	}
+	keep(page.Subnets)
+	return page.NextToken, nil
+}
+
+// securityGroups describes security groups through the group-id filter, following NextToken
+// as ec2IDPages does: groups that were not asked for are left out.
 func (c ec2Call) securityGroups(ctx context.Context, ids []string) ([]types.SecurityGroup, error) {
+	p := ec2PagesOf(ids)
 	var out []types.SecurityGroup
-	err := ec2Pages("DescribeSecurityGroups", func(token *string) (*string, error) {
+	err := p.read("DescribeSecurityGroups", func(token *string) (*string, error) {
 		page, err := c.api.DescribeSecurityGroups(ctx, &ec2.DescribeSecurityGroupsInput{
 			Filters: ec2Filter("group-id", ids), MaxResults: aws.Int32(ec2PageSize), NextToken: token,
 		}, c.opt)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, page.SecurityGroups...)
+		out = ec2KeepNew(p, out, page.SecurityGroups, func(v types.SecurityGroup) string { return aws.ToString(v.GroupId) })
 		return page.NextToken, nil
 	})
 	return out, err
 }
 
 // placementGroupsByName describes placement groups through the group-name filter, which
-// leaves unknown names out instead of failing.
+// leaves unknown names out instead of failing. Groups that were not asked for are left out.
 func (c ec2Call) placementGroupsByName(ctx context.Context, names []string) ([]types.PlacementGroup, error) {
 	out, err := c.api.DescribePlacementGroups(ctx, &ec2.DescribePlacementGroupsInput{
 		Filters: ec2Filter("group-name", names),
@@ -116,16 +129,20 @@ func (c ec2Call) placementGroupsByName(ctx context.Context, names []string) ([]t
 	if err != nil {
 		return nil, err
 	}
-	return out.PlacementGroups, nil
+	return ec2KeepAsked(nil, out.PlacementGroups, ec2Asked(names), func(v types.PlacementGroup) string {
+		return aws.ToString(v.GroupName)
+	}), nil
 }
 
 // placementGroupsByID describes placement groups by GroupId (DescribePlacementGroups has no
 // group-id filter). One unknown ID fails the call, so after such a failure each ID is asked
-// alone and the unknown ones are left out.
+// alone and the unknown ones are left out, as are groups that were not asked for.
 func (c ec2Call) placementGroupsByID(ctx context.Context, ids []string) ([]types.PlacementGroup, error) {
 	out, err := c.api.DescribePlacementGroups(ctx, &ec2.DescribePlacementGroupsInput{GroupIds: ids}, c.opt)
 	if err == nil {
-		return out.PlacementGroups, nil
+		return ec2KeepAsked(nil, out.PlacementGroups, ec2Asked(ids), func(v types.PlacementGroup) string {
+			return aws.ToString(v.GroupId)
+		}), nil
 	}
 	if !ec2IsUnknownPlacementGroup(err) {
 		return nil, err
@@ -157,7 +174,8 @@ func ec2IsUnknownPlacementGroup(err error) bool {
 	return false
 }
 
-// instanceTypes describes instance types by name, following NextToken. Unknown names fail
+// instanceTypes describes instance types by name, following NextToken as ec2IDPages does:
+// types that were not asked for are left out. Unknown names fail
 // the call with InvalidInstanceType listing them; the call is then made once more without them.
 func (c ec2Call) instanceTypes(ctx context.Context, names []string) ([]types.InstanceTypeInfo, error) {
 	out, err := c.instanceTypesOnce(ctx, names)
@@ -188,13 +206,14 @@ func (c ec2Call) instanceTypesOnce(ctx context.Context, names []string) ([]types
 	for i, n := range names {
 		typeNames[i] = types.InstanceType(n)
 	}
+	p := ec2PagesOf(names)
 	var out []types.InstanceTypeInfo
-	err := ec2Pages("DescribeInstanceTypes", func(token *string) (*string, error) {
+	err := p.read("DescribeInstanceTypes", func(token *string) (*string, error) {
 		page, err := c.api.DescribeInstanceTypes(ctx, &ec2.DescribeInstanceTypesInput{InstanceTypes: typeNames, NextToken: token}, c.opt)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, page.InstanceTypes...)
+		out = ec2KeepNew(p, out, page.InstanceTypes, func(v types.InstanceTypeInfo) string { return string(v.InstanceType) })
 		return page.NextToken, nil
 	})
 	return out, err

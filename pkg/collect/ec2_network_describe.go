@@ -13,8 +13,9 @@ import (
 const ec2SmallPageSize = 100
 
 // routeTables describes the route tables of VPCs through the vpc-id filter, following
-// NextToken.
+// NextToken. Those of VPCs that were not asked for are left out.
 func (c ec2Call) routeTables(ctx context.Context, vpcs []string) ([]types.RouteTable, error) {
+	asked := ec2Asked(vpcs)
 	var out []types.RouteTable
 	err := ec2Pages("DescribeRouteTables", func(token *string) (*string, error) {
 		page, err := c.api.DescribeRouteTables(ctx, &ec2.DescribeRouteTablesInput{
@@ -23,15 +24,16 @@ func (c ec2Call) routeTables(ctx context.Context, vpcs []string) ([]types.RouteT
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, page.RouteTables...)
+		out = ec2KeepAsked(out, page.RouteTables, asked, func(v types.RouteTable) string { return aws.ToString(v.VpcId) })
 		return page.NextToken, nil
 	})
 	return out, err
 }
 
 // natGateways describes the NAT gateways of VPCs through the vpc-id filter, following
-// NextToken.
+// NextToken. Those of VPCs that were not asked for are left out.
 func (c ec2Call) natGateways(ctx context.Context, vpcs []string) ([]types.NatGateway, error) {
+	asked := ec2Asked(vpcs)
 	var out []types.NatGateway
 	err := ec2Pages("DescribeNatGateways", func(token *string) (*string, error) {
 		page, err := c.api.DescribeNatGateways(ctx, &ec2.DescribeNatGatewaysInput{
@@ -40,15 +42,16 @@ func (c ec2Call) natGateways(ctx context.Context, vpcs []string) ([]types.NatGat
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, page.NatGateways...)
+		out = ec2KeepAsked(out, page.NatGateways, asked, func(v types.NatGateway) string { return aws.ToString(v.VpcId) })
 		return page.NextToken, nil
 	})
 	return out, err
 }
 
 // vpcEndpoints describes the VPC endpoints of VPCs through the vpc-id filter, following
-// NextToken.
+// NextToken. Those of VPCs that were not asked for are left out.
 func (c ec2Call) vpcEndpoints(ctx context.Context, vpcs []string) ([]types.VpcEndpoint, error) {
+	asked := ec2Asked(vpcs)
 	var out []types.VpcEndpoint
 	err := ec2Pages("DescribeVpcEndpoints", func(token *string) (*string, error) {
 		page, err := c.api.DescribeVpcEndpoints(ctx, &ec2.DescribeVpcEndpointsInput{
@@ -57,15 +60,16 @@ func (c ec2Call) vpcEndpoints(ctx context.Context, vpcs []string) ([]types.VpcEn
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, page.VpcEndpoints...)
+		out = ec2KeepAsked(out, page.VpcEndpoints, asked, func(v types.VpcEndpoint) string { return aws.ToString(v.VpcId) })
 		return page.NextToken, nil
 	})
 	return out, err
 }
 
 // networkACLs describes the network ACLs of VPCs through the vpc-id filter, following
-// NextToken.
+// NextToken. Those of VPCs that were not asked for are left out.
 func (c ec2Call) networkACLs(ctx context.Context, vpcs []string) ([]types.NetworkAcl, error) {
+	asked := ec2Asked(vpcs)
 	var out []types.NetworkAcl
 	err := ec2Pages("DescribeNetworkAcls", func(token *string) (*string, error) {
 		page, err := c.api.DescribeNetworkAcls(ctx, &ec2.DescribeNetworkAclsInput{
@@ -74,7 +78,7 @@ func (c ec2Call) networkACLs(ctx context.Context, vpcs []string) ([]types.Networ
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, page.NetworkAcls...)
+		out = ec2KeepAsked(out, page.NetworkAcls, asked, func(v types.NetworkAcl) string { return aws.ToString(v.VpcId) })
 		return page.NextToken, nil
 	})
 	return out, err

@@ -48,21 +48,30 @@ func TestEC2PagesEnd(t *testing.T) {
 }
 
 // TestCollectEC2PagesThatDoNotEnd runs collection against an EC2 whose NextTokens cycle or never
-// end on each paginated action: every call stops at a token seen again or at ec2MaxPages, and
-// the action becomes a gap.
+// end on each paginated action, one object a page: every call stops at a token seen again, at
+// ec2MaxPages for DescribeInstances or after ec2SparePages pages in a row that bring nothing new
+// for the others, and the action becomes a gap.
 func TestCollectEC2PagesThatDoNotEnd(t *testing.T) {
 	for _, action := range []string{ec2sim.DescribeInstances, ec2sim.DescribeSubnets, ec2sim.DescribeSecurityGroups,
 		ec2sim.DescribeInstanceTypes} {
+		endless := 1 + ec2SparePages
+		reason := fmt.Sprintf("%s did not end: %d pages in a row brought nothing asked for, after %d pages", action,
+			ec2SparePages, endless)
+		if action == ec2sim.DescribeInstances {
+			endless = ec2MaxPages
+			reason = action + " did not end: still more after 20 pages, the most karpnet reads for one call"
+		}
 		for _, tc := range []struct {
 			tokens ec2sim.Tokens
 			calls  int
 			reason string
 		}{
 			{ec2sim.CycleTokens, 3, action + " did not end: page 3 came back with a NextToken already followed"},
-			{ec2sim.EndlessTokens, ec2MaxPages, action + " did not end: still more after 20 pages, the most karpnet reads for one call"},
+			{ec2sim.EndlessTokens, endless, reason},
 		} {
 			t.Run(fmt.Sprintf("%s %d", action, tc.tokens), func(t *testing.T) {
 				w := newEC2World(t, 2)
+				w.sim.SetPageSize(1)
 				w.sim.SetTokens(action, tc.tokens)
 				(&Collector{EC2: ec2sim.NewClient(w.url, "us-west-2")}).collectEC2(t.Context(), w.snap)
 				if got := w.sim.Count(action); got != tc.calls {
