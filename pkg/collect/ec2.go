@@ -67,6 +67,11 @@ func (r *ec2Result) failed(source string) bool {
 // describeReferences describes subnets, security groups, placement groups and instance
 // types, every batch of each kind at once, bounded by ec2Concurrency.
 func (r *ec2Result) describeReferences(ctx context.Context, call ec2Call, refs ec2Refs) {
+	r.mu.Lock()
+	for _, gap := range refs.capped {
+		r.failures = append(r.failures, ec2Failure{gap: gap})
+	}
+	r.mu.Unlock()
 	var g errgroup.Group
 	g.SetLimit(ec2Concurrency)
 	for _, batch := range ec2Batches(refs.subnets, ec2FilterBatch) {

@@ -1,7 +1,9 @@
 package collect
 
 import (
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -89,6 +91,37 @@ type ec2Refs struct {
 	// tags, and with aws-node's subnet discovery on the kubernetes.io/role/cni=1 tag, one
 	// DescribeSubnets call each.
 	subnetTagTerms []map[string]string
+	// capped are the gaps of sources that named more than ec2MaxIDsPerSource IDs.
+	capped []snapshot.Gap
+}
+
+// ec2MaxIDsPerSource is the most subnet or security group IDs karpnet reads from one selector
+// source (an EC2NodeClass's status, an ENIConfig, the Auto Mode NodeClasses' pod subnet terms):
+// one DescribeSubnets or DescribeSecurityGroups call. Karpenter resolves a few dozen at most;
+// a status of 20,000 subnets would cost 100 calls of the Describe budget Karpenter shares. The
+// first IDs are read and the source becomes a gap of the call's source.
+const ec2MaxIDsPerSource = 200
+
+// ec2CapIDs returns the first ec2MaxIDsPerSource of ids, adding to capped a gap of source
+// (what, named by owner) when there are more.
+func ec2CapIDs(capped *[]snapshot.Gap, source, owner, what string, ids []string) []string {
+	if len(ids) <= ec2MaxIDsPerSource {
+		return ids
+	}
+	*capped = append(*capped, snapshot.Gap{Source: source,
+		Reason: fmt.Sprintf("%s lists %s %s; karpnet reads the first %d of one source", owner, ec2Thousands(len(ids)), what,
+			ec2MaxIDsPerSource),
+		Remedy: "narrow its selector terms to the " + what + " the nodes use"})
+	return ids[:ec2MaxIDsPerSource]
+}
+
+// ec2Thousands writes n with a comma between thousands: 20,000.
+func ec2Thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // ec2References gathers what the instances, nodes, EC2NodeClasses, Auto Mode NodeClasses
@@ -98,6 +131,7 @@ func ec2References(s *snapshot.Snapshot, instances []snapshot.Instance) ec2Refs 
 	subnets, groups, typeSet := ec2IDSet{}, ec2IDSet{}, ec2IDSet{}
 	names, ids := ec2IDSet{}, ec2IDSet{}
 	nameOfID := map[string]string{}
+	var capped []snapshot.Gap
 	for i := range instances {
 		in := &instances[i]
 		subnets.add(in.SubnetID)
@@ -132,12 +166,17 @@ func ec2References(s *snapshot.Snapshot, instances []snapshot.Instance) ec2Refs 
 		}
 	}
 	for _, nc := range s.NodeClasses {
+		owner := "EC2NodeClass " + nc.Name
+		listed := make([]string, 0, len(nc.StatusSubnets))
 		for _, st := range nc.StatusSubnets {
-			subnets.add(st.ID)
+			listed = append(listed, st.ID)
 		}
+		subnets.add(ec2CapIDs(&capped, snapshot.SourceDescribeSubnets, owner, "subnets in its status", listed)...)
+		listed = make([]string, 0, len(nc.StatusSecurityGroups))
 		for _, st := range nc.StatusSecurityGroups {
-			groups.add(st.ID)
+			listed = append(listed, st.ID)
 		}
+		groups.add(ec2CapIDs(&capped, snapshot.SourceDescribeSecurityGroups, owner, "security groups in its status", listed)...)
 		if sel := nc.PlacementGroupSelector; sel != nil {
 			names.add(sel.Name)
 			if _, known := nameOfID[sel.ID]; !known {
@@ -146,19 +185,21 @@ func ec2References(s *snapshot.Snapshot, instances []snapshot.Instance) ec2Refs 
 		}
 	}
 	podIDs, tagTerms := ec2PodSubnetRefs(s.NodeClasses)
-	subnets.add(podIDs...)
+	subnets.add(ec2CapIDs(&capped, snapshot.SourceDescribeSubnets, "the Auto Mode NodeClasses' podSubnetSelectorTerms",
+		"subnet IDs", podIDs)...)
 	if s.AWSNode.SubnetDiscovery() {
 		// The subnets the VPC CNI's subnet discovery may put pods' ENIs in: one more call.
 		tagTerms = append(tagTerms, map[string]string{ec2TagRoleCNI: "1"})
 	}
 	for _, ec := range s.ENIConfigs {
 		subnets.add(ec.Subnet)
-		groups.add(ec.SecurityGroups...)
+		groups.add(ec2CapIDs(&capped, snapshot.SourceDescribeSecurityGroups, "ENIConfig "+ec.Name, "security groups",
+			ec.SecurityGroups)...)
 	}
 	return ec2Refs{
 		subnets: subnets.sorted(), securityGroups: groups.sorted(),
 		placementNames: names.sorted(), placementIDs: ids.sorted(), instanceTypes: typeSet.sorted(),
-		subnetTagTerms: tagTerms,
+		subnetTagTerms: tagTerms, capped: capped,
 	}
 }
 
