@@ -3,6 +3,7 @@ package cmd
 import (
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/rest"
@@ -47,9 +48,14 @@ type kubeFlags struct {
 	loader     clientcmd.ClientConfig
 }
 
-// newKubeFlags returns the flags with kubectl's defaults.
+// defaultRequestTimeout bounds each Kubernetes and EC2 request when --request-timeout is not
+// given (kubectl's own default is no bound): the largest answer karpnet reads, 100,000
+// NodeClaims from the watch cache, takes about 20 s (docs/scale.md).
+const defaultRequestTimeout = time.Minute
+
+// newKubeFlags returns the flags with kubectl's defaults, but for the request timeout.
 func newKubeFlags() *kubeFlags {
-	return &kubeFlags{Timeout: "0"}
+	return &kubeFlags{Timeout: defaultRequestTimeout.String()}
 }
 
 // AddFlags defines the flags on fs.
@@ -71,7 +77,7 @@ func (f *kubeFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.ImpersonateUID, "as-uid", f.ImpersonateUID, "UID to impersonate")
 	fs.StringArrayVar(&f.ImpersonateGroup, "as-group", f.ImpersonateGroup, "group to impersonate (repeat for several)")
 	fs.StringArrayVar(&f.ImpersonateExtra, "as-user-extra", f.ImpersonateExtra, "user extra KEY=VALUE to impersonate (repeat for several)")
-	fs.StringVar(&f.Timeout, "request-timeout", f.Timeout, "how long to wait for each request before giving up (e.g. 1s, 2m; 0: no limit)")
+	fs.StringVar(&f.Timeout, "request-timeout", f.Timeout, "how long to wait for each Kubernetes or EC2 request before giving up (e.g. 1s, 2m; 0: no limit, and no deadline for the whole collection)")
 	fs.BoolVar(&f.NoCompression, "disable-compression", f.NoCompression, "ask the API server for uncompressed answers")
 	fs.StringVar(&f.ProxyURL, "proxy-url", f.ProxyURL, "proxy URL for requests to the API server")
 }

@@ -65,8 +65,8 @@ func TestKubeFlagsMeanWhatKubectlsMean(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Host != "https://dev.example:6443" || cfg.BearerToken != "dev-token" || cfg.Timeout != 0 {
-		t.Errorf("current context: host %q token %q timeout %v, want dev's and no timeout", cfg.Host, cfg.BearerToken, cfg.Timeout)
+	if cfg.Host != "https://dev.example:6443" || cfg.BearerToken != "dev-token" || cfg.Timeout != defaultRequestTimeout {
+		t.Errorf("current context: host %q token %q timeout %v, want dev's and karpnet's default timeout", cfg.Host, cfg.BearerToken, cfg.Timeout)
 	}
 
 	f = parseKubeFlags(t, "--kubeconfig", kubeconfig, "--context", "prod", "--request-timeout", "7s",
@@ -155,6 +155,28 @@ func TestKubeFlagsForAContextKeepTheTransport(t *testing.T) {
 			!cfg.Insecure || cfg.Proxy == nil {
 			t.Errorf("context %s: timeout %v, impersonation %+v, insecure %v, proxy set %v: want the flags given",
 				name, cfg.Timeout, cfg.Impersonate, cfg.Insecure, cfg.Proxy != nil)
+		}
+	}
+}
+
+// TestKubeFlagsTimeOutByDefault: without --request-timeout every request is bounded by
+// defaultRequestTimeout; --request-timeout overrides it, 0 lifting the bound as in kubectl.
+func TestKubeFlagsTimeOutByDefault(t *testing.T) {
+	kubeconfig := twoClusterKubeconfig(t)
+	for _, tc := range []struct {
+		args []string
+		want time.Duration
+	}{
+		{nil, defaultRequestTimeout},
+		{[]string{"--request-timeout", "5s"}, 5 * time.Second},
+		{[]string{"--request-timeout", "0"}, 0},
+	} {
+		cfg, err := parseKubeFlags(t, append([]string{"--kubeconfig", kubeconfig}, tc.args...)...).ToRESTConfig()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Timeout != tc.want {
+			t.Errorf("%v: timeout %v, want %v", tc.args, cfg.Timeout, tc.want)
 		}
 	}
 }

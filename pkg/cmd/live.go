@@ -43,9 +43,14 @@ func buildCollector(ctx context.Context, o *commonOptions, flags *kubeFlags, bud
 	if err != nil {
 		return nil, fmt.Errorf("building the Kubernetes dynamic client: %w", err)
 	}
-	// --request-timeout bounds EC2 requests as it bounds Kubernetes ones.
+	// --request-timeout bounds EC2 requests as it bounds Kubernetes ones, and with it the
+	// whole collection (collect.DefaultDeadline, or four requests' time when that is longer);
+	// --request-timeout 0 lifts both.
 	c := &collect.Collector{Kube: kube, Dynamic: dyn, REST: kube.CoreV1().RESTClient(), Region: o.region, Cluster: cfg.Host, RequestTimeout: cfg.Timeout,
 		ClusterName: o.clusterName}
+	if cfg.Timeout > 0 {
+		c.Deadline = max(collect.DefaultDeadline, 4*cfg.Timeout)
+	}
 	var aws collect.ExecAWS
 	if e := cfg.ExecProvider; e != nil {
 		c.KubeconfigClusterName = collect.ClusterNameFromExec(e.Command, e.Args)

@@ -2,6 +2,7 @@ package collect
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"k8s.io/client-go/dynamic"
@@ -53,6 +54,10 @@ type Collector struct {
 	// RequestTimeout bounds each EC2 request, with its retries (kubectl's --request-timeout);
 	// 0 means no bound.
 	RequestTimeout time.Duration
+	// Deadline bounds the whole collection (DefaultDeadline from the command line); 0 means no
+	// bound. Past it the collection is canceled and, if it has not ended a second later (a
+	// server that ignores cancellation), Collect returns a *DeadlineError without waiting.
+	Deadline time.Duration
 	// EC2Budget, when set, gates every EC2 request with those of the other clusters of the
 	// run, by account and Region (EC2Budget); EC2Identity names the credentials (the AWS
 	// profile, "" for the default chain) and EC2Account is their account when known before
@@ -83,6 +88,40 @@ type Collector struct {
 // every other failure is a Gap in the snapshot. What a snapshot must not carry (aws-node env
 // values karpnet does not read, a password in the cluster URL) is left out.
 func (c *Collector) Collect(ctx context.Context, scope Scope) (*snapshot.Snapshot, error) {
+	if c.Deadline <= 0 {
+		return c.collect(ctx, scope)
+	}
+	dctx, cancel := context.WithTimeout(ctx, c.Deadline)
+	defer cancel()
+	type result struct {
+		s   *snapshot.Snapshot
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		s, err := c.collect(dctx, scope)
+		done <- result{s, err}
+	}()
+	var r result
+	select {
+	case r = <-done:
+	case <-dctx.Done():
+		grace := time.NewTimer(deadlineGrace)
+		defer grace.Stop()
+		select {
+		case r = <-done:
+		case <-grace.C:
+			r.err = dctx.Err()
+		}
+	}
+	if r.err != nil && ctx.Err() == nil && errors.Is(dctx.Err(), context.DeadlineExceeded) {
+		return nil, &DeadlineError{Deadline: c.Deadline, Err: r.err}
+	}
+	return r.s, r.err
+}
+
+// collect is Collect without its deadline.
+func (c *Collector) collect(ctx context.Context, scope Scope) (*snapshot.Snapshot, error) {
 	now := time.Now
 	if c.Now != nil {
 		now = c.Now
