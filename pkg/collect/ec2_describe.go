@@ -42,7 +42,8 @@ func ec2Filter(name string, values []string) []types.Filter {
 }
 
 // instances describes instances by ID through the instance-id filter (unknown IDs are simply
-// absent), following NextToken (ec2Pages bounds the pages of this and every other call).
+// absent), following NextToken for at most ec2MaxPages pages (the other calls of IDs stop
+// sooner: ec2IDPages).
 // Instances that were not asked for are left out, so an endpoint that answers more than the
 // filter selects cannot make karpnet hold them.
 func (c ec2Call) instances(ctx context.Context, ids []string) ([]types.Instance, error) {

@@ -2,7 +2,8 @@ package collect
 
 import "fmt"
 
-// ec2MaxPages is the most pages karpnet follows in one Describe call. Every call names at most
+// ec2MaxPages is the most pages karpnet follows in one Describe call (calls of IDs other than
+// DescribeInstances stop sooner, ec2IDPages). Every call names at most
 // 200 IDs (DescribeInstanceTypes 100 types) with MaxResults 1,000, which EC2 answers in one
 // page; 20 pages leave room for EC2's short and empty pages and for tag-filtered
 // DescribeSubnets (20,000 subnets). An endpoint whose NextTokens never end then costs at most
