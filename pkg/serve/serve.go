@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/net/netutil"
 
 	"github.com/karpnet/kubectl-karpnet/internal/budget"
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
@@ -53,6 +53,8 @@ type Options struct {
 	Now func() time.Time
 	// Version is the build's version, for karpnet_build_info.
 	Version string
+	// HTTP bounds the server's connections; zero fields take the defaults.
+	HTTP HTTPLimits
 }
 
 // Server runs collections and serves their latest result. Its methods are safe for
@@ -91,6 +93,7 @@ func New(opts Options) *Server {
 	if opts.MaxAge == 0 {
 		opts.MaxAge = DefaultMaxAge(opts.Interval)
 	}
+	opts.HTTP = opts.HTTP.withDefaults()
 	s := &Server{opts: opts}
 	s.registry, s.duration = newRegistry(s)
 	return s
@@ -190,7 +193,8 @@ func (s *Server) requestTotals() (int, int) {
 // scrapes under way finish. It returns nil when stopped by ctx, or the error that stopped the
 // HTTP server.
 func (s *Server) Run(ctx context.Context, ln net.Listener) error {
-	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	srv := s.httpServer()
+	ln = netutil.LimitListener(ln, s.opts.HTTP.MaxConnections)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 
