@@ -38,7 +38,9 @@ type serveOptions struct {
 	listen   string
 	interval time.Duration
 	maxAge   time.Duration
-	perNode  bool
+	// timeout is --collection-timeout: the whole-collection deadline; zero means --interval.
+	timeout time.Duration
+	perNode bool
 	// oldPerNode is the deprecated --per-node-metrics: --node-metrics, with a note.
 	oldPerNode bool
 	reload     bool
@@ -61,7 +63,9 @@ stay inside EC2's request budget; 5m by default) and serves the latest good coll
 
 A --snapshot file is read once (--reload reads it again every interval). Per-node series
 are off unless --node-metrics is given (about 3 series per node).
-A collection that fails keeps the last good data, with karpnet_data_stale 1. One line per
+A collection that fails keeps the last good data, with karpnet_data_stale 1. A collection is
+cut off after --collection-timeout (default --interval, at least 15s) and fails; /readyz answers 503 after
+one that was cut off, and while one runs past its deadline without returning. One line per
 collection goes to standard error. SIGTERM or Ctrl-C stops it with exit code 0; it exits 2 on
 bad flags and 3 when it cannot start (kubeconfig unreadable, --listen address taken).`,
 		Example: fmt.Sprintf(serveExample, "kubectl karpnet"),
@@ -72,6 +76,7 @@ bad flags and 3 when it cannot start (kubeconfig unreadable, --listen address ta
 	f.StringVar(&o.listen, "listen", o.listen, "address to serve /metrics, /report, /healthz and /readyz on (host:port)")
 	f.DurationVar(&o.interval, "interval", o.interval, "time between collections (at least 15s, to stay inside EC2's request budget)")
 	f.DurationVar(&o.maxAge, "max-age", o.maxAge, "/readyz fails once the data is older than this, from the snapshot's taken time (default 3 x --interval)")
+	f.DurationVar(&o.timeout, "collection-timeout", o.timeout, "cut a collection off after this long; it fails and the last good data is served as stale (default --interval, at least 15s)")
 	f.BoolVar(&o.perNode, "node-metrics", o.perNode, "also export the per-node series karpnet_node_info, _max_pods, _pod_ip_capacity and _findings (about 3 series per node)")
 	f.BoolVar(&o.oldPerNode, "per-node-metrics", o.oldPerNode, "deprecated: --node-metrics")
 	_ = f.MarkHidden("per-node-metrics")
@@ -141,6 +146,9 @@ func (o *serveOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if o.timeout < 0 {
+		return usageErrorf("--collection-timeout %s: give a positive duration such as 2m, or leave it out for --interval", o.timeout)
+	}
 	if o.reload && o.check.snapshotFile == "" {
 		return usageErrorf("--reload re-reads a --snapshot file: give --snapshot FILE, or drop --reload (a live cluster is read every --interval)")
 	}
@@ -164,7 +172,7 @@ func (o *serveOptions) run(ctx context.Context) error {
 	}
 	fmt.Fprintf(log, "%s serving http://%s (/metrics, /report, /healthz, /readyz), collecting every %s\n",
 		time.Now().UTC().Format(time.RFC3339), ln.Addr(), every)
-	srv := serve.New(serve.Options{Collect: collectReport, Interval: every, MaxAge: maxAge, Requests: requests,
+	srv := serve.New(serve.Options{Collect: collectReport, Interval: every, MaxAge: maxAge, Timeout: o.timeout, Requests: requests,
 		NodeMetrics: o.perNode, Log: log, Version: version.Get().Version})
 	if err := srv.Run(ctx, ln); err != nil {
 		return collectError(err)

@@ -320,6 +320,8 @@ func TestServeUsageAndStartErrors(t *testing.T) {
 		{"interval below the minimum", []string{"demo", "serve", "--interval", "5s"}, nil, ExitUsage,
 			[]string{"--interval 5s is below the minimum of 15s", "--interval 15s or more"}},
 		{"negative max age", []string{"demo", "serve", "--max-age", "-1m"}, nil, ExitUsage, []string{"--max-age -1m0s"}},
+		{"negative collection timeout", []string{"demo", "serve", "--collection-timeout", "-1m"}, nil, ExitUsage,
+			[]string{"--collection-timeout -1m0s", "positive"}},
 		{"reload without a snapshot", []string{"demo", "serve", "--reload"}, nil, ExitUsage, []string{"--reload", "--snapshot FILE"}},
 		{"bad listen", []string{"demo", "serve", "--listen", "9464"}, nil, ExitUsage, []string{"--listen \"9464\"", ":9464"}},
 		{"bad floor", []string{"demo", "serve"}, env{serveFloorEnv: "soon"}, ExitUsage, []string{serveFloorEnv, "tests only"}},

@@ -16,7 +16,8 @@ const index = `karpnet serve
 /report   the latest good report, as kubectl karpnet check -o json prints it
 /healthz  200 while the process runs
 /readyz   200 while the data served is younger than --max-age, 503 before the first
-          collection succeeds and once the data is older
+          collection succeeds, once the data is older, after a collection cut off by
+          --collection-timeout and while one runs past it
 `
 
 // Handler returns the HTTP handler of /metrics, /report, /healthz, /readyz and /.
@@ -34,15 +35,21 @@ func (s *Server) Handler() http.Handler {
 
 // readyz answers 200 while the data served is younger than MaxAge, measured from the
 // snapshot's Taken (also while later collections fail: the last good data is still served,
-// and karpnet_data_stale says so), 503 before the first collection succeeds and once the data
-// is older.
+// and karpnet_data_stale says so), 503 before the first collection succeeds, once the data
+// is older, after a collection cut off by its deadline and while one runs past Overdue.
 func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
 	s.mu.RLock()
-	ready, taken, failed, lastErr := s.st.view != nil, s.st.taken(), s.st.lastFailed, s.st.lastError
-	s.mu.RUnlock()
+	ready, taken, failed, lastErr, timedOut := s.st.view != nil, s.st.taken(), s.st.lastFailed, s.st.lastError, s.st.lastTimedOut
 	now := s.opts.Now()
+	hung := s.hung(&s.st, now)
+	s.mu.RUnlock()
 	data := "serving data taken at " + taken.UTC().Format(time.RFC3339)
 	switch {
+	case hung > 0:
+		text(w, http.StatusServiceUnavailable, fmt.Sprintf("not ready: the collection under way has run %s without returning, past its deadline of %s (--collection-timeout)\n",
+			hung.Round(time.Second), s.opts.Timeout))
+	case timedOut:
+		text(w, http.StatusServiceUnavailable, "not ready: the last collection was "+oneLine(lastErr)+"\n")
 	case !ready && lastErr != "":
 		text(w, http.StatusServiceUnavailable, "not ready: no collection has succeeded yet; the last one failed: "+oneLine(lastErr)+"\n")
 	case !ready:

@@ -60,7 +60,7 @@ var (
 		"Sources the latest good collection could not read (each a data-unavailable finding), by source.",
 		[]string{"source"}, nil)
 	descStale = prometheus.NewDesc("karpnet_data_stale",
-		"1 when the data served is not the latest attempt's: no collection has succeeded yet, or the last one failed; else 0.",
+		"1 when the data served is not the latest attempt's: no collection has succeeded yet, the last one failed, or the one under way has run past its deadline (--collection-timeout) plus 5 s; else 0.",
 		nil, nil)
 	descLastSuccess = prometheus.NewDesc("karpnet_last_success_timestamp_seconds",
 		"When the latest good collection started, in seconds since the epoch; absent until one succeeds.", nil, nil)
@@ -139,7 +139,7 @@ func (m *metrics) Collect(ch chan<- prometheus.Metric) {
 	counter(descCollections, float64(st.successes), "success")
 	counter(descCollections, float64(st.failures), "failure")
 	stale := 0.0
-	if st.view == nil || st.lastFailed {
+	if s.stale(&st, s.opts.Now()) {
 		stale = 1
 	}
 	gauge(descStale, stale)
