@@ -13,7 +13,8 @@ import (
 // index is what / answers: the endpoints.
 const index = `karpnet serve
 /metrics  Prometheus metrics of the latest good collection
-/report   the latest good report, as kubectl karpnet check -o json prints it
+/report   the latest good report, as kubectl karpnet check -o json prints it (off unless
+          serve runs with --report or --report-token-file)
 /healthz  200 while the process runs
 /readyz   200 while the data served is younger than --max-age, 503 before the first
           collection succeeds, once the data is older, after a collection cut off by
@@ -28,7 +29,7 @@ func (s *Server) Handler() http.Handler {
 	}))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { text(w, http.StatusOK, "ok\n") })
 	mux.HandleFunc("GET /readyz", s.readyz)
-	mux.HandleFunc("GET /report", s.report)
+	mux.HandleFunc("GET /report", s.opts.Report.guard(s.report))
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) { text(w, http.StatusOK, index) })
 	return mux
 }

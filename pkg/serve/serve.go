@@ -57,6 +57,8 @@ type Options struct {
 	Now func() time.Time
 	// Version is the build's version, for karpnet_build_info.
 	Version string
+	// Report says who may read /report; the zero value turns it off.
+	Report ReportAccess
 	// HTTP bounds the server's connections; zero fields take the defaults.
 	HTTP HTTPLimits
 }
