@@ -141,6 +141,7 @@ func objectsByName(t *testing.T, rendered string) map[string]map[string]any {
 // labelMaps are the paths of label maps: the chart may add labels to them, never drop one.
 var labelMaps = [][]string{
 	{"metadata", "labels"}, {"spec", "selector", "matchLabels"}, {"spec", "template", "metadata", "labels"},
+	{"spec", "podSelector", "matchLabels"},
 }
 
 // cutLabels removes obj's label maps (and a Service's selector) and returns them by path.
@@ -215,10 +216,10 @@ func TestServeHelmChart(t *testing.T) {
 		"--set", "aws.roleArn=arn:aws:iam::123456789012:role/karpnet-reader", "--set", "serve.nodeMetrics=true",
 		"--set", "grafanaDashboard.enabled=true")
 	t.Cleanup(func() { helm(t, "uninstall", release, "--namespace", ns) })
-	got := kubectl(t, nil, "-n", ns, "get", "serviceaccount,deployment,service,servicemonitor,prometheusrule",
+	got := kubectl(t, nil, "-n", ns, "get", "serviceaccount,deployment,service,servicemonitor,prometheusrule,networkpolicy",
 		"-o", "jsonpath={range .items[*]}{.kind}/{.metadata.name} {end}")
 	for _, want := range []string{"ServiceAccount/" + release, "Deployment/" + release, "Service/" + release,
-		"ServiceMonitor/" + release, "PrometheusRule/" + release} {
+		"ServiceMonitor/" + release, "PrometheusRule/" + release, "NetworkPolicy/" + release} {
 		if !strings.Contains(got, want) {
 			t.Errorf("after helm install: %q lacks %s", got, want)
 		}
