@@ -3,11 +3,11 @@ package serve
 import (
 	"fmt"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-
-	"github.com/karpnet/kubectl-karpnet/pkg/printer"
 )
 
 // index is what / answers: the endpoints.
@@ -70,18 +70,58 @@ func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
 	}
 }
 
-// report writes the latest good report as check -o json does; 503 before the first.
-func (s *Server) report(w http.ResponseWriter, _ *http.Request) {
-	r, ok := s.Report()
-	if !ok {
+// report writes the latest good report as check -o json does, gzip-compressed when the client
+// accepts it; 503 before the first. Every request shares one rendering per collection; past
+// MaxReportRequests at once, 429 with Retry-After.
+func (s *Server) report(w http.ResponseWriter, r *http.Request) {
+	select {
+	case s.reportSlots <- struct{}{}:
+		defer func() { <-s.reportSlots }()
+	default:
+		w.Header().Set("Retry-After", "1")
+		text(w, http.StatusTooManyRequests, fmt.Sprintf("too many /report requests at once (at most %d): retry in 1 s\n", cap(s.reportSlots)))
+		return
+	}
+	s.mu.RLock()
+	v, stale := s.st.view, s.stale(&s.st, s.opts.Now())
+	s.mu.RUnlock()
+	if v == nil {
 		text(w, http.StatusServiceUnavailable, "no report yet: the first collection has not succeeded (see /readyz)\n")
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
-	if s.Stale() {
-		w.Header().Set("Warning", `110 karpnet "the last collection failed: this is the last good report"`)
+	plain, gz, err := v.body.bodies()
+	if err != nil {
+		text(w, http.StatusInternalServerError, "rendering the report: "+oneLine(err.Error())+"\n")
+		return
 	}
-	_ = printer.PrintReport(w, r, printer.JSON, nil) // a client gone mid-answer is not ours to report
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Vary", "Accept-Encoding")
+	if stale {
+		h.Set("Warning", `110 karpnet "the last collection failed: this is the last good report"`)
+	}
+	body := plain
+	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
+		h.Set("Content-Encoding", "gzip")
+		body = gz
+	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	_, _ = w.Write(body) // a client gone mid-answer is not ours to report
+}
+
+// acceptsGzip reports whether an Accept-Encoding header admits gzip (by name or *, not with q=0).
+func acceptsGzip(header string) bool {
+	for _, part := range strings.Split(header, ",") {
+		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if name = strings.ToLower(strings.TrimSpace(name)); name != "gzip" && name != "*" {
+			continue
+		}
+		q := strings.ReplaceAll(strings.ToLower(params), " ", "")
+		if q != "q=0" && q != "q=0.0" && q != "q=0.00" && q != "q=0.000" {
+			return true
+		}
+	}
+	return false
 }
 
 func text(w http.ResponseWriter, code int, body string) {

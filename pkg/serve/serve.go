@@ -59,6 +59,9 @@ type Options struct {
 	Version string
 	// Report says who may read /report; the zero value turns it off.
 	Report ReportAccess
+	// MaxReportRequests bounds the /report requests answered at once; more get 429. Zero
+	// means DefaultMaxReportRequests.
+	MaxReportRequests int
 	// HTTP bounds the server's connections; zero fields take the defaults.
 	HTTP HTTPLimits
 }
@@ -70,9 +73,15 @@ type Server struct {
 	registry *prometheus.Registry
 	duration prometheus.Histogram
 
+	// reportSlots holds one token per /report request being answered.
+	reportSlots chan struct{}
+
 	mu sync.RWMutex
 	st state
 }
+
+// DefaultMaxReportRequests is how many /report requests are answered at once by default.
+const DefaultMaxReportRequests = 8
 
 // state is what the collections so far have left: the latest good view and how the last
 // attempt went. Nothing older is kept.
@@ -107,7 +116,10 @@ func New(opts Options) *Server {
 		opts.MaxAge = DefaultMaxAge(opts.Interval)
 	}
 	opts.HTTP = opts.HTTP.withDefaults()
-	s := &Server{opts: opts}
+	if opts.MaxReportRequests <= 0 {
+		opts.MaxReportRequests = DefaultMaxReportRequests
+	}
+	s := &Server{opts: opts, reportSlots: make(chan struct{}, opts.MaxReportRequests)}
 	s.registry, s.duration = newRegistry(s)
 	return s
 }
