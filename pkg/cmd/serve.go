@@ -3,7 +3,9 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
+	"os"
 	"strings"
 	"time"
 
@@ -22,8 +24,12 @@ import (
 // exporter collects every few seconds. Users get budget.Floor.
 const serveFloorEnv = "KARPNET_SERVE_TEST_MIN_INTERVAL"
 
-const serveExample = `  # Export metrics on :9464, collecting every 5 minutes
+const serveExample = `  # Export metrics on 127.0.0.1:9464, collecting every 5 minutes
   %[1]s serve
+
+  # In a pod: every interface, and /report (the whole report) for whoever reaches the port;
+  # --report-token-file FILE serves it only to requests bearing the token in FILE
+  %[1]s serve --listen :9464 --report
 
   # One NodePool, every 2 minutes, with the per-node series
   %[1]s serve --nodepool general --interval 2m --node-metrics
@@ -38,15 +44,21 @@ type serveOptions struct {
 	listen   string
 	interval time.Duration
 	maxAge   time.Duration
-	perNode  bool
+	// timeout is --collection-timeout: the whole-collection deadline; zero means --interval.
+	timeout time.Duration
+	perNode bool
 	// oldPerNode is the deprecated --per-node-metrics: --node-metrics, with a note.
 	oldPerNode bool
 	reload     bool
+	// report is --report: /report for anyone who reaches the port; tokenFile is
+	// --report-token-file: /report only with its bearer token.
+	report    bool
+	tokenFile string
 }
 
 func newCmdServe(common *commonOptions) *cobra.Command {
 	o := &serveOptions{check: &checkOptions{commonOptions: common, output: "json", failOn: "never"},
-		listen: ":9464", interval: 5 * time.Minute}
+		listen: "127.0.0.1:9464", interval: 5 * time.Minute}
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Export the findings, subnet addresses and node pod capacity as Prometheus metrics, collecting on an interval",
@@ -54,14 +66,17 @@ func newCmdServe(common *commonOptions) *cobra.Command {
 stay inside EC2's request budget; 5m by default) and serves the latest good collection:
 
   /metrics  Prometheus metrics (karpnet_findings, karpnet_subnet_free_addresses, ...)
-  /report   the report, as check -o json prints it
+  /report   the report, as check -o json prints it: off unless --report is given, or
+            --report-token-file FILE, which requires "Authorization: Bearer TOKEN"
   /healthz  200 while the process runs
   /readyz   200 while the data is younger than --max-age (from the snapshot's taken time),
             503 before the first collection succeeds and once the data is older
 
 A --snapshot file is read once (--reload reads it again every interval). Per-node series
 are off unless --node-metrics is given (about 3 series per node).
-A collection that fails keeps the last good data, with karpnet_data_stale 1. One line per
+A collection that fails keeps the last good data, with karpnet_data_stale 1. A collection is
+cut off after --collection-timeout (default --interval, at least 15s) and fails; /readyz answers 503 after
+one that was cut off, and while one runs past its deadline without returning. One line per
 collection goes to standard error. SIGTERM or Ctrl-C stops it with exit code 0; it exits 2 on
 bad flags and 3 when it cannot start (kubeconfig unreadable, --listen address taken).`,
 		Example: fmt.Sprintf(serveExample, "kubectl karpnet"),
@@ -69,9 +84,12 @@ bad flags and 3 when it cannot start (kubeconfig unreadable, --listen address ta
 		RunE:    func(c *cobra.Command, _ []string) error { return o.run(c.Context()) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.listen, "listen", o.listen, "address to serve /metrics, /report, /healthz and /readyz on (host:port)")
+	f.StringVar(&o.listen, "listen", o.listen, "address to serve /metrics, /report, /healthz and /readyz on (host:port; :9464 for every interface, as in a pod)")
+	f.BoolVar(&o.report, "report", o.report, "serve /report, the whole report, to anyone who reaches --listen (off by default)")
+	f.StringVar(&o.tokenFile, "report-token-file", o.tokenFile, "serve /report only to requests bearing the token in this file (Authorization: Bearer TOKEN)")
 	f.DurationVar(&o.interval, "interval", o.interval, "time between collections (at least 15s, to stay inside EC2's request budget)")
 	f.DurationVar(&o.maxAge, "max-age", o.maxAge, "/readyz fails once the data is older than this, from the snapshot's taken time (default 3 x --interval)")
+	f.DurationVar(&o.timeout, "collection-timeout", o.timeout, "cut a collection off after this long; it fails and the last good data is served as stale (default --interval, at least 15s)")
 	f.BoolVar(&o.perNode, "node-metrics", o.perNode, "also export the per-node series karpnet_node_info, _max_pods, _pod_ip_capacity and _findings (about 3 series per node)")
 	f.BoolVar(&o.oldPerNode, "per-node-metrics", o.oldPerNode, "deprecated: --node-metrics")
 	_ = f.MarkHidden("per-node-metrics")
@@ -141,6 +159,9 @@ func (o *serveOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if o.timeout < 0 {
+		return usageErrorf("--collection-timeout %s: give a positive duration such as 2m, or leave it out for --interval", o.timeout)
+	}
 	if o.reload && o.check.snapshotFile == "" {
 		return usageErrorf("--reload re-reads a --snapshot file: give --snapshot FILE, or drop --reload (a live cluster is read every --interval)")
 	}
@@ -152,6 +173,10 @@ func (o *serveOptions) run(ctx context.Context) error {
 	if _, _, err := net.SplitHostPort(o.listen); err != nil {
 		return usageErrorf("--listen %q: %v: give host:port or :port, e.g. :9464", o.listen, err)
 	}
+	access, err := o.reportAccess()
+	if err != nil {
+		return err
+	}
 	log := o.check.ErrOut
 	requests := serve.NewRequests()
 	collectReport, err := o.collector(ctx, requests)
@@ -162,15 +187,57 @@ func (o *serveOptions) run(ctx context.Context) error {
 	if err != nil {
 		return collectError(fmt.Errorf("cannot listen on %s: %w: choose another --listen address", o.listen, err))
 	}
-	fmt.Fprintf(log, "%s serving http://%s (/metrics, /report, /healthz, /readyz), collecting every %s\n",
-		time.Now().UTC().Format(time.RFC3339), ln.Addr(), every)
-	srv := serve.New(serve.Options{Collect: collectReport, Interval: every, MaxAge: maxAge, Requests: requests,
-		NodeMetrics: o.perNode, Log: log, Version: version.Get().Version})
+	fmt.Fprintf(log, "%s serving http://%s (/metrics, /healthz, /readyz; /report %s), collecting every %s\n",
+		time.Now().UTC().Format(time.RFC3339), ln.Addr(), reportState(access), every)
+	srv := serve.New(serve.Options{Collect: collectReport, Interval: every, MaxAge: maxAge, Timeout: o.timeout, Requests: requests,
+		NodeMetrics: o.perNode, Report: access, Log: log, Version: version.Get().Version})
 	if err := srv.Run(ctx, ln); err != nil {
 		return collectError(err)
 	}
 	fmt.Fprintf(log, "%s stopped\n", time.Now().UTC().Format(time.RFC3339))
 	return nil
+}
+
+// maxTokenBytes bounds --report-token-file: a token, not a document.
+const maxTokenBytes = 4096
+
+// reportAccess returns who may read /report: nobody by default, anyone with --report, the
+// bearers of --report-token-file's token with it. A token file that cannot be read ends serve at
+// start with exit code 3; an empty one is a usage error.
+func (o *serveOptions) reportAccess() (serve.ReportAccess, error) {
+	access := serve.ReportAccess{Open: o.report}
+	if o.tokenFile == "" {
+		return access, nil
+	}
+	f, err := os.Open(o.tokenFile)
+	if err != nil {
+		return access, collectError(fmt.Errorf("reading --report-token-file: %w: give a readable file holding the token", err))
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxTokenBytes+1))
+	if err != nil {
+		return access, collectError(fmt.Errorf("reading --report-token-file %s: %w: give a readable file holding the token", o.tokenFile, err))
+	}
+	token := strings.TrimSpace(string(b))
+	switch {
+	case len(b) > maxTokenBytes:
+		return access, usageErrorf("--report-token-file %s is longer than %d bytes: give a file holding the token alone", o.tokenFile, maxTokenBytes)
+	case token == "":
+		return access, usageErrorf("--report-token-file %s is empty: write a token into it (e.g. openssl rand -hex 32), or give --report to serve /report without one", o.tokenFile)
+	}
+	access.Token = token
+	return access, nil
+}
+
+// reportState says how /report is served, for the start line.
+func reportState(a serve.ReportAccess) string {
+	switch {
+	case a.Token != "":
+		return "with the bearer token of --report-token-file"
+	case a.Open:
+		return "open (--report)"
+	}
+	return "off"
 }
 
 // collector returns one collection as check runs it: load (live, --snapshot or the demo),

@@ -7,6 +7,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -186,7 +188,7 @@ func TestServeCollectsLikeCheck(t *testing.T) {
 	o.getenv = env{serveFloorEnv: "1ms"}.get
 	o.newCollector = h.collector()
 	// One collection: the next is an hour away.
-	s := startServe(t, o, "--interval", "1h", "--kubeconfig", h.kubeconfig)
+	s := startServe(t, o, "--interval", "1h", "--report", "--kubeconfig", h.kubeconfig)
 	s.waitCollections(t, 1)
 	m := s.metrics(t)
 	ec2Total, kubeTotal := h.EC2.Total()-checkEC2, len(h.Kube.Requests())-checkKube
@@ -308,6 +310,10 @@ func TestServeUsageAndStartErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer taken.Close()
+	emptyToken := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(emptyToken, []byte(" \n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name string
 		args []string
@@ -320,6 +326,12 @@ func TestServeUsageAndStartErrors(t *testing.T) {
 		{"interval below the minimum", []string{"demo", "serve", "--interval", "5s"}, nil, ExitUsage,
 			[]string{"--interval 5s is below the minimum of 15s", "--interval 15s or more"}},
 		{"negative max age", []string{"demo", "serve", "--max-age", "-1m"}, nil, ExitUsage, []string{"--max-age -1m0s"}},
+		{"negative collection timeout", []string{"demo", "serve", "--collection-timeout", "-1m"}, nil, ExitUsage,
+			[]string{"--collection-timeout -1m0s", "positive"}},
+		{"empty token file", []string{"demo", "serve", "--report-token-file", emptyToken}, nil, ExitUsage,
+			[]string{"--report-token-file " + emptyToken + " is empty", "--report"}},
+		{"no token file", []string{"demo", "serve", "--report-token-file", "/nonexistent/token"}, nil, ExitCollect,
+			[]string{"reading --report-token-file", "readable file"}},
 		{"reload without a snapshot", []string{"demo", "serve", "--reload"}, nil, ExitUsage, []string{"--reload", "--snapshot FILE"}},
 		{"bad listen", []string{"demo", "serve", "--listen", "9464"}, nil, ExitUsage, []string{"--listen \"9464\"", ":9464"}},
 		{"bad floor", []string{"demo", "serve"}, env{serveFloorEnv: "soon"}, ExitUsage, []string{serveFloorEnv, "tests only"}},

@@ -136,6 +136,7 @@ func (c *Collector) kubeAfterNodes(ctx context.Context, s *snapshot.Snapshot, sc
 			s.AWSNode = p.AWSNode
 		}
 	}
+	kubeKeepReadAnnotations(s)
 	if kubeScoped(scope) {
 		s.Events = kubeEventsOfObjectsRead(s)
 	}

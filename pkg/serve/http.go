@@ -3,20 +3,22 @@ package serve
 import (
 	"fmt"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-
-	"github.com/karpnet/kubectl-karpnet/pkg/printer"
 )
 
 // index is what / answers: the endpoints.
 const index = `karpnet serve
 /metrics  Prometheus metrics of the latest good collection
-/report   the latest good report, as kubectl karpnet check -o json prints it
+/report   the latest good report, as kubectl karpnet check -o json prints it (off unless
+          serve runs with --report or --report-token-file)
 /healthz  200 while the process runs
 /readyz   200 while the data served is younger than --max-age, 503 before the first
-          collection succeeds and once the data is older
+          collection succeeds, once the data is older, after a collection cut off by
+          --collection-timeout and while one runs past it
 `
 
 // Handler returns the HTTP handler of /metrics, /report, /healthz, /readyz and /.
@@ -27,22 +29,28 @@ func (s *Server) Handler() http.Handler {
 	}))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { text(w, http.StatusOK, "ok\n") })
 	mux.HandleFunc("GET /readyz", s.readyz)
-	mux.HandleFunc("GET /report", s.report)
+	mux.HandleFunc("GET /report", s.opts.Report.guard(s.report))
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) { text(w, http.StatusOK, index) })
 	return mux
 }
 
 // readyz answers 200 while the data served is younger than MaxAge, measured from the
 // snapshot's Taken (also while later collections fail: the last good data is still served,
-// and karpnet_data_stale says so), 503 before the first collection succeeds and once the data
-// is older.
+// and karpnet_data_stale says so), 503 before the first collection succeeds, once the data
+// is older, after a collection cut off by its deadline and while one runs past Overdue.
 func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
 	s.mu.RLock()
-	ready, taken, failed, lastErr := s.st.view != nil, s.st.taken(), s.st.lastFailed, s.st.lastError
-	s.mu.RUnlock()
+	ready, taken, failed, lastErr, timedOut := s.st.view != nil, s.st.taken(), s.st.lastFailed, s.st.lastError, s.st.lastTimedOut
 	now := s.opts.Now()
+	hung := s.hung(&s.st, now)
+	s.mu.RUnlock()
 	data := "serving data taken at " + taken.UTC().Format(time.RFC3339)
 	switch {
+	case hung > 0:
+		text(w, http.StatusServiceUnavailable, fmt.Sprintf("not ready: the collection under way has run %s without returning, past its deadline of %s (--collection-timeout)\n",
+			hung.Round(time.Second), s.opts.Timeout))
+	case timedOut:
+		text(w, http.StatusServiceUnavailable, "not ready: the last collection was "+oneLine(lastErr)+"\n")
 	case !ready && lastErr != "":
 		text(w, http.StatusServiceUnavailable, "not ready: no collection has succeeded yet; the last one failed: "+oneLine(lastErr)+"\n")
 	case !ready:
@@ -62,18 +70,58 @@ func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
 	}
 }
 
-// report writes the latest good report as check -o json does; 503 before the first.
-func (s *Server) report(w http.ResponseWriter, _ *http.Request) {
-	r, ok := s.Report()
-	if !ok {
+// report writes the latest good report as check -o json does, gzip-compressed when the client
+// accepts it; 503 before the first. Every request shares one rendering per collection; past
+// MaxReportRequests at once, 429 with Retry-After.
+func (s *Server) report(w http.ResponseWriter, r *http.Request) {
+	select {
+	case s.reportSlots <- struct{}{}:
+		defer func() { <-s.reportSlots }()
+	default:
+		w.Header().Set("Retry-After", "1")
+		text(w, http.StatusTooManyRequests, fmt.Sprintf("too many /report requests at once (at most %d): retry in 1 s\n", cap(s.reportSlots)))
+		return
+	}
+	s.mu.RLock()
+	v, stale := s.st.view, s.stale(&s.st, s.opts.Now())
+	s.mu.RUnlock()
+	if v == nil {
 		text(w, http.StatusServiceUnavailable, "no report yet: the first collection has not succeeded (see /readyz)\n")
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
-	if s.Stale() {
-		w.Header().Set("Warning", `110 karpnet "the last collection failed: this is the last good report"`)
+	plain, gz, err := v.body.bodies()
+	if err != nil {
+		text(w, http.StatusInternalServerError, "rendering the report: "+oneLine(err.Error())+"\n")
+		return
 	}
-	_ = printer.PrintReport(w, r, printer.JSON, nil) // a client gone mid-answer is not ours to report
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Vary", "Accept-Encoding")
+	if stale {
+		h.Set("Warning", `110 karpnet "the last collection failed: this is the last good report"`)
+	}
+	body := plain
+	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
+		h.Set("Content-Encoding", "gzip")
+		body = gz
+	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	_, _ = w.Write(body) // a client gone mid-answer is not ours to report
+}
+
+// acceptsGzip reports whether an Accept-Encoding header admits gzip (by name or *, not with q=0).
+func acceptsGzip(header string) bool {
+	for _, part := range strings.Split(header, ",") {
+		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if name = strings.ToLower(strings.TrimSpace(name)); name != "gzip" && name != "*" {
+			continue
+		}
+		q := strings.ReplaceAll(strings.ToLower(params), " ", "")
+		if q != "q=0" && q != "q=0.0" && q != "q=0.00" && q != "q=0.000" {
+			return true
+		}
+	}
+	return false
 }
 
 func text(w http.ResponseWriter, code int, body string) {

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 )
 
 // perNodeFamilies are the families with one series per node (or more): off by default.
@@ -88,5 +90,40 @@ func TestSubnetFreePrefixBlocks(t *testing.T) {
 	wantValue(t, s, "karpnet_subnet_free_prefix_blocks", map[string]string{"subnet_id": known.ID, "zone": known.Zone}, 7)
 	if ms, _ := series(t, s, "karpnet_subnet_free_prefix_blocks"); len(ms) != 1 {
 		t.Errorf("karpnet_subnet_free_prefix_blocks: %d series, want one (the others' blocks are unknown)", len(ms))
+	}
+}
+
+// TestLongLabelValuesStayDistinct: five nodes whose names share their first 256 bytes keep
+// five karpnet_node_max_pods series, each label at most maxLabelBytes, and a name that fits is
+// kept as it is.
+func TestLongLabelValuesStayDistinct(t *testing.T) {
+	prefix := strings.Repeat("ip-10-0-0-1.", 30)[:300]
+	var r diagnose.Report
+	names := []string{"ip-10-0-0-9.ec2.internal"}
+	for i := range 5 {
+		names = append(names, prefix+string(rune('a'+i)))
+	}
+	for i, name := range names {
+		r.Nodes = append(r.Nodes, diagnose.NodeReport{Identity: diagnose.Identity{Node: name},
+			Capacity: &diagnose.CapacityReport{Pods: int64(100 + i)}})
+	}
+	s := New(Options{Collect: (&script{steps: []step{{report: r}}}).collect, NodeMetrics: true})
+	if err := s.CollectOnce(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	ms, _ := series(t, s, "karpnet_node_max_pods")
+	if len(ms) != len(names) {
+		t.Fatalf("karpnet_node_max_pods: %d series for %d nodes, want one each", len(ms), len(names))
+	}
+	seen := map[string]bool{}
+	for _, m := range ms {
+		node := m.GetLabel()[0].GetValue()
+		if len(node) > maxLabelBytes {
+			t.Errorf("node label of %d bytes, want at most %d", len(node), maxLabelBytes)
+		}
+		seen[node] = true
+	}
+	if len(seen) != len(names) || !seen[names[0]] {
+		t.Errorf("node labels %v: want %d distinct values, %q among them", seen, len(names), names[0])
 	}
 }

@@ -2,8 +2,11 @@ package serve
 
 import (
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -57,7 +60,7 @@ var (
 		"Sources the latest good collection could not read (each a data-unavailable finding), by source.",
 		[]string{"source"}, nil)
 	descStale = prometheus.NewDesc("karpnet_data_stale",
-		"1 when the data served is not the latest attempt's: no collection has succeeded yet, or the last one failed; else 0.",
+		"1 when the data served is not the latest attempt's: no collection has succeeded yet, the last one failed, or the one under way has run past its deadline (--collection-timeout) plus 5 s; else 0.",
 		nil, nil)
 	descLastSuccess = prometheus.NewDesc("karpnet_last_success_timestamp_seconds",
 		"When the latest good collection started, in seconds since the epoch; absent until one succeeds.", nil, nil)
@@ -136,7 +139,7 @@ func (m *metrics) Collect(ch chan<- prometheus.Metric) {
 	counter(descCollections, float64(st.successes), "success")
 	counter(descCollections, float64(st.failures), "failure")
 	stale := 0.0
-	if st.view == nil || st.lastFailed {
+	if s.stale(&st, s.opts.Now()) {
 		stale = 1
 	}
 	gauge(descStale, stale)
@@ -198,10 +201,22 @@ func (m *metrics) Collect(ch chan<- prometheus.Metric) {
 // maxLabelBytes bounds a label value: names read from a cluster or a snapshot are data.
 const maxLabelBytes = 256
 
-// labelValue returns s as a label value: valid UTF-8, at most maxLabelBytes.
+// labelHashLen is the length of the suffix that keeps truncated label values distinct: "~" and
+// eight hex digits of the whole value's SHA-256.
+const labelHashLen = 9
+
+// labelValue returns s as a label value: valid UTF-8, at most maxLabelBytes. A longer value
+// keeps its head, cut at a character boundary, and ends in "~" and eight hex digits of the
+// whole value's SHA-256, so that values sharing their first bytes stay distinct series.
 func labelValue(s string) string {
-	if len(s) > maxLabelBytes {
-		s = s[:maxLabelBytes]
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if len(s) <= maxLabelBytes {
+		return s
 	}
-	return strings.ToValidUTF8(s, "\uFFFD")
+	sum := sha256.Sum256([]byte(s))
+	head := s[:maxLabelBytes-labelHashLen]
+	for !utf8.ValidString(head) {
+		head = head[:len(head)-1]
+	}
+	return head + "~" + hex.EncodeToString(sum[:4])
 }

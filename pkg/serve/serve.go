@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/net/netutil"
 
 	"github.com/karpnet/kubectl-karpnet/internal/budget"
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
@@ -41,6 +41,10 @@ type Options struct {
 	// MaxAge is how old the data served may be, measured from the snapshot's Taken, before
 	// /readyz fails; zero means three intervals, negative no limit (the demo's fixture).
 	MaxAge time.Duration
+	// Timeout is the whole-collection deadline: a collection still running after it is cut
+	// off and fails; zero means Interval, at least budget.Floor. One that has not returned Overdue after its start
+	// (Timeout plus a margin) makes the data stale and /readyz fail while it runs.
+	Timeout time.Duration
 	// Requests, when set, is where the collections' requests are counted; its counts are
 	// exported as karpnet_ec2_requests_total and karpnet_kubernetes_requests_total.
 	Requests *Requests
@@ -53,6 +57,13 @@ type Options struct {
 	Now func() time.Time
 	// Version is the build's version, for karpnet_build_info.
 	Version string
+	// Report says who may read /report; the zero value turns it off.
+	Report ReportAccess
+	// MaxReportRequests bounds the /report requests answered at once; more get 429. Zero
+	// means DefaultMaxReportRequests.
+	MaxReportRequests int
+	// HTTP bounds the server's connections; zero fields take the defaults.
+	HTTP HTTPLimits
 }
 
 // Server runs collections and serves their latest result. Its methods are safe for
@@ -62,9 +73,15 @@ type Server struct {
 	registry *prometheus.Registry
 	duration prometheus.Histogram
 
+	// reportSlots holds one token per /report request being answered.
+	reportSlots chan struct{}
+
 	mu sync.RWMutex
 	st state
 }
+
+// DefaultMaxReportRequests is how many /report requests are answered at once by default.
+const DefaultMaxReportRequests = 8
 
 // state is what the collections so far have left: the latest good view and how the last
 // attempt went. Nothing older is kept.
@@ -73,8 +90,12 @@ type state struct {
 	lastSuccess time.Time
 	lastFailed  bool
 	lastError   string
-	successes   int
-	failures    int
+	// lastTimedOut is set when the last collection was cut off by its deadline.
+	lastTimedOut bool
+	// running is when the collection under way started; zero between collections.
+	running   time.Time
+	successes int
+	failures  int
 }
 
 // New returns a server over opts; nothing runs until Run or CollectOnce.
@@ -88,10 +109,17 @@ func New(opts Options) *Server {
 	if opts.Interval <= 0 {
 		opts.Interval = budget.Floor
 	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = max(opts.Interval, budget.Floor)
+	}
 	if opts.MaxAge == 0 {
 		opts.MaxAge = DefaultMaxAge(opts.Interval)
 	}
-	s := &Server{opts: opts}
+	opts.HTTP = opts.HTTP.withDefaults()
+	if opts.MaxReportRequests <= 0 {
+		opts.MaxReportRequests = DefaultMaxReportRequests
+	}
+	s := &Server{opts: opts, reportSlots: make(chan struct{}, opts.MaxReportRequests)}
 	s.registry, s.duration = newRegistry(s)
 	return s
 }
@@ -132,30 +160,69 @@ func (st *state) taken() time.Time {
 	return st.lastSuccess
 }
 
+// overdueMargin is how long past its deadline a collection may take to return before it counts
+// as hung: its requests' own cancellation takes a moment.
+const overdueMargin = 5 * time.Second
+
+// Overdue is how long a collection may run before the data is stale and /readyz fails while it
+// has not returned: the whole-collection deadline plus a margin.
+func (s *Server) Overdue() time.Duration { return s.opts.Timeout + overdueMargin }
+
+// hung returns how long the collection under way has run when that is past Overdue, else 0.
+func (s *Server) hung(st *state, now time.Time) time.Duration {
+	if st.running.IsZero() {
+		return 0
+	}
+	if d := now.Sub(st.running); d > s.Overdue() {
+		return d
+	}
+	return 0
+}
+
 // Stale reports whether the data served is not the last attempt's: no collection has
-// succeeded yet, or the last one failed.
+// succeeded yet, the last one failed, or the one under way has run past Overdue.
 func (s *Server) Stale() bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.st.view == nil || s.st.lastFailed
+	return s.stale(&s.st, s.opts.Now())
+}
+
+func (s *Server) stale(st *state, now time.Time) bool {
+	return st.view == nil || st.lastFailed || s.hung(st, now) > 0
 }
 
 // CollectOnce runs one collection and keeps its report, or, when it fails, keeps the previous
 // one and marks the data stale. It logs one line. A collection cut short because ctx ended
-// changes nothing and returns ctx's error.
+// changes nothing and returns ctx's error; one cut off by the whole-collection deadline
+// (Timeout) fails.
 func (s *Server) CollectOnce(ctx context.Context) error {
 	start := s.opts.Now()
+	s.mu.Lock()
+	s.st.running = start
+	s.mu.Unlock()
 	ec2Before, kubeBefore := s.requestTotals()
-	c, err := s.opts.Collect(ctx)
+	cctx, cancel := context.WithTimeoutCause(ctx, s.opts.Timeout, errDeadline)
+	c, err := s.opts.Collect(cctx)
+	timedOut := errors.Is(context.Cause(cctx), errDeadline)
+	cancel()
 	took := s.opts.Now().Sub(start)
 	if ctx.Err() != nil {
+		s.mu.Lock()
+		s.st.running = time.Time{}
+		s.mu.Unlock()
 		return ctx.Err()
+	}
+	timedOut = timedOut && err != nil // a collection that returned its data anyway is kept
+	if timedOut {
+		err = fmt.Errorf("cut off after its deadline of %s (--collection-timeout): %w", s.opts.Timeout, err)
 	}
 	s.duration.Observe(took.Seconds())
 	ec2After, kubeAfter := s.requestTotals()
 	requests := fmt.Sprintf("%d EC2 and %d Kubernetes requests", ec2After-ec2Before, kubeAfter-kubeBefore)
 
 	s.mu.Lock()
+	s.st.running = time.Time{}
+	s.st.lastTimedOut = timedOut
 	if err != nil {
 		s.st.failures++
 		s.st.lastFailed, s.st.lastError = true, err.Error()
@@ -190,7 +257,8 @@ func (s *Server) requestTotals() (int, int) {
 // scrapes under way finish. It returns nil when stopped by ctx, or the error that stopped the
 // HTTP server.
 func (s *Server) Run(ctx context.Context, ln net.Listener) error {
-	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	srv := s.httpServer()
+	ln = netutil.LimitListener(ln, s.opts.HTTP.MaxConnections)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 
@@ -216,6 +284,9 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	<-looped
 	return err
 }
+
+// errDeadline is the cause of a collection cut off by its deadline.
+var errDeadline = errors.New("the collection did not finish in time")
 
 // loop collects at once, then Interval after each collection ends, until ctx ends.
 func (s *Server) loop(ctx context.Context) {

@@ -25,7 +25,7 @@ func TestReadyzFollowsTheFirstSuccessAndStaleFollowsTheLast(t *testing.T) {
 	sc := &script{steps: []step{{err: errAPIServerDown}, {report: good}, {err: errAPIServerDown},
 		{report: takenAt(good, clk.Now().Add(3*time.Minute))}}}
 	var log bytes.Buffer
-	s := New(Options{Collect: sc.collect, Interval: time.Minute, Log: &log, Now: clk.Now})
+	s := New(Options{Collect: sc.collect, Interval: time.Minute, Log: &log, Now: clk.Now, Report: ReportAccess{Open: true}})
 
 	// Before any collection: alive, not ready, no report, stale.
 	if code := get(t, s, "/healthz").Code; code != http.StatusOK {
@@ -289,7 +289,8 @@ func TestUntrustedLabelValuesNeverBreakAScrape(t *testing.T) {
 // TestOldReportsAreNotKept runs many collections and fails if a replaced report stays
 // reachable or the heap grows with the number of collections.
 func TestOldReportsAreNotKept(t *testing.T) {
-	s := New(Options{Collect: func(context.Context) (Collection, error) { return Collection{Report: demoReport(t)}, nil }})
+	s := New(Options{Collect: func(context.Context) (Collection, error) { return Collection{Report: demoReport(t)}, nil },
+		Report: ReportAccess{Open: true}})
 	var heap []uint64
 	var first weak.Pointer[diagnose.Report]
 	for i := range 30 {

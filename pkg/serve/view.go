@@ -13,6 +13,8 @@ import (
 // once when the collection ends so that a scrape only copies them out.
 type view struct {
 	report *diagnose.Report
+	// body is /report's answer, rendered when first asked for.
+	body *reportBody
 	// findings counts findings by check and severity; poolFindings, classFindings and
 	// subnetFindings count those that concern one NodePool, one NodeClass or one subnet by
 	// check, severity and that subject's name (the label is never empty: a finding that
@@ -63,7 +65,7 @@ var nodeStatuses = []string{"ok", "info", "warning", "critical", "initialising",
 // newView counts a collection's figures; the per-node ones only when perNode is set.
 func newView(c Collection, perNode bool) *view {
 	r := c.Report
-	v := &view{report: &r, findings: map[findingKey]int{}, poolFindings: map[subjectFindingKey]int{},
+	v := &view{report: &r, body: &reportBody{report: &r}, findings: map[findingKey]int{}, poolFindings: map[subjectFindingKey]int{},
 		classFindings: map[subjectFindingKey]int{}, subnetFindings: map[subjectFindingKey]int{},
 		statuses: map[string]int{}, gaps: map[string]int{}, subnets: map[subnetKey]subnetFacts{}}
 	if perNode {

@@ -178,7 +178,7 @@ func TestServeDeployManifests(t *testing.T) {
 	c := newHealthyCluster(t)
 	rendered := renderDeploy(t)
 	want := []string{"clusterrole/karpnet-reader", "clusterrolebinding/karpnet-reader", "deployment/karpnet", "namespace/karpnet",
-		"prometheusrule/karpnet", "service/karpnet", "serviceaccount/karpnet", "servicemonitor/karpnet"}
+		"networkpolicy/karpnet", "prometheusrule/karpnet", "service/karpnet", "serviceaccount/karpnet", "servicemonitor/karpnet"}
 	if got := renderedObjects(t, rendered); !slices.Equal(got, want) {
 		t.Fatalf("kubectl kustomize deploy/ rendered %q, want %q", got, want)
 	}

@@ -141,6 +141,7 @@ func objectsByName(t *testing.T, rendered string) map[string]map[string]any {
 // labelMaps are the paths of label maps: the chart may add labels to them, never drop one.
 var labelMaps = [][]string{
 	{"metadata", "labels"}, {"spec", "selector", "matchLabels"}, {"spec", "template", "metadata", "labels"},
+	{"spec", "podSelector", "matchLabels"},
 }
 
 // cutLabels removes obj's label maps (and a Service's selector) and returns them by path.
@@ -213,12 +214,12 @@ func TestServeHelmChart(t *testing.T) {
 	const ns, release = "karpnet-helm", "karpnet-helm"
 	helm(t, "install", release, chartDir(), "--namespace", ns, "--create-namespace",
 		"--set", "aws.roleArn=arn:aws:iam::123456789012:role/karpnet-reader", "--set", "serve.nodeMetrics=true",
-		"--set", "grafanaDashboard.enabled=true")
+		"--set", "grafanaDashboard.enabled=true", "--set", "report.tokenSecret=karpnet-report")
 	t.Cleanup(func() { helm(t, "uninstall", release, "--namespace", ns) })
-	got := kubectl(t, nil, "-n", ns, "get", "serviceaccount,deployment,service,servicemonitor,prometheusrule",
+	got := kubectl(t, nil, "-n", ns, "get", "serviceaccount,deployment,service,servicemonitor,prometheusrule,networkpolicy",
 		"-o", "jsonpath={range .items[*]}{.kind}/{.metadata.name} {end}")
 	for _, want := range []string{"ServiceAccount/" + release, "Deployment/" + release, "Service/" + release,
-		"ServiceMonitor/" + release, "PrometheusRule/" + release} {
+		"ServiceMonitor/" + release, "PrometheusRule/" + release, "NetworkPolicy/" + release} {
 		if !strings.Contains(got, want) {
 			t.Errorf("after helm install: %q lacks %s", got, want)
 		}
@@ -233,6 +234,12 @@ func TestServeHelmChart(t *testing.T) {
 	}
 	if args := kubectl(t, nil, "-n", ns, "get", "deployment", release, "-o", "jsonpath={.spec.template.spec.containers[0].args}"); !strings.Contains(args, "--node-metrics") {
 		t.Errorf("serve.nodeMetrics=true: the container's args %s lack --node-metrics", args)
+	} else if !strings.Contains(args, "--report-token-file=/var/run/karpnet/report/token") {
+		t.Errorf("report.tokenSecret: the container's args %s lack --report-token-file", args)
+	}
+	if vol := kubectl(t, nil, "-n", ns, "get", "deployment", release, "-o",
+		`jsonpath={.spec.template.spec.volumes[?(@.name=="report-token")].secret.secretName}`); vol != "karpnet-report" {
+		t.Errorf("report.tokenSecret=karpnet-report: the report-token volume's Secret is %q", vol)
 	}
 	sa := "system:serviceaccount:" + ns + ":" + release
 	for _, c := range []struct {
