@@ -24,6 +24,7 @@ targets=(
 	"./pkg/printer FuzzPipeline"
 	"./pkg/printer FuzzAppendIndented"
 	"./pkg/tui FuzzTUI"
+	"./pkg/serve FuzzHandler"
 	"./internal/ec2xml FuzzReadInstances"
 	"./internal/kubestream FuzzWithoutManagedFields"
 	"./internal/kubestream FuzzKubeDecodeNode"
