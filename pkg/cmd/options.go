@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -291,38 +290,6 @@ func isReportFile(f *os.File, maxBytes int64) bool {
 		return false
 	}
 	return snapshot.IsReport(f, maxBytes)
-}
-
-// writeSnapshotFile writes s to name, readable by its owner only (0600, also when the file
-// existed): a snapshot describes the cluster's network in detail.
-func writeSnapshotFile(name string, s *snapshot.Snapshot) (err error) {
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return fmt.Errorf("cannot write snapshot %s: %w", name, causeOf(err))
-	}
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return fmt.Errorf("cannot write snapshot %s: %w", name, causeOf(err))
-	}
-	defer func() {
-		if cerr := f.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("writing snapshot %s: %w", name, cerr)
-		}
-	}()
-	var w io.Writer = f
-	if strings.HasSuffix(name, ".gz") {
-		zw := gzip.NewWriter(f)
-		defer func() {
-			if cerr := zw.Close(); err == nil && cerr != nil {
-				err = fmt.Errorf("writing snapshot %s: %w", name, cerr)
-			}
-		}()
-		w = zw
-	}
-	if err := snapshot.Write(w, s); err != nil {
-		return fmt.Errorf("writing snapshot %s: %w", name, err)
-	}
-	return nil
 }
 
 // causeOf drops the path from an *os.PathError, whose message would repeat the file name.
