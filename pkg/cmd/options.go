@@ -101,7 +101,7 @@ func (o *commonOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.clusterName, "cluster-name", o.clusterName, "EKS cluster name, to find the instances Karpenter launched for it (default: the nodes' cluster tags, else the kubeconfig)")
 	f.StringVar(&o.profile, "profile", o.profile, "AWS shared config profile to use (default: the kubeconfig's aws eks get-token --profile, else AWS_PROFILE, else default)")
 	f.StringVar(&o.snapshotFile, "snapshot", o.snapshotFile, "diagnose a saved snapshot FILE instead of a live cluster (no cluster or AWS access)")
-	f.StringVar(&o.saveSnapshot, "save-snapshot", o.saveSnapshot, "write everything collected to FILE (gzip-compressed when it ends in .gz)")
+	f.StringVar(&o.saveSnapshot, "save-snapshot", o.saveSnapshot, "write everything collected to FILE (gzip-compressed when it ends in .gz; - for standard output), replacing it whole")
 	f.StringVar(&o.snapshotMax, "snapshot-max-size", o.snapshotMax, "the largest snapshot --snapshot reads, uncompressed (e.g. 512Mi, 4Gi)")
 	f.StringVar(&o.color, "color", o.color, "colour text output: auto, always or never (NO_COLOR is honoured)")
 	f.CountVarP(&o.verbose, "verbose", "v", "say on standard error how EC2 was read, what the collection cost (requests, paced waits) and what the AWS SDK logs (-vv: its retries too)")
@@ -170,6 +170,12 @@ func (o *commonOptions) load(ctx context.Context, scope collect.Scope) (*snapsho
 		s   *snapshot.Snapshot
 		err error
 	)
+	if o.saveSnapshot != "" {
+		// Before collecting: a path that cannot be saved to is known now.
+		if err := checkSavePath(o.saveSnapshot); err != nil {
+			return nil, err
+		}
+	}
 	stopFitting := memlimit.During(func() int64 { return int64(o.meter.Load().Progress().NodesExpected) })
 	defer stopFitting()
 	switch {
@@ -219,10 +225,9 @@ func (o *commonOptions) load(ctx context.Context, scope collect.Scope) (*snapsho
 		}
 	}
 	if o.saveSnapshot != "" {
-		if err := writeSnapshotFile(o.saveSnapshot, s); err != nil {
-			return nil, collectError(err)
+		if err := o.saveSnapshotFile(s); err != nil {
+			return nil, err
 		}
-		fmt.Fprintf(o.ErrOut, "snapshot saved to %s\n", o.saveSnapshot)
 	}
 	stopFitting()
 	o.fitMemory()

@@ -67,3 +67,50 @@ func syncDir(dir string) {
 		d.Close()
 	}
 }
+
+// checkSavePath refuses a --save-snapshot path that names anything but a regular file or a new
+// path: writing there would write through a symlink, into a device or a FIFO, or fail on a
+// directory after the whole collection. "-" is standard output.
+func checkSavePath(name string) error {
+	if name == "-" {
+		return nil
+	}
+	st, err := os.Lstat(name)
+	if err != nil || st.Mode().IsRegular() {
+		// A new path, or one whose problem the write will name.
+		return nil
+	}
+	kind := "not a regular file"
+	switch m := st.Mode(); {
+	case m&os.ModeSymlink != 0:
+		kind = "a symlink"
+	case m.IsDir():
+		kind = "a directory"
+	case m&os.ModeNamedPipe != 0:
+		kind = "a FIFO"
+	case m&os.ModeDevice != 0:
+		kind = "a device"
+	case m&os.ModeSocket != 0:
+		kind = "a socket"
+	}
+	return usageErrorf("--save-snapshot %s is %s: name a regular file or a new path, or - for standard output", name, kind)
+}
+
+// saveSnapshotFile writes s where --save-snapshot says: standard output for "-", else the file,
+// which is checked again right before it is replaced.
+func (o *commonOptions) saveSnapshotFile(s *snapshot.Snapshot) error {
+	if o.saveSnapshot == "-" {
+		if err := snapshot.Write(o.Out, s); err != nil {
+			return outputError("snapshot", err)
+		}
+		return nil
+	}
+	if err := checkSavePath(o.saveSnapshot); err != nil {
+		return err
+	}
+	if err := writeSnapshotFile(o.saveSnapshot, s); err != nil {
+		return collectError(err)
+	}
+	fmt.Fprintf(o.ErrOut, "snapshot saved to %s\n", o.saveSnapshot)
+	return nil
+}

@@ -88,3 +88,73 @@ func wantOnlyFiles(t *testing.T, dir string, names ...string) {
 		}
 	}
 }
+
+// TestSnapshotSaveRefusesNonRegular: --save-snapshot over a symlink, a directory, a FIFO or a
+// device is a usage error (exit 2) that changes nothing there: neither the target's mode nor
+// its content.
+func TestSnapshotSaveRefusesNonRegular(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target")
+	if err := os.WriteFile(target, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.json")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "fifo.json")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ path, kind string }{
+		{link, "a symlink"},
+		{dir, "a directory"},
+		{fifo, "a FIFO"},
+	}
+	// A character device like /dev/null, made in the test's directory: a test that failed
+	// must not replace the system's own. Only root can make one.
+	dev := filepath.Join(dir, "null.json")
+	if err := syscall.Mknod(dev, syscall.S_IFCHR|0o666, 1<<8|3); err == nil {
+		tests = append(tests, struct{ path, kind string }{dev, "a device"})
+	} else {
+		t.Logf("no device case: %v", err)
+	}
+	for _, tt := range tests {
+		t.Run(tt.kind, func(t *testing.T) {
+			before, err := os.Lstat(tt.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := run(t, "demo", "check", "--save-snapshot", tt.path)
+			wantCode(t, r, ExitUsage)
+			wantOneErrorLine(t, r, "--save-snapshot "+tt.path+" is "+tt.kind, "name a regular file or a new path, or - for standard output")
+			after, err := os.Lstat(tt.path)
+			if err != nil || after.Mode() != before.Mode() {
+				t.Errorf("mode: got %v (%v), want %v unchanged", after.Mode(), err, before.Mode())
+			}
+		})
+	}
+	if got, err := os.ReadFile(target); err != nil || string(got) != "keep" {
+		t.Errorf("symlink's target: got %q (%v), want it unchanged", got, err)
+	}
+	if st, _ := os.Stat(target); st.Mode().Perm() != 0o644 {
+		t.Errorf("symlink's target mode: got %v, want 0644 unchanged", st.Mode().Perm())
+	}
+}
+
+// TestSnapshotSaveToStdout: --save-snapshot - writes the snapshot to standard output, which
+// reads back as the same snapshot, ahead of the report.
+func TestSnapshotSaveToStdout(t *testing.T) {
+	t.Chdir(t.TempDir())
+	r := run(t, "demo", "check", "-o", "json", "--save-snapshot", "-")
+	wantCode(t, r, ExitFindings)
+	if !strings.HasPrefix(r.stdout, "{") || !strings.Contains(r.stdout, `"kind":"Report"`) && !strings.Contains(r.stdout, `"kind": "Report"`) {
+		t.Fatalf("stdout: got %.200q..., want the snapshot, then the report", r.stdout)
+	}
+	if strings.Contains(r.stderr, "snapshot saved") {
+		t.Errorf("stderr: got %q, want no saved line for standard output", r.stderr)
+	}
+	if _, err := os.Stat("-"); err == nil {
+		t.Errorf("a file named - was written")
+	}
+}
