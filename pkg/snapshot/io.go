@@ -24,6 +24,18 @@ const DefaultMaxBytes int64 = 1 << 30
 // field karpnet writes comes near it (Kubernetes caps a Node's annotations at 256 KiB).
 const MaxString = 1 << 20
 
+// MaxElements is the most elements any one list of a snapshot read with a bound of maxBytes
+// holds: one per bytesPerElement (104,857 at the default 1 GiB, about what 100,000 nodes
+// take), at least minElements. A node or instance takes hundreds of bytes of memory however
+// little JSON it was written with, so the count, not the size, bounds a file of many tiny
+// objects.
+func MaxElements(maxBytes int64) int64 { return max(maxBytes/bytesPerElement, minElements) }
+
+const (
+	bytesPerElement = 10 << 10
+	minElements     = 10_000
+)
+
 // Read decodes a snapshot written by Write, plain or gzip-compressed, of at most
 // DefaultMaxBytes. It refuses truncated or malformed input, another kind, a format newer than
 // this build reads, and values out of range, with an error that says which and where.
@@ -74,7 +86,7 @@ func readStream(r io.Reader, maxBytes int64, s *Snapshot) error {
 		zr.Multistream(false)
 		g.r = zr
 	}
-	if err := decodeSnapshot(g, s); err != nil {
+	if err := decodeSnapshot(g, maxBytes, s); err != nil {
 		return err
 	}
 	if zr != nil {

@@ -143,13 +143,16 @@ type streamDecoder struct {
 	rec  *recorder
 	skip json.RawMessage // a value no field takes, reused
 	in   interner
+	// maxElems bounds every list (MaxElements); maxBytes is the size bound it follows from.
+	maxElems, maxBytes int64
 }
 
 // decodeSnapshot decodes the document of r into s, interning the strings of every node,
 // NodeClaim and instance as it is decoded.
-func decodeSnapshot(r io.Reader, s *Snapshot) error {
+func decodeSnapshot(r io.Reader, maxBytes int64, s *Snapshot) error {
 	rec := &recorder{r: r}
-	d := &streamDecoder{dec: json.NewDecoder(rec), rec: rec, in: interner{}}
+	d := &streamDecoder{dec: json.NewDecoder(rec), rec: rec, in: interner{},
+		maxElems: MaxElements(maxBytes), maxBytes: maxBytes}
 	tok, err := d.token()
 	if err != nil {
 		return err
@@ -246,6 +249,10 @@ func (d *streamDecoder) list(v reflect.Value, path, at string) error {
 	v.Set(reflect.MakeSlice(v.Type(), 0, 0))
 	snapshots := v.Type().Elem() == reflect.TypeFor[Snapshot]()
 	for i := 0; d.dec.More(); i++ {
+		if int64(i) >= d.maxElems {
+			return refuse("%s holds more than %s elements, the most a snapshot of at most %s holds (one per %d KiB): pass --snapshot-max-size to read a larger one",
+				at, thousands(d.maxElems), sizeText(d.maxBytes), bytesPerElement>>10)
+		}
 		v.Set(reflect.Append(v, reflect.Zero(v.Type().Elem())))
 		elem := v.Index(i)
 		if snapshots {
