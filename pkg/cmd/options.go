@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
@@ -42,7 +43,9 @@ type commonOptions struct {
 	// commands that read several clusters (check, describe node, the TUI).
 	contexts    []string
 	allContexts bool
-	multiOK     bool
+	// contextsFlag is --contexts' flag, to tell --contexts '' from no --contexts.
+	contextsFlag *pflag.Flag
+	multiOK      bool
 
 	// demo makes load return the embedded demo snapshot.
 	demo bool
