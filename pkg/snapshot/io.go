@@ -76,7 +76,8 @@ func readStream(r io.Reader, maxBytes int64, s *Snapshot) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	g := &guard{r: br, max: maxBytes}
 	var zr *gzip.Reader
-	if magic, _ := br.Peek(2); bytes.Equal(magic, []byte{0x1f, 0x8b}) {
+	var ms *members
+	if isGzip(br) {
 		g.packed = &counter{r: br}
 		var err error
 		if zr, err = gzip.NewReader(g.packed); err != nil {
@@ -84,9 +85,13 @@ func readStream(r io.Reader, maxBytes int64, s *Snapshot) error {
 		}
 		defer zr.Close()
 		zr.Multistream(false)
-		g.r = zr
+		ms = &members{zr: zr, packed: g.packed, n: 1}
+		g.r = ms
 	}
 	if err := decodeSnapshot(g, maxBytes, s); err != nil {
+		if errors.Is(err, errAfterSnapshot) && ms != nil && ms.n > 1 {
+			return fmt.Errorf("%w: the file is %d gzip streams one after the other (as cat a.gz b.gz makes), and the snapshot ends before the second", err, ms.n)
+		}
 		return err
 	}
 	if zr != nil {
@@ -106,4 +111,36 @@ func byteCount(n int64) string {
 		return "1 byte"
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// isGzip tells whether what br reads next starts with gzip's magic bytes.
+func isGzip(br *bufio.Reader) bool {
+	magic, _ := br.Peek(2)
+	return bytes.Equal(magic, []byte{0x1f, 0x8b})
+}
+
+// members reads the gzip streams of a file one after the other, as zcat does (cat a.gz b.gz
+// makes such a file), and counts them. What follows the last stream and is not one is left
+// in packed's reader.
+type members struct {
+	zr     *gzip.Reader
+	packed *counter
+	n      int
+}
+
+func (m *members) Read(p []byte) (int, error) {
+	for {
+		n, err := m.zr.Read(p)
+		if err != io.EOF || !isGzip(m.packed.r) {
+			return n, err
+		}
+		if err := m.zr.Reset(m.packed); err != nil {
+			return n, err
+		}
+		m.zr.Multistream(false)
+		m.n++
+		if n > 0 {
+			return n, nil
+		}
+	}
 }

@@ -169,17 +169,20 @@ func decodeSnapshot(r io.Reader, maxBytes int64, s *Snapshot) error {
 	return d.end()
 }
 
+// errAfterSnapshot is what end says of anything after the document but whitespace.
+var errAfterSnapshot = errors.New("malformed: unexpected data after the snapshot")
+
 // end refuses anything after the document but whitespace.
 func (d *streamDecoder) end() error {
 	switch _, err := d.dec.Token(); {
 	case errors.Is(err, io.EOF):
 		return nil
 	case err == nil:
-		return errors.New("malformed: unexpected data after the snapshot")
+		return errAfterSnapshot
 	default:
 		var syn *json.SyntaxError
 		if errors.As(err, &syn) {
-			return errors.New("malformed: unexpected data after the snapshot")
+			return errAfterSnapshot
 		}
 		return readErr(err)
 	}
