@@ -82,7 +82,7 @@ func (o *commonOptions) validateContexts() error {
 func (o *commonOptions) contextNames() ([]string, error) {
 	raw, err := o.configFlags.ToRawKubeConfigLoader().RawConfig()
 	if err != nil {
-		return nil, usageErrorf("reading the kubeconfig: %v: check --kubeconfig and KUBECONFIG", err)
+		return nil, usageErrorf("reading the kubeconfig: %v: check --kubeconfig and KUBECONFIG", kubeconfigError(err))
 	}
 	known := kubeconfigContexts(&raw)
 	if o.allContexts {
