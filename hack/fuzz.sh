@@ -20,6 +20,7 @@ targets=(
 	"./pkg/snapshot FuzzRead"
 	"./pkg/snapshot FuzzParseProviderID"
 	"./pkg/snapshot FuzzIsReport"
+	"./pkg/diff FuzzCompare"
 	"./pkg/diagnose FuzzSnapshotFields"
 	"./pkg/printer FuzzPipeline"
 	"./pkg/printer FuzzAppendIndented"

@@ -17,6 +17,9 @@ import (
 func main() {
 	// The terminal was not queried at start-up (see noquery); give CI back its value.
 	noquery.Restore()
+	// A closed standard output (| head that exited) is a write error, exit 3 as the README
+	// says, not death by SIGPIPE (141).
+	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() {
 		// The first Ctrl-C cancels the run, which then ends with exit code 130; a second one

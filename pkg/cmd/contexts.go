@@ -26,6 +26,7 @@ func (o *commonOptions) addContextFlags(cmd *cobra.Command) {
 	f.StringSliceVar(&o.contexts, "contexts", o.contexts,
 		fmt.Sprintf("read these kubeconfig contexts (comma-separated), %d at a time, and report by cluster", maxClusters))
 	f.BoolVar(&o.allContexts, "all-contexts", o.allContexts, "read every context of the kubeconfig, and report by cluster")
+	o.contextsFlag = f.Lookup("contexts")
 	registerFlagCompletion(cmd, "contexts", o.completeContextList())
 }
 
@@ -44,6 +45,10 @@ func (o *commonOptions) clusterFlags() map[string]*string {
 
 // validateContexts checks --contexts and --all-contexts against the other flags, without I/O.
 func (o *commonOptions) validateContexts() error {
+	if o.contextsFlag != nil && o.contextsFlag.Changed && len(o.contexts) == 0 {
+		// --contexts '' would otherwise read the current context alone, as if it were not given.
+		return usageErrorf("--contexts names no context: give context names separated by commas, or leave it out for the current context")
+	}
 	if !o.multi() {
 		return nil
 	}
@@ -77,7 +82,7 @@ func (o *commonOptions) validateContexts() error {
 func (o *commonOptions) contextNames() ([]string, error) {
 	raw, err := o.configFlags.ToRawKubeConfigLoader().RawConfig()
 	if err != nil {
-		return nil, usageErrorf("reading the kubeconfig: %v: check --kubeconfig and KUBECONFIG", err)
+		return nil, usageErrorf("reading the kubeconfig: %v: check --kubeconfig and KUBECONFIG", kubeconfigError(err))
 	}
 	known := kubeconfigContexts(&raw)
 	if o.allContexts {

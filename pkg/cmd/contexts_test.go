@@ -118,6 +118,8 @@ func TestContextsExitCodes(t *testing.T) {
 		{"--contexts and --snapshot", []string{"check", "--contexts", "a", "--snapshot", "x.json"}, ExitUsage,
 			[]string{"cannot be used with --snapshot"}},
 		{"an empty name", []string{"check", "--contexts", "a,,b"}, ExitUsage, []string{"--contexts has an empty name"}},
+		{"no name at all", []string{"check", "--contexts", ""}, ExitUsage, []string{"--contexts names no context"}},
+		{"no name after =", []string{"check", "--contexts="}, ExitUsage, []string{"--contexts names no context"}},
 		{"diff reads one cluster", []string{"diff", "old.json", "--contexts", "a,b"}, ExitUsage,
 			[]string{"--contexts and --all-contexts work with check, describe node and the terminal UI"}},
 		{"describe subnet reads one cluster", []string{"describe", "subnet", "subnet-1", "--all-contexts"}, ExitUsage,

@@ -143,7 +143,13 @@ func (o *diffOptions) run(ctx context.Context) error {
 	if err := printer.PrintDiff(o.Out, d, o.format, o.styles()); err != nil {
 		return outputError("diff", err)
 	}
-	if o.failure.reached(d.Worsened) {
+	if o.format != printer.Table {
+		// Text shows them at its top; JSON and YAML carry them in warnings, for programs.
+		for _, w := range d.Warnings {
+			fmt.Fprintf(o.ErrOut, "warning: %s\n", printableLine(w))
+		}
+	}
+	if o.failure.reached(d.Worsened) || o.failure.reached(d.Uncertain) {
 		return errFindings
 	}
 	return nil

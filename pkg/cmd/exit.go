@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Exit codes are part of karpnet's interface (see the README's exit codes).
@@ -49,8 +50,13 @@ func collectError(err error) error { return &exitError{code: ExitCollect, err: e
 
 // outputError wraps a failure to write the report (a closed pipe, a full disk) to exit with
 // ExitCollect: it is not a usage error.
+// The printers say what they were writing already; that is not said twice.
 func outputError(what string, err error) error {
-	return &exitError{code: ExitCollect, err: fmt.Errorf("writing the %s: %w", what, err)}
+	prefix := "writing the " + what
+	if strings.HasPrefix(err.Error(), prefix+": ") {
+		return &exitError{code: ExitCollect, err: err}
+	}
+	return &exitError{code: ExitCollect, err: fmt.Errorf("%s: %w", prefix, err)}
 }
 
 // errInterrupted ends a run that was interrupted before its report was complete.

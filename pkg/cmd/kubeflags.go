@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -139,4 +141,24 @@ func (f *kubeFlags) ToRawKubeConfigLoader() clientcmd.ClientConfig {
 		f.loader = clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, o)
 	})
 	return f.loader
+}
+
+// duplicateName matches client-go's error for a kubeconfig that names a context, cluster or
+// user twice, which goes on to print the whole list (users with their tokens).
+var duplicateName = regexp.MustCompile(`error converting \*\[\]Named(\w+) into \*map\[string\]\*api\.\w+: duplicate name ("(?:[^"\\]|\\.)*") in list: \[.*\]`)
+
+// kubeconfigError returns err as one short line: a name used twice is named, the list is not.
+func kubeconfigError(err error) error {
+	msg := err.Error()
+	m := duplicateName.FindStringSubmatchIndex(msg)
+	if m == nil {
+		return err
+	}
+	kind := strings.ToLower(msg[m[2]:m[3]])
+	if kind == "authinfo" {
+		kind = "user"
+	}
+	name := msg[m[4]:m[5]]
+	return fmt.Errorf("%sthe %s name %s is used twice: each %s needs a name of its own%s",
+		msg[:m[0]], kind, name, kind, msg[m[1]:])
 }

@@ -27,7 +27,7 @@ func liveCollector(ctx context.Context, o *commonOptions) (*collect.Collector, e
 func buildCollector(ctx context.Context, o *commonOptions, flags *kubeFlags, budget *collect.EC2Budget) (*collect.Collector, error) {
 	cfg, err := flags.ToRESTConfig()
 	if err != nil {
-		return nil, fmt.Errorf("loading kubeconfig: %w: check --kubeconfig and --context", err)
+		return nil, fmt.Errorf("loading kubeconfig: %w: check --kubeconfig and --context", kubeconfigError(err))
 	}
 	cfg = rest.CopyConfig(cfg)
 	cfg.WarningHandler = rest.NoWarnings{}

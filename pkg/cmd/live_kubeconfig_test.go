@@ -45,6 +45,22 @@ users:
 		t.Fatal(err)
 	}
 	missing := filepath.Join(dir, "no-kubeconfig")
+	// A context name twice: client-go's error lists every context.
+	dup := filepath.Join(dir, "dup-kubeconfig")
+	if err := os.WriteFile(dup, []byte(`apiVersion: v1
+kind: Config
+clusters:
+- {name: gone, cluster: {server: `+gone.URL+`}}
+users:
+- {name: nobody, user: {token: secret-token}}
+contexts:
+- {name: prod, context: {cluster: gone, user: nobody}}
+- {name: prod, context: {cluster: gone, user: nobody}}
+- {name: other, context: {cluster: gone, user: nobody}}
+current-context: prod
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 
 	tests := []struct {
 		name string
@@ -52,6 +68,8 @@ users:
 		want []string
 	}{
 		{name: "missing kubeconfig", args: []string{"check", "--kubeconfig", missing}, want: []string{"loading kubeconfig", missing, "--kubeconfig"}},
+		{name: "duplicate context name", args: []string{"check", "--kubeconfig", dup},
+			want: []string{"loading kubeconfig", `the context name "prod" is used twice: each context needs a name of its own`, "check --kubeconfig"}},
 		{name: "unknown context", args: []string{"check", "--kubeconfig", kubeconfig, "--context", "prod"}, want: []string{"loading kubeconfig", `"prod"`}},
 		{
 			name: "API server gone",
@@ -70,7 +88,10 @@ users:
 			o.newCollector = liveCollector
 			r := runWith(t, o, tt.args...)
 			wantCode(t, r, ExitCollect)
-			wantOneErrorLine(t, r, tt.want...)
+			line := wantOneErrorLine(t, r, tt.want...)
+			if strings.Contains(line, "[{") || strings.Contains(line, "other") {
+				t.Errorf("error: got %q, want it without the kubeconfig's list", line)
+			}
 			if r.stdout != "" {
 				t.Errorf("stdout: got %q, want nothing", r.stdout)
 			}

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
@@ -43,7 +43,9 @@ type commonOptions struct {
 	// commands that read several clusters (check, describe node, the TUI).
 	contexts    []string
 	allContexts bool
-	multiOK     bool
+	// contextsFlag is --contexts' flag, to tell --contexts '' from no --contexts.
+	contextsFlag *pflag.Flag
+	multiOK      bool
 
 	// demo makes load return the embedded demo snapshot.
 	demo bool
@@ -102,7 +104,7 @@ func (o *commonOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.clusterName, "cluster-name", o.clusterName, "EKS cluster name, to find the instances Karpenter launched for it (default: the nodes' cluster tags, else the kubeconfig)")
 	f.StringVar(&o.profile, "profile", o.profile, "AWS shared config profile to use (default: the kubeconfig's aws eks get-token --profile, else AWS_PROFILE, else default)")
 	f.StringVar(&o.snapshotFile, "snapshot", o.snapshotFile, "diagnose a saved snapshot FILE instead of a live cluster (no cluster or AWS access)")
-	f.StringVar(&o.saveSnapshot, "save-snapshot", o.saveSnapshot, "write everything collected to FILE (gzip-compressed when it ends in .gz)")
+	f.StringVar(&o.saveSnapshot, "save-snapshot", o.saveSnapshot, "write everything collected to FILE (gzip-compressed when it ends in .gz; - for standard output), replacing it whole")
 	f.StringVar(&o.snapshotMax, "snapshot-max-size", o.snapshotMax, "the largest snapshot --snapshot reads, uncompressed (e.g. 512Mi, 4Gi)")
 	f.StringVar(&o.color, "color", o.color, "colour text output: auto, always or never (NO_COLOR is honoured)")
 	f.CountVarP(&o.verbose, "verbose", "v", "say on standard error how EC2 was read, what the collection cost (requests, paced waits) and what the AWS SDK logs (-vv: its retries too)")
@@ -171,6 +173,12 @@ func (o *commonOptions) load(ctx context.Context, scope collect.Scope) (*snapsho
 		s   *snapshot.Snapshot
 		err error
 	)
+	if o.saveSnapshot != "" {
+		// Before collecting: a path that cannot be saved to is known now.
+		if err := checkSavePath(o.saveSnapshot); err != nil {
+			return nil, err
+		}
+	}
 	stopFitting := memlimit.During(func() int64 { return int64(o.meter.Load().Progress().NodesExpected) })
 	defer stopFitting()
 	switch {
@@ -220,10 +228,9 @@ func (o *commonOptions) load(ctx context.Context, scope collect.Scope) (*snapsho
 		}
 	}
 	if o.saveSnapshot != "" {
-		if err := writeSnapshotFile(o.saveSnapshot, s); err != nil {
-			return nil, collectError(err)
+		if err := o.saveSnapshotFile(s); err != nil {
+			return nil, err
 		}
-		fmt.Fprintf(o.ErrOut, "snapshot saved to %s\n", o.saveSnapshot)
 	}
 	stopFitting()
 	o.fitMemory()
@@ -291,38 +298,6 @@ func isReportFile(f *os.File, maxBytes int64) bool {
 		return false
 	}
 	return snapshot.IsReport(f, maxBytes)
-}
-
-// writeSnapshotFile writes s to name, readable by its owner only (0600, also when the file
-// existed): a snapshot describes the cluster's network in detail.
-func writeSnapshotFile(name string, s *snapshot.Snapshot) (err error) {
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return fmt.Errorf("cannot write snapshot %s: %w", name, causeOf(err))
-	}
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return fmt.Errorf("cannot write snapshot %s: %w", name, causeOf(err))
-	}
-	defer func() {
-		if cerr := f.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("writing snapshot %s: %w", name, cerr)
-		}
-	}()
-	var w io.Writer = f
-	if strings.HasSuffix(name, ".gz") {
-		zw := gzip.NewWriter(f)
-		defer func() {
-			if cerr := zw.Close(); err == nil && cerr != nil {
-				err = fmt.Errorf("writing snapshot %s: %w", name, cerr)
-			}
-		}()
-		w = zw
-	}
-	if err := snapshot.Write(w, s); err != nil {
-		return fmt.Errorf("writing snapshot %s: %w", name, err)
-	}
-	return nil
 }
 
 // causeOf drops the path from an *os.PathError, whose message would repeat the file name.

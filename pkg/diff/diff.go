@@ -24,6 +24,8 @@ type Diff struct {
 	Nodes    NodeChanges    `json:"nodes"`
 	// NodeClaims are the NodeClaims without a Node that appeared or went, by name.
 	NodeClaims ClaimChanges `json:"nodeClaims"`
+	// Warnings say what makes the comparison doubtful: OLD and NEW are different clusters.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Side says what one side of a diff was read from and when.
@@ -35,11 +37,13 @@ type Side struct {
 }
 
 // FindingChanges are the findings new in NEW, gone from it, and those in both whose severity
-// changed.
+// changed. Unknown are the findings of OLD that NEW lacks when one side could not read a
+// source the other read (a gap): they may be gone only because their data was not read.
 type FindingChanges struct {
 	Added    []diagnose.Finding `json:"added"`
 	Resolved []diagnose.Finding `json:"resolved"`
 	Changed  []SeverityChange   `json:"changed"`
+	Unknown  []diagnose.Finding `json:"unknown,omitempty"`
 }
 
 // SeverityChange is a finding in both reports with another severity in NEW; diagnose.Finding is NEW's.
@@ -49,10 +53,13 @@ type SeverityChange struct {
 }
 
 // NodeChanges are the nodes only in NEW, only in OLD, and those in both whose facts changed.
+// NotRead are the nodes of OLD that NEW lacks when NEW's node list was incomplete (a gap
+// on nodes): they may still be there.
 type NodeChanges struct {
 	Added   []string     `json:"added"`
 	Removed []string     `json:"removed"`
 	Changed []NodeChange `json:"changed"`
+	NotRead []string     `json:"notRead,omitempty"`
 }
 
 // NodeChange is one node in both reports and the facts of it that differ, in NodeFacts order.
@@ -89,8 +96,11 @@ func Compare(old, new diagnose.Report, oldSide, newSide Side) Diff {
 	d.Old.Taken, d.New.Taken = old.Taken.UTC(), new.Taken.UTC()
 	d.Old.Context, d.New.Context = old.Context, new.Context
 	d.Findings = diffFindings(old.Findings, new.Findings)
+	unknownWhenGone(&d.Findings, old, new)
 	d.Nodes = diffNodes(old.Nodes, new.Nodes)
+	notReadWhenGone(&d.Nodes, new)
 	d.NodeClaims = diffClaims(old.NodeClaims, new.NodeClaims)
+	d.Warnings = clusterWarnings(old, new)
 	return d
 }
 

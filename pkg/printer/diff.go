@@ -14,6 +14,8 @@ const (
 	markAdded   = "+"
 	markRemoved = "-"
 	markChanged = "~"
+	// markUnknown: in OLD, absent from NEW, and one side could not read what the other did.
+	markUnknown = "?"
 )
 
 // PrintDiff writes d, what changed between two reports, to w: as text (Table) grouped into
@@ -43,6 +45,12 @@ func publicDiff(d diff.Diff) diff.Diff {
 	d.Findings.Added = nonNil(d.Findings.Added)
 	d.Findings.Resolved = nonNil(d.Findings.Resolved)
 	d.Findings.Changed = nonNil(d.Findings.Changed)
+	if len(d.Findings.Unknown) == 0 {
+		d.Findings.Unknown = nil
+	}
+	if len(d.Nodes.NotRead) == 0 {
+		d.Nodes.NotRead = nil
+	}
 	d.Nodes.Added = nonNil(d.Nodes.Added)
 	d.Nodes.Removed = nonNil(d.Nodes.Removed)
 	changed := make([]diff.NodeChange, len(d.Nodes.Changed))
@@ -63,10 +71,13 @@ func diffText(t *text, d diff.Diff) {
 	}{{"old", d.Old}, {"new", d.New}} {
 		t.fields([]kv{{side.label, orUnknown(side.s.Source)}, {"taken", taken(side.s.Taken)}, {"context", orUnknown(side.s.Context)}})
 	}
+	for _, w := range d.Warnings {
+		t.hanging(0, t.st.Warning.Mark()+" warning: ", w)
+	}
 	t.blank()
 	fc, nc, cc := d.Findings, d.Nodes, d.NodeClaims
-	if len(fc.Added)+len(fc.Resolved)+len(fc.Changed)+len(nc.Added)+len(nc.Removed)+len(nc.Changed)+
-		len(cc.Added)+len(cc.Removed) == 0 {
+	if len(fc.Added)+len(fc.Resolved)+len(fc.Changed)+len(fc.Unknown)+len(nc.Added)+len(nc.Removed)+len(nc.Changed)+
+		len(nc.NotRead)+len(cc.Added)+len(cc.Removed) == 0 {
 		t.line(t.st.OK.Mark() + " no change: the same findings, nodes and node facts")
 		return
 	}
@@ -76,7 +87,11 @@ func diffText(t *text, d diff.Diff) {
 }
 
 func diffFindings(t *text, c diff.FindingChanges) {
-	t.header(fmt.Sprintf("Findings: %d new, %d resolved, %d changed severity", len(c.Added), len(c.Resolved), len(c.Changed)))
+	head := fmt.Sprintf("Findings: %d new, %d resolved, %d changed severity", len(c.Added), len(c.Resolved), len(c.Changed))
+	if len(c.Unknown) > 0 {
+		head += fmt.Sprintf(", %d unknown (one side could not read their data)", len(c.Unknown))
+	}
+	t.header(head)
 	for _, f := range c.Added {
 		lvl := t.st.Level(f.Severity.String())
 		diffFinding(t, lvl.Style.Render(markAdded), badge(t, lvl), f)
@@ -88,6 +103,10 @@ func diffFindings(t *text, c diff.FindingChanges) {
 		lvl := t.st.Level(ch.Severity.String())
 		was := t.st.Level(ch.OldSeverity.String())
 		diffFinding(t, lvl.Style.Render(markChanged), was.Badge()+" -> "+badge(t, lvl), ch.Finding)
+	}
+	for _, f := range c.Unknown {
+		lvl := t.st.Level(f.Severity.String())
+		diffFinding(t, lvl.Style.Render(markUnknown), badge(t, lvl), f)
 	}
 }
 
@@ -115,11 +134,15 @@ func diffFinding(t *text, mark, badge string, f diagnose.Finding) {
 }
 
 func diffNodes(t *text, c diff.NodeChanges) {
-	if len(c.Added)+len(c.Removed)+len(c.Changed) == 0 {
+	if len(c.Added)+len(c.Removed)+len(c.Changed)+len(c.NotRead) == 0 {
 		return
 	}
 	t.blank()
-	t.header(fmt.Sprintf("Nodes: %d added, %d removed, %d changed", len(c.Added), len(c.Removed), len(c.Changed)))
+	head := fmt.Sprintf("Nodes: %d added, %d removed, %d changed", len(c.Added), len(c.Removed), len(c.Changed))
+	if len(c.NotRead) > 0 {
+		head += fmt.Sprintf(", %d not read (the node list was incomplete)", len(c.NotRead))
+	}
+	t.header(head)
 	for _, n := range c.Added {
 		t.hanging(0, t.st.Strong.Render(markAdded)+" ", n)
 	}
@@ -133,6 +156,9 @@ func diffNodes(t *text, c diff.NodeChanges) {
 			pairs[i] = kv{f.Field, orNone(f.Old) + " -> " + orNone(f.New)}
 		}
 		t.kvs(4, pairs)
+	}
+	for _, n := range c.NotRead {
+		t.hanging(0, t.st.Strong.Render(markUnknown)+" ", n)
 	}
 }
 

@@ -157,7 +157,7 @@ func subject(f diagnose.Finding) string {
 	if f.Resource != "" && f.Resource != "node/"+f.Node {
 		parts = append(parts, f.Resource)
 	}
-	return strings.Join(parts, "  ")
+	return escapeNewlines(strings.Join(parts, "  "))
 }
 
 // summary writes "N nodes: O ok, W with warnings, C with criticals, ..." from the summary's

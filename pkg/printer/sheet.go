@@ -59,17 +59,17 @@ func nodeSheet(t *text, n diagnose.NodeReport) {
 			status = worst.String()
 		}
 	}
-	title := t.st.Title.Render("node/" + n.Identity.Node)
+	title := t.st.Title.Render("node/" + escapeNewlines(n.Identity.Node))
 	badge := t.st.Level(status).Badge()
 	switch {
 	case width(title)+2+width(badge) <= t.limit():
 		t.line(title + "  " + badge)
 	case width(badge) <= t.limit():
-		t.para(0, "node/"+n.Identity.Node)
+		t.para(0, "node/"+escapeNewlines(n.Identity.Node))
 		t.line(badge)
 	default:
 		// Only a status karpnet does not know is this long: wrap it, at the cost of its colour.
-		t.para(0, "node/"+n.Identity.Node)
+		t.para(0, "node/"+escapeNewlines(n.Identity.Node))
 		t.para(0, ansi.Strip(badge))
 	}
 	problems(t, n.Findings)

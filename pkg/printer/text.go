@@ -31,11 +31,15 @@ type kv struct {
 	value string
 }
 
-// line writes s, which the caller has made fit, and a newline.
+// line writes s, which the caller has made fit, and a newline. s is one line: a newline in
+// it (a name read from a cluster or snapshot) is shown as \n, so it cannot start a line.
 func (t *text) line(s string) {
-	t.b.WriteString(strings.TrimRight(s, " "))
+	t.b.WriteString(escapeNewlines(strings.TrimRight(s, " ")))
 	t.b.WriteByte('\n')
 }
+
+// escapeNewlines returns s with its newlines shown as \n: a name that heads a line stays on it.
+func escapeNewlines(s string) string { return strings.ReplaceAll(s, "\n", `\n`) }
 
 // blank writes an empty line.
 func (t *text) blank() { t.b.WriteByte('\n') }

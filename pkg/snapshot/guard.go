@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strconv"
 )
 
 // guardError is a guard's refusal: input too large to be a snapshot.
@@ -27,9 +28,24 @@ type guard struct {
 	// space the current run of whitespace outside strings.
 	inString, escaped bool
 	str, space        int
+	// refused is the refusal once the guard has refused.
+	refused *guardError
 }
 
+// Read passes text on until the guard refuses it; from then on every Read returns the refusal
+// alone. json.Decoder drops an error that comes with data, so a refusal must come again.
 func (g *guard) Read(p []byte) (int, error) {
+	if g.refused != nil {
+		return 0, g.refused
+	}
+	n, err := g.read(p)
+	if rerr, ok := err.(*guardError); ok {
+		g.refused = rerr
+	}
+	return n, err
+}
+
+func (g *guard) read(p []byte) (int, error) {
 	n, err := g.r.Read(p)
 	for i, c := range p[:n] {
 		if g.inString {
@@ -68,12 +84,12 @@ func (g *guard) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// A gzipped snapshot may expand at most maxRatio times once past bombFloor bytes. Snapshots
+// A gzipped snapshot may expand at most maxRatio times once past its first bombFloor bytes. Snapshots
 // compress about 15 to 1 (each node's names, IDs and addresses differ); deflate's limit is
 // about 1,000 to 1, which only runs of repeated bytes reach.
 const (
 	maxRatio  = 200
-	bombFloor = 64 << 20
+	bombFloor = 1 << 20
 )
 
 // counter counts the bytes read through it. It reads bytes one by one too, so gzip and
@@ -120,4 +136,13 @@ func humanSize(n int64) string {
 		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// thousands renders n with commas: "104,857".
+func thousands(n int64) string {
+	t := strconv.FormatInt(n, 10)
+	for i := len(t) - 3; i > 0; i -= 3 {
+		t = t[:i] + "," + t[i:]
+	}
+	return t
 }

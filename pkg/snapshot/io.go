@@ -24,6 +24,18 @@ const DefaultMaxBytes int64 = 1 << 30
 // field karpnet writes comes near it (Kubernetes caps a Node's annotations at 256 KiB).
 const MaxString = 1 << 20
 
+// MaxElements is the most elements any one list of a snapshot read with a bound of maxBytes
+// holds: one per bytesPerElement (104,857 at the default 1 GiB, about what 100,000 nodes
+// take), at least minElements. A node or instance takes hundreds of bytes of memory however
+// little JSON it was written with, so the count, not the size, bounds a file of many tiny
+// objects.
+func MaxElements(maxBytes int64) int64 { return max(maxBytes/bytesPerElement, minElements) }
+
+const (
+	bytesPerElement = 10 << 10
+	minElements     = 10_000
+)
+
 // Read decodes a snapshot written by Write, plain or gzip-compressed, of at most
 // DefaultMaxBytes. It refuses truncated or malformed input, another kind, a format newer than
 // this build reads, and values out of range, with an error that says which and where.
@@ -64,7 +76,8 @@ func readStream(r io.Reader, maxBytes int64, s *Snapshot) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	g := &guard{r: br, max: maxBytes}
 	var zr *gzip.Reader
-	if magic, _ := br.Peek(2); bytes.Equal(magic, []byte{0x1f, 0x8b}) {
+	var ms *members
+	if isGzip(br) {
 		g.packed = &counter{r: br}
 		var err error
 		if zr, err = gzip.NewReader(g.packed); err != nil {
@@ -72,9 +85,13 @@ func readStream(r io.Reader, maxBytes int64, s *Snapshot) error {
 		}
 		defer zr.Close()
 		zr.Multistream(false)
-		g.r = zr
+		ms = &members{zr: zr, packed: g.packed, n: 1}
+		g.r = ms
 	}
-	if err := decodeSnapshot(g, s); err != nil {
+	if err := decodeSnapshot(g, maxBytes, s); err != nil {
+		if errors.Is(err, errAfterSnapshot) && ms != nil && ms.n > 1 {
+			return fmt.Errorf("%w: the file is %d gzip streams one after the other (as cat a.gz b.gz makes), and the snapshot ends before the second", err, ms.n)
+		}
 		return err
 	}
 	if zr != nil {
@@ -94,4 +111,36 @@ func byteCount(n int64) string {
 		return "1 byte"
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// isGzip tells whether what br reads next starts with gzip's magic bytes.
+func isGzip(br *bufio.Reader) bool {
+	magic, _ := br.Peek(2)
+	return bytes.Equal(magic, []byte{0x1f, 0x8b})
+}
+
+// members reads the gzip streams of a file one after the other, as zcat does (cat a.gz b.gz
+// makes such a file), and counts them. What follows the last stream and is not one is left
+// in packed's reader.
+type members struct {
+	zr     *gzip.Reader
+	packed *counter
+	n      int
+}
+
+func (m *members) Read(p []byte) (int, error) {
+	for {
+		n, err := m.zr.Read(p)
+		if err != io.EOF || !isGzip(m.packed.r) {
+			return n, err
+		}
+		if err := m.zr.Reset(m.packed); err != nil {
+			return n, err
+		}
+		m.zr.Multistream(false)
+		m.n++
+		if n > 0 {
+			return n, nil
+		}
+	}
 }

@@ -222,6 +222,13 @@ func FuzzRead(f *testing.F) {
 		f.Add(data)
 		f.Add(gzipped(f, data))
 	}
+	// Many tiny objects, plain and gzipped: what the element bound and the expansion check
+	// stop at larger counts.
+	tiny := []byte(`{"kind":"Snapshot","apiVersion":"karpnet/v1alpha1","formatVersion":1,"taken":"2026-11-20T09:30:00Z",` +
+		`"subnets":[` + strings.Repeat(`{"id":"s"},`, 2000) + `{"id":"s"}],"nodes":[` +
+		strings.Repeat(`{"metadata":{"name":"n"}},`, 2000) + `{"metadata":{"name":"n"}}]}`)
+	f.Add(tiny)
+	f.Add(gzipped(f, tiny))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := snapshot.Read(bytes.NewReader(data))
 		if err != nil {

@@ -143,13 +143,16 @@ type streamDecoder struct {
 	rec  *recorder
 	skip json.RawMessage // a value no field takes, reused
 	in   interner
+	// maxElems bounds every list (MaxElements); maxBytes is the size bound it follows from.
+	maxElems, maxBytes int64
 }
 
 // decodeSnapshot decodes the document of r into s, interning the strings of every node,
 // NodeClaim and instance as it is decoded.
-func decodeSnapshot(r io.Reader, s *Snapshot) error {
+func decodeSnapshot(r io.Reader, maxBytes int64, s *Snapshot) error {
 	rec := &recorder{r: r}
-	d := &streamDecoder{dec: json.NewDecoder(rec), rec: rec, in: interner{}}
+	d := &streamDecoder{dec: json.NewDecoder(rec), rec: rec, in: interner{},
+		maxElems: MaxElements(maxBytes), maxBytes: maxBytes}
 	tok, err := d.token()
 	if err != nil {
 		return err
@@ -166,17 +169,20 @@ func decodeSnapshot(r io.Reader, s *Snapshot) error {
 	return d.end()
 }
 
+// errAfterSnapshot is what end says of anything after the document but whitespace.
+var errAfterSnapshot = errors.New("malformed: unexpected data after the snapshot")
+
 // end refuses anything after the document but whitespace.
 func (d *streamDecoder) end() error {
 	switch _, err := d.dec.Token(); {
 	case errors.Is(err, io.EOF):
 		return nil
 	case err == nil:
-		return errors.New("malformed: unexpected data after the snapshot")
+		return errAfterSnapshot
 	default:
 		var syn *json.SyntaxError
 		if errors.As(err, &syn) {
-			return errors.New("malformed: unexpected data after the snapshot")
+			return errAfterSnapshot
 		}
 		return readErr(err)
 	}
@@ -246,6 +252,10 @@ func (d *streamDecoder) list(v reflect.Value, path, at string) error {
 	v.Set(reflect.MakeSlice(v.Type(), 0, 0))
 	snapshots := v.Type().Elem() == reflect.TypeFor[Snapshot]()
 	for i := 0; d.dec.More(); i++ {
+		if int64(i) >= d.maxElems {
+			return refuse("%s holds more than %s elements, the most a snapshot of at most %s holds (one per %d KiB): pass --snapshot-max-size to read a larger one",
+				at, thousands(d.maxElems), sizeText(d.maxBytes), bytesPerElement>>10)
+		}
 		v.Set(reflect.Append(v, reflect.Zero(v.Type().Elem())))
 		elem := v.Index(i)
 		if snapshots {

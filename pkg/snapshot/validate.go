@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"fmt"
+	"net/netip"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -86,6 +87,10 @@ func (v *validator) ec2(s *Snapshot) {
 	}
 	for i, sn := range s.Subnets {
 		v.num(fmt.Sprintf("subnets[%d].availableIPs", i), int64(sn.AvailableIPs), 0, maxAddrFree)
+		v.cidr(fmt.Sprintf("subnets[%d].cidr", i), sn.CIDR)
+		for j, c := range sn.IPv6CIDRs {
+			v.cidr(fmt.Sprintf("subnets[%d].ipv6CIDRs[%d]", i, j), c)
+		}
 	}
 	for i, acl := range s.NetworkACLs {
 		for j, e := range acl.Entries {
@@ -130,6 +135,20 @@ type validator struct{ err error }
 func (v *validator) num(path string, n, lo, hi int64) {
 	if v.err == nil && (n < lo || n > hi) {
 		v.err = fmt.Errorf("%s: %d is out of range (%d to %d)", path, n, lo, hi)
+	}
+}
+
+// cidr checks that a subnet's CIDR block, when given, is one: checks count its addresses and
+// carve it into blocks.
+func (v *validator) cidr(path, c string) {
+	if c == "" || v.err != nil {
+		return
+	}
+	if _, err := netip.ParsePrefix(c); err != nil {
+		if len(c) > 64 {
+			c = c[:64] + "..."
+		}
+		v.err = fmt.Errorf("%s is %q: not a CIDR block such as 10.0.0.0/24", path, c)
 	}
 }
 
