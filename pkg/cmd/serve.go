@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -170,8 +171,13 @@ func (o *serveOptions) run(ctx context.Context) error {
 		fmt.Fprintf(o.check.ErrOut, "%s --per-node-metrics is deprecated: use --node-metrics (it also exports karpnet_node_info, _max_pods and _pod_ip_capacity)\n",
 			time.Now().UTC().Format(time.RFC3339))
 	}
-	if _, _, err := net.SplitHostPort(o.listen); err != nil {
+	_, port, err := net.SplitHostPort(o.listen)
+	if err != nil {
 		return usageErrorf("--listen %q: %v: give host:port or :port, e.g. :9464", o.listen, err)
+	}
+	// A port is 0 (any free one, stated) to 65535; an empty one would bind a random port unasked.
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return usageErrorf("--listen %q: the port must be a number from 0 to 65535, e.g. :9464", o.listen)
 	}
 	access, err := o.reportAccess()
 	if err != nil {
