@@ -17,7 +17,6 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/collect"
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 	"github.com/karpnet/kubectl-karpnet/pkg/serve"
-	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 	"github.com/karpnet/kubectl-karpnet/pkg/version"
 )
 
@@ -289,28 +288,10 @@ func (o *serveOptions) collector(ctx context.Context, requests *serve.Requests) 
 		if err != nil {
 			return serve.Collection{}, err
 		}
-		got := serve.Collection{Report: diagnose.Analyze(snap, opts), FreeBlocks: freeBlocks(snap)}
+		got := serve.Collection{Report: diagnose.Analyze(snap, opts)}
 		if static {
 			once = &got
 		}
 		return got, nil
 	}, nil
-}
-
-// freeBlocks counts the free /28 blocks of the subnets prefixes are carved from whose block
-// map is known; nil when there are none, so a cluster without prefix delegation pays nothing.
-func freeBlocks(snap *snapshot.Snapshot) map[string]int {
-	if len(snap.AddressSubnets) == 0 {
-		return nil
-	}
-	x := diagnose.NewIndex(snap)
-	out := map[string]int{}
-	for _, id := range snap.AddressSubnets {
-		if sn, ok := x.Subnets[id]; ok {
-			if m, ok := x.BlockMap(sn); ok {
-				out[id] = m.Free
-			}
-		}
-	}
-	return out
 }

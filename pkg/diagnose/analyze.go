@@ -194,10 +194,14 @@ func reportSubnets(x *Index, uses []subnetUse, opts Options, related map[string]
 		for _, key := range u.classes {
 			classes = append(classes, reportClassName(key))
 		}
-		out = append(out, SubnetUse{
+		use := SubnetUse{
 			ID: s.ID, CIDR: s.CIDR, Zone: s.Zone, ZoneID: s.ZoneID, AvailableIPs: s.AvailableIPs,
 			UsableIPs: usableIPs(s.CIDR), NodeClasses: classes, Nodes: nodes[s.ID], ENINodes: eniNodes[s.ID], PodSubnet: u.podSubnet,
-		})
+		}
+		if m, ok := x.BlockMap(s); ok {
+			use.FreeBlocks = &m.Free
+		}
+		out = append(out, use)
 	}
 	return out
 }

@@ -112,8 +112,15 @@ func byRoom(subnets []*snapshot.Subnet) []*snapshot.Subnet {
 // each node group of nodes without a class, one pool per zone of the subnets new nodes launch
 // into; the ENIConfig subnets pods take addresses from under custom networking; the subnets
 // subnet discovery may put pods' ENIs in, per zone; and the pod subnets of Auto Mode classes.
-// A subnet no class, node group or CNI path would use for new nodes is in no pool.
+// A subnet no class, node group or CNI path would use for new nodes is in no pool. They are
+// made once per Index; callers do not change them.
 func subnetPools(x *Index) []subnetPool {
+	x.poolsOnce.Do(func() { x.pools = makeSubnetPools(x) })
+	return x.pools
+}
+
+// makeSubnetPools makes subnetPools' answer.
+func makeSubnetPools(x *Index) []subnetPool {
 	cni := x.CNI()
 	discovered := map[string][]*snapshot.Subnet{}
 	for _, s := range x.discoveredSubnets() {

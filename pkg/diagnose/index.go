@@ -42,6 +42,10 @@ type Index struct {
 	// paths is pathSubjects' answer, made once for the three way-out checks.
 	paths     []pathSubject
 	pathsOnce sync.Once
+	// pools is subnetPools' answer, made once for subnet-ip-exhaustion and
+	// subnet-prefix-fragmented.
+	pools     []subnetPool
+	poolsOnce sync.Once
 
 	// bySubnet holds the instances with an interface in each subnet, and blockMaps each
 	// subnet's /28 block map (subnetblocks.go), made once when a check first asks.

@@ -83,6 +83,9 @@ type SubnetUse struct {
 	// PodSubnet is true for an ENIConfig subnet, or an Auto Mode NodeClass's pod subnet, that
 	// pods take addresses from.
 	PodSubnet bool `json:"podSubnet,omitempty"`
+	// FreeBlocks counts the free /28 blocks (those a prefix can be carved from) where the
+	// subnet's block map is known: prefixes are carved there and its every interface was read.
+	FreeBlocks *int `json:"freeBlocks,omitempty"`
 	// Context is the kubeconfig context of the cluster that uses the subnet, in a report over
 	// several clusters.
 	Context string `json:"context,omitempty"`

@@ -219,6 +219,21 @@ func (m *BlockMap) offset(addr string) (int, bool) {
 	return off, true
 }
 
+// BlockAddr returns the first address of block b of the map's CIDR.
+func (m *BlockMap) BlockAddr(b int) netip.Addr {
+	base := m.base
+	if !base.IsValid() {
+		p, err := netip.ParsePrefix(m.CIDR)
+		if err != nil {
+			return netip.Addr{}
+		}
+		base = p.Masked().Addr()
+	}
+	a := base.As4()
+	v := uint32(a[0])<<24 | uint32(a[1])<<16 | uint32(a[2])<<8 | uint32(a[3]) + uint32(b*blockSize)
+	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)})
+}
+
 // largestFreeCIDR returns the largest aligned CIDR whose blocks are all free and not reserved
 // for prefixes, the lowest of equals; "" when there is none.
 func (m *BlockMap) largestFreeCIDR() string {
@@ -230,10 +245,7 @@ func (m *BlockMap) largestFreeCIDR() string {
 				all = free(b)
 			}
 			if all {
-				base := m.base.As4()
-				v := uint32(base[0])<<24 | uint32(base[1])<<16 | uint32(base[2])<<8 | uint32(base[3])
-				v += uint32(start * blockSize)
-				addr := netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)})
+				addr := m.BlockAddr(start)
 				bits := 28
 				for k := n; k > 1; k /= 2 {
 					bits--

@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -204,7 +205,7 @@ func ENICreator(e *snapshot.InterfaceRecord) string {
 	case owner == snapshot.OwnerVPCResourceControl:
 		return "the VPC resource controller (security groups for pods)"
 	case e.RequesterManaged || e.InterfaceType != "" && e.InterfaceType != "interface":
-		return "an AWS service (" + cmpOr(e.InterfaceType, "requester-managed") + ")"
+		return "an AWS service (" + cmp.Or(e.InterfaceType, "requester-managed") + ")"
 	}
 	return ""
 }
@@ -221,12 +222,4 @@ func ENIAge(e *snapshot.InterfaceRecord, taken time.Time) string {
 		return ageText(taken.Sub(t))
 	}
 	return ""
-}
-
-// cmpOr returns a unless it is empty, else b.
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

@@ -21,8 +21,7 @@ func blockMap(t *text, cidr string, b *sheet.SubnetBlocks) {
 		return
 	}
 	t.header(fmt.Sprintf("/28 blocks (%s: %d)", cidr, len(b.Map)))
-	base, err := netip.ParsePrefix(b.CIDR)
-	if err != nil {
+	if _, err := netip.ParsePrefix(b.CIDR); err != nil {
 		return
 	}
 	cols := 64
@@ -33,13 +32,10 @@ func blockMap(t *text, cidr string, b *sheet.SubnetBlocks) {
 	for (len(b.Map)+per*cols-1)/(per*cols) > maxMapRows {
 		per *= 2
 	}
-	start := base.Masked().Addr().As4()
-	first := uint32(start[0])<<24 | uint32(start[1])<<16 | uint32(start[2])<<8 | uint32(start[3])
 	var addrs []string
 	label := 0
 	for row := 0; row*cols*per < len(b.Map); row++ {
-		v := first + uint32(row*cols*per*16)
-		addrs = append(addrs, netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}).String())
+		addrs = append(addrs, b.BlockAddr(row*cols*per).String())
 		label = max(label, len(addrs[row])+2)
 	}
 	for row, addr := range addrs {

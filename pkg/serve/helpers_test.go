@@ -39,9 +39,8 @@ type script struct {
 }
 
 type step struct {
-	report     diagnose.Report
-	freeBlocks map[string]int
-	err        error
+	report diagnose.Report
+	err    error
 }
 
 func (s *script) collect(context.Context) (Collection, error) {
@@ -49,7 +48,7 @@ func (s *script) collect(context.Context) (Collection, error) {
 	defer s.mu.Unlock()
 	st := s.steps[min(s.calls, len(s.steps)-1)]
 	s.calls++
-	return Collection{Report: st.report, FreeBlocks: st.freeBlocks}, st.err
+	return Collection{Report: st.report}, st.err
 }
 
 // count returns how many collections ran.

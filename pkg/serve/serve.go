@@ -22,14 +22,9 @@ const shutdownGrace = 5 * time.Second
 // CollectFunc reads the cluster and analyses it: one collection.
 type CollectFunc func(ctx context.Context) (Collection, error)
 
-// Collection is what one collection leaves: the report, and figures of the snapshot that the
-// report does not carry.
+// Collection is what one collection leaves: the report.
 type Collection struct {
 	Report diagnose.Report
-	// FreeBlocks counts the free /28 blocks (those a prefix can be carved from) by subnet ID,
-	// for the subnets whose block map is known: those prefixes are carved from, whose every
-	// interface was read. Nil when there are none.
-	FreeBlocks map[string]int
 }
 
 // Options configure a Server.

@@ -100,7 +100,9 @@ func newView(c Collection, perNode bool) *view {
 		k := subnetKey{id: sn.ID, zone: sn.Zone}
 		if _, ok := v.subnets[k]; !ok {
 			facts := subnetFacts{free: int64(sn.AvailableIPs), size: sn.UsableIPs}
-			facts.freeBlocks, facts.blocksKnown = c.FreeBlocks[sn.ID]
+			if sn.FreeBlocks != nil {
+				facts.freeBlocks, facts.blocksKnown = *sn.FreeBlocks, true
+			}
 			v.subnets[k] = facts
 		}
 	}
