@@ -15,6 +15,8 @@ type faults struct {
 	throttled int
 	// hostile bends answers: tokens, raw bodies, per-action latency, extra instances.
 	hostile hostile
+	// regions are the Regions whose every request fails, with the error of each.
+	regions map[string]apiError
 }
 
 // failure is an injected error answer for one action.
@@ -97,7 +99,18 @@ func (s *Server) Throttled() int {
 
 // fault waits the configured latency, then returns the throttle or injected error the request
 // gets, or nil.
-func (s *Server) fault(ctx context.Context, action string) *apiError {
+// FailRegion makes every request signed for region fail with the EC2 error code, as EC2 answers
+// a Region the account has not enabled (AuthFailure, OptInRequired).
+func (s *Server) FailRegion(region, code string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.faults.regions == nil {
+		s.faults.regions = map[string]apiError{}
+	}
+	s.faults.regions[region] = apiError{status: statusFor(code), code: code, message: messageFor(code, region)}
+}
+
+func (s *Server) fault(ctx context.Context, action, region string) *apiError {
 	s.mu.Lock()
 	latency := s.faults.latency
 	s.mu.Unlock()
@@ -115,6 +128,9 @@ func (s *Server) fault(ctx context.Context, action string) *apiError {
 	if b := s.faults.bucket; b != nil && !b.take(s.now()) {
 		s.faults.throttled++
 		return &apiError{status: http.StatusServiceUnavailable, code: "RequestLimitExceeded", message: "Request limit exceeded."}
+	}
+	if e, ok := s.faults.regions[region]; ok {
+		return &e
 	}
 	if f := s.faults.failures[action]; f != nil && f.remaining != 0 {
 		if f.remaining > 0 {

@@ -237,11 +237,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	action := r.PostForm.Get("Action")
+	region := signingRegion(r.Header.Get("Authorization"))
 	s.record(Request{
-		Action: action, Region: signingRegion(r.Header.Get("Authorization")),
+		Action: action, Region: region,
 		Filters: q.filterMap(), Lists: maps.Clone(q.lists), NextToken: q.nextToken,
 	})
-	if f := s.fault(r.Context(), action); f != nil {
+	if f := s.fault(r.Context(), action, region); f != nil {
 		writeError(w, f.status, f.code, f.message)
 		return
 	}

@@ -71,6 +71,13 @@ func (k *Kube) Serve(apiVersion, kind string) {
 	k.collection(listPath(apiVersion, kind, ""), apiVersion, kind)
 }
 
+// Add serves obj as well, after the objects of its kind.
+func (k *Kube) Add(obj map[string]any) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.add(obj)
+}
+
 // add files obj under its list paths.
 func (k *Kube) add(obj map[string]any) {
 	apiVersion, _ := obj["apiVersion"].(string)

@@ -82,3 +82,47 @@ func TestHostileEC2KeepsOnlyInstancesAskedFor(t *testing.T) {
 		t.Errorf("got %d instances and gaps %+v, want the 2 nodes' instances and no gap", len(s.Instances), s.Gaps)
 	}
 }
+
+// TestHostileEC2RegionsThatFailStayTheirOwn adds to a cluster with a node whose instance is gone
+// (a critical instance-not-found in us-west-2) one node in an invented Region and one in a Region
+// the account has not enabled. Each of those Regions is a gap of its own and the critical
+// finding stands (exit 1); before, one "ec2" gap hid it and check exited 0.
+func TestHostileEC2RegionsThatFailStayTheirOwn(t *testing.T) {
+	h := newHostileCluster(t)
+	node := func(name, providerID string) map[string]any {
+		return map[string]any{"apiVersion": "v1", "kind": "Node",
+			"metadata": map[string]any{"name": name, "labels": map[string]any{"karpenter.sh/nodepool": "general"}},
+			"spec":     map[string]any{"providerID": providerID}}
+	}
+	h.Kube.Add(node("gone", "aws:///us-west-2a/i-0a1b2c3d4e5f6ffff"))
+	h.Kube.Add(node("bogus", "aws:///zz-bogus0-1a/i-0a1b2c3d4e5f6fffe"))
+	h.Kube.Add(node("optin", "aws:///eu-south-2a/i-0a1b2c3d4e5f6fffd"))
+	h.EC2.FailRegion("eu-south-2", "AuthFailure")
+	r, _ := h.run(t, "check", "-o", "json")
+	wantCode(t, r, ExitFindings)
+	rep := decodeReport(t, r.stdout)
+	regions := map[string]string{}
+	for _, g := range rep.Gaps {
+		if g.Region == "" {
+			t.Errorf("gap %+v covers every Region", g)
+		}
+		regions[g.Region] = g.Reason
+	}
+	if !strings.HasPrefix(regions["zz-bogus0-1"], "zz-bogus0-1 is not a Region of any AWS partition") ||
+		!strings.HasPrefix(regions["eu-south-2"], "AuthFailure") || len(regions) != 2 {
+		t.Errorf("Region gaps %q: want zz-bogus0-1 invented and eu-south-2 refused", regions)
+	}
+	var notFound []string
+	for _, f := range rep.Findings {
+		if f.ID == "instance-not-found" {
+			notFound = append(notFound, f.Node)
+		}
+	}
+	if len(notFound) != 1 || notFound[0] != "gone" {
+		t.Errorf("instance-not-found on %q, want on gone only", notFound)
+	}
+	if rep.Summary.Skipped != 2 {
+		t.Errorf("%d nodes skipped, want the 2 of the Regions not read", rep.Summary.Skipped)
+	}
+	h.wantReadOnly(t)
+}

@@ -36,6 +36,7 @@ type jsonReport struct {
 // jsonGap is one gap of the `-o json` report.
 type jsonGap struct {
 	Source string `json:"source"`
+	Region string `json:"region"`
 	Reason string `json:"reason"`
 	Remedy string `json:"remedy"`
 }

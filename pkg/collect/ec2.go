@@ -43,18 +43,48 @@ type ec2Result struct {
 	network         ec2Network
 	addresses       ec2Addresses
 	failures        []ec2Failure
+	// regionSubnets are the subnets read in each Region.
+	regionSubnets map[string][]snapshot.Subnet
+	// main is the main Region once it is known: a failure of all EC2 there stops every
+	// Region's reads, one elsewhere only its own Region's.
+	main string
 }
 
 func (r *ec2Result) fail(source, region string, err error) {
+	f := ec2Classify(source, region, err)
+	f.region = region
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.failures = append(r.failures, ec2Classify(source, region, err))
+	r.failures = append(r.failures, f)
 }
 
-func (r *ec2Result) anyWhole() bool {
+// stopped reports whether EC2 cannot be read in region: a failure of all EC2 there, in the
+// main Region, or in no Region in particular.
+func (r *ec2Result) stopped(region string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return slices.ContainsFunc(r.failures, func(f ec2Failure) bool { return f.whole })
+	return slices.ContainsFunc(r.failures, func(f ec2Failure) bool {
+		return f.whole && (f.region == "" || f.region == region || f.region == r.main)
+	})
+}
+
+// addSubnets keeps subnets read in region; r.mu is held.
+func (r *ec2Result) addSubnets(region string, out []types.Subnet) {
+	if r.regionSubnets == nil {
+		r.regionSubnets = map[string][]snapshot.Subnet{}
+	}
+	for _, v := range out {
+		sub := ec2Subnet(v)
+		r.subnets = append(r.subnets, sub)
+		r.regionSubnets[region] = append(r.regionSubnets[region], sub)
+	}
+}
+
+// subnetsOf returns the subnets read in region so far.
+func (r *ec2Result) subnetsOf(region string) []snapshot.Subnet {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.regionSubnets[region])
 }
 
 // failed reports whether a call of source failed.
@@ -77,11 +107,7 @@ func (r *ec2Result) describeReferences(ctx context.Context, call ec2Call, refs e
 	for _, batch := range ec2Batches(refs.subnets, ec2FilterBatch) {
 		g.Go(func() error {
 			out, err := call.subnets(ctx, batch)
-			r.add(snapshot.SourceDescribeSubnets, call.region, err, func() {
-				for _, v := range out {
-					r.subnets = append(r.subnets, ec2Subnet(v))
-				}
-			})
+			r.add(snapshot.SourceDescribeSubnets, call.region, err, func() { r.addSubnets(call.region, out) })
 			return nil
 		})
 	}
@@ -149,7 +175,7 @@ func (r *ec2Result) fill(s *snapshot.Snapshot, instances []snapshot.Instance) {
 	r.fillNetwork(s)
 	r.fillAddresses(s)
 	slices.SortStableFunc(r.failures, func(a, b ec2Failure) int { return strings.Compare(a.gap.Source, b.gap.Source) })
-	s.Gaps = append(s.Gaps, ec2Gaps(r.failures)...)
+	s.Gaps = append(s.Gaps, ec2Gaps(r.failures, r.main)...)
 }
 
 // ec2SortUnique sorts items by key and drops later duplicates and empty keys; nil for none.

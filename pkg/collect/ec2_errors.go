@@ -20,11 +20,13 @@ const ec2CredentialsRemedy = "configure AWS credentials: pass --profile or set A
 	"(run `aws sso login` for an SSO profile)"
 
 // ec2Failure is a failed EC2 source turned into a gap. whole is true when the failure covers
-// every EC2 call (no or rejected credentials, unreachable endpoint), so one "ec2" gap replaces
-// the per-call ones.
+// every EC2 call in its Region (no or rejected credentials, unreachable endpoint, a Region not
+// enabled), so one "ec2" gap replaces the per-call ones: for the whole run when the Region is
+// the main one, else for that Region only. region is the Region of the call that failed.
 type ec2Failure struct {
-	gap   snapshot.Gap
-	whole bool
+	gap    snapshot.Gap
+	whole  bool
+	region string
 }
 
 // ec2Classify turns the error of one EC2 call into a gap for source, naming the IAM action,
@@ -128,21 +130,50 @@ func ec2Short(msg string) string {
 	return oneline.Text(strings.TrimSpace(msg), 300)
 }
 
-// ec2Gaps turns failures into gaps: one "ec2" gap when any failure covers all of EC2, else one
-// gap per source, in the order given.
-func ec2Gaps(failures []ec2Failure) []snapshot.Gap {
+// ec2Gaps turns failures into gaps: one "ec2" gap when a failure covers all of EC2 in the main
+// Region (or in none in particular); else one "ec2" gap for each other Region where one does,
+// which covers that Region's other failures, and one gap per source for the rest, in the order
+// given.
+func ec2Gaps(failures []ec2Failure, main string) []snapshot.Gap {
+	down := map[string]bool{}
+	var out []snapshot.Gap
 	for _, f := range failures {
-		if f.whole {
+		if !f.whole {
+			continue
+		}
+		if f.region == "" || f.region == main {
 			return []snapshot.Gap{f.gap}
 		}
-	}
-	var out []snapshot.Gap
-	seen := map[string]bool{}
-	for _, f := range failures {
-		if !seen[f.gap.Source] {
-			seen[f.gap.Source] = true
-			out = append(out, f.gap)
+		if !down[f.region] {
+			down[f.region] = true
+			g := f.gap
+			g.Region = f.region
+			if ec2RegionRefused(g.Reason) {
+				// The credentials work in the main Region: this one is not enabled, or not the nodes'.
+				g.Remedy = fmt.Sprintf("enable Region %s for the account (EC2 answers AuthFailure in an opt-in Region "+
+					"until it is), or check the providerIDs that name it; %s was read", f.region, main)
+			}
+			out = append(out, g)
 		}
 	}
+	seen := map[string]bool{}
+	for _, f := range failures {
+		if f.whole || down[f.region] || seen[f.gap.Source] {
+			continue
+		}
+		seen[f.gap.Source] = true
+		out = append(out, f.gap)
+	}
 	return out
+}
+
+// ec2RegionRefused reports whether a gap's reason is EC2 refusing the credentials or the
+// Region itself.
+func ec2RegionRefused(reason string) bool {
+	for _, code := range []string{"AuthFailure", "OptInRequired", "InvalidRegion", "UnrecognizedClientException", "InvalidClientTokenId"} {
+		if strings.HasPrefix(reason, code+":") {
+			return true
+		}
+	}
+	return false
 }

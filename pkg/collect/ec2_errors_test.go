@@ -65,6 +65,10 @@ func TestEC2Classify(t *testing.T) {
 func TestEC2GapsCollapse(t *testing.T) {
 	subnets := ec2Failure{gap: snapshot.Gap{Source: snapshot.SourceDescribeSubnets, Reason: "denied"}}
 	whole := ec2Failure{whole: true, gap: snapshot.Gap{Source: snapshot.SourceEC2, Reason: "no credentials"}}
+	euSubnets := ec2Failure{region: "eu-south-2", gap: snapshot.Gap{Source: snapshot.SourceDescribeSubnets, Reason: "timeout"}}
+	euWhole := ec2Failure{whole: true, region: "eu-south-2",
+		gap: snapshot.Gap{Source: snapshot.SourceEC2, Reason: "AuthFailure: not validated", Remedy: "refresh the credentials"}}
+	mainWhole := ec2Failure{whole: true, region: "us-west-2", gap: snapshot.Gap{Source: snapshot.SourceEC2, Reason: "cannot reach EC2"}}
 	tests := []struct {
 		name     string
 		failures []ec2Failure
@@ -73,10 +77,15 @@ func TestEC2GapsCollapse(t *testing.T) {
 		{"none", nil, nil},
 		{"one per source", []ec2Failure{subnets, subnets}, []snapshot.Gap{subnets.gap}},
 		{"whole wins", []ec2Failure{subnets, whole, whole}, []snapshot.Gap{whole.gap}},
+		{"another Region's whole failure is its own gap", []ec2Failure{subnets, euSubnets, euWhole, euWhole},
+			[]snapshot.Gap{{Source: snapshot.SourceEC2, Region: "eu-south-2", Reason: "AuthFailure: not validated",
+				Remedy: "enable Region eu-south-2 for the account (EC2 answers AuthFailure in an opt-in Region until it is), " +
+					"or check the providerIDs that name it; us-west-2 was read"}, subnets.gap}},
+		{"the main Region's whole failure wins", []ec2Failure{euWhole, mainWhole, subnets}, []snapshot.Gap{mainWhole.gap}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, ec2Gaps(tt.failures)); diff != "" {
+			if diff := cmp.Diff(tt.want, ec2Gaps(tt.failures, "us-west-2")); diff != "" {
 				t.Errorf("gaps (-want +got):\n%s", diff)
 			}
 		})

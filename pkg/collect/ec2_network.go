@@ -92,17 +92,3 @@ func (r *ec2Result) fillNetwork(s *snapshot.Snapshot) {
 	s.VPCEndpoints = ec2SortUnique(r.network.vpcEndpoints, func(v snapshot.VPCEndpoint) string { return v.ID })
 	s.NetworkACLs = ec2SortUnique(r.network.networkACLs, func(v snapshot.NetworkACL) string { return v.ID })
 }
-
-// subnetCount returns how many subnets were read so far.
-func (r *ec2Result) subnetCount() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return len(r.subnets)
-}
-
-// subnetsFrom returns the subnets read after the first n.
-func (r *ec2Result) subnetsFrom(n int) []snapshot.Subnet {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.subnets[n:])
-}

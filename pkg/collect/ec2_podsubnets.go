@@ -77,11 +77,7 @@ func (r *ec2Result) describeSubnetTerms(ctx context.Context, g *errgroup.Group, 
 	for _, tags := range terms {
 		g.Go(func() error {
 			out, err := call.subnetsByTags(ctx, tags)
-			r.add(snapshot.SourceDescribeSubnets, call.region, err, func() {
-				for _, v := range out {
-					r.subnets = append(r.subnets, ec2Subnet(v))
-				}
-			})
+			r.add(snapshot.SourceDescribeSubnets, call.region, err, func() { r.addSubnets(call.region, out) })
 			return nil
 		})
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
@@ -70,6 +71,8 @@ type ec2Read struct {
 	// for them at most claimWait (ec2ZoneSampleWait when zero).
 	claimZones *ec2ZoneSample
 	claimWait  time.Duration
+	// skipped are the Regions whose instances are not described (admit).
+	skipped map[string]*ec2SkippedRegion
 }
 
 // startEC2 starts an EC2 read; nodes are fed to it with addNodes and nodesDone.
@@ -141,12 +144,16 @@ func (e *ec2Read) addNodes(nodes []corev1.Node, remaining int64) {
 		e.feed(e.flag).add(nodes)
 		return
 	}
-	for region, group := range ec2NodesByRegion(nodes) {
+	byRegion := ec2NodesByRegion(nodes)
+	for _, region := range ec2RegionsByCount(byRegion) {
+		group := byRegion[region]
 		if region == "" {
 			e.unplaced = append(e.unplaced, group...)
 			continue
 		}
-		e.feed(region).add(group)
+		if e.admit(region, len(group)) {
+			e.feed(region).add(group)
+		}
 	}
 }
 
@@ -215,8 +222,12 @@ func (e *ec2Read) addClaims(s *snapshot.Snapshot) {
 		e.feed(e.flag).add(claims)
 		return
 	}
-	for region, group := range ec2NodesByRegion(claims) {
-		e.feed(cmp.Or(region, e.region)).add(group)
+	byRegion := ec2NodesByRegion(claims)
+	for _, region := range ec2RegionsByCount(byRegion) {
+		group := byRegion[region]
+		if region = cmp.Or(region, e.region); e.admit(region, len(group)) {
+			e.feed(region).add(group)
+		}
 	}
 }
 
@@ -290,6 +301,7 @@ func (e *ec2Read) finish(ctx context.Context, s *snapshot.Snapshot) {
 	}
 	e.addClaims(s)
 	e.waitInstances()
+	defer func() { s.Gaps = append(s.Gaps, e.skippedGaps()...) }()
 	if !e.anyInstance() && ec2References(s, nil).empty() {
 		return
 	}
@@ -303,6 +315,7 @@ func (e *ec2Read) finish(ctx context.Context, s *snapshot.Snapshot) {
 	if regions := e.regions(); len(regions) > 1 {
 		s.Regions = regions
 	}
+	e.result.main = e.region
 	var all []snapshot.Instance
 	for _, region := range e.regions() {
 		all = append(all, e.instances[region]...)
@@ -310,7 +323,7 @@ func (e *ec2Read) finish(ctx context.Context, s *snapshot.Snapshot) {
 	// A run scoped to some nodes (describe node, --selector) does not look for the cluster's
 	// other instances: that search costs a request per 1,000 of them.
 	search := !e.scoped
-	if !e.result.anyWhole() {
+	if !e.result.stopped(e.region) {
 		var note string
 		s.ClusterName, note = ec2ClusterName(e.clusterFlag, all, e.clusterKubeconfig)
 		// When the instances could not be read their gap says so; the note would only repeat it.
@@ -318,16 +331,27 @@ func (e *ec2Read) finish(ctx context.Context, s *snapshot.Snapshot) {
 			s.Notes = append(s.Notes, note)
 		}
 	}
+	// The Regions are described at once, ec2RegionConcurrency at a time, every call paced by the
+	// run's one pacer; a Region that cannot be read is left out, and when the main Region cannot
+	// be, none is read.
+	known, perSubnet := ec2InstanceENIs(all)
+	var found []snapshot.Instance
+	var g errgroup.Group
+	g.SetLimit(ec2RegionConcurrency)
 	for _, region := range e.regions() {
-		if e.result.anyWhole() {
-			break
-		}
-		all = e.describeRegion(ctx, s, region, all, search)
-		if e.result.anyWhole() {
-			break
-		}
+		g.Go(func() error {
+			if e.result.stopped(region) {
+				return nil
+			}
+			more := e.describeRegion(ctx, s, region, all, known, perSubnet, search)
+			if region == e.region {
+				found = more
+			}
+			return nil
+		})
 	}
-	e.result.fill(s, all)
+	_ = g.Wait() // each Region reports through e.result
+	e.result.fill(s, append(all, found...))
 }
 
 // ec2NodesByRegion groups nodes with an EC2 instance by the Region of their providerID's zone;
@@ -339,8 +363,16 @@ func ec2NodesByRegion(nodes []corev1.Node) map[string][]corev1.Node {
 		if !ok {
 			continue
 		}
-		region := RegionFromZone(p.Zone)
+		region := snapshot.RegionOfZone(p.Zone)
 		out[region] = append(out[region], nodes[i])
 	}
 	return out
+}
+
+// ec2RegionsByCount returns the Regions of byRegion, those with most nodes first (ties by name),
+// so that the Regions beyond ec2MaxRegions are the ones with fewest nodes.
+func ec2RegionsByCount(byRegion map[string][]corev1.Node) []string {
+	regions := slices.Sorted(maps.Keys(byRegion))
+	slices.SortStableFunc(regions, func(a, b string) int { return len(byRegion[b]) - len(byRegion[a]) })
+	return regions
 }

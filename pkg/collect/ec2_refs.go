@@ -11,34 +11,13 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
-// RegionFromZone returns the Region of an Availability Zone, Local Zone or Wavelength Zone
-// name: us-west-2a, us-west-2-lax-1a and us-east-1-wl1-bos-wlz-1 all give the Region of their
-// first numbered part (us-west-2, us-west-2, us-east-1). It returns "" for anything else.
-func RegionFromZone(zone string) string {
-	parts := strings.Split(zone, "-")
-	for i, p := range parts {
-		if p == "" || p[0] < '0' || p[0] > '9' {
-			continue
-		}
-		if i < 2 {
-			return ""
-		}
-		digits := strings.TrimRightFunc(p, func(r rune) bool { return r < '0' || r > '9' })
-		if strings.IndexFunc(digits, func(r rune) bool { return r < '0' || r > '9' }) >= 0 {
-			return ""
-		}
-		return strings.Join(parts[:i], "-") + "-" + digits
-	}
-	return ""
-}
-
 // ec2RegionOfNodes returns the Region most of the nodes' providerIDs are in (ties go to the
 // first in name order), or "".
 func ec2RegionOfNodes(nodes []corev1.Node) string {
 	counts := map[string]int{}
 	for _, n := range nodes {
 		if p, ok := snapshot.ParseProviderIDLeniently(n.Spec.ProviderID); ok {
-			if r := RegionFromZone(p.Zone); r != "" {
+			if r := snapshot.RegionOfZone(p.Zone); r != "" {
 				counts[r]++
 			}
 		}

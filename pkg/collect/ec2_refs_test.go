@@ -12,28 +12,6 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
-func TestRegionFromZone(t *testing.T) {
-	tests := map[string]string{
-		"us-west-2a":              "us-west-2",
-		"eu-central-1c":           "eu-central-1",
-		"us-gov-west-1a":          "us-gov-west-1",
-		"ap-southeast-4b":         "ap-southeast-4",
-		"us-west-2-lax-1a":        "us-west-2",
-		"us-east-1-bos-1a":        "us-east-1",
-		"us-east-1-wl1-bos-wlz-1": "us-east-1",
-		"usw2-az1":                "",
-		"":                        "",
-		"zone-a":                  "",
-	}
-	for zone, want := range tests {
-		t.Run(zone, func(t *testing.T) {
-			if got := RegionFromZone(zone); got != want {
-				t.Errorf("RegionFromZone(%q) = %q, want %q", zone, got, want)
-			}
-		})
-	}
-}
-
 func TestEC2NodesWithInstancesAndRegion(t *testing.T) {
 	nodes := []corev1.Node{
 		ec2Node("b", "us-east-1a", ec2InstanceID(2), "m5.large"),

@@ -2,6 +2,9 @@ package collect
 
 import (
 	"context"
+	"fmt"
+	"maps"
+	"slices"
 
 	"golang.org/x/sync/errgroup"
 
@@ -12,8 +15,11 @@ import (
 // their VPCs.
 
 // describeRegion describes what the instances of region refer to and, in the main Region, looks
-// for the cluster's other instances meanwhile (search); it returns all with those it found.
-func (e *ec2Read) describeRegion(ctx context.Context, s *snapshot.Snapshot, region string, all []snapshot.Instance, search bool) []snapshot.Instance {
+// for the cluster's other instances meanwhile (search), which it returns. all is every Region's
+// instances, known and perSubnet their interfaces (ec2InstanceENIs).
+func (e *ec2Read) describeRegion(ctx context.Context, s *snapshot.Snapshot, region string, all []snapshot.Instance,
+	known map[string]bool, perSubnet map[string]int, search bool,
+) []snapshot.Instance {
 	instances := e.instances[region]
 	call := ec2Call{api: e.api, region: region, answers: e.answers}
 	// The Kubernetes objects (EC2NodeClasses, ENIConfigs, node labels) belong to the main
@@ -33,14 +39,12 @@ func (e *ec2Read) describeRegion(ctx context.Context, s *snapshot.Snapshot, regi
 			}
 		}
 	}
-	first := e.result.subnetCount()
 	e.result.describeReferences(ctx, call, refs)
 	// The way out and what else holds addresses are read while the search for the cluster's
 	// instances pages on; only a VPC that only the instances it finds are in is read after it.
-	known, perSubnet := ec2InstanceENIs(all)
 	var vpcs []string
-	if !e.result.anyWhole() {
-		read := e.result.subnetsFrom(first)
+	if !e.result.stopped(region) {
+		read := e.result.subnetsOf(region)
 		vpcs = ec2VPCsOf(read, instances)
 		var prefix []string
 		if region == e.region {
@@ -48,14 +52,14 @@ func (e *ec2Read) describeRegion(ctx context.Context, s *snapshot.Snapshot, regi
 		}
 		e.describeVPCs(ctx, call, vpcs, prefix, known, perSubnet)
 	}
-	if cluster != nil {
-		found := <-cluster
-		all = append(all, found...)
-		if extra := ec2Without(ec2VPCsOf(nil, found), vpcs); len(extra) > 0 && !e.result.anyWhole() {
-			e.describeVPCs(ctx, call, extra, nil, known, nil)
-		}
+	if cluster == nil {
+		return nil
 	}
-	return all
+	found := <-cluster
+	if extra := ec2Without(ec2VPCsOf(nil, found), vpcs); len(extra) > 0 && !e.result.stopped(region) {
+		e.describeVPCs(ctx, call, extra, nil, known, nil)
+	}
+	return found
 }
 
 // describeVPCs reads, all at once bounded by ec2Concurrency, the way out of vpcs, the
@@ -71,4 +75,62 @@ func (e *ec2Read) describeVPCs(ctx context.Context, call ec2Call, vpcs, prefix [
 	}
 	e.result.subnetAddressTasks(ctx, &g, call, prefix, known, perSubnet)
 	_ = g.Wait() // tasks report through r.add and never return an error
+}
+
+// ec2MaxRegions is how many Regions one run reads at most, ec2RegionConcurrency how many of them
+// it describes at once. A cluster's nodes are in one Region; a few more are a mistake worth
+// reporting, dozens are invented providerIDs that would cost about 8 calls each.
+const (
+	ec2MaxRegions        = 8
+	ec2RegionConcurrency = 4
+)
+
+// ec2SkippedRegion is a Region whose nodes are not described: n nodes and NodeClaims name it,
+// and invented is true when no AWS partition has such a Region (else it is beyond
+// ec2MaxRegions).
+type ec2SkippedRegion struct {
+	n        int
+	invented bool
+}
+
+// admit reports whether the instances of region are described: not when no AWS partition has
+// the Region, nor when it would be one more than ec2MaxRegions; n nodes or NodeClaims name it.
+func (e *ec2Read) admit(region string, n int) bool {
+	_, started := e.feeds[region]
+	invented := !snapshot.PartitionRegion(region)
+	if started || !invented && len(e.feeds) < ec2MaxRegions {
+		return true
+	}
+	if e.skipped == nil {
+		e.skipped = map[string]*ec2SkippedRegion{}
+	}
+	k := e.skipped[region]
+	if k == nil {
+		k = &ec2SkippedRegion{invented: invented}
+		e.skipped[region] = k
+	}
+	k.n += n
+	return false
+}
+
+// skippedGaps returns a gap for each Region admit left out, by name.
+func (e *ec2Read) skippedGaps() []snapshot.Gap {
+	var out []snapshot.Gap
+	for _, region := range slices.Sorted(maps.Keys(e.skipped)) {
+		k := e.skipped[region]
+		named := fmt.Sprintf("named by %d providerIDs", k.n)
+		if k.n == 1 {
+			named = "named by 1 providerID"
+		}
+		g := snapshot.Gap{Source: snapshot.SourceEC2, Region: region,
+			Reason: fmt.Sprintf("%s is not a Region of any AWS partition (%s)", region, named),
+			Remedy: "check those nodes' and NodeClaims' spec.providerID (`kubectl get nodes -o " +
+				"custom-columns=NAME:.metadata.name,PROVIDER:.spec.providerID`): AWS writes aws:///ZONE/INSTANCE-ID"}
+		if !k.invented {
+			g.Reason = fmt.Sprintf("not read: the nodes name more than %d Regions (%s)", ec2MaxRegions, named)
+			g.Remedy = "pass --region to read the nodes of one Region, or --selector to check fewer nodes"
+		}
+		out = append(out, g)
+	}
+	return out
 }

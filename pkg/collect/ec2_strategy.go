@@ -204,7 +204,7 @@ func (e *ec2Read) planRead(nodes []corev1.Node, remaining int64) {
 		zone := p.Zone
 		ids++
 		zones[zone]++
-		regions[RegionFromZone(zone)] = true
+		regions[snapshot.RegionOfZone(zone)] = true
 	}
 	var why string
 	switch {
@@ -256,7 +256,7 @@ func (e *ec2Read) planRead(nodes []corev1.Node, remaining int64) {
 func ec2SampledZones(page, sample map[string]int, region string) map[string]int {
 	zones := map[string]int{}
 	for zone, n := range sample {
-		if RegionFromZone(zone) == region {
+		if snapshot.RegionOfZone(zone) == region {
 			zones[zone] = n
 		}
 	}

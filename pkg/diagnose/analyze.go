@@ -138,7 +138,11 @@ func nodeReports(x *Index, opts Options, findings []Finding, sum *Summary) []Nod
 			nr.Findings = found
 		}
 		nr.Status = nodeStatus(n, nr.Findings)
-		sum.countNode(nr.Status, n.Compute, n.Terminating(), n.Initialising())
+		kind := n.Compute
+		if n.Unread != nil {
+			kind = SkippedUnread
+		}
+		sum.countNode(nr.Status, kind, n.Terminating(), n.Initialising())
 		out = append(out, nr)
 	}
 	if len(out) < cap(out)/2 {
@@ -152,7 +156,7 @@ func nodeReports(x *Index, opts Options, findings []Finding, sum *Summary) []Nod
 func nodeStatus(n *NodeInfo, findings []Finding) string {
 	worst, found := Worst(findings)
 	switch {
-	case !n.EC2:
+	case !n.EC2 || n.Unread != nil:
 		return StatusSkipped
 	case found:
 		return worst.String()

@@ -8,7 +8,7 @@ var specDataUnavailable = &Spec{
 	Family:    FamilyCore,
 	Examines:  []string{SubjectSource},
 	Title:     "a data source could not be read, so checks that need it were skipped",
-	FiresWhen: "a source could not be read",
+	FiresWhen: "a source could not be read, in every Region or in one (then only that Region's nodes are skipped)",
 	NotOn: "sources a cluster does not have (no Karpenter CRDs, no aws-node, no ENIConfig CRD without custom " +
 		"networking)",
 	Why:    "the checks that need it are silent, so a clean report is not proof",
@@ -35,11 +35,17 @@ var dataUnavailable = Check{
 			if remedy == "" {
 				remedy = "grant karpnet read access to " + g.Source + " and run it again"
 			}
-			out = append(out, Finding{
+			f := Finding{
 				Resource: g.Source,
 				Message:  fmt.Sprintf("could not read %s (%s); checks that need it were skipped", g.Source, reason),
 				Remedy:   remedy,
-			})
+			}
+			if g.Region != "" {
+				f.Resource = g.Source + " in " + g.Region
+				f.Message = fmt.Sprintf("could not read %s in Region %s (%s); its nodes and NodeClaims were not checked "+
+					"against EC2, the other Regions' were", g.Source, g.Region, reason)
+			}
+			out = append(out, f)
 		}
 		return out
 	},

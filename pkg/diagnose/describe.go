@@ -79,6 +79,8 @@ func describeIdentity(n *NodeInfo) Identity {
 		id.Skipped = fmt.Sprintf("providerID %q is not an EC2 one", n.Node.Spec.ProviderID)
 	case n.ProviderErr != nil:
 		id.Skipped = n.ProviderErr.Error()
+	case n.Unread != nil:
+		id.Skipped = n.StateReason
 	}
 	return id
 }

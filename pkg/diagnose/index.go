@@ -72,6 +72,9 @@ type NodeInfo struct {
 	// Provider is the parsed providerID; ProviderErr says why it did not parse.
 	Provider    ProviderID
 	ProviderErr error
+	// Unread is the gap of the node's Region when EC2 could not be read there: the node is
+	// skipped, as the other Regions' nodes are checked.
+	Unread *snapshot.Gap
 
 	Instance *snapshot.Instance
 	Subnet   *snapshot.Subnet
@@ -102,8 +105,9 @@ type NodeInfo struct {
 	VPCCNIReason string
 }
 
-// Checked reports whether the node takes part in EC2 checks: an EC2 node whose providerID parses.
-func (n *NodeInfo) Checked() bool { return n.EC2 && n.ProviderErr == nil }
+// Checked reports whether the node takes part in EC2 checks: an EC2 node whose providerID parses,
+// in a Region EC2 was read in.
+func (n *NodeInfo) Checked() bool { return n.EC2 && n.ProviderErr == nil && n.Unread == nil }
 
 // Name returns the node's name.
 func (n *NodeInfo) Name() string { return n.Node.Name }
@@ -162,6 +166,9 @@ func (x *Index) join(n *NodeInfo) {
 	n.Provider, n.ProviderErr = ParseProviderID(node.Spec.ProviderID)
 	n.Compute = computeKind(node)
 	n.EC2 = n.Compute == ComputeEC2
+	if n.Checked() {
+		n.Unread = x.Snapshot.RegionGap(snapshot.RegionOfZone(n.Provider.Zone))
+	}
 	if n.Checked() {
 		n.Instance = x.Instances[n.Provider.InstanceID]
 	}

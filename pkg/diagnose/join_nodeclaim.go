@@ -64,6 +64,8 @@ type ClaimInfo struct {
 	// before the launch fills it in).
 	Provider    ProviderID
 	ProviderErr error
+	// Unread is the gap of the claim's Region when EC2 could not be read there.
+	Unread *snapshot.Gap
 
 	Instance *snapshot.Instance
 	Subnet   *snapshot.Subnet
@@ -176,6 +178,7 @@ func (x *Index) claimInfo(c *snapshot.NodeClaim, events []snapshot.KubeEvent) *C
 	}
 	ci.Provider, ci.ProviderErr = ParseProviderID(c.ProviderID)
 	if ci.ProviderErr == nil {
+		ci.Unread = x.Snapshot.RegionGap(snapshot.RegionOfZone(ci.Provider.Zone))
 		ci.Instance = x.Instances[ci.Provider.InstanceID]
 	}
 	if ci.Instance != nil {

@@ -127,6 +127,8 @@ func claimInstanceText(x *Index, c *ClaimInfo) string {
 		return "the NodeClaim names no instance (status.providerID " + orUnknown(c.Claim.ProviderID) + ")"
 	case x.Unavailable(snapshot.SourceDescribeInstances):
 		return "instance " + c.Provider.InstanceID + " (DescribeInstances not readable)"
+	case c.Unread != nil:
+		return "instance " + c.Provider.InstanceID + " (" + unreadText(c.Unread) + ")"
 	}
 	return "instance " + c.Provider.InstanceID + " (not returned by DescribeInstances)"
 }

@@ -59,6 +59,10 @@ const (
 	ComputeOther   = "other"
 )
 
+// SkippedUnread is the kind Summary.SkippedBy counts the EC2 nodes of a Region EC2 could not be
+// read in under.
+const SkippedUnread = "ec2-unread"
+
 // computeTypeHybrid is the eks.amazonaws.com/compute-type value of EKS hybrid nodes.
 const computeTypeHybrid = "hybrid"
 
@@ -90,6 +94,10 @@ func (x *Index) decideLifecycle(n *NodeInfo) {
 		return
 	case ComputeOther:
 		n.State, n.StateReason = StateSkipped, "not an EC2 node"
+		return
+	}
+	if g := n.Unread; g != nil {
+		n.State, n.StateReason = StateSkipped, unreadText(g)
 		return
 	}
 	if del := node.DeletionTimestamp; del != nil {
@@ -177,4 +185,9 @@ func ago(d time.Duration) string {
 		return d.Round(time.Second).String()
 	}
 	return strings.TrimSuffix(d.Round(time.Minute).String(), "0s")
+}
+
+// unreadText says that EC2 was not read in a Region, and why.
+func unreadText(g *snapshot.Gap) string {
+	return fmt.Sprintf("EC2 was not read in Region %s (%s)", g.Region, g.Reason)
 }

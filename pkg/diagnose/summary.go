@@ -22,7 +22,8 @@ type Summary struct {
 	WithWarnings int `json:"withWarnings"`
 	WithCritical int `json:"withCritical"`
 	// Skipped counts nodes that are not EC2 instances (Fargate, EKS hybrid nodes, other
-	// providers); SkippedBy counts them by kind: fargate, hybrid, other.
+	// providers) and EC2 nodes of a Region EC2 could not be read in; SkippedBy counts them by
+	// kind: fargate, hybrid, other, ec2-unread.
 	Skipped   int            `json:"skipped"`
 	SkippedBy map[string]int `json:"skippedBy,omitempty"`
 	// Terminating and Initialising count the checked nodes being deleted and those inside

@@ -7,12 +7,17 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
-// gapSet is the sources one side could not read.
+// gapSet is the sources one side could not read; a source not read in one Region only is
+// "SOURCE in REGION".
 type gapSet map[string]bool
 
 func gapsOf(r diagnose.Report) gapSet {
 	g := gapSet{}
 	for _, gap := range r.Gaps {
+		if gap.Region != "" {
+			g[gap.Source+" in "+gap.Region] = true
+			continue
+		}
 		g[gap.Source] = true
 	}
 	return g

@@ -206,9 +206,10 @@ func summary(t *text, s diagnose.Summary, claims []diagnose.NodeClaimReport) {
 // skippedKinds says what the skipped nodes are, e.g. "1 Fargate, 1 hybrid"; "not EC2" for
 // reports without the breakdown.
 func skippedKinds(s diagnose.Summary) string {
-	names := map[string]string{diagnose.ComputeFargate: "Fargate", diagnose.ComputeHybrid: "hybrid", diagnose.ComputeOther: "not EC2"}
+	names := map[string]string{diagnose.ComputeFargate: "Fargate", diagnose.ComputeHybrid: "hybrid", diagnose.ComputeOther: "not EC2",
+		diagnose.SkippedUnread: "in a Region not read"}
 	var parts []string
-	for _, k := range []string{diagnose.ComputeFargate, diagnose.ComputeHybrid, diagnose.ComputeOther} {
+	for _, k := range []string{diagnose.ComputeFargate, diagnose.ComputeHybrid, diagnose.ComputeOther, diagnose.SkippedUnread} {
 		if n := s.SkippedBy[k]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, names[k]))
 		}

@@ -57,7 +57,7 @@ var (
 		"Free /28 blocks of a subnet prefixes are carved from (no address held): the prefixes it can still give.",
 		[]string{"subnet_id", "zone"}, nil)
 	descGaps = prometheus.NewDesc("karpnet_gaps",
-		"Sources the latest good collection could not read (each a data-unavailable finding), by source.",
+		"Sources the latest good collection could not read (each a data-unavailable finding), by source (\"ec2 in REGION\" for one Region's EC2).",
 		[]string{"source"}, nil)
 	descStale = prometheus.NewDesc("karpnet_data_stale",
 		"1 when the data served is not the latest attempt's: no collection has succeeded yet, the last one failed, or the one under way has run past its deadline (--collection-timeout) plus 5 s; else 0.",

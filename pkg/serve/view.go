@@ -124,6 +124,10 @@ func newView(c Collection, perNode bool) *view {
 		}
 	}
 	for _, g := range r.Gaps {
+		if g.Region != "" {
+			v.gaps[g.Source+" in "+g.Region]++ // the source in that Region only
+			continue
+		}
 		v.gaps[g.Source]++
 	}
 	return v

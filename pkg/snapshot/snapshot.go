@@ -101,4 +101,8 @@ type Gap struct {
 	// Context is the kubeconfig context of the cluster the gap is in, in a report over several
 	// clusters; empty otherwise.
 	Context string `json:"context,omitempty"`
+	// Region is set when the gap covers the EC2 reads of one Region only: that Region's nodes
+	// and NodeClaims were not checked against EC2, every other Region's were. Source is then
+	// "ec2".
+	Region string `json:"region,omitempty"`
 }

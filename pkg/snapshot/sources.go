@@ -36,9 +36,13 @@ const (
 )
 
 // Unavailable reports whether the snapshot has a Gap for source, directly or through the
-// "ec2" gap that covers every ec2:* source.
+// "ec2" gap that covers every ec2:* source. A gap of one Region (RegionGap) does not count: the
+// source was read in the other Regions.
 func (s *Snapshot) Unavailable(source string) bool {
 	for _, g := range s.Gaps {
+		if g.Region != "" {
+			continue
+		}
 		if g.Source == source {
 			return true
 		}
