@@ -35,7 +35,16 @@ const maxDepth = 256
 // values that repeat across instances (types, zones, subnet, VPC and security group IDs, tags,
 // states) are taken from intern (nil: each its own copy).
 func ReadInstances(body []byte, intern *snapshot.Interner) (reservations []types.Reservation, nextToken *string, ok bool) {
-	r := reader{b: body, intern: intern}
+	return ReadInstancesExcept(body, intern, nil)
+}
+
+// ReadInstancesExcept is ReadInstances that leaves out, undecoded, every instance whose ID
+// skip reports (nil: none): an instance already read is read past from its instanceId on
+// (EC2 writes it first), so a second read of the same instances costs no decoding.
+func ReadInstancesExcept(body []byte, intern *snapshot.Interner, skip func(id string) bool) (
+	reservations []types.Reservation, nextToken *string, ok bool,
+) {
+	r := reader{b: body, intern: intern, skipID: skip}
 	root, empty := r.root()
 	if r.bad {
 		return nil, nil, false
@@ -68,8 +77,9 @@ func (r *reader) reservation(name []byte, empty bool, res *types.Reservation) {
 		case "instancesset":
 			r.items(name, empty, func(name []byte, empty bool) {
 				var in types.Instance
-				r.instance(name, empty, &in)
-				res.Instances = append(res.Instances, in)
+				if r.instance(name, empty, &in) {
+					res.Instances = append(res.Instances, in)
+				}
 			})
 		default:
 			r.skip(name, empty)
@@ -77,11 +87,25 @@ func (r *reader) reservation(name []byte, empty bool, res *types.Reservation) {
 	})
 }
 
-func (r *reader) instance(name []byte, empty bool, in *types.Instance) {
+// instance reads one instance into in; it returns false when skipID left it out.
+func (r *reader) instance(name []byte, empty bool, in *types.Instance) bool {
+	drop := false
 	r.children(name, empty, func(name []byte, empty bool) {
+		if drop {
+			if string(r.lower(name)) == "instanceid" {
+				// A second instanceId replaces the first: unsure which instance this is, give up.
+				if id := r.value(name, empty); !r.skipID(id) {
+					r.bad = true
+				}
+				return
+			}
+			r.skip(name, empty)
+			return
+		}
 		switch string(r.lower(name)) {
 		case "instanceid":
 			in.InstanceId = r.str(name, empty)
+			drop = r.skipID != nil && in.InstanceId != nil && r.skipID(*in.InstanceId)
 		case "instancetype":
 			in.InstanceType = types.InstanceType(r.sharedValue(name, empty))
 		case "vpcid":
@@ -150,6 +174,7 @@ func (r *reader) instance(name []byte, empty bool, in *types.Instance) {
 			r.skip(name, empty)
 		}
 	})
+	return !drop
 }
 
 func (r *reader) placement(name []byte, empty bool, p *types.Placement) {

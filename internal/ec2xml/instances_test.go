@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
@@ -355,6 +356,25 @@ func FuzzReadInstances(f *testing.F) {
 		if got, want := kept(reservations, token), sdkKept(sdk); got != want {
 			t.Fatalf("kept differently:\n got %s\nwant %s", got, want)
 		}
+		// Leaving out every instance read before changes nothing else.
+		first := ""
+		skipped, skipToken, ok := ReadInstancesExcept(body, nil, func(id string) bool {
+			if first == "" {
+				first = id
+			}
+			return id == first
+		})
+		if !ok {
+			return // an instance named twice: the SDK reads it instead
+		}
+		for i := range reservations {
+			reservations[i].Instances = slices.DeleteFunc(reservations[i].Instances, func(in types.Instance) bool {
+				return first != "" && in.InstanceId != nil && *in.InstanceId == first
+			})
+		}
+		if got, want := kept(skipped, skipToken), kept(reservations, token); got != want {
+			t.Fatalf("left out more than %s:\n got %s\nwant %s", first, got, want)
+		}
 	})
 }
 
@@ -405,5 +425,40 @@ func BenchmarkReadInstances(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestReadInstancesExceptLeavesOutWhatWasRead: instances skip names are left out, every other
+// one is read as ReadInstances reads it, and so is every other part of the answer.
+func TestReadInstancesExceptLeavesOutWhatWasRead(t *testing.T) {
+	sim := ec2sim.New()
+	base := ec2sim.EveryFieldInstances()
+	for i := range 6 {
+		in := base[i%len(base)]
+		in.ID = fmt.Sprintf("i-%017x", i)
+		sim.AddInstances(in)
+	}
+	body := sim.Answer(t, ec2sim.DescribeInstances, url.Values{})
+	all, token, ok := ReadInstances(body, nil)
+	if !ok {
+		t.Fatal("ReadInstances gave up")
+	}
+	even := func(id string) bool { return id[len(id)-1]%2 == 0 }
+	got, gotToken, ok := ReadInstancesExcept(body, nil, even)
+	if !ok {
+		t.Fatal("ReadInstancesExcept gave up")
+	}
+	var want []types.Reservation
+	n := 0
+	for _, r := range all {
+		r.Instances = slices.DeleteFunc(slices.Clone(r.Instances), func(in types.Instance) bool { return even(*in.InstanceId) })
+		n += len(r.Instances)
+		want = append(want, r)
+	}
+	if n != 3 {
+		t.Fatalf("the answer holds %d odd instances, want 3", n)
+	}
+	if g, w := kept(got, gotToken), kept(want, token); g != w {
+		t.Errorf("read differently:\n got %s\nwant %s", g, w)
 	}
 }

@@ -18,6 +18,8 @@ type reader struct {
 	open [][]byte
 	// intern holds the values shared and sharedValue return.
 	intern *snapshot.Interner
+	// skipID, when set, names the instances read past undecoded.
+	skipID func(id string) bool
 }
 
 // lower returns name in ASCII lower case, nil for a name longer than any karpnet reads,

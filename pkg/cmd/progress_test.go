@@ -73,7 +73,7 @@ func TestVerboseSaysHowEC2WasRead(t *testing.T) {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	calls := lc.sim.Total()
-	for _, want := range []string{"ec2: instances read by instance ID, 200 a call", "EC2 calls, 0 of them paced"} {
+	for _, want := range []string{"ec2: instances read by cluster tag kubernetes.io/cluster/live=owned", "EC2 calls, 0 of them paced"} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 		}

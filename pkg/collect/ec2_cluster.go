@@ -116,6 +116,8 @@ func (c ec2Call) clusterInstances(ctx context.Context, cluster string, known map
 	}
 	seen := map[string]bool{}
 	var out []snapshot.Instance
+	// The instances read by ID before are not decoded again (known is not written meanwhile).
+	ctx = withReadBefore(ctx, func(id string) bool { return known[id] })
 	err := c.instancePages(ctx, filters, ec2MaxPages, func(in types.Instance) {
 		id := aws.ToString(in.InstanceId)
 		if id == "" || known[id] || seen[id] || !ec2LaunchedFor(in.Tags, tag) {

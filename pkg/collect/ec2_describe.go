@@ -29,6 +29,8 @@ type ec2Call struct {
 	api     EC2API
 	region  string
 	answers *answerBuffers
+	// meter counts the instances decoded (nil: none counted).
+	meter *Meter
 }
 
 // opt sets the call's Region and makes it check its answer (ec2CheckAnswers).
@@ -57,6 +59,7 @@ func (c ec2Call) instances(ctx context.Context, ids []string) ([]types.Instance,
 			return nil, err
 		}
 		for _, r := range page.Reservations {
+			c.meter.addDecoded(len(r.Instances))
 			for _, in := range r.Instances {
 				if asked[aws.ToString(in.InstanceId)] {
 					out = append(out, in)

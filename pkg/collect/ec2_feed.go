@@ -34,10 +34,19 @@ type ec2Feed struct {
 	// are then held in pending, and only those the filtered read did not return are read by
 	// ID at wait.
 	filter *ec2FeedFilter
+	// read holds the IDs of the instances read by ID so far.
+	read map[string]bool
+	// learn, when set, chooses from the first batch read by ID whether the rest is read by the
+	// cluster's tag (the name learned from the instances' tags): until it has (decided is
+	// closed), the IDs after that batch are held in pending (holding), and a flush waits
+	// (flushed).
+	learn            func([]snapshot.Instance) (ec2Plan, bool)
+	decided          chan struct{}
+	holding, flushed bool
 }
 
 func newEC2Feed(ctx context.Context, call ec2Call, result *ec2Result, meter *Meter) *ec2Feed {
-	f := &ec2Feed{ctx: ctx, call: call, result: result, seen: map[string]bool{}, meter: meter}
+	f := &ec2Feed{ctx: ctx, call: call, result: result, seen: map[string]bool{}, read: map[string]bool{}, meter: meter}
 	f.calls.SetLimit(ec2Concurrency)
 	return f
 }
@@ -54,9 +63,51 @@ func (f *ec2Feed) add(nodes []corev1.Node) {
 		}
 		f.seen[id] = true
 		f.pending = append(f.pending, id)
-		if len(f.pending) == ec2FilterBatch && f.filter == nil {
-			f.send()
+		if len(f.pending) == ec2FilterBatch && f.filter == nil && !f.holding {
+			f.sendFirst()
 		}
+	}
+	if f.learn != nil && !f.holding && len(f.pending) > 0 {
+		f.sendFirst() // the first page names fewer than a batch: they are the first batch
+	}
+}
+
+// sendFirst sends the pending batch; when it is the first of a feed that learns how to read
+// the rest from it, the IDs after it are held until it is read. f.mu is held.
+func (f *ec2Feed) sendFirst() {
+	if f.learn != nil && len(f.batches) == 0 {
+		f.holding, f.decided = true, make(chan struct{})
+	}
+	f.send()
+}
+
+// decide reads the rest of the feed's instances the way learn chooses from the first batch:
+// by the cluster's tag, the IDs held waiting for the filtered read, or by ID, the IDs held
+// sent in batches.
+func (f *ec2Feed) decide(first []snapshot.Instance) {
+	plan, filtered := f.learn(first)
+	f.mu.Lock()
+	defer close(f.decided)
+	defer f.mu.Unlock()
+	f.learn, f.holding = nil, false
+	if filtered {
+		ff := &ec2FeedFilter{plan: plan, found: map[string]snapshot.Instance{}, launched: map[string]bool{}}
+		f.filter = ff
+		f.startStreams(ff, plan)
+		if f.flushed {
+			ff.namesComplete(f.seen)
+		}
+		return
+	}
+	held := f.pending
+	f.pending = nil
+	for _, batch := range ec2Batches(held, ec2FilterBatch) {
+		if len(batch) < ec2FilterBatch && !f.flushed {
+			f.pending = batch // more nodes to come
+			break
+		}
+		f.pending = batch
+		f.send()
 	}
 }
 
@@ -89,9 +140,16 @@ func (f *ec2Feed) describe(i int, batch []string) {
 	f.meter.addInstances(len(got))
 	f.mu.Lock()
 	f.batches[i] = got
+	for _, in := range got {
+		f.read[in.ID] = true
+	}
+	learn := i == 0 && f.learn != nil
 	f.mu.Unlock()
 	if err != nil {
 		f.result.fail(snapshot.SourceDescribeInstances, f.call.region, err)
+	}
+	if learn {
+		f.decide(got)
 	}
 }
 
@@ -111,6 +169,10 @@ func (f *ec2Feed) flush() {
 		f.filter.namesComplete(f.seen)
 		return
 	}
+	if f.holding {
+		f.flushed = true // decide sends or filters what is held
+		return
+	}
 	if len(f.pending) > 0 {
 		f.send()
 	}
@@ -118,6 +180,12 @@ func (f *ec2Feed) flush() {
 
 // wait sends the last partial batch, waits for every call and returns the instances read.
 func (f *ec2Feed) wait() []snapshot.Instance {
+	f.mu.Lock()
+	decided := f.decided
+	f.mu.Unlock()
+	if decided != nil {
+		<-decided
+	}
 	f.waitFilter()
 	f.mu.Lock()
 	if len(f.pending) > 0 {

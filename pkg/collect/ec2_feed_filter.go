@@ -63,10 +63,17 @@ func (f *ec2Feed) startStreams(ff *ec2FeedFilter, plan ec2Plan) {
 		// A bound on pages of twice what is expected, and room for EC2's short pages: past it
 		// the named instances not yet read are read by ID.
 		maxPages := 2*ec2Ceil(plan.instances, ec2PageSize) + ec2MaxPages
+		// An instance kept already, or read by ID before, is not decoded again.
+		ctx := withReadBefore(f.ctx, func(id string) bool {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			_, dup := ff.found[id]
+			return dup || f.read[id]
+		})
 		ff.streams.Add(1)
 		go func() {
 			defer ff.streams.Done()
-			err := f.call.clusterStream(f.ctx, plan.cluster, zones, maxPages, func(in types.Instance) {
+			err := f.call.clusterStream(ctx, plan.cluster, zones, maxPages, func(in types.Instance) {
 				f.keepFiltered(in, tag)
 			})
 			if err != nil {
@@ -93,6 +100,7 @@ func (f *ec2Feed) keepFiltered(in types.Instance, tag string) {
 	ff := f.filter
 	keep := f.seen[id] || launched || !ff.complete
 	_, dup := ff.found[id]
+	dup = dup || f.read[id]
 	f.mu.Unlock()
 	if !keep || dup {
 		return
@@ -147,7 +155,7 @@ func (f *ec2Feed) waitFilter() {
 	read := ec2InstanceIDs(named)
 	var missing []string
 	for id := range f.seen {
-		if !read[id] {
+		if !read[id] && !f.read[id] {
 			missing = append(missing, id)
 		}
 	}

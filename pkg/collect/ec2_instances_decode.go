@@ -53,7 +53,7 @@ func (d *instancesDecoder) HandleDeserialize(ctx context.Context, in middleware.
 				seen(token) // before decoding: the next page is asked for meanwhile
 			}
 		}
-		if reservations, token, ok := ec2xml.ReadInstances(buf.Bytes(), internerOf(ctx)); ok {
+		if reservations, token, ok := ec2xml.ReadInstancesExcept(buf.Bytes(), internerOf(ctx), readBefore(ctx)); ok {
 			_ = resp.Body.Close()
 			out.Result = &ec2.DescribeInstancesOutput{Reservations: reservations, NextToken: token}
 			return out, metadata, nil
@@ -88,4 +88,19 @@ func (e errReader) Read([]byte) (int, error) {
 		return 0, e.err
 	}
 	return 0, io.EOF
+}
+
+// readBeforeKey is the context key of the function that names the instances a call's answer
+// holds that were read before in the run: they are read past undecoded.
+type readBeforeKey struct{}
+
+// withReadBefore returns ctx whose DescribeInstances answers leave out the instances read names.
+func withReadBefore(ctx context.Context, read func(id string) bool) context.Context {
+	return context.WithValue(ctx, readBeforeKey{}, read)
+}
+
+// readBefore returns the function withReadBefore set, or nil.
+func readBefore(ctx context.Context) func(string) bool {
+	f, _ := ctx.Value(readBeforeKey{}).(func(string) bool)
+	return f
 }

@@ -87,6 +87,7 @@ func (c ec2Call) instancePages(ctx context.Context, filters []types.Filter, maxP
 			return nil, a.err
 		}
 		for _, r := range a.out.Reservations {
+			c.meter.addDecoded(len(r.Instances))
 			for _, in := range r.Instances {
 				visit(in)
 			}

@@ -122,7 +122,7 @@ func ec2ClientRegion(api EC2API) string {
 func (e *ec2Read) feed(region string) *ec2Feed {
 	f := e.feeds[region]
 	if f == nil {
-		f = newEC2Feed(e.ctx, ec2Call{api: e.api, region: region, answers: e.answers}, e.result, e.meter)
+		f = newEC2Feed(e.ctx, ec2Call{api: e.api, region: region, answers: e.answers, meter: e.meter}, e.result, e.meter)
 		e.feeds[region] = f
 	}
 	return f
@@ -186,7 +186,7 @@ func (e *ec2Read) nodesDone(s *snapshot.Snapshot) {
 				known[p.InstanceID] = true
 			}
 		}
-		call := ec2Call{api: e.api, region: e.region, answers: e.answers}
+		call := ec2Call{api: e.api, region: e.region, answers: e.answers, meter: e.meter}
 		e.early, e.earlyName = make(chan []snapshot.Instance, 1), name
 		go func() { e.early <- e.result.describeCluster(e.ctx, call, name, known) }()
 	}

@@ -21,7 +21,7 @@ func (e *ec2Read) describeRegion(ctx context.Context, s *snapshot.Snapshot, regi
 	known map[string]bool, perSubnet map[string]int, search bool,
 ) []snapshot.Instance {
 	instances := e.instances[region]
-	call := ec2Call{api: e.api, region: region, answers: e.answers}
+	call := ec2Call{api: e.api, region: region, answers: e.answers, meter: e.meter}
 	// The Kubernetes objects (EC2NodeClasses, ENIConfigs, node labels) belong to the main
 	// Region; another Region describes only what its instances use.
 	refs := ec2References(&snapshot.Snapshot{}, instances)

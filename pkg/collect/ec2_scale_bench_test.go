@@ -64,9 +64,10 @@ func ec2BenchWorld(b *testing.B, n int) (*ec2sim.Server, string, []corev1.Node) 
 // of 500 as the node list gives them, against ec2sim at 50 ms a call with EC2's throttling:
 // by instance ID without the pacer (as before it), by instance ID paced, and the strategy
 // chosen by size (by cluster tag from 5,000 nodes), paced, with prefix delegation off and on.
-// It reports EC2 requests, RequestLimitExceeded answers, calls that waited for the pacer and
-// their wait, and the DescribeNetworkInterfaces and GetSubnetCidrReservations among the
-// requests. ec2sim
+// chosen-paced-unnamed reads the cluster's name from the first instances' tags (no
+// --cluster-name). It reports EC2 requests, RequestLimitExceeded answers, calls that waited for
+// the pacer and their wait, the instances decoded (each once: as many as the nodes), and the
+// DescribeNetworkInterfaces and GetSubnetCidrReservations among the requests. ec2sim
 // replays answers rendered in an unmeasured read first (-ec2.replay), so the wall time is the
 // client's work and EC2's latency and throttling, as against EC2 itself.
 //
@@ -85,16 +86,22 @@ func BenchmarkEC2Read(b *testing.B) {
 			// prefixes turns prefix delegation on: every subnet read has its every interface
 			// and CIDR reservation read.
 			prefixes bool
+			// unnamed leaves the cluster's name out: it is read from the first instances' tags.
+			unnamed bool
 		}{
-			{"ids-unpaced", func() *Pacer { return NewPacer(1<<30, 1<<30) }, false, false},
-			{"ids-paced", NewDefaultPacer, false, false},
-			{"chosen-paced", NewDefaultPacer, true, false},
-			{"chosen-paced-prefixes", NewDefaultPacer, true, true},
+			{"ids-unpaced", func() *Pacer { return NewPacer(1<<30, 1<<30) }, false, false, false},
+			{"ids-paced", NewDefaultPacer, false, false, false},
+			{"chosen-paced", NewDefaultPacer, true, false, false},
+			{"chosen-paced-unnamed", NewDefaultPacer, true, false, true},
+			{"chosen-paced-prefixes", NewDefaultPacer, true, true, false},
 		} {
 			b.Run(fmt.Sprintf("nodes=%d/%s", n, mode.name), func(b *testing.B) {
 				read := func(pacer *Pacer) (*snapshot.Snapshot, *Meter) {
 					meter := &Meter{}
 					c := &Collector{EC2: ec2sim.NewClient(url, "us-west-2"), ClusterName: "prod", Pacer: pacer, Meter: meter}
+					if mode.unnamed {
+						c.ClusterName = ""
+					}
 					s := snapshot.New(time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC))
 					s.Nodes = nodes
 					if mode.prefixes {
@@ -123,7 +130,7 @@ func BenchmarkEC2Read(b *testing.B) {
 					read(NewPacer(1<<30, 1<<30))
 				}
 				sim.SetLatency(50 * time.Millisecond)
-				var requests, throttled, paced, gaps, interfaces, reservations int
+				var requests, throttled, paced, gaps, interfaces, reservations, decoded int
 				var waited time.Duration
 				var strategy string
 				for b.Loop() {
@@ -135,7 +142,7 @@ func BenchmarkEC2Read(b *testing.B) {
 					interfaces = sim.Count(ec2sim.DescribeNetworkInterfaces) - enisBefore
 					reservations = sim.Count(ec2sim.GetSubnetCidrReservations) - resBefore
 					p := meter.Progress()
-					paced, waited, strategy, gaps = p.Paced, p.PacedWait, p.Strategy, len(s.Gaps)
+					paced, waited, strategy, gaps, decoded = p.Paced, p.PacedWait, p.Strategy, len(s.Gaps), p.Decoded
 					if len(s.Instances) < n && throttled == 0 {
 						b.Fatalf("%d instances read of %d, gaps %+v", len(s.Instances), n, s.Gaps)
 					}
@@ -145,6 +152,7 @@ func BenchmarkEC2Read(b *testing.B) {
 				b.ReportMetric(float64(paced), "paced/op")
 				b.ReportMetric(waited.Seconds(), "paced-s/op")
 				b.ReportMetric(float64(gaps), "gaps/op")
+				b.ReportMetric(float64(decoded), "instances-decoded/op")
 				b.ReportMetric(float64(interfaces), "interface-requests/op")
 				b.ReportMetric(float64(reservations), "reservation-requests/op")
 				b.Logf("%d nodes, %s: %s", n, mode.name, strategy)

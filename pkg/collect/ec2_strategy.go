@@ -108,7 +108,10 @@ func ec2ChoosePlan(zones map[string]int, total int, cluster string, search bool)
 		scaled[z] = ec2Ceil(n*total, seen)
 	}
 	p.streams, p.filteredCalls = ec2ZoneStreams(scaled)
-	p.filtered = cluster != "" && p.filteredCalls+ec2FilteredMargin <= p.idCalls
+	// With the search, the filtered read's pages are the search's: the instances the filter
+	// cannot see cost the same calls by ID either way, so it never costs more, and every
+	// instance is read once.
+	p.filtered = cluster != "" && (search && p.filteredCalls <= p.idCalls || p.filteredCalls+ec2FilteredMargin <= p.idCalls)
 	return p
 }
 
@@ -212,14 +215,37 @@ func (e *ec2Read) planRead(nodes []corev1.Node, remaining int64) {
 		why = "some nodes only"
 	case remaining < 0:
 		why = "the API server did not say how many nodes there are"
-	case cluster == "":
-		why = "the cluster's name is not known: pass --cluster-name to read a large cluster by its tag"
 	case e.flag == "" && (len(regions) != 1 || regions[""]):
 		why = "the nodes are in several Regions"
 	}
 	total := ids + int(remaining)
 	if ids == 0 {
 		total = 0
+	}
+	region := e.flag
+	for r := range regions {
+		region = cmp.Or(region, r)
+	}
+	if why == "" && cluster == "" && ids > 0 {
+		// The first batch read by ID names the cluster by its instances' tags; the rest is
+		// read by that tag when it does.
+		e.meter.setStrategy(fmt.Sprintf("instances read by instance ID, 200 a call, until the first %d name the "+
+			"cluster by their tags: then by cluster tag", min(ids, ec2FilterBatch)))
+		e.feed(region).learn = func(first []snapshot.Instance) (ec2Plan, bool) {
+			name, _ := ec2ClusterName("", first, "")
+			if name == "" {
+				return ec2Plan{}, false
+			}
+			p := ec2ChoosePlan(zones, total, name, true)
+			if p.filtered {
+				e.meter.setStrategy(p.String() + " (the cluster's name read from the first instances' tags)")
+			}
+			return p, p.filtered
+		}
+		return
+	}
+	if why == "" && cluster == "" {
+		why = "the cluster's name is not known: pass --cluster-name to read a large cluster by its tag"
 	}
 	plan := ec2ChoosePlan(zones, total, cluster, !e.scoped && cluster != "")
 	if why != "" {
@@ -228,10 +254,6 @@ func (e *ec2Read) planRead(nodes []corev1.Node, remaining int64) {
 	e.meter.setStrategy(plan.String())
 	if !plan.filtered {
 		return
-	}
-	region := e.flag
-	for r := range regions {
-		region = cmp.Or(region, r)
 	}
 	var replan func() ec2Plan
 	if sample := e.claimZones; sample != nil && total > ec2PageSize {

@@ -125,8 +125,11 @@ type Progress struct {
 	// Nodes is how many nodes were listed; NodesExpected how many the API server said the
 	// list holds (0 when it did not say).
 	Nodes, NodesExpected int
-	// Instances is how many EC2 instances were read and kept.
+	// Instances is how many EC2 instances were read and kept; Decoded how many were decoded
+	// from DescribeInstances answers (more than Instances when an answer held instances read
+	// before or not asked for).
 	Instances int
+	Decoded   int
 	// EC2Calls counts the EC2 calls made; Paced those that waited for the Pacer, PacedWait
 	// how long they waited in all.
 	EC2Calls  int
@@ -139,7 +142,7 @@ type Progress struct {
 // Meter counts what one collection does, safe for concurrent use: the command reads it while
 // the collection runs to show progress, and after it for -v.
 type Meter struct {
-	nodes, expected, instances, calls, paced, waited atomic.Int64
+	nodes, expected, instances, decoded, calls, paced, waited atomic.Int64
 
 	mu       sync.Mutex
 	strategy string
@@ -153,7 +156,7 @@ func (m *Meter) Progress() Progress {
 	m.mu.Lock()
 	strategy := m.strategy
 	m.mu.Unlock()
-	return Progress{Nodes: int(m.nodes.Load()), NodesExpected: int(m.expected.Load()), Instances: int(m.instances.Load()),
+	return Progress{Nodes: int(m.nodes.Load()), NodesExpected: int(m.expected.Load()), Instances: int(m.instances.Load()), Decoded: int(m.decoded.Load()),
 		EC2Calls: int(m.calls.Load()), Paced: int(m.paced.Load()), PacedWait: time.Duration(m.waited.Load()), Strategy: strategy}
 }
 
@@ -170,6 +173,12 @@ func (m *Meter) addNodes(n int, expected int64) {
 func (m *Meter) addInstances(n int) {
 	if m != nil {
 		m.instances.Add(int64(n))
+	}
+}
+
+func (m *Meter) addDecoded(n int) {
+	if m != nil {
+		m.decoded.Add(int64(n))
 	}
 }
 

@@ -1,0 +1,77 @@
+package collect
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/karpnet/kubectl-karpnet/internal/ec2sim"
+)
+
+// TestEachInstanceReadOnce: whether the cluster's name is given or read from the first
+// instances' tags, the nodes' instances and the search for the cluster's other instances are
+// one read by the cluster's tag; only the instances it cannot see, and the first batch when
+// the name is not known, are read by ID, and no instance is decoded twice. Before, 2,000
+// nodes were read by ID (10 calls) and then again by tag (2 pages).
+func TestEachInstanceReadOnce(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		n           int
+		clusterName string
+		// byID is the DescribeInstances calls by ID: the 3 nodes the filter cannot see, and
+		// the first batch when the name is learned.
+		byID     int
+		strategy string
+	}{
+		{"2,000 nodes, name given", 2000, "prod", 1, "by cluster tag kubernetes.io/cluster/prod=owned"},
+		{"2,000 nodes, name learned", 2000, "", 2, "the cluster's name read from the first instances' tags"},
+		{"300 nodes, name given", 300, "prod", 1, "by cluster tag"},
+		{"150 nodes, name learned", 150, "", 2, "the cluster's name read from the first instances' tags"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sim, url, s := ec2FilterWorld(t, c.n)
+			meter := &Meter{}
+			e := (&Collector{EC2: ec2sim.NewClient(url, "us-west-2"), ClusterName: c.clusterName, Meter: meter}).startEC2(t.Context())
+			for i := 0; i < len(s.Nodes); i += 500 {
+				e.addNodes(s.Nodes[i:min(i+500, len(s.Nodes))], int64(len(s.Nodes)-min(i+500, len(s.Nodes))))
+			}
+			e.nodesDone(s)
+			e.finish(t.Context(), s)
+
+			p := meter.Progress()
+			if !strings.Contains(p.Strategy, c.strategy) {
+				t.Errorf("strategy %q: want %q", p.Strategy, c.strategy)
+			}
+			if s.ClusterName != "prod" || len(s.Gaps) != 0 {
+				t.Errorf("cluster %q, gaps %+v: want prod and none", s.ClusterName, s.Gaps)
+			}
+			// The nodes' n+2 instances EC2 knows, and the one launched for the cluster that no
+			// node names.
+			if len(s.Instances) != c.n+3 {
+				t.Errorf("%d instances kept, want %d", len(s.Instances), c.n+3)
+			}
+			byID, byTag := 0, 0
+			for _, r := range sim.Requests() {
+				if r.Action != ec2sim.DescribeInstances {
+					continue
+				}
+				if _, ok := r.Filters["instance-id"]; ok {
+					byID++
+				} else {
+					byTag++
+				}
+			}
+			// The tag read returns the n+2 running instances tagged for the cluster, 1,000 a page,
+			// in a stream per zone: a page more than the fewest at most.
+			if most := ec2Ceil(c.n+2, 1000) + 1; byID != c.byID || byTag > most {
+				t.Errorf("%d DescribeInstances by ID and %d by tag; want %d by ID and at most %d by tag", byID, byTag, c.byID, most)
+			}
+			t.Logf("%d by ID, %d by tag, %d decoded", byID, byTag, p.Decoded)
+			// Every instance the tag read returns (the nodes', the leaked one, the one without a
+			// NodePool tag) and the terminated node's, each decoded once; the first batch,
+			// read by ID, is not decoded again from the tag read.
+			if want := c.n + 4; p.Decoded != want {
+				t.Errorf("%d instances decoded, want %d (each once)", p.Decoded, want)
+			}
+		})
+	}
+}
