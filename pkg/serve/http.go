@@ -1,7 +1,10 @@
 package serve
 
 import (
+	"bytes"
+	"compress/gzip"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -89,9 +92,12 @@ func (s *Server) report(w http.ResponseWriter, r *http.Request) {
 		text(w, http.StatusServiceUnavailable, "no report yet: the first collection has not succeeded (see /readyz)\n")
 		return
 	}
-	plain, gz, err := v.body.bodies()
-	if err != nil {
-		text(w, http.StatusInternalServerError, "rendering the report: "+oneLine(err.Error())+"\n")
+	if v.body == nil || v.body.err != nil {
+		msg := "the report was not rendered"
+		if v.body != nil {
+			msg = oneLine(v.body.err.Error())
+		}
+		text(w, http.StatusInternalServerError, "rendering the report: "+msg+"\n")
 		return
 	}
 	h := w.Header()
@@ -100,13 +106,19 @@ func (s *Server) report(w http.ResponseWriter, r *http.Request) {
 	if stale {
 		h.Set("Warning", `110 karpnet "the last collection failed: this is the last good report"`)
 	}
-	body := plain
 	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
 		h.Set("Content-Encoding", "gzip")
-		body = gz
+		h.Set("Content-Length", strconv.Itoa(len(v.body.gz)))
+		_, _ = w.Write(v.body.gz) // a client gone mid-answer is not ours to report
+		return
 	}
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	_, _ = w.Write(body) // a client gone mid-answer is not ours to report
+	// The JSON is only kept compressed: it is inflated as it is written.
+	zr, err := gzip.NewReader(bytes.NewReader(v.body.gz))
+	if err != nil {
+		text(w, http.StatusInternalServerError, "reading the rendered report: "+oneLine(err.Error())+"\n")
+		return
+	}
+	_, _ = io.Copy(w, zr) // a client gone mid-answer is not ours to report
 }
 
 // acceptsGzip reports whether an Accept-Encoding header admits gzip (by name or *, not with q=0).

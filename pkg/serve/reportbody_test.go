@@ -94,14 +94,16 @@ func TestReportGzip(t *testing.T) {
 }
 
 // blockingWriter is a ResponseWriter whose Write waits until release closes: a slow client.
+// Its first Write says so on writing.
 type blockingWriter struct {
 	*httptest.ResponseRecorder
+	once    sync.Once
 	writing chan struct{}
 	release chan struct{}
 }
 
 func (w *blockingWriter) Write(b []byte) (int, error) {
-	w.writing <- struct{}{}
+	w.once.Do(func() { w.writing <- struct{}{} })
 	<-w.release
 	return w.ResponseRecorder.Write(b)
 }

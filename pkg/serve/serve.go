@@ -133,23 +133,13 @@ func (s *Server) Ready() bool {
 	return s.st.view != nil
 }
 
-// Report returns the latest good report, and false before the first collection succeeds.
-func (s *Server) Report() (diagnose.Report, bool) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if s.st.view == nil {
-		return diagnose.Report{}, false
-	}
-	return *s.st.view.report, true
-}
-
 // taken is when the data served was read: the snapshot's Taken, else (a report without it)
 // when the collection started.
 func (st *state) taken() time.Time {
 	if st.view == nil {
 		return time.Time{}
 	}
-	if t := st.view.report.Taken; !t.IsZero() {
+	if t := st.view.taken; !t.IsZero() {
 		return t
 	}
 	return st.lastSuccess
@@ -231,7 +221,7 @@ func (s *Server) CollectOnce(ctx context.Context) error {
 			requests, oneLine(err.Error()), kept)
 		return err
 	}
-	v := newView(c, s.opts.NodeMetrics)
+	v := newView(c, s.opts.NodeMetrics, s.opts.Report.enabled())
 	s.st.successes++
 	s.st.view, s.st.lastSuccess = v, start
 	s.st.lastFailed, s.st.lastError = false, ""

@@ -12,8 +12,11 @@ import (
 // view is one good collection as the metrics show it: the report and its figures, counted
 // once when the collection ends so that a scrape only copies them out.
 type view struct {
-	report *diagnose.Report
-	// body is /report's answer, rendered when first asked for.
+	// taken is when the data was read (the snapshot's Taken); nodeCount and findingCount how
+	// many nodes and findings the report holds. The report itself is not kept.
+	taken                   time.Time
+	nodeCount, findingCount int
+	// body is /report's answer, rendered when the collection ended; nil when /report is off.
 	body *reportBody
 	// findings counts findings by check and severity; poolFindings, classFindings and
 	// subnetFindings count those that concern one NodePool, one NodeClass or one subnet by
@@ -62,10 +65,11 @@ type nodeFacts struct {
 // nodeStatuses are the values of karpnet_nodes' status label, always exported.
 var nodeStatuses = []string{"ok", "info", "warning", "critical", "initialising", "terminating", "skipped"}
 
-// newView counts a collection's figures; the per-node ones only when perNode is set.
-func newView(c Collection, perNode bool) *view {
+// newView counts a collection's figures; the per-node ones only when perNode is set, and renders
+// /report's answer when withBody is set.
+func newView(c Collection, perNode, withBody bool) *view {
 	r := c.Report
-	v := &view{report: &r, body: &reportBody{report: &r}, findings: map[findingKey]int{}, poolFindings: map[subjectFindingKey]int{},
+	v := &view{taken: r.Taken, nodeCount: len(r.Nodes), findingCount: len(r.Findings), findings: map[findingKey]int{}, poolFindings: map[subjectFindingKey]int{},
 		classFindings: map[subjectFindingKey]int{}, subnetFindings: map[subjectFindingKey]int{},
 		statuses: map[string]int{}, gaps: map[string]int{}, subnets: map[subnetKey]subnetFacts{}}
 	if perNode {
@@ -130,6 +134,9 @@ func newView(c Collection, perNode bool) *view {
 		}
 		v.gaps[g.Source]++
 	}
+	if withBody {
+		v.body = renderReport(&r)
+	}
 	return v
 }
 
@@ -145,7 +152,7 @@ func (v *view) summary() string {
 			parts = append(parts, fmt.Sprintf("%d %s", bySeverity[s], s))
 		}
 	}
-	findings := fmt.Sprintf("%d findings", len(v.report.Findings))
+	findings := fmt.Sprintf("%d findings", v.findingCount)
 	if len(parts) > 0 {
 		findings += " (" + strings.Join(parts, ", ") + ")"
 	}
@@ -153,7 +160,7 @@ func (v *view) summary() string {
 	for _, n := range v.gaps {
 		gaps += n
 	}
-	return fmt.Sprintf("%d nodes, %s, %d gaps", len(v.report.Nodes), findings, gaps)
+	return fmt.Sprintf("%d nodes, %s, %d gaps", v.nodeCount, findings, gaps)
 }
 
 // owner is the NodePool, NodeClass and subnet a finding belongs to; "" where none applies.
