@@ -56,8 +56,10 @@ type Result struct {
 	// check ran, and at their peak so far.
 	Etcd, APIServer harness.ProcMemory
 	Check           Measure
-	Describe        Measure
-	Baseline        *Measure
+	// Floor is what the servers alone take to give check its lists and one EC2 answer (Env.Floor).
+	Floor    time.Duration
+	Describe Measure
+	Baseline *Measure
 	// Serve is serve's run of ServeCollections collections, nil when none was asked for.
 	Serve *ServeMeasure
 	// Findings counts check's findings by ID; Gaps counts its gaps.
@@ -131,6 +133,11 @@ func (e *Env) measureSize(ctx context.Context, o Options, n int) (Result, error)
 	e.logf("check over %d nodes: %s, %d EC2 and %d Kubernetes requests", n, r.Check.Wall.Round(time.Millisecond),
 		r.Check.EC2Total(), r.Check.KubeTotal())
 	var err error
+	if r.Floor, err = e.Floor(ctx, o.Conditions); err != nil {
+		return r, err
+	}
+	e.logf("floor over %d nodes: %s (the node and NodeClaim lists at once, then one EC2 round trip); check took %.2fx",
+		n, r.Floor.Round(time.Millisecond), r.Check.Wall.Seconds()/r.Floor.Seconds())
 	if r.Etcd, r.APIServer, err = e.kube.Memory(); err != nil {
 		return r, err
 	}

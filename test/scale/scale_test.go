@@ -56,6 +56,9 @@ func TestSmoke(t *testing.T) {
 	}
 	t.Logf("\n%s", table.String())
 
+	if r.Floor <= 0 {
+		t.Errorf("no floor measured (%s)", r.Floor)
+	}
 	if got, budget := r.Check.EC2Total(), EC2Budget(r.Nodes); got > budget {
 		t.Errorf("check made %d EC2 requests (%s), budget %d", got, counts(r.Check.EC2), budget)
 	}

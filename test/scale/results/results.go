@@ -54,6 +54,9 @@ type Row struct {
 	// WallSeconds and PeakRSSMiB are check's wall time and peak resident set.
 	WallSeconds float64 `json:"wallSeconds"`
 	PeakRSSMiB  float64 `json:"peakRSSMiB"`
+	// FloorSeconds is what the API server and EC2 alone take to give check its lists and one
+	// EC2 answer (test/scale's Env.Floor), measured in the same run; live rows only.
+	FloorSeconds float64 `json:"floorSeconds,omitempty"`
 	// AnalyzeSeconds is the analysis alone, in process; snapshot rows only.
 	AnalyzeSeconds float64 `json:"analyzeSeconds,omitempty"`
 	// DescribeEC2 and DescribeKube are describe node's requests; BaselineEC2 and
@@ -134,6 +137,7 @@ func Update(path string, rows ...Row) error {
 func Stamp(r Row, now time.Time) Row {
 	r.Commit, r.Date, r.Machine = Commit(), now.UTC().Format("2006-01-02"), Machine()
 	r.WallSeconds, r.AnalyzeSeconds = round(r.WallSeconds, 100), round(r.AnalyzeSeconds, 100)
+	r.FloorSeconds = round(r.FloorSeconds, 100)
 	r.BaselineWallSeconds, r.PeakRSSMiB = round(r.BaselineWallSeconds, 100), round(r.PeakRSSMiB, 1)
 	return r
 }
@@ -195,15 +199,19 @@ func (f File) Markdown(w io.Writer) error {
 	if len(live) > 0 {
 		b.WriteString("Against a live API server (`karpnet-scale`: kube-apiserver, etcd and the EC2 simulator on the same machine, 50 ms\n")
 		b.WriteString("of EC2 latency, throttling on):\n\n")
-		b.WriteString("| nodes | --cluster-name | check EC2 requests | check Kubernetes requests | RequestLimitExceeded | check wall | check peak RSS | describe node EC2 / Kubernetes | per-node baseline: EC2 requests, wall | runs | commit | date | machine |\n")
-		b.WriteString("|---:|:---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|\n")
+		b.WriteString("| nodes | --cluster-name | check EC2 requests | check Kubernetes requests | RequestLimitExceeded | check wall | floor (check / floor) | check peak RSS | describe node EC2 / Kubernetes | per-node baseline: EC2 requests, wall | runs | commit | date | machine |\n")
+		b.WriteString("|---:|:---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|\n")
 		for _, r := range live {
 			base := "-"
 			if r.BaselineEC2 > 0 {
 				base = fmt.Sprintf("%s, %.1f s", thousands(r.BaselineEC2), r.BaselineWallSeconds)
 			}
-			fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %.2f s | %s MiB | %d / %d | %s | %d | %s | %s | %s |\n",
-				thousands(r.Nodes), yesNo(r.ClusterName), r.EC2Requests, r.KubeRequests, r.Throttled, r.WallSeconds,
+			floor := "-"
+			if r.FloorSeconds > 0 {
+				floor = fmt.Sprintf("%.2f s (%.2fx)", r.FloorSeconds, r.WallSeconds/r.FloorSeconds)
+			}
+			fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %.2f s | %s | %s MiB | %d / %d | %s | %d | %s | %s | %s |\n",
+				thousands(r.Nodes), yesNo(r.ClusterName), r.EC2Requests, r.KubeRequests, r.Throttled, r.WallSeconds, floor,
 				thousands(int(r.PeakRSSMiB+0.5)), r.DescribeEC2, r.DescribeKube, base, r.Runs, r.Commit, r.Date, r.Machine)
 		}
 	}

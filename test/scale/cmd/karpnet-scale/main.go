@@ -98,7 +98,7 @@ func rows(measured []scale.Result, o scale.Options, commit string) []results.Row
 	for _, r := range measured {
 		row := results.Row{Benchmark: results.Live, Nodes: r.Nodes, ClusterName: o.Conditions.NamedCluster, Runs: o.Runs,
 			EC2Requests: r.Check.EC2Total(), KubeRequests: r.Check.KubeTotal(), Throttled: r.Check.Throttled,
-			WallSeconds: r.Check.Wall.Seconds(), PeakRSSMiB: float64(r.Check.PeakRSS) / (1 << 20),
+			WallSeconds: r.Check.Wall.Seconds(), FloorSeconds: r.Floor.Seconds(), PeakRSSMiB: float64(r.Check.PeakRSS) / (1 << 20),
 			DescribeEC2: r.Describe.EC2Total(), DescribeKube: r.Describe.KubeTotal()}
 		if b := r.Baseline; b != nil {
 			row.BaselineEC2, row.BaselineWallSeconds = b.EC2Total(), b.Wall.Seconds()
