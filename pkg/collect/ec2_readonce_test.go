@@ -75,3 +75,26 @@ func TestEachInstanceReadOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestNamelessInstancesAreReadByID: when the first instances carry no cluster tag, the rest
+// are read by ID as before, and -v says why.
+func TestNamelessInstancesAreReadByID(t *testing.T) {
+	w := newEC2World(t, 450) // instances without cluster tags
+	meter := &Meter{}
+	e := (&Collector{EC2: ec2sim.NewClient(w.url, "us-west-2"), Meter: meter}).startEC2(t.Context())
+	e.addNodes(w.snap.Nodes, 0)
+	e.nodesDone(w.snap)
+	e.finish(t.Context(), w.snap)
+	if p := meter.Progress(); !strings.Contains(p.Strategy, "by instance ID") || !strings.Contains(p.Strategy, "name no cluster") {
+		t.Errorf("strategy %q: want by instance ID, the first instances naming no cluster", p.Strategy)
+	}
+	byID := 0
+	for _, r := range w.sim.Requests() {
+		if _, ok := r.Filters["instance-id"]; ok && r.Action == ec2sim.DescribeInstances {
+			byID++
+		}
+	}
+	if len(w.snap.Instances) != 450 || byID != 3 || len(w.snap.Gaps) != 0 {
+		t.Errorf("%d instances in %d calls by ID, gaps %+v; want 450 in 3, none", len(w.snap.Instances), byID, w.snap.Gaps)
+	}
+}

@@ -234,6 +234,8 @@ func (e *ec2Read) planRead(nodes []corev1.Node, remaining int64) {
 		e.feed(region).learn = func(first []snapshot.Instance) (ec2Plan, bool) {
 			name, _ := ec2ClusterName("", first, "")
 			if name == "" {
+				e.meter.setStrategy(ec2Plan{instances: total, idCalls: ec2Ceil(total, ec2FilterBatch),
+					why: "the first instances name no cluster by their tags: pass --cluster-name"}.String())
 				return ec2Plan{}, false
 			}
 			p := ec2ChoosePlan(zones, total, name, true)
