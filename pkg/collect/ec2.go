@@ -3,6 +3,7 @@ package collect
 import (
 	"cmp"
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -36,14 +37,13 @@ func (r ec2Refs) empty() bool {
 // ec2Result gathers what concurrent calls return.
 type ec2Result struct {
 	mu              sync.Mutex
-	subnets         []snapshot.Subnet
 	securityGroups  []snapshot.SecurityGroup
 	placementGroups []snapshot.PlacementGroup
 	instanceTypes   []snapshot.InstanceType
 	network         ec2Network
 	addresses       ec2Addresses
 	failures        []ec2Failure
-	// regionSubnets are the subnets read in each Region.
+	// regionSubnets are the subnets read, by the Region they were read in.
 	regionSubnets map[string][]snapshot.Subnet
 	// main is the main Region once it is known: a failure of all EC2 there stops every
 	// Region's reads, one elsewhere only its own Region's.
@@ -74,9 +74,7 @@ func (r *ec2Result) addSubnets(region string, out []types.Subnet) {
 		r.regionSubnets = map[string][]snapshot.Subnet{}
 	}
 	for _, v := range out {
-		sub := ec2Subnet(v)
-		r.subnets = append(r.subnets, sub)
-		r.regionSubnets[region] = append(r.regionSubnets[region], sub)
+		r.regionSubnets[region] = append(r.regionSubnets[region], ec2Subnet(v))
 	}
 }
 
@@ -168,7 +166,7 @@ func (r *ec2Result) add(source, region string, err error, keep func()) {
 // fill puts the results in s, each slice sorted and unique by ID or name, and the gaps.
 func (r *ec2Result) fill(s *snapshot.Snapshot, instances []snapshot.Instance) {
 	s.Instances = ec2SortUnique(instances, func(v snapshot.Instance) string { return v.ID })
-	s.Subnets = ec2SortUnique(r.subnets, func(v snapshot.Subnet) string { return v.ID })
+	s.Subnets = ec2SortUnique(slices.Concat(slices.Collect(maps.Values(r.regionSubnets))...), func(v snapshot.Subnet) string { return v.ID })
 	s.SecurityGroups = ec2SortUnique(r.securityGroups, func(v snapshot.SecurityGroup) string { return v.ID })
 	s.PlacementGroups = ec2SortUnique(r.placementGroups, func(v snapshot.PlacementGroup) string { return cmp.Or(v.ID, v.Name) })
 	s.InstanceTypes = ec2SortUnique(r.instanceTypes, func(v snapshot.InstanceType) string { return v.Name })

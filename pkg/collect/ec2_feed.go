@@ -91,7 +91,7 @@ func (f *ec2Feed) decide(first []snapshot.Instance) {
 	defer f.mu.Unlock()
 	f.learn, f.holding = nil, false
 	if filtered {
-		ff := &ec2FeedFilter{plan: plan, found: map[string]snapshot.Instance{}, launched: map[string]bool{}}
+		ff := newEC2FeedFilter(plan)
 		f.filter = ff
 		f.startStreams(ff, plan)
 		if f.flushed {

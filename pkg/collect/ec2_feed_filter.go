@@ -36,7 +36,7 @@ type ec2FeedFilter struct {
 func (f *ec2Feed) useFilter(plan ec2Plan, replan func() ec2Plan) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	ff := &ec2FeedFilter{plan: plan, found: map[string]snapshot.Instance{}, launched: map[string]bool{}}
+	ff := newEC2FeedFilter(plan)
 	f.filter = ff
 	if replan == nil {
 		f.startStreams(ff, plan)
@@ -53,6 +53,17 @@ func (f *ec2Feed) useFilter(plan ec2Plan, replan func() ec2Plan) {
 	}()
 }
 
+func newEC2FeedFilter(plan ec2Plan) *ec2FeedFilter {
+	return &ec2FeedFilter{plan: plan, found: map[string]snapshot.Instance{}, launched: map[string]bool{}}
+}
+
+// readBefore reports whether the instance id was kept by the filtered read already or read by
+// ID; f.mu is held.
+func (f *ec2Feed) readBefore(ff *ec2FeedFilter, id string) bool {
+	_, found := ff.found[id]
+	return found || f.read[id]
+}
+
 // startStreams starts a page stream for each group of zones of plan.
 func (f *ec2Feed) startStreams(ff *ec2FeedFilter, plan ec2Plan) {
 	tag := ec2TagClusterPrefix + plan.cluster
@@ -67,8 +78,7 @@ func (f *ec2Feed) startStreams(ff *ec2FeedFilter, plan ec2Plan) {
 		ctx := withReadBefore(f.ctx, func(id string) bool {
 			f.mu.Lock()
 			defer f.mu.Unlock()
-			_, dup := ff.found[id]
-			return dup || f.read[id]
+			return f.readBefore(ff, id)
 		})
 		ff.streams.Add(1)
 		go func() {
@@ -99,8 +109,7 @@ func (f *ec2Feed) keepFiltered(in types.Instance, tag string) {
 	f.mu.Lock()
 	ff := f.filter
 	keep := f.seen[id] || launched || !ff.complete
-	_, dup := ff.found[id]
-	dup = dup || f.read[id]
+	dup := f.readBefore(ff, id)
 	f.mu.Unlock()
 	if !keep || dup {
 		return

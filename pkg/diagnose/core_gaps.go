@@ -36,12 +36,11 @@ var dataUnavailable = Check{
 				remedy = "grant karpnet read access to " + g.Source + " and run it again"
 			}
 			f := Finding{
-				Resource: g.Source,
+				Resource: g.Subject(),
 				Message:  fmt.Sprintf("could not read %s (%s); checks that need it were skipped", g.Source, reason),
 				Remedy:   remedy,
 			}
 			if g.Region != "" {
-				f.Resource = g.Source + " in " + g.Region
 				f.Message = fmt.Sprintf("could not read %s in Region %s (%s); its nodes and NodeClaims were not checked "+
 					"against EC2, the other Regions' were", g.Source, g.Region, reason)
 			}

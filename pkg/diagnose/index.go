@@ -167,7 +167,7 @@ func (x *Index) join(n *NodeInfo) {
 	n.Compute = computeKind(node)
 	n.EC2 = n.Compute == ComputeEC2
 	if n.Checked() {
-		n.Unread = x.Snapshot.RegionGap(snapshot.RegionOfZone(n.Provider.Zone))
+		n.Unread = x.Snapshot.ZoneGap(n.Provider.Zone)
 	}
 	if n.Checked() {
 		n.Instance = x.Instances[n.Provider.InstanceID]

@@ -178,7 +178,7 @@ func (x *Index) claimInfo(c *snapshot.NodeClaim, events []snapshot.KubeEvent) *C
 	}
 	ci.Provider, ci.ProviderErr = ParseProviderID(c.ProviderID)
 	if ci.ProviderErr == nil {
-		ci.Unread = x.Snapshot.RegionGap(snapshot.RegionOfZone(ci.Provider.Zone))
+		ci.Unread = x.Snapshot.ZoneGap(ci.Provider.Zone)
 		ci.Instance = x.Instances[ci.Provider.InstanceID]
 	}
 	if ci.Instance != nil {

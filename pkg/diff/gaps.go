@@ -14,11 +14,7 @@ type gapSet map[string]bool
 func gapsOf(r diagnose.Report) gapSet {
 	g := gapSet{}
 	for _, gap := range r.Gaps {
-		if gap.Region != "" {
-			g[gap.Source+" in "+gap.Region] = true
-			continue
-		}
-		g[gap.Source] = true
+		g[gap.Subject()] = true
 	}
 	return g
 }

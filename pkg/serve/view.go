@@ -128,11 +128,7 @@ func newView(c Collection, perNode, withBody bool) *view {
 		}
 	}
 	for _, g := range r.Gaps {
-		if g.Region != "" {
-			v.gaps[g.Source+" in "+g.Region]++ // the source in that Region only
-			continue
-		}
-		v.gaps[g.Source]++
+		v.gaps[g.Subject()]++
 	}
 	if withBody {
 		v.body = renderReport(&r)

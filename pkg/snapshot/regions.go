@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -35,6 +36,15 @@ var partitionRegions = regexp.MustCompile(`^(?:(?:us|eu|ap|sa|ca|me|af|il|mx|cn)
 // a providerID that names another (zz-bogus0-1) was not written by AWS.
 func PartitionRegion(region string) bool { return partitionRegions.MatchString(region) }
 
+// ZoneGap returns the gap that says EC2 could not be read in the Region of zone (a Gap with
+// that Region), or nil; without such gaps it costs no work per zone.
+func (s *Snapshot) ZoneGap(zone string) *Gap {
+	if !slices.ContainsFunc(s.Gaps, func(g Gap) bool { return g.Region != "" }) {
+		return nil
+	}
+	return s.RegionGap(RegionOfZone(zone))
+}
+
 // RegionGap returns the gap that says EC2 could not be read in region (a Gap with that Region),
 // or nil.
 func (s *Snapshot) RegionGap(region string) *Gap {
@@ -47,4 +57,12 @@ func (s *Snapshot) RegionGap(region string) *Gap {
 		}
 	}
 	return nil
+}
+
+// Subject names what the gap covers: its source, or "SOURCE in REGION" for one Region's.
+func (g Gap) Subject() string {
+	if g.Region != "" {
+		return g.Source + " in " + g.Region
+	}
+	return g.Source
 }

@@ -50,8 +50,17 @@ func TestUnavailableIgnoresRegionGaps(t *testing.T) {
 	if g := s.RegionGap("us-west-2"); g != nil {
 		t.Errorf("RegionGap(us-west-2) = %v, want nil", g)
 	}
+	if g := s.ZoneGap("eu-west-1b"); g == nil || g.Subject() != "ec2 in eu-west-1" {
+		t.Errorf("ZoneGap(eu-west-1b) = %v, want the gap, ec2 in eu-west-1", g)
+	}
+	if g := (&Snapshot{Gaps: []Gap{{Source: SourceEC2}}}).ZoneGap("eu-west-1b"); g != nil {
+		t.Errorf("ZoneGap without Region gaps = %v, want nil", g)
+	}
 	s.Gaps = append(s.Gaps, Gap{Source: SourceEC2, Reason: "no credentials"})
 	if !s.Unavailable(SourceDescribeInstances) {
 		t.Errorf("the whole-EC2 gap did not count")
+	}
+	if got := s.Gaps[1].Subject(); got != SourceEC2 {
+		t.Errorf("Subject of the whole-EC2 gap = %q, want %q", got, SourceEC2)
 	}
 }
