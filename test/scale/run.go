@@ -18,6 +18,8 @@ type Measure struct {
 	Wall time.Duration
 	// PeakRSS is the process's peak resident set size in bytes.
 	PeakRSS int64
+	// UserCPU is the CPU time the process spent in user mode, on all cores.
+	UserCPU time.Duration
 	// EC2 and Kube count the requests the run made, by EC2 action and by Kubernetes verb and
 	// resource.
 	EC2  map[string]int
@@ -73,6 +75,10 @@ func (e *Env) run(ctx context.Context, c Conditions, bin string, args ...string)
 	start := time.Now()
 	err := cmd.Run()
 	m := Measure{Wall: time.Since(start), Stdout: stdout.Bytes()}
+	if cmd.ProcessState != nil {
+		// peakrss's own, which includes the command it waited for: peakrss itself spends next to none.
+		m.UserCPU = cmd.ProcessState.UserTime()
+	}
 	var exit *exec.ExitError
 	switch {
 	case errors.As(err, &exit):

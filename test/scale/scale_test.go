@@ -99,8 +99,8 @@ func TestSmoke(t *testing.T) {
 		t.Errorf("the per-node baseline made %v EC2 requests, want one DescribeInstances per node (%d)", b, r.Nodes)
 	}
 	wantServeLikeCheck(t, r)
-	if r.Check.PeakRSS <= 0 || r.Check.Wall <= 0 {
-		t.Errorf("check was not measured: wall %s, peak RSS %d", r.Check.Wall, r.Check.PeakRSS)
+	if r.Check.PeakRSS <= 0 || r.Check.Wall <= 0 || r.Check.UserCPU <= 0 {
+		t.Errorf("check was not measured: wall %s, user CPU %s, peak RSS %d", r.Check.Wall, r.Check.UserCPU, r.Check.PeakRSS)
 	}
 }
 

@@ -30,6 +30,8 @@ const (
 	Live = "live"
 	// Snapshot is karpnet-mem: check --snapshot of the synthetic cluster, no API server.
 	Snapshot = "snapshot"
+	// Serve is karpnet-scale's -serve-collections: serve's collections of the live cluster.
+	Serve = "serve"
 )
 
 // File is the results file: one row per benchmark, size and way of reading.
@@ -57,6 +59,14 @@ type Row struct {
 	// FloorSeconds is what the API server and EC2 alone take to give check its lists and one
 	// EC2 answer (test/scale's Env.Floor), measured in the same run; live rows only.
 	FloorSeconds float64 `json:"floorSeconds,omitempty"`
+	// UserCPUSeconds is check's CPU time in user mode, on all cores; live rows only.
+	UserCPUSeconds float64 `json:"userCPUSeconds,omitempty"`
+	// Collections is how many collections serve made; SecondRSSMiB and LastRSSMiB its resident
+	// set after the second and the last of them (PeakRSSMiB its peak, WallSeconds the mean
+	// collection); serve rows only.
+	Collections  int     `json:"collections,omitempty"`
+	SecondRSSMiB float64 `json:"secondRSSMiB,omitempty"`
+	LastRSSMiB   float64 `json:"lastRSSMiB,omitempty"`
 	// AnalyzeSeconds is the analysis alone, in process; snapshot rows only.
 	AnalyzeSeconds float64 `json:"analyzeSeconds,omitempty"`
 	// DescribeEC2 and DescribeKube are describe node's requests; BaselineEC2 and
@@ -137,7 +147,8 @@ func Update(path string, rows ...Row) error {
 func Stamp(r Row, now time.Time) Row {
 	r.Commit, r.Date, r.Machine = Commit(), now.UTC().Format("2006-01-02"), Machine()
 	r.WallSeconds, r.AnalyzeSeconds = round(r.WallSeconds, 100), round(r.AnalyzeSeconds, 100)
-	r.FloorSeconds = round(r.FloorSeconds, 100)
+	r.FloorSeconds, r.UserCPUSeconds = round(r.FloorSeconds, 100), round(r.UserCPUSeconds, 100)
+	r.SecondRSSMiB, r.LastRSSMiB = round(r.SecondRSSMiB, 1), round(r.LastRSSMiB, 1)
 	r.BaselineWallSeconds, r.PeakRSSMiB = round(r.BaselineWallSeconds, 100), round(r.PeakRSSMiB, 1)
 	return r
 }
@@ -195,12 +206,12 @@ func Machine() string {
 // with the commit, date and machine it was measured on.
 func (f File) Markdown(w io.Writer) error {
 	var b strings.Builder
-	live, snap := f.of(Live), f.of(Snapshot)
+	live, snap, serve := f.of(Live), f.of(Snapshot), f.of(Serve)
 	if len(live) > 0 {
 		b.WriteString("Against a live API server (`karpnet-scale`: kube-apiserver, etcd and the EC2 simulator on the same machine, 50 ms\n")
 		b.WriteString("of EC2 latency, throttling on):\n\n")
-		b.WriteString("| nodes | --cluster-name | check EC2 requests | check Kubernetes requests | RequestLimitExceeded | check wall | floor (check / floor) | check peak RSS | describe node EC2 / Kubernetes | per-node baseline: EC2 requests, wall | runs | commit | date | machine |\n")
-		b.WriteString("|---:|:---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|\n")
+		b.WriteString("| nodes | --cluster-name | check EC2 requests | check Kubernetes requests | RequestLimitExceeded | check wall | floor (check / floor) | check user CPU | check peak RSS | describe node EC2 / Kubernetes | per-node baseline: EC2 requests, wall | runs | commit | date | machine |\n")
+		b.WriteString("|---:|:---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|\n")
 		for _, r := range live {
 			base := "-"
 			if r.BaselineEC2 > 0 {
@@ -210,8 +221,12 @@ func (f File) Markdown(w io.Writer) error {
 			if r.FloorSeconds > 0 {
 				floor = fmt.Sprintf("%.2f s (%.2fx)", r.FloorSeconds, r.WallSeconds/r.FloorSeconds)
 			}
-			fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %.2f s | %s | %s MiB | %d / %d | %s | %d | %s | %s | %s |\n",
-				thousands(r.Nodes), yesNo(r.ClusterName), r.EC2Requests, r.KubeRequests, r.Throttled, r.WallSeconds, floor,
+			cpu := "-"
+			if r.UserCPUSeconds > 0 {
+				cpu = fmt.Sprintf("%.2f s", r.UserCPUSeconds)
+			}
+			fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %.2f s | %s | %s | %s MiB | %d / %d | %s | %d | %s | %s | %s |\n",
+				thousands(r.Nodes), yesNo(r.ClusterName), r.EC2Requests, r.KubeRequests, r.Throttled, r.WallSeconds, floor, cpu,
 				thousands(int(r.PeakRSSMiB+0.5)), r.DescribeEC2, r.DescribeKube, base, r.Runs, r.Commit, r.Date, r.Machine)
 		}
 	}
@@ -225,6 +240,24 @@ func (f File) Markdown(w io.Writer) error {
 		for _, r := range snap {
 			fmt.Fprintf(&b, "| %s | %.2f s | %s MiB | %.2f s | %d | %s | %s | %s |\n", thousands(r.Nodes), r.WallSeconds,
 				thousands(int(r.PeakRSSMiB+0.5)), r.AnalyzeSeconds, r.Runs, r.Commit, r.Date, r.Machine)
+		}
+	}
+	if len(serve) > 0 {
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString("`serve` over the live cluster (`karpnet-scale -serve-collections N`: a collection every 2 s, RSS from its own\n")
+		b.WriteString("/metrics after each):\n\n")
+		b.WriteString("| nodes | --cluster-name | collections | mean collection | RSS after the 2nd | RSS after the last (change) | peak RSS | commit | date | machine |\n")
+		b.WriteString("|---:|:---:|---:|---:|---:|---:|---:|---|---|---|\n")
+		for _, r := range serve {
+			change := "-"
+			if r.SecondRSSMiB > 0 {
+				change = fmt.Sprintf("%+.1f%%", 100*(r.LastRSSMiB-r.SecondRSSMiB)/r.SecondRSSMiB)
+			}
+			fmt.Fprintf(&b, "| %s | %s | %d | %.2f s | %s MiB | %s MiB (%s) | %s MiB | %s | %s | %s |\n", thousands(r.Nodes),
+				yesNo(r.ClusterName), r.Collections, r.WallSeconds, thousands(int(r.SecondRSSMiB+0.5)),
+				thousands(int(r.LastRSSMiB+0.5)), change, thousands(int(r.PeakRSSMiB+0.5)), r.Commit, r.Date, r.Machine)
 		}
 	}
 	_, err := io.WriteString(w, b.String())

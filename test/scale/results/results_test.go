@@ -63,18 +63,21 @@ func TestMarkdownNamesWhereEachFigureComesFrom(t *testing.T) {
 		{Benchmark: Live, Nodes: 100000, ClusterName: true, Runs: 1, EC2Requests: 109, KubeRequests: 10, WallSeconds: 37.4,
 			PeakRSSMiB: 1372, DescribeEC2: 9, DescribeKube: 9, Commit: "fafa20a", Date: "2026-12-03", Machine: "2 cores"},
 		{Benchmark: Live, Nodes: 10000, Runs: 1, EC2Requests: 21, KubeRequests: 10, WallSeconds: 3.2, FloorSeconds: 2.5,
-			PeakRSSMiB: 227, DescribeEC2: 9, DescribeKube: 9, Commit: "163f1ed", Date: "2026-12-05", Machine: "2 cores"},
+			UserCPUSeconds: 1.93, PeakRSSMiB: 227, DescribeEC2: 9, DescribeKube: 9, Commit: "163f1ed", Date: "2026-12-05", Machine: "2 cores"},
 		{Benchmark: Snapshot, Nodes: 10000, Runs: 1, WallSeconds: 1.5, PeakRSSMiB: 214, AnalyzeSeconds: 0.84,
 			Commit: "abc1234", Date: "2026-12-04", Machine: "2 cores"},
+		{Benchmark: Serve, Nodes: 10000, Runs: 1, Collections: 10, WallSeconds: 3.4, SecondRSSMiB: 220, LastRSSMiB: 216,
+			PeakRSSMiB: 241, Commit: "abc1234", Date: "2026-12-05", Machine: "2 cores"},
 	}}
 	var b strings.Builder
 	if err := f.Markdown(&b); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"| 100,000 | yes | 109 | 10 | 0 | 37.40 s | - | 1,372 MiB | 9 / 9 | - | 1 | fafa20a | 2026-12-03 | 2 cores |",
-		"| 10,000 | no | 21 | 10 | 0 | 3.20 s | 2.50 s (1.28x) | 227 MiB | 9 / 9 | - | 1 | 163f1ed | 2026-12-05 | 2 cores |",
+		"| 100,000 | yes | 109 | 10 | 0 | 37.40 s | - | - | 1,372 MiB | 9 / 9 | - | 1 | fafa20a | 2026-12-03 | 2 cores |",
+		"| 10,000 | no | 21 | 10 | 0 | 3.20 s | 2.50 s (1.28x) | 1.93 s | 227 MiB | 9 / 9 | - | 1 | 163f1ed | 2026-12-05 | 2 cores |",
 		"| 10,000 | 1.50 s | 214 MiB | 0.84 s | 1 | abc1234 | 2026-12-04 | 2 cores |",
+		"| 10,000 | no | 10 | 3.40 s | 220 MiB | 216 MiB (-1.8%) | 241 MiB | abc1234 | 2026-12-05 | 2 cores |",
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, b.String())

@@ -98,14 +98,22 @@ func rows(measured []scale.Result, o scale.Options, commit string) []results.Row
 	for _, r := range measured {
 		row := results.Row{Benchmark: results.Live, Nodes: r.Nodes, ClusterName: o.Conditions.NamedCluster, Runs: o.Runs,
 			EC2Requests: r.Check.EC2Total(), KubeRequests: r.Check.KubeTotal(), Throttled: r.Check.Throttled,
-			WallSeconds: r.Check.Wall.Seconds(), FloorSeconds: r.Floor.Seconds(), PeakRSSMiB: float64(r.Check.PeakRSS) / (1 << 20),
-			DescribeEC2: r.Describe.EC2Total(), DescribeKube: r.Describe.KubeTotal()}
+			WallSeconds: r.Check.Wall.Seconds(), FloorSeconds: r.Floor.Seconds(), UserCPUSeconds: r.Check.UserCPU.Seconds(),
+			PeakRSSMiB: float64(r.Check.PeakRSS) / (1 << 20), DescribeEC2: r.Describe.EC2Total(), DescribeKube: r.Describe.KubeTotal()}
 		if b := r.Baseline; b != nil {
 			row.BaselineEC2, row.BaselineWallSeconds = b.EC2Total(), b.Wall.Seconds()
 		}
 		row = results.Stamp(row, time.Now())
 		row.Commit = commit
 		out = append(out, row)
+		if s := r.Serve; s != nil && s.Collections() >= 2 {
+			row := results.Row{Benchmark: results.Serve, Nodes: r.Nodes, ClusterName: o.Conditions.NamedCluster, Runs: 1,
+				Collections: s.Collections(), WallSeconds: s.MeanWall.Seconds(), SecondRSSMiB: float64(s.RSS[1]) / (1 << 20),
+				LastRSSMiB: float64(s.RSS[len(s.RSS)-1]) / (1 << 20), PeakRSSMiB: float64(s.PeakRSS) / (1 << 20)}
+			row = results.Stamp(row, time.Now())
+			row.Commit = commit
+			out = append(out, row)
+		}
 	}
 	return out
 }
