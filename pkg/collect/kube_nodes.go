@@ -38,6 +38,12 @@ func (c *Collector) kubeNodes(ctx context.Context, s *snapshot.Snapshot, scope S
 		seen := map[string]bool{}
 		for _, selector := range append([]string{scope.Selector}, scope.OrSelectors...) {
 			err := c.kubeNodePages(ctx, selector, func(list *kubeNodePage) error {
+				if list.total > 0 && cap(nodes) == 0 {
+					// Room for the nodes the first request counted, made once: grown by doubling,
+					// 100,000 nodes (784 bytes each) were copied over and over, and each page
+					// handed on kept the array it was cut from.
+					nodes = make([]corev1.Node, 0, min(list.total, kubeNodesPresized))
+				}
 				start := len(nodes)
 				var err error
 				nodes, err = list.decode(nodes, func(n *corev1.Node) bool {
@@ -89,6 +95,10 @@ func (c *Collector) kubeNodes(ctx context.Context, s *snapshot.Snapshot, scope S
 	s.Nodes = nodes
 	return nil
 }
+
+// kubeNodesPresized is the most nodes room is made for up front: a count past it (a server's
+// lie, or a cluster larger than any EKS allows) grows the list as it is read.
+const kubeNodesPresized = 200_000
 
 // kubeGetNodes reads each named node once. Names that do not exist end collection with an
 // error wrapping ErrNodeNotFound; any other failure ends it with one wrapping

@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/karpnet/kubectl-karpnet/internal/kubestream"
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
 // kubeProtoNodeList encodes a NodeList of the named nodes as the API server answers in
@@ -219,6 +220,50 @@ func TestKubeNodePagesReadAlikeThroughEveryClient(t *testing.T) {
 				if last.kubePages.longest.Load() < int64(size) {
 					t.Errorf("longest page recorded %d bytes, want at least the %d of the first page's nodes", last.kubePages.longest.Load(), size)
 				}
+			}
+		})
+	}
+}
+
+// TestKubeNodesMakeRoomOnceForTheNodesCounted: the nodes the first request counts get their
+// room in one allocation, not by doubling as the pages come; a count past kubeNodesPresized (a
+// server that lies) makes room for that many only, and the list still grows to what it holds.
+func TestKubeNodesMakeRoomOnceForTheNodesCounted(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		remaining int64
+		wantCap   int
+	}{
+		{"the count", 4, 5},
+		{"a count past the bound", 1 << 40, kubeNodesPresized},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			remaining := tc.remaining
+			pages := map[string][]byte{
+				"":   kubeProtoNodeList(t, "p2", nil, "a", "b"),
+				"p2": kubeProtoNodeList(t, "p3", nil, "c", "d"),
+				"p3": kubeProtoNodeList(t, "", nil, "e"),
+			}
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", runtime.ContentTypeProtobuf)
+				if r.URL.Query().Get("limit") == "1" {
+					_, _ = w.Write(kubeProtoNodeList(t, "more", &remaining, "a"))
+					return
+				}
+				_, _ = w.Write(pages[r.URL.Query().Get("continue")])
+			}))
+			defer srv.Close()
+			kube, err := kubernetes.NewForConfig(&rest.Config{Host: srv.URL, QPS: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := &Collector{Kube: kube, REST: kube.CoreV1().RESTClient(), PageSize: 2}
+			var s snapshot.Snapshot
+			if err := c.kubeNodes(context.Background(), &s, Scope{}, nil); err != nil {
+				t.Fatal(err)
+			}
+			if len(s.Nodes) != 5 || cap(s.Nodes) != tc.wantCap {
+				t.Fatalf("read %d nodes into room for %d, want 5 into room for %d", len(s.Nodes), cap(s.Nodes), tc.wantCap)
 			}
 		})
 	}
