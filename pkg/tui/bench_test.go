@@ -1,14 +1,64 @@
 package tui
 
 import (
+	"flag"
 	"fmt"
+	"maps"
+	"os"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/test/scale/results"
 )
+
+var tuiResults = flag.String("tui.results", "", "put BenchmarkFilterKeystroke's and BenchmarkView's figures at each size into this results file (test/scale/results.json renders docs/scale.md)")
+
+// measured are the figures of the benchmarks' last runs at each size, for -tui.results.
+var measured struct {
+	sync.Mutex
+	rows map[int]results.Row
+}
+
+// record keeps what one op of b took at n nodes into the row set sets, for -tui.results.
+func record(b *testing.B, n int, set func(r *results.Row, ms float64)) {
+	if *tuiResults == "" {
+		return
+	}
+	measured.Lock()
+	defer measured.Unlock()
+	if measured.rows == nil {
+		measured.rows = map[int]results.Row{}
+	}
+	r := measured.rows[n]
+	r.Benchmark, r.Nodes = results.TUI, n
+	set(&r, float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6)
+	measured.rows[n] = r
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if *tuiResults != "" && code == 0 {
+		var rows []results.Row
+		for _, n := range slices.Sorted(maps.Keys(measured.rows)) {
+			if r := measured.rows[n]; r.KeystrokeMs > 0 && r.FrameMs > 0 {
+				rows = append(rows, results.Stamp(r, time.Now()))
+			}
+		}
+		if len(rows) == 0 {
+			fmt.Fprintln(os.Stderr, "-tui.results: run BenchmarkFilterKeystroke and BenchmarkView (-bench 'FilterKeystroke|View$')")
+			code = 1
+		} else if err := results.Update(*tuiResults, rows...); err != nil {
+			fmt.Fprintln(os.Stderr, "-tui.results:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
 
 // syntheticReport builds a report of n nodes across pools, zones and subnets, one in ten
 // with a finding, for benchmarks at cluster scale.
@@ -64,6 +114,7 @@ func BenchmarkFilterKeystroke(b *testing.B) {
 				b.Fatal("the frame after the keystroke shows no node the filter matches")
 			}
 		}
+		record(b, n, func(r *results.Row, ms float64) { r.KeystrokeMs, r.Runs = ms, b.N })
 	})
 }
 
@@ -90,6 +141,7 @@ func BenchmarkView(b *testing.B) {
 		for b.Loop() {
 			_ = m.View()
 		}
+		record(b, n, func(r *results.Row, ms float64) { r.FrameMs = ms })
 	})
 }
 

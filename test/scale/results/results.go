@@ -32,6 +32,8 @@ const (
 	Snapshot = "snapshot"
 	// Serve is karpnet-scale's -serve-collections: serve's collections of the live cluster.
 	Serve = "serve"
+	// TUI is pkg/tui's benchmarks of a filter keystroke and a redraw over a synthetic report.
+	TUI = "tui"
 )
 
 // File is the results file: one row per benchmark, size and way of reading.
@@ -67,6 +69,10 @@ type Row struct {
 	Collections  int     `json:"collections,omitempty"`
 	SecondRSSMiB float64 `json:"secondRSSMiB,omitempty"`
 	LastRSSMiB   float64 `json:"lastRSSMiB,omitempty"`
+	// KeystrokeMs is one more filter character and the frame after it, FrameMs a redraw of the
+	// nodes view, in milliseconds; tui rows only.
+	KeystrokeMs float64 `json:"keystrokeMs,omitempty"`
+	FrameMs     float64 `json:"frameMs,omitempty"`
 	// AnalyzeSeconds is the analysis alone, in process; snapshot rows only.
 	AnalyzeSeconds float64 `json:"analyzeSeconds,omitempty"`
 	// DescribeEC2 and DescribeKube are describe node's requests; BaselineEC2 and
@@ -149,6 +155,7 @@ func Stamp(r Row, now time.Time) Row {
 	r.WallSeconds, r.AnalyzeSeconds = round(r.WallSeconds, 100), round(r.AnalyzeSeconds, 100)
 	r.FloorSeconds, r.UserCPUSeconds = round(r.FloorSeconds, 100), round(r.UserCPUSeconds, 100)
 	r.SecondRSSMiB, r.LastRSSMiB = round(r.SecondRSSMiB, 1), round(r.LastRSSMiB, 1)
+	r.KeystrokeMs, r.FrameMs = round(r.KeystrokeMs, 100), round(r.FrameMs, 100)
 	r.BaselineWallSeconds, r.PeakRSSMiB = round(r.BaselineWallSeconds, 100), round(r.PeakRSSMiB, 1)
 	return r
 }
@@ -206,7 +213,7 @@ func Machine() string {
 // with the commit, date and machine it was measured on.
 func (f File) Markdown(w io.Writer) error {
 	var b strings.Builder
-	live, snap, serve := f.of(Live), f.of(Snapshot), f.of(Serve)
+	live, snap, serve, tui := f.of(Live), f.of(Snapshot), f.of(Serve), f.of(TUI)
 	if len(live) > 0 {
 		b.WriteString("Against a live API server (`karpnet-scale`: kube-apiserver, etcd and the EC2 simulator on the same machine, 50 ms\n")
 		b.WriteString("of EC2 latency, throttling on):\n\n")
@@ -258,6 +265,19 @@ func (f File) Markdown(w io.Writer) error {
 			fmt.Fprintf(&b, "| %s | %s | %d | %.2f s | %s MiB | %s MiB (%s) | %s MiB | %s | %s | %s |\n", thousands(r.Nodes),
 				yesNo(r.ClusterName), r.Collections, r.WallSeconds, thousands(int(r.SecondRSSMiB+0.5)),
 				thousands(int(r.LastRSSMiB+0.5)), change, thousands(int(r.PeakRSSMiB+0.5)), r.Commit, r.Date, r.Machine)
+		}
+	}
+	if len(tui) > 0 {
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString("The terminal UI (`go test ./pkg/tui -run '^$' -bench 'FilterKeystroke|View$' -tui.results ../../test/scale/results.json`:\n")
+		b.WriteString("a synthetic report, a 200x60 terminal; a frame at 60 Hz is 16 ms):\n\n")
+		b.WriteString("| nodes | filter keystroke and its frame | redraw of the nodes view | runs | commit | date | machine |\n")
+		b.WriteString("|---:|---:|---:|---:|---|---|---|\n")
+		for _, r := range tui {
+			fmt.Fprintf(&b, "| %s | %.2f ms | %.2f ms | %d | %s | %s | %s |\n", thousands(r.Nodes), r.KeystrokeMs, r.FrameMs,
+				r.Runs, r.Commit, r.Date, r.Machine)
 		}
 	}
 	_, err := io.WriteString(w, b.String())

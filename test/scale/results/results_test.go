@@ -66,6 +66,8 @@ func TestMarkdownNamesWhereEachFigureComesFrom(t *testing.T) {
 			UserCPUSeconds: 1.93, PeakRSSMiB: 227, DescribeEC2: 9, DescribeKube: 9, Commit: "163f1ed", Date: "2026-12-05", Machine: "2 cores"},
 		{Benchmark: Snapshot, Nodes: 10000, Runs: 1, WallSeconds: 1.5, PeakRSSMiB: 214, AnalyzeSeconds: 0.84,
 			Commit: "abc1234", Date: "2026-12-04", Machine: "2 cores"},
+		{Benchmark: TUI, Nodes: 100000, Runs: 670, KeystrokeMs: 1.83, FrameMs: 0.71, Commit: "abc1234", Date: "2026-12-05",
+			Machine: "2 cores"},
 		{Benchmark: Serve, Nodes: 10000, Runs: 1, Collections: 10, WallSeconds: 3.4, SecondRSSMiB: 220, LastRSSMiB: 216,
 			PeakRSSMiB: 241, Commit: "abc1234", Date: "2026-12-05", Machine: "2 cores"},
 	}}
@@ -77,6 +79,7 @@ func TestMarkdownNamesWhereEachFigureComesFrom(t *testing.T) {
 		"| 100,000 | yes | 109 | 10 | 0 | 37.40 s | - | - | 1,372 MiB | 9 / 9 | - | 1 | fafa20a | 2026-12-03 | 2 cores |",
 		"| 10,000 | no | 21 | 10 | 0 | 3.20 s | 2.50 s (1.28x) | 1.93 s | 227 MiB | 9 / 9 | - | 1 | 163f1ed | 2026-12-05 | 2 cores |",
 		"| 10,000 | 1.50 s | 214 MiB | 0.84 s | 1 | abc1234 | 2026-12-04 | 2 cores |",
+		"| 100,000 | 1.83 ms | 0.71 ms | 670 | abc1234 | 2026-12-05 | 2 cores |",
 		"| 10,000 | no | 10 | 3.40 s | 220 MiB | 216 MiB (-1.8%) | 241 MiB | abc1234 | 2026-12-05 | 2 cores |",
 	} {
 		if !strings.Contains(b.String(), want) {
