@@ -238,7 +238,13 @@ func (e *ec2Read) planRead(nodes []corev1.Node, remaining int64) {
 					why: "the first instances name no cluster by their tags: pass --cluster-name"}.String())
 				return ec2Plan{}, false
 			}
-			p := ec2ChoosePlan(zones, total, name, true)
+			weighed := zones
+			if sample := e.claimZones; sample != nil && total > ec2PageSize {
+				// Nodes named by address come sorted by subnet: the first page is one zone, and one
+				// stream would read 100,000 instances a page after the other.
+				weighed = ec2SampledZones(zones, sample.wait(e.ctx, cmp.Or(e.claimWait, ec2ZoneSampleWait)), region)
+			}
+			p := ec2ChoosePlan(weighed, total, name, true)
 			if p.filtered {
 				e.meter.setStrategy(p.String() + " (the cluster's name read from the first instances' tags)")
 			}

@@ -75,8 +75,9 @@ func TestSampledZones(t *testing.T) {
 
 // zoneSortedFilterWorld is ec2FilterWorld with its nodes sorted by zone, as nodes named by
 // address come, so that the first page of 500 is all us-west-2a; it returns the EC2 read of
-// a whole cluster named prod, its Meter, the simulator and the snapshot.
-func zoneSortedFilterWorld(t *testing.T, n int) (*ec2Read, *Meter, *ec2sim.Server, *snapshot.Snapshot) {
+// a whole cluster named prod (given as clusterName, or read from the instances' tags when
+// that is empty), its Meter, the simulator and the snapshot.
+func zoneSortedFilterWorld(t *testing.T, n int, clusterName string) (*ec2Read, *Meter, *ec2sim.Server, *snapshot.Snapshot) {
 	t.Helper()
 	sim, url, s := ec2FilterWorld(t, n)
 	zoneOf := func(n corev1.Node) string {
@@ -90,7 +91,7 @@ func zoneSortedFilterWorld(t *testing.T, n int) (*ec2Read, *Meter, *ec2sim.Serve
 		}
 	}
 	meter := &Meter{}
-	e := (&Collector{EC2: ec2sim.NewClient(url, "us-west-2"), ClusterName: "prod", Meter: meter}).startEC2(t.Context())
+	e := (&Collector{EC2: ec2sim.NewClient(url, "us-west-2"), ClusterName: clusterName, Meter: meter}).startEC2(t.Context())
 	return e, meter, sim, s
 }
 
@@ -125,12 +126,17 @@ func checkFilteredPages(t *testing.T, sim *ec2sim.Server, s *snapshot.Snapshot, 
 // TestFilteredReadPlansStreamsFromTheNodeClaimsZones: when the first page of nodes is all one
 // zone (names sorted by subnet), the zones of the NodeClaims sampled meanwhile plan a stream
 // per zone; without the sample the read is one stream. Either way every node's instance is
-// read, with the same number of pages.
+// read, with the same number of pages. The same holds when the cluster's name is read from
+// the first instances' tags (before, that read was one stream whatever the NodeClaims' zones).
 func TestFilteredReadPlansStreamsFromTheNodeClaimsZones(t *testing.T) {
-	for _, sampled := range []bool{true, false} {
-		t.Run(fmt.Sprintf("sampled=%t", sampled), func(t *testing.T) {
+	for _, c := range []struct {
+		sampled bool
+		cluster string
+	}{{true, "prod"}, {false, "prod"}, {true, ""}, {false, ""}} {
+		sampled := c.sampled
+		t.Run(fmt.Sprintf("sampled=%t,named=%t", sampled, c.cluster != ""), func(t *testing.T) {
 			const n = 5000
-			e, meter, sim, s := zoneSortedFilterWorld(t, n)
+			e, meter, sim, s := zoneSortedFilterWorld(t, n, c.cluster)
 			if sampled {
 				e.claimZones = newEC2ZoneSample()
 				sampleTwoZones(e.claimZones, n)
@@ -157,7 +163,7 @@ func TestFilteredReadPlansStreamsFromTheNodeClaimsZones(t *testing.T) {
 // planned from the NodeClaims' zones once they are counted, after every node was given.
 func TestFilteredReadDoesNotHoldTheNodeListing(t *testing.T) {
 	const n = 5000
-	e, meter, sim, s := zoneSortedFilterWorld(t, n)
+	e, meter, sim, s := zoneSortedFilterWorld(t, n, "prod")
 	e.claimZones, e.claimWait = newEC2ZoneSample(), time.Hour
 
 	listed := make(chan struct{})
