@@ -107,27 +107,66 @@ func TestDuringSetsTheLimitForTheNodesExpected(t *testing.T) {
 	for debug.SetMemoryLimit(-1) != want && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 	}
+	// The projected limit alone paces the collector: GOGC is off until stop.
+	if got := gcPercent(); got != -1 {
+		t.Errorf("with the limit projected for 100,000 nodes GOGC is %d, want off (-1)", got)
+	}
 	stop()
 	if got := debug.SetMemoryLimit(-1); got != want {
 		t.Fatalf("expecting 100,000 nodes During set %d, want %d (1.75 x %d + 64 MiB)", got, want, projected)
 	}
+	if got := gcPercent(); got != 100 {
+		t.Errorf("after stop GOGC is %d, want it given back (100)", got)
+	}
 	for _, c := range []struct {
 		live, nodes, want int64
+		projected         bool
 	}{
-		{0, 0, 0},
-		{Floor - 1, 1000, 0},
-		{Floor, 0, Floor + Floor/2 + 64<<20},
-		{Floor, 1000, Floor + Floor/2 + 64<<20},   // 7 MiB of nodes: the live heap decides
-		{Floor, 100000, want},                     // the nodes decide
-		{2 << 30, 100000, 2<<30 + 1<<30 + 64<<20}, // more live than expected: the live heap decides
-		{0, math.MaxInt64, 0},                     // a count no cluster has is not believed
-		{0, -5, 0},
+		{0, 0, 0, false},
+		{Floor - 1, 1000, 0, false},
+		{Floor, 0, Floor + Floor/2 + 64<<20, false},
+		{Floor, 1000, Floor + Floor/2 + 64<<20, false},   // 7 MiB of nodes: the live heap decides
+		{Floor, 100000, want, true},                      // the nodes decide
+		{2 << 30, 100000, 2<<30 + 1<<30 + 64<<20, false}, // more live than expected: the live heap decides
+		{0, math.MaxInt64, 0, false},                     // a count no cluster has is not believed
+		{0, -5, 0, false},
+		// More nodes than EKS allows raise the limit but leave GOGC on.
+		{0, MaxProjected + 1, (MaxProjected+1)*NodeBytes*7/4 + 64<<20, false},
 	} {
-		if got := duringLimit(c.live, func() int64 { return c.nodes }); got != c.want {
-			t.Errorf("duringLimit(%d live, %d nodes) = %d, want %d", c.live, c.nodes, got, c.want)
+		got, projected := duringLimit(c.live, func() int64 { return c.nodes })
+		if got != c.want || projected != c.projected {
+			t.Errorf("duringLimit(%d live, %d nodes) = %d, %t; want %d, %t", c.live, c.nodes, got, projected, c.want, c.projected)
 		}
 	}
-	if got := duringLimit(Floor, nil); got != Floor+Floor/2+64<<20 {
+	if got, _ := duringLimit(Floor, nil); got != Floor+Floor/2+64<<20 {
 		t.Errorf("duringLimit(Floor, nil) = %d, want %d", got, Floor+Floor/2+64<<20)
+	}
+}
+
+// gcPercent returns the runtime's GOGC.
+func gcPercent() int {
+	p := debug.SetGCPercent(100)
+	debug.SetGCPercent(p)
+	return p
+}
+
+// TestDuringLeavesAGOGCSetAlone: with GOGC set, During sets the projected limit but leaves
+// the collector's pace to it.
+func TestDuringLeavesAGOGCSetAlone(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	t.Setenv("GOMEMLIMIT", "")
+	t.Setenv("GOGC", "150")
+	defer debug.SetGCPercent(debug.SetGCPercent(150))
+	debug.SetMemoryLimit(math.MaxInt64)
+	stop := During(func() int64 { return 100000 })
+	deadline := time.Now().Add(5 * time.Second)
+	for debug.SetMemoryLimit(-1) == math.MaxInt64 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond) // a tick more
+	got := gcPercent()
+	stop()
+	if debug.SetMemoryLimit(-1) == math.MaxInt64 || got != 150 {
+		t.Fatalf("with GOGC=150 set During left GOGC at %d and the limit at %d; want 150 and the projected limit", got, debug.SetMemoryLimit(-1))
 	}
 }
