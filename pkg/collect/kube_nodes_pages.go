@@ -44,12 +44,20 @@ func (p *kubeNodePage) release() {
 }
 
 // decode appends the page's nodes that keep accepts to out, each decoded in place, one at a
-// time, without the fields kubestream.StripNode drops.
+// time, without the fields kubestream.StripNode drops. out's room past its length must be zero
+// (as make and append leave it): a node is decoded into it as it is, since writing a zero
+// Node there first costs a write barrier on each of its pointers while the runtime collects
+// (0.7 s of 100,000 nodes).
 func (p *kubeNodePage) decode(out []corev1.Node, keep func(*corev1.Node) bool) ([]corev1.Node, error) {
 	for _, b := range p.items {
-		out = append(out, corev1.Node{})
+		if len(out) < cap(out) {
+			out = out[:len(out)+1]
+		} else {
+			out = append(out, corev1.Node{})
+		}
 		n := &out[len(out)-1]
 		if err := kubestream.DecodeNode(n, b); err != nil {
+			*n = corev1.Node{}
 			return out[:len(out)-1], &kubeAnswerError{what: "node list", err: fmt.Errorf("decoding a node: %w", err)}
 		}
 		if !keep(n) {

@@ -268,3 +268,33 @@ func TestKubeNodesMakeRoomOnceForTheNodesCounted(t *testing.T) {
 		})
 	}
 }
+
+// TestKubeNodePageDecodesEachNodeIntoRoomOfItsOwn: nodes are decoded into the list's room past
+// its length as it is; a node dropped (or that fails to decode) leaves that room zero, so the
+// next node decoded there carries nothing of it.
+func TestKubeNodePageDecodesEachNodeIntoRoomOfItsOwn(t *testing.T) {
+	encode := func(n *corev1.Node) []byte {
+		b, err := n.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	dropped := encode(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "dropped", Labels: map[string]string{"only": "dropped"}},
+		Spec: corev1.NodeSpec{ProviderID: "aws:///us-west-2a/i-0aaaaaaaaaaaaaaaa"}})
+	kept := encode(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "kept"}})
+	p := &kubeNodePage{items: [][]byte{dropped, kept, {0xff, 0xff}, kept}}
+	out, err := p.decode(make([]corev1.Node, 0, 8), func(n *corev1.Node) bool { return n.Name != "dropped" })
+	if err == nil {
+		t.Fatal("a node that does not decode: no error")
+	}
+	if len(out) != 1 || out[0].Name != "kept" || out[0].Labels != nil || out[0].Spec.ProviderID != "" {
+		t.Fatalf("decoded %+v, want the kept node alone, nothing of the dropped one", out)
+	}
+	// The room of the node that failed is zero again: the next page decodes into it cleanly.
+	p = &kubeNodePage{items: [][]byte{kept}}
+	out, err = p.decode(out, func(*corev1.Node) bool { return true })
+	if err != nil || len(out) != 2 || out[1].Name != "kept" || out[1].Labels != nil {
+		t.Fatalf("decoded %+v, %v; want a second clean kept node", out, err)
+	}
+}
