@@ -6,6 +6,7 @@
 package ec2xml
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
@@ -248,6 +249,7 @@ func (r *reader) eni(name []byte, empty bool, ni *types.InstanceNetworkInterface
 				}
 			})
 		case "privateipaddressesset":
+			r.ips = append(r.ips[:0], ni.PrivateIpAddresses...)
 			r.items(name, empty, func(name []byte, empty bool) {
 				var ip types.InstancePrivateIpAddress
 				r.children(name, empty, func(name []byte, empty bool) {
@@ -264,13 +266,17 @@ func (r *reader) eni(name []byte, empty bool, ni *types.InstanceNetworkInterface
 							r.bad = true
 							return
 						}
-						ip.Primary = &b
+						ip.Primary = boolOf(b)
 					default:
 						r.skip(name, empty)
 					}
 				})
-				ni.PrivateIpAddresses = append(ni.PrivateIpAddresses, ip)
+				r.ips = append(r.ips, ip)
 			})
+			if len(r.ips) > 0 {
+				ni.PrivateIpAddresses = slices.Clone(r.ips)
+			}
+			clear(r.ips) // holds no address past the interface
 		case "ipv4prefixset":
 			r.items(name, empty, func(name []byte, empty bool) {
 				var p types.InstanceIpv4Prefix
@@ -307,4 +313,19 @@ func (r *reader) only(name []byte, empty bool, key string, set func(*string)) {
 		}
 		r.skip(name, empty)
 	})
+}
+
+// true and false are the values boolOf points to.
+var (
+	trueValue  = true
+	falseValue = false
+)
+
+// boolOf returns a pointer to a shared b: one per address was an allocation each. Nothing
+// writes through what a DescribeInstances answer decodes to.
+func boolOf(b bool) *bool {
+	if b {
+		return &trueValue
+	}
+	return &falseValue
 }

@@ -3,6 +3,8 @@ package ec2xml
 import (
 	"bytes"
 
+	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -20,6 +22,9 @@ type reader struct {
 	intern *snapshot.Interner
 	// skipID, when set, names the instances read past undecoded.
 	skipID func(id string) bool
+	// ips gathers an interface's private addresses, copied once into a slice of their number
+	// (appended one by one, 15 addresses took 5 allocations).
+	ips []types.InstancePrivateIpAddress
 }
 
 // lower returns name in ASCII lower case, nil for a name longer than any karpnet reads,
