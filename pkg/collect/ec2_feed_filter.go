@@ -2,7 +2,6 @@ package collect
 
 import (
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -148,18 +147,28 @@ func (f *ec2Feed) waitFilter() {
 	ff.streams.Wait()
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	var named []snapshot.Instance
-	for id, v := range ff.found {
+	// The IDs are sorted, not the instances (hundreds of bytes each, 100,000 of them), and the
+	// instances copied once into a slice of their number.
+	ids := make([]string, 0, len(ff.found))
+	var leaked []string
+	for id := range ff.found {
 		switch {
 		case f.seen[id]:
-			named = append(named, v)
+			ids = append(ids, id)
 		case ff.launched[id]:
-			ff.leaked = append(ff.leaked, v)
+			leaked = append(leaked, id)
 		}
 	}
+	slices.Sort(ids)
+	slices.Sort(leaked)
+	named := make([]snapshot.Instance, len(ids))
+	for i, id := range ids {
+		named[i] = ff.found[id]
+	}
+	for _, id := range leaked {
+		ff.leaked = append(ff.leaked, ff.found[id])
+	}
 	ff.found = nil
-	slices.SortFunc(named, func(a, b snapshot.Instance) int { return strings.Compare(a.ID, b.ID) })
-	slices.SortFunc(ff.leaked, func(a, b snapshot.Instance) int { return strings.Compare(a.ID, b.ID) })
 	f.batches = append(f.batches, named)
 	read := ec2InstanceIDs(named)
 	var missing []string
