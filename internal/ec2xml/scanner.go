@@ -25,6 +25,8 @@ type reader struct {
 	// ips gathers an interface's private addresses, copied once into a slice of their number
 	// (appended one by one, 15 addresses took 5 allocations).
 	ips []types.InstancePrivateIpAddress
+	// strs is the chunk ptr hands pointers out of.
+	strs []string
 }
 
 // lower returns name in ASCII lower case, nil for a name longer than any karpnet reads,

@@ -141,7 +141,7 @@ func (r *reader) shared(name []byte, empty bool) *string {
 	if r.bad {
 		return nil
 	}
-	return aws.String(v)
+	return r.ptr(v)
 }
 
 // readValue reads the text of the element just opened, interned when shared.
@@ -188,7 +188,22 @@ func (r *reader) str(name []byte, empty bool) *string {
 	if r.bad {
 		return nil
 	}
-	return aws.String(v)
+	return r.ptr(v)
+}
+
+// ptrChunk is how many values' pointers ptr hands out of one allocation.
+const ptrChunk = 256
+
+// ptr returns a pointer to a copy of v, from a chunk of ptrChunk made at once: an answer's
+// values are about half its allocations otherwise, each a few bytes. What a page decodes to
+// is converted and dropped as a whole, and nothing writes through these pointers, so a chunk
+// lives as long as the page's records.
+func (r *reader) ptr(v string) *string {
+	if len(r.strs) == cap(r.strs) {
+		r.strs = make([]string, 0, ptrChunk)
+	}
+	r.strs = append(r.strs, v)
+	return &r.strs[len(r.strs)-1]
 }
 
 // int32 reads an integer value as the SDK does (parsed as 64 bits, kept as 32).
