@@ -89,3 +89,40 @@ func TestKubeKarpenterIndexClassRef(t *testing.T) {
 		})
 	}
 }
+
+// TestKubeReadClaimsMakeRoomForTheNodesCounted: the NodeClaims of a whole-cluster run get room
+// for the nodes counted (a sixteenth more) in one allocation, not by doubling; with no count,
+// or NodeClaims read by name, the list grows as it is read.
+func TestKubeReadClaimsMakeRoomForTheNodesCounted(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		expected int64
+		byName   bool
+		want     func(n int) bool
+	}{
+		{"nodes counted", 32, false, func(n int) bool { return n == 32+2+1 }},
+		{"no count", 0, false, func(n int) bool { return n < 32 }},
+		{"by name", 32, true, func(n int) bool { return n < 32 }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			kube, dyn := kubeFixture(t)
+			meter := &Meter{}
+			meter.addNodes(1, c.expected)
+			col := &Collector{Kube: kube, Dynamic: dyn, Meter: meter}
+			var s snapshot.Snapshot
+			var names []string
+			if c.byName {
+				names = []string{"default-abcde"}
+			}
+			if err := col.kubeReadClaims(t.Context(), &s, c.byName, names); err != nil {
+				t.Fatal(err)
+			}
+			if !c.byName && len(s.NodeClaims) == 0 {
+				t.Fatal("no NodeClaim read")
+			}
+			if !c.want(cap(s.NodeClaims)) {
+				t.Errorf("%d NodeClaims read into room for %d", len(s.NodeClaims), cap(s.NodeClaims))
+			}
+		})
+	}
+}
