@@ -20,6 +20,9 @@ import (
 // scrape between two collections sees one finished and the next not started.
 const serveGap = 2 * time.Second
 
+// serveDeadline is the benchmark's --collection-timeout.
+const serveDeadline = 10 * time.Minute
+
 // ServeMeasure is what `kubectl-karpnet serve` did over a number of collections of one cluster.
 type ServeMeasure struct {
 	// EC2 and Kube are the requests of each collection as the servers received them, by EC2
@@ -61,7 +64,9 @@ func (e *Env) Serve(ctx context.Context, c Conditions, collections int) (ServeMe
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	args := []string{"serve", "--listen", addr, "--interval", serveGap.String()}
+	// A collection of 100,000 nodes takes longer than serve's default deadline (--interval, at
+	// least 15 s), which a user serving such a cluster raises the same way.
+	args := []string{"serve", "--listen", addr, "--interval", serveGap.String(), "--collection-timeout", serveDeadline.String()}
 	if c.NamedCluster {
 		args = append(args, "--cluster-name", clusterName)
 	}
