@@ -59,6 +59,10 @@ type Options struct {
 	MaxReportRequests int
 	// HTTP bounds the server's connections; zero fields take the defaults.
 	HTTP HTTPLimits
+	// Release, when set, is called after each successful collection, once its view has
+	// replaced the last one and before the collection is counted in karpnet_collections_total:
+	// the serve command gives the collection's memory back to the system there.
+	Release func()
 }
 
 // Server runs collections and serves their latest result. Its methods are safe for
@@ -100,6 +104,9 @@ func New(opts Options) *Server {
 	}
 	if opts.Log == nil {
 		opts.Log = io.Discard
+	}
+	if opts.Release == nil {
+		opts.Release = func() {}
 	}
 	if opts.Interval <= 0 {
 		opts.Interval = budget.Floor
@@ -222,9 +229,15 @@ func (s *Server) CollectOnce(ctx context.Context) error {
 		return err
 	}
 	v := newView(c, s.opts.NodeMetrics, s.opts.Report.enabled())
-	s.st.successes++
 	s.st.view, s.st.lastSuccess = v, start
 	s.st.lastFailed, s.st.lastError = false, ""
+	s.mu.Unlock()
+	// Nothing of the collection but its view is held now, nor anything of the view it
+	// replaced: the memory they took goes back before the collection is counted, so that a
+	// scrape that sees the count sees the process as it stays until the next collection.
+	s.opts.Release()
+	s.mu.Lock()
+	s.st.successes++
 	n := s.st.successes + s.st.failures
 	s.mu.Unlock()
 	fmt.Fprintf(s.opts.Log, "%s collection %d: %s in %s, %s\n", stamp(start), n, v.summary(), seconds(took), requests)

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net"
 	"net/http"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -317,6 +319,44 @@ func TestOldReportsAreNotKept(t *testing.T) {
 	if grew := int64(heap[29]) - int64(heap[9]); grew > 1<<20 {
 		t.Errorf("heap grew by %d KiB from collection 10 to 30 (%d -> %d bytes)", grew>>10, heap[9], heap[29])
 	}
+}
+
+// TestReleaseComesBetweenTheNewViewAndItsCount checks where serve gives a collection's
+// memory back: after a success only, with the new view served and the old one unreachable,
+// and before karpnet_collections_total counts it.
+func TestReleaseComesBetweenTheNewViewAndItsCount(t *testing.T) {
+	sc := &script{steps: []step{{report: demoReport(t)}, {err: errors.New("EC2 unreachable")}, {report: demoReport(t)}}}
+	var s *Server
+	var old weak.Pointer[view]
+	type seen struct {
+		successes int
+		newView   bool
+		oldGone   bool
+	}
+	var calls []seen
+	s = New(Options{Collect: sc.collect, Release: func() {
+		runtime.GC()
+		s.mu.RLock()
+		defer s.mu.RUnlock()
+		calls = append(calls, seen{successes: s.st.successes, newView: s.st.view != nil && old.Value() != s.st.view,
+			oldGone: old.Value() == nil})
+	}})
+	for i := range 3 {
+		s.mu.RLock()
+		if s.st.view != nil {
+			old = weak.Make(s.st.view)
+		}
+		s.mu.RUnlock()
+		err := s.CollectOnce(t.Context())
+		if (err != nil) != (i == 1) {
+			t.Fatalf("collection %d: error %v", i+1, err)
+		}
+	}
+	want := []seen{{successes: 0, newView: true, oldGone: true}, {successes: 1, newView: true, oldGone: true}}
+	if !slices.Equal(calls, want) {
+		t.Errorf("release saw %+v, want %+v (once per success, new view served, old one gone, not yet counted)", calls, want)
+	}
+	wantValue(t, s, "karpnet_collections_total", map[string]string{"result": "success"}, 2)
 }
 
 func TestRunCollectsOnTheIntervalAndStopsWithTheContext(t *testing.T) {
