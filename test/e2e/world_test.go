@@ -90,7 +90,7 @@ func (w *world) natWayOut(vpcID, cidr string) string {
 	}
 	publicID := aws.ToString(public.RouteTable.RouteTableId)
 	if _, err := w.ec2.CreateRoute(ctx, &ec2.CreateRouteInput{RouteTableId: aws.String(publicID),
-		DestinationCidrBlock: aws.String("0.0.0.0/0"), GatewayId: aws.String(igwID)}); err != nil {
+		DestinationCidrBlock: aws.String("0.0.0.0/0"), GatewayId: aws.String(igwID)}); !routed(err) {
 		w.t.Fatalf("routing the NAT gateway's route table through %s: %v", igwID, err)
 	}
 	if _, err := w.ec2.AssociateRouteTable(ctx, &ec2.AssociateRouteTableInput{RouteTableId: aws.String(publicID),
@@ -110,7 +110,7 @@ func (w *world) natWayOut(vpcID, cidr string) string {
 	}
 	natID := aws.ToString(nat.NatGateway.NatGatewayId)
 	if _, err := w.ec2.CreateRoute(ctx, &ec2.CreateRouteInput{RouteTableId: aws.String(w.mainRouteTable(vpcID)),
-		DestinationCidrBlock: aws.String("0.0.0.0/0"), NatGatewayId: aws.String(natID)}); err != nil {
+		DestinationCidrBlock: aws.String("0.0.0.0/0"), NatGatewayId: aws.String(natID)}); !routed(err) {
 		w.t.Fatalf("routing the main route table through %s: %v", natID, err)
 	}
 	return natID
@@ -227,6 +227,14 @@ func (w *world) allow(sg, p string, from, to int32, src string) {
 		GroupId: aws.String(sg), IpPermissions: perm}); !authorized(err) {
 		w.t.Fatalf("allowing %s %d-%d into %s from %s: %v", p, from, to, sg, src, err)
 	}
+}
+
+// routed reports whether a CreateRoute into a table that had no default route left the route
+// in place: it succeeded, or it answered RouteAlreadyExists, which only the SDK's retry of a
+// request moto already carried out gets there (as for authorized).
+func routed(err error) bool {
+	var api smithy.APIError
+	return err == nil || errors.As(err, &api) && api.ErrorCode() == "RouteAlreadyExists"
 }
 
 // authorized reports whether an Authorize call left the rule in place: it succeeded, or it
