@@ -10,7 +10,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
-	corev1 "k8s.io/api/core/v1"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
@@ -159,7 +158,7 @@ func (r *ec2Result) describeCluster(ctx context.Context, call ec2Call, cluster s
 // cluster without Karpenter is not told how to find the instances Karpenter leaked.
 func ec2UsesKarpenter(s *snapshot.Snapshot) bool {
 	return len(s.NodeClaims) > 0 || len(s.NodePools) > 0 ||
-		slices.ContainsFunc(s.Nodes, func(n corev1.Node) bool { return kubeIsKarpenterNode(&n) })
+		kubeAnyNode(s.Nodes, kubeIsKarpenterNode)
 }
 
 // ec2InstanceIDs returns the set of the instances' IDs.

@@ -137,9 +137,9 @@ func ec2References(s *snapshot.Snapshot, instances []snapshot.Instance) ec2Refs 
 			typeSet.add(in.Type)
 		}
 	}
-	for _, n := range s.Nodes {
+	for i := range s.Nodes {
 		for _, label := range []string{corev1.LabelInstanceTypeStable, corev1.LabelInstanceType} {
-			if t := n.Labels[label]; ec2ValidTypeName(t) {
+			if t := s.Nodes[i].Labels[label]; ec2ValidTypeName(t) {
 				typeSet.add(t)
 			}
 		}
