@@ -357,6 +357,9 @@ func (e *ec2Read) finish(ctx context.Context, s *snapshot.Snapshot) {
 // ec2NodesByRegion groups nodes with an EC2 instance by the Region of their providerID's zone;
 // nodes whose zone names no Region are under "".
 func ec2NodesByRegion(nodes []corev1.Node) map[string][]corev1.Node {
+	if region, ok := ec2OneRegion(nodes); ok {
+		return map[string][]corev1.Node{region: nodes}
+	}
 	out := map[string][]corev1.Node{}
 	for i := range nodes {
 		p, ok := snapshot.ParseProviderIDLeniently(nodes[i].Spec.ProviderID)
@@ -367,6 +370,28 @@ func ec2NodesByRegion(nodes []corev1.Node) map[string][]corev1.Node {
 		out[region] = append(out[region], nodes[i])
 	}
 	return out
+}
+
+// ec2OneRegion returns the Region of nodes when every one of them names the same: a page of
+// nodes is then passed on as it is, where grouping would copy each node (100 MiB at 100,000
+// nodes).
+func ec2OneRegion(nodes []corev1.Node) (string, bool) {
+	zone, region := "", ""
+	for i := range nodes {
+		p, ok := snapshot.ParseProviderIDLeniently(nodes[i].Spec.ProviderID)
+		if !ok {
+			return "", false
+		}
+		if i > 0 && p.Zone == zone {
+			continue
+		}
+		r := snapshot.RegionOfZone(p.Zone)
+		if i > 0 && r != region {
+			return "", false
+		}
+		zone, region = p.Zone, r
+	}
+	return region, len(nodes) > 0
 }
 
 // ec2RegionsByCount returns the Regions of byRegion, those with most nodes first (ties by name),
