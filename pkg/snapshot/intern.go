@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"slices"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
@@ -10,17 +11,82 @@ import (
 // own copy, and most of a node's strings repeat across nodes (label and tag keys, zones,
 // instance types, subnet and security group IDs, condition types): at 100,000 nodes the copies
 // are hundreds of MiB. Only what repeats is interned, so the table stays small.
-type interner map[string]string
+// The nodes' capacity and allocatable resources repeat too, whole: nodes of one instance type
+// and AMI have the same lists, two maps of Quantity a node (about 120 MiB at 100,000 nodes).
+type interner struct {
+	strs map[string]string
+	res  *resourceLists
+}
+
+func newInterner() interner { return interner{strs: map[string]string{}, res: &resourceLists{}} }
 
 func (in interner) str(p *string) {
 	if *p == "" {
 		return
 	}
-	if v, ok := in[*p]; ok {
+	if v, ok := in.strs[*p]; ok {
 		*p = v
 		return
 	}
-	in[*p] = *p
+	in.strs[*p] = *p
+}
+
+// maxResourceLists bounds how many different resource lists are shared; past it a list is
+// kept as it is.
+const maxResourceLists = 4096
+
+// resourceLists holds one copy of each resource list seen, by its key (resourceKey).
+type resourceLists struct {
+	lists       map[string]corev1.ResourceList
+	key, number []byte
+	names       []string
+}
+
+// resources returns the list seen before that is equal to l, or l. Lists are shared, not
+// copied: nothing writes to a node's resources once it is read.
+func (in interner) resources(l corev1.ResourceList) corev1.ResourceList {
+	if len(l) == 0 {
+		return l
+	}
+	t := in.res
+	key, ok := t.resourceKey(l)
+	if !ok {
+		return l
+	}
+	if v, found := t.lists[string(key)]; found {
+		return v
+	}
+	if t.lists == nil {
+		t.lists = map[string]corev1.ResourceList{}
+	}
+	if len(t.lists) < maxResourceLists {
+		t.lists[string(key)] = l
+	}
+	return l
+}
+
+// resourceKey writes into t.key what tells resource lists apart: each name with its quantity
+// as it prints (canonical, in its format), in the order of the names. A list too long gives no
+// key.
+func (t *resourceLists) resourceKey(l corev1.ResourceList) ([]byte, bool) {
+	if len(l) > 64 {
+		return nil, false
+	}
+	t.names = t.names[:0]
+	for name := range l {
+		t.names = append(t.names, string(name))
+	}
+	slices.Sort(t.names)
+	t.key = t.key[:0]
+	for _, name := range t.names {
+		q := l[corev1.ResourceName(name)]
+		t.key = append(t.key, name...)
+		t.key = append(t.key, '=')
+		number, suffix := q.CanonicalizeBytes(t.number[:0])
+		t.key = append(append(append(t.key, number...), suffix...), 0)
+		t.number = number[:0]
+	}
+	return t.key, true
 }
 
 // typed interns a string of a named string type, such as corev1.NodeConditionType.
@@ -65,8 +131,7 @@ func (in interner) conditions(cs []Condition) {
 // cluster it holds, share one copy each. Values do not change. Read and a live collection
 // (Interner) do it as they decode.
 func (s *Snapshot) Intern() {
-	in := interner{}
-	s.internWith(in)
+	s.internWith(newInterner())
 }
 
 func (s *Snapshot) internWith(in interner) {
@@ -96,6 +161,7 @@ func internNode(in interner, n *corev1.Node) {
 		in.str(&t.Value)
 		typed(in, &t.Effect)
 	}
+	n.Status.Capacity, n.Status.Allocatable = in.resources(n.Status.Capacity), in.resources(n.Status.Allocatable)
 	for i := range n.Status.Addresses {
 		typed(in, &n.Status.Addresses[i].Type)
 	}
@@ -149,7 +215,7 @@ type Interner struct {
 }
 
 // NewInterner returns an empty Interner, for one collection.
-func NewInterner() *Interner { return &Interner{in: interner{}} }
+func NewInterner() *Interner { return &Interner{in: newInterner()} }
 
 // Bytes returns b as a string, the one copy of it the interner holds (made on first use):
 // a decoder that interns as it reads allocates nothing for a value seen before.
@@ -159,11 +225,11 @@ func (x *Interner) Bytes(b []byte) string {
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if v, ok := x.in[string(b)]; ok {
+	if v, ok := x.in.strs[string(b)]; ok {
 		return v
 	}
 	s := string(b)
-	x.in[s] = s
+	x.in.strs[s] = s
 	return s
 }
 

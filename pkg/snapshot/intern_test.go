@@ -7,6 +7,9 @@ import (
 	"reflect"
 	"testing"
 	"unsafe"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // TestInternKeepsValuesAndSharesCopies interns a decoded snapshot: it must equal the same file
@@ -104,5 +107,53 @@ func TestReadInternsEachElement(t *testing.T) {
 	ia, ib := got.Instances[0], got.Instances[len(got.Instances)-1]
 	if !sameCopy(ia.Zone, ib.Zone) || !sameCopy(ia.SubnetID, ib.SubnetID) {
 		t.Errorf("zone and subnet of two instances read are separate copies, want one each")
+	}
+}
+
+// TestInternSharesEqualResourceLists: nodes whose capacity (or allocatable) lists are equal,
+// quantity by quantity and format by format, share one map; a list that differs in a value or
+// a format keeps its own, and what prints is unchanged.
+func TestInternSharesEqualResourceLists(t *testing.T) {
+	list := func(kv ...string) corev1.ResourceList {
+		l := corev1.ResourceList{}
+		for i := 0; i < len(kv); i += 2 {
+			l[corev1.ResourceName(kv[i])] = resource.MustParse(kv[i+1])
+		}
+		return l
+	}
+	node := func(capacity corev1.ResourceList) corev1.Node {
+		return corev1.Node{Status: corev1.NodeStatus{Capacity: capacity, Allocatable: list("pods", "29", "cpu", "1930m")}}
+	}
+	s := Snapshot{Nodes: []corev1.Node{
+		node(list("cpu", "2", "memory", "7936Mi", "pods", "29")),
+		node(list("pods", "29", "memory", "7936Mi", "cpu", "2")),     // equal: shared
+		node(list("cpu", "2", "memory", "7936Mi", "pods", "110")),    // another value
+		node(list("cpu", "2", "memory", "8321499136", "pods", "29")), // the same memory, written in DecimalSI
+		node(list("cpu", "2", "memory", "7936Mi")),                   // fewer resources
+	}}
+	want, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Intern()
+	if got, _ := json.Marshal(s); !bytes.Equal(got, want) {
+		t.Fatalf("interning changed what prints:\n got %s\nwant %s", got, want)
+	}
+	same := func(a, b corev1.ResourceList) bool {
+		return reflect.ValueOf(a).Pointer() == reflect.ValueOf(b).Pointer()
+	}
+	n := s.Nodes
+	if !same(n[0].Status.Capacity, n[1].Status.Capacity) {
+		t.Error("two equal capacity lists are two maps, want one")
+	}
+	for i := 2; i < len(n); i++ {
+		if same(n[0].Status.Capacity, n[i].Status.Capacity) {
+			t.Errorf("node %d's capacity %v shares the map of %v", i, n[i].Status.Capacity, n[0].Status.Capacity)
+		}
+	}
+	for i := 1; i < len(n); i++ {
+		if !same(n[0].Status.Allocatable, n[i].Status.Allocatable) {
+			t.Errorf("node %d's allocatable list %v is a map of its own, want the one of node 0", i, n[i].Status.Allocatable)
+		}
 	}
 }

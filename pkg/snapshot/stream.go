@@ -151,7 +151,7 @@ type streamDecoder struct {
 // NodeClaim and instance as it is decoded.
 func decodeSnapshot(r io.Reader, maxBytes int64, s *Snapshot) error {
 	rec := &recorder{r: r}
-	d := &streamDecoder{dec: json.NewDecoder(rec), rec: rec, in: interner{},
+	d := &streamDecoder{dec: json.NewDecoder(rec), rec: rec, in: newInterner(),
 		maxElems: MaxElements(maxBytes), maxBytes: maxBytes}
 	tok, err := d.token()
 	if err != nil {
