@@ -110,9 +110,9 @@ func (o *commonOptions) printVerbose(meter *collect.Meter, elapsed time.Duration
 	if p.Strategy != "" {
 		fmt.Fprintf(o.ErrOut, "ec2: %s\n", printableLine(p.Strategy))
 	}
-	fmt.Fprintf(o.ErrOut, "collected in %s: %s nodes, %s instances, %s EC2 calls, %s of them paced (%s waited)\n",
-		elapsed.Round(time.Millisecond), thousands(p.Nodes), thousands(p.Instances), thousands(p.EC2Calls),
-		thousands(p.Paced), p.PacedWait.Round(time.Millisecond))
+	fmt.Fprintf(o.ErrOut, "collected in %s: %s nodes, %s instances (%s decoded), %s EC2 calls, %s of them paced (%s waited)\n",
+		elapsed.Round(time.Millisecond), thousands(p.Nodes), thousands(p.Instances), thousands(p.Decoded),
+		thousands(p.EC2Calls), thousands(p.Paced), p.PacedWait.Round(time.Millisecond))
 }
 
 // sdkLog says where the AWS SDK's own log lines go: to standard error, prefixed "aws-sdk:",

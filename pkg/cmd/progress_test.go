@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -80,6 +81,12 @@ func TestVerboseSaysHowEC2WasRead(t *testing.T) {
 	}
 	if want := thousands(calls) + " EC2 calls"; !strings.Contains(r.stderr, want) {
 		t.Errorf("stderr lacks %q (what EC2 answered):\n%s", want, r.stderr)
+	}
+	// Each instance is decoded once: the filtered read's pages are the search for the cluster's
+	// other instances, and none is read again by ID.
+	m := regexp.MustCompile(`([0-9,]+) instances \(([0-9,]+) decoded\)`).FindStringSubmatch(r.stderr)
+	if m == nil || m[1] != m[2] || m[1] == "0" {
+		t.Errorf("stderr says %q, want as many instances decoded as read, some:\n%s", m, r.stderr)
 	}
 	if r := lc.run(t, "check", "-o", "json"); strings.Contains(r.stderr, "ec2:") {
 		t.Errorf("without -v: stderr %q, want no EC2 line", r.stderr)

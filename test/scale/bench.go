@@ -112,8 +112,8 @@ func (e *Env) measureSize(ctx context.Context, o Options, n int) (Result, error)
 		if err != nil {
 			return r, err
 		}
-		e.logf("check %d of %d over %d nodes: %s, %s user CPU, %s peak RSS", i+1, max(o.Runs, 1), n, m.Wall.Round(time.Millisecond),
-			m.UserCPU.Round(10*time.Millisecond), mib(m.PeakRSS))
+		e.logf("check %d of %d over %d nodes: %s, %s user CPU, %s peak RSS, %d instances read, %d decoded", i+1, max(o.Runs, 1), n,
+			m.Wall.Round(time.Millisecond), m.UserCPU.Round(10*time.Millisecond), mib(m.PeakRSS), m.Instances, m.Decoded)
 		checks = append(checks, m)
 	}
 	slices.SortFunc(checks, func(a, b Measure) int { return int(a.Wall - b.Wall) })

@@ -9,6 +9,8 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -28,6 +30,25 @@ type Measure struct {
 	Throttled int
 	Exit      int
 	Stdout    []byte
+	// Instances and Decoded are what check -v said it read and kept, and decoded from
+	// DescribeInstances answers (each instance once: as many decoded as read); -1 when it did
+	// not say.
+	Instances, Decoded int
+}
+
+// verboseInstances matches check -v's "N instances (M decoded)".
+var verboseInstances = regexp.MustCompile(`([0-9,]+) instances \(([0-9,]+) decoded\)`)
+
+// instancesDecoded returns what check -v's standard error says of the instances read and
+// decoded, -1 each when it says nothing.
+func instancesDecoded(stderr string) (read, decoded int) {
+	m := verboseInstances.FindStringSubmatch(stderr)
+	if m == nil {
+		return -1, -1
+	}
+	read, _ = strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
+	decoded, _ = strconv.Atoi(strings.ReplaceAll(m[2], ",", ""))
+	return read, decoded
 }
 
 // EC2Total returns the number of EC2 requests.
@@ -89,6 +110,7 @@ func (e *Env) run(ctx context.Context, c Conditions, bin string, args ...string)
 		return m, fmt.Errorf("reading the output of %s: %w", strings.Join(args, " "), rerr)
 	}
 	m.Stdout = stdout
+	m.Instances, m.Decoded = instancesDecoded(stderr.String())
 	if cmd.ProcessState != nil {
 		// peakrss's own, which includes the command it waited for: peakrss itself spends next to none.
 		m.UserCPU = cmd.ProcessState.UserTime()
@@ -131,9 +153,10 @@ func cleanEnv() []string {
 	return out
 }
 
-// Check runs `kubectl-karpnet check -o json` over the whole cluster.
+// Check runs `kubectl-karpnet check -o json -v` over the whole cluster (-v: how many instances
+// were read and decoded).
 func (e *Env) Check(ctx context.Context, c Conditions) (Measure, error) {
-	args := []string{"check", "-o", "json"}
+	args := []string{"check", "-o", "json", "-v"}
 	if c.NamedCluster {
 		args = append(args, "--cluster-name", clusterName)
 	}

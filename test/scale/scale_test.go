@@ -70,6 +70,12 @@ func TestSmoke(t *testing.T) {
 	if want := 1 + (r.Nodes+999)/1000; r.Check.EC2["DescribeInstances"] != want {
 		t.Errorf("check made %d DescribeInstances requests, want %d", r.Check.EC2["DescribeInstances"], want)
 	}
+	// No instance is decoded twice: the 200 read by ID come back in the tag's pages and are read
+	// past undecoded.
+	if r.Check.Instances < r.Nodes || r.Check.Decoded != r.Check.Instances {
+		t.Errorf("check -v read %d instances and decoded %d, want at least the %d nodes' and each decoded once",
+			r.Check.Instances, r.Check.Decoded, r.Nodes)
+	}
 	// Events are listed three times, each from the watch cache in one request: sandbox
 	// failures, and the events about NodeClaims and about NodePools (a field selector cannot
 	// name two kinds).
