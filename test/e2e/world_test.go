@@ -149,10 +149,18 @@ func (w *world) securityGroup(name string, self bool) string {
 	out, err := w.ec2.CreateSecurityGroup(ctx, &ec2.CreateSecurityGroupInput{
 		GroupName: aws.String(name), Description: aws.String(name), VpcId: aws.String(w.vpcID),
 	})
-	if err != nil {
+	var id string
+	var api smithy.APIError
+	switch {
+	case err == nil:
+		id = aws.ToString(out.GroupId)
+	case errors.As(err, &api) && api.ErrorCode() == "InvalidGroup.Duplicate":
+		// The SDK's retry of a request moto had carried out (as for authorized): the group the
+		// first attempt made.
+		id = w.securityGroupNamed(name)
+	default:
 		w.t.Fatalf("creating security group %s: %v", name, err)
 	}
-	id := aws.ToString(out.GroupId)
 	if self {
 		perm := []ec2types.IpPermission{{IpProtocol: aws.String("-1"), UserIdGroupPairs: []ec2types.UserIdGroupPair{{GroupId: aws.String(id)}}}}
 		if _, err := w.ec2.AuthorizeSecurityGroupIngress(ctx, &ec2.AuthorizeSecurityGroupIngressInput{GroupId: aws.String(id), IpPermissions: perm}); !authorized(err) {
@@ -235,6 +243,19 @@ func (w *world) allow(sg, p string, from, to int32, src string) {
 func routed(err error) bool {
 	var api smithy.APIError
 	return err == nil || errors.As(err, &api) && api.ErrorCode() == "RouteAlreadyExists"
+}
+
+// securityGroupNamed returns the ID of the world's VPC's security group called name.
+func (w *world) securityGroupNamed(name string) string {
+	w.t.Helper()
+	out, err := w.ec2.DescribeSecurityGroups(w.t.Context(), &ec2.DescribeSecurityGroupsInput{Filters: []ec2types.Filter{
+		{Name: aws.String("vpc-id"), Values: []string{w.vpcID}},
+		{Name: aws.String("group-name"), Values: []string{name}},
+	}})
+	if err != nil || len(out.SecurityGroups) != 1 {
+		w.t.Fatalf("finding security group %s in %s: %v (%d groups)", name, w.vpcID, err, len(out.SecurityGroups))
+	}
+	return aws.ToString(out.SecurityGroups[0].GroupId)
 }
 
 // authorized reports whether an Authorize call left the rule in place: it succeeded, or it

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 )
@@ -199,7 +200,21 @@ func (m *Moto) EC2(_ context.Context, region string) *ec2.Client {
 		Region:       region,
 		BaseEndpoint: aws.String(m.URL),
 		Credentials:  credentials.NewStaticCredentialsProvider(motoAccessKey, motoSecretKey, ""),
+		Retryer:      saidRetryer{retry.NewStandard()},
 	})
+}
+
+// saidRetryer is the SDK's retryer, saying on standard error why it retries: a retried
+// request that moto had carried out answers as a duplicate (InvalidGroup.Duplicate,
+// RouteAlreadyExists), and the line before it tells why.
+type saidRetryer struct{ aws.Retryer }
+
+func (r saidRetryer) IsErrorRetryable(err error) bool {
+	retryable := r.Retryer.IsErrorRetryable(err)
+	if retryable {
+		fmt.Fprintf(os.Stderr, "harness: the AWS SDK retries a request to moto after: %v\n", err)
+	}
+	return retryable
 }
 
 // Env returns the environment that points an AWS SDK process (the plugin) at moto in region
