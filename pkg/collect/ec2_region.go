@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"golang.org/x/sync/errgroup"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
@@ -133,4 +134,54 @@ func (e *ec2Read) skippedGaps() []snapshot.Gap {
 		out = append(out, g)
 	}
 	return out
+}
+
+// How nodes are grouped by the Region their providerID names.
+
+// ec2NodesByRegion groups nodes with an EC2 instance by the Region of their providerID's zone;
+// nodes whose zone names no Region are under "".
+func ec2NodesByRegion(nodes []corev1.Node) map[string][]corev1.Node {
+	if region, ok := ec2OneRegion(nodes); ok {
+		return map[string][]corev1.Node{region: nodes}
+	}
+	out := map[string][]corev1.Node{}
+	for i := range nodes {
+		p, ok := snapshot.ParseProviderIDLeniently(nodes[i].Spec.ProviderID)
+		if !ok {
+			continue
+		}
+		region := snapshot.RegionOfZone(p.Zone)
+		out[region] = append(out[region], nodes[i])
+	}
+	return out
+}
+
+// ec2OneRegion returns the Region of nodes when every one of them names the same: a page of
+// nodes is then passed on as it is, where grouping would copy each node (100 MiB at 100,000
+// nodes).
+func ec2OneRegion(nodes []corev1.Node) (string, bool) {
+	zone, region := "", ""
+	for i := range nodes {
+		p, ok := snapshot.ParseProviderIDLeniently(nodes[i].Spec.ProviderID)
+		if !ok {
+			return "", false
+		}
+		if i > 0 && p.Zone == zone {
+			continue
+		}
+		r := snapshot.RegionOfZone(p.Zone)
+		if i > 0 && r != region {
+			return "", false
+		}
+		zone, region = p.Zone, r
+	}
+	return region, len(nodes) > 0
+}
+
+// ec2RegionsByCount returns the Regions of byRegion, those with most nodes first (ties by name),
+// so that the Regions beyond ec2MaxRegions are the ones with fewest nodes.
+func ec2RegionsByCount(byRegion map[string][]corev1.Node) []string {
+	regions := slices.Sorted(maps.Keys(byRegion))
+	slices.SortStableFunc(regions, func(a, b string) int { return len(byRegion[b]) - len(byRegion[a]) })
+	return regions
 }

@@ -18,7 +18,9 @@ type interner struct {
 	res  *resourceLists
 }
 
-func newInterner() interner { return interner{strs: map[string]string{}, res: &resourceLists{}} }
+func newInterner() interner {
+	return interner{strs: map[string]string{}, res: &resourceLists{lists: map[string]corev1.ResourceList{}}}
+}
 
 func (in interner) str(p *string) {
 	if *p == "" {
@@ -55,9 +57,6 @@ func (in interner) resources(l corev1.ResourceList) corev1.ResourceList {
 	}
 	if v, found := t.lists[string(key)]; found {
 		return v
-	}
-	if t.lists == nil {
-		t.lists = map[string]corev1.ResourceList{}
 	}
 	if len(t.lists) < maxResourceLists {
 		t.lists[string(key)] = l
