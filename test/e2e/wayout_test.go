@@ -3,7 +3,6 @@ package e2e
 import (
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -114,7 +113,7 @@ func (w *world) route(table string, in *ec2.CreateRouteInput) {
 	in.RouteTableId, in.DestinationCidrBlock = aws.String(table), aws.String("0.0.0.0/0")
 	if _, err := w.ec2.CreateRoute(w.t.Context(), in); err == nil {
 		return
-	} else if !strings.Contains(err.Error(), "RouteAlreadyExists") {
+	} else if !madeBefore(err, "RouteAlreadyExists") {
 		w.t.Fatalf("adding the default route to %s: %v", table, err)
 	}
 	// The world's main table already gets out through its NAT gateway: replace that route.

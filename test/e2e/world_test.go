@@ -150,13 +150,10 @@ func (w *world) securityGroup(name string, self bool) string {
 		GroupName: aws.String(name), Description: aws.String(name), VpcId: aws.String(w.vpcID),
 	})
 	var id string
-	var api smithy.APIError
 	switch {
 	case err == nil:
 		id = aws.ToString(out.GroupId)
-	case errors.As(err, &api) && api.ErrorCode() == "InvalidGroup.Duplicate":
-		// The SDK's retry of a request moto had carried out (as for authorized): the group the
-		// first attempt made.
+	case madeBefore(err, "InvalidGroup.Duplicate"):
 		id = w.securityGroupNamed(name)
 	default:
 		w.t.Fatalf("creating security group %s: %v", name, err)
@@ -237,14 +234,6 @@ func (w *world) allow(sg, p string, from, to int32, src string) {
 	}
 }
 
-// routed reports whether a CreateRoute into a table that had no default route left the route
-// in place: it succeeded, or it answered RouteAlreadyExists, which only the SDK's retry of a
-// request moto already carried out gets there (as for authorized).
-func routed(err error) bool {
-	var api smithy.APIError
-	return err == nil || errors.As(err, &api) && api.ErrorCode() == "RouteAlreadyExists"
-}
-
 // securityGroupNamed returns the ID of the world's VPC's security group called name.
 func (w *world) securityGroupNamed(name string) string {
 	w.t.Helper()
@@ -258,10 +247,18 @@ func (w *world) securityGroupNamed(name string) string {
 	return aws.ToString(out.SecurityGroups[0].GroupId)
 }
 
-// authorized reports whether an Authorize call left the rule in place: it succeeded, or it
-// answered InvalidPermission.Duplicate, which is what the SDK's retry of a request whose
-// first attempt moto already carried out (its answer lost to a slow, loaded moment) gets.
-func authorized(err error) bool {
+// madeBefore reports whether err is the duplicate code that the SDK's retry of a request whose
+// first attempt moto already carried out (its answer lost to a slow, loaded moment) gets:
+// what the request makes is then in place, made by that first attempt.
+func madeBefore(err error, code string) bool {
 	var api smithy.APIError
-	return err == nil || errors.As(err, &api) && api.ErrorCode() == "InvalidPermission.Duplicate"
+	return errors.As(err, &api) && api.ErrorCode() == code
 }
+
+// authorized reports whether an Authorize call left the rule in place: it succeeded, or its
+// retry found the rule there (InvalidPermission.Duplicate).
+func authorized(err error) bool { return err == nil || madeBefore(err, "InvalidPermission.Duplicate") }
+
+// routed reports whether a CreateRoute into a table that had no default route left the route
+// in place: it succeeded, or its retry found the route there (RouteAlreadyExists).
+func routed(err error) bool { return err == nil || madeBefore(err, "RouteAlreadyExists") }
