@@ -16,7 +16,6 @@ import (
 	"unsafe"
 
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
-	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/karpnet/kubectl-karpnet/internal/ec2sim"
@@ -39,84 +38,35 @@ func sdkInstances(body []byte) (*ec2.DescribeInstancesOutput, error) {
 	return client.DescribeInstances(context.Background(), &ec2.DescribeInstancesInput{})
 }
 
-// kept prints what ReadInstances keeps of an answer, field by field as the SDK's types hold
-// it (a nil pointer apart from an empty value, lists in order), from a decode that keeps it
-// or more: each reservation's owner and, of its instances, every field ReadInstances reads,
-// and the nextToken.
-func kept(reservations []types.Reservation, nextToken *string) string {
+// kept prints what karpnet keeps of an answer: the nextToken (nil apart from empty), each
+// reservation's owner, and every instance field by field as snapshot.Instance holds it.
+func kept(p Page) string {
 	var b strings.Builder
-	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	groups := func(indent string, gs []types.GroupIdentifier) {
-		for _, g := range gs {
-			p("%sgroup id=%s name=%s\n", indent, str(g.GroupId), str(g.GroupName))
-		}
+	next := "<nil>"
+	if p.NextToken != nil {
+		next = fmt.Sprintf("%q", *p.NextToken)
 	}
-	p("next=%s\n", str(nextToken))
-	for _, r := range reservations {
-		p("owner=%s\n", str(r.OwnerId))
-		for _, in := range r.Instances {
-			p("  instance id=%s type=%q vpc=%s subnet=%s ip=%s public=%s lifecycle=%q reservation=%s\n",
-				str(in.InstanceId), in.InstanceType, str(in.VpcId), str(in.SubnetId), str(in.PrivateIpAddress),
-				str(in.PublicIpAddress), in.InstanceLifecycle, str(in.CapacityReservationId))
-			if in.LaunchTime != nil {
-				p("    launched %s\n", in.LaunchTime.Format("2006-01-02T15:04:05.999999999Z07:00 MST"))
-			}
-			if in.State != nil {
-				p("    state=%q\n", in.State.Name)
-			}
-			if pl := in.Placement; pl != nil {
-				p("    placement zone=%s zoneID=%s group=%s groupID=%s partition=%s tenancy=%q\n", str(pl.AvailabilityZone),
-					str(pl.AvailabilityZoneId), str(pl.GroupName), str(pl.GroupId), num(pl.PartitionNumber), pl.Tenancy)
-			}
-			groups("    ", in.SecurityGroups)
-			for _, t := range in.Tags {
-				p("    tag %s=%s\n", str(t.Key), str(t.Value))
-			}
-			for _, ni := range in.NetworkInterfaces {
-				p("    eni id=%s type=%s subnet=%s ip=%s description=%s status=%q\n", str(ni.NetworkInterfaceId),
-					str(ni.InterfaceType), str(ni.SubnetId), str(ni.PrivateIpAddress), str(ni.Description), ni.Status)
-				groups("      ", ni.Groups)
-				if a := ni.Attachment; a != nil {
-					p("      attachment device=%s card=%s\n", num(a.DeviceIndex), num(a.NetworkCardIndex))
-				}
-				for _, ip := range ni.PrivateIpAddresses {
-					primary := "<nil>"
-					if ip.Primary != nil {
-						primary = fmt.Sprint(*ip.Primary)
-					}
-					p("      ip %s primary=%s\n", str(ip.PrivateIpAddress), primary)
-				}
-				for _, x := range ni.Ipv4Prefixes {
-					p("      ipv4 prefix %s\n", str(x.Ipv4Prefix))
-				}
-				for _, x := range ni.Ipv6Prefixes {
-					p("      ipv6 prefix %s\n", str(x.Ipv6Prefix))
-				}
-				for _, x := range ni.Ipv6Addresses {
-					p("      ipv6 %s\n", str(x.Ipv6Address))
-				}
-			}
-		}
+	fmt.Fprintf(&b, "next=%s\n", next)
+	for _, owner := range p.Owners {
+		fmt.Fprintf(&b, "owner=%q\n", owner)
+	}
+	for _, v := range p.Instances {
+		fmt.Fprintf(&b, "  %#v\n", v)
 	}
 	return b.String()
 }
 
-func str(s *string) string {
-	if s == nil {
-		return "<nil>"
+// sdkKept is kept of the SDK's decode, its instances converted by Instance.
+func sdkKept(out *ec2.DescribeInstancesOutput) string {
+	p := Page{NextToken: out.NextToken}
+	for _, r := range out.Reservations {
+		p.Owners = append(p.Owners, deref(r.OwnerId))
+		for _, in := range r.Instances {
+			p.Instances = append(p.Instances, Instance(in))
+		}
 	}
-	return fmt.Sprintf("%q", *s)
+	return kept(p)
 }
-
-func num(n *int32) string {
-	if n == nil {
-		return "<nil>"
-	}
-	return fmt.Sprint(*n)
-}
-
-// sdkKept is kept of the SDK's decode.
-func sdkKept(out *ec2.DescribeInstancesOutput) string { return kept(out.Reservations, out.NextToken) }
 
 // TestReadInstancesAsTheSDKDoes reads answers of every shape karpnet meets (ec2sim's, moto's,
 // and hand-written ones in EC2's spelling with what XML allows: indentation, empty elements,
@@ -211,7 +161,7 @@ func TestReadInstancesAsTheSDKDoes(t *testing.T) {
 	}
 	for name, body := range bodies {
 		t.Run(name, func(t *testing.T) {
-			reservations, token, ok := ReadInstances(body, nil)
+			page, ok := ReadInstances(body, nil)
 			if !ok {
 				t.Fatal("gave up on an answer the SDK reads")
 			}
@@ -219,11 +169,11 @@ func TestReadInstancesAsTheSDKDoes(t *testing.T) {
 			if err != nil {
 				t.Fatalf("the SDK refused it: %v", err)
 			}
-			if got, want := kept(reservations, token), sdkKept(sdk); got != want {
+			if got, want := kept(page), sdkKept(sdk); got != want {
 				t.Fatalf("kept differently:\n got %s\nwant %s", got, want)
 			}
-			interned, token, ok := ReadInstances(body, snapshot.NewInterner())
-			if got, want := kept(interned, token), sdkKept(sdk); !ok || got != want {
+			interned, ok := ReadInstances(body, snapshot.NewInterner())
+			if got, want := kept(interned), sdkKept(sdk); !ok || got != want {
 				t.Fatalf("interning: read %t, kept differently:\n got %s\nwant %s", ok, got, want)
 			}
 		})
@@ -244,19 +194,18 @@ func TestReadInstancesSharesRepeatedValues(t *testing.T) {
 	}
 	body := sim.Answer(t, ec2sim.DescribeInstances, url.Values{})
 	for _, x := range []*snapshot.Interner{nil, snapshot.NewInterner()} {
-		reservations, _, ok := ReadInstances(body, x)
-		if !ok || len(reservations) != 3 {
-			t.Fatalf("read %v, %d reservations", ok, len(reservations))
+		page, ok := ReadInstances(body, x)
+		if !ok || len(page.Instances) != 3 {
+			t.Fatalf("read %v, %d instances", ok, len(page.Instances))
 		}
-		a, b := reservations[0].Instances[0], reservations[2].Instances[0]
-		same := func(p, q *string) bool { return unsafe.StringData(*p) == unsafe.StringData(*q) }
-		shared := same(a.SubnetId, b.SubnetId) && string(a.InstanceType) == string(b.InstanceType) &&
-			unsafe.StringData(string(a.InstanceType)) == unsafe.StringData(string(b.InstanceType)) &&
-			same(a.Tags[0].Value, b.Tags[0].Value)
+		a, b := page.Instances[0], page.Instances[2]
+		same := func(p, q string) bool { return p == q && unsafe.StringData(p) == unsafe.StringData(q) }
+		const pool = "karpenter.sh/nodepool"
+		shared := same(a.SubnetID, b.SubnetID) && same(a.Type, b.Type) && same(a.Tags[pool], b.Tags[pool])
 		if shared != (x != nil) {
 			t.Fatalf("with interner %v: repeated values shared = %v", x != nil, shared)
 		}
-		if same(a.InstanceId, b.InstanceId) {
+		if unsafe.StringData(a.ID) == unsafe.StringData(b.ID) {
 			t.Fatal("two instance IDs share one copy")
 		}
 	}
@@ -309,7 +258,7 @@ func giveUpCases() map[string][]byte {
 func TestReadInstancesGivesUpOnWhatItIsNotSureOf(t *testing.T) {
 	for name, body := range giveUpCases() {
 		t.Run(name, func(t *testing.T) {
-			if _, _, ok := ReadInstances(body, nil); ok {
+			if _, ok := ReadInstances(body, nil); ok {
 				t.Fatal("read an answer it should have given up on")
 			}
 		})
@@ -341,7 +290,7 @@ func FuzzReadInstances(f *testing.F) {
 	}
 	f.Add([]byte(`<DescribeInstancesResponse><reservationSet><item><instancesSet><item><instanceId>i&amp;1</instanceId></item></instancesSet></item></reservationSet><nextToken>n</nextToken></DescribeInstancesResponse>`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		reservations, token, ok := ReadInstances(body, nil)
+		page, ok := ReadInstances(body, nil)
 		if !ok {
 			return
 		}
@@ -353,12 +302,12 @@ func FuzzReadInstances(f *testing.F) {
 			}
 			return
 		}
-		if got, want := kept(reservations, token), sdkKept(sdk); got != want {
+		if got, want := kept(page), sdkKept(sdk); got != want {
 			t.Fatalf("kept differently:\n got %s\nwant %s", got, want)
 		}
 		// Leaving out every instance read before changes nothing else.
 		first := ""
-		skipped, skipToken, ok := ReadInstancesExcept(body, nil, func(id string) bool {
+		skipped, ok := ReadInstancesExcept(body, nil, func(id string) bool {
 			if first == "" {
 				first = id
 			}
@@ -367,12 +316,10 @@ func FuzzReadInstances(f *testing.F) {
 		if !ok {
 			return // an instance named twice: the SDK reads it instead
 		}
-		for i := range reservations {
-			reservations[i].Instances = slices.DeleteFunc(reservations[i].Instances, func(in types.Instance) bool {
-				return first != "" && in.InstanceId != nil && *in.InstanceId == first
-			})
-		}
-		if got, want := kept(skipped, skipToken), kept(reservations, token); got != want {
+		page.Instances = slices.DeleteFunc(page.Instances, func(v snapshot.Instance) bool {
+			return first != "" && v.ID == first
+		})
+		if got, want := kept(skipped), kept(page); got != want {
 			t.Fatalf("left out more than %s:\n got %s\nwant %s", first, got, want)
 		}
 	})
@@ -397,23 +344,27 @@ func BenchmarkReadInstances(b *testing.B) {
 			if err != nil {
 				return 0, err
 			}
-			return len(out.Reservations), nil
+			n := 0
+			for _, r := range out.Reservations {
+				n += len(r.Instances)
+			}
+			return n, nil
 		},
 		"karpnet": func() (int, error) {
-			r, _, ok := ReadInstances(body, nil)
+			p, ok := ReadInstances(body, nil)
 			if !ok {
 				return 0, errors.New("gave up")
 			}
-			return len(r), nil
+			return len(p.Instances), nil
 		},
 	}
 	intern := snapshot.NewInterner()
 	read["karpnet-interned"] = func() (int, error) {
-		r, _, ok := ReadInstances(body, intern)
+		p, ok := ReadInstances(body, intern)
 		if !ok {
 			return 0, errors.New("gave up")
 		}
-		return len(r), nil
+		return len(p.Instances), nil
 	}
 	for _, way := range []string{"sdk", "karpnet", "karpnet-interned"} {
 		b.Run(way, func(b *testing.B) {
@@ -421,7 +372,7 @@ func BenchmarkReadInstances(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if n, err := read[way](); err != nil || n != 1000 {
-					b.Fatalf("%v, %d reservations", err, n)
+					b.Fatalf("%v, %d instances", err, n)
 				}
 			}
 		})
@@ -439,26 +390,20 @@ func TestReadInstancesExceptLeavesOutWhatWasRead(t *testing.T) {
 		sim.AddInstances(in)
 	}
 	body := sim.Answer(t, ec2sim.DescribeInstances, url.Values{})
-	all, token, ok := ReadInstances(body, nil)
+	want, ok := ReadInstances(body, nil)
 	if !ok {
 		t.Fatal("ReadInstances gave up")
 	}
 	even := func(id string) bool { return id[len(id)-1]%2 == 0 }
-	got, gotToken, ok := ReadInstancesExcept(body, nil, even)
+	got, ok := ReadInstancesExcept(body, nil, even)
 	if !ok {
 		t.Fatal("ReadInstancesExcept gave up")
 	}
-	var want []types.Reservation
-	n := 0
-	for _, r := range all {
-		r.Instances = slices.DeleteFunc(slices.Clone(r.Instances), func(in types.Instance) bool { return even(*in.InstanceId) })
-		n += len(r.Instances)
-		want = append(want, r)
-	}
-	if n != 3 {
+	want.Instances = slices.DeleteFunc(want.Instances, func(v snapshot.Instance) bool { return even(v.ID) })
+	if n := len(want.Instances); n != 3 {
 		t.Fatalf("the answer holds %d odd instances, want 3", n)
 	}
-	if g, w := kept(got, gotToken), kept(want, token); g != w {
+	if g, w := kept(got), kept(want); g != w {
 		t.Errorf("read differently:\n got %s\nwant %s", g, w)
 	}
 }

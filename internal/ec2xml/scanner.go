@@ -3,8 +3,6 @@ package ec2xml
 import (
 	"bytes"
 
-	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
-
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -22,11 +20,10 @@ type reader struct {
 	intern *snapshot.Interner
 	// skipID, when set, names the instances read past undecoded.
 	skipID func(id string) bool
-	// ips gathers an interface's private addresses, copied once into a slice of their number
-	// (appended one by one, 15 addresses took 5 allocations).
-	ips []types.InstancePrivateIpAddress
-	// strs is the chunk ptr hands pointers out of.
-	strs []string
+	// ips gathers an interface's private addresses and tags an instance's tags, for
+	// finishENI and tagMap (scratch reused from one to the next).
+	ips  []listedIP
+	tags []tag
 }
 
 // lower returns name in ASCII lower case, nil for a name longer than any karpnet reads,

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"strconv"
 	"unicode/utf8"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
 )
 
 // text reads text up to the next '<', appending it unescaped to to (when not nil).
@@ -135,15 +133,6 @@ func (r *reader) sharedValue(name []byte, empty bool) string {
 	return r.readValue(name, empty, true)
 }
 
-// shared reads a value as str does, pointing to the interner's copy of it.
-func (r *reader) shared(name []byte, empty bool) *string {
-	v := r.sharedValue(name, empty)
-	if r.bad {
-		return nil
-	}
-	return r.ptr(v)
-}
-
 // readValue reads the text of the element just opened, interned when shared.
 func (r *reader) readValue(name []byte, empty, shared bool) string {
 	if empty || r.bad {
@@ -188,36 +177,21 @@ func (r *reader) str(name []byte, empty bool) *string {
 	if r.bad {
 		return nil
 	}
-	return r.ptr(v)
-}
-
-// ptrChunk is how many values' pointers ptr hands out of one allocation.
-const ptrChunk = 256
-
-// ptr returns a pointer to a copy of v, from a chunk of ptrChunk made at once: an answer's
-// values are about half its allocations otherwise, each a few bytes. What a page decodes to
-// is converted and dropped as a whole, and nothing writes through these pointers, so a chunk
-// lives as long as the page's records.
-func (r *reader) ptr(v string) *string {
-	if len(r.strs) == cap(r.strs) {
-		r.strs = make([]string, 0, ptrChunk)
-	}
-	r.strs = append(r.strs, v)
-	return &r.strs[len(r.strs)-1]
+	return &v
 }
 
 // int32 reads an integer value as the SDK does (parsed as 64 bits, kept as 32).
-func (r *reader) int32(name []byte, empty bool) *int32 {
+func (r *reader) int32(name []byte, empty bool) int32 {
 	v := r.value(name, empty)
 	if r.bad {
-		return nil
+		return 0
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil {
 		r.bad = true
-		return nil
+		return 0
 	}
-	return aws.Int32(int32(n))
+	return int32(n)
 }
 
 // skip reads the element just opened through its end tag, whatever it holds (up to

@@ -117,7 +117,7 @@ func TestEC2MaxAnswerFitsLargeNodes(t *testing.T) {
 	if err != nil || len(out) != ec2FilterBatch {
 		t.Fatalf("got %d instances, %v; want all %d", len(out), err, ec2FilterBatch)
 	}
-	if got := len(out[199].NetworkInterfaces[14].PrivateIpAddresses); got != 50 {
+	if got := len(out[199].ENIs[14].PrivateIPs); got != 50 {
 		t.Errorf("addresses of the last ENI: got %d, want 50", got)
 	}
 }

@@ -117,30 +117,22 @@ func (c ec2Call) clusterInstances(ctx context.Context, cluster string, known map
 	var out []snapshot.Instance
 	// The instances read by ID before are not decoded again (known is not written meanwhile).
 	ctx = withReadBefore(ctx, func(id string) bool { return known[id] })
-	err := c.instancePages(ctx, filters, ec2MaxPages, func(in types.Instance) {
-		id := aws.ToString(in.InstanceId)
-		if id == "" || known[id] || seen[id] || !ec2LaunchedFor(in.Tags, tag) {
+	err := c.instancePages(ctx, filters, ec2MaxPages, func(v snapshot.Instance) {
+		if known[v.ID] || seen[v.ID] || !ec2LaunchedFor(v.Tags, tag) {
 			return
 		}
-		seen[id] = true
-		out = append(out, ec2InstanceIn(ctx, in))
+		seen[v.ID] = true
+		out = append(out, v)
 	})
 	slices.SortFunc(out, func(a, b snapshot.Instance) int { return strings.Compare(a.ID, b.ID) })
 	return out, err
 }
 
 // ec2LaunchedFor reports whether tags hold tag=owned and a NodePool or Provisioner key.
-func ec2LaunchedFor(tags []types.Tag, tag string) bool {
-	owned, pool := false, false
-	for _, t := range tags {
-		switch k := aws.ToString(t.Key); {
-		case k == tag:
-			owned = aws.ToString(t.Value) == "owned"
-		case k == ec2TagNodePool || k == ec2TagProvisioner:
-			pool = true
-		}
-	}
-	return owned && pool
+func ec2LaunchedFor(tags map[string]string, tag string) bool {
+	_, pool := tags[ec2TagNodePool]
+	_, provisioner := tags[ec2TagProvisioner]
+	return tags[tag] == "owned" && (pool || provisioner)
 }
 
 // describeCluster looks for the instances launched for the cluster and returns those not

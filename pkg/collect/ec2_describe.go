@@ -9,6 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"github.com/aws/smithy-go"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
 // EC2 limits that shape the batches.
@@ -48,9 +50,9 @@ func ec2Filter(name string, values []string) []types.Filter {
 // sooner: ec2IDPages).
 // Instances that were not asked for are left out, so an endpoint that answers more than the
 // filter selects cannot make karpnet hold them.
-func (c ec2Call) instances(ctx context.Context, ids []string) ([]types.Instance, error) {
+func (c ec2Call) instances(ctx context.Context, ids []string) ([]snapshot.Instance, error) {
 	asked := ec2Asked(ids)
-	var out []types.Instance
+	var out []snapshot.Instance
 	err := ec2Pages("DescribeInstances", func(token *string) (*string, error) {
 		page, err := c.api.DescribeInstances(ctx, &ec2.DescribeInstancesInput{
 			Filters: ec2Filter("instance-id", ids), MaxResults: aws.Int32(ec2PageSize), NextToken: token,
@@ -58,14 +60,9 @@ func (c ec2Call) instances(ctx context.Context, ids []string) ([]types.Instance,
 		if err != nil {
 			return nil, err
 		}
-		for _, r := range page.Reservations {
-			c.meter.addDecoded(len(r.Instances))
-			for _, in := range r.Instances {
-				if asked[aws.ToString(in.InstanceId)] {
-					out = append(out, in)
-				}
-			}
-		}
+		got := ec2PageInstances(ctx, page)
+		c.meter.addDecoded(len(got))
+		out = ec2KeepAsked(out, got, asked, func(v snapshot.Instance) string { return v.ID })
 		return page.NextToken, nil
 	})
 	return out, err

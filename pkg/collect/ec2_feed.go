@@ -130,13 +130,7 @@ func (f *ec2Feed) send() {
 
 // describe describes batch into f.batches[i].
 func (f *ec2Feed) describe(i int, batch []string) {
-	out, err := f.call.instances(f.ctx, batch)
-	got := make([]snapshot.Instance, 0, len(out))
-	for _, in := range out {
-		if in.InstanceId != nil {
-			got = append(got, ec2InstanceIn(f.ctx, in)) // the SDK's larger records are garbage at once
-		}
-	}
+	got, err := f.call.instances(f.ctx, batch)
 	f.meter.addInstances(len(got))
 	f.mu.Lock()
 	f.batches[i] = got

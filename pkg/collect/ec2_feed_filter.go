@@ -4,7 +4,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
@@ -82,8 +81,8 @@ func (f *ec2Feed) startStreams(ff *ec2FeedFilter, plan ec2Plan) {
 		ff.streams.Add(1)
 		go func() {
 			defer ff.streams.Done()
-			err := f.call.clusterStream(ctx, plan.cluster, zones, maxPages, func(in types.Instance) {
-				f.keepFiltered(in, tag)
+			err := f.call.clusterStream(ctx, plan.cluster, zones, maxPages, func(v snapshot.Instance) {
+				f.keepFiltered(v, tag)
 			})
 			if err != nil {
 				f.mu.Lock()
@@ -97,14 +96,11 @@ func (f *ec2Feed) startStreams(ff *ec2FeedFilter, plan ec2Plan) {
 }
 
 // keepFiltered keeps one instance of a filtered page, or drops it.
-func (f *ec2Feed) keepFiltered(in types.Instance, tag string) {
-	id := aws.ToString(in.InstanceId)
-	if id == "" {
-		return
-	}
+func (f *ec2Feed) keepFiltered(v snapshot.Instance, tag string) {
+	id := v.ID
 	f.meter.addInstances(1)
-	launched := in.State != nil && (in.State.Name == types.InstanceStateNamePending || in.State.Name == types.InstanceStateNameRunning) &&
-		ec2LaunchedFor(in.Tags, tag)
+	launched := (v.State == string(types.InstanceStateNamePending) || v.State == string(types.InstanceStateNameRunning)) &&
+		ec2LaunchedFor(v.Tags, tag)
 	f.mu.Lock()
 	ff := f.filter
 	keep := f.seen[id] || launched || !ff.complete
@@ -113,7 +109,6 @@ func (f *ec2Feed) keepFiltered(in types.Instance, tag string) {
 	if !keep || dup {
 		return
 	}
-	v := ec2InstanceIn(f.ctx, in) // the SDK's larger record is garbage at once
 	f.mu.Lock()
 	ff.found[id] = v
 	if launched {

@@ -4,18 +4,22 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"github.com/aws/smithy-go/middleware"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/karpnet/kubectl-karpnet/internal/ec2xml"
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
 // ec2DecodeInstances returns the option that puts instancesDecoder in the place of a
 // DescribeInstances call's deserializer: a successful answer ec2xml.ReadInstances reads is decoded
-// by it, every other answer (errors, and those it gives up on) by the SDK's deserializer, as
-// before. Either way a successful answer's nextToken is passed on before it is decoded
+// by it straight into snapshot.Instance (ec2PageInstances takes them from the output's
+// metadata), every other answer (errors, and those it gives up on) by the SDK's deserializer,
+// as before. Either way a successful answer's nextToken is passed on before it is decoded
 // (lookaheadKey). Answers are read into buffers of answers (nil: a new buffer each).
 func ec2DecodeInstances(answers *answerBuffers) func(*ec2.Options) {
 	return func(o *ec2.Options) {
@@ -53,9 +57,16 @@ func (d *instancesDecoder) HandleDeserialize(ctx context.Context, in middleware.
 				seen(token) // before decoding: the next page is asked for meanwhile
 			}
 		}
-		if reservations, token, ok := ec2xml.ReadInstancesExcept(buf.Bytes(), internerOf(ctx), readBefore(ctx)); ok {
+		if page, ok := ec2xml.ReadInstancesExcept(buf.Bytes(), internerOf(ctx), readBefore(ctx)); ok {
 			_ = resp.Body.Close()
-			out.Result = &ec2.DescribeInstancesOutput{Reservations: reservations, NextToken: token}
+			// The reservations name their owners only (BudgetedEC2 learns the account from
+			// them); the instances, read into karpnet's records, go by the metadata.
+			reservations := make([]types.Reservation, len(page.Owners))
+			for i := range page.Owners {
+				reservations[i].OwnerId = &page.Owners[i]
+			}
+			out.Result = &ec2.DescribeInstancesOutput{Reservations: reservations, NextToken: page.NextToken}
+			metadata.Set(decodedKey{}, page.Instances)
 			return out, metadata, nil
 		}
 	}
@@ -65,6 +76,27 @@ func (d *instancesDecoder) HandleDeserialize(ctx context.Context, in middleware.
 		io.Closer
 	}{io.MultiReader(bytes.NewReader(buf.Bytes()), errReader{rerr}), resp.Body}
 	return d.sdk.HandleDeserialize(ctx, in, answered{out, metadata, nil})
+}
+
+// decodedKey is the metadata key of the instances instancesDecoder read.
+type decodedKey struct{}
+
+// ec2PageInstances returns the instances of a DescribeInstances page as karpnet keeps them:
+// those instancesDecoder read, or else the SDK's, each converted and interned with the
+// collection's strings. Instances without an ID are left out.
+func ec2PageInstances(ctx context.Context, out *ec2.DescribeInstancesOutput) []snapshot.Instance {
+	if got, ok := out.ResultMetadata.Get(decodedKey{}).([]snapshot.Instance); ok {
+		return slices.DeleteFunc(got, func(v snapshot.Instance) bool { return v.ID == "" })
+	}
+	var got []snapshot.Instance
+	for _, r := range out.Reservations {
+		for _, in := range r.Instances {
+			if v := ec2InstanceIn(ctx, in); v.ID != "" {
+				got = append(got, v)
+			}
+		}
+	}
+	return got
 }
 
 // answered is a deserialize handler that returns an answer already had.

@@ -15,6 +15,7 @@ import (
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/karpnet/kubectl-karpnet/internal/ec2sim"
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
 // ec2SDKInstances decodes body with the SDK's own DescribeInstances deserializer (with
@@ -46,24 +47,26 @@ func ec2SDKInstancesIn(ctx context.Context, body []byte, answers *answerBuffers)
 	return client.DescribeInstances(ctx, &ec2.DescribeInstancesInput{}, call...)
 }
 
-// ec2Kept is what karpnet keeps of an answer: each reservation's owner and its instances as
-// ec2Instance converts them, and the nextToken.
+// ec2Kept is what karpnet keeps of an answer: each reservation's owner, the instances
+// ec2PageInstances gives (read by karpnet's decoder, or the SDK's converted), and the
+// nextToken.
 func ec2Kept(out *ec2.DescribeInstancesOutput) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "next=%q\n", aws.ToString(out.NextToken))
 	for _, r := range out.Reservations {
 		fmt.Fprintf(&b, "owner=%q\n", aws.ToString(r.OwnerId))
-		for _, in := range r.Instances {
-			fmt.Fprintf(&b, "  %#v\n", ec2Instance(in))
-		}
+	}
+	for _, v := range ec2PageInstances(context.Background(), out) {
+		fmt.Fprintf(&b, "  %#v\n", v)
 	}
 	return b.String()
 }
 
 // TestDecodeInstancesAsTheSDKDoes reads ec2sim's answers, whose instances have every field
-// ec2Instance converts, through a client with karpnet's decoder (ec2xml.ReadInstances) in
-// the place of the SDK's: what ec2Instance makes of them is what it makes of the SDK's
-// decode, with and without the collection's interner.
+// karpnet keeps, through a client with karpnet's decoder (ec2xml.ReadInstances) in the place
+// of the SDK's: the instances it reads, passed on through the SDK's stack in the output's
+// metadata, are what ec2xml.Instance makes of the SDK's decode, with and without the
+// collection's interner.
 func TestDecodeInstancesAsTheSDKDoes(t *testing.T) {
 	sim := ec2sim.New()
 	sim.AddInstances(ec2sim.EveryFieldInstances()...)
@@ -87,6 +90,9 @@ func TestDecodeInstancesAsTheSDKDoes(t *testing.T) {
 			through, err := ec2SDKInstances(body, true)
 			if err != nil || ec2Kept(through) != want {
 				t.Fatalf("through the client: %v\n%s\nwant\n%s", err, ec2Kept(through), want)
+			}
+			if _, read := through.ResultMetadata.Get(decodedKey{}).([]snapshot.Instance); !read {
+				t.Fatal("the SDK's deserializer read the answer, not karpnet's")
 			}
 			interned, err := ec2SDKInstancesIn(withInterner(t.Context()), body, &answerBuffers{})
 			if err != nil || ec2Kept(interned) != want {
@@ -153,8 +159,11 @@ func BenchmarkDecodeInstances(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				out, err := ec2SDKInstancesIn(ctx, body, answers)
-				if err != nil || len(out.Reservations) != ec2PageSize {
-					b.Fatalf("%v, %d reservations", err, len(out.Reservations))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if got := ec2PageInstances(ctx, out); len(got) != ec2PageSize {
+					b.Fatalf("%d instances, want %d", len(got), ec2PageSize)
 				}
 			}
 		})

@@ -7,6 +7,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
 // A DescribeInstances page's nextToken comes at the end of its answer, so one page after
@@ -34,7 +36,7 @@ type ec2PageAnswer struct {
 // instancePages pages through DescribeInstances with filters, 1,000 a page, passing each
 // instance to visit as its page arrives, each page asked for while the one before it is
 // decoded (lookaheadKey). It follows at most maxPages pages and asks for none past them.
-func (c ec2Call) instancePages(ctx context.Context, filters []types.Filter, maxPages int, visit func(types.Instance)) error {
+func (c ec2Call) instancePages(ctx context.Context, filters []types.Filter, maxPages int, visit func(snapshot.Instance)) error {
 	var mu sync.Mutex
 	var ahead *ec2PageAhead
 	pages := 0
@@ -86,11 +88,10 @@ func (c ec2Call) instancePages(ctx context.Context, filters []types.Filter, maxP
 		if a.err != nil {
 			return nil, a.err
 		}
-		for _, r := range a.out.Reservations {
-			c.meter.addDecoded(len(r.Instances))
-			for _, in := range r.Instances {
-				visit(in)
-			}
+		got := ec2PageInstances(ctx, a.out)
+		c.meter.addDecoded(len(got))
+		for _, v := range got {
+			visit(v)
 		}
 		return a.out.NextToken, nil
 	})

@@ -5,9 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
-
 	"github.com/karpnet/kubectl-karpnet/internal/ec2sim"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
@@ -40,7 +37,7 @@ func TestInstancePagesAskForTheNextPageWhileDecoding(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	var held error
-	err := c.clusterStream(t.Context(), "prod", nil, 10, func(in types.Instance) {
+	err := c.clusterStream(t.Context(), "prod", nil, 10, func(in snapshot.Instance) {
 		if len(seen) == 0 {
 			deadline := time.Now().Add(10 * time.Second)
 			for !asked() && time.Now().Before(deadline) {
@@ -50,7 +47,7 @@ func TestInstancePagesAskForTheNextPageWhileDecoding(t *testing.T) {
 				held = fmt.Errorf("the second page was not asked for while the first was visited")
 			}
 		}
-		seen[aws.ToString(in.InstanceId)] = true
+		seen[in.ID] = true
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +68,7 @@ func TestInstancePagesAskForTheNextPageWhileDecoding(t *testing.T) {
 func TestInstancePagesStopAtTheirBound(t *testing.T) {
 	sim := ec2SimTagged(2500, map[string]string{"kubernetes.io/cluster/prod": "owned"})
 	c := ec2Call{api: ec2sim.NewClient(sim.Start(t), "us-west-2"), region: "us-west-2"}
-	err := c.clusterStream(t.Context(), "prod", nil, 2, func(types.Instance) {})
+	err := c.clusterStream(t.Context(), "prod", nil, 2, func(snapshot.Instance) {})
 	if err == nil {
 		t.Fatal("a read past its bound ended without an error")
 	}

@@ -176,7 +176,7 @@ func ec2Ceil(n, d int) int { return (n + d - 1) / d }
 // clusterStream pages through the instances tagged kubernetes.io/cluster/NAME=owned in the
 // zones given (every zone when none), in the states of ec2StatesRead, 1,000 a page, passing
 // each instance to visit as its page arrives. It follows at most maxPages pages.
-func (c ec2Call) clusterStream(ctx context.Context, cluster string, zones []string, maxPages int, visit func(types.Instance)) error {
+func (c ec2Call) clusterStream(ctx context.Context, cluster string, zones []string, maxPages int, visit func(snapshot.Instance)) error {
 	filters := []types.Filter{
 		{Name: aws.String("tag:" + ec2TagClusterPrefix + cluster), Values: []string{"owned"}},
 		{Name: aws.String("instance-state-name"), Values: ec2StatesRead},

@@ -5,6 +5,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
 
+	"github.com/karpnet/kubectl-karpnet/internal/ec2xml"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -25,7 +26,7 @@ func internerOf(ctx context.Context) *snapshot.Interner {
 
 // ec2InstanceIn converts in, its strings interned with the collection's.
 func ec2InstanceIn(ctx context.Context, in types.Instance) snapshot.Instance {
-	v := ec2Instance(in)
+	v := ec2xml.Instance(in)
 	internerOf(ctx).Instance(&v)
 	return v
 }
