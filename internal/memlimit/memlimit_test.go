@@ -15,7 +15,7 @@ func TestFitSetsALimitFromTheLiveHeap(t *testing.T) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
 	t.Setenv("GOMEMLIMIT", "")
 	runtime.GC()
-	if limit, live := Fit(); limit != 0 {
+	if limit, live := Fit(0); limit != 0 {
 		t.Fatalf("with %d bytes live Fit set a limit of %d, want none below %d", live, limit, Floor)
 	}
 	held := make([][]byte, 0, 320)
@@ -23,7 +23,7 @@ func TestFitSetsALimitFromTheLiveHeap(t *testing.T) {
 		held = append(held, make([]byte, 1<<20))
 	}
 	runtime.GC()
-	limit, live := Fit()
+	limit, live := Fit(0)
 	runtime.KeepAlive(held)
 	if live < 320<<20 {
 		t.Fatalf("Fit read %d bytes live, want at least the %d held", live, 320<<20)
@@ -36,16 +36,59 @@ func TestFitSetsALimitFromTheLiveHeap(t *testing.T) {
 	}
 	t.Setenv("GOMEMLIMIT", "4GiB")
 	debug.SetMemoryLimit(4 << 30)
-	if limit, _ := Fit(); limit != 0 || debug.SetMemoryLimit(-1) != 4<<30 {
+	if limit, _ := Fit(0); limit != 0 || debug.SetMemoryLimit(-1) != 4<<30 {
 		t.Fatalf("with GOMEMLIMIT set Fit set a limit of %d, want none", limit)
 	}
 	runtime.KeepAlive(held)
 	t.Setenv("GOMEMLIMIT", "")
-	Fit()
+	Fit(0)
 	held = nil
 	runtime.GC()
-	if limit, live := Fit(); limit != 0 || debug.SetMemoryLimit(-1) != math.MaxInt64 {
+	if limit, live := Fit(0); limit != 0 || debug.SetMemoryLimit(-1) != math.MaxInt64 {
 		t.Fatalf("with %d bytes live again Fit left a limit of %d (set %d), want the runtime's default", live, debug.SetMemoryLimit(-1), limit)
+	}
+}
+
+// TestFitKeepsTheLimitHeldWhileReading: given the limit During held, Fit forces no collection
+// and keeps that limit while the last collection's live heap would not set one more than a
+// quarter above it; past that, or with a live heap under Floor, it measures as without one.
+func TestFitKeepsTheLimitHeldWhileReading(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	t.Setenv("GOMEMLIMIT", "")
+	held := make([][]byte, 0, 320)
+	for range 320 {
+		held = append(held, make([]byte, 1<<20))
+	}
+	runtime.GC()
+	last := heapBytes("/gc/heap/live:bytes")
+	collections := func() uint32 {
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.NumGC
+	}
+	for _, limit := range []int64{4 << 30, fitLimit(last)*4/5 + 1<<20} {
+		before := collections()
+		got, live := Fit(limit)
+		if got != limit || live != last || debug.SetMemoryLimit(-1) != limit {
+			t.Errorf("Fit(%d) = %d, %d live (runtime's limit %d); want it kept, %d live", limit, got, live,
+				debug.SetMemoryLimit(-1), last)
+		}
+		if n := collections() - before; n != 0 {
+			t.Errorf("Fit(%d) forced %d collections, want none", limit, n)
+		}
+	}
+	before := collections()
+	tight := fitLimit(last)*4/5 - 1<<20
+	got, live := Fit(tight)
+	if got != fitLimit(live) || collections() == before {
+		t.Errorf("Fit(%d) with %d live when last collected = %d after %d collections; want it measured, %d",
+			tight, last, got, collections()-before, fitLimit(live))
+	}
+	runtime.KeepAlive(held)
+	held = nil
+	runtime.GC()
+	if limit, _ := Fit(4 << 30); limit != 0 || debug.SetMemoryLimit(-1) != math.MaxInt64 {
+		t.Fatalf("with little live Fit kept a limit of %d, want the runtime's default", limit)
 	}
 }
 
@@ -66,7 +109,9 @@ func TestDuringFollowsTheLiveHeap(t *testing.T) {
 	for debug.SetMemoryLimit(-1) == math.MaxInt64 && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 	}
-	stop()
+	if held := stop(); held != 0 {
+		t.Errorf("following the live heap alone, stop returned %d as a limit held for nodes expected, want 0", held)
+	}
 	stop()
 	live := heapBytes("/gc/heap/live:bytes")
 	runtime.KeepAlive(held)
@@ -111,7 +156,9 @@ func TestDuringSetsTheLimitForTheNodesExpected(t *testing.T) {
 	if got := gcPercent(); got != -1 {
 		t.Errorf("with the limit projected for 100,000 nodes GOGC is %d, want off (-1)", got)
 	}
-	stop()
+	if held := stop(); held != want {
+		t.Errorf("stop returned %d as the limit held, want the projected %d", held, want)
+	}
 	if got := debug.SetMemoryLimit(-1); got != want {
 		t.Fatalf("expecting 100,000 nodes During set %d, want %d (1.75 x %d + 64 MiB)", got, want, projected)
 	}

@@ -232,17 +232,16 @@ func (o *commonOptions) load(ctx context.Context, scope collect.Scope) (*snapsho
 			return nil, err
 		}
 	}
-	stopFitting()
-	o.fitMemory()
+	o.fitMemory(stopFitting())
 	return s, nil
 }
 
 // fitMemory gives a run that holds a large cluster a soft memory limit (internal/memlimit),
-// said with -v.
-func (o *commonOptions) fitMemory() {
-	limit, live := memlimit.Fit()
+// said with -v; held is the limit kept while reading (memlimit.During), 0 for none.
+func (o *commonOptions) fitMemory(held int64) {
+	limit, live := memlimit.Fit(held)
 	if limit > 0 && o.verbose >= 1 && !o.tuiProgress {
-		fmt.Fprintf(o.ErrOut, "memory: %s live after reading, soft limit %s (set GOMEMLIMIT to choose another)\n",
+		fmt.Fprintf(o.ErrOut, "memory: %s live when last collected, soft limit %s (set GOMEMLIMIT to choose another)\n",
 			mebibytes(live), mebibytes(limit))
 	}
 }

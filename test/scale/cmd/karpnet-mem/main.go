@@ -286,7 +286,7 @@ func measureInProcess(file, memprofile string, w io.Writer) error {
 	}
 	f.Read, f.PeakRead = time.Since(start), h.stop()
 	f.HeapRead = afterGC()
-	f.SoftLimit, _ = memlimit.Fit()
+	f.SoftLimit, _ = memlimit.Fit(0)
 
 	h, start = startSampler(), time.Now()
 	r := diagnose.Analyze(s, diagnose.Options{})
