@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"hash/maphash"
 	"slices"
 	"sync"
 
@@ -10,16 +11,21 @@ import (
 // interner makes equal strings share one copy. Decoding gives every string of every node its
 // own copy, and most of a node's strings repeat across nodes (label and tag keys, zones,
 // instance types, subnet and security group IDs, condition types): at 100,000 nodes the copies
-// are hundreds of MiB. Only what repeats is interned, so the table stays small.
+// are hundreds of MiB. Only what repeats is interned, so the table stays small: a value joins
+// it the second time it is seen (seen), and the copies seen before that stay their own. Values
+// of one node each (host names, NodeClaim names in tags, addresses) never join it: at 100,000
+// nodes they were 200,000 of its entries, and every lookup paid for a table that large.
 // The nodes' capacity and allocatable resources repeat too, whole: nodes of one instance type
 // and AMI have the same lists, two maps of Quantity a node (about 120 MiB at 100,000 nodes).
 type interner struct {
 	strs map[string]string
+	seen *seenOnce
 	res  *resourceLists
 }
 
 func newInterner() interner {
-	return interner{strs: map[string]string{}, res: &resourceLists{lists: map[string]corev1.ResourceList{}}}
+	return interner{strs: map[string]string{}, seen: &seenOnce{seed: maphash.MakeSeed()},
+		res: &resourceLists{lists: map[string]corev1.ResourceList{}}}
 }
 
 func (in interner) str(p *string) {
@@ -30,7 +36,30 @@ func (in interner) str(p *string) {
 		*p = v
 		return
 	}
-	in.strs[*p] = *p
+	if in.seen.again(maphash.String(in.seen.seed, *p)) {
+		in.strs[*p] = *p
+	}
+}
+
+// seenOnceSlots is how many values seenOnce remembers (a power of two): 512 KiB of hashes.
+const seenOnceSlots = 1 << 16
+
+// seenOnce remembers the hashes of values seen once, one a slot by the hash's low bits: a
+// value whose slot a value seen later took is seen for a first time again, so a value
+// seen again only far apart may stay out of the table, which costs a copy, never a value.
+type seenOnce struct {
+	seed  maphash.Seed
+	slots [seenOnceSlots]uint64
+}
+
+// again reports whether the value of hash h was seen before, and remembers it otherwise.
+func (s *seenOnce) again(h uint64) bool {
+	slot := &s.slots[h&(seenOnceSlots-1)]
+	if *slot == h {
+		return true
+	}
+	*slot = h
+	return false
 }
 
 // maxResourceLists bounds how many different resource lists are shared; past it a list is
@@ -216,8 +245,8 @@ type Interner struct {
 // NewInterner returns an empty Interner, for one collection.
 func NewInterner() *Interner { return &Interner{in: newInterner()} }
 
-// Bytes returns b as a string, the one copy of it the interner holds (made on first use):
-// a decoder that interns as it reads allocates nothing for a value seen before.
+// Bytes returns b as a string, the one copy of it the interner holds (made when it is seen
+// again): a decoder that interns as it reads allocates nothing for a value seen before.
 func (x *Interner) Bytes(b []byte) string {
 	if x == nil {
 		return string(b)
@@ -228,7 +257,9 @@ func (x *Interner) Bytes(b []byte) string {
 		return v
 	}
 	s := string(b)
-	x.in.strs[s] = s
+	if x.in.seen.again(maphash.Bytes(x.in.seen.seed, b)) {
+		x.in.strs[s] = s
+	}
 	return s
 }
 

@@ -3,6 +3,7 @@ package snapshot
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"reflect"
 	"testing"
@@ -13,8 +14,8 @@ import (
 )
 
 // TestInternKeepsValuesAndSharesCopies interns a decoded snapshot: it must equal the same file
-// decoded without interning, and equal strings of two nodes and two instances must then share
-// one copy.
+// decoded without interning, and equal strings of nodes and instances seen after the value
+// was seen once must then share one copy.
 func TestInternKeepsValuesAndSharesCopies(t *testing.T) {
 	data, err := os.ReadFile("testdata/full.json")
 	if err != nil {
@@ -30,29 +31,32 @@ func TestInternKeepsValuesAndSharesCopies(t *testing.T) {
 	if len(got.Nodes) == 0 || len(got.Instances) == 0 || len(got.NodeClaims) == 0 {
 		t.Fatalf("testdata/full.json has %d nodes, %d instances, %d NodeClaims: want some of each", len(got.Nodes), len(got.Instances), len(got.NodeClaims))
 	}
-	// Two copies of the first node, instance and NodeClaim, decoded apart, so that every
-	// string of the second is a copy of one of the first.
-	got.Nodes = append(got.Nodes, decoded(t, got.Nodes[0]))
-	want.Nodes = append(want.Nodes, decoded(t, want.Nodes[0]))
-	got.Instances = append(got.Instances, decoded(t, got.Instances[0]))
-	want.Instances = append(want.Instances, decoded(t, want.Instances[0]))
-	got.NodeClaims = append(got.NodeClaims, decoded(t, got.NodeClaims[0]))
-	want.NodeClaims = append(want.NodeClaims, decoded(t, want.NodeClaims[0]))
+	// Two more copies of the first node, instance and NodeClaim, decoded apart, so that every
+	// string of the last two is the second and third sight of a value: the copy of the second
+	// is the one kept.
+	for range 2 {
+		got.Nodes = append(got.Nodes, decoded(t, got.Nodes[0]))
+		want.Nodes = append(want.Nodes, decoded(t, want.Nodes[0]))
+		got.Instances = append(got.Instances, decoded(t, got.Instances[0]))
+		want.Instances = append(want.Instances, decoded(t, want.Instances[0]))
+		got.NodeClaims = append(got.NodeClaims, decoded(t, got.NodeClaims[0]))
+		want.NodeClaims = append(want.NodeClaims, decoded(t, want.NodeClaims[0]))
+	}
 	got.Intern()
 	if !reflect.DeepEqual(got, want) {
 		t.Fatal("interning changed the snapshot's values")
 	}
-	a, b := got.Nodes[0], got.Nodes[len(got.Nodes)-1]
+	a, b := got.Nodes[len(got.Nodes)-2], got.Nodes[len(got.Nodes)-1]
 	for k, v := range a.Labels {
 		if !sameCopy(v, b.Labels[k]) {
 			t.Errorf("label %s of two nodes: %q and %q are two copies, want one", k, v, b.Labels[k])
 		}
 	}
-	ia, ib := got.Instances[0], got.Instances[len(got.Instances)-1]
+	ia, ib := got.Instances[len(got.Instances)-2], got.Instances[len(got.Instances)-1]
 	if !sameCopy(ia.Zone, ib.Zone) || !sameCopy(ia.Type, ib.Type) || !sameCopy(ia.SubnetID, ib.SubnetID) {
 		t.Errorf("zone, type and subnet of two instances are separate copies, want one each")
 	}
-	ca, cb := got.NodeClaims[0], got.NodeClaims[len(got.NodeClaims)-1]
+	ca, cb := got.NodeClaims[len(got.NodeClaims)-2], got.NodeClaims[len(got.NodeClaims)-1]
 	if len(ca.Conditions) > 0 && !sameCopy(ca.Conditions[0].Type, cb.Conditions[0].Type) {
 		t.Errorf("condition types of two NodeClaims are separate copies, want one")
 	}
@@ -85,8 +89,8 @@ func TestReadInternsEachElement(t *testing.T) {
 	if err := json.Unmarshal(data, &s); err != nil {
 		t.Fatal(err)
 	}
-	s.Nodes = append(s.Nodes, s.Nodes[0])
-	s.Instances = append(s.Instances, s.Instances[0])
+	s.Nodes = append(s.Nodes, s.Nodes[0], s.Nodes[0])
+	s.Instances = append(s.Instances, s.Instances[0], s.Instances[0])
 	var buf bytes.Buffer
 	if err := Write(&buf, &s); err != nil {
 		t.Fatal(err)
@@ -95,7 +99,7 @@ func TestReadInternsEachElement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, b := got.Nodes[0], got.Nodes[len(got.Nodes)-1]
+	a, b := got.Nodes[len(got.Nodes)-2], got.Nodes[len(got.Nodes)-1]
 	if len(a.Labels) == 0 {
 		t.Fatal("the first node of testdata/full.json has no labels")
 	}
@@ -104,9 +108,39 @@ func TestReadInternsEachElement(t *testing.T) {
 			t.Errorf("label %s of two nodes read: %q and %q are two copies, want one", k, v, b.Labels[k])
 		}
 	}
-	ia, ib := got.Instances[0], got.Instances[len(got.Instances)-1]
+	ia, ib := got.Instances[len(got.Instances)-2], got.Instances[len(got.Instances)-1]
 	if !sameCopy(ia.Zone, ib.Zone) || !sameCopy(ia.SubnetID, ib.SubnetID) {
 		t.Errorf("zone and subnet of two instances read are separate copies, want one each")
+	}
+}
+
+// TestInternerKeepsWhatRepeats: a value seen once stays out of the interner's table, whether
+// it comes as a string or as bytes; seen again, it joins, and every later copy is that one.
+func TestInternerKeepsWhatRepeats(t *testing.T) {
+	x := NewInterner()
+	for i := range 100_000 {
+		var n corev1.Node
+		n.Labels = map[string]string{"kubernetes.io/hostname": fmt.Sprintf("ip-10-0-%d-%d.ec2.internal", i/256, i%256)}
+		x.Node(&n)
+		if got := x.Bytes(fmt.Appendf(nil, "general-%05d", i)); got != fmt.Sprintf("general-%05d", i) {
+			t.Fatalf("Bytes gave %q back", got)
+		}
+	}
+	if n := len(x.in.strs); n != 1 {
+		t.Fatalf("after 200,000 values of one node each and one key seen 100,000 times the table holds %d, want 1", n)
+	}
+	first, second, third := x.Bytes([]byte("m5.large")), x.Bytes([]byte("m5.large")), x.Bytes([]byte("m5.large"))
+	if sameCopy(first, second) || !sameCopy(second, third) {
+		t.Errorf("a value seen three times: first and second one copy %v, second and third %v; want no, yes",
+			sameCopy(first, second), sameCopy(second, third))
+	}
+	s := []string{"us-west-2a", "us-west-2a", "us-west-2a"}
+	for i := range s {
+		s[i] = string([]byte(s[i])) // copies of their own
+		x.in.str(&s[i])
+	}
+	if sameCopy(s[0], s[1]) || !sameCopy(s[1], s[2]) {
+		t.Errorf("a string seen three times: the second and third are not the one copy kept")
 	}
 }
 
