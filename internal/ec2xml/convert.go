@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
@@ -14,10 +15,10 @@ import (
 // what ReadInstances makes of the same instance. Nil fields give zero values.
 func Instance(in types.Instance) snapshot.Instance {
 	v := snapshot.Instance{
-		ID: deref(in.InstanceId), Type: string(in.InstanceType),
-		VpcID: deref(in.VpcId), SubnetID: deref(in.SubnetId), PrivateIP: deref(in.PrivateIpAddress),
-		PublicIP: deref(in.PublicIpAddress), Lifecycle: string(in.InstanceLifecycle),
-		CapacityReservationID: deref(in.CapacityReservationId),
+		ID: aws.ToString(in.InstanceId), Type: string(in.InstanceType),
+		VpcID: aws.ToString(in.VpcId), SubnetID: aws.ToString(in.SubnetId), PrivateIP: aws.ToString(in.PrivateIpAddress),
+		PublicIP: aws.ToString(in.PublicIpAddress), Lifecycle: string(in.InstanceLifecycle),
+		CapacityReservationID: aws.ToString(in.CapacityReservationId),
 	}
 	if in.LaunchTime != nil {
 		v.LaunchTime = in.LaunchTime.UTC()
@@ -26,10 +27,10 @@ func Instance(in types.Instance) snapshot.Instance {
 		v.State = string(in.State.Name)
 	}
 	if p := in.Placement; p != nil {
-		v.Zone, v.ZoneID = deref(p.AvailabilityZone), deref(p.AvailabilityZoneId)
+		v.Zone, v.ZoneID = aws.ToString(p.AvailabilityZone), aws.ToString(p.AvailabilityZoneId)
 		v.Placement = snapshot.Placement{
-			GroupName: deref(p.GroupName), GroupID: deref(p.GroupId),
-			PartitionNumber: deref(p.PartitionNumber), Tenancy: string(p.Tenancy),
+			GroupName: aws.ToString(p.GroupName), GroupID: aws.ToString(p.GroupId),
+			PartitionNumber: aws.ToInt32(p.PartitionNumber), Tenancy: string(p.Tenancy),
 		}
 	}
 	v.SecurityGroups = groupsOf(in.SecurityGroups)
@@ -51,7 +52,7 @@ func Tags(tags []types.Tag) map[string]string {
 	}
 	kv := make([]tag, 0, len(tags))
 	for _, t := range tags {
-		kv = append(kv, tag{deref(t.Key), deref(t.Value)})
+		kv = append(kv, tag{aws.ToString(t.Key), aws.ToString(t.Value)})
 	}
 	return tagMap(kv)
 }
@@ -59,26 +60,26 @@ func Tags(tags []types.Tag) map[string]string {
 // eni converts an instance's network interface.
 func eni(ni types.InstanceNetworkInterface) snapshot.ENI {
 	e := snapshot.ENI{
-		ID: deref(ni.NetworkInterfaceId), InterfaceType: deref(ni.InterfaceType),
-		SubnetID: deref(ni.SubnetId), PrimaryIP: deref(ni.PrivateIpAddress),
+		ID: aws.ToString(ni.NetworkInterfaceId), InterfaceType: aws.ToString(ni.InterfaceType),
+		SubnetID: aws.ToString(ni.SubnetId), PrimaryIP: aws.ToString(ni.PrivateIpAddress),
 		SecurityGroups: groupsOf(ni.Groups),
-		Description:    deref(ni.Description), Status: string(ni.Status),
+		Description:    aws.ToString(ni.Description), Status: string(ni.Status),
 	}
 	if a := ni.Attachment; a != nil {
-		e.NetworkCardIndex, e.DeviceIndex = deref(a.NetworkCardIndex), deref(a.DeviceIndex)
+		e.NetworkCardIndex, e.DeviceIndex = aws.ToInt32(a.NetworkCardIndex), aws.ToInt32(a.DeviceIndex)
 	}
 	listed := make([]listedIP, 0, len(ni.PrivateIpAddresses))
 	for _, ip := range ni.PrivateIpAddresses {
-		listed = append(listed, listedIP{deref(ip.PrivateIpAddress), deref(ip.Primary)})
+		listed = append(listed, listedIP{aws.ToString(ip.PrivateIpAddress), aws.ToBool(ip.Primary)})
 	}
 	for _, p := range ni.Ipv4Prefixes {
-		e.IPv4Prefixes = appendSet(e.IPv4Prefixes, deref(p.Ipv4Prefix))
+		e.IPv4Prefixes = appendSet(e.IPv4Prefixes, aws.ToString(p.Ipv4Prefix))
 	}
 	for _, p := range ni.Ipv6Prefixes {
-		e.IPv6Prefixes = appendSet(e.IPv6Prefixes, deref(p.Ipv6Prefix))
+		e.IPv6Prefixes = appendSet(e.IPv6Prefixes, aws.ToString(p.Ipv6Prefix))
 	}
 	for _, a := range ni.Ipv6Addresses {
-		e.IPv6Addresses = appendSet(e.IPv6Addresses, deref(a.Ipv6Address))
+		e.IPv6Addresses = appendSet(e.IPv6Addresses, aws.ToString(a.Ipv6Address))
 	}
 	finishENI(&e, listed)
 	return e
@@ -88,7 +89,7 @@ func eni(ni types.InstanceNetworkInterface) snapshot.ENI {
 func groupsOf(groups []types.GroupIdentifier) []snapshot.GroupRef {
 	var out []snapshot.GroupRef
 	for _, g := range groups {
-		out = appendGroup(out, snapshot.GroupRef{ID: deref(g.GroupId), Name: deref(g.GroupName)})
+		out = appendGroup(out, snapshot.GroupRef{ID: aws.ToString(g.GroupId), Name: aws.ToString(g.GroupName)})
 	}
 	return out
 }
@@ -178,13 +179,4 @@ func sortENIs(enis []snapshot.ENI) {
 		return cmp.Or(cmp.Compare(a.NetworkCardIndex, b.NetworkCardIndex),
 			cmp.Compare(a.DeviceIndex, b.DeviceIndex), strings.Compare(a.ID, b.ID))
 	})
-}
-
-// deref returns what p points to, the zero value for nil.
-func deref[T any](p *T) T {
-	if p == nil {
-		var zero T
-		return zero
-	}
-	return *p
 }

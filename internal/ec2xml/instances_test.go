@@ -15,6 +15,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
@@ -60,7 +61,7 @@ func kept(p Page) string {
 func sdkKept(out *ec2.DescribeInstancesOutput) string {
 	p := Page{NextToken: out.NextToken}
 	for _, r := range out.Reservations {
-		p.Owners = append(p.Owners, deref(r.OwnerId))
+		p.Owners = append(p.Owners, aws.ToString(r.OwnerId))
 		for _, in := range r.Instances {
 			p.Instances = append(p.Instances, Instance(in))
 		}
