@@ -34,6 +34,13 @@ const (
 	// run more streams at once: at 100,000 nodes over three even zones one stream is 100
 	// pages one after the other, two streams 101 pages, about half as long.
 	ec2StreamExtraPages = 1
+	// ec2SmallReadPages is the most pages a filtered read may have for each of its streams to
+	// end on a page of its own (up to ec2MaxStreams-1 pages more than the fewest): such a read
+	// and the calls after it stay within the pacer's burst, so a page more costs no wait, and
+	// the pages one after the other are the read's length. At 10,000 nodes over three even
+	// zones two streams are 11 pages, 7 of them one after the other; three streams 12 pages,
+	// 4 after the other. A larger read spends the pacer's tokens: each page more is a wait.
+	ec2SmallReadPages = PacerBurst / 2
 	// ec2MaxZonesSplit is the most zones whose ways of grouping into streams are all weighed;
 	// a Region with more nodes' zones is read in one stream.
 	ec2MaxZonesSplit = 8
@@ -119,8 +126,9 @@ func ec2ChoosePlan(zones map[string]int, total int, cluster string, search bool)
 // ec2MaxZonesSplit zones and ec2MaxStreams streams). The streams run at once, so a read takes
 // as long as its longest stream; each stream ends on a page of its own, so more streams may
 // cost a page or so more than the fewest. Among the groupings of at most ec2StreamExtraPages
-// pages more than the fewest, the shortest longest stream wins, then the fewest pages, then
-// the most streams, then the first in order. One stream has no zone filter.
+// pages more than the fewest (a page per stream more in a read of at most ec2SmallReadPages),
+// the shortest longest stream wins, then the fewest pages, then the most streams, then the
+// first in order. One stream has no zone filter.
 func ec2ZoneStreams(counts map[string]int) ([][]string, int) {
 	zones := slices.Sorted(maps.Keys(counts))
 	all := 0
@@ -129,6 +137,10 @@ func ec2ZoneStreams(counts map[string]int) ([][]string, int) {
 	}
 	// One stream is the fewest pages: a zone's pages are at least its share of the whole.
 	fewest := max(1, ec2Ceil(all, ec2PageSize))
+	extra := ec2StreamExtraPages
+	if fewest <= ec2SmallReadPages {
+		extra = ec2MaxStreams - 1
+	}
 	best, bestPages, bestLongest := [][]string{zones}, fewest, fewest
 	if len(zones) > ec2MaxZonesSplit {
 		return best, bestPages
@@ -148,7 +160,7 @@ func ec2ZoneStreams(counts map[string]int) ([][]string, int) {
 				longest = max(longest, p)
 			}
 			better := cmp.Or(cmp.Compare(longest, bestLongest), cmp.Compare(pages, bestPages), cmp.Compare(len(best), len(groups))) < 0
-			if pages <= fewest+ec2StreamExtraPages && better {
+			if pages <= fewest+extra && better {
 				best, bestPages, bestLongest = make([][]string, len(groups)), pages, longest
 				for k, g := range groups {
 					best[k] = slices.Clone(g)

@@ -34,7 +34,9 @@ func TestChoosePlanCosts(t *testing.T) {
 		{name: "2,000 nodes, no search", zones: three(500), total: 2000, cluster: "prod", id: 10, byTag: 3, streams: 3},
 		// 25 + 5 against 5 pages: saves 25, at least the margin of 20.
 		{name: "5,000 nodes", zones: three(500), total: 5000, cluster: "prod", search: true, filtered: true, id: 30, byTag: 6, streams: 3},
-		{name: "10,000 nodes", zones: three(500), total: 10000, cluster: "prod", search: true, filtered: true, id: 60, byTag: 11, streams: 2},
+		// A small read spends a page per stream to run every zone at once: 3 streams of 4
+		// pages, not 2 of 7 and 4.
+		{name: "10,000 nodes", zones: three(500), total: 10000, cluster: "prod", search: true, filtered: true, id: 60, byTag: 12, streams: 3},
 		{name: "100,000 nodes", zones: three(500), total: 100000, cluster: "prod", search: true, filtered: true, id: 600, byTag: 101, streams: 2},
 		// Three zones of 4,000 fill their pages: three streams cost no more than one.
 		{name: "12,000 nodes, even", zones: three(600), total: 12000, cluster: "prod", search: true, filtered: true, id: 72, byTag: 12, streams: 3},
@@ -60,8 +62,11 @@ func TestZoneStreams(t *testing.T) {
 		{map[string]int{"a": 1000, "b": 1000, "c": 1000}, [][]string{{"a"}, {"b"}, {"c"}}, 3},
 		// A page more for two streams of 2 pages instead of one of 3.
 		{map[string]int{"a": 1500, "b": 1500}, [][]string{{"a"}, {"b"}}, 4},
-		// Three streams of 2 pages would be 2 more than the fewest: two streams, 3 pages and 2.
-		{map[string]int{"a": 1100, "b": 1100, "c": 1100}, [][]string{{"a", "b"}, {"c"}}, 5},
+		// Three streams of 2 pages are 2 more than the fewest, a page per stream: in a small
+		// read they run at once, 2 pages long instead of 3.
+		{map[string]int{"a": 1100, "b": 1100, "c": 1100}, [][]string{{"a"}, {"b"}, {"c"}}, 6},
+		// In a large read a page more at most: three streams of 35 pages would be 2 more.
+		{map[string]int{"a": 34100, "b": 34100, "c": 34100}, [][]string{{"a", "b"}, {"c"}}, 104},
 		{map[string]int{"a": 900, "b": 900, "c": 900, "d": 900}, [][]string{{"a"}, {"b"}, {"c"}, {"d"}}, 4},
 		{map[string]int{"a": 2000, "b": 500, "c": 500, "d": 1}, [][]string{{"a"}, {"b", "c"}, {"d"}}, 4},
 		// The tiny zone does not get a stream of its own: that would be a page more, and the
