@@ -1,11 +1,16 @@
 package collect
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/karpnet/kubectl-karpnet/internal/ec2sim"
@@ -152,12 +157,13 @@ func TestCollectEC2NetworkBatchesVPCs(t *testing.T) {
 	if got := len(w.snap.RouteTables); got != 250 {
 		t.Errorf("got %d route tables, want 250", got)
 	}
-	// 251 VPCs in ID order: vpc-000 to vpc-099, vpc-1 (the nodes', without tables), vpc-100
-	// to vpc-249. Two batches (200 and 51) of each action; the first batch's 199 route tables
-	// come in 19 pages of 11, the second's 51 in 5.
+	// The nodes' VPC (vpc-1, without tables) is read with the references, one call of each
+	// action; the 250 VPCs only the ENIConfigs' subnets are in once the subnets are read, in
+	// two batches (200 and 50): the first batch's 200 route tables come in 19 pages of 11, the
+	// second's 50 in 5.
 	for action, want := range map[string]int{
-		ec2sim.DescribeNatGateways: 2, ec2sim.DescribeVpcEndpoints: 2, ec2sim.DescribeNetworkAcls: 2,
-		ec2sim.DescribeRouteTables: 19 + 5,
+		ec2sim.DescribeNatGateways: 1 + 2, ec2sim.DescribeVpcEndpoints: 1 + 2, ec2sim.DescribeNetworkAcls: 1 + 2,
+		ec2sim.DescribeRouteTables: 1 + 19 + 5,
 	} {
 		if got := w.sim.Count(action); got != want {
 			t.Errorf("got %d %s requests, want %d", got, action, want)
@@ -178,5 +184,49 @@ func TestCollectEC2NetworkAnswersAreChecked(t *testing.T) {
 				t.Errorf("gaps %+v: want one ec2 gap saying the answer is not a %s answer", w.snap.Gaps, action)
 			}
 		})
+	}
+}
+
+// ec2HeldSubnets answers DescribeSubnets only once DescribeRouteTables has been asked (or
+// after a while, saying so): the way out of the VPCs the instances name is read with the
+// references, not after them.
+type ec2HeldSubnets struct {
+	EC2API
+	tables  chan struct{}
+	once    sync.Once
+	waited  atomic.Bool
+	release time.Duration
+}
+
+func (h *ec2HeldSubnets) DescribeRouteTables(ctx context.Context, in *ec2.DescribeRouteTablesInput, opts ...func(*ec2.Options)) (*ec2.DescribeRouteTablesOutput, error) {
+	h.once.Do(func() { close(h.tables) })
+	return h.EC2API.DescribeRouteTables(ctx, in, opts...)
+}
+
+func (h *ec2HeldSubnets) DescribeSubnets(ctx context.Context, in *ec2.DescribeSubnetsInput, opts ...func(*ec2.Options)) (*ec2.DescribeSubnetsOutput, error) {
+	select {
+	case <-h.tables:
+	case <-time.After(h.release):
+		h.waited.Store(true)
+	}
+	return h.EC2API.DescribeSubnets(ctx, in, opts...)
+}
+
+func TestCollectEC2ReadsTheInstancesVPCsWithTheReferences(t *testing.T) {
+	w := newEC2World(t, 3)
+	ec2AddNetwork(w.sim)
+	api := &ec2HeldSubnets{EC2API: ec2sim.NewClient(w.url, "us-west-2"), tables: make(chan struct{}), release: 5 * time.Second}
+	(&Collector{EC2: api}).collectEC2(t.Context(), w.snap)
+	if api.waited.Load() {
+		t.Error("DescribeSubnets was answered before any DescribeRouteTables was asked: the VPCs the instances name " +
+			"were read after the references, not with them")
+	}
+	if len(w.snap.Gaps) != 0 || len(w.snap.Subnets) == 0 || len(w.snap.RouteTables) != 2 {
+		t.Errorf("got %d subnets, %d route tables, gaps %+v; want the subnets, 2 tables, no gap",
+			len(w.snap.Subnets), len(w.snap.RouteTables), w.snap.Gaps)
+	}
+	// The subnets name no VPC the instances do not: no second round of the way out.
+	if got := w.sim.Count(ec2sim.DescribeRouteTables); got != 1 {
+		t.Errorf("got %d DescribeRouteTables requests, want 1", got)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sync"
 
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
@@ -40,18 +41,26 @@ func (e *ec2Read) describeRegion(ctx context.Context, s *snapshot.Snapshot, regi
 			}
 		}
 	}
-	e.result.describeReferences(ctx, call, refs)
 	// The way out and what else holds addresses are read while the search for the cluster's
 	// instances pages on; only a VPC that only the instances it finds are in is read after it.
-	var vpcs []string
+	// The instances name their VPCs: those are read with the references, at once; a VPC only a
+	// subnet the references name is in, and the prefix subnets, once the subnets are read.
+	vpcs := ec2VPCsOf(nil, instances)
+	var both sync.WaitGroup
+	both.Go(func() { e.describeVPCs(ctx, call, vpcs, nil, known, perSubnet) })
+	e.result.describeReferences(ctx, call, refs)
+	both.Wait()
 	if !e.result.stopped(region) {
 		read := e.result.subnetsOf(region)
-		vpcs = ec2VPCsOf(read, instances)
+		more := ec2Without(ec2VPCsOf(read, nil), vpcs)
 		var prefix []string
 		if region == e.region {
 			prefix = ec2PrefixSubnets(s, read)
 		}
-		e.describeVPCs(ctx, call, vpcs, prefix, known, perSubnet)
+		if len(more) > 0 || len(prefix) > 0 {
+			e.describeVPCs(ctx, call, more, prefix, known, perSubnet)
+		}
+		vpcs = append(vpcs, more...)
 	}
 	if cluster == nil {
 		return nil
