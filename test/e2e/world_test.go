@@ -77,8 +77,10 @@ func (w *world) natWayOut(vpcID, cidr string) string {
 		w.t.Fatalf("creating the internet gateway: %v", err)
 	}
 	igwID := aws.ToString(igw.InternetGateway.InternetGatewayId)
+	// The gateway was made just now: a retry that finds it attached (Resource.AlreadyAssociated)
+	// finds it attached here, by the first attempt.
 	if _, err := w.ec2.AttachInternetGateway(ctx, &ec2.AttachInternetGatewayInput{
-		InternetGatewayId: aws.String(igwID), VpcId: aws.String(vpcID)}); err != nil {
+		InternetGatewayId: aws.String(igwID), VpcId: aws.String(vpcID)}); err != nil && !madeBefore(err, "Resource.AlreadyAssociated") {
 		w.t.Fatalf("attaching the internet gateway to %s: %v", vpcID, err)
 	}
 	if vpcID == w.vpcID {
