@@ -43,6 +43,10 @@ type ec2Feed struct {
 	learn            func([]snapshot.Instance) (ec2Plan, bool)
 	decided          chan struct{}
 	holding, flushed bool
+	// guess, when set with learn, is asked first, at the first batch, for a filtered read's
+	// plan by a name known without reading an instance (the EC2NodeClasses' instance
+	// profiles); only when it has none is the first batch read by ID for learn.
+	guess func() (ec2Plan, bool)
 }
 
 func newEC2Feed(ctx context.Context, call ec2Call, result *ec2Result, meter *Meter) *ec2Feed {
@@ -77,15 +81,42 @@ func (f *ec2Feed) add(nodes []corev1.Node) {
 func (f *ec2Feed) sendFirst() {
 	if f.learn != nil && len(f.batches) == 0 {
 		f.holding, f.decided = true, make(chan struct{})
+		if guess := f.guess; guess != nil {
+			f.guess = nil
+			go f.tryGuess(guess)
+			return
+		}
 	}
 	f.send()
+}
+
+// tryGuess reads the feed's instances by the plan guess returns, the IDs held waiting for
+// it; when guess has none, it sends the first batch of the IDs held to be read by ID and
+// learned from, as without a guess.
+func (f *ec2Feed) tryGuess(guess func() (ec2Plan, bool)) {
+	if plan, ok := guess(); ok {
+		f.apply(plan, true)
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	held := f.pending
+	n := min(len(held), ec2FilterBatch)
+	f.pending = held[:n:n]
+	f.send()
+	f.pending = slices.Clone(held[n:])
 }
 
 // decide reads the rest of the feed's instances the way learn chooses from the first batch:
 // by the cluster's tag, the IDs held waiting for the filtered read, or by ID, the IDs held
 // sent in batches.
 func (f *ec2Feed) decide(first []snapshot.Instance) {
-	plan, filtered := f.learn(first)
+	f.apply(f.learn(first))
+}
+
+// apply reads the rest of the feed's instances by plan when filtered, else by ID, and ends
+// the holding.
+func (f *ec2Feed) apply(plan ec2Plan, filtered bool) {
 	f.mu.Lock()
 	defer close(f.decided)
 	defer f.mu.Unlock()

@@ -71,6 +71,11 @@ type ec2Read struct {
 	// for them at most claimWait (ec2ZoneSampleWait when zero).
 	claimZones *ec2ZoneSample
 	claimWait  time.Duration
+	// classes, when set, is the EC2NodeClasses list being read, whose instance profiles may
+	// name the cluster (kubeClassesAhead); it is waited for at most classWait
+	// (ec2ClassesWait when zero).
+	classes   *kubeClassesAhead
+	classWait time.Duration
 	// skipped are the Regions whose instances are not described (admit).
 	skipped map[string]*ec2SkippedRegion
 }

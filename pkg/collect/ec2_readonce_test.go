@@ -98,3 +98,78 @@ func TestNamelessInstancesAreReadByID(t *testing.T) {
 		t.Errorf("%d instances in %d calls by ID, gaps %+v; want 450 in 3, none", len(w.snap.Instances), byID, w.snap.Gaps)
 	}
 }
+
+// TestClusterNameFromTheClassesInstanceProfiles: when the EC2NodeClasses' instance profiles
+// name the cluster (Karpenter names the profile it makes for a class's role CLUSTER_HASH), the
+// nodes' instances are read by its tag from the first page on: no batch is read by ID to learn
+// the name. A profile that names another cluster costs the pages of its streams, and the
+// nodes' instances are then read by ID, as every instance the filter does not return.
+func TestClusterNameFromTheClassesInstanceProfiles(t *testing.T) {
+	for _, c := range []struct {
+		name, profileCluster string
+		byID                 int
+		tag, strategy        string
+	}{
+		// The 3 nodes the filter cannot see, in one call.
+		{"the cluster's", "prod", 1, "prod", "the cluster's name read from the EC2NodeClasses' instance profiles"},
+		// 2,003 nodes' instances in 11 calls of 200.
+		{"another cluster's", "staging", 11, "staging", "the cluster's name read from the EC2NodeClasses' instance profiles"},
+		// No name (no role, a profile of the user's, classes that disagree): the first batch
+		// read by ID names it, as without the classes.
+		{"none", "", 2, "prod", "the cluster's name read from the first instances' tags"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			const n = 2000
+			sim, url, s := ec2FilterWorld(t, n)
+			meter := &Meter{}
+			e := (&Collector{EC2: ec2sim.NewClient(url, "us-west-2"), Meter: meter}).startEC2(t.Context())
+			e.classes = &kubeClassesAhead{done: make(chan struct{}), cluster: c.profileCluster}
+			close(e.classes.done)
+			for i := 0; i < len(s.Nodes); i += 500 {
+				e.addNodes(s.Nodes[i:min(i+500, len(s.Nodes))], int64(len(s.Nodes)-min(i+500, len(s.Nodes))))
+			}
+			e.nodesDone(s)
+			e.finish(t.Context(), s)
+
+			if p := meter.Progress(); !strings.Contains(p.Strategy, c.strategy) ||
+				!strings.Contains(p.Strategy, "kubernetes.io/cluster/"+c.tag+"=owned") {
+				t.Errorf("strategy %q: want the tag of %s and %q", p.Strategy, c.tag, c.strategy)
+			}
+			// Whichever name the profiles gave, the instances' tags name the cluster, and the
+			// search for its other instances is by that name.
+			if s.ClusterName != "prod" || len(s.Gaps) != 0 || len(s.Instances) != n+3 {
+				t.Errorf("cluster %q, %d instances, gaps %+v: want prod, %d, none", s.ClusterName, len(s.Instances), s.Gaps, n+3)
+			}
+			byID := 0
+			for _, r := range sim.Requests() {
+				if _, ok := r.Filters["instance-id"]; ok && r.Action == ec2sim.DescribeInstances {
+					byID++
+				}
+			}
+			if byID != c.byID {
+				t.Errorf("%d DescribeInstances by ID, want %d", byID, c.byID)
+			}
+		})
+	}
+}
+
+func TestClusterOfProfile(t *testing.T) {
+	for _, c := range []struct {
+		role, profile, want string
+	}{
+		{"KarpenterNodeRole-prod", "prod_13350930935433484217", "prod"},
+		{"KarpenterNodeRole-prod", "my_cluster_2_16914386470298536107", "my_cluster_2"},
+		// A class that names its instance profile: the user's name, whatever its shape.
+		{"", "prod_13350930935433484217", ""},
+		{"KarpenterNodeRole-prod", "", ""},
+		{"KarpenterNodeRole-prod", "KarpenterNodeInstanceProfile-prod", ""},
+		{"KarpenterNodeRole-prod", "prod_", ""},
+		{"KarpenterNodeRole-prod", "_123", ""},
+		{"KarpenterNodeRole-prod", "prod_12a", ""},
+		{"KarpenterNodeRole-prod", "prod_123456789012345678901", ""},
+	} {
+		if got := kubeClusterOfProfile(c.role, c.profile); got != c.want {
+			t.Errorf("kubeClusterOfProfile(%q, %q) = %q, want %q", c.role, c.profile, got, c.want)
+		}
+	}
+}

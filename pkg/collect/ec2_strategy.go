@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
@@ -45,6 +46,12 @@ const (
 	// a Region with more nodes' zones is read in one stream.
 	ec2MaxZonesSplit = 8
 )
+
+// ec2ClassesWait is how long the first batch of a read that does not know the cluster's name
+// waits for the EC2NodeClasses list, which may name it (kubeClassesAhead), before it is read
+// by ID to learn the name: the list is a few objects, asked for with the nodes, and in
+// before their first page but for an API server that is slow to answer anything.
+const ec2ClassesWait = 500 * time.Millisecond
 
 // ec2StatesRead are the instance states the filtered read asks for. A node's instance that is
 // terminated (Karpenter's churn leaves an hour of terminated instances behind) is read by ID
@@ -240,16 +247,11 @@ func (e *ec2Read) planRead(nodes []corev1.Node, remaining int64) {
 	}
 	if why == "" && cluster == "" && ids > 0 {
 		// The first batch read by ID names the cluster by its instances' tags; the rest is
-		// read by that tag when it does.
+		// read by that tag when it does. The EC2NodeClasses' instance profiles may name it
+		// first, and then no instance is read by ID to learn it.
 		e.meter.setStrategy(fmt.Sprintf("instances read by instance ID, 200 a call, until the first %d name the "+
 			"cluster by their tags: then by cluster tag", min(ids, ec2FilterBatch)))
-		e.feed(region).learn = func(first []snapshot.Instance) (ec2Plan, bool) {
-			name, _ := ec2ClusterName("", first, "")
-			if name == "" {
-				e.meter.setStrategy(ec2Plan{instances: total, idCalls: ec2Ceil(total, ec2FilterBatch),
-					why: "the first instances name no cluster by their tags: pass --cluster-name"}.String())
-				return ec2Plan{}, false
-			}
+		plan := func(name, from string) (ec2Plan, bool) {
 			weighed := zones
 			if sample := e.claimZones; sample != nil && total > ec2PageSize {
 				// Nodes named by address come sorted by subnet: the first page is one zone, and one
@@ -258,9 +260,28 @@ func (e *ec2Read) planRead(nodes []corev1.Node, remaining int64) {
 			}
 			p := ec2ChoosePlan(weighed, total, name, true)
 			if p.filtered {
-				e.meter.setStrategy(p.String() + " (the cluster's name read from the first instances' tags)")
+				e.meter.setStrategy(p.String() + " (the cluster's name read from " + from + ")")
 			}
 			return p, p.filtered
+		}
+		f := e.feed(region)
+		f.learn = func(first []snapshot.Instance) (ec2Plan, bool) {
+			name, _ := ec2ClusterName("", first, "")
+			if name == "" {
+				e.meter.setStrategy(ec2Plan{instances: total, idCalls: ec2Ceil(total, ec2FilterBatch),
+					why: "the first instances name no cluster by their tags: pass --cluster-name"}.String())
+				return ec2Plan{}, false
+			}
+			return plan(name, "the first instances' tags")
+		}
+		if classes := e.classes; classes != nil {
+			f.guess = func() (ec2Plan, bool) {
+				name := classes.clusterName(e.ctx, cmp.Or(e.classWait, ec2ClassesWait))
+				if name == "" {
+					return ec2Plan{}, false
+				}
+				return plan(name, "the EC2NodeClasses' instance profiles")
+			}
 		}
 		return
 	}

@@ -30,12 +30,12 @@ const kubeDefaultPageSize = 500
 // when the nodes are complete (or will not come), so instances are described meanwhile.
 func (c *Collector) collectKube(ctx context.Context, s *snapshot.Snapshot, scope Scope, ec2 *ec2Read) error {
 	var err error
-	var claims *kubeClaimsAhead
+	var ahead *kubeAhead
 	if c.Kube != nil && c.Dynamic != nil && len(scope.Names) == 0 {
-		claims = c.kubeReadClaimsAhead(ctx)
-		defer claims.stop()
+		ahead = c.kubeReadAhead(ctx)
+		defer ahead.stop()
 		if ec2 != nil {
-			ec2.claimZones = claims.zones
+			ec2.claimZones, ec2.classes = ahead.zones, ahead.classes
 		}
 	}
 	if c.Kube == nil || c.Dynamic == nil {
@@ -52,25 +52,28 @@ func (c *Collector) collectKube(ctx context.Context, s *snapshot.Snapshot, scope
 	if err != nil {
 		return err
 	}
-	return c.kubeAfterNodes(ctx, s, scope, claims)
+	return c.kubeAfterNodes(ctx, s, scope, ahead)
 }
 
-// kubeClaimsAhead is the NodeClaims list read while the node pages come in: unless nodes are
-// named, the list does not depend on them, and the API server takes seconds to write 100,000
-// NodeClaims from its watch cache.
-type kubeClaimsAhead struct {
+// kubeAhead are the lists read while the node pages come in, in a run that names no node:
+// they do not depend on the nodes. The API server takes seconds to write 100,000 NodeClaims
+// from its watch cache; the EC2NodeClasses are a few objects, which may name the cluster
+// (classes.cluster) before the first page of nodes is in.
+type kubeAhead struct {
 	done   chan struct{}
 	cancel context.CancelFunc
 	part   snapshot.Snapshot // NodeClaims and the gaps of reading them
 	err    error
 	zones  *ec2ZoneSample // the zones of the first NodeClaims read, for planning the EC2 read
+
+	classes *kubeClassesAhead
 }
 
-// kubeReadClaimsAhead starts reading the NodeClaims as kubeKarpenter reads them in a run that
-// names no node.
-func (c *Collector) kubeReadClaimsAhead(ctx context.Context) *kubeClaimsAhead {
+// kubeReadAhead starts reading the NodeClaims and the EC2NodeClasses as kubeKarpenter reads
+// them in a run that names no node.
+func (c *Collector) kubeReadAhead(ctx context.Context) *kubeAhead {
 	ctx, cancel := context.WithCancel(ctx)
-	a := &kubeClaimsAhead{done: make(chan struct{}), cancel: cancel, zones: newEC2ZoneSample()}
+	a := &kubeAhead{done: make(chan struct{}), cancel: cancel, zones: newEC2ZoneSample(), classes: c.kubeReadClassesAhead(ctx)}
 	go func() {
 		defer close(a.done)
 		defer a.zones.end()
@@ -80,26 +83,27 @@ func (c *Collector) kubeReadClaimsAhead(ctx context.Context) *kubeClaimsAhead {
 }
 
 // wait returns the NodeClaims read into s, with the gaps of reading them.
-func (a *kubeClaimsAhead) wait(s *snapshot.Snapshot) error {
+func (a *kubeAhead) wait(s *snapshot.Snapshot) error {
 	<-a.done
 	s.NodeClaims = a.part.NodeClaims
 	s.Gaps = append(s.Gaps, a.part.Gaps...)
 	return a.err
 }
 
-// stop ends the read, if it is still going, and waits for it.
-func (a *kubeClaimsAhead) stop() {
+// stop ends the reads, if they are still going, and waits for them.
+func (a *kubeAhead) stop() {
 	a.cancel()
 	<-a.done
+	<-a.classes.done
 }
 
-// kubeAfterNodes reads what depends on the nodes: the rest of Kubernetes. claims, when set,
-// is the NodeClaims list being read already.
-func (c *Collector) kubeAfterNodes(ctx context.Context, s *snapshot.Snapshot, scope Scope, claims *kubeClaimsAhead) error {
+// kubeAfterNodes reads what depends on the nodes: the rest of Kubernetes. ahead, when set,
+// are the NodeClaims and EC2NodeClasses lists being read already.
+func (c *Collector) kubeAfterNodes(ctx context.Context, s *snapshot.Snapshot, scope Scope, ahead *kubeAhead) error {
 	// The rest depends only on the nodes: read it concurrently, each group into its own part,
 	// then merge the parts in a fixed order so the snapshot stays deterministic.
 	karpenter := func(ctx context.Context, s *snapshot.Snapshot, scope Scope) error {
-		return c.kubeKarpenter(ctx, s, scope, claims)
+		return c.kubeKarpenter(ctx, s, scope, ahead)
 	}
 	groups := [][]func(context.Context, *snapshot.Snapshot, Scope) error{
 		{karpenter},

@@ -169,6 +169,13 @@ func (c *Collector) kubeReadCRD(ctx context.Context, s *snapshot.Snapshot, r kub
 	} else {
 		err = c.kubeListCRD(ctx, r, visit)
 	}
+	return c.kubeCRDRead(s, r, verb, err, notInstalled)
+}
+
+// kubeCRDRead turns what reading r with verb ended with into what kubeReadCRD returns: nil,
+// a gap in s (notInstalled, when set, is the remedy of a CRD the API server does not serve;
+// empty, such a CRD is no gap), or the error that ends the collection.
+func (c *Collector) kubeCRDRead(s *snapshot.Snapshot, r kubeCRD, verb string, err error, notInstalled string) error {
 	switch {
 	case err == nil:
 		return nil

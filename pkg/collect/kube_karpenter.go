@@ -20,12 +20,12 @@ const kubeKarpenterRemedy = "install Karpenter's CRDs, or ignore this on cluster
 // kubeKarpenter reads NodeClaims, NodePools, EC2NodeClasses and EKS Auto Mode NodeClasses.
 // With named nodes it GETs the objects those nodes point at, and lists a kind only when a
 // Karpenter node's object of that kind cannot be named; otherwise it lists them all.
-func (c *Collector) kubeKarpenter(ctx context.Context, s *snapshot.Snapshot, scope Scope, claims *kubeClaimsAhead) error {
+func (c *Collector) kubeKarpenter(ctx context.Context, s *snapshot.Snapshot, scope Scope, ahead *kubeAhead) error {
 	scoped := len(scope.Names) > 0
 
 	var err error
-	if claims != nil {
-		err = claims.wait(s)
+	if ahead != nil {
+		err = ahead.wait(s)
 	} else {
 		names, known := kubeClaimNames(s.Nodes)
 		err = c.kubeReadClaims(ctx, s, scoped && known, names)
@@ -47,8 +47,12 @@ func (c *Collector) kubeKarpenter(ctx context.Context, s *snapshot.Snapshot, sco
 
 	names, known = kubeClassNames(s.Nodes, x, kubeEC2NodeClassKind())
 	s.NodeClasses = nil
-	err = c.kubeReadCRD(ctx, s, kubeNodeClassesCRD(), scoped && known, names, kubeEC2NodeClassRemedy(s),
-		func(u *unstructured.Unstructured) { s.NodeClasses = append(s.NodeClasses, kubeobj.DecodeNodeClass(u)) })
+	if ahead != nil {
+		err = ahead.classes.wait(c, s)
+	} else {
+		err = c.kubeReadCRD(ctx, s, kubeNodeClassesCRD(), scoped && known, names, kubeEC2NodeClassRemedy(s),
+			func(u *unstructured.Unstructured) { s.NodeClasses = append(s.NodeClasses, kubeobj.DecodeNodeClass(u)) })
+	}
 	if err != nil {
 		return err
 	}

@@ -65,7 +65,9 @@ func nodeClasses() []object {
 				"apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass",
 				"metadata": map[string]any{"name": name}, "spec": spec,
 			},
-			status: map[string]any{"subnets": subnets, "securityGroups": groups, "conditions": conditions(conds...)},
+			// The instance profile Karpenter makes for the role, named CLUSTER_HASH.
+			status: map[string]any{"subnets": subnets, "securityGroups": groups, "conditions": conditions(conds...),
+				"instanceProfile": fmt.Sprintf("%s_%d", clusterName, 13350930935433484217-uint64(len(name)))},
 		}
 	}
 	ready := []string{"AMIsReady", "InstanceProfileReady", "SecurityGroupsReady", "SubnetsReady", "ValidationSucceeded"}

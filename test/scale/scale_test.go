@@ -65,13 +65,13 @@ func TestSmoke(t *testing.T) {
 	if got, budget := r.Check.KubeTotal(), KubeBudget(r.Nodes); got > budget {
 		t.Errorf("check made %d Kubernetes requests (%s), budget %d", got, counts(r.Check.Kube), budget)
 	}
-	// The first 200 by ID, whose tags name the cluster, then every instance once by that tag in
-	// pages of 1,000 (the nodes' and the search for the cluster's others in one read).
-	if want := 1 + (r.Nodes+999)/1000; r.Check.EC2["DescribeInstances"] != want {
+	// Every instance once by the cluster's tag in pages of 1,000 (the nodes' and the search for
+	// the cluster's others in one read), the name read from the EC2NodeClasses' instance
+	// profiles: no batch is read by ID to learn it.
+	if want := (r.Nodes + 999) / 1000; r.Check.EC2["DescribeInstances"] != want {
 		t.Errorf("check made %d DescribeInstances requests, want %d", r.Check.EC2["DescribeInstances"], want)
 	}
-	// No instance is decoded twice: the 200 read by ID come back in the tag's pages and are read
-	// past undecoded.
+	// No instance is decoded twice.
 	if r.Check.Instances < r.Nodes || r.Check.Decoded != r.Check.Instances {
 		t.Errorf("check -v read %d instances and decoded %d, want at least the %d nodes' and each decoded once",
 			r.Check.Instances, r.Check.Decoded, r.Nodes)
