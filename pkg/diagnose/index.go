@@ -39,6 +39,9 @@ type Index struct {
 	// checked is checkedNodes' answer, made once for every check that asks.
 	checked     []*NodeInfo
 	checkedOnce sync.Once
+	// vpcCNIList is vpcCNINodes' answer, made once for the VPC CNI's checks.
+	vpcCNIList []*NodeInfo
+	vpcCNIOnce sync.Once
 	// paths is pathSubjects' answer, made once for the three way-out checks.
 	paths     []pathSubject
 	pathsOnce sync.Once

@@ -34,13 +34,16 @@ func pathSubjects(x *Index) []pathSubject {
 
 // makePathSubjects makes pathSubjects' answer.
 func makePathSubjects(x *Index) []pathSubject {
-	var out []pathSubject
 	joined := map[*snapshot.NodeClaim]bool{}
 	for _, n := range x.Nodes {
 		if n.Claim != nil {
 			joined[n.Claim] = true
 		}
 	}
+	// A subject for each checked node and NodeClaim without a node at most, and room for the
+	// classes' subnets: made once, not grown by doubling (at 100,000 nodes that copied about
+	// 25 MB).
+	out := make([]pathSubject, 0, len(x.checkedNodes())+max(0, len(x.Snapshot.NodeClaims)-len(joined))+16)
 	for _, n := range x.checkedNodes() {
 		if n.Instance == nil || n.Subnet == nil {
 			continue

@@ -49,13 +49,14 @@ func (x *Index) cniSettingOn(name string) bool {
 // nodes, and nodes the DaemonSet's nodeSelector, affinity or tolerations keep it off (as
 // Cilium's EKS install does), are left out: none of aws-node's settings apply there.
 func (x *Index) vpcCNINodes() []*NodeInfo {
-	var nodes []*NodeInfo
-	for _, n := range x.checkedNodes() {
-		if n.VPCCNI {
-			nodes = append(nodes, n)
+	x.vpcCNIOnce.Do(func() {
+		for _, n := range x.checkedNodes() {
+			if n.VPCCNI {
+				x.vpcCNIList = append(x.vpcCNIList, n)
+			}
 		}
-	}
-	return nodes
+	})
+	return x.vpcCNIList
 }
 
 // awsNodeRunsNowhere reports whether the snapshot has checked nodes and aws-node runs on none

@@ -20,6 +20,7 @@ import (
 func writeData(w io.Writer, r diagnose.Report, f Format) error {
 	r = publicReport(r)
 	if f == YAML {
+		r.Nodes = publicNodes(r.Nodes)
 		var buf bytes.Buffer
 		if err := encodeJSON(&buf, r, "", "  "); err != nil {
 			return err
@@ -128,7 +129,7 @@ func streamNodes(w io.Writer, nodes []diagnose.NodeReport) error {
 			for b := range work {
 				for i := b.from; i < b.to && b.err == nil; i++ {
 					node.Reset()
-					if err := enc.Encode(nodes[i]); err != nil {
+					if err := enc.Encode(publicNode(nodes[i])); err != nil {
 						b.err = fmt.Errorf("encoding the report as JSON: %w", err)
 						break
 					}
@@ -238,15 +239,26 @@ func publicReport(r diagnose.Report) diagnose.Report {
 	r.Findings = nonNil(r.Findings)
 	r.Subnets = nonNil(r.Subnets)
 	r.Gaps = nonNil(r.Gaps)
-	nodes := make([]diagnose.NodeReport, len(r.Nodes))
-	for i, n := range r.Nodes {
-		n.Addresses = nonNil(n.Addresses)
-		n.ENIs = nonNil(n.ENIs)
-		n.Findings = nonNil(n.Findings)
-		nodes[i] = n
-	}
-	r.Nodes = nodes
 	return r
+}
+
+// publicNodes returns a copy of nodes shaped as publicNode shapes each, empty for none.
+func publicNodes(nodes []diagnose.NodeReport) []diagnose.NodeReport {
+	out := make([]diagnose.NodeReport, len(nodes))
+	for i := range nodes {
+		out[i] = publicNode(nodes[i])
+	}
+	return out
+}
+
+// publicNode returns n with its lists empty instead of nil, as the report's contract has them.
+// JSON encodes each node so as it is written (streamNodes), rather than from a copy of every
+// node (about 44 MB at 100,000 nodes).
+func publicNode(n diagnose.NodeReport) diagnose.NodeReport {
+	n.Addresses = nonNil(n.Addresses)
+	n.ENIs = nonNil(n.ENIs)
+	n.Findings = nonNil(n.Findings)
+	return n
 }
 
 // nonNil returns s, or an empty slice when s is nil.
