@@ -17,6 +17,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 )
@@ -194,13 +195,20 @@ func (m *Moto) MaxInFlight(ctx context.Context) (int, error) {
 
 // EC2 returns a real EC2 client for region that talks to moto with static test credentials
 // and the SDK's standard retryer. It reads no AWS configuration from the environment, so ctx
-// is not needed to build it.
+// is not needed to build it. Each request goes on a connection of its own: under load, the
+// answer to a write sent on a connection kept from the request before was lost to the
+// connection closing while it was read ("use of closed network connection"), and the SDK's
+// retry of a write moto had carried out then failed as a duplicate (CreateSubnet,
+// AttachInternetGateway).
 func (m *Moto) EC2(_ context.Context, region string) *ec2.Client {
 	return ec2.New(ec2.Options{
 		Region:       region,
 		BaseEndpoint: aws.String(m.URL),
 		Credentials:  credentials.NewStaticCredentialsProvider(motoAccessKey, motoSecretKey, ""),
 		Retryer:      saidRetryer{retry.NewStandard()},
+		HTTPClient: awshttp.NewBuildableClient().WithTransportOptions(func(t *http.Transport) {
+			t.DisableKeepAlives = true
+		}),
 	})
 }
 
