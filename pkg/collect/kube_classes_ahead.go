@@ -78,8 +78,8 @@ func (a *kubeClassesAhead) clusterName(ctx context.Context, wait time.Duration) 
 	return ""
 }
 
-// wait puts the classes read into s, sorted as kubeKarpenter sorts them, and turns the list's
-// error into a gap or the collection's end as kubeReadCRD does.
+// wait puts the classes read into s, in the order listed (kubeKarpenter sorts them), and turns
+// the list's error into a gap or the collection's end as kubeReadCRD does.
 func (a *kubeClassesAhead) wait(c *Collector, s *snapshot.Snapshot) error {
 	<-a.done
 	s.NodeClasses = append(s.NodeClasses, a.classes...)
