@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -73,15 +74,31 @@ func vpcResources(m map[string]string) map[string]string {
 func DecodeNodePool(u *unstructured.Unstructured) snapshot.NodePool {
 	o := u.Object
 	return snapshot.NodePool{
-		Name:         u.GetName(),
-		APIVersion:   u.GetAPIVersion(),
-		NodeClassRef: nodeClassRef(object(o, "spec", "template", "spec", "nodeClassRef")),
-		Requirements: requirements(o, "spec", "template", "spec", "requirements"),
-		Labels:       strMap(o, "spec", "template", "metadata", "labels"),
-		Kubelet:      kubelet(object(o, "spec", "template", "spec", "kubelet")),
-		Conditions:   conditions(o),
-		Disruption:   disruption(object(o, "spec", "disruption")),
+		Name:          u.GetName(),
+		APIVersion:    u.GetAPIVersion(),
+		NodeClassRef:  nodeClassRef(object(o, "spec", "template", "spec", "nodeClassRef")),
+		Requirements:  requirements(o, "spec", "template", "spec", "requirements"),
+		Labels:        strMap(o, "spec", "template", "metadata", "labels"),
+		Kubelet:       kubelet(object(o, "spec", "template", "spec", "kubelet")),
+		Conditions:    conditions(o),
+		Disruption:    disruption(object(o, "spec", "disruption")),
+		Taints:        taints(o, "spec", "template", "spec", "taints"),
+		StartupTaints: taints(o, "spec", "template", "spec", "startupTaints"),
 	}
+}
+
+// taints reads a list of taints; entries without a key are left out.
+func taints(o map[string]any, path ...string) []corev1.Taint {
+	items, _, _ := unstructured.NestedSlice(o, path...)
+	var out []corev1.Taint
+	for _, it := range items {
+		m, ok := it.(map[string]any)
+		if !ok || str(m, "key") == "" {
+			continue
+		}
+		out = append(out, corev1.Taint{Key: str(m, "key"), Value: str(m, "value"), Effect: corev1.TaintEffect(str(m, "effect"))})
+	}
+	return out
 }
 
 // disruption reads a NodePool's spec.disruption; nil when it is absent or empty.

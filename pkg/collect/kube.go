@@ -110,6 +110,7 @@ func (c *Collector) kubeAfterNodes(ctx context.Context, s *snapshot.Snapshot, sc
 		// Whether a missing ENIConfig CRD matters, and whether CNINodes are read, depends on aws-node.
 		{c.kubeAWSNode, c.kubeENIConfigs, c.kubeCNINodes},
 		{c.kubeSandboxFailures, c.kubeKarpenterEvents},
+		{c.kubeCilium},
 	}
 	parts := make([]*snapshot.Snapshot, len(groups))
 	g, gctx := errgroup.WithContext(ctx)
@@ -133,11 +134,15 @@ func (c *Collector) kubeAfterNodes(ctx context.Context, s *snapshot.Snapshot, sc
 		s.NodeClasses = append(s.NodeClasses, p.NodeClasses...)
 		s.ENIConfigs = append(s.ENIConfigs, p.ENIConfigs...)
 		s.CNINodes = append(s.CNINodes, p.CNINodes...)
+		s.CiliumNodes = append(s.CiliumNodes, p.CiliumNodes...)
 		s.SandboxFailures = append(s.SandboxFailures, p.SandboxFailures...)
 		s.Events = append(s.Events, p.Events...)
 		s.Gaps = append(s.Gaps, p.Gaps...)
 		if p.AWSNode != nil {
 			s.AWSNode = p.AWSNode
+		}
+		if p.Cilium != nil {
+			s.Cilium = p.Cilium
 		}
 	}
 	kubeKeepReadAnnotations(s)

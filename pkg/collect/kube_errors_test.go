@@ -20,7 +20,7 @@ import (
 type kubeFailing struct {
 	dynamic  bool // on the dynamic client, else the typed one
 	verb     string
-	resource string
+	resource string // "daemonsets/aws-node": only a get of that object fails
 	err      error
 }
 
@@ -32,7 +32,11 @@ func (f kubeFailing) install(kube, dyn interface {
 	if f.dynamic {
 		target = dyn
 	}
-	target.PrependReactor(f.verb, f.resource, func(clienttesting.Action) (bool, runtime.Object, error) {
+	resource, name, _ := strings.Cut(f.resource, "/")
+	target.PrependReactor(f.verb, resource, func(a clienttesting.Action) (bool, runtime.Object, error) {
+		if g, ok := a.(clienttesting.GetAction); ok && name != "" && g.GetName() != name {
+			return false, nil, nil
+		}
 		return true, nil, f.err
 	})
 }
@@ -58,7 +62,11 @@ func TestCollectKubeForbiddenIsGap(t *testing.T) {
 			snapshot.Gap{Source: snapshot.SourceNodeClasses, Reason: "forbidden", Remedy: "grant get on ec2nodeclasses.karpenter.k8s.aws (see the ClusterRole in docs/permissions.md)"}},
 		{"list eniconfigs", Scope{}, kubeFailing{true, "list", "eniconfigs", kubeForbidden("crd.k8s.amazonaws.com", "eniconfigs")},
 			snapshot.Gap{Source: snapshot.SourceENIConfigs, Reason: "forbidden", Remedy: "grant list on eniconfigs.crd.k8s.amazonaws.com (see the ClusterRole in docs/permissions.md)"}},
-		{"get aws-node", Scope{}, kubeFailing{false, "get", "daemonsets", kubeForbidden("apps", "daemonsets")},
+		{"get aws-node", Scope{}, kubeFailing{false, "get", "daemonsets/aws-node", kubeForbidden("apps", "daemonsets")},
+			snapshot.Gap{Source: snapshot.SourceAWSNode, Reason: "forbidden", Remedy: "grant get on daemonsets.apps in kube-system (see the ClusterRole in docs/permissions.md)"}},
+		{"get cilium", Scope{}, kubeFailing{false, "get", "daemonsets/cilium", kubeForbidden("apps", "daemonsets")},
+			snapshot.Gap{Source: snapshot.SourceCilium, Reason: "forbidden", Remedy: "grant get on daemonsets.apps in kube-system (see the ClusterRole in docs/permissions.md)"}},
+		{"get both daemonsets", Scope{}, kubeFailing{false, "get", "daemonsets", kubeForbidden("apps", "daemonsets")},
 			snapshot.Gap{Source: snapshot.SourceAWSNode, Reason: "forbidden", Remedy: "grant get on daemonsets.apps in kube-system (see the ClusterRole in docs/permissions.md)"}},
 		{"list events", Scope{}, kubeFailing{false, "list", "events", kubeForbidden("", "events")},
 			snapshot.Gap{Source: snapshot.SourceEvents, Reason: "forbidden", Remedy: "grant list on events (core, all namespaces) (see the ClusterRole in docs/permissions.md)"}},
@@ -73,7 +81,12 @@ func TestCollectKubeForbiddenIsGap(t *testing.T) {
 			if err != nil {
 				t.Fatalf("collectKube: got error %v, want a gap", err)
 			}
-			if diff := cmp.Diff([]snapshot.Gap{tc.want}, s.Gaps); diff != "" {
+			want := []snapshot.Gap{tc.want}
+			if tc.name == "get both daemonsets" {
+				want = append(want, snapshot.Gap{Source: snapshot.SourceCilium, Reason: "forbidden",
+					Remedy: "grant get on daemonsets.apps in kube-system (see the ClusterRole in docs/permissions.md)"})
+			}
+			if diff := cmp.Diff(want, s.Gaps); diff != "" {
 				t.Errorf("gaps mismatch (-want +got):\n%s", diff)
 			}
 		})

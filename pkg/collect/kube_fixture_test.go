@@ -72,6 +72,7 @@ var (
 	kubeNodeClassesV1b1   = schema.GroupVersionResource{Group: "karpenter.k8s.aws", Version: "v1beta1", Resource: "ec2nodeclasses"}
 	kubeENIConfigsV1      = schema.GroupVersionResource{Group: "crd.k8s.amazonaws.com", Version: "v1alpha1", Resource: "eniconfigs"}
 	kubeCNINodesV1alpha1  = schema.GroupVersionResource{Group: "vpcresources.k8s.aws", Version: "v1alpha1", Resource: "cninodes"}
+	kubeCiliumNodesV2     = schema.GroupVersionResource{Group: "cilium.io", Version: "v2", Resource: "ciliumnodes"}
 )
 
 // kubeKarpenterV1 is every Karpenter v1 resource, served.
@@ -83,7 +84,7 @@ func kubeKarpenterV1() []schema.GroupVersionResource {
 func kubeListKinds(gvrs []schema.GroupVersionResource) map[schema.GroupVersionResource]string {
 	kinds := map[string]string{
 		"nodeclaims": "NodeClaimList", "nodepools": "NodePoolList",
-		"ec2nodeclasses": "EC2NodeClassList", "eniconfigs": "ENIConfigList", "cninodes": "CNINodeList",
+		"ec2nodeclasses": "EC2NodeClassList", "eniconfigs": "ENIConfigList", "cninodes": "CNINodeList", "ciliumnodes": "CiliumNodeList",
 	}
 	out := make(map[schema.GroupVersionResource]string, len(gvrs))
 	for _, g := range gvrs {
@@ -96,7 +97,7 @@ func kubeListKinds(gvrs []schema.GroupVersionResource) map[schema.GroupVersionRe
 func kubeAllGVRs() []schema.GroupVersionResource {
 	return []schema.GroupVersionResource{
 		kubeNodeClaimsV1, kubeNodePoolsV1, kubeNodeClassesV1,
-		kubeNodeClaimsV1beta1, kubeNodePoolsV1beta1, kubeNodeClassesV1b1, kubeENIConfigsV1, kubeCNINodesV1alpha1,
+		kubeNodeClaimsV1beta1, kubeNodePoolsV1beta1, kubeNodeClassesV1b1, kubeENIConfigsV1, kubeCNINodesV1alpha1, kubeCiliumNodesV2,
 	}
 }
 

@@ -46,7 +46,7 @@ func TestCatalogueGolden(t *testing.T) {
 // filled in, at least one source, families in catalogue order, each Spec used by one check.
 func TestCatalogueEntries(t *testing.T) {
 	kebab := regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
-	families := []Family{FamilyCore, FamilyVPCCNI, FamilyEFA, FamilyPlacement, FamilyConsistency, FamilyAutoMode, FamilyJoin}
+	families := []Family{FamilyCore, FamilyVPCCNI, FamilyNodeAgents, FamilyEFA, FamilyPlacement, FamilyConsistency, FamilyAutoMode, FamilyJoin}
 	seen := map[string]bool{}
 	specs := map[*Spec]bool{}
 	last := 0

@@ -25,7 +25,7 @@ func (c Check) Findings(x *Index) []Finding {
 // Checks returns every built-in check in catalogue order: the core checks, then each family.
 func Checks() []Check {
 	var all []Check
-	for _, family := range [][]Check{coreChecks(), cniChecks(), efaChecks(), placementChecks(), consistencyChecks(), autoModeChecks(), joinChecks()} {
+	for _, family := range [][]Check{coreChecks(), cniChecks(), agentChecks(), efaChecks(), placementChecks(), consistencyChecks(), autoModeChecks(), joinChecks()} {
 		all = append(all, family...)
 	}
 	return all

@@ -11,8 +11,11 @@ type Family string
 
 // The families, in catalogue order.
 const (
-	FamilyCore        Family = "core"
-	FamilyVPCCNI      Family = "vpc-cni"
+	FamilyCore   Family = "core"
+	FamilyVPCCNI Family = "vpc-cni"
+	// FamilyNodeAgents: what runs on the nodes besides aws-node's IPAM: Cilium, the startup
+	// taints of CNI agents, the network policy agent and the EKS node monitoring agent.
+	FamilyNodeAgents  Family = "node-agents"
 	FamilyEFA         Family = "efa"
 	FamilyPlacement   Family = "placement"
 	FamilyConsistency Family = "consistency"

@@ -70,6 +70,10 @@ type NodePool struct {
 	Labels     map[string]string `json:"labels,omitempty"`
 	Kubelet    *Kubelet          `json:"kubelet,omitempty"`
 	Conditions []Condition       `json:"conditions,omitempty"`
+	// Taints and StartupTaints are spec.template.spec.taints and startupTaints: Karpenter puts
+	// both on each new node and expects a DaemonSet (a CNI's agent) to remove the startup ones.
+	Taints        []corev1.Taint `json:"taints,omitempty"`
+	StartupTaints []corev1.Taint `json:"startupTaints,omitempty"`
 	// Disruption is spec.disruption; nil when the NodePool does not set it.
 	Disruption *Disruption `json:"disruption,omitempty"`
 }

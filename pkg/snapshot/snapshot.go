@@ -52,7 +52,11 @@ type Snapshot struct {
 	ENIConfigs  []ENIConfig    `json:"eniConfigs,omitempty"`
 	AWSNode     *AWSNode       `json:"awsNode,omitempty"`
 	// CNINodes are read only when aws-node turns on security groups for pods.
-	CNINodes        []CNINode        `json:"cniNodes,omitempty"`
+	CNINodes []CNINode `json:"cniNodes,omitempty"`
+	// Cilium is its agent DaemonSet and settings when it runs; CiliumNodes are read only when
+	// it allocates pod addresses from ENIs (cilium-config ipam: eni).
+	Cilium          *Cilium          `json:"cilium,omitempty"`
+	CiliumNodes     []CiliumNode     `json:"ciliumNodes,omitempty"`
 	SandboxFailures []SandboxFailure `json:"sandboxFailures,omitempty"`
 	// Events are the Events about NodeClaims and NodePools.
 	Events []KubeEvent `json:"events,omitempty"`

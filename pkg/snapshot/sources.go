@@ -32,6 +32,9 @@ const (
 	SourceENIConfigs      = "eniconfigs.crd.k8s.amazonaws.com"
 	SourceCNINodes        = "cninodes.vpcresources.k8s.aws"
 	SourceAWSNode         = "daemonsets.apps kube-system/aws-node"
+	SourceCilium          = "daemonsets.apps kube-system/cilium"
+	SourceCiliumConfig    = "configmaps kube-system/cilium-config"
+	SourceCiliumNodes     = "ciliumnodes.cilium.io"
 	SourceEvents          = "events"
 )
 

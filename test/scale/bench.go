@@ -32,7 +32,7 @@ func KubeBudget(n int) int { return (n+499)/500 + 12 }
 // Kubernetes with the two lists of events about NodeClaims and NodePools.
 const (
 	DescribeEC2Budget  = 10
-	DescribeKubeBudget = 10
+	DescribeKubeBudget = 11
 )
 
 // Options choose what a benchmark run measures.

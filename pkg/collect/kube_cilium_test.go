@@ -1,0 +1,130 @@
+package collect
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	k8sfake "k8s.io/client-go/kubernetes/fake"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// kubeCiliumNode is a CiliumNode as Cilium's agent and operator write it in ENI mode.
+func kubeCiliumNode() *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "cilium.io/v2", "kind": "CiliumNode",
+		"metadata": map[string]any{"name": "ip-10-0-1-10.us-west-2.compute.internal"},
+		"spec": map[string]any{
+			"instance-id": "i-0123456789abcdef0",
+			"eni": map[string]any{
+				"first-interface-index": int64(1), "subnet-ids": []any{"subnet-0pods"},
+				"security-groups": []any{"sg-0pods"}, "use-primary-address": false,
+			},
+		},
+		"status": map[string]any{
+			"eni": map[string]any{"enis": map[string]any{
+				"eni-0b": map[string]any{"id": "eni-0b", "number": int64(1), "subnet": map[string]any{"id": "subnet-0pods"},
+					"security-groups": []any{"sg-0pods"}, "addresses": []any{"10.0.64.5", "10.0.64.6"}},
+				"eni-0a": map[string]any{"id": "eni-0a", "number": int64(0), "subnet": map[string]any{"id": "subnet-0node"},
+					"security-groups": []any{"sg-0node"}, "addresses": []any{}},
+			}},
+			"ipam": map[string]any{
+				"operator-status": map[string]any{"error": "unable to assign additional IPs: InsufficientFreeAddressesInSubnet"},
+				"used":            map[string]any{"10.0.64.5": map[string]any{"owner": "default/web"}},
+			},
+		},
+	}}
+}
+
+func TestKubeCilium(t *testing.T) {
+	agent := &appsv1.DaemonSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "cilium", Namespace: "kube-system"},
+		Spec: appsv1.DaemonSetSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+			NodeSelector: map[string]string{"kubernetes.io/os": "linux"},
+			Containers:   []corev1.Container{{Name: "cilium-agent", Image: "quay.io/cilium/cilium:v1.20.2"}},
+		}}},
+	}
+	config := func(ipam string) *corev1.ConfigMap {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cilium-config", Namespace: "kube-system"},
+			Data: map[string]string{"ipam": ipam, "aws-enable-prefix-delegation": "true", "cluster-name": "kept-out"}}
+	}
+	one := int32(1)
+	wantNode := snapshot.CiliumNode{
+		Name: "ip-10-0-1-10.us-west-2.compute.internal", InstanceID: "i-0123456789abcdef0", FirstInterfaceIndex: &one,
+		SubnetIDs: []string{"subnet-0pods"}, SecurityGroups: []string{"sg-0pods"},
+		ENIs: []snapshot.CiliumENI{
+			{ID: "eni-0a", Number: 0, Subnet: "subnet-0node", SecurityGroups: []string{"sg-0node"}},
+			{ID: "eni-0b", Number: 1, Subnet: "subnet-0pods", SecurityGroups: []string{"sg-0pods"}, Addresses: 2},
+		},
+		OperatorError: "unable to assign additional IPs: InsufficientFreeAddressesInSubnet", Used: 1,
+	}
+	for _, tc := range []struct {
+		name       string
+		objs       []runtime.Object
+		served     []schema.GroupVersionResource
+		want       *snapshot.Cilium
+		wantNodes  []snapshot.CiliumNode
+		wantGap    string
+		typedReads int
+		dynReads   int
+	}{
+		{name: "no Cilium: one get, nothing else", typedReads: 1},
+		{name: "overlay (cluster-pool): no CiliumNode is read", objs: []runtime.Object{agent, config("cluster-pool")},
+			served: []schema.GroupVersionResource{kubeCiliumNodesV2}, typedReads: 2,
+			want: &snapshot.Cilium{Image: "quay.io/cilium/cilium:v1.20.2", ConfigRead: true,
+				Scheduling: &snapshot.Scheduling{NodeSelector: map[string]string{"kubernetes.io/os": "linux"}},
+				Config:     map[string]string{"ipam": "cluster-pool", "aws-enable-prefix-delegation": "true"}}},
+		{name: "ENI mode: the CiliumNodes are listed", objs: []runtime.Object{agent, config("eni")},
+			served: []schema.GroupVersionResource{kubeCiliumNodesV2}, typedReads: 2, dynReads: 1,
+			want: &snapshot.Cilium{Image: "quay.io/cilium/cilium:v1.20.2", ConfigRead: true,
+				Scheduling: &snapshot.Scheduling{NodeSelector: map[string]string{"kubernetes.io/os": "linux"}},
+				Config:     map[string]string{"ipam": "eni", "aws-enable-prefix-delegation": "true"}},
+			wantNodes: []snapshot.CiliumNode{wantNode}},
+		{name: "ENI mode without the CRD: a gap", objs: []runtime.Object{agent, config("eni")}, typedReads: 2, dynReads: 1,
+			want: &snapshot.Cilium{Image: "quay.io/cilium/cilium:v1.20.2", ConfigRead: true,
+				Scheduling: &snapshot.Scheduling{NodeSelector: map[string]string{"kubernetes.io/os": "linux"}},
+				Config:     map[string]string{"ipam": "eni", "aws-enable-prefix-delegation": "true"}},
+			wantGap: snapshot.SourceCiliumNodes},
+		{name: "no cilium-config: the agent alone", objs: []runtime.Object{agent}, typedReads: 2,
+			want: &snapshot.Cilium{Image: "quay.io/cilium/cilium:v1.20.2",
+				Scheduling: &snapshot.Scheduling{NodeSelector: map[string]string{"kubernetes.io/os": "linux"}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			kube := k8sfake.NewClientset(tc.objs...)
+			var dynObjs []runtime.Object
+			if len(tc.served) > 0 {
+				dynObjs = append(dynObjs, kubeCiliumNode())
+			}
+			dyn := kubeDynamic(tc.served, dynObjs...)
+			s := &snapshot.Snapshot{}
+			if err := (&Collector{Kube: kube, Dynamic: dyn}).kubeCilium(t.Context(), s, Scope{}); err != nil {
+				t.Fatalf("kubeCilium: %v", err)
+			}
+			if diff := cmp.Diff(tc.want, s.Cilium); diff != "" {
+				t.Errorf("Cilium (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantNodes, s.CiliumNodes); diff != "" {
+				t.Errorf("CiliumNodes (-want +got):\n%s", diff)
+			}
+			gap := ""
+			if len(s.Gaps) > 0 {
+				gap = s.Gaps[0].Source
+			}
+			if gap != tc.wantGap || len(s.Gaps) > 1 {
+				t.Errorf("gaps %+v, want one of %q", s.Gaps, tc.wantGap)
+			}
+			if got := len(kube.Actions()); got != tc.typedReads {
+				t.Errorf("%d typed requests, want %d: %v", got, tc.typedReads, kube.Actions())
+			}
+			if got := len(dyn.Actions()); got != tc.dynReads {
+				t.Errorf("%d dynamic requests, want %d", got, tc.dynReads)
+			}
+		})
+	}
+}

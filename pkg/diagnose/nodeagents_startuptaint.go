@@ -1,0 +1,164 @@
+package diagnose
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// taintReadinessPrefix marks the taints of the Node Readiness Controller, which Karpenter
+// treats as temporary on a new node from v1.13.0 (kubernetes-sigs/karpenter #3025).
+const taintReadinessPrefix = "readiness.k8s.io/"
+
+// claimBurstWindow is how close together NodeClaims of one pool must be created to count as
+// one burst in nodepool-startup-taint-missing's evidence.
+const claimBurstWindow = time.Minute
+
+var specNodePoolStartupTaintMissing = &Spec{
+	ID:       "nodepool-startup-taint-missing",
+	Severity: Warning,
+	Family:   FamilyNodeAgents,
+	Examines: []string{SubjectNodePool},
+	Title:    "a CNI agent taints new nodes until it is ready, and the NodePool does not list the taint in startupTaints",
+	FiresWhen: "Cilium's agent DaemonSet runs (kube-system/cilium) and a NodePool's `spec.template.spec.startupTaints` " +
+		"does not list the taint its operator removes once the agent is ready (`node.cilium.io/agent-not-ready`, or " +
+		"cilium-config's `agent-not-ready-taint-key`)",
+	NotOn: "clusters without Cilium; a taint key under `readiness.k8s.io/` (Karpenter v1.13 and later treat those as " +
+		"temporary); NodePools of Windows or EKS Auto Mode nodes, or whose labels the agent's nodeSelector excludes",
+	Why: "Karpenter does not know the taint is temporary: when Cilium's operator taints a new node, Karpenter counts " +
+		"the pending pods as not fitting it and launches more nodes; when nothing taints it, pods are scheduled " +
+		"before the agent has set up the node's datapath and fail to start or lose traffic",
+	Remedy: "add the taint to the NodePool's `spec.template.spec.startupTaints` with effect NoExecute, as Cilium and " +
+		"Karpenter document",
+	Sources: []string{
+		"cilium/cilium pkg/defaults/node.go (AgentNotReadyNodeTaint), operator/watchers/node_taint.go (the operator removes it once the agent is ready)",
+		"cilium/cilium install/kubernetes/cilium/templates/cilium-configmap.yaml (agent-not-ready-taint-key, set-cilium-node-taints)",
+		"aws/karpenter-provider-aws website/content/en/docs/concepts/nodepools.md (Cilium Startup Taint)",
+		"kubernetes-sigs/karpenter pkg/controllers/state/statenode.go (startup taints do not block scheduling), pkg/scheduling/taints.go (readiness.k8s.io/ taints, #3025)",
+		"aws/karpenter-provider-aws#5048, cilium/cilium#29405, cilium/cilium#37477",
+	},
+}
+
+// nodePoolStartupTaintMissing finds the NodePools that do not list, among their startup
+// taints, the taint Cilium's operator removes from a node once the agent on it is ready.
+// Karpenter then either sees the taint on its new node and launches more nodes for the pods
+// that do not tolerate it, or, when nothing puts the taint on, lets pods land before the
+// datapath works. The evidence: the pool's nodes that carry the taint now, and its NodeClaims
+// created close together.
+var nodePoolStartupTaintMissing = Check{
+	Spec: specNodePoolStartupTaintMissing,
+	Run: func(x *Index) []Finding {
+		c := x.Snapshot.Cilium
+		if c == nil {
+			return nil
+		}
+		key := c.TaintKey()
+		if strings.HasPrefix(key, taintReadinessPrefix) {
+			return nil
+		}
+		var out []Finding
+		for _, p := range sortedPools(x) {
+			if slices.ContainsFunc(p.StartupTaints, func(t corev1.Taint) bool { return t.Key == key }) || !ciliumRunsInPool(c, p) {
+				continue
+			}
+			msg := fmt.Sprintf("Cilium's operator removes the taint %s from a node once the agent on it is ready, and NodePool %s "+
+				"does not list it in spec.template.spec.startupTaints: Karpenter counts pending pods as not fitting a new node "+
+				"that carries it and launches more, or schedules pods before the node's datapath works", key, p.Name)
+			if slices.ContainsFunc(p.Taints, func(t corev1.Taint) bool { return t.Key == key }) {
+				msg += "; the pool lists it in spec.template.spec.taints, which Karpenter expects pods to tolerate"
+			}
+			if ev := startupTaintEvidence(x, p.Name, key); ev != "" {
+				msg += "; " + ev
+			}
+			out = append(out, Finding{
+				Resource: "nodepool/" + p.Name,
+				Message:  msg,
+				Remedy: fmt.Sprintf("kubectl patch nodepool %s --type json -p '[{\"op\":\"add\",\"path\":\"/spec/template/spec/startupTaints/-\","+
+					"\"value\":{\"key\":\"%s\",\"value\":\"true\",\"effect\":\"NoExecute\"}}]' (use \"path\":\"/spec/template/spec/startupTaints\" "+
+					"with a list value when the pool has none yet)", p.Name, key),
+			})
+		}
+		return out
+	},
+}
+
+// sortedPools returns the NodePools sorted by name.
+func sortedPools(x *Index) []*snapshot.NodePool {
+	out := make([]*snapshot.NodePool, 0, len(x.Snapshot.NodePools))
+	for i := range x.Snapshot.NodePools {
+		out = append(out, &x.Snapshot.NodePools[i])
+	}
+	slices.SortFunc(out, func(a, b *snapshot.NodePool) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// ciliumRunsInPool reports whether Cilium's agent runs on the pool's nodes: not on Windows
+// nodes or EKS Auto Mode nodes, and not where a pool label or a one-value requirement
+// contradicts the agent's nodeSelector.
+func ciliumRunsInPool(c *snapshot.Cilium, p *snapshot.NodePool) bool {
+	if p.NodeClassRef.Group == snapshot.AutoModeGroup {
+		return false
+	}
+	known := map[string]string{}
+	for _, r := range p.Requirements {
+		if r.Operator == string(corev1.NodeSelectorOpIn) && len(r.Values) == 1 {
+			known[r.Key] = r.Values[0]
+		}
+	}
+	for k, v := range p.Labels {
+		known[k] = v
+	}
+	if known[corev1.LabelOSStable] == OSWindows {
+		return false
+	}
+	if c.Scheduling != nil {
+		for k, v := range c.Scheduling.NodeSelector {
+			if got, ok := known[k]; ok && got != v {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// startupTaintEvidence says which of the pool's nodes carry the taint now, and the largest
+// number of its NodeClaims created within claimBurstWindow of one another (when 3 or more).
+func startupTaintEvidence(x *Index, pool, key string) string {
+	var tainted []string
+	for _, n := range x.Nodes {
+		if n.PoolName == pool && slices.ContainsFunc(n.Node.Spec.Taints, func(t corev1.Taint) bool { return t.Key == key }) {
+			tainted = append(tainted, n.Name())
+		}
+	}
+	var created []time.Time
+	for i := range x.Snapshot.NodeClaims {
+		if c := &x.Snapshot.NodeClaims[i]; c.NodePool() == pool && !c.Created.IsZero() {
+			created = append(created, c.Created)
+		}
+	}
+	slices.SortFunc(created, func(a, b time.Time) int { return a.Compare(b) })
+	burst, at := 0, time.Time{}
+	for i, j := 0, 0; j < len(created); j++ {
+		for created[j].Sub(created[i]) > claimBurstWindow {
+			i++
+		}
+		if j-i+1 > burst {
+			burst, at = j-i+1, created[i]
+		}
+	}
+	var parts []string
+	if len(tainted) > 0 {
+		parts = append(parts, fmt.Sprintf("%d of its nodes %s the taint now (%s)", len(tainted),
+			plural(len(tainted), "carries", "carry"), abbreviate(tainted, 3)))
+	}
+	if burst >= 3 {
+		parts = append(parts, fmt.Sprintf("%d of its NodeClaims were created within a minute of %s", burst,
+			at.UTC().Format(time.RFC3339)))
+	}
+	return strings.Join(parts, "; ")
+}
