@@ -35,6 +35,7 @@ func Describe(x *Index, n *NodeInfo) NodeReport {
 			r.Capacity = &c
 		}
 	}
+	r.Cilium = describeCilium(x, n)
 	r.AutoMode = describeAutoMode(x, n)
 	r.EFA = describeEFA(n)
 	r.Placement = describePlacement(x, n)

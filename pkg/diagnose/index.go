@@ -59,6 +59,10 @@ type Index struct {
 	interfaces     map[string]*snapshot.InterfaceRecord
 	interfacesOnce sync.Once
 
+	// ciliumNodes keys the CiliumNodes by name, made once when a Cilium check first asks.
+	ciliumNodes map[string]*snapshot.CiliumNode
+	ciliumOnce  sync.Once
+
 	// cni and warmPool are aws-node's settings, read once instead of for every node.
 	cni      CNISettings
 	warmPool warmSettings

@@ -8,15 +8,18 @@ type NodeReport struct {
 	Context  string   `json:"context,omitempty"`
 	Identity Identity `json:"identity"`
 	// Lifecycle and Platform are what karpnet decided about the node before running checks.
-	Lifecycle      Lifecycle        `json:"lifecycle,omitzero"`
-	Platform       Platform         `json:"platform,omitzero"`
-	Addresses      []AddressReport  `json:"addresses"`
-	Subnet         *SubnetReport    `json:"subnet,omitempty"`
-	SecurityGroups *SecurityGroups  `json:"securityGroups,omitempty"`
-	ENIs           []ENIReport      `json:"enis"`
-	Capacity       *CapacityReport  `json:"capacity,omitempty"`
-	EFA            *EFAReport       `json:"efa,omitempty"`
-	Placement      *PlacementReport `json:"placement,omitempty"`
+	Lifecycle      Lifecycle       `json:"lifecycle,omitzero"`
+	Platform       Platform        `json:"platform,omitzero"`
+	Addresses      []AddressReport `json:"addresses"`
+	Subnet         *SubnetReport   `json:"subnet,omitempty"`
+	SecurityGroups *SecurityGroups `json:"securityGroups,omitempty"`
+	ENIs           []ENIReport     `json:"enis"`
+	Capacity       *CapacityReport `json:"capacity,omitempty"`
+	// Cilium is the node's Cilium ENI IPAM picture when Cilium gives pods addresses of ENIs
+	// (ipam: eni) and the node has a CiliumNode; nil otherwise.
+	Cilium    *CiliumReport    `json:"cilium,omitempty"`
+	EFA       *EFAReport       `json:"efa,omitempty"`
+	Placement *PlacementReport `json:"placement,omitempty"`
 	// AutoMode is the pod networking of an EKS Auto Mode node's NodeClass; nil on other nodes.
 	AutoMode *AutoModeReport `json:"autoMode,omitempty"`
 	// WayOut is how the node's subnet gets out (route, endpoints, network ACL); nil unless the
@@ -145,6 +148,43 @@ type CapacityReport struct {
 	ENIsAttached int `json:"enisAttached"`
 	// Formula is the computation with its numbers, e.g. "(3 - 0) x (10 - 1) + 2 = 29".
 	Formula string `json:"formula"`
+}
+
+// CiliumReport is what the node's CiliumNode asks of Cilium's ENI IPAM, the interfaces it
+// lists, and how many pod addresses Cilium can give the node.
+type CiliumReport struct {
+	CiliumNode string `json:"ciliumNode"`
+	// FirstInterfaceIndex is spec.eni.first-interface-index; interfaces below it carry no
+	// pod address.
+	FirstInterfaceIndex *int32            `json:"firstInterfaceIndex,omitempty"`
+	SubnetIDs           []string          `json:"subnetIDs,omitempty"`
+	SubnetTags          map[string]string `json:"subnetTags,omitempty"`
+	SecurityGroups      []string          `json:"securityGroups,omitempty"`
+	SecurityGroupTags   map[string]string `json:"securityGroupTags,omitempty"`
+	PrefixDelegation    bool              `json:"prefixDelegation"`
+	// Pods is capacity.pods; Allocatable the addresses Cilium can give the node, PodIPs those
+	// left for pods after its router and health endpoint; Formula shows the computation.
+	// All three are 0 and Formula empty when the instance type or the index is unknown.
+	Pods        int64             `json:"pods"`
+	Allocatable int64             `json:"allocatable"`
+	PodIPs      int64             `json:"podIPs"`
+	Formula     string            `json:"formula,omitempty"`
+	ENIs        []CiliumENIReport `json:"enis"`
+	// OperatorError is the CiliumNode's status.ipam.operator-status.error.
+	OperatorError string `json:"operatorError,omitempty"`
+}
+
+// CiliumENIReport is one interface of a CiliumNode's status.eni.enis.
+type CiliumENIReport struct {
+	ID     string `json:"id"`
+	Device int32  `json:"device"`
+	Subnet string `json:"subnet,omitempty"`
+	// Managed is true when Cilium gives pods addresses of it (device at or above
+	// first-interface-index).
+	Managed        bool     `json:"managed"`
+	SecurityGroups []string `json:"securityGroups,omitempty"`
+	Addresses      int      `json:"addresses"`
+	Prefixes       int      `json:"prefixes"`
 }
 
 // EFAReport is the node's Elastic Fabric Adapter picture.

@@ -78,18 +78,22 @@ func nodeSheet(t *text, n diagnose.NodeReport) {
 		return
 	}
 	kind := classKind(n.Identity)
+	found := map[string]bool{}
+	for _, f := range n.Findings {
+		found[f.ID] = true
+	}
 	addresses(t, n.Addresses)
 	subnet(t, n.Subnet, kind)
 	netPath(t, n.WayOut)
 	securityGroups(t, n.SecurityGroups, kind)
 	enis(t, n.ENIs)
-	capacity(t, n.Capacity)
+	if n.Cilium != nil {
+		ciliumIPAM(t, n.Cilium, found)
+	} else {
+		capacity(t, n.Capacity)
+	}
 	if n.Identity.AutoMode {
 		autoMode(t, n.AutoMode)
-	}
-	found := map[string]bool{}
-	for _, f := range n.Findings {
-		found[f.ID] = true
 	}
 	efa(t, n.EFA, kind, found)
 	placement(t, n.Placement, kind, found)

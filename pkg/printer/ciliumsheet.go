@@ -1,0 +1,77 @@
+package printer
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+)
+
+// ciliumIPAM writes the Cilium IPAM section of a node whose pods take addresses of ENIs
+// Cilium attaches, in place of the VPC CNI's pod capacity; found says which checks fired on
+// the node, to mark the pod count Cilium cannot address.
+func ciliumIPAM(t *text, c *diagnose.CiliumReport, found map[string]bool) {
+	t.header("Cilium IPAM (ENI mode)")
+	first := "unset (the operator gives the node no address)"
+	if c.FirstInterfaceIndex != nil {
+		first = strconv.Itoa(int(*c.FirstInterfaceIndex))
+	}
+	pods := strconv.FormatInt(c.Pods, 10)
+	if found["cilium-max-pods-exceeds-ip-capacity"] {
+		pods = t.offending(pods)
+	}
+	pairs := []kv{
+		{"CiliumNode", c.CiliumNode},
+		{"First interface index", first},
+		{"Subnets", ciliumSelection(c.SubnetIDs, c.SubnetTags, "the node's own")},
+		{"Security groups", ciliumSelection(c.SecurityGroups, c.SecurityGroupTags, "the primary interface's")},
+		{"Prefix delegation", yesNo(c.PrefixDelegation)},
+	}
+	if c.Formula != "" {
+		pairs = append(pairs, kv{"capacity.pods", pods}, kv{"Pod IPs", strconv.FormatInt(c.PodIPs, 10)}, kv{"Formula", c.Formula})
+	} else {
+		pairs = append(pairs, kv{"Pod IPs", "unknown (no instance type limits or interface index)"})
+	}
+	if c.OperatorError != "" {
+		pairs = append(pairs, kv{"Operator error", t.offending(c.OperatorError)})
+	}
+	t.kvs(indent, pairs)
+	if len(c.ENIs) == 0 {
+		t.para(indent, "no interface in the CiliumNode's status yet")
+		return
+	}
+	iw := 0
+	for _, e := range c.ENIs {
+		iw = max(iw, width(e.ID))
+	}
+	for _, e := range c.ENIs {
+		use := "not for pods (below the first interface index)"
+		if e.Managed {
+			use = fmt.Sprintf("%d addresses, %d prefixes", e.Addresses, e.Prefixes)
+		}
+		t.hanging(indent, pad(t.st.Strong.Render(e.ID), iw)+"  ",
+			fmt.Sprintf("device %d  %s  %s  %s", e.Device, orUnknown(e.Subnet), orNone(strings.Join(e.SecurityGroups, ", ")), use))
+	}
+}
+
+// ciliumSelection writes how a CiliumNode selects subnets or security groups.
+func ciliumSelection(ids []string, tags map[string]string, otherwise string) string {
+	var parts []string
+	if len(ids) > 0 {
+		parts = append(parts, strings.Join(ids, ", "))
+	}
+	if len(tags) > 0 {
+		var kv []string
+		for _, k := range slices.Sorted(maps.Keys(tags)) {
+			kv = append(kv, k+"="+tags[k])
+		}
+		parts = append(parts, "tagged "+strings.Join(kv, ", "))
+	}
+	if len(parts) == 0 {
+		return "not set (" + otherwise + ")"
+	}
+	return strings.Join(parts, "; ")
+}
