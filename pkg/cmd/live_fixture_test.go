@@ -42,11 +42,13 @@ type liveCluster struct {
 // liveListKinds maps the custom resources karpnet lists to their list kinds.
 func liveListKinds() map[schema.GroupVersionResource]string {
 	return map[schema.GroupVersionResource]string{
-		{Group: "karpenter.sh", Version: "v1", Resource: "nodeclaims"}:                "NodeClaimList",
-		{Group: "karpenter.sh", Version: "v1", Resource: "nodepools"}:                 "NodePoolList",
-		{Group: "karpenter.k8s.aws", Version: "v1", Resource: "ec2nodeclasses"}:       "EC2NodeClassList",
-		{Group: "eks.amazonaws.com", Version: "v1", Resource: "nodeclasses"}:          "NodeClassList",
-		{Group: "crd.k8s.amazonaws.com", Version: "v1alpha1", Resource: "eniconfigs"}: "ENIConfigList",
+		{Group: "karpenter.sh", Version: "v1", Resource: "nodeclaims"}:                             "NodeClaimList",
+		{Group: "karpenter.sh", Version: "v1", Resource: "nodepools"}:                              "NodePoolList",
+		{Group: "karpenter.k8s.aws", Version: "v1", Resource: "ec2nodeclasses"}:                    "EC2NodeClassList",
+		{Group: "eks.amazonaws.com", Version: "v1", Resource: "nodeclasses"}:                       "NodeClassList",
+		{Group: "crd.k8s.amazonaws.com", Version: "v1alpha1", Resource: "eniconfigs"}:              "ENIConfigList",
+		{Group: "networking.k8s.aws", Version: "v1alpha1", Resource: "clusternetworkpolicies"}:     "ClusterNetworkPolicyList",
+		{Group: "networking.k8s.aws", Version: "v1alpha1", Resource: "applicationnetworkpolicies"}: "ApplicationNetworkPolicyList",
 	}
 }
 

@@ -145,6 +145,11 @@ func (c *Collector) kubeAfterNodes(ctx context.Context, s *snapshot.Snapshot, sc
 			s.Cilium = p.Cilium
 		}
 	}
+	if !kubeScoped(scope) { // whether policies are enforced is the cluster's, not the nodes asked about
+		if err := c.kubePolicies(ctx, s); err != nil {
+			return err
+		}
+	}
 	kubeKeepReadAnnotations(s)
 	if kubeScoped(scope) {
 		s.Events = kubeEventsOfObjectsRead(s)

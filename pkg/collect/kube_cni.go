@@ -3,6 +3,7 @@ package collect
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -56,6 +57,9 @@ func kubeDecodeAWSNode(ds *appsv1.DaemonSet) *snapshot.AWSNode {
 	containers := pod.Containers
 	for i := range containers {
 		ct := &containers[i]
+		if ct.Name == snapshot.NodeAgentContainer {
+			out.NodeAgent = &snapshot.NodeAgent{Image: ct.Image, NetworkPolicy: kubeFlagOn(ct.Args, "enable-network-policy")}
+		}
 		if ct.Name != kubeAWSNodeName {
 			continue
 		}
@@ -122,4 +126,22 @@ func kubeDecodeCNINode(u *unstructured.Unstructured) snapshot.CNINode {
 		}
 	}
 	return out
+}
+
+// kubeFlagOn reads a boolean Go flag from a container's args: --name or -name alone is true,
+// --name=VALUE is VALUE; the last one given wins, and absent is false.
+func kubeFlagOn(args []string, name string) bool {
+	on := false
+	for _, a := range args {
+		a = strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
+		flag, value, hasValue := strings.Cut(a, "=")
+		if flag != name {
+			continue
+		}
+		on = true
+		if hasValue {
+			on, _ = strconv.ParseBool(value)
+		}
+	}
+	return on
 }

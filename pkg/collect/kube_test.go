@@ -166,6 +166,7 @@ func TestCollectKubeDecodesV1(t *testing.T) {
 		}},
 			Tolerations: []corev1.Toleration{{Operator: corev1.TolerationOpExists}}},
 		DesiredNumberScheduled: kubeI32(4),
+		NodeAgent:              &snapshot.NodeAgent{Image: "602401143452.dkr.ecr.us-west-2.amazonaws.com/amazon/aws-network-policy-agent:v1.2.0-eksbuild.1"},
 	}
 
 	for _, c := range []struct {

@@ -20,7 +20,7 @@ func Describe(x *Index, n *NodeInfo) NodeReport {
 	r := NodeReport{
 		Identity:  describeIdentity(n),
 		Lifecycle: Lifecycle{State: string(n.State), Reason: n.StateReason},
-		Platform:  describePlatform(n),
+		Platform:  describePlatform(x, n),
 		Addresses: describeAddresses(n),
 		Subnet:    describeSubnet(n),
 		ENIs:      describeENIs(n),
@@ -87,8 +87,8 @@ func describeIdentity(n *NodeInfo) Identity {
 }
 
 // describePlatform reports the node's compute kind, OS, IP family and whether aws-node runs there.
-func describePlatform(n *NodeInfo) Platform {
-	p := Platform{Compute: n.Compute, OS: n.OS, VPCCNI: n.VPCCNI, VPCCNIReason: n.VPCCNIReason}
+func describePlatform(x *Index, n *NodeInfo) Platform {
+	p := Platform{Compute: n.Compute, OS: n.OS, VPCCNI: n.VPCCNI, VPCCNIReason: n.VPCCNIReason, NetworkPolicy: networkPolicyText(x, n)}
 	if n.EC2 {
 		p.IPFamily = n.IPFamily
 	}

@@ -1,12 +1,13 @@
 package diagnose
 
 // agentChecks are the checks of what runs on the nodes besides aws-node's IPAM: Cilium's ENI
-// IPAM, the startup taints of CNI agents.
+// IPAM, the startup taints of CNI agents, network policy enforcement.
 func agentChecks() []Check {
 	return []Check{
 		ciliumMaxPodsExceedsIPCapacity,
 		ciliumENISelectionMismatch,
 		ciliumIPAMOperatorError,
 		nodePoolStartupTaintMissing,
+		networkPolicyNotEnforced,
 	}
 }

@@ -50,6 +50,9 @@ type Platform struct {
 	// VPCCNI tells whether the aws-node DaemonSet runs on the node; VPCCNIReason says why.
 	VPCCNI       bool   `json:"vpcCNI"`
 	VPCCNIReason string `json:"vpcCNIReason,omitempty"`
+	// NetworkPolicy says whether the VPC CNI's agent enforces network policies on the node,
+	// and in which mode; empty when aws-node does not run here or has no policy agent.
+	NetworkPolicy string `json:"networkPolicy,omitempty"`
 }
 
 // Identity ties a Node to its instance and to Karpenter.

@@ -18,6 +18,8 @@ const (
 	SubjectENI = "eni"
 	// SubjectDaemonSet is the aws-node DaemonSet (daemonset/kube-system/aws-node).
 	SubjectDaemonSet = "daemonset"
+	// SubjectConfigMap is a ConfigMap of settings (configmap/kube-system/amazon-vpc-cni).
+	SubjectConfigMap = "configmap"
 	// SubjectSource is a source karpnet reads (a Gap's Source, e.g. ec2:DescribeSubnets): the
 	// subject of data-unavailable.
 	SubjectSource = "source"

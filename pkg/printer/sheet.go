@@ -159,6 +159,9 @@ func identity(t *text, id diagnose.Identity, lc diagnose.Lifecycle, pf diagnose.
 			vpc = pf.VPCCNIReason
 		}
 		pairs = append(pairs, kv{"VPC CNI", vpc})
+		if pf.NetworkPolicy != "" {
+			pairs = append(pairs, kv{"Network policy", pf.NetworkPolicy})
+		}
 	}
 	t.kvs(indent, pairs)
 }

@@ -26,13 +26,16 @@ const (
 	// EnvDisableLeakedENICleanup turns off the hourly deletion of the ENIs the VPC CNI left
 	// available (v1.13.0+).
 	EnvDisableLeakedENICleanup = "DISABLE_LEAKED_ENI_CLEANUP"
+	// EnvNetworkPolicyMode is standard or strict (v1.17.1+): strict denies a new pod's traffic
+	// until a policy allows it.
+	EnvNetworkPolicyMode = "NETWORK_POLICY_ENFORCING_MODE"
 )
 
 // KeptEnv returns, sorted, the aws-node env names a snapshot keeps.
 func KeptEnv() []string {
 	names := []string{EnvCustomNetwork, EnvENIConfigLabel, EnvENIConfigAnnot, EnvPrefixDelegation, EnvPodENI, EnvIPv6,
 		EnvSubnetDiscovery, EnvMultiNIC, EnvMaxENI, EnvWarmENITarget, EnvWarmIPTarget, EnvMinimumIPTarget,
-		EnvWarmPrefixTarget, EnvClusterName, EnvDisableLeakedENICleanup}
+		EnvWarmPrefixTarget, EnvClusterName, EnvDisableLeakedENICleanup, EnvNetworkPolicyMode}
 	slices.Sort(names)
 	return names
 }

@@ -222,6 +222,17 @@ type AWSNode struct {
 	// has observed the current spec (status.observedGeneration >= metadata.generation); nil
 	// when the status is not current or was not read.
 	DesiredNumberScheduled *int32 `json:"desiredNumberScheduled,omitempty"`
+	// NodeAgent is the DaemonSet's aws-eks-nodeagent container, the VPC CNI's network policy
+	// agent (v1.14.0+); nil when the DaemonSet has none.
+	NodeAgent *NodeAgent `json:"nodeAgent,omitempty"`
+}
+
+// NodeAgent is the VPC CNI's network policy agent container.
+type NodeAgent struct {
+	Image string `json:"image,omitempty"`
+	// NetworkPolicy is its --enable-network-policy flag (default false): without it the agent
+	// enforces no policy.
+	NetworkPolicy bool `json:"networkPolicy"`
 }
 
 // CNIVersion reads the VPC CNI release from an aws-node image tag as major, minor, patch, e.g.

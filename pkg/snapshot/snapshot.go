@@ -58,6 +58,14 @@ type Snapshot struct {
 	Cilium          *Cilium          `json:"cilium,omitempty"`
 	CiliumNodes     []CiliumNode     `json:"ciliumNodes,omitempty"`
 	SandboxFailures []SandboxFailure `json:"sandboxFailures,omitempty"`
+	// NetworkPolicies counts the policies of each kind, read only where nothing may enforce
+	// them (policy.go); VPCCNIConfig holds the amazon-vpc-cni ConfigMap's keys karpnet reads,
+	// read when EKS Auto Mode nodes run.
+	NetworkPolicies []PolicyCount     `json:"networkPolicies,omitempty"`
+	VPCCNIConfig    map[string]string `json:"vpcCNIConfig,omitempty"`
+	// Calico is the namespace of the calico-node DaemonSet when karpnet looked for one (beside
+	// the policies) and found it: Calico then enforces the policies beside the VPC CNI.
+	Calico string `json:"calico,omitempty"`
 	// Events are the Events about NodeClaims and NodePools.
 	Events []KubeEvent `json:"events,omitempty"`
 

@@ -35,6 +35,9 @@ const (
 	SourceCilium          = "daemonsets.apps kube-system/cilium"
 	SourceCiliumConfig    = "configmaps kube-system/cilium-config"
 	SourceCiliumNodes     = "ciliumnodes.cilium.io"
+	SourceNetworkPolicies = "networkpolicies.networking.k8s.io"
+	SourceVPCCNIConfig    = "configmaps kube-system/amazon-vpc-cni"
+	SourceCalico          = "daemonsets.apps calico-node"
 	SourceEvents          = "events"
 )
 

@@ -1,0 +1,141 @@
+package collect
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+// kubePolicyNames is how many names of each kind of policy a snapshot keeps: their existence
+// and count are what matters.
+const kubePolicyNames = 10
+
+// kubeCalicoNamespaces are where calico-node runs: the Tigera operator's namespace, then the
+// manifest install's.
+var kubeCalicoNamespaces = [...]string{"calico-system", "kube-system"}
+
+// The VPC CNI's policy kinds (networking.k8s.aws/v1alpha1), listed where served.
+var (
+	kubeClusterNetworkPoliciesGVR     = schema.GroupVersionResource{Group: "networking.k8s.aws", Version: "v1alpha1", Resource: "clusternetworkpolicies"}
+	kubeApplicationNetworkPoliciesGVR = schema.GroupVersionResource{Group: "networking.k8s.aws", Version: "v1alpha1", Resource: "applicationnetworkpolicies"}
+)
+
+// kubePolicies reads what decides whether network policies are enforced, where that is in
+// doubt: on EKS Auto Mode the amazon-vpc-cni ConfigMap's enable-network-policy-controller;
+// then, when Cilium does not run and the VPC CNI's policy agent is off or absent (or Auto Mode
+// has it off, or a node reports NPANotRunning), one page of each kind of policy and, when
+// some exist, the calico-node DaemonSet that may enforce them instead. A cluster whose agent
+// enforces policies costs no request.
+func (c *Collector) kubePolicies(ctx context.Context, s *snapshot.Snapshot) error {
+	s.NetworkPolicies, s.VPCCNIConfig, s.Calico = nil, nil, ""
+	auto := slices.ContainsFunc(s.Nodes, func(n corev1.Node) bool { return kubeIsAutoNode(&n) })
+	if auto {
+		cm, err := c.Kube.CoreV1().ConfigMaps(kubeAWSNodeNamespace).Get(ctx, snapshot.VPCCNIConfigMap, metav1.GetOptions{})
+		switch {
+		case err == nil:
+			if v, ok := cm.Data[snapshot.VPCCNIKeyPolicyEnable]; ok {
+				s.VPCCNIConfig = map[string]string{snapshot.VPCCNIKeyPolicyEnable: v}
+			}
+		case !apierrors.IsNotFound(err):
+			if err := c.kubeFail(s, snapshot.SourceVPCCNIConfig, "get", "configmaps in kube-system", err); err != nil {
+				return err
+			}
+		}
+	}
+	if !kubePolicyInDoubt(s, auto) {
+		return nil
+	}
+	opts := metav1.ListOptions{Limit: c.kubePageSize(), ResourceVersion: "0"} // one page, from the watch cache
+	list, err := c.Kube.NetworkingV1().NetworkPolicies("").List(ctx, opts)
+	if apierrors.IsNotFound(err) {
+		return nil // an API server that does not serve them has none
+	}
+	if err != nil {
+		return c.kubeFail(s, snapshot.SourceNetworkPolicies, "list", "networkpolicies.networking.k8s.io", err)
+	}
+	count := snapshot.PolicyCount{Kind: snapshot.KindNetworkPolicy}
+	for i := range list.Items[:min(len(list.Items), kubePolicyNames)] {
+		count.Names = append(count.Names, list.Items[i].Namespace+"/"+list.Items[i].Name)
+	}
+	kubeCountRest(&count, len(list.Items), list.RemainingItemCount, list.Continue)
+	if count.Count > 0 {
+		s.NetworkPolicies = append(s.NetworkPolicies, count)
+	} else {
+		// The VPC CNI's own kinds matter only without a NetworkPolicy: one is enough to tell.
+		for _, k := range []struct {
+			kind string
+			gvr  schema.GroupVersionResource
+		}{{snapshot.KindClusterNetworkPolicy, kubeClusterNetworkPoliciesGVR}, {snapshot.KindApplicationNetworkPolicy, kubeApplicationNetworkPoliciesGVR}} {
+			l, err := c.Dynamic.Resource(k.gvr).List(ctx, opts)
+			if err != nil {
+				continue // not served (the controller's CRDs are not installed) or not readable: nothing to count
+			}
+			count := snapshot.PolicyCount{Kind: k.kind}
+			for _, it := range l.Items[:min(len(l.Items), kubePolicyNames)] {
+				count.Names = append(count.Names, strings.TrimPrefix(it.GetNamespace()+"/"+it.GetName(), "/"))
+			}
+			kubeCountRest(&count, len(l.Items), l.GetRemainingItemCount(), l.GetContinue())
+			if count.Count > 0 {
+				s.NetworkPolicies = append(s.NetworkPolicies, count)
+			}
+		}
+	}
+	if len(s.NetworkPolicies) == 0 {
+		return nil
+	}
+	for _, ns := range kubeCalicoNamespaces {
+		_, err := c.Kube.AppsV1().DaemonSets(ns).Get(ctx, snapshot.CalicoDaemonSet, metav1.GetOptions{})
+		switch {
+		case err == nil:
+			s.Calico = ns
+			return nil
+		case !apierrors.IsNotFound(err):
+			return c.kubeFail(s, snapshot.SourceCalico, "get", "daemonsets.apps in "+ns, err)
+		}
+	}
+	return nil
+}
+
+// kubeCountRest completes a count of one page of n items with the API server's
+// remainingItemCount, or marks that more exist when it gives only a continue token (a page
+// read from etcd rather than the watch cache).
+func kubeCountRest(count *snapshot.PolicyCount, n int, remaining *int64, next string) {
+	count.Count = n
+	switch {
+	case remaining != nil:
+		count.Count += int(*remaining)
+	case next != "":
+		count.More = true
+	}
+}
+
+// kubePolicyInDoubt reports whether nothing may enforce network policies: Cilium does not run
+// (it enforces them) and the VPC CNI's agent is off or absent in aws-node, or off on EKS Auto
+// Mode, or a node reports NPANotRunning.
+func kubePolicyInDoubt(s *snapshot.Snapshot, auto bool) bool {
+	if s.Cilium != nil || s.Unavailable(snapshot.SourceCilium) {
+		return false
+	}
+	if a := s.AWSNode; a != nil && (a.NodeAgent == nil || !a.NodeAgent.NetworkPolicy) {
+		return true
+	}
+	if auto && !s.Unavailable(snapshot.SourceVPCCNIConfig) &&
+		!strings.EqualFold(strings.TrimSpace(s.VPCCNIConfig[snapshot.VPCCNIKeyPolicyEnable]), "true") {
+		return true
+	}
+	for i := range s.Nodes {
+		for _, c := range s.Nodes[i].Status.Conditions {
+			if c.Type == snapshot.ConditionNetworkingReady && c.Status == corev1.ConditionFalse && c.Reason == snapshot.ReasonNPANotRunning {
+				return true
+			}
+		}
+	}
+	return false
+}
