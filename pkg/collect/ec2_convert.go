@@ -114,10 +114,14 @@ func ec2InstanceType(t types.InstanceTypeInfo) snapshot.InstanceType {
 	if n.EfaInfo != nil {
 		out.MaxEFAInterfaces = ec2Deref(n.EfaInfo.MaximumEfaInterfaces)
 	}
+	out.ENAExpress = ec2Deref(n.EnaSrdSupported)
 	for _, c := range n.NetworkCards {
 		out.NetworkCards = append(out.NetworkCards, snapshot.NetworkCard{
 			Index: ec2Deref(c.NetworkCardIndex), MaxENIs: ec2Deref(c.MaximumNetworkInterfaces),
 		})
+		if ec2Deref(c.NetworkCardIndex) == out.DefaultNetworkCardIndex {
+			out.BaselineGbps, out.PeakGbps = ec2Deref(c.BaselineBandwidthInGbps), ec2Deref(c.PeakBandwidthInGbps)
+		}
 	}
 	slices.SortFunc(out.NetworkCards, func(a, b snapshot.NetworkCard) int { return cmp.Compare(a.Index, b.Index) })
 	return out

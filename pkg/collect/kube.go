@@ -109,7 +109,7 @@ func (c *Collector) kubeAfterNodes(ctx context.Context, s *snapshot.Snapshot, sc
 		{karpenter},
 		// Whether a missing ENIConfig CRD matters, and whether CNINodes are read, depends on aws-node.
 		{c.kubeAWSNode, c.kubeENIConfigs, c.kubeCNINodes},
-		{c.kubeSandboxFailures, c.kubeKarpenterEvents},
+		{c.kubeSandboxFailures, c.kubeKarpenterEvents, c.kubeNodeAgentEvents},
 		{c.kubeCilium},
 	}
 	parts := make([]*snapshot.Snapshot, len(groups))
@@ -137,6 +137,7 @@ func (c *Collector) kubeAfterNodes(ctx context.Context, s *snapshot.Snapshot, sc
 		s.CiliumNodes = append(s.CiliumNodes, p.CiliumNodes...)
 		s.SandboxFailures = append(s.SandboxFailures, p.SandboxFailures...)
 		s.Events = append(s.Events, p.Events...)
+		s.NodeEvents = append(s.NodeEvents, p.NodeEvents...)
 		s.Gaps = append(s.Gaps, p.Gaps...)
 		if p.AWSNode != nil {
 			s.AWSNode = p.AWSNode

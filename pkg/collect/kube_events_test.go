@@ -70,7 +70,8 @@ func TestCollectKubeSandboxFieldSelector(t *testing.T) {
 		}
 	}
 	want := []string{"ns= fields=reason=FailedCreatePodSandBox",
-		"ns= fields=involvedObject.kind=NodeClaim", "ns= fields=involvedObject.kind=NodePool"}
+		"ns= fields=involvedObject.kind=NodeClaim", "ns= fields=involvedObject.kind=NodePool",
+		"ns= fields=involvedObject.kind=Node,reason=NetworkingReady"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("event list calls mismatch (-want +got):\n%s", diff)
 	}

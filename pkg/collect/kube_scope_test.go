@@ -153,15 +153,16 @@ func TestCollectKubePagination(t *testing.T) {
 		wantLimit int64
 		wantCalls map[string]int
 	}{
-		// Events are listed three times (sandbox failures, NodeClaims, NodePools); the fake
-		// ignores field selectors, so each list pages through all five events.
+		// Events are listed four times (sandbox failures, NodeClaims, NodePools, the node
+		// monitoring agent's); the fake ignores field selectors, so each list pages through all
+		// five events.
 		{"pages of two", 2, 2, map[string]int{
-			"nodes": 2, "events": 9, "nodeclaims": 2, "nodepools": 2, "ec2nodeclasses": 2, "eniconfigs": 1,
+			"nodes": 2, "events": 12, "nodeclaims": 2, "nodepools": 2, "ec2nodeclasses": 2, "eniconfigs": 1,
 			// aws-node's policy agent is off and no NetworkPolicy exists: the VPC CNI's own kinds are counted.
 			"networkpolicies": 1, "clusternetworkpolicies": 1, "applicationnetworkpolicies": 1,
 		}},
 		{"default page size", 0, 500, map[string]int{
-			"nodes": 1, "events": 3, "nodeclaims": 1, "nodepools": 1, "ec2nodeclasses": 1, "eniconfigs": 1,
+			"nodes": 1, "events": 4, "nodeclaims": 1, "nodepools": 1, "ec2nodeclasses": 1, "eniconfigs": 1,
 			"networkpolicies": 1, "clusternetworkpolicies": 1, "applicationnetworkpolicies": 1,
 		}},
 	} {

@@ -1,7 +1,8 @@
 package diagnose
 
 // agentChecks are the checks of what runs on the nodes besides aws-node's IPAM: Cilium's ENI
-// IPAM, the startup taints of CNI agents, network policy enforcement.
+// IPAM, the startup taints of CNI agents, network policy enforcement and the EKS node
+// monitoring agent's allowance events.
 func agentChecks() []Check {
 	return []Check{
 		ciliumMaxPodsExceedsIPCapacity,
@@ -9,5 +10,6 @@ func agentChecks() []Check {
 		ciliumIPAMOperatorError,
 		nodePoolStartupTaintMissing,
 		networkPolicyNotEnforced,
+		instanceNetworkAllowanceExceeded,
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -34,13 +35,17 @@ var specNodeNetworkNotReady = &Spec{
 	NotOn: "nodes still initialising (created under 5 minutes ago and NodeClaim not Initialized): info, as " +
 		"every node says so until ipamd is up; nodes being deleted; a lost kubelet (Unknown without a " +
 		"network reason)",
-	Why: "no pod can start; Karpenter deletes unregistered nodes after 15 minutes",
+	Why: "no pod can start; Karpenter deletes unregistered nodes after 15 minutes, and with its NodeRepair feature gate " +
+		"replaces a node whose NetworkingReady (the EKS node monitoring agent's condition) stays False for 30 minutes: the " +
+		"finding says when",
 	Remedy: "read the aws-node pod and ipamd logs; check security groups to the EKS API, routes to EC2/API, " +
 		"and AmazonEKS_CNI_Policy on the node or IRSA role",
 	Sources: []string{
 		"aws/amazon-vpc-cni-k8s cmd/aws-vpc-cni/main.go (waitForIPAM)",
 		"aws/karpenter-provider-aws website/content/en/docs/troubleshooting.md (Node NotReady)",
 		"kubernetes-sigs/karpenter pkg/controllers/nodeclaim/lifecycle/liveness.go (15-minute registration TTL)",
+		"aws/karpenter-provider-aws pkg/cloudprovider/cloudprovider.go (RepairPolicies: NetworkingReady False, 30 minutes)",
+		"aws/eks-node-monitoring-agent pkg/conditions, docs/node-health-issues.adoc (NetworkingReady and its reasons)",
 	},
 }
 
@@ -76,7 +81,7 @@ var nodeNetworkNotReady = Check{
 			f := Finding{
 				Node:     n.Name(),
 				Resource: nodeRef(n.Name()),
-				Message:  "node conditions show its network is down: " + strings.Join(bad, "; "),
+				Message:  "node conditions show its network is down: " + strings.Join(bad, "; ") + repairWindow(x, n),
 				Remedy:   remedy,
 			}
 			if n.Initialising() {
@@ -90,6 +95,34 @@ var nodeNetworkNotReady = Check{
 		}
 		return out
 	},
+}
+
+// nodeRepairToleration is how long Karpenter's node repair tolerates NetworkingReady=False
+// before it replaces the node (the provider's RepairPolicies, Karpenter v1.2.0+).
+const nodeRepairToleration = 30 * time.Minute
+
+// repairWindow says when Karpenter's node repair would replace a Karpenter node whose
+// NetworkingReady condition is False, counted from the condition's last transition; "" when
+// the node has no such condition with a time, or no NodeClaim.
+func repairWindow(x *Index, n *NodeInfo) string {
+	if n.Claim == nil {
+		return ""
+	}
+	for _, c := range n.Node.Status.Conditions {
+		if c.Type != conditionNetworkingReady || c.Status != corev1.ConditionFalse || c.LastTransitionTime.IsZero() {
+			continue
+		}
+		since := c.LastTransitionTime.UTC().Format(time.RFC3339)
+		left := c.LastTransitionTime.Add(nodeRepairToleration).Sub(x.Snapshot.Taken)
+		if left > 0 {
+			return fmt.Sprintf("; with Karpenter's NodeRepair feature gate on (alpha, off by default) Karpenter replaces the "+
+				"node in about %s (NetworkingReady False since %s, tolerated %s)", ago(left), since, ago(nodeRepairToleration))
+		}
+		return fmt.Sprintf("; NetworkingReady has been False since %s, longer than the %s Karpenter's node repair tolerates: "+
+			"the node is still here, so its NodeRepair feature gate (alpha) is off, or more than 20%% of the NodePool is unhealthy",
+			since, ago(nodeRepairToleration))
+	}
+	return ""
 }
 
 // networkNotReadyRemedy points at aws-node and ipamd logs of a VPC CNI node.

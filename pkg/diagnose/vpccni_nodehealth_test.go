@@ -2,8 +2,10 @@ package diagnose
 
 import (
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
@@ -37,6 +39,27 @@ func TestNodeNetworkNotReady(t *testing.T) {
 			),
 			want: finding(`node conditions show its network is down: NetworkUnavailable=True reason NoRouteCreated: "route not created"; ` +
 				`NetworkingReady=False reason IPAMDNotReady: "ipamd is not running"`),
+		},
+		{
+			name: "NetworkingReady False for 10 minutes: Karpenter's node repair window",
+			edit: func(s *snapshot.Snapshot) {
+				s.Nodes[0].Status.Conditions = []corev1.NodeCondition{{Type: "NetworkingReady", Status: corev1.ConditionFalse,
+					Reason: "IPAMDNotRunning", Message: "ipamd is not running", LastTransitionTime: metav1.NewTime(s.Taken.Add(-10 * time.Minute))}}
+			},
+			want: finding(`node conditions show its network is down: NetworkingReady=False reason IPAMDNotRunning: "ipamd is not running"` +
+				"; with Karpenter's NodeRepair feature gate on (alpha, off by default) Karpenter replaces the node in about 20m " +
+				"(NetworkingReady False since 2026-08-21T11:50:00Z, tolerated 30m)"),
+		},
+		{
+			name: "NetworkingReady False for 45 minutes: past the window",
+			edit: func(s *snapshot.Snapshot) {
+				s.Nodes[0].Status.Conditions = []corev1.NodeCondition{{Type: "NetworkingReady", Status: corev1.ConditionFalse,
+					Reason: "InterfaceNotUp", Message: "ens6 is down", LastTransitionTime: metav1.NewTime(s.Taken.Add(-45 * time.Minute))}}
+			},
+			want: finding(`node conditions show its network is down: NetworkingReady=False reason InterfaceNotUp: "ens6 is down"` +
+				"; NetworkingReady has been False since 2026-08-21T11:15:00Z, longer than the 30m Karpenter's node repair " +
+				"tolerates: the node is still here, so its NodeRepair feature gate (alpha) is off, or more than 20% of the " +
+				"NodePool is unhealthy"),
 		},
 		{name: "NotReady for another cause is silent", edit: conditions(corev1.NodeCondition{
 			Type: corev1.NodeReady, Status: corev1.ConditionFalse, Reason: "KubeletNotReady", Message: "PLEG is not healthy: pleg was last seen active 3m0s ago",

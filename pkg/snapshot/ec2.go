@@ -119,6 +119,11 @@ type InstanceType struct {
 	EFASupported            bool          `json:"efaSupported,omitempty"`
 	MaxEFAInterfaces        int32         `json:"maxEFAInterfaces,omitempty"`
 	NetworkPerformance      string        `json:"networkPerformance,omitempty"`
+	// BaselineGbps and PeakGbps are the default network card's bandwidth; ENAExpress is
+	// NetworkInfo.EnaSrdSupported.
+	BaselineGbps float64 `json:"baselineGbps,omitempty"`
+	PeakGbps     float64 `json:"peakGbps,omitempty"`
+	ENAExpress   bool    `json:"enaExpress,omitempty"`
 }
 
 // NetworkCard is one network card of an instance type.

@@ -119,6 +119,8 @@ type KubeEvent struct {
 	Reason  string `json:"reason"`
 	Message string `json:"message,omitempty"`
 	Count   int32  `json:"count,omitempty"`
-	// Last is when the event last happened.
-	Last time.Time `json:"last,omitzero"`
+	// Last is when the event last happened; First when it first did (kept for the node
+	// monitoring agent's events only).
+	Last  time.Time `json:"last,omitzero"`
+	First time.Time `json:"first,omitzero"`
 }

@@ -37,3 +37,30 @@ type PolicyCount struct {
 	// More is true when the list had more items than Count says (no remainingItemCount).
 	More bool `json:"more,omitempty"`
 }
+
+// The EKS node monitoring agent reports a Warning Event about the Node, with reason
+// NetworkingReady and a message that starts with one of these and a colon, when an interface's
+// ENA counter of packets dropped for going over an instance allowance grows
+// (monitors/networking: bw_in, bw_out, pps, conntrack and linklocal allowance_exceeded).
+const (
+	AllowanceBandwidthIn  = "BandwidthInExceeded"
+	AllowanceBandwidthOut = "BandwidthOutExceeded"
+	AllowancePPS          = "PPSExceeded"
+	AllowanceConntrack    = "ConntrackExceeded"
+	AllowanceLinkLocal    = "LinkLocalExceeded"
+)
+
+// AllowanceReasons returns the allowance prefixes of the node monitoring agent's messages.
+func AllowanceReasons() []string {
+	return []string{AllowanceBandwidthIn, AllowanceBandwidthOut, AllowanceConntrack, AllowanceLinkLocal, AllowancePPS}
+}
+
+// Allowance returns the allowance an agent's message names ("" for another message).
+func Allowance(message string) string {
+	for _, a := range AllowanceReasons() {
+		if len(message) > len(a) && message[:len(a)] == a && message[len(a)] == ':' {
+			return a
+		}
+	}
+	return ""
+}

@@ -68,6 +68,9 @@ type Snapshot struct {
 	Calico string `json:"calico,omitempty"`
 	// Events are the Events about NodeClaims and NodePools.
 	Events []KubeEvent `json:"events,omitempty"`
+	// NodeEvents are the EKS node monitoring agent's Events about nodes whose instance went
+	// over a network allowance (policy.go, AllowanceReasons).
+	NodeEvents []KubeEvent `json:"nodeEvents,omitempty"`
 
 	// EC2.
 	Instances       []Instance       `json:"instances,omitempty"`

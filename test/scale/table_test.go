@@ -41,7 +41,7 @@ func TestWriteTable(t *testing.T) {
 }
 
 func TestBudgets(t *testing.T) {
-	for _, tt := range []struct{ n, ec2, kube int }{{1, 12, 13}, {500, 14, 13}, {501, 14, 14}, {5000, 40, 22}, {10000, 70, 32}} {
+	for _, tt := range []struct{ n, ec2, kube int }{{1, 12, 17}, {500, 14, 17}, {501, 14, 18}, {5000, 40, 26}, {10000, 70, 36}} {
 		if got := EC2Budget(tt.n); got != tt.ec2 {
 			t.Errorf("EC2Budget(%d) = %d, want %d", tt.n, got, tt.ec2)
 		}
