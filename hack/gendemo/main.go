@@ -1,7 +1,7 @@
-// Command gendemo writes the demo snapshot that pkg/demo embeds. It is deterministic: the same
-// source always writes the same bytes.
+// Command gendemo writes the demo snapshots that pkg/demo embeds: the demo cluster and the
+// Cilium one. It is deterministic: the same source always writes the same bytes.
 //
-//	go run ./hack/gendemo -o pkg/demo/cluster.json
+//	go run ./hack/gendemo -o pkg/demo/cluster.json -cilium pkg/demo/cilium.json
 //
 // or, from pkg/demo, go generate.
 package main
@@ -16,15 +16,20 @@ import (
 
 func main() {
 	out := flag.String("o", "pkg/demo/cluster.json", "file to write the demo snapshot to")
+	cilium := flag.String("cilium", "pkg/demo/cilium.json", "file to write the Cilium demo snapshot to")
 	flag.Parse()
-	if err := run(*out); err != nil {
+	err := run(*out, cluster.Encode)
+	if err == nil {
+		err = run(*cilium, cluster.EncodeCilium)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "gendemo:", err)
 		os.Exit(1)
 	}
 }
 
-func run(path string) error {
-	b, err := cluster.Encode()
+func run(path string, encode func() ([]byte, error)) error {
+	b, err := encode()
 	if err != nil {
 		return err
 	}

@@ -199,6 +199,9 @@ func toXMLInstanceType(t snapshot.InstanceType) xmlInstanceType {
 	cards := make([]xmlNetworkCard, len(t.NetworkCards))
 	for i, c := range t.NetworkCards {
 		cards[i] = xmlNetworkCard{NetworkCardIndex: c.Index, MaximumNetworkInterfaces: c.MaxENIs}
+		if c.Index == t.DefaultNetworkCardIndex { // the snapshot keeps the default card's bandwidth only
+			cards[i].BaselineBandwidthInGbps, cards[i].PeakBandwidthInGbps = t.BaselineGbps, t.PeakGbps
+		}
 	}
 	x := xmlInstanceType{
 		InstanceType: t.Name, Hypervisor: t.Hypervisor, BareMetal: t.BareMetal,
@@ -207,7 +210,7 @@ func toXMLInstanceType(t snapshot.InstanceType) xmlInstanceType {
 			NetworkPerformance: t.NetworkPerformance, MaximumNetworkInterfaces: t.MaxENIs,
 			MaximumNetworkCards: int32(len(cards)), DefaultNetworkCardIndex: t.DefaultNetworkCardIndex,
 			NetworkCards: setOf(cards), IPv4PerInterface: t.IPv4PerENI, IPv6PerInterface: t.IPv6PerENI,
-			IPv6Supported: t.IPv6PerENI > 0, EfaSupported: t.EFASupported,
+			IPv6Supported: t.IPv6PerENI > 0, EfaSupported: t.EFASupported, EnaSrdSupported: t.ENAExpress,
 		},
 	}
 	if t.EFASupported {

@@ -229,11 +229,14 @@ type xmlNetworkInfo struct {
 	IPv6Supported            bool                 `xml:"ipv6Supported"`
 	EfaSupported             bool                 `xml:"efaSupported"`
 	EfaInfo                  *xmlEfaInfo          `xml:"efaInfo"`
+	EnaSrdSupported          bool                 `xml:"enaSrdSupported"`
 }
 
 type xmlNetworkCard struct {
-	NetworkCardIndex         int32 `xml:"networkCardIndex"`
-	MaximumNetworkInterfaces int32 `xml:"maximumNetworkInterfaces"`
+	NetworkCardIndex         int32   `xml:"networkCardIndex"`
+	MaximumNetworkInterfaces int32   `xml:"maximumNetworkInterfaces"`
+	BaselineBandwidthInGbps  float64 `xml:"baselineBandwidthInGbps,omitempty"`
+	PeakBandwidthInGbps      float64 `xml:"peakBandwidthInGbps,omitempty"`
 }
 
 type xmlEfaInfo struct {

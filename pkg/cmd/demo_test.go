@@ -56,8 +56,8 @@ func TestDemoGoldens(t *testing.T) {
 func TestDemoFailOnAndCheckFilters(t *testing.T) {
 	all := []string{
 		"eni-leaked", "instance-not-found", "instance-not-running", "instance-orphaned", "instance-type-mismatch",
-		"max-pods-below-ip-capacity", "max-pods-exceeds-ip-capacity", "nodeclaim-drifted", "nodeclaim-not-registered",
-		"nodeclass-not-ready", "nodepool-registration-unhealthy", "pod-ip-allocation-failures",
+		"max-pods-below-ip-capacity", "max-pods-exceeds-ip-capacity", "network-policy-not-enforced", "nodeclaim-drifted",
+		"nodeclaim-not-registered", "nodeclass-not-ready", "nodepool-registration-unhealthy", "pod-ip-allocation-failures",
 		"pod-subnet-zone-missing", "security-group-drift", "subnet-ip-exhaustion", "subnet-no-egress-route",
 		"subnet-not-selected", "subnet-prefix-fragmented",
 	}
@@ -94,7 +94,7 @@ func TestDemoFailOnAndCheckFilters(t *testing.T) {
 				"--skip", "subnet-prefix-fragmented"},
 			code: ExitOK,
 			wantIDs: []string{"eni-leaked", "instance-orphaned", "instance-type-mismatch", "max-pods-below-ip-capacity",
-				"nodeclaim-drifted", "security-group-drift", "subnet-not-selected"},
+				"network-policy-not-enforced", "nodeclaim-drifted", "security-group-drift", "subnet-not-selected"},
 		},
 		{
 			name: "skip one check",
@@ -102,8 +102,8 @@ func TestDemoFailOnAndCheckFilters(t *testing.T) {
 			code: ExitFindings,
 			wantIDs: []string{
 				"eni-leaked", "instance-not-found", "instance-not-running", "instance-orphaned", "max-pods-below-ip-capacity",
-				"max-pods-exceeds-ip-capacity", "nodeclaim-drifted", "nodeclaim-not-registered", "nodeclass-not-ready",
-				"nodepool-registration-unhealthy", "pod-ip-allocation-failures", "pod-subnet-zone-missing",
+				"max-pods-exceeds-ip-capacity", "network-policy-not-enforced", "nodeclaim-drifted", "nodeclaim-not-registered",
+				"nodeclass-not-ready", "nodepool-registration-unhealthy", "pod-ip-allocation-failures", "pod-subnet-zone-missing",
 				"security-group-drift", "subnet-ip-exhaustion", "subnet-no-egress-route", "subnet-not-selected",
 				"subnet-prefix-fragmented",
 			},

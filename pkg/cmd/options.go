@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -120,6 +121,9 @@ func (o *commonOptions) validate() error {
 	if o.snapshotFile != "" && o.demo {
 		return usageErrorf("--snapshot cannot be used with demo: drop one of them")
 	}
+	if o.demo && o.configFlags.Context != "" && !slices.Contains(demo.Contexts(), o.configFlags.Context) {
+		return usageErrorf("--context %q: the demo has the contexts %s", o.configFlags.Context, strings.Join(demo.Contexts(), " and "))
+	}
 	if err := o.validateContexts(); err != nil {
 		return err
 	}
@@ -187,7 +191,7 @@ func (o *commonOptions) load(ctx context.Context, scope collect.Scope) (*snapsho
 			return nil, err
 		}
 	case o.demo:
-		s, err = demo.Snapshot()
+		s, err = demo.SnapshotOf(o.configFlags.Context)
 		if err != nil {
 			return nil, collectError(fmt.Errorf("reading the embedded demo snapshot: %w", err))
 		}

@@ -69,6 +69,7 @@ func TestAnalyze(t *testing.T) {
 		{"eni-leaked", warning, "", leakedENI2},
 		{"instance-orphaned", warning, "", leaked},
 		{"instance-type-mismatch", warning, typeLabel, nodeRef + typeLabel},
+		{"network-policy-not-enforced", warning, "", "daemonset/kube-system/aws-node"},
 		{"security-group-drift", warning, extraSG, defaultNC},
 		{"subnet-ip-exhaustion", warning, "", batchLow},
 		{"subnet-not-selected", warning, legacy, defaultNC},

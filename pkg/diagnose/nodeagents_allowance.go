@@ -82,7 +82,7 @@ var instanceNetworkAllowanceExceeded = Check{
 			var said, remedies []string
 			for _, a := range slices.Sorted(maps.Keys(uses)) {
 				u := uses[a]
-				said = append(said, fmt.Sprintf("%s %s from %s to %s (%q)", a, countText(u.count, "time", "times"),
+				said = append(said, fmt.Sprintf("%s %s from %s to %s (\"%s\")", a, countText(u.count, "time", "times"),
 					clock(u.first), clock(u.last), u.message))
 				remedies = append(remedies, allowanceRemedy(n, a))
 			}

@@ -29,9 +29,9 @@ func TestInstanceNetworkAllowanceExceeded(t *testing.T) {
 			edit: edits(limits, event(conntrack, 2, 30*time.Minute), event(conntrack, 1, 5*time.Minute), event(pps, 0, 20*time.Minute)),
 			want: []Finding{{ID: "instance-network-allowance-exceeded", Severity: Warning, Node: nodeA, Resource: "node/" + nodeA,
 				Message: "the EKS node monitoring agent reported in the last hour: ConntrackExceeded 3 times from 11:20:00Z to " +
-					"11:55:00Z (\"" + `ConntrackExceeded: conntrack_allowance_exceeded increased on interface \"ens5\" from 10 to 2410` +
+					"11:55:00Z (\"" + `ConntrackExceeded: conntrack_allowance_exceeded increased on interface "ens5" from 10 to 2410` +
 					"\"); PPSExceeded 1 time from 11:30:00Z to 11:40:00Z (\"" + `PPSExceeded: pps_allowance_exceeded increased on ` +
-					`interface \"ens5\" from 0 to 512` + "\"); the instance (m5.large: Up to 10 Gigabit, baseline 0.75 Gbps, burst " +
+					`interface "ens5" from 0 to 512` + "\"); the instance (m5.large: Up to 10 Gigabit, baseline 0.75 Gbps, burst " +
 					"10 Gbps) dropped or queued packets over its EC2 network allowances",
 				Remedy: "bandwidth and PPS: a larger or network-optimised instance type than m5.large in the NodePool's " +
 					"requirements, or spread the traffic over more nodes; m5.large supports ENA Express (ENA SRD), which raises " +
@@ -44,7 +44,7 @@ func TestInstanceNetworkAllowanceExceeded(t *testing.T) {
 			edit: event("LinkLocalExceeded: linklocal_allowance_exceeded increased on interface \"ens5\" from 0 to 40", 1, time.Minute),
 			want: []Finding{{ID: "instance-network-allowance-exceeded", Severity: Warning, Node: nodeA, Resource: "node/" + nodeA,
 				Message: "the EKS node monitoring agent reported in the last hour: LinkLocalExceeded 1 time from 11:49:00Z to " +
-					"11:59:00Z (\"LinkLocalExceeded: linklocal_allowance_exceeded increased on interface \\\"ens5\\\" from 0 to 40\"); " +
+					"11:59:00Z (\"LinkLocalExceeded: linklocal_allowance_exceeded increased on interface \"ens5\" from 0 to 40\"); " +
 					"the instance (m5.large) dropped or queued packets over its EC2 network allowances",
 				Remedy: "link-local (DNS, instance metadata, NTP to 169.254.x.x, 1024 PPS per interface): cache DNS on the node " +
 					"(NodeLocal DNSCache) and cache instance metadata in the pods that call it"}},

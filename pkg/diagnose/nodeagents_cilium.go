@@ -393,7 +393,7 @@ var ciliumIPAMOperatorError = Check{
 			out = append(out, Finding{
 				Node:     n.Name(),
 				Resource: nodeRef(n.Name()),
-				Message:  fmt.Sprintf("Cilium's operator reports on CiliumNode %s: %q", cns[i].Name, cns[i].OperatorError),
+				Message:  fmt.Sprintf("Cilium's operator reports on CiliumNode %s: \"%s\"", cns[i].Name, cns[i].OperatorError),
 				Remedy: "kubectl -n kube-system logs deploy/cilium-operator | grep " + n.Name() + "; an " +
 					"InsufficientFreeAddressesInSubnet error needs a subnet with room (spec.eni.subnet-ids or subnet-tags), an " +
 					"UnauthorizedOperation one the operator's IAM policy",

@@ -84,7 +84,7 @@ var networkPolicyNotEnforced = Check{
 				out = append(out, Finding{
 					Node:     n.Name(),
 					Resource: nodeRef(n.Name()),
-					Message: fmt.Sprintf("the node reports NetworkingReady=False reason NPANotRunning (%q): its network policy "+
+					Message: fmt.Sprintf("the node reports NetworkingReady=False reason NPANotRunning (\"%s\"): its network policy "+
 						"agent does not run, so %s %s not enforced on its pods", c.Message, policies,
 						verbFor(onePolicy(s.NetworkPolicies), "is", "are")),
 					Remedy: "collect the node's logs (a NodeDiagnostic resource on EKS Auto Mode, or the aws-eks-nodeagent " +

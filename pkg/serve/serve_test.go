@@ -112,7 +112,7 @@ func TestReadyzFollowsTheFirstSuccessAndStaleFollowsTheLast(t *testing.T) {
 	if len(lines) != 4 {
 		t.Fatalf("log: got %d lines, want one per collection:\n%s", len(lines), log.String())
 	}
-	for i, want := range []string{"collection 1 failed", "collection 2: 36 nodes, 22 findings", "collection 3 failed", "collection 4: "} {
+	for i, want := range []string{"collection 1 failed", "collection 2: 36 nodes, 23 findings", "collection 3 failed", "collection 4: "} {
 		if !strings.Contains(lines[i], want) {
 			t.Errorf("log line %d: got %q, want it to contain %q", i+1, lines[i], want)
 		}

@@ -74,8 +74,8 @@ func TestEnterOpensNodeAndEscKeepsCursor(t *testing.T) {
 
 func TestFindingsDrillDown(t *testing.T) {
 	m := press(t, ready(t, demoReport(t), 80, 24), "f")
-	if m.view != viewFindings || len(m.findings.groups) != 18 {
-		t.Fatalf("findings view: view %d with %d groups, want 18 groups", m.view, len(m.findings.groups))
+	if m.view != viewFindings || len(m.findings.groups) != 19 {
+		t.Fatalf("findings view: view %d with %d groups, want 19 groups", m.view, len(m.findings.groups))
 	}
 	first := m.data.groups[m.findings.groups[0]]
 	if first.id != "subnet-ip-exhaustion" || len(first.findings) != 2 {

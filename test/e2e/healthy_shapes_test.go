@@ -280,8 +280,10 @@ func TestHealthyProfileInAnotherRegion(t *testing.T) {
 
 // TestHealthyCilium is a cluster whose pods Cilium networks: its EKS install patches aws-node
 // with a nodeSelector no node carries, so the DaemonSet schedules no pod, and Karpenter nodes
-// run 110 pods on an overlay. aws-node's leftover settings (prefix delegation on a VPC CNI too
-// old for it) apply nowhere.
+// run 110 pods on an overlay (cilium-config ipam: cluster-pool), their NodePool listing
+// Cilium's startup taint. aws-node's leftover settings (prefix delegation on a VPC CNI too old
+// for it, its network policy agent off) apply nowhere, and Cilium enforces the
+// NetworkPolicies. Then the NodePool without the taint.
 func TestHealthyCilium(t *testing.T) {
 	w := newWorld(t, harness.CRDsV1)
 	a := subnetRef{w.subnet("10.0.0.0/20", "us-west-2a"), "us-west-2a"}
@@ -289,10 +291,16 @@ func TestHealthyCilium(t *testing.T) {
 	w.awsNodeWith(map[string]string{"ENABLE_PREFIX_DELEGATION": "true", "WARM_PREFIX_TARGET": "1"}, func(ds *appsv1.DaemonSet) {
 		ds.Spec.Template.Spec.NodeSelector = map[string]string{"io.cilium/aws-node-enabled": "true"}
 		ds.Spec.Template.Spec.Containers[0].Image = "602401143452.dkr.ecr.us-west-2.amazonaws.com/amazon-k8s-cni:v1.8.0"
+		ds.Spec.Template.Spec.Containers = append(ds.Spec.Template.Spec.Containers, corev1.Container{Name: "aws-eks-nodeagent",
+			Image: "602401143452.dkr.ecr.us-west-2.amazonaws.com/amazon/aws-network-policy-agent:v1.0.1",
+			Args:  []string{"--enable-network-policy=false"}})
 	})
 	w.awsNodeStatus(0)
+	w.cilium(map[string]string{"ipam": "cluster-pool"})
+	w.networkPolicy("default-deny")
 	w.nodeClass(nodeClassSpec{name: "default", subnets: []subnetRef{a}, sgs: sgs, maxPods: 110})
 	w.nodePool("general", "v1", "default", []string{"us-west-2a"}, 0)
+	w.startupTaint("general", "node.cilium.io/agent-not-ready")
 	var nodes []string
 	for range 2 {
 		in := w.instance(instanceSpec{typ: "m5.large", subnet: a.id, sgs: sgs})
@@ -310,6 +318,15 @@ func TestHealthyCilium(t *testing.T) {
 	wantCode(t, d, 0)
 	if !strings.Contains(d.stdout, "VPC CNI:       aws-node does not run here: the DaemonSet schedules no pod") {
 		t.Errorf("describe node does not say aws-node runs nowhere:\n%s", d.stdout)
+	}
+
+	// Without the startup taint, Karpenter would launch nodes for pods the taint keeps out.
+	w.nodePool("batch", "v1", "default", []string{"us-west-2a"}, 0)
+	r := karpnet(t, runOpts{}, "check", "-o", "json", "--fail-on", "warning")
+	wantCode(t, r, 1)
+	want := []finding{{"nodepool-startup-taint-missing", "warning", "", "nodepool/batch"}}
+	if diff := cmpDiff(want, decode(t, r).set()); diff != "" {
+		t.Errorf("findings with a NodePool without Cilium's taint (-want +got):\n%s", diff)
 	}
 }
 

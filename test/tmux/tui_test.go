@@ -137,7 +137,7 @@ func TestDemoTUIFindingSheet(t *testing.T) {
 	s.waitFor("the nodes view", contains("ip-10-0-", "critical"))
 
 	s.keys("f")
-	s.waitFor("the findings view", contains("findings 18/18"))
+	s.waitFor("the findings view", contains("findings 19/19"))
 	s.keys("Down", "Enter")
 	s.waitFor("the instance-not-found group", contains("findings › instance-not-found"))
 	s.keys("Enter")

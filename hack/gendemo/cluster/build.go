@@ -53,6 +53,11 @@ func Build() *snapshot.Snapshot {
 		}
 	}
 	s.RouteTables, s.NATGateways = net.routeTables(), net.natGateways()
+	// The payments team shipped NetworkPolicies with its charts, and the Auto Mode web pool has
+	// its policy controller on; the VPC CNI's agent on the other nodes is still off.
+	s.NetworkPolicies = []snapshot.PolicyCount{{Kind: snapshot.KindNetworkPolicy, Count: 3,
+		Names: []string{"monitoring/allow-prometheus", "payments/allow-from-gateway", "payments/default-deny-ingress"}}}
+	s.VPCCNIConfig = map[string]string{snapshot.VPCCNIKeyPolicyEnable: "true"}
 	s.VPCEndpoints, s.NetworkACLs = net.vpcEndpoints(), net.networkACLs()
 	for _, t := range instanceTypes() {
 		s.InstanceTypes = append(s.InstanceTypes, t.snapshotType())

@@ -101,6 +101,8 @@ func (n *network) cni() (*snapshot.AWSNode, []snapshot.ENIConfig) {
 			Tolerations: []corev1.Toleration{{Operator: corev1.TolerationOpExists}},
 		},
 		DesiredNumberScheduled: ptr[int32](30),
+		// The add-on's network policy agent, left off (enableNetworkPolicy is false by default).
+		NodeAgent: &snapshot.NodeAgent{Image: "602401143452.dkr.ecr.us-west-2.amazonaws.com/amazon/aws-network-policy-agent:v1.4.2-eksbuild.1"},
 	}
 	var configs []snapshot.ENIConfig
 	for _, z := range []string{"a", "b", "c"} {

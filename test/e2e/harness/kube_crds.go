@@ -15,8 +15,8 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// kubeCRDFiles holds the CRD manifests: one file per Karpenter set, the ENIConfig and CNINode
-// CRDs and the EKS Auto Mode NodeClass CRD.
+// kubeCRDFiles holds the CRD manifests: one file per Karpenter set, the ENIConfig, CNINode and
+// CiliumNode CRDs and the EKS Auto Mode NodeClass CRD.
 //
 //go:embed crds/*.yaml
 var kubeCRDFiles embed.FS
@@ -112,12 +112,12 @@ func kubeLoadManifest(name string) ([]*unstructured.Unstructured, error) {
 }
 
 // installVPCCRDs creates the CRDs every EKS cluster with the VPC CNI has, ENIConfig and
-// CNINode, and waits until they are served.
+// CNINode, and Cilium's CiliumNode, and waits until they are served.
 func (k *Kube) installVPCCRDs(ctx context.Context) error {
 	for _, c := range []struct {
 		file string
 		gvr  schema.GroupVersionResource
-	}{{"crds/eniconfig.yaml", kubeENIConfigsGVR}, {"crds/cninode.yaml", kubeCNINodesGVR}} {
+	}{{"crds/eniconfig.yaml", kubeENIConfigsGVR}, {"crds/cninode.yaml", kubeCNINodesGVR}, {"crds/ciliumnode.yaml", kubeCiliumNodesGVR}} {
 		crds, err := kubeLoadManifest(c.file)
 		if err != nil {
 			return err

@@ -17,20 +17,24 @@ const kubeResetTimeout = 30 * time.Second
 
 // Resources that Reset empties besides Karpenter's.
 var (
-	kubeNodesGVR      = schema.GroupVersionResource{Version: "v1", Resource: "nodes"}
-	kubeEventsGVR     = schema.GroupVersionResource{Version: "v1", Resource: "events"}
-	kubeDaemonSetsGVR = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "daemonsets"}
-	kubeENIConfigsGVR = schema.GroupVersionResource{Group: "crd.k8s.amazonaws.com", Version: "v1alpha1", Resource: "eniconfigs"}
-	kubeCNINodesGVR   = schema.GroupVersionResource{Group: "vpcresources.k8s.aws", Version: "v1alpha1", Resource: "cninodes"}
+	kubeNodesGVR           = schema.GroupVersionResource{Version: "v1", Resource: "nodes"}
+	kubeEventsGVR          = schema.GroupVersionResource{Version: "v1", Resource: "events"}
+	kubeDaemonSetsGVR      = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "daemonsets"}
+	kubeENIConfigsGVR      = schema.GroupVersionResource{Group: "crd.k8s.amazonaws.com", Version: "v1alpha1", Resource: "eniconfigs"}
+	kubeCNINodesGVR        = schema.GroupVersionResource{Group: "vpcresources.k8s.aws", Version: "v1alpha1", Resource: "cninodes"}
+	kubeCiliumNodesGVR     = schema.GroupVersionResource{Group: "cilium.io", Version: "v2", Resource: "ciliumnodes"}
+	kubeConfigMapsGVR      = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	kubeNetworkPoliciesGVR = schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1", Resource: "networkpolicies"}
 )
 
 // kubeAWSNodeSelector selects the VPC CNI DaemonSet by name.
 const kubeAWSNodeSelector = "metadata.name=aws-node"
 
 // Reset deletes every Node, NodeClaim, NodePool, EC2NodeClass (at whichever version is
-// served), EKS Auto Mode NodeClass (when its CRD is installed), ENIConfig, CNINode, the kube-system
-// DaemonSet aws-node, and the Events of all namespaces, clearing finalizers first, and waits
-// until they are gone. The CRDs stay.
+// served), EKS Auto Mode NodeClass (when its CRD is installed), ENIConfig, CNINode, CiliumNode,
+// the kube-system DaemonSets aws-node and cilium, the ConfigMaps cilium-config and
+// amazon-vpc-cni, the NetworkPolicies and the Events of all namespaces, clearing finalizers
+// first, and waits until they are gone. The CRDs stay.
 func (k *Kube) Reset(ctx context.Context) error {
 	for _, gr := range kubeKarpenterResources() {
 		for _, v := range kubeKarpenterVersions() {
@@ -51,7 +55,12 @@ func (k *Kube) Reset(ctx context.Context) error {
 		{kubeNodesGVR, "", ""},
 		{kubeENIConfigsGVR, "", ""},
 		{kubeCNINodesGVR, "", ""},
+		{kubeCiliumNodesGVR, "", ""},
 		{kubeDaemonSetsGVR, metav1.NamespaceSystem, kubeAWSNodeSelector},
+		{kubeDaemonSetsGVR, metav1.NamespaceSystem, "metadata.name=cilium"},
+		{kubeConfigMapsGVR, metav1.NamespaceSystem, "metadata.name=cilium-config"},
+		{kubeConfigMapsGVR, metav1.NamespaceSystem, "metadata.name=amazon-vpc-cni"},
+		{kubeNetworkPoliciesGVR, metav1.NamespaceAll, ""},
 		{kubeEventsGVR, metav1.NamespaceAll, ""},
 	} {
 		if _, err := k.deleteAll(ctx, t.gvr, t.namespace, t.selector); err != nil {
