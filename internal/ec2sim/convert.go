@@ -93,6 +93,10 @@ func toXMLENI(e snapshot.ENI) xmlENI {
 		Attachment: xmlAttachment{DeviceIndex: e.DeviceIndex, NetworkCardIndex: e.NetworkCardIndex, Status: "attached"},
 		Groups:     toXMLGroups(e.SecurityGroups),
 	}
+	if c := e.ConnectionTracking; c != (snapshot.ConnectionTracking{}) {
+		x.ConnectionTracking = &xmlConnectionTracking{TCPEstablishedTimeout: c.TCPEstablishedTimeout,
+			UDPStreamTimeout: c.UDPStreamTimeout, UDPTimeout: c.UDPTimeout}
+	}
 	ips := make([]xmlPrivateIP, 0, len(e.PrivateIPs)+1)
 	if e.PrimaryIP != "" {
 		ips = append(ips, xmlPrivateIP{PrivateIPAddress: e.PrimaryIP, Primary: true})

@@ -55,7 +55,8 @@ func EveryFieldInstances() []snapshot.Instance {
 			ENIs: []snapshot.ENI{
 				{ID: "eni-0", InterfaceType: "interface", SubnetID: "subnet-a", PrimaryIP: "10.0.1.10",
 					PrivateIPs: []string{"10.0.1.10", "10.0.1.11", "10.0.1.12"}, IPv4Prefixes: []string{"10.0.2.16/28"},
-					SecurityGroups: []snapshot.GroupRef{{ID: "sg-1"}}, Description: "Primary network interface", Status: "in-use"},
+					SecurityGroups: []snapshot.GroupRef{{ID: "sg-1"}}, Description: "Primary network interface", Status: "in-use",
+					ConnectionTracking: snapshot.ConnectionTracking{TCPEstablishedTimeout: 350, UDPTimeout: 30}},
 				{ID: "eni-1", InterfaceType: "efa", SubnetID: "subnet-a", PrimaryIP: "10.0.1.20", NetworkCardIndex: 1, DeviceIndex: 1,
 					PrivateIPs: []string{"10.0.1.20"}, Status: "in-use"},
 				{ID: "eni-2", InterfaceType: "trunk", SubnetID: "subnet-b", PrimaryIP: "10.0.3.5", DeviceIndex: 2,

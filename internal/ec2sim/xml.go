@@ -74,18 +74,25 @@ type xmlPlacement struct {
 }
 
 type xmlENI struct {
-	NetworkInterfaceID string              `xml:"networkInterfaceId"`
-	InterfaceType      string              `xml:"interfaceType,omitempty"`
-	SubnetID           string              `xml:"subnetId,omitempty"`
-	Description        string              `xml:"description,omitempty"`
-	Status             string              `xml:"status,omitempty"`
-	PrivateIPAddress   string              `xml:"privateIpAddress,omitempty"`
-	Attachment         xmlAttachment       `xml:"attachment"`
-	Groups             *set[xmlGroup]      `xml:"groupSet"`
-	PrivateIPs         *set[xmlPrivateIP]  `xml:"privateIpAddressesSet"`
-	IPv4Prefixes       *set[xmlIPv4Prefix] `xml:"ipv4PrefixSet"`
-	IPv6Prefixes       *set[xmlIPv6Prefix] `xml:"ipv6PrefixSet"`
-	IPv6Addresses      *set[xmlIPv6Addr]   `xml:"ipv6AddressesSet"`
+	NetworkInterfaceID string                 `xml:"networkInterfaceId"`
+	InterfaceType      string                 `xml:"interfaceType,omitempty"`
+	SubnetID           string                 `xml:"subnetId,omitempty"`
+	Description        string                 `xml:"description,omitempty"`
+	Status             string                 `xml:"status,omitempty"`
+	PrivateIPAddress   string                 `xml:"privateIpAddress,omitempty"`
+	Attachment         xmlAttachment          `xml:"attachment"`
+	Groups             *set[xmlGroup]         `xml:"groupSet"`
+	PrivateIPs         *set[xmlPrivateIP]     `xml:"privateIpAddressesSet"`
+	IPv4Prefixes       *set[xmlIPv4Prefix]    `xml:"ipv4PrefixSet"`
+	IPv6Prefixes       *set[xmlIPv6Prefix]    `xml:"ipv6PrefixSet"`
+	IPv6Addresses      *set[xmlIPv6Addr]      `xml:"ipv6AddressesSet"`
+	ConnectionTracking *xmlConnectionTracking `xml:"connectionTrackingConfiguration"`
+}
+
+type xmlConnectionTracking struct {
+	TCPEstablishedTimeout int32 `xml:"tcpEstablishedTimeout,omitempty"`
+	UDPStreamTimeout      int32 `xml:"udpStreamTimeout,omitempty"`
+	UDPTimeout            int32 `xml:"udpTimeout,omitempty"`
 }
 
 type xmlIPv6Addr struct {

@@ -81,6 +81,10 @@ func eni(ni types.InstanceNetworkInterface) snapshot.ENI {
 	for _, a := range ni.Ipv6Addresses {
 		e.IPv6Addresses = appendSet(e.IPv6Addresses, aws.ToString(a.Ipv6Address))
 	}
+	if c := ni.ConnectionTrackingConfiguration; c != nil {
+		e.ConnectionTracking = snapshot.ConnectionTracking{TCPEstablishedTimeout: aws.ToInt32(c.TcpEstablishedTimeout),
+			UDPStreamTimeout: aws.ToInt32(c.UdpStreamTimeout), UDPTimeout: aws.ToInt32(c.UdpTimeout)}
+	}
 	finishENI(&e, listed)
 	return e
 }

@@ -292,6 +292,8 @@ func (r *reader) eni(name []byte, empty bool, e *snapshot.ENI) {
 			r.items(name, empty, func(name []byte, empty bool) {
 				e.IPv6Addresses = appendSet(e.IPv6Addresses, r.only(name, empty, "ipv6address"))
 			})
+		case "connectiontrackingconfiguration":
+			r.connectionTracking(name, empty, &e.ConnectionTracking)
 		default:
 			r.skip(name, empty)
 		}
@@ -312,4 +314,23 @@ func (r *reader) only(name []byte, empty bool, key string) string {
 		r.skip(name, empty)
 	})
 	return v
+}
+
+// connectionTracking reads an interface's connectionTrackingConfiguration into c.
+func (r *reader) connectionTracking(name []byte, empty bool, c *snapshot.ConnectionTracking) {
+	r.children(name, empty, func(name []byte, empty bool) {
+		var to *int32
+		switch string(r.lower(name)) {
+		case "tcpestablishedtimeout":
+			to = &c.TCPEstablishedTimeout
+		case "udpstreamtimeout":
+			to = &c.UDPStreamTimeout
+		case "udptimeout":
+			to = &c.UDPTimeout
+		default:
+			r.skip(name, empty)
+			return
+		}
+		*to = r.int32(name, empty)
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
@@ -215,3 +216,31 @@ func TestNodeClassRefAutoMode(t *testing.T) {
 }
 
 func i32(v int32) *int32 { return &v }
+
+func TestDecodeStartupTaintsAndConnectionTracking(t *testing.T) {
+	pool := DecodeNodePool(&unstructured.Unstructured{Object: map[string]any{
+		"metadata": map[string]any{"name": "general"},
+		"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
+			"taints":        []any{map[string]any{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}},
+			"startupTaints": []any{map[string]any{"key": "node.cilium.io/agent-not-ready", "value": "true", "effect": "NoExecute"}, "not a taint", map[string]any{"value": "no key"}},
+		}}},
+	}})
+	wantTaints := []corev1.Taint{{Key: "dedicated", Value: "gpu", Effect: corev1.TaintEffectNoSchedule}}
+	wantStartup := []corev1.Taint{{Key: "node.cilium.io/agent-not-ready", Value: "true", Effect: corev1.TaintEffectNoExecute}}
+	if diff := cmp.Diff(wantTaints, pool.Taints); diff != "" {
+		t.Errorf("taints (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(wantStartup, pool.StartupTaints); diff != "" {
+		t.Errorf("startupTaints (-want +got):\n%s", diff)
+	}
+	class := DecodeNodeClass(&unstructured.Unstructured{Object: map[string]any{
+		"metadata": map[string]any{"name": "default"},
+		"spec":     map[string]any{"connectionTracking": map[string]any{"tcpEstablishedTimeout": int64(350), "udpTimeout": float64(30)}},
+	}})
+	if diff := cmp.Diff(&snapshot.ConnectionTracking{TCPEstablishedTimeout: 350, UDPTimeout: 30}, class.ConnectionTracking); diff != "" {
+		t.Errorf("connectionTracking (-want +got):\n%s", diff)
+	}
+	if c := DecodeNodeClass(&unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"connectionTracking": map[string]any{}}}}); c.ConnectionTracking != nil {
+		t.Errorf("an empty connectionTracking decoded to %+v, want nil", c.ConnectionTracking)
+	}
+}

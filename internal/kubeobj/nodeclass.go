@@ -23,6 +23,7 @@ func DecodeNodeClass(u *unstructured.Unstructured) snapshot.EC2NodeClass {
 		IPPrefixCount:              int32At(o, "spec", "ipPrefixCount"),
 		NetworkInterfaces:          networkInterfaces(o),
 		Kubelet:                    kubelet(object(o, "spec", "kubelet")),
+		ConnectionTracking:         connectionTracking(object(o, "spec", "connectionTracking")),
 		Conditions:                 conditions(o),
 	}
 	if pg := object(o, "spec", "placementGroupSelector"); pg != nil {
@@ -117,4 +118,16 @@ func DecodeENIConfig(u *unstructured.Unstructured) snapshot.ENIConfig {
 		Subnet:         str(u.Object, "spec", "subnet"),
 		SecurityGroups: strs(u.Object, "spec", "securityGroups"),
 	}
+}
+
+// connectionTracking reads spec.connectionTracking; nil when it sets no timeout.
+func connectionTracking(m map[string]any) *snapshot.ConnectionTracking {
+	c := &snapshot.ConnectionTracking{}
+	c.TCPEstablishedTimeout, _ = integer(m["tcpEstablishedTimeout"])
+	c.UDPStreamTimeout, _ = integer(m["udpStreamTimeout"])
+	c.UDPTimeout, _ = integer(m["udpTimeout"])
+	if *c == (snapshot.ConnectionTracking{}) {
+		return nil
+	}
+	return c
 }

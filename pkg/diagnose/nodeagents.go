@@ -11,5 +11,6 @@ func agentChecks() []Check {
 		nodePoolStartupTaintMissing,
 		networkPolicyNotEnforced,
 		instanceNetworkAllowanceExceeded,
+		connectionTrackingNotInherited,
 	}
 }

@@ -47,6 +47,17 @@ type ENI struct {
 	SecurityGroups []GroupRef `json:"securityGroups,omitempty"`
 	Description    string     `json:"description,omitempty"`
 	Status         string     `json:"status,omitempty"`
+	// ConnectionTracking is the interface's connectionTrackingConfiguration; zero when EC2
+	// gives none.
+	ConnectionTracking ConnectionTracking `json:"connectionTracking,omitzero"`
+}
+
+// ConnectionTracking is the connection-tracking timeouts, in seconds, of an interface or of an
+// EC2NodeClass's spec.connectionTracking; 0 is EC2's default (no timeout EC2 accepts is 0).
+type ConnectionTracking struct {
+	TCPEstablishedTimeout int32 `json:"tcpEstablishedTimeout,omitempty"`
+	UDPStreamTimeout      int32 `json:"udpStreamTimeout,omitempty"`
+	UDPTimeout            int32 `json:"udpTimeout,omitempty"`
 }
 
 // Placement is where an instance was placed.

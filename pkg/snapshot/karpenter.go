@@ -178,6 +178,9 @@ type EC2NodeClass struct {
 	NetworkInterfaces          []NetworkInterface      `json:"networkInterfaces,omitempty"`
 	PlacementGroupSelector     *PlacementGroupSelector `json:"placementGroupSelector,omitempty"`
 	Kubelet                    *Kubelet                `json:"kubelet,omitempty"`
+	// ConnectionTracking is spec.connectionTracking (Karpenter v1.13+), which Karpenter applies
+	// to the interfaces of its launch template.
+	ConnectionTracking *ConnectionTracking `json:"connectionTracking,omitempty"`
 
 	// PodSubnetSelectorTerms and PodSecurityGroupSelectorTerms are an Auto Mode NodeClass's
 	// pod subnets and their security groups; IPv4PrefixSize is its

@@ -53,6 +53,10 @@ func newCiliumNet() *ciliumNet {
 	return n
 }
 
+// ciliumConnectionTracking is what the general class sets since its nodes went over their
+// conntrack allowance; Karpenter applies it to the primary interface only.
+var ciliumConnectionTracking = snapshot.ConnectionTracking{TCPEstablishedTimeout: 3600, UDPStreamTimeout: 60}
+
 // ciliumNodePlan is one node of the Cilium cluster.
 type ciliumNodePlan struct {
 	key, pool, typ, zone string
@@ -132,6 +136,9 @@ func (n *ciliumNet) add(s *snapshot.Snapshot, p ciliumNodePlan) {
 	groups := []snapshot.GroupRef{{ID: n.clusterSG, Name: ciliumSGName}}
 	primary := snapshot.ENI{ID: hexID("eni", "cilium/"+p.key+"/0"), InterfaceType: "interface", SubnetID: n.ids[n.nodes[p.zone]],
 		PrimaryIP: ip, PrivateIPs: []string{ip}, SecurityGroups: groups, Status: "in-use"}
+	if p.pool == "general" {
+		primary.ConnectionTracking = ciliumConnectionTracking // from the class's launch template
+	}
 	podPool := n.pods[p.zone]
 	if p.strayENI {
 		podPool = n.nodes[p.zone] // attached before the CiliumNode named the pod subnet
@@ -274,7 +281,9 @@ func (n *ciliumNet) classes(subnets []snapshot.Subnet) []snapshot.EC2NodeClass {
 	}
 	prefix := class("prefix")
 	prefix.Kubelet = &snapshot.Kubelet{MaxPods: ptr[int32](110)}
-	return []snapshot.EC2NodeClass{class("general"), prefix}
+	general := class("general")
+	general.ConnectionTracking = &ciliumConnectionTracking
+	return []snapshot.EC2NodeClass{general, prefix}
 }
 
 // ciliumPools returns the NodePools: prefix lists Cilium's startup taint, general does not.

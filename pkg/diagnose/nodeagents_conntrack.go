@@ -1,0 +1,127 @@
+package diagnose
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
+
+var specConnectionTrackingNotInherited = &Spec{
+	ID:       "connection-tracking-not-inherited",
+	Severity: Info,
+	Family:   FamilyNodeAgents,
+	Examines: []string{SubjectNode},
+	Title:    "interfaces attached after launch lack the EC2NodeClass's connection-tracking timeouts",
+	FiresWhen: "the node's EC2NodeClass sets `spec.connectionTracking` (Karpenter v1.13+) and an interface that was not " +
+		"in Karpenter's launch template (one the VPC CNI, Cilium or the VPC resource controller attached later) has " +
+		"other timeouts in its `ConnectionTrackingConfiguration`",
+	NotOn: "classes without connectionTracking; the primary interface and the class's `networkInterfaces`, which " +
+		"Karpenter configures; efa-only interfaces, which Karpenter leaves out; EKS Auto Mode nodes",
+	Why: "Karpenter applies the timeouts only in its launch template: pods on the interfaces a CNI attaches later keep " +
+		"EC2's defaults (TCP established 432,000 s on most types), so idle connections fill the conntrack allowance the " +
+		"class was meant to protect",
+	Remedy: "set the timeouts on those interfaces (`aws ec2 modify-network-interface-attribute " +
+		"--connection-tracking-specification`), or keep pods on the launch template's interfaces",
+	Sources: []string{
+		"aws/karpenter-provider-aws pkg/apis/v1/ec2nodeclass.go (ConnectionTracking: launch-template interfaces only), pkg/providers/launchtemplate/launchtemplate.go",
+		"aws/karpenter-provider-aws website/content/en/docs/concepts/nodeclasses.md (spec.connectionTracking)",
+		"aws/amazon-vpc-cni-k8s#3666 (connection tracking on the interfaces the VPC CNI attaches)",
+		"docs.aws.amazon.com/AWSEC2/latest/APIReference/API_InstanceNetworkInterface.html (ConnectionTrackingConfiguration)",
+	},
+}
+
+// connectionTrackingNotInherited finds the interfaces of a node whose EC2NodeClass sets
+// connection-tracking timeouts that were not in Karpenter's launch template and have other
+// timeouts: a CNI attached them later, without the class's settings.
+var connectionTrackingNotInherited = Check{
+	Spec: specConnectionTrackingNotInherited,
+	Run: func(x *Index) []Finding {
+		var out []Finding
+		for _, n := range x.checkedNodes() {
+			c := n.Class
+			if c == nil || c.ConnectionTracking == nil || n.AutoMode() || x.cniInstanceGone(n) {
+				continue
+			}
+			want := *c.ConnectionTracking
+			launched := map[[2]int32]bool{{0, 0}: true}
+			for _, ni := range c.NetworkInterfaces {
+				launched[[2]int32{ni.NetworkCardIndex, ni.DeviceIndex}] = true
+			}
+			var bad []string
+			for _, e := range n.instanceENIs() {
+				if e.InterfaceType == "efa-only" || launched[[2]int32{e.NetworkCardIndex, e.DeviceIndex}] || tracks(e.ConnectionTracking, want) {
+					continue
+				}
+				bad = append(bad, fmt.Sprintf("%s (device %d, %s: %s)", e.ID, e.DeviceIndex, attachedBy(e), trackingText(e.ConnectionTracking)))
+			}
+			if len(bad) == 0 {
+				continue
+			}
+			out = append(out, Finding{
+				Node:     n.Name(),
+				Resource: nodeRef(n.Name()),
+				Message: fmt.Sprintf("%s sets connectionTracking (%s), which Karpenter applies only to the interfaces of its "+
+					"launch template; %s %s other timeouts: connections of the pods on them are tracked for those", n.ClassLabel(),
+					trackingText(want), abbreviate(bad, 3), plural(len(bad), "has", "have")),
+				Remedy: fmt.Sprintf("set the timeouts on each of them: aws ec2 modify-network-interface-attribute "+
+					"--network-interface-id ENI --connection-tracking-specification %s (an interface the CNI attaches later "+
+					"starts without them again; the VPC CNI's support is aws/amazon-vpc-cni-k8s#3666)", trackingSpec(want)),
+			})
+		}
+		return out
+	},
+}
+
+// tracks reports whether an interface has every timeout want sets.
+func tracks(have, want snapshot.ConnectionTracking) bool {
+	return (want.TCPEstablishedTimeout == 0 || have.TCPEstablishedTimeout == want.TCPEstablishedTimeout) &&
+		(want.UDPStreamTimeout == 0 || have.UDPStreamTimeout == want.UDPStreamTimeout) &&
+		(want.UDPTimeout == 0 || have.UDPTimeout == want.UDPTimeout)
+}
+
+// trackingText writes timeouts as "tcpEstablishedTimeout 350 s, udpTimeout 30 s", or says
+// they are EC2's defaults.
+func trackingText(c snapshot.ConnectionTracking) string {
+	var parts []string
+	for _, f := range []struct {
+		name string
+		v    int32
+	}{{"tcpEstablishedTimeout", c.TCPEstablishedTimeout}, {"udpStreamTimeout", c.UDPStreamTimeout}, {"udpTimeout", c.UDPTimeout}} {
+		if f.v != 0 {
+			parts = append(parts, fmt.Sprintf("%s %d s", f.name, f.v))
+		}
+	}
+	if len(parts) == 0 {
+		return "EC2's defaults"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// trackingSpec writes timeouts in the AWS CLI's shorthand.
+func trackingSpec(c snapshot.ConnectionTracking) string {
+	var parts []string
+	for _, f := range []struct {
+		name string
+		v    int32
+	}{{"TcpEstablishedTimeout", c.TCPEstablishedTimeout}, {"UdpStreamTimeout", c.UDPStreamTimeout}, {"UdpTimeout", c.UDPTimeout}} {
+		if f.v != 0 {
+			parts = append(parts, fmt.Sprintf("%s=%d", f.name, f.v))
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+// attachedBy says what attached an interface after launch, as far as its type and
+// description tell.
+func attachedBy(e snapshot.ENI) string {
+	switch {
+	case e.InterfaceType == "trunk":
+		return "the VPC resource controller's trunk"
+	case strings.HasPrefix(e.Description, "aws-K8S-"):
+		return "attached by the VPC CNI"
+	case strings.HasPrefix(e.Description, "Cilium-CNI"):
+		return "attached by Cilium"
+	}
+	return "attached after launch"
+}
