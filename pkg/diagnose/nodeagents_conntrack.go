@@ -80,17 +80,30 @@ func tracks(have, want snapshot.ConnectionTracking) bool {
 		(want.UDPTimeout == 0 || have.UDPTimeout == want.UDPTimeout)
 }
 
+// trackingField is one timeout: its name in the EC2NodeClass and in the AWS CLI, and its value.
+type trackingField struct {
+	name, cli string
+	v         int32
+}
+
+// trackingFields returns the timeouts that are set, in the order EC2 lists them.
+func trackingFields(c snapshot.ConnectionTracking) []trackingField {
+	var out []trackingField
+	for _, f := range []trackingField{{"tcpEstablishedTimeout", "TcpEstablishedTimeout", c.TCPEstablishedTimeout},
+		{"udpStreamTimeout", "UdpStreamTimeout", c.UDPStreamTimeout}, {"udpTimeout", "UdpTimeout", c.UDPTimeout}} {
+		if f.v != 0 {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // trackingText writes timeouts as "tcpEstablishedTimeout 350 s, udpTimeout 30 s", or says
 // they are EC2's defaults.
 func trackingText(c snapshot.ConnectionTracking) string {
 	var parts []string
-	for _, f := range []struct {
-		name string
-		v    int32
-	}{{"tcpEstablishedTimeout", c.TCPEstablishedTimeout}, {"udpStreamTimeout", c.UDPStreamTimeout}, {"udpTimeout", c.UDPTimeout}} {
-		if f.v != 0 {
-			parts = append(parts, fmt.Sprintf("%s %d s", f.name, f.v))
-		}
+	for _, f := range trackingFields(c) {
+		parts = append(parts, fmt.Sprintf("%s %d s", f.name, f.v))
 	}
 	if len(parts) == 0 {
 		return "EC2's defaults"
@@ -101,13 +114,8 @@ func trackingText(c snapshot.ConnectionTracking) string {
 // trackingSpec writes timeouts in the AWS CLI's shorthand.
 func trackingSpec(c snapshot.ConnectionTracking) string {
 	var parts []string
-	for _, f := range []struct {
-		name string
-		v    int32
-	}{{"TcpEstablishedTimeout", c.TCPEstablishedTimeout}, {"UdpStreamTimeout", c.UDPStreamTimeout}, {"UdpTimeout", c.UDPTimeout}} {
-		if f.v != 0 {
-			parts = append(parts, fmt.Sprintf("%s=%d", f.name, f.v))
-		}
+	for _, f := range trackingFields(c) {
+		parts = append(parts, fmt.Sprintf("%s=%d", f.cli, f.v))
 	}
 	return strings.Join(parts, ",")
 }
