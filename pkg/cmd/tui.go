@@ -58,6 +58,9 @@ func (o *tuiOptions) run(ctx context.Context) error {
 	mode, _ := style.ParseColorMode(o.color)
 	st := style.New(style.Renderer(o.Out, style.Enabled(mode, o.Out, o.getenv)))
 	title := "demo"
+	if o.demo && o.configFlags.Context != "" {
+		title = o.configFlags.Context
+	}
 	switch {
 	case o.allContexts:
 		title = "all contexts"

@@ -36,6 +36,13 @@ func Describe(x *Index, n *NodeInfo) NodeReport {
 		}
 	}
 	r.Cilium = describeCilium(x, n)
+	if c := r.Cilium; c != nil && c.Formula != "" && r.Capacity != nil {
+		// Cilium addresses the node's pods: its count is the node's IP capacity in every view.
+		r.Capacity.IPCapacity = c.PodIPs + ciliumHostNetworkPods
+		r.Capacity.PrefixDelegation = c.PrefixDelegation
+		r.Capacity.Formula = fmt.Sprintf("Cilium's ENI IPAM: %s, + %d host-network pods = %d", c.Formula, ciliumHostNetworkPods,
+			r.Capacity.IPCapacity)
+	}
 	r.AutoMode = describeAutoMode(x, n)
 	r.EFA = describeEFA(n)
 	r.Placement = describePlacement(x, n)

@@ -10,11 +10,15 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 )
 
+// CiliumIPAMHeader heads the Cilium IPAM section of a node sheet, in place of the VPC CNI's
+// "Pod capacity".
+const CiliumIPAMHeader = "Cilium IPAM (ENI mode)"
+
 // ciliumIPAM writes the Cilium IPAM section of a node whose pods take addresses of ENIs
 // Cilium attaches, in place of the VPC CNI's pod capacity; found says which checks fired on
 // the node, to mark the pod count Cilium cannot address.
 func ciliumIPAM(t *text, c *diagnose.CiliumReport, found map[string]bool) {
-	t.header("Cilium IPAM (ENI mode)")
+	t.header(CiliumIPAMHeader)
 	first := "unset (the operator gives the node no address)"
 	if c.FirstInterfaceIndex != nil {
 		first = strconv.Itoa(int(*c.FirstInterfaceIndex))

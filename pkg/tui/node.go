@@ -10,22 +10,23 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/printer"
 )
 
-// tab is a section of the node view and the sheet header it starts at.
+// tab is a section of the node view and the sheet header it starts at; alt is another header
+// that starts it on some nodes.
 type tab struct {
-	label, short, header string
+	label, short, header, alt string
 }
 
 // nodeTabs returns the node view's sections in sheet order.
 func nodeTabs() []tab {
 	return []tab{
-		{"Overview", "Overview", "Identity"},
-		{"Addresses & subnet", "Addr", "Addresses"},
-		{"Security groups", "SGs", "Security groups"},
-		{"ENIs", "ENIs", "ENIs"},
-		{"Capacity", "Cap", "Pod capacity"},
-		{"EFA & placement", "EFA", "EFA"},
-		{"Findings", "Find", "Findings"},
-		{"References", "Refs", "References"},
+		{"Overview", "Overview", "Identity", ""},
+		{"Addresses & subnet", "Addr", "Addresses", ""},
+		{"Security groups", "SGs", "Security groups", ""},
+		{"ENIs", "ENIs", "ENIs", ""},
+		{"Capacity", "Cap", "Pod capacity", printer.CiliumIPAMHeader},
+		{"EFA & placement", "EFA", "EFA", ""},
+		{"Findings", "Find", "Findings", ""},
+		{"References", "Refs", "References", ""},
 	}
 }
 
@@ -97,13 +98,18 @@ func (m nodeModel) render(th theme, w, h int) nodeModel {
 	for i, l := range strings.Split(sheet, "\n") {
 		plain := ansi.Strip(l)
 		for _, t := range tabs {
-			if plain == t.header || strings.HasPrefix(plain, t.header+"  ") {
+			if startsSection(plain, t.header) || t.alt != "" && startsSection(plain, t.alt) {
 				m.sections = append(m.sections, section{tab: t, line: i})
 			}
 		}
 	}
 	m.tab = min(m.tab, max(len(m.sections)-1, 0))
 	return m
+}
+
+// startsSection reports whether a sheet line is the header of a section.
+func startsSection(line, header string) bool {
+	return line == header || strings.HasPrefix(line, header+"  ")
 }
 
 // name returns the node's name.

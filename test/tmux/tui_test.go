@@ -128,6 +128,20 @@ func TestDemoTUI(t *testing.T) {
 	s.waitFor("the program to exit 0", contains("EXITED 0"))
 }
 
+// TestDemoTUICilium opens the demo's Cilium context, the worst node first, and steps through
+// its sheet's sections to the Cilium IPAM section, which stands in the VPC CNI's pod capacity's
+// place.
+func TestDemoTUICilium(t *testing.T) {
+	s := start(t, 120, 40, "demo", "--context", "demo-cilium")
+	s.waitFor("the nodes view", contains("context: demo-cilium", "ip-10-1-", "critical"))
+	s.keys("Enter")
+	s.waitFor("the node view", contains("[Overview]", "cilium-max-pods-exceeds-ip-capacity"))
+	s.keys("Right", "Right", "Right", "Right")
+	s.waitFor("the Cilium IPAM section", contains("[Capacity]", "Cilium IPAM (ENI mode)", "First interface index"))
+	s.keys("q")
+	s.waitFor("the program to exit 0", contains("EXITED 0"))
+}
+
 // TestDemoTUIFindingSheet opens a finding's sheet from the findings view, explains its check
 // (with the full help opened and closed there), follows the sheet to the node and from the
 // node's references to its NodePool, and goes back along the path: the node, the finding
