@@ -2,7 +2,6 @@ package collect
 
 import (
 	"context"
-	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -35,7 +34,13 @@ var (
 // enforces policies costs no request.
 func (c *Collector) kubePolicies(ctx context.Context, s *snapshot.Snapshot) error {
 	s.NetworkPolicies, s.VPCCNIConfig, s.Calico = nil, nil, ""
-	auto := slices.ContainsFunc(s.Nodes, func(n corev1.Node) bool { return kubeIsAutoNode(&n) })
+	auto := false
+	for i := range s.Nodes {
+		if kubeIsAutoNode(&s.Nodes[i]) {
+			auto = true
+			break
+		}
+	}
 	if auto {
 		cm, err := c.Kube.CoreV1().ConfigMaps(kubeAWSNodeNamespace).Get(ctx, snapshot.VPCCNIConfigMap, metav1.GetOptions{})
 		switch {

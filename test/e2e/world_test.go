@@ -67,11 +67,7 @@ func newWorld(t *testing.T, crds harness.CRDSet) *world {
 func (w *world) natWayOut(vpcID, cidr string) string {
 	w.t.Helper()
 	ctx := w.t.Context()
-	sn, err := w.ec2.CreateSubnet(ctx, &ec2.CreateSubnetInput{VpcId: aws.String(vpcID), CidrBlock: aws.String(cidr),
-		AvailabilityZone: aws.String("us-west-2a")})
-	if err != nil {
-		w.t.Fatalf("creating the NAT gateway's subnet: %v", err)
-	}
+	sn := &ec2.CreateSubnetOutput{Subnet: &ec2types.Subnet{SubnetId: aws.String(w.createSubnet(vpcID, cidr, "us-west-2a"))}}
 	igw, err := w.ec2.CreateInternetGateway(ctx, &ec2.CreateInternetGatewayInput{})
 	if err != nil {
 		w.t.Fatalf("creating the internet gateway: %v", err)
@@ -105,12 +101,23 @@ func (w *world) natWayOut(vpcID, cidr string) string {
 		w.t.Fatalf("allocating the NAT gateway's address: %v", err)
 	}
 	w.nats++
+	var natID string
 	nat, err := w.ec2.CreateNatGateway(ctx, &ec2.CreateNatGatewayInput{SubnetId: sn.Subnet.SubnetId,
 		AllocationId: eip.AllocationId})
-	if err != nil {
+	switch {
+	case err == nil:
+		natID = aws.ToString(nat.NatGateway.NatGatewayId)
+	case madeBefore(err, "Resource.AlreadyAssociated"):
+		// The address was new: the first attempt made the gateway in the subnet, which has no other.
+		out, err := w.ec2.DescribeNatGateways(ctx, &ec2.DescribeNatGatewaysInput{Filter: []ec2types.Filter{
+			{Name: aws.String("subnet-id"), Values: []string{aws.ToString(sn.Subnet.SubnetId)}}}})
+		if err != nil || len(out.NatGateways) != 1 {
+			w.t.Fatalf("finding the NAT gateway a retried CreateNatGateway made: %v (%d gateways)", err, len(out.NatGateways))
+		}
+		natID = aws.ToString(out.NatGateways[0].NatGatewayId)
+	default:
 		w.t.Fatalf("creating a NAT gateway: %v", err)
 	}
-	natID := aws.ToString(nat.NatGateway.NatGatewayId)
 	if _, err := w.ec2.CreateRoute(ctx, &ec2.CreateRouteInput{RouteTableId: aws.String(w.mainRouteTable(vpcID)),
 		DestinationCidrBlock: aws.String("0.0.0.0/0"), NatGatewayId: aws.String(natID)}); !routed(err) {
 		w.t.Fatalf("routing the main route table through %s: %v", natID, err)
@@ -134,13 +141,29 @@ func (w *world) mainRouteTable(vpcID string) string {
 // subnet creates a subnet and returns its ID.
 func (w *world) subnet(cidr, zone string) string {
 	w.t.Helper()
-	out, err := w.ec2.CreateSubnet(w.t.Context(), &ec2.CreateSubnetInput{
-		VpcId: aws.String(w.vpcID), CidrBlock: aws.String(cidr), AvailabilityZone: aws.String(zone),
+	return w.createSubnet(w.vpcID, cidr, zone)
+}
+
+// createSubnet creates a subnet in vpcID and returns its ID. A retry that conflicts with the
+// subnet its first attempt made (InvalidSubnet.Conflict) finds that subnet by its CIDR.
+func (w *world) createSubnet(vpcID, cidr, zone string) string {
+	w.t.Helper()
+	ctx := w.t.Context()
+	out, err := w.ec2.CreateSubnet(ctx, &ec2.CreateSubnetInput{
+		VpcId: aws.String(vpcID), CidrBlock: aws.String(cidr), AvailabilityZone: aws.String(zone),
 	})
-	if err != nil {
-		w.t.Fatalf("creating subnet %s in %s: %v", cidr, zone, err)
+	if err == nil {
+		return aws.ToString(out.Subnet.SubnetId)
 	}
-	return aws.ToString(out.Subnet.SubnetId)
+	if madeBefore(err, "InvalidSubnet.Conflict") {
+		found, derr := w.ec2.DescribeSubnets(ctx, &ec2.DescribeSubnetsInput{Filters: []ec2types.Filter{
+			{Name: aws.String("vpc-id"), Values: []string{vpcID}}, {Name: aws.String("cidr-block"), Values: []string{cidr}}}})
+		if derr == nil && len(found.Subnets) == 1 && aws.ToString(found.Subnets[0].AvailabilityZone) == zone {
+			return aws.ToString(found.Subnets[0].SubnetId)
+		}
+	}
+	w.t.Fatalf("creating subnet %s in %s: %v", cidr, zone, err)
+	return ""
 }
 
 // securityGroup creates a security group and returns its ID. With self, it allows all traffic
