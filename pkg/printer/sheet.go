@@ -160,7 +160,7 @@ func identity(t *text, id diagnose.Identity, lc diagnose.Lifecycle, pf diagnose.
 		}
 		pairs = append(pairs, kv{"VPC CNI", vpc})
 		if pf.NetworkPolicy != "" {
-			pairs = append(pairs, kv{"Network policy", pf.NetworkPolicy})
+			pairs = append(pairs, kv{"NetworkPolicy", pf.NetworkPolicy})
 		}
 	}
 	t.kvs(indent, pairs)
