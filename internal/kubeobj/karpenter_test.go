@@ -244,3 +244,27 @@ func TestDecodeStartupTaintsAndConnectionTracking(t *testing.T) {
 		t.Errorf("an empty connectionTracking decoded to %+v, want nil", c.ConnectionTracking)
 	}
 }
+
+func TestDecodeCiliumNodeWrongShapes(t *testing.T) {
+	for _, obj := range []map[string]any{
+		{},
+		{"spec": "not an object", "status": []any{1, 2}},
+		{"spec": map[string]any{"eni": map[string]any{"first-interface-index": "1", "subnet-ids": "subnet-1", "security-groups": []any{1, "sg-1"},
+			"use-primary-address": "true"}}},
+		{"status": map[string]any{"eni": map[string]any{"enis": map[string]any{"eni-1": "not an object",
+			"eni-2": map[string]any{"number": "1", "subnet": "subnet-1", "addresses": map[string]any{}, "prefixes": []any{nil}}}}}},
+		{"status": map[string]any{"ipam": map[string]any{"operator-status": map[string]any{"error": 42}, "used": []any{"10.0.0.1"}}}},
+	} {
+		u := &unstructured.Unstructured{Object: obj}
+		u.SetName("node-a")
+		got := DecodeCiliumNode(u)
+		if got.Name != "node-a" || got.FirstInterfaceIndex != nil || got.UsePrimaryAddress || got.OperatorError != "" || got.Used != 0 {
+			t.Errorf("%v decoded to %+v, want the name and zero values", obj, got)
+		}
+		for _, e := range got.ENIs {
+			if e.ID != "eni-2" || e.Number != 0 || e.Subnet != "" || e.Addresses != 0 || e.Prefixes != 0 {
+				t.Errorf("%v: interface %+v, want only eni-2 with zero values", obj, e)
+			}
+		}
+	}
+}
