@@ -242,3 +242,26 @@ func TestDemoDescribeBySelector(t *testing.T) {
 		}
 	}
 }
+
+// TestDemoCiliumContext checks the demo's second context: its findings are the ones planted in
+// it, its NodePool sheet shows the startup taint, and a context the demo does not have is a
+// usage error that names the two.
+func TestDemoCiliumContext(t *testing.T) {
+	r := run(t, "demo", "check", "--context", "demo-cilium", "-o", "json")
+	wantCode(t, r, ExitFindings)
+	want := []string{"cilium-eni-selection-mismatch", "cilium-ipam-operator-error", "cilium-max-pods-exceeds-ip-capacity",
+		"connection-tracking-not-inherited", "instance-network-allowance-exceeded", "nodepool-startup-taint-missing"}
+	if diff := cmp.Diff(want, findingIDs(t, r.stdout)); diff != "" {
+		t.Errorf("finding IDs (-want +got):\n%s", diff)
+	}
+	r = run(t, "demo", "describe", "nodepool", "prefix", "--context", "demo-cilium")
+	wantCode(t, r, ExitOK)
+	if !strings.Contains(r.stdout, "Startup taints:       node.cilium.io/agent-not-ready=true:NoExecute") {
+		t.Errorf("the prefix NodePool's sheet does not show its startup taint:\n%s", r.stdout)
+	}
+	r = run(t, "demo", "check", "--context", "prod")
+	wantCode(t, r, ExitUsage)
+	if !strings.Contains(r.stderr, `--context "prod": the demo has the contexts demo and demo-cilium`) {
+		t.Errorf("stderr %q does not name the demo's contexts", r.stderr)
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/karpnet/kubectl-karpnet/pkg/sheet"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 	"github.com/karpnet/kubectl-karpnet/pkg/style"
@@ -45,10 +47,17 @@ func poolSheet(t *text, sh sheet.NodePoolSheet) {
 	if len(sh.ZonesWithoutSubnet) > 0 {
 		pairs = append(pairs, kv{"Zones without a subnet", t.st.Warning.Mark() + " " + strings.Join(sh.ZonesWithoutSubnet, ", ") + ": Karpenter launches nothing there"})
 	}
-	t.kvs(indent, append(pairs, []kv{
+	pairs = append(pairs, []kv{
 		{"Instance types", requirementText(sh.InstanceTypes)},
 		{"Capacity types", requirementText(sh.CapacityTypes)},
-	}...))
+	}...)
+	if len(sh.Taints) > 0 {
+		pairs = append(pairs, kv{"Taints", taintsText(sh.Taints)})
+	}
+	if len(sh.StartupTaints) > 0 {
+		pairs = append(pairs, kv{"Startup taints", taintsText(sh.StartupTaints)})
+	}
+	t.kvs(indent, pairs)
 	t.header("Requirements")
 	if len(sh.Requirements) == 0 {
 		t.para(indent, "none")
@@ -124,4 +133,13 @@ func requirementText(r *snapshot.Requirement) string {
 		return "any (not constrained)"
 	}
 	return strings.TrimSpace(r.Operator + " " + strings.Join(r.Values, ", "))
+}
+
+// taintsText writes taints as kubectl does, key=value:effect, separated by commas.
+func taintsText(taints []corev1.Taint) string {
+	parts := make([]string, len(taints))
+	for i, tn := range taints {
+		parts[i] = tn.ToString()
+	}
+	return strings.Join(parts, ", ")
 }

@@ -40,7 +40,10 @@ type NodePoolSheet struct {
 	// Disruption is spec.disruption as written; nil when the NodePool leaves it to Karpenter's
 	// defaults.
 	Disruption *snapshot.Disruption `json:"disruption,omitempty"`
-	Conditions []snapshot.Condition `json:"conditions"`
+	// Taints and StartupTaints are spec.template.spec.taints and startupTaints.
+	Taints        []corev1.Taint       `json:"taints,omitempty"`
+	StartupTaints []corev1.Taint       `json:"startupTaints,omitempty"`
+	Conditions    []snapshot.Condition `json:"conditions"`
 	// Members are the pool's nodes, then its NodeClaims without a Node.
 	Members  []Member           `json:"members"`
 	Findings []diagnose.Finding `json:"findings"`
@@ -66,6 +69,8 @@ func DescribeNodePool(x *diagnose.Index, r diagnose.Report, name string) (NodePo
 		ClassZones:         []string{},
 		ZonesWithoutSubnet: []string{},
 		Disruption:         p.Disruption,
+		Taints:             p.Taints,
+		StartupTaints:      p.StartupTaints,
 		Conditions:         nonNilSlice(p.Conditions),
 		Members: members(x, r,
 			func(n *diagnose.NodeInfo) bool { return n.PoolName == name },
