@@ -89,11 +89,9 @@ func DecodeNodePool(u *unstructured.Unstructured) snapshot.NodePool {
 
 // taints reads a list of taints; entries without a key are left out.
 func taints(o map[string]any, path ...string) []corev1.Taint {
-	items, _, _ := unstructured.NestedSlice(o, path...)
 	var out []corev1.Taint
-	for _, it := range items {
-		m, ok := it.(map[string]any)
-		if !ok || str(m, "key") == "" {
+	for _, m := range objects(o, path...) {
+		if str(m, "key") == "" {
 			continue
 		}
 		out = append(out, corev1.Taint{Key: str(m, "key"), Value: str(m, "value"), Effect: corev1.TaintEffect(str(m, "effect"))})

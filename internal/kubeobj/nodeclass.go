@@ -123,9 +123,12 @@ func DecodeENIConfig(u *unstructured.Unstructured) snapshot.ENIConfig {
 // connectionTracking reads spec.connectionTracking; nil when it sets no timeout.
 func connectionTracking(m map[string]any) *snapshot.ConnectionTracking {
 	c := &snapshot.ConnectionTracking{}
-	c.TCPEstablishedTimeout, _ = integer(m["tcpEstablishedTimeout"])
-	c.UDPStreamTimeout, _ = integer(m["udpStreamTimeout"])
-	c.UDPTimeout, _ = integer(m["udpTimeout"])
+	for to, key := range map[*int32]string{&c.TCPEstablishedTimeout: "tcpEstablishedTimeout", &c.UDPStreamTimeout: "udpStreamTimeout",
+		&c.UDPTimeout: "udpTimeout"} {
+		if v := int32At(m, key); v != nil {
+			*to = *v
+		}
+	}
 	if *c == (snapshot.ConnectionTracking{}) {
 		return nil
 	}
