@@ -27,26 +27,14 @@ func (c *Collector) kubeSandboxFailures(ctx context.Context, s *snapshot.Snapsho
 			keep[s.Nodes[i].Name] = true
 		}
 	}
-	selector := fields.OneTermEqualSelector("reason", kubeSandboxReason).String()
 	var out []snapshot.SandboxFailure
-	err := kubePaginate(metav1.ListOptions{Limit: c.kubePageSize(), ResourceVersion: "0"}, func(opts metav1.ListOptions) (string, error) {
-		opts.FieldSelector = selector
-		list, err := c.Kube.CoreV1().Events(metav1.NamespaceAll).List(ctx, opts)
-		if err != nil {
-			return "", err
+	err := c.kubeListEvents(ctx, fields.OneTermEqualSelector("reason", kubeSandboxReason), func(ev *corev1.Event) {
+		if ev.Reason != kubeSandboxReason {
+			return
 		}
-		for i := range list.Items {
-			ev := &list.Items[i]
-			if ev.Reason != kubeSandboxReason {
-				continue
-			}
-			f := kubeDecodeSandboxEvent(ev)
-			if f.Node == "" || (keep != nil && !keep[f.Node]) {
-				continue
-			}
+		if f := kubeDecodeSandboxEvent(ev); f.Node != "" && (keep == nil || keep[f.Node]) {
 			out = append(out, f)
 		}
-		return list.Continue, nil
 	})
 	if err != nil {
 		return c.kubeFail(s, snapshot.SourceEvents, "list", "events (core, all namespaces)", err)
@@ -91,4 +79,23 @@ func kubeDecodeSandboxEvent(ev *corev1.Event) snapshot.SandboxFailure {
 		f.FirstSeen = f.LastSeen
 	}
 	return f
+}
+
+// kubeListEvents lists the events of every namespace that selector picks from the API
+// server's watch cache (resourceVersion "0", one response however many there are; paged
+// should the server answer from etcd) and visits each. A server may ignore the selector, so
+// the visit checks what it reads.
+func (c *Collector) kubeListEvents(ctx context.Context, selector fields.Selector, visit func(*corev1.Event)) error {
+	text := selector.String()
+	return kubePaginate(metav1.ListOptions{Limit: c.kubePageSize(), ResourceVersion: "0"}, func(opts metav1.ListOptions) (string, error) {
+		opts.FieldSelector = text
+		list, err := c.Kube.CoreV1().Events(metav1.NamespaceAll).List(ctx, opts)
+		if err != nil {
+			return "", err
+		}
+		for i := range list.Items {
+			visit(&list.Items[i])
+		}
+		return list.Continue, nil
+	})
 }

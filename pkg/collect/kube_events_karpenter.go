@@ -8,7 +8,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
@@ -31,23 +30,13 @@ func (c *Collector) kubeKarpenterEvents(ctx context.Context, s *snapshot.Snapsho
 	byObject := map[[2]string][]snapshot.KubeEvent{}
 	// One list per kind: a field selector cannot say "this kind or that".
 	for _, kind := range []string{"NodeClaim", "NodePool"} {
-		selector := fields.OneTermEqualSelector("involvedObject.kind", kind).String()
-		err := kubePaginate(metav1.ListOptions{Limit: c.kubePageSize(), ResourceVersion: "0"}, func(opts metav1.ListOptions) (string, error) {
-			opts.FieldSelector = selector
-			list, err := c.Kube.CoreV1().Events(metav1.NamespaceAll).List(ctx, opts)
-			if err != nil {
-				return "", err
+		err := c.kubeListEvents(ctx, fields.OneTermEqualSelector("involvedObject.kind", kind), func(ev *corev1.Event) {
+			if ev.InvolvedObject.Kind != kind || !kubeIsKarpenterObject(ev.InvolvedObject.APIVersion) {
+				return
 			}
-			for i := range list.Items {
-				ev := &list.Items[i]
-				if ev.InvolvedObject.Kind != kind || !kubeIsKarpenterObject(ev.InvolvedObject.APIVersion) {
-					continue
-				}
-				e := kubeDecodeKarpenterEvent(ev)
-				key := [2]string{e.Kind, e.Name}
-				byObject[key] = kubeKeepNewest(append(byObject[key], e))
-			}
-			return list.Continue, nil
+			e := kubeDecodeKarpenterEvent(ev)
+			key := [2]string{e.Kind, e.Name}
+			byObject[key] = kubeKeepNewest(append(byObject[key], e))
 		})
 		if err != nil {
 			return c.kubeFail(s, snapshot.SourceEvents, "list", "events (core, all namespaces)", err)

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
@@ -29,25 +28,16 @@ func (c *Collector) kubeNodeAgentEvents(ctx context.Context, s *snapshot.Snapsho
 	selector := fields.AndSelectors(
 		fields.OneTermEqualSelector("involvedObject.kind", "Node"),
 		fields.OneTermEqualSelector("reason", snapshot.ConditionNetworkingReady),
-	).String()
+	)
 	var out []snapshot.KubeEvent
-	err := kubePaginate(metav1.ListOptions{Limit: c.kubePageSize(), ResourceVersion: "0"}, func(opts metav1.ListOptions) (string, error) {
-		opts.FieldSelector = selector
-		list, err := c.Kube.CoreV1().Events(metav1.NamespaceAll).List(ctx, opts)
-		if err != nil {
-			return "", err
+	err := c.kubeListEvents(ctx, selector, func(ev *corev1.Event) {
+		if ev.InvolvedObject.Kind != "Node" || ev.Reason != snapshot.ConditionNetworkingReady ||
+			!read[ev.InvolvedObject.Name] || snapshot.Allowance(ev.Message) == "" {
+			return
 		}
-		for i := range list.Items {
-			ev := &list.Items[i]
-			if ev.InvolvedObject.Kind != "Node" || ev.Reason != snapshot.ConditionNetworkingReady ||
-				!read[ev.InvolvedObject.Name] || snapshot.Allowance(ev.Message) == "" {
-				continue
-			}
-			e := kubeDecodeKarpenterEvent(ev)
-			e.First = kubeEventFirst(ev, e.Last)
-			out = append(out, e)
-		}
-		return list.Continue, nil
+		e := kubeDecodeKarpenterEvent(ev)
+		e.First = kubeEventFirst(ev, e.Last)
+		out = append(out, e)
 	})
 	if err != nil {
 		return c.kubeFail(s, snapshot.SourceEvents, "list", "events (core, all namespaces)", err)
