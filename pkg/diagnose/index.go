@@ -59,9 +59,12 @@ type Index struct {
 	interfaces     map[string]*snapshot.InterfaceRecord
 	interfacesOnce sync.Once
 
-	// ciliumNodes keys the CiliumNodes by name, made once when a Cilium check first asks.
-	ciliumNodes map[string]*snapshot.CiliumNode
-	ciliumOnce  sync.Once
+	// ciliumNodes keys the CiliumNodes by name, made once when a Cilium check first asks;
+	// ciliumList is ciliumENINodes' answer, made once for the Cilium checks.
+	ciliumNodes    map[string]*snapshot.CiliumNode
+	ciliumOnce     sync.Once
+	ciliumList     []ciliumNode
+	ciliumListOnce sync.Once
 
 	// cni and warmPool are aws-node's settings, read once instead of for every node.
 	cni      CNISettings

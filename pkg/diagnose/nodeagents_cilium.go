@@ -2,8 +2,6 @@ package diagnose
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -116,21 +114,30 @@ func ciliumSecondaryIPsInUse(n *NodeInfo, first int32) bool {
 	return false
 }
 
-// ciliumENINodes returns the checked nodes Cilium gives ENI addresses to, with their CiliumNode:
-// Linux EC2 nodes that are not EKS Auto Mode nodes and whose instance runs.
-func (x *Index) ciliumENINodes() (out []*NodeInfo, cns []*snapshot.CiliumNode) {
-	if !x.ciliumENIMode() {
-		return nil, nil
-	}
-	for _, n := range x.checkedNodes() {
-		if n.Windows() || n.AutoMode() || n.IPv6() || x.cniInstanceGone(n) {
-			continue
+// ciliumNode is a node Cilium gives ENI addresses to, with its CiliumNode.
+type ciliumNode struct {
+	*NodeInfo
+	cn *snapshot.CiliumNode
+}
+
+// ciliumENINodes returns the checked nodes Cilium gives ENI addresses to, with their
+// CiliumNode: Linux EC2 nodes that are not EKS Auto Mode nodes and whose instance runs. The
+// list is made once, for the three Cilium checks.
+func (x *Index) ciliumENINodes() []ciliumNode {
+	x.ciliumListOnce.Do(func() {
+		if !x.ciliumENIMode() {
+			return
 		}
-		if cn := x.ciliumNodeOf(n); cn != nil {
-			out, cns = append(out, n), append(cns, cn)
+		for _, n := range x.checkedNodes() {
+			if n.Windows() || n.AutoMode() || n.IPv6() || x.cniInstanceGone(n) {
+				continue
+			}
+			if cn := x.ciliumNodeOf(n); cn != nil {
+				x.ciliumList = append(x.ciliumList, ciliumNode{n, cn})
+			}
 		}
-	}
-	return out, cns
+	})
+	return x.ciliumList
 }
 
 var specCiliumMaxPodsExceedsIPCapacity = &Spec{
@@ -165,9 +172,8 @@ var ciliumMaxPodsExceedsIPCapacity = Check{
 	Spec: specCiliumMaxPodsExceedsIPCapacity,
 	Run: func(x *Index) []Finding {
 		var out []Finding
-		nodes, cns := x.ciliumENINodes()
-		for i, n := range nodes {
-			c, ok := x.ciliumCapacityOf(n, cns[i])
+		for _, n := range x.ciliumENINodes() {
+			c, ok := x.ciliumCapacityOf(n.NodeInfo, n.cn)
 			if !ok || n.Initialising() || c.Pods <= c.PodIPs+ciliumHostNetworkPods {
 				continue
 			}
@@ -176,9 +182,9 @@ var ciliumMaxPodsExceedsIPCapacity = Check{
 				Node:     n.Name(),
 				Resource: nodeRef(n.Name()),
 				Message: fmt.Sprintf("node advertises %d pods (capacity.pods%s) but Cilium's ENI IPAM can give it at most %d pod IPs: "+
-					"%s; with %d host-network pods, %d pods would wait without an address", c.Pods, maxPodsOrigin(n), c.PodIPs,
+					"%s; with %d host-network pods, %d pods would wait without an address", c.Pods, maxPodsOrigin(n.NodeInfo), c.PodIPs,
 					c.Formula, ciliumHostNetworkPods, c.Pods-limit),
-				Remedy: ciliumMaxPodsRemedy(n, c, limit),
+				Remedy: ciliumMaxPodsRemedy(n.NodeInfo, c, limit),
 			}
 			if c.Pods <= c.Allocatable+ciliumHostNetworkPods {
 				f.Severity = Warning
@@ -229,139 +235,6 @@ func ciliumMaxPodsRemedy(n *NodeInfo, c ciliumCapacity, limit int64) string {
 	return strings.Join(parts, "; or ")
 }
 
-var specCiliumENISelectionMismatch = &Spec{
-	ID:       "cilium-eni-selection-mismatch",
-	Severity: Warning,
-	Family:   FamilyNodeAgents,
-	Examines: []string{SubjectNode},
-	Title:    "an ENI Cilium attached is in a subnet or has security groups other than its CiliumNode asks for",
-	FiresWhen: "Cilium runs with `ipam: eni` and an interface from `first-interface-index` on (never the primary one) is " +
-		"in a subnet outside the CiliumNode's `spec.eni.subnet-ids` / `subnet-tags`, or carries security groups other " +
-		"than `spec.eni.security-groups` / matching `security-group-tags`",
-	NotOn: "CiliumNodes that select no subnet or group (Cilium then uses the node's own); EFA-only and trunk interfaces; " +
-		"subnets and groups whose tags were not read",
-	Why: "pods on that interface take addresses of the wrong subnet, or are filtered by the wrong security groups: " +
-		"traffic is dropped or routed where the subnet's route table sends it",
-	Remedy: "fix the CiliumNode's spec.eni (Helm eni.nodeSpec.subnetIDs / securityGroups) and replace the node, so Cilium " +
-		"attaches new interfaces by it",
-	Sources: []string{
-		"cilium/cilium pkg/k8s/apis/cilium.io/client/crds/v2/ciliumnodes.yaml (spec.eni, status.eni.enis)",
-		"cilium/cilium pkg/aws/ipam/node.go (the subnet and security groups of a new interface)",
-	},
-}
-
-// ciliumENISelectionMismatch finds interfaces Cilium attached whose subnet or security groups
-// are not what the node's CiliumNode selects.
-var ciliumENISelectionMismatch = Check{
-	Spec: specCiliumENISelectionMismatch,
-	Run: func(x *Index) []Finding {
-		var out []Finding
-		nodes, cns := x.ciliumENINodes()
-		for i, n := range nodes {
-			cn := cns[i]
-			if cn.FirstInterfaceIndex == nil {
-				continue
-			}
-			for _, e := range n.instanceENIs() {
-				if e.DeviceIndex < max(*cn.FirstInterfaceIndex, 1) || e.NetworkCardIndex != 0 ||
-					e.InterfaceType == "efa-only" || e.InterfaceType == "trunk" {
-					continue
-				}
-				var bad []string
-				if why := x.ciliumSubnetMismatch(cn, e.SubnetID); why != "" {
-					bad = append(bad, why)
-				}
-				if why := x.ciliumGroupsMismatch(cn, e.SecurityGroups); why != "" {
-					bad = append(bad, why)
-				}
-				if len(bad) == 0 {
-					continue
-				}
-				out = append(out, Finding{
-					Node:     n.Name(),
-					Resource: nodeRef(n.Name()),
-					Message: fmt.Sprintf("ENI %s (device %d) that Cilium manages %s", e.ID, e.DeviceIndex,
-						strings.Join(bad, ", and ")),
-					Remedy: fmt.Sprintf("correct CiliumNode %s's spec.eni (Helm eni.nodeSpec.subnetIDs, subnetTags, securityGroups, "+
-						"securityGroupTags) and replace the node so Cilium attaches its interfaces anew "+
-						"(kubectl delete nodeclaim of node %s)", cn.Name, n.Name()),
-				})
-			}
-		}
-		return out
-	},
-}
-
-// ciliumSubnetMismatch says how the subnet is not one the CiliumNode selects; "" when it is,
-// or when the selection cannot be judged.
-func (x *Index) ciliumSubnetMismatch(cn *snapshot.CiliumNode, subnet string) string {
-	switch {
-	case len(cn.SubnetIDs) > 0:
-		if !slices.Contains(cn.SubnetIDs, subnet) {
-			return fmt.Sprintf("is in subnet %s, not one of spec.eni.subnet-ids (%s)", subnet, strings.Join(cn.SubnetIDs, ", "))
-		}
-	case len(cn.SubnetTags) > 0:
-		s := x.Subnets[subnet]
-		if s != nil && !ciliumTagsMatch(s.Tags, cn.SubnetTags) {
-			return fmt.Sprintf("is in subnet %s, whose tags do not match spec.eni.subnet-tags (%s)", subnet, tagText(cn.SubnetTags))
-		}
-	}
-	return ""
-}
-
-// ciliumGroupsMismatch says how the groups are not the ones the CiliumNode selects; "" when
-// they are, or when the selection cannot be judged.
-func (x *Index) ciliumGroupsMismatch(cn *snapshot.CiliumNode, groups []snapshot.GroupRef) string {
-	ids := make([]string, 0, len(groups))
-	for _, g := range groups {
-		ids = append(ids, g.ID)
-	}
-	slices.Sort(ids)
-	switch {
-	case len(cn.SecurityGroups) > 0:
-		want := sortedUnique(cn.SecurityGroups)
-		if !slices.Equal(sortedUnique(ids), want) {
-			return fmt.Sprintf("carries security groups %s, not spec.eni.security-groups (%s)", orNoneText(ids), strings.Join(want, ", "))
-		}
-	case len(cn.SecurityGroupTags) > 0:
-		for _, id := range ids {
-			if g := x.SecurityGroups[id]; g != nil && !ciliumTagsMatch(g.Tags, cn.SecurityGroupTags) {
-				return fmt.Sprintf("carries security group %s, whose tags do not match spec.eni.security-group-tags (%s)", id,
-					tagText(cn.SecurityGroupTags))
-			}
-		}
-	}
-	return ""
-}
-
-// ciliumTagsMatch reports whether tags hold every key of want with exactly its value, as
-// Cilium's Tags.Match does.
-func ciliumTagsMatch(tags, want map[string]string) bool {
-	for k, v := range want {
-		if got, ok := tags[k]; !ok || got != v {
-			return false
-		}
-	}
-	return true
-}
-
-// tagText writes tags as k=v, sorted by key.
-func tagText(tags map[string]string) string {
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(tags)) {
-		parts = append(parts, k+"="+tags[k])
-	}
-	return strings.Join(parts, ", ")
-}
-
-// orNoneText joins ids, or says none.
-func orNoneText(ids []string) string {
-	if len(ids) == 0 {
-		return "none"
-	}
-	return strings.Join(ids, ", ")
-}
-
 var specCiliumIPAMOperatorError = &Spec{
 	ID:        "cilium-ipam-operator-error",
 	Severity:  Warning,
@@ -385,15 +258,14 @@ var ciliumIPAMOperatorError = Check{
 	Spec: specCiliumIPAMOperatorError,
 	Run: func(x *Index) []Finding {
 		var out []Finding
-		nodes, cns := x.ciliumENINodes()
-		for i, n := range nodes {
-			if cns[i].OperatorError == "" {
+		for _, n := range x.ciliumENINodes() {
+			if n.cn.OperatorError == "" {
 				continue
 			}
 			out = append(out, Finding{
 				Node:     n.Name(),
 				Resource: nodeRef(n.Name()),
-				Message:  fmt.Sprintf("Cilium's operator reports on CiliumNode %s: \"%s\"", cns[i].Name, cns[i].OperatorError),
+				Message:  fmt.Sprintf("Cilium's operator reports on CiliumNode %s: \"%s\"", n.cn.Name, n.cn.OperatorError),
 				Remedy: "kubectl -n kube-system logs deploy/cilium-operator | grep " + n.Name() + "; an " +
 					"InsufficientFreeAddressesInSubnet error needs a subnet with room (spec.eni.subnet-ids or subnet-tags), an " +
 					"UnauthorizedOperation one the operator's IAM policy",

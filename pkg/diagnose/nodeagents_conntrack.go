@@ -50,7 +50,7 @@ var connectionTrackingNotInherited = Check{
 			}
 			var bad []string
 			for _, e := range n.instanceENIs() {
-				if e.InterfaceType == "efa-only" || launched[[2]int32{e.NetworkCardIndex, e.DeviceIndex}] || tracks(e.ConnectionTracking, want) {
+				if e.InterfaceType == interfaceEFAOnly || launched[[2]int32{e.NetworkCardIndex, e.DeviceIndex}] || tracks(e.ConnectionTracking, want) {
 					continue
 				}
 				bad = append(bad, fmt.Sprintf("%s (device %d, %s: %s)", e.ID, e.DeviceIndex, attachedBy(e), trackingText(e.ConnectionTracking)))
@@ -120,15 +120,19 @@ func trackingSpec(c snapshot.ConnectionTracking) string {
 	return strings.Join(parts, ",")
 }
 
+// ciliumENIDescription begins the description of every interface Cilium's operator creates
+// ("Cilium-CNI (INSTANCE-ID)", cilium/cilium pkg/aws/ipam/node.go).
+const ciliumENIDescription = "Cilium-CNI"
+
 // attachedBy says what attached an interface after launch, as far as its type and
 // description tell.
 func attachedBy(e snapshot.ENI) string {
 	switch {
-	case e.InterfaceType == "trunk":
+	case e.InterfaceType == interfaceTrunk:
 		return "the VPC resource controller's trunk"
-	case strings.HasPrefix(e.Description, "aws-K8S-"):
+	case strings.HasPrefix(e.Description, cniENIDescription):
 		return "attached by the VPC CNI"
-	case strings.HasPrefix(e.Description, "Cilium-CNI"):
+	case strings.HasPrefix(e.Description, ciliumENIDescription):
 		return "attached by Cilium"
 	}
 	return "attached after launch"

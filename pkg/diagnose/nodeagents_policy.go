@@ -48,7 +48,7 @@ var networkPolicyNotEnforced = Check{
 	Spec: specNetworkPolicyNotEnforced,
 	Run: func(x *Index) []Finding {
 		s := x.Snapshot
-		policies := policiesText(s.NetworkPolicies)
+		policies, total := policiesText(s.NetworkPolicies)
 		if policies == "" || s.Cilium != nil || s.Calico != "" || x.Unavailable(snapshot.SourceCalico) || x.Unavailable(snapshot.SourceCilium) {
 			return nil
 		}
@@ -61,7 +61,7 @@ var networkPolicyNotEnforced = Check{
 			out = append(out, Finding{
 				Resource: awsNodeResource,
 				Message: fmt.Sprintf("%s and aws-node is the CNI, but %s: the policies are accepted and not enforced, "+
-					"every pod still reaches every other", existText(s.NetworkPolicies, policies), why),
+					"every pod still reaches every other", policies+" "+plural(total, "exists", "exist"), why),
 				Remedy: policyAgentRemedy(x),
 			})
 		}
@@ -70,7 +70,7 @@ var networkPolicyNotEnforced = Check{
 			out = append(out, Finding{
 				Resource: vpcCNIConfigResource,
 				Message: fmt.Sprintf("%s and EKS Auto Mode nodes run, but the amazon-vpc-cni ConfigMap does not set %s: "+
-					"\"true\", so Auto Mode enforces no policy", existText(s.NetworkPolicies, policies), snapshot.VPCCNIKeyPolicyEnable),
+					"\"true\", so Auto Mode enforces no policy", policies+" "+plural(total, "exists", "exist"), snapshot.VPCCNIKeyPolicyEnable),
 				Remedy: "kubectl -n kube-system patch configmap amazon-vpc-cni --type merge -p " +
 					"'{\"data\":{\"enable-network-policy-controller\":\"true\"}}' (create the ConfigMap if it does not exist); " +
 					"the Auto Mode NodeClass's spec.networkPolicy (DefaultAllow or DefaultDeny) sets what pods without a policy get",
@@ -86,7 +86,7 @@ var networkPolicyNotEnforced = Check{
 					Resource: nodeRef(n.Name()),
 					Message: fmt.Sprintf("the node reports NetworkingReady=False reason NPANotRunning (\"%s\"): its network policy "+
 						"agent does not run, so %s %s not enforced on its pods", c.Message, policies,
-						verbFor(onePolicy(s.NetworkPolicies), "is", "are")),
+						plural(total, "is", "are")),
 					Remedy: "collect the node's logs (a NodeDiagnostic resource on EKS Auto Mode, or the aws-eks-nodeagent " +
 						"container's log) and replace the node if the agent does not come back; Karpenter's node repair " +
 						"replaces it after 30 minutes of NetworkingReady=False when its NodeRepair feature gate is on",
@@ -98,16 +98,18 @@ var networkPolicyNotEnforced = Check{
 }
 
 // policiesText says which policies exist, e.g. "2 NetworkPolicies (shop/allow-web,
-// shop/deny-all)"; "" when there are none.
-func policiesText(counts []snapshot.PolicyCount) string {
+// shop/deny-all)", and how many ("at least" counts one more); "" and 0 when there are none.
+func policiesText(counts []snapshot.PolicyCount) (string, int) {
 	var parts []string
+	total := 0
 	for _, c := range counts {
 		if c.Count == 0 {
 			continue
 		}
+		total += c.Count
 		n := fmt.Sprint(c.Count)
 		if c.More {
-			n = "at least " + n
+			n, total = "at least "+n, total+1
 		}
 		text := fmt.Sprintf("%s %s", n, plural(c.Count, c.Kind, strings.TrimSuffix(c.Kind, "y")+"ies"))
 		if len(c.Names) > 0 {
@@ -115,25 +117,7 @@ func policiesText(counts []snapshot.PolicyCount) string {
 		}
 		parts = append(parts, text)
 	}
-	return strings.Join(parts, " and ")
-}
-
-// onePolicy reports whether the counts are of one policy.
-func onePolicy(counts []snapshot.PolicyCount) bool {
-	return len(counts) == 1 && counts[0].Count == 1 && !counts[0].More
-}
-
-// existText is what policiesText says, followed by exist or exists.
-func existText(counts []snapshot.PolicyCount, text string) string {
-	return text + " " + verbFor(onePolicy(counts), "exists", "exist")
-}
-
-// verbFor returns one or many.
-func verbFor(single bool, one, many string) string {
-	if single {
-		return one
-	}
-	return many
+	return strings.Join(parts, " and "), total
 }
 
 // policyAgentRemedy says how to turn the VPC CNI's network policy agent on.

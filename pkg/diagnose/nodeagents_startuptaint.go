@@ -61,18 +61,32 @@ var nodePoolStartupTaintMissing = Check{
 		if strings.HasPrefix(key, taintReadinessPrefix) {
 			return nil
 		}
+		hasKey := func(t corev1.Taint) bool { return t.Key == key }
+		// The pools' tainted nodes and NodeClaims' creation times, gathered in one pass each.
+		tainted, created := map[string][]string{}, map[string][]time.Time{}
+		for _, n := range x.Nodes {
+			if slices.ContainsFunc(n.Node.Spec.Taints, hasKey) {
+				tainted[n.PoolName] = append(tainted[n.PoolName], n.Name())
+			}
+		}
+		for i := range x.Snapshot.NodeClaims {
+			if cl := &x.Snapshot.NodeClaims[i]; !cl.Created.IsZero() {
+				created[cl.NodePool()] = append(created[cl.NodePool()], cl.Created)
+			}
+		}
 		var out []Finding
-		for _, p := range sortedPools(x) {
-			if slices.ContainsFunc(p.StartupTaints, func(t corev1.Taint) bool { return t.Key == key }) || !ciliumRunsInPool(c, p) {
+		for _, name := range sortedKeys(x.NodePools) {
+			p := x.NodePools[name]
+			if slices.ContainsFunc(p.StartupTaints, hasKey) || !ciliumRunsInPool(c, p) {
 				continue
 			}
 			msg := fmt.Sprintf("Cilium's operator removes the taint %s from a node once the agent on it is ready, and NodePool %s "+
 				"does not list it in spec.template.spec.startupTaints: Karpenter counts pending pods as not fitting a new node "+
 				"that carries it and launches more, or schedules pods before the node's datapath works", key, p.Name)
-			if slices.ContainsFunc(p.Taints, func(t corev1.Taint) bool { return t.Key == key }) {
+			if slices.ContainsFunc(p.Taints, hasKey) {
 				msg += "; the pool lists it in spec.template.spec.taints, which Karpenter expects pods to tolerate"
 			}
-			if ev := startupTaintEvidence(x, p.Name, key); ev != "" {
+			if ev := startupTaintEvidence(tainted[p.Name], created[p.Name]); ev != "" {
 				msg += "; " + ev
 			}
 			out = append(out, Finding{
@@ -85,16 +99,6 @@ var nodePoolStartupTaintMissing = Check{
 		}
 		return out
 	},
-}
-
-// sortedPools returns the NodePools sorted by name.
-func sortedPools(x *Index) []*snapshot.NodePool {
-	out := make([]*snapshot.NodePool, 0, len(x.Snapshot.NodePools))
-	for i := range x.Snapshot.NodePools {
-		out = append(out, &x.Snapshot.NodePools[i])
-	}
-	slices.SortFunc(out, func(a, b *snapshot.NodePool) int { return strings.Compare(a.Name, b.Name) })
-	return out
 }
 
 // ciliumRunsInPool reports whether Cilium's agent runs on the pool's nodes: not on Windows
@@ -126,21 +130,10 @@ func ciliumRunsInPool(c *snapshot.Cilium, p *snapshot.NodePool) bool {
 	return true
 }
 
-// startupTaintEvidence says which of the pool's nodes carry the taint now, and the largest
-// number of its NodeClaims created within claimBurstWindow of one another (when 3 or more).
-func startupTaintEvidence(x *Index, pool, key string) string {
-	var tainted []string
-	for _, n := range x.Nodes {
-		if n.PoolName == pool && slices.ContainsFunc(n.Node.Spec.Taints, func(t corev1.Taint) bool { return t.Key == key }) {
-			tainted = append(tainted, n.Name())
-		}
-	}
-	var created []time.Time
-	for i := range x.Snapshot.NodeClaims {
-		if c := &x.Snapshot.NodeClaims[i]; c.NodePool() == pool && !c.Created.IsZero() {
-			created = append(created, c.Created)
-		}
-	}
+// startupTaintEvidence says which of a pool's nodes carry the taint now (tainted, in name
+// order), and the largest number of its NodeClaims created within claimBurstWindow of one
+// another (when 3 or more).
+func startupTaintEvidence(tainted []string, created []time.Time) string {
 	slices.SortFunc(created, func(a, b time.Time) int { return a.Compare(b) })
 	burst, at := 0, time.Time{}
 	for i, j := 0, 0; j < len(created); j++ {
