@@ -23,6 +23,8 @@ import (
 const (
 	catalogueBegin = "<!-- catalogue: generated from the checks' Specs in pkg/diagnose by `make generate`; do not edit -->"
 	catalogueEnd   = "<!-- end of catalogue -->"
+	ledgerBegin    = "<!-- ledger: generated from pkg/diagnose/ledger.go and the checks' Specs by `make generate`; do not edit -->"
+	ledgerEnd      = "<!-- end of ledger -->"
 )
 
 // demoPrefix starts a command line in a console block whose output is the demo's.
@@ -80,7 +82,7 @@ func rewriteAll(root string) ([]string, error) {
 }
 
 // render returns a Markdown file with its generated parts rewritten from the code: the catalogue
-// table between its markers, when the file has them, and the output after every
+// table and the ledger between their markers, when the file has them, and the output after every
 // "$ kubectl karpnet demo ..." line in a console block (with the exit code after a following
 // "$ echo $?").
 func render(file []byte) ([]byte, error) {
@@ -116,10 +118,17 @@ func render(file []byte) ([]byte, error) {
 	return []byte(strings.Join(out, "\n")), nil
 }
 
-// renderCatalogue replaces the lines between the catalogue markers with the catalogue table.
+// renderCatalogue replaces the lines between the catalogue markers with the catalogue table, and
+// those between the ledger markers with the ledger of upstream versions.
 func renderCatalogue(lines []string) ([]string, error) {
-	return replaceBlock(lines, "catalogue", catalogueBegin, catalogueEnd, func(w io.Writer) error {
+	lines, err := replaceBlock(lines, "catalogue", catalogueBegin, catalogueEnd, func(w io.Writer) error {
 		return printer.CatalogueMarkdown(w, diagnose.Checks())
+	})
+	if err != nil {
+		return nil, err
+	}
+	return replaceBlock(lines, "ledger", ledgerBegin, ledgerEnd, func(w io.Writer) error {
+		return printer.LedgerMarkdown(w, diagnose.Checks())
 	})
 }
 

@@ -45,6 +45,9 @@ type Spec struct {
 	FiresWhen, NotOn, Why, Remedy string
 	// Sources are the upstream code, issues and documents behind the check's rules.
 	Sources []string
+	// Verified names, for each upstream fact the check encodes, the file of the ledger's pinned
+	// version it was read in (ledger.go).
+	Verified []Verified
 }
 
 // Severities returns every severity the check may raise, worst first.

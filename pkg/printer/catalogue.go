@@ -34,3 +34,26 @@ func cell(text string) string {
 	}
 	return strings.ReplaceAll(text, "|", `\|`)
 }
+
+// LedgerMarkdown writes the ledger of docs/checks.md: each upstream project with its repository,
+// the version every check's rules were verified against, and how many checks name a file of it.
+func LedgerMarkdown(w io.Writer, checks []diagnose.Check) error {
+	uses := map[diagnose.Upstream]int{}
+	for _, c := range checks {
+		seen := map[diagnose.Upstream]bool{}
+		for _, v := range c.Verified {
+			if !seen[v.Project] {
+				seen[v.Project] = true
+				uses[v.Project]++
+			}
+		}
+	}
+	var b strings.Builder
+	b.WriteString("| upstream | repository | verified at | checks |\n")
+	b.WriteString("|---|---|---|---|\n")
+	for _, p := range diagnose.Ledger() {
+		fmt.Fprintf(&b, "| %s | %s | %s | %d |\n", p.Project, p.Repository, p.Version, uses[p.Project])
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

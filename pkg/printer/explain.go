@@ -23,6 +23,23 @@ type CheckDoc struct {
 	Why        string   `json:"why"`
 	Remedy     string   `json:"remedy"`
 	Sources    []string `json:"sources"`
+	// Verified lists the upstream files, at the ledger's pinned versions, the check's rules were
+	// read in.
+	Verified []VerifiedDoc `json:"verified,omitempty"`
+}
+
+// VerifiedDoc is one upstream file a check was verified against, at the ledger's version.
+type VerifiedDoc struct {
+	Project    string `json:"project"`
+	Repository string `json:"repository"`
+	Version    string `json:"version"`
+	File       string `json:"file"`
+	Fact       string `json:"fact"`
+}
+
+// String is the entry as one line: "REPOSITORY VERSION FILE: FACT".
+func (v VerifiedDoc) String() string {
+	return v.Repository + " " + v.Version + " " + v.File + ": " + v.Fact
 }
 
 // Docs returns the catalogue entries of checks.
@@ -33,6 +50,11 @@ func Docs(checks []diagnose.Check) []CheckDoc {
 			Why: c.Why, Remedy: c.Remedy, Sources: append([]string{}, c.Sources...)}
 		for _, s := range c.Severities() {
 			d.Severities = append(d.Severities, s.String())
+		}
+		for _, v := range c.Verified {
+			pin, _ := diagnose.PinOf(v.Project)
+			d.Verified = append(d.Verified, VerifiedDoc{Project: string(v.Project), Repository: pin.Repository,
+				Version: pin.Version, File: v.File, Fact: v.Fact})
 		}
 		out = append(out, d)
 	}
@@ -85,6 +107,12 @@ func PrintExplain(w io.Writer, checks []diagnose.Check, format ExplainFormat, st
 					fmt.Fprintf(&b, "  - %s\n", s)
 				}
 			}
+			if len(d.Verified) > 0 {
+				b.WriteString("- **Verified against:**\n")
+				for _, v := range d.Verified {
+					fmt.Fprintf(&b, "  - %s %s `%s`: %s\n", v.Repository, v.Version, v.File, v.Fact)
+				}
+			}
 		}
 		_, err := io.WriteString(w, b.String())
 		return err
@@ -115,19 +143,31 @@ func ExplainSheet(d CheckDoc, width int, st *style.Styles) string {
 			b.WriteString(indent + line + "\n")
 		}
 	}
-	if len(d.Sources) > 0 {
-		b.WriteString("\n" + st.Label.Render("Sources") + "\n")
-		for _, s := range d.Sources {
-			for j, line := range wrap(plainMarkdown(s), width-4) {
-				lead := indent + "- "
-				if j > 0 {
-					lead = indent + "  "
-				}
-				b.WriteString(lead + line + "\n")
+	writeList(&b, st.Label.Render("Sources"), d.Sources, width)
+	var verified []string
+	for _, v := range d.Verified {
+		verified = append(verified, v.String())
+	}
+	writeList(&b, st.Label.Render("Verified against"), verified, width)
+	return b.String()
+}
+
+// writeList writes a labelled list of items, each wrapped to width under a "- ".
+func writeList(b *strings.Builder, label string, items []string, width int) {
+	if len(items) == 0 {
+		return
+	}
+	const indent = "  "
+	b.WriteString("\n" + label + "\n")
+	for _, s := range items {
+		for j, line := range wrap(plainMarkdown(s), width-4) {
+			lead := indent + "- "
+			if j > 0 {
+				lead = indent + "  "
 			}
+			b.WriteString(lead + line + "\n")
 		}
 	}
-	return b.String()
 }
 
 // docFields are the labelled texts of an entry, in the order they are shown.

@@ -1,0 +1,74 @@
+package diagnose
+
+// The ledger of upstream versions: every upstream fact a check encodes (a default, a formula, a
+// field, an event text) was read in one upstream project's file at the version pinned here. A
+// check's Spec names those files in Verified; `explain ID` prints them, docs/checks.md lists the
+// pins, and `check -v` says which checks were verified against an older version than the one a
+// cluster runs. CONTRIBUTING.md says how to re-verify when a pin moves.
+
+// Upstream names an upstream project of the ledger.
+type Upstream string
+
+// The upstream projects whose behaviour checks encode.
+const (
+	UpstreamKarpenter        Upstream = "karpenter-provider-aws"
+	UpstreamVPCCNI           Upstream = "amazon-vpc-cni-k8s"
+	UpstreamPolicyAgent      Upstream = "aws-network-policy-agent"
+	UpstreamPolicyController Upstream = "amazon-network-policy-controller-k8s"
+	UpstreamResourceCtrl     Upstream = "amazon-vpc-resource-controller-k8s"
+	UpstreamCilium           Upstream = "cilium"
+	UpstreamMonitoringAgent  Upstream = "eks-node-monitoring-agent"
+	UpstreamEC2API           Upstream = "aws-sdk-go-v2/service/ec2"
+	// UpstreamAWSDocs is the AWS documentation (EC2, VPC and EKS user guides and API reference),
+	// which has no versions: its entries name the page and the day it was read.
+	UpstreamAWSDocs Upstream = "aws-docs"
+)
+
+// Pin is one upstream project at the version the ledger verified checks against.
+type Pin struct {
+	Project Upstream
+	// Repository is where the project's source lives (owner/name on GitHub, or the Go module).
+	Repository string
+	// Version is the tag (or, for the documentation, the day) the files were read at.
+	Version string
+	// Image is the container image's repository suffix that runs this project in a cluster
+	// ("amazon-k8s-cni", "cilium"), for comparing a cluster's version with the pin; empty when
+	// the project runs in no image karpnet reads.
+	Image string
+}
+
+// ledger is the pinned version of every upstream project, in the order docs/checks.md lists them.
+var ledger = []Pin{
+	{UpstreamKarpenter, "aws/karpenter-provider-aws", "v1.14.1", ""},
+	{UpstreamVPCCNI, "aws/amazon-vpc-cni-k8s", "v1.23.0", "amazon-k8s-cni"},
+	{UpstreamPolicyAgent, "aws/aws-network-policy-agent", "v1.4.1", "aws-network-policy-agent"},
+	{UpstreamPolicyController, "aws/amazon-network-policy-controller-k8s", "v1.1.7", ""},
+	{UpstreamResourceCtrl, "aws/amazon-vpc-resource-controller-k8s", "v1.7.19", ""},
+	{UpstreamCilium, "cilium/cilium", "v1.20.2", "cilium"},
+	{UpstreamMonitoringAgent, "aws/eks-node-monitoring-agent", "v1.7.0", "eks-node-monitoring-agent"},
+	{UpstreamEC2API, "github.com/aws/aws-sdk-go-v2/service/ec2", "v1.344.3", ""},
+	{UpstreamAWSDocs, "docs.aws.amazon.com", "2026-12-07", ""},
+}
+
+// Ledger returns the pins, in the order docs/checks.md lists them.
+func Ledger() []Pin {
+	return append([]Pin(nil), ledger...)
+}
+
+// PinOf returns the pin of project, and whether the ledger has it.
+func PinOf(project Upstream) (Pin, bool) {
+	for _, p := range ledger {
+		if p.Project == project {
+			return p, true
+		}
+	}
+	return Pin{}, false
+}
+
+// Verified is one upstream source a check's rules were read in: the project (its version is the
+// ledger's pin), the file (with the symbol, where one says more) and the fact taken from it.
+type Verified struct {
+	Project Upstream
+	File    string
+	Fact    string
+}
