@@ -13,10 +13,12 @@ import (
 )
 
 // kubeNodeAgentEvents lists, from the watch cache, the Events about Nodes with reason
-// NetworkingReady, which the EKS node monitoring agent writes, and keeps those of the nodes
-// read whose message names a network allowance the instance went over. A cluster without the
-// agent has none: that is no gap. When an earlier list of events failed, events are not listed
-// again.
+// NetworkingReady, which the EKS node monitoring agent writes, and keeps the Warning ones of
+// the nodes read whose message names a network allowance the instance went over, also behind
+// client-go's "(combined from similar events): " prefix. Each keeps its type, its count (the
+// events.k8s.io series' count when larger) and when it first and last happened, first never
+// after last. A cluster without the agent has none: that is no gap. When an earlier list of
+// events failed, events are not listed again.
 func (c *Collector) kubeNodeAgentEvents(ctx context.Context, s *snapshot.Snapshot, _ Scope) error {
 	if s.Unavailable(snapshot.SourceEvents) {
 		return nil
@@ -31,7 +33,7 @@ func (c *Collector) kubeNodeAgentEvents(ctx context.Context, s *snapshot.Snapsho
 	)
 	var out []snapshot.KubeEvent
 	err := c.kubeListEvents(ctx, selector, func(ev *corev1.Event) {
-		if ev.InvolvedObject.Kind != "Node" || ev.Reason != snapshot.ConditionNetworkingReady ||
+		if ev.InvolvedObject.Kind != "Node" || ev.Reason != snapshot.ConditionNetworkingReady || ev.Type != corev1.EventTypeWarning ||
 			!read[ev.InvolvedObject.Name] || snapshot.Allowance(ev.Message) == "" {
 			return
 		}
@@ -50,13 +52,18 @@ func (c *Collector) kubeNodeAgentEvents(ctx context.Context, s *snapshot.Snapsho
 }
 
 // kubeEventFirst returns when an event first happened, in UTC: firstTimestamp, else
-// eventTime, else last.
+// eventTime (an events.k8s.io event's first occurrence), else last; never after last, which
+// a writer's clock or a series' lastObservedTime can otherwise make it.
 func kubeEventFirst(ev *corev1.Event, last time.Time) time.Time {
+	first := last
 	switch {
 	case !ev.FirstTimestamp.IsZero():
-		return ev.FirstTimestamp.UTC()
+		first = ev.FirstTimestamp.UTC()
 	case !ev.EventTime.IsZero():
-		return ev.EventTime.UTC()
+		first = ev.EventTime.UTC()
 	}
-	return last
+	if !last.IsZero() && first.After(last) {
+		return last
+	}
+	return first
 }

@@ -24,18 +24,51 @@ func TestKubeNodeAgentEvents(t *testing.T) {
 		}
 	}
 	const conntrack = `ConntrackExceeded: conntrack_allowance_exceeded increased on interface "ens5" from 10 to 2410`
+	const combined = "(combined from similar events): " + conntrack
+	const pps = `PPSExceeded: pps_allowance_exceeded increased on interface "ens5" from 0 to 512`
+	const linkLocal = `LinkLocalExceeded: linklocal_allowance_exceeded increased on interface "ens5" from 0 to 40`
 	kube := k8sfake.NewClientset(
 		event("a", "node-a", "NetworkingReady", conntrack, 3),
 		event("b", "node-a", "NetworkingReady", "MissingDefaultRoutes: no default route", 1),        // not an allowance
 		event("c", "node-b", "NetworkingReady", "PPSExceeded: pps_allowance_exceeded increased", 1), // a node not read
 		event("d", "node-a", "NodeNotReady", "PPSExceeded: look-alike", 1),
+		// client-go's correlator combined the agent's similar warnings: kept, with its count.
+		event("e", "node-a", "NetworkingReady", combined, 57),
+		// the agent's Info events are Normal: not an allowance it warns of.
+		func() *corev1.Event {
+			e := event("f", "node-a", "NetworkingReady", pps, 1)
+			e.Type = corev1.EventTypeNormal
+			return e
+		}(),
+		// an events.k8s.io event: eventTime first, the series' count and lastObservedTime.
+		func() *corev1.Event {
+			e := event("g", "node-a", "NetworkingReady", pps, 0)
+			e.FirstTimestamp, e.LastTimestamp = metav1.Time{}, metav1.Time{}
+			e.EventTime = metav1.NewMicroTime(at.Add(5 * time.Minute))
+			e.Series = &corev1.EventSeries{Count: 12, LastObservedTime: metav1.NewMicroTime(at.Add(25 * time.Minute))}
+			return e
+		}(),
+		// a first time after the last one (another writer's clock): first is brought back to last.
+		func() *corev1.Event {
+			e := event("h", "node-a", "NetworkingReady", linkLocal, 2)
+			e.FirstTimestamp = metav1.NewTime(at.Add(30 * time.Minute))
+			return e
+		}(),
 	)
 	s := &snapshot.Snapshot{Nodes: []corev1.Node{{ObjectMeta: metav1.ObjectMeta{Name: "node-a"}}}}
 	if err := (&Collector{Kube: kube}).kubeNodeAgentEvents(t.Context(), s, Scope{}); err != nil {
 		t.Fatalf("kubeNodeAgentEvents: %v", err)
 	}
-	want := []snapshot.KubeEvent{{Kind: "Node", Name: "node-a", Type: "Warning", Reason: "NetworkingReady", Message: conntrack,
-		Count: 3, First: at, Last: at.Add(20 * time.Minute)}}
+	want := []snapshot.KubeEvent{
+		{Kind: "Node", Name: "node-a", Type: "Warning", Reason: "NetworkingReady", Message: combined,
+			Count: 57, First: at, Last: at.Add(20 * time.Minute)},
+		{Kind: "Node", Name: "node-a", Type: "Warning", Reason: "NetworkingReady", Message: conntrack,
+			Count: 3, First: at, Last: at.Add(20 * time.Minute)},
+		{Kind: "Node", Name: "node-a", Type: "Warning", Reason: "NetworkingReady", Message: pps,
+			Count: 12, First: at.Add(5 * time.Minute), Last: at.Add(25 * time.Minute)},
+		{Kind: "Node", Name: "node-a", Type: "Warning", Reason: "NetworkingReady", Message: linkLocal,
+			Count: 2, First: at.Add(20 * time.Minute), Last: at.Add(20 * time.Minute)},
+	}
 	if diff := cmp.Diff(want, s.NodeEvents); diff != "" {
 		t.Errorf("node events (-want +got):\n%s", diff)
 	}

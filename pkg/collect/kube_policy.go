@@ -27,13 +27,15 @@ var (
 )
 
 // kubePolicies reads what decides whether network policies are enforced, where that is in
-// doubt: on EKS Auto Mode the amazon-vpc-cni ConfigMap's enable-network-policy-controller;
-// then, when Cilium does not run and the VPC CNI's policy agent is off or absent (or Auto Mode
-// has it off, or a node reports NPANotRunning), one page of each kind of policy and, when
-// some exist, the calico-node DaemonSet that may enforce them instead. A cluster whose agent
-// enforces policies costs no request.
+// doubt: when EKS Auto Mode nodes run or aws-node's network policy agent is on, the
+// amazon-vpc-cni ConfigMap's enable-network-policy-controller, which switches the network
+// policy controller (the EKS control plane's, on standard clusters too) that writes the
+// PolicyEndpoints the agent enforces; then, when Cilium does not run and the VPC CNI's policy
+// agent is off or absent (or the controller is off, or a node reports NPANotRunning), one page
+// of each kind of policy and, when some exist, the calico-node DaemonSet that may enforce them
+// instead. A cluster whose agent and controller enforce policies costs one request.
 func (c *Collector) kubePolicies(ctx context.Context, s *snapshot.Snapshot) error {
-	s.NetworkPolicies, s.VPCCNIConfig, s.Calico = nil, nil, ""
+	s.NetworkPolicies, s.VPCCNIConfig, s.VPCCNIConfigState, s.Calico = nil, nil, "", ""
 	auto := false
 	for i := range s.Nodes {
 		if kubeIsAutoNode(&s.Nodes[i]) {
@@ -41,14 +43,17 @@ func (c *Collector) kubePolicies(ctx context.Context, s *snapshot.Snapshot) erro
 			break
 		}
 	}
-	if auto {
+	if auto || kubePolicyAgentOn(s) {
 		cm, err := c.Kube.CoreV1().ConfigMaps(kubeAWSNodeNamespace).Get(ctx, snapshot.VPCCNIConfigMap, metav1.GetOptions{})
 		switch {
 		case err == nil:
+			s.VPCCNIConfigState = snapshot.ConfigMapFound
 			if v, ok := cm.Data[snapshot.VPCCNIKeyPolicyEnable]; ok {
 				s.VPCCNIConfig = map[string]string{snapshot.VPCCNIKeyPolicyEnable: v}
 			}
-		case !apierrors.IsNotFound(err):
+		case apierrors.IsNotFound(err):
+			s.VPCCNIConfigState = snapshot.ConfigMapNotFound
+		default:
 			if err := c.kubeFail(s, snapshot.SourceVPCCNIConfig, "get", "configmaps in kube-system", err); err != nil {
 				return err
 			}
@@ -121,9 +126,16 @@ func kubeCountRest(count *snapshot.PolicyCount, n int, remaining *int64, next st
 	}
 }
 
+// kubePolicyAgentOn reports whether aws-node runs the VPC CNI's network policy agent with
+// --enable-network-policy=true.
+func kubePolicyAgentOn(s *snapshot.Snapshot) bool {
+	return s.AWSNode != nil && s.AWSNode.NodeAgent != nil && s.AWSNode.NodeAgent.NetworkPolicy
+}
+
 // kubePolicyInDoubt reports whether nothing may enforce network policies: Cilium does not run
-// (it enforces them) and the VPC CNI's agent is off or absent in aws-node, or off on EKS Auto
-// Mode, or a node reports NPANotRunning.
+// (it enforces them) and the VPC CNI's agent is off or absent in aws-node, or the network
+// policy controller is off (the amazon-vpc-cni ConfigMap read and not enabling it) on EKS Auto
+// Mode or beside an agent that is on, or a node reports NPANotRunning.
 func kubePolicyInDoubt(s *snapshot.Snapshot, auto bool) bool {
 	if s.Cilium != nil || s.Unavailable(snapshot.SourceCilium) {
 		return false
@@ -131,8 +143,8 @@ func kubePolicyInDoubt(s *snapshot.Snapshot, auto bool) bool {
 	if a := s.AWSNode; a != nil && (a.NodeAgent == nil || !a.NodeAgent.NetworkPolicy) {
 		return true
 	}
-	if auto && !s.Unavailable(snapshot.SourceVPCCNIConfig) &&
-		!strings.EqualFold(strings.TrimSpace(s.VPCCNIConfig[snapshot.VPCCNIKeyPolicyEnable]), "true") {
+	if (auto || kubePolicyAgentOn(s)) && s.VPCCNIConfigState != "" && !s.Unavailable(snapshot.SourceVPCCNIConfig) &&
+		s.VPCCNIConfig[snapshot.VPCCNIKeyPolicyEnable] != snapshot.VPCCNIPolicyEnabled {
 		return true
 	}
 	for i := range s.Nodes {

@@ -48,6 +48,7 @@ func TestKubePolicies(t *testing.T) {
 		"apiVersion": "networking.k8s.aws/v1alpha1", "kind": "ClusterNetworkPolicy", "metadata": map[string]any{"name": "deny-egress"},
 	}}
 	agentOff := &snapshot.AWSNode{NodeAgent: &snapshot.NodeAgent{}}
+	agentOn := &snapshot.AWSNode{NodeAgent: &snapshot.NodeAgent{NetworkPolicy: true}}
 	autoNode := corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "i-0auto", Labels: map[string]string{snapshot.LabelComputeType: snapshot.ComputeTypeAuto}}}
 	for _, tc := range []struct {
 		name       string
@@ -58,9 +59,39 @@ func TestKubePolicies(t *testing.T) {
 		want       []snapshot.PolicyCount
 		wantCalico string
 		wantConfig map[string]string
+		wantState  string
 		reads      []string
 	}{
-		{name: "the agent enforces: nothing is read", s: snapshot.Snapshot{AWSNode: &snapshot.AWSNode{NodeAgent: &snapshot.NodeAgent{NetworkPolicy: true}}}},
+		{
+			name: "the agent and the controller on: only the ConfigMap",
+			s:    snapshot.Snapshot{AWSNode: agentOn}, typed: []runtime.Object{vpcConfig("true"), policy("shop", "deny-all")},
+			wantConfig: map[string]string{"enable-network-policy-controller": "true"}, wantState: "found",
+			reads: []string{"get configmaps kube-system"},
+		},
+		{
+			name: "the agent on and the controller off (standard cluster): policies are counted",
+			s:    snapshot.Snapshot{AWSNode: agentOn}, typed: []runtime.Object{vpcConfig("false"), policy("shop", "deny-all")},
+			want:       []snapshot.PolicyCount{{Kind: "NetworkPolicy", Count: 1, Names: []string{"shop/deny-all"}}},
+			wantConfig: map[string]string{"enable-network-policy-controller": "false"}, wantState: "found",
+			reads: []string{"get configmaps kube-system", "list networkpolicies", "get daemonsets calico-system",
+				"get daemonsets kube-system"},
+		},
+		{
+			name: "the agent on and \"True\": the controller compares exactly, so it is off",
+			s:    snapshot.Snapshot{AWSNode: agentOn}, typed: []runtime.Object{vpcConfig("True"), policy("shop", "deny-all")},
+			want:       []snapshot.PolicyCount{{Kind: "NetworkPolicy", Count: 1, Names: []string{"shop/deny-all"}}},
+			wantConfig: map[string]string{"enable-network-policy-controller": "True"}, wantState: "found",
+			reads: []string{"get configmaps kube-system", "list networkpolicies", "get daemonsets calico-system",
+				"get daemonsets kube-system"},
+		},
+		{
+			name: "the agent on and no ConfigMap: policies are counted",
+			s:    snapshot.Snapshot{AWSNode: agentOn}, typed: []runtime.Object{policy("shop", "deny-all")},
+			want:      []snapshot.PolicyCount{{Kind: "NetworkPolicy", Count: 1, Names: []string{"shop/deny-all"}}},
+			wantState: "not-found",
+			reads: []string{"get configmaps kube-system", "list networkpolicies", "get daemonsets calico-system",
+				"get daemonsets kube-system"},
+		},
 		{name: "Cilium enforces: nothing is read", s: snapshot.Snapshot{AWSNode: agentOff, Cilium: &snapshot.Cilium{}}},
 		{name: "another CNI without aws-node: nothing is read"},
 		{
@@ -88,14 +119,14 @@ func TestKubePolicies(t *testing.T) {
 		{
 			name: "Auto Mode with the controller on: only the ConfigMap",
 			s:    snapshot.Snapshot{Nodes: []corev1.Node{autoNode}}, typed: []runtime.Object{vpcConfig("true"), policy("shop", "deny-all")},
-			wantConfig: map[string]string{"enable-network-policy-controller": "true"},
-			reads:      []string{"get configmaps kube-system"},
+			wantConfig: map[string]string{"enable-network-policy-controller": "true"}, wantState: "found",
+			reads: []string{"get configmaps kube-system"},
 		},
 		{
 			name: "Auto Mode with the controller off: policies are counted",
 			s:    snapshot.Snapshot{Nodes: []corev1.Node{autoNode}}, typed: []runtime.Object{vpcConfig("false"), policy("shop", "deny-all")},
 			want:       []snapshot.PolicyCount{{Kind: "NetworkPolicy", Count: 1, Names: []string{"shop/deny-all"}}},
-			wantConfig: map[string]string{"enable-network-policy-controller": "false"},
+			wantConfig: map[string]string{"enable-network-policy-controller": "false"}, wantState: "found",
 			reads: []string{"get configmaps kube-system", "list networkpolicies", "get daemonsets calico-system",
 				"get daemonsets kube-system"},
 		},
@@ -104,7 +135,10 @@ func TestKubePolicies(t *testing.T) {
 			s: snapshot.Snapshot{AWSNode: &snapshot.AWSNode{NodeAgent: &snapshot.NodeAgent{NetworkPolicy: true}}, Nodes: []corev1.Node{{
 				Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: "NetworkingReady", Status: corev1.ConditionFalse, Reason: "NPANotRunning"}}},
 			}}},
-			reads: []string{"list networkpolicies", "list clusternetworkpolicies", "list applicationnetworkpolicies"},
+			typed:      []runtime.Object{vpcConfig("true")},
+			wantConfig: map[string]string{"enable-network-policy-controller": "true"}, wantState: "found",
+			reads: []string{"get configmaps kube-system", "list networkpolicies", "list clusternetworkpolicies",
+				"list applicationnetworkpolicies"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -117,8 +151,9 @@ func TestKubePolicies(t *testing.T) {
 			if diff := cmp.Diff(tc.want, s.NetworkPolicies); diff != "" {
 				t.Errorf("policies (-want +got):\n%s", diff)
 			}
-			if s.Calico != tc.wantCalico || !cmp.Equal(s.VPCCNIConfig, tc.wantConfig) || len(s.Gaps) > 0 {
-				t.Errorf("calico %q, config %v, gaps %v; want %q, %v, none", s.Calico, s.VPCCNIConfig, s.Gaps, tc.wantCalico, tc.wantConfig)
+			if s.Calico != tc.wantCalico || !cmp.Equal(s.VPCCNIConfig, tc.wantConfig) || s.VPCCNIConfigState != tc.wantState || len(s.Gaps) > 0 {
+				t.Errorf("calico %q, config %v %q, gaps %v; want %q, %v %q, none", s.Calico, s.VPCCNIConfig, s.VPCCNIConfigState,
+					s.Gaps, tc.wantCalico, tc.wantConfig, tc.wantState)
 			}
 			var reads []string
 			for _, a := range append(kube.Actions(), dyn.Actions()...) {

@@ -60,9 +60,12 @@ type Snapshot struct {
 	SandboxFailures []SandboxFailure `json:"sandboxFailures,omitempty"`
 	// NetworkPolicies counts the policies of each kind, read only where nothing may enforce
 	// them (policy.go); VPCCNIConfig holds the amazon-vpc-cni ConfigMap's keys karpnet reads,
-	// read when EKS Auto Mode nodes run.
-	NetworkPolicies []PolicyCount     `json:"networkPolicies,omitempty"`
-	VPCCNIConfig    map[string]string `json:"vpcCNIConfig,omitempty"`
+	// read when EKS Auto Mode nodes run or aws-node's network policy agent is on, and
+	// VPCCNIConfigState says whether karpnet read it and found it (ConfigMapFound,
+	// ConfigMapNotFound; empty when it was not read, as in snapshots of older versions).
+	NetworkPolicies   []PolicyCount     `json:"networkPolicies,omitempty"`
+	VPCCNIConfig      map[string]string `json:"vpcCNIConfig,omitempty"`
+	VPCCNIConfigState string            `json:"vpcCNIConfigState,omitempty"`
 	// Calico is the namespace of the calico-node DaemonSet when karpnet looked for one (beside
 	// the policies) and found it: Calico then enforces the policies beside the VPC CNI.
 	Calico string `json:"calico,omitempty"`
