@@ -19,6 +19,9 @@ const (
 	UpstreamCilium           Upstream = "cilium"
 	UpstreamMonitoringAgent  Upstream = "eks-node-monitoring-agent"
 	UpstreamEC2API           Upstream = "aws-sdk-go-v2/service/ec2"
+	// UpstreamClientGo is client-go, whose event recorder (tools/record) writes the events
+	// checks read, as the node monitoring agent records them.
+	UpstreamClientGo Upstream = "client-go"
 	// UpstreamAWSDocs is the AWS documentation (EC2, VPC and EKS user guides and API reference),
 	// which has no versions: its entries name the page and the day it was read.
 	UpstreamAWSDocs Upstream = "aws-docs"
@@ -47,6 +50,7 @@ var ledger = []Pin{
 	{UpstreamCilium, "cilium/cilium", "v1.20.2", "cilium"},
 	{UpstreamMonitoringAgent, "aws/eks-node-monitoring-agent", "v1.7.0", "eks-node-monitoring-agent"},
 	{UpstreamEC2API, "github.com/aws/aws-sdk-go-v2/service/ec2", "v1.344.3", ""},
+	{UpstreamClientGo, "k8s.io/client-go", "v0.37.2", ""},
 	{UpstreamAWSDocs, "docs.aws.amazon.com", "2026-12-07", ""},
 }
 

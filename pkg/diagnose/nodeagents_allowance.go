@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -19,10 +21,13 @@ var specInstanceNetworkAllowanceExceeded = &Spec{
 	Family:   FamilyNodeAgents,
 	Examines: []string{SubjectNode},
 	Title:    "the instance dropped packets over an EC2 network allowance (bandwidth, PPS, conntrack, link-local)",
-	FiresWhen: "in the hour before the snapshot, the EKS node monitoring agent reported a Warning event about the node " +
-		"with reason NetworkingReady and a message starting BandwidthInExceeded, BandwidthOutExceeded, PPSExceeded, " +
-		"ConntrackExceeded or LinkLocalExceeded",
-	NotOn: "nodes without the agent (no event, no gap); older events; the agent's other NetworkingReady events",
+	FiresWhen: "in the hour before the snapshot (an event dated after it is not counted), the EKS node monitoring agent " +
+		"reported a Warning event about the node with reason NetworkingReady and a message starting BandwidthInExceeded, " +
+		"BandwidthOutExceeded, PPSExceeded, ConntrackExceeded or LinkLocalExceeded, also behind client-go's \"(combined " +
+		"from similar events): \" prefix; each event counts its count (an events.k8s.io series' count when larger)",
+	NotOn: "nodes without the agent (no event, no gap); older events; Normal events; the agent's other NetworkingReady " +
+		"events, and combined events whose latest message is one of them. Counts are what the API server kept: client-go's " +
+		"spam filter lets 25 Warning events about a node through, then one per 5 minutes, and drops the rest",
 	Why: "EC2 drops (or queues) packets beyond an instance's allowances with no error to the application: timeouts, " +
 		"retransmits and failed DNS lookups that look like application bugs",
 	Remedy: "a larger or network-optimised instance type (bandwidth, PPS), ENA Express where the type supports it, " +
@@ -32,45 +37,85 @@ var specInstanceNetworkAllowanceExceeded = &Spec{
 		"aws/eks-node-monitoring-agent pkg/manager (Warning events with the condition as reason, the issue as the message's prefix)",
 		"docs.aws.amazon.com/AWSEC2/latest/UserGuide/monitoring-network-performance-ena.html (the ENA allowance counters)",
 		"aws/karpenter-provider-aws pkg/apis/v1/ec2nodeclass.go (spec.connectionTracking, v1.13.0)",
+		"kubernetes/client-go tools/record/events_cache.go (the event correlator: combined events, spam filter)",
+	},
+	Verified: []Verified{
+		{UpstreamMonitoringAgent, "monitors/networking/monitor.go (checkEthtool, statReasons, statLimiterConstructors)",
+			"every 5 minutes the agent reads each interface's ENA bw_in, bw_out, pps, conntrack and linklocal " +
+				"allowance_exceeded counters and, when one grows faster than its rate limiter allows, notifies the " +
+				"BandwidthInExceeded, BandwidthOutExceeded, PPSExceeded, ConntrackExceeded or LinkLocalExceeded reason with " +
+				"severity Warning and the message `<counter> increased on interface \"<name>\" from N to M`"},
+		{UpstreamMonitoringAgent, "pkg/manager/node_exporter.go (nodeExporter.Warning)",
+			"a Warning is recorded as an Event about the Node of type Warning, reason the condition type (NetworkingReady) " +
+				"and message `<Reason>: <Message>`; only Fatal issues change the node condition"},
+		{UpstreamMonitoringAgent, "cmd/eks-node-monitoring-agent/main.go (GetEventRecorderFor)",
+			"the agent records through controller-runtime's GetEventRecorderFor (v0.24.1: record.NewBroadcaster, client-go's " +
+				"tools/record with the default correlator), so its events are core/v1 Events with count, firstTimestamp and " +
+				"lastTimestamp"},
+		{UpstreamClientGo, "tools/record/events_cache.go (EventAggregatorByReasonFunc, EventAggregatorByReasonMessageFunc, " +
+			"defaultAggregateMaxEvents, defaultAggregateIntervalInSeconds, eventObserve)",
+			"events about one object with the same source, type and reason that differ only in message are merged once 10 " +
+				"different messages come, each within 600 s of the one before: the merged event's message is \"(combined from " +
+				"similar events): \" and the latest message, and each further one raises its count"},
+		{UpstreamClientGo, "tools/record/events_cache.go (defaultSpamBurst, defaultSpamQPS, getSpamKey)",
+			"the spam filter lets 25 events per source, object and type through, then one per 300 s, and drops the rest"},
 	},
 }
 
-// allowanceUse is what one kind of allowance event says about a node.
+// allowanceUse is what one kind of allowance event says about a node: how many times it
+// happened (int64: the sum of counts cannot overflow), from first to last, and its latest
+// message. A use of client-go's combined events counts every warning they merged.
 type allowanceUse struct {
-	count       int32
+	count       int64
 	first, last time.Time
 	message     string
+	allowance   string // the latest message's allowance
 }
 
-// instanceNetworkAllowanceExceeded turns the node monitoring agent's allowance events of the
+// allowanceCombined keys a node's combined events, apart from the allowances.
+const allowanceCombined = "combined"
+
+// instanceNetworkAllowanceExceeded turns the node monitoring agent's allowance warnings of the
 // last hour into one finding per node, each allowance with its count, first and last time and
-// the remedy that fits it.
+// the remedy that fits it. It reads the events as the API server keeps them: the agent's event
+// recorder (client-go's correlator) merges a node's NetworkingReady warnings into one event
+// whose message starts "(combined from similar events): " once 10 different messages come
+// within 600 s, so such an event counts warnings of any kind and names only the latest. An
+// event counts when it last happened within the hour before the snapshot, not after it.
 var instanceNetworkAllowanceExceeded = Check{
 	Spec: specInstanceNetworkAllowanceExceeded,
 	Run: func(x *Index) []Finding {
 		byNode := map[string]map[string]*allowanceUse{}
-		since := x.Snapshot.Taken.Add(-allowanceWindow)
+		since, now := x.Snapshot.Taken.Add(-allowanceWindow), x.Snapshot.Taken
 		for _, e := range x.Snapshot.NodeEvents {
 			a := snapshot.Allowance(e.Message)
-			if a == "" || e.Last.Before(since) {
+			if a == "" || e.Type != corev1.EventTypeWarning || e.Last.Before(since) || e.Last.After(now) {
 				continue
+			}
+			key := a
+			if snapshot.Combined(e.Message) {
+				key = allowanceCombined
 			}
 			uses := byNode[e.Name]
 			if uses == nil {
 				uses = map[string]*allowanceUse{}
 				byNode[e.Name] = uses
 			}
-			u := uses[a]
-			if u == nil {
-				u = &allowanceUse{first: e.First}
-				uses[a] = u
+			first := e.First
+			if first.IsZero() || first.After(e.Last) {
+				first = e.Last
 			}
-			u.count += max(e.Count, 1)
-			if !e.First.IsZero() && (u.first.IsZero() || e.First.Before(u.first)) {
-				u.first = e.First
+			u := uses[key]
+			if u == nil {
+				u = &allowanceUse{first: first}
+				uses[key] = u
+			}
+			u.count += int64(max(e.Count, 1))
+			if first.Before(u.first) {
+				u.first = first
 			}
 			if !e.Last.Before(u.last) {
-				u.last, u.message = e.Last, e.Message
+				u.last, u.message, u.allowance = e.Last, e.Message, a
 			}
 		}
 		var out []Finding
@@ -81,10 +126,20 @@ var instanceNetworkAllowanceExceeded = Check{
 			}
 			var said, remedies []string
 			for _, a := range slices.Sorted(maps.Keys(uses)) {
+				if a == allowanceCombined {
+					continue
+				}
 				u := uses[a]
-				said = append(said, fmt.Sprintf("%s %s from %s to %s (\"%s\")", a, countText(u.count, "time", "times"),
-					clock(u.first), clock(u.last), u.message))
+				said = append(said, fmt.Sprintf("%s %s %s (\"%s\")", a, countText(u.count, "time", "times"),
+					span(u.first, u.last, now), u.message))
 				remedies = append(remedies, allowanceRemedy(n, a))
+			}
+			if u := uses[allowanceCombined]; u != nil {
+				said = append(said, fmt.Sprintf("%s that client-go's event recorder combined into one event (it does once "+
+					"%d different ones come within %s) %s, the latest %s (\"%s\")",
+					countText(u.count, "NetworkingReady warning", "NetworkingReady warnings"), eventAggregateMax,
+					ago(eventAggregateInterval), span(u.first, u.last, now), u.allowance, u.message))
+				remedies = append(remedies, allowanceRemedy(n, u.allowance))
 			}
 			out = append(out, Finding{
 				Node:     n.Name(),
@@ -96,6 +151,23 @@ var instanceNetworkAllowanceExceeded = Check{
 		}
 		return out
 	},
+}
+
+// client-go's event correlator (tools/record events_cache.go) merges the events about an object
+// that differ only in their message once this many different messages come, each within the
+// interval of the one before.
+const (
+	eventAggregateMax      = 10
+	eventAggregateInterval = 600 * time.Second
+)
+
+// span writes when a run of events happened, "from 11:20:00Z to 11:55:00Z", with the dates when
+// the first is not on the snapshot's day.
+func span(first, last, now time.Time) string {
+	if day := "2006-01-02"; !first.IsZero() && first.UTC().Format(day) != now.UTC().Format(day) {
+		return fmt.Sprintf("from %s to %s", first.UTC().Format(time.RFC3339), last.UTC().Format(time.RFC3339))
+	}
+	return fmt.Sprintf("from %s to %s", clock(first), clock(last))
 }
 
 // clock writes a time as HH:MM:SSZ, or "?" when unknown.

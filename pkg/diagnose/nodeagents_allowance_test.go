@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -38,6 +39,39 @@ func TestInstanceNetworkAllowanceExceeded(t *testing.T) {
 					"the single-flow bandwidth; conntrack: shorten idle connections' tracking with the EC2NodeClass's " +
 					"spec.connectionTracking (tcpEstablishedTimeout, udpStreamTimeout, udpTimeout; Karpenter v1.13+, Nitro types) " +
 					"or move to a larger type than m5.large"}},
+		},
+		{
+			name: "client-go's combined event fires through its prefix, its count apart from the allowances'",
+			edit: edits(event(conntrack, 2, 40*time.Minute), event("(combined from similar events): "+pps, 57, 2*time.Minute)),
+			want: []Finding{{ID: "instance-network-allowance-exceeded", Severity: Warning, Node: nodeA, Resource: "node/" + nodeA,
+				Message: "the EKS node monitoring agent reported in the last hour: ConntrackExceeded 2 times from 11:10:00Z to " +
+					"11:20:00Z (\"" + conntrack + "\"); 57 NetworkingReady warnings that client-go's event recorder combined into " +
+					"one event (it does once 10 different ones come within 10m) from 11:48:00Z to 11:58:00Z, the latest " +
+					"PPSExceeded (\"(combined from similar events): " + pps + "\"); the instance (m5.large) dropped or queued " +
+					"packets over its EC2 network allowances",
+				Remedy: "bandwidth and PPS: a larger or network-optimised instance type than m5.large in the NodePool's " +
+					"requirements, or spread the traffic over more nodes; conntrack: shorten idle connections' tracking with the " +
+					"EC2NodeClass's spec.connectionTracking (tcpEstablishedTimeout, udpStreamTimeout, udpTimeout; Karpenter " +
+					"v1.13+, Nitro types) or move to a larger type than m5.large"}},
+		},
+		{name: "a Normal event is silent", edit: edits(event(conntrack, 3, time.Minute), func(s *snapshot.Snapshot) {
+			s.NodeEvents[0].Type = "Normal"
+		})},
+		{name: "an event dated after the snapshot is not in the last hour", edit: event(conntrack, 3, -10*time.Minute)},
+		{
+			name: "first after last is put in order, a first on another day is dated, counts do not overflow",
+			edit: edits(event(conntrack, math.MaxInt32, 5*time.Minute), event(conntrack, math.MaxInt32, 3*time.Minute),
+				func(s *snapshot.Snapshot) {
+					s.NodeEvents[0].First = s.Taken.Add(-26 * time.Hour)
+					s.NodeEvents[1].First = s.Taken.Add(time.Minute) // after its last
+				}),
+			want: []Finding{{ID: "instance-network-allowance-exceeded", Severity: Warning, Node: nodeA, Resource: "node/" + nodeA,
+				Message: "the EKS node monitoring agent reported in the last hour: ConntrackExceeded 4294967294 times from " +
+					"2026-08-20T10:00:00Z to 2026-08-21T11:57:00Z (\"" + conntrack + "\"); the instance (m5.large) dropped or " +
+					"queued packets over its EC2 network allowances",
+				Remedy: "conntrack: shorten idle connections' tracking with the EC2NodeClass's spec.connectionTracking " +
+					"(tcpEstablishedTimeout, udpStreamTimeout, udpTimeout; Karpenter v1.13+, Nitro types) or move to a larger " +
+					"type than m5.large"}},
 		},
 		{
 			name: "link-local",

@@ -18,13 +18,59 @@ func TestNetworkPolicyNotEnforced(t *testing.T) {
 	const remedy = `turn the agent on: aws eks update-addon --cluster-name CLUSTER --addon-name vpc-cni --configuration-values ` +
 		`'{"enableNetworkPolicy":"true"}' (Helm: enableNetworkPolicy=true with nodeAgent.enabled=true; a self-managed cluster ` +
 		`also runs the network policy controller); or run another enforcer, such as Calico in policy-only mode`
+	config := func(state, value string) func(*snapshot.Snapshot) {
+		return func(s *snapshot.Snapshot) {
+			s.VPCCNIConfigState = state
+			if value != "" {
+				s.VPCCNIConfig = map[string]string{"enable-network-policy-controller": value}
+			}
+		}
+	}
+	const patch = `kubectl -n kube-system patch configmap amazon-vpc-cni --type merge -p ` +
+		`'{"data":{"enable-network-policy-controller":"true"}}'`
+	controllerOff := func(state, how string) []Finding {
+		return []Finding{{ID: "network-policy-not-enforced", Severity: Warning, Resource: "configmap/kube-system/amazon-vpc-cni",
+			Message: "2 NetworkPolicies (shop/allow-web, shop/deny-all) exist and aws-node's network policy agent runs with " +
+				"--enable-network-policy=true, but " + state + ": the network policy controller (run by the EKS control plane) " +
+				"is off, writes no PolicyEndpoints, and the agent enforces nothing",
+			Remedy: `turn the controller on with the agent: aws eks update-addon --cluster-name CLUSTER --addon-name vpc-cni ` +
+				`--configuration-values '{"enableNetworkPolicy":"true"}' (it sets both); with a self-managed aws-node: ` + how}}
+	}
 	npaNotRunning := func(s *snapshot.Snapshot) {
 		s.Nodes[0].Status.Conditions = append(s.Nodes[0].Status.Conditions, corev1.NodeCondition{Type: "NetworkingReady",
 			Status: corev1.ConditionFalse, Reason: "NPANotRunning", Message: "Network Policy Agent is not running"})
 	}
 	runCheckCases(t, networkPolicyNotEnforced, []checkCase{
 		{name: "no policy is silent", edit: agent(false)},
-		{name: "the agent on is clean", edit: edits(policies, agent(true))},
+		{name: "the agent on, the ConfigMap not read (an older snapshot) is silent", edit: edits(policies, agent(true))},
+		{name: "the agent and the controller on are clean", edit: edits(policies, agent(true), config("found", "true"))},
+		{
+			name: "the agent on and the controller off on a standard cluster fires on the ConfigMap",
+			edit: edits(policies, agent(true), config("found", "false")),
+			want: controllerOff(`the amazon-vpc-cni ConfigMap sets enable-network-policy-controller: "false", and the `+
+				`controller is on only for exactly "true"`, patch),
+		},
+		{
+			name: "\"True\" is not \"true\" to the controller",
+			edit: edits(policies, agent(true), config("found", "True")),
+			want: controllerOff(`the amazon-vpc-cni ConfigMap sets enable-network-policy-controller: "True", and the `+
+				`controller is on only for exactly "true"`, patch),
+		},
+		{
+			name: "the agent on and the key absent fires",
+			edit: edits(policies, agent(true), config("found", "")),
+			want: controllerOff(`the amazon-vpc-cni ConfigMap does not set enable-network-policy-controller: "true"`, patch),
+		},
+		{
+			name: "the agent on and no ConfigMap fires, the remedy creates it",
+			edit: edits(policies, agent(true), config("not-found", "")),
+			want: controllerOff("there is no amazon-vpc-cni ConfigMap in kube-system",
+				"kubectl -n kube-system create configmap amazon-vpc-cni --from-literal=enable-network-policy-controller=true"),
+		},
+		{name: "an unread ConfigMap is silent", edit: edits(policies, agent(true), config("", ""), func(s *snapshot.Snapshot) {
+			s.Gaps = []snapshot.Gap{{Source: snapshot.SourceVPCCNIConfig, Reason: "forbidden"}}
+		})},
+		{name: "the agent on and the controller off with Cilium is silent", edit: edits(policies, agent(true), config("found", "false"), withCilium(nil))},
 		{
 			name: "the agent off fires on aws-node",
 			edit: edits(policies, agent(false)),
@@ -58,10 +104,11 @@ func TestNetworkPolicyNotEnforced(t *testing.T) {
 			edit: edits(policies, agent(true), npaNotRunning),
 			want: []Finding{{ID: "network-policy-not-enforced", Severity: Warning, Node: nodeA, Resource: "node/" + nodeA,
 				Message: "the node reports NetworkingReady=False reason NPANotRunning (\"Network Policy Agent is not running\"): its " +
-					"network policy agent does not run, so 2 NetworkPolicies (shop/allow-web, shop/deny-all) are not enforced on its pods",
-				Remedy: "collect the node's logs (a NodeDiagnostic resource on EKS Auto Mode, or the aws-eks-nodeagent container's " +
-					"log) and replace the node if the agent does not come back; Karpenter's node repair replaces it after 30 " +
-					"minutes of NetworkingReady=False when its NodeRepair feature gate is on"}},
+					"network policy agent has not run for at least 15m (the node monitoring agent's window), so 2 NetworkPolicies " +
+					"(shop/allow-web, shop/deny-all) are not enforced on its pods",
+				Remedy: "read the aws-eks-nodeagent container's log in the node's aws-node pod and replace the node if the agent " +
+					"does not come back; self-managed Karpenter's NodeRepair feature gate (alpha, off by default) replaces it " +
+					"after 30m of NetworkingReady=False when it is on"}},
 		},
 	})
 }
@@ -85,5 +132,53 @@ func TestNetworkPolicyNotEnforcedAutoMode(t *testing.T) {
 		{name: "an unread ConfigMap is silent", edit: edits(policies, func(s *snapshot.Snapshot) {
 			s.Gaps = []snapshot.Gap{{Source: snapshot.SourceVPCCNIConfig, Reason: "forbidden"}}
 		})},
+		{
+			name: "NPANotRunning on an Auto Mode node: EKS node auto repair, not Karpenter's gate",
+			edit: edits(policies, func(s *snapshot.Snapshot) {
+				s.VPCCNIConfig, s.VPCCNIConfigState = map[string]string{"enable-network-policy-controller": "true"}, "found"
+				s.Nodes[0].Status.Conditions = append(s.Nodes[0].Status.Conditions, corev1.NodeCondition{Type: "NetworkingReady",
+					Status: corev1.ConditionFalse, Reason: "NPANotRunning",
+					Message: `NPA is not running on this Auto Mode node (SubState="dead", Result="exit-code")`})
+			}),
+			want: []Finding{{ID: "network-policy-not-enforced", Severity: Warning, Node: autoNode, Resource: "node/" + autoNode,
+				Message: `the node reports NetworkingReady=False reason NPANotRunning ("NPA is not running on this Auto Mode node ` +
+					`(SubState="dead", Result="exit-code")"): its network policy agent has not run for at least 15m (the node ` +
+					"monitoring agent's window), so at least 3 NetworkPolicies (a/x, b/y, c/z) are not enforced on its pods",
+				Remedy: "collect the node's logs with a NodeDiagnostic resource (nodediagnostics.eks.amazonaws.com; the agent runs " +
+					"as the aws-network-policy-agent.service unit); EKS node auto repair, on by default on EKS Auto Mode, replaces " +
+					"the node after 30m of NetworkingReady=False"}},
+		},
+		{name: "no ConfigMap at all on Auto Mode fires, the remedy creates it", edit: edits(policies, func(s *snapshot.Snapshot) {
+			s.VPCCNIConfigState = "not-found"
+		}), want: []Finding{{ID: "network-policy-not-enforced", Severity: Warning, Resource: "configmap/kube-system/amazon-vpc-cni",
+			Message: "at least 3 NetworkPolicies (a/x, b/y, c/z) exist and EKS Auto Mode nodes run, but there is no amazon-vpc-cni " +
+				"ConfigMap in kube-system, so Auto Mode enforces no policy",
+			Remedy: "kubectl -n kube-system create configmap amazon-vpc-cni --from-literal=enable-network-policy-controller=true; " +
+				"the Auto Mode NodeClass's spec.networkPolicy (DefaultAllow or DefaultDeny) sets what pods without a policy get"}}},
 	})
+}
+
+// The node sheet says policies are not enforced when the agent is on and the controller off.
+func TestNetworkPolicyText(t *testing.T) {
+	for _, tc := range []struct {
+		name, state, value, want string
+	}{
+		{"the ConfigMap not read", "", "", "enforced by the VPC CNI's agent (standard mode)"},
+		{"the controller on", "found", "true", "enforced by the VPC CNI's agent (standard mode)"},
+		{"the controller off", "found", "false", "not enforced: aws-eks-nodeagent is on, but the network policy controller " +
+			"is off (the amazon-vpc-cni ConfigMap's enable-network-policy-controller is not \"true\")"},
+		{"no ConfigMap", "not-found", "", "not enforced: aws-eks-nodeagent is on, but the network policy controller " +
+			"is off (the amazon-vpc-cni ConfigMap's enable-network-policy-controller is not \"true\")"},
+	} {
+		s := healthy()
+		s.AWSNode.NodeAgent = &snapshot.NodeAgent{NetworkPolicy: true}
+		s.VPCCNIConfigState = tc.state
+		if tc.value != "" {
+			s.VPCCNIConfig = map[string]string{"enable-network-policy-controller": tc.value}
+		}
+		x := NewIndex(s)
+		if got := networkPolicyText(x, x.checkedNodes()[0]); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
 }

@@ -35,9 +35,10 @@ var specNodeNetworkNotReady = &Spec{
 	NotOn: "nodes still initialising (created under 5 minutes ago and NodeClaim not Initialized): info, as " +
 		"every node says so until ipamd is up; nodes being deleted; a lost kubelet (Unknown without a " +
 		"network reason)",
-	Why: "no pod can start; Karpenter deletes unregistered nodes after 15 minutes, and with its NodeRepair feature gate " +
-		"replaces a node whose NetworkingReady (the EKS node monitoring agent's condition) stays False for 30 minutes: the " +
-		"finding says when",
+	Why: "no pod can start; Karpenter deletes unregistered nodes after 15 minutes; a node whose NetworkingReady (the EKS " +
+		"node monitoring agent's condition) stays False for 30 minutes is replaced by EKS node auto repair on EKS Auto Mode " +
+		"(on by default), or on self-managed Karpenter by its NodeRepair feature gate (alpha, off by default): the finding " +
+		"says which applies to the node, and when",
 	Remedy: "read the aws-node pod and ipamd logs; check security groups to the EKS API, routes to EC2/API, " +
 		"and AmazonEKS_CNI_Policy on the node or IRSA role",
 	Sources: []string{
@@ -46,6 +47,21 @@ var specNodeNetworkNotReady = &Spec{
 		"kubernetes-sigs/karpenter pkg/controllers/nodeclaim/lifecycle/liveness.go (15-minute registration TTL)",
 		"aws/karpenter-provider-aws pkg/cloudprovider/cloudprovider.go (RepairPolicies: NetworkingReady False, 30 minutes)",
 		"aws/eks-node-monitoring-agent pkg/conditions, docs/node-health-issues.adoc (NetworkingReady and its reasons)",
+		"docs.aws.amazon.com/eks/latest/userguide/node-repair.html (EKS node auto repair, on by default on EKS Auto Mode)",
+	},
+	Verified: []Verified{
+		{UpstreamKarpenter, "pkg/cloudprovider/cloudprovider.go (RepairPolicies)",
+			"Karpenter's repair policies replace a node whose NetworkingReady is False for 30 minutes (and Ready False or " +
+				"Unknown for 30 minutes)"},
+		{UpstreamKarpenter, "charts/karpenter/values.yaml (settings.featureGates.nodeRepair)",
+			"nodeRepair is ALPHA and false by default; the chart passes it as the NodeRepair feature gate " +
+				"(templates/deployment.yaml, FEATURE_GATES)"},
+		{UpstreamMonitoringAgent, "pkg/manager/node_exporter.go (nodeExporter.Fatal)",
+			"a Fatal issue sets the node's condition (NetworkingReady for the networking monitor) to False with the issue as " +
+				"reason, keeping the transition time while it stays False and joining further messages with \"; \""},
+		{UpstreamAWSDocs, "eks/latest/userguide/node-repair.html (Automatically repair nodes in EKS clusters)",
+			"EKS automatic node repair is on by default in EKS Auto Mode; a NetworkingReady node condition is repaired after " +
+				"30m by Replace"},
 	},
 }
 
@@ -97,15 +113,31 @@ var nodeNetworkNotReady = Check{
 	},
 }
 
-// nodeRepairToleration is how long Karpenter's node repair tolerates NetworkingReady=False
-// before it replaces the node (the provider's RepairPolicies, Karpenter v1.2.0+).
+// nodeRepairToleration is how long node repair tolerates NetworkingReady=False before it
+// replaces the node: Karpenter's RepairPolicies (v1.2.0+), and EKS node auto repair on EKS Auto
+// Mode.
 const nodeRepairToleration = 30 * time.Minute
 
-// repairWindow says when Karpenter's node repair would replace a Karpenter node whose
-// NetworkingReady condition is False, counted from the condition's last transition; "" when
-// the node has no such condition with a time, or no NodeClaim.
+// nodeRepairer says which node repair applies to a node: EKS node auto repair on an EKS Auto
+// Mode node (on by default there), Karpenter's NodeRepair feature gate on a self-managed
+// Karpenter node (alpha, off by default); "" for a node neither manages.
+func nodeRepairer(n *NodeInfo) string {
+	switch {
+	case n.AutoMode():
+		return "EKS node auto repair (on by default on EKS Auto Mode)"
+	case n.Claim != nil:
+		return "self-managed Karpenter's NodeRepair feature gate (alpha, off by default), when it is on,"
+	}
+	return ""
+}
+
+// repairWindow says when node repair would replace a Karpenter or EKS Auto Mode node whose
+// NetworkingReady condition is False, counted from the condition's last transition, naming the
+// repair that applies to the node; "" when the node has no such condition with a time, or
+// neither repairs it. On an Auto Mode node it never infers Karpenter's feature gate.
 func repairWindow(x *Index, n *NodeInfo) string {
-	if n.Claim == nil {
+	repairer := nodeRepairer(n)
+	if repairer == "" {
 		return ""
 	}
 	for _, c := range n.Node.Status.Conditions {
@@ -115,12 +147,17 @@ func repairWindow(x *Index, n *NodeInfo) string {
 		since := c.LastTransitionTime.UTC().Format(time.RFC3339)
 		left := c.LastTransitionTime.Add(nodeRepairToleration).Sub(x.Snapshot.Taken)
 		if left > 0 {
-			return fmt.Sprintf("; with Karpenter's NodeRepair feature gate on (alpha, off by default) Karpenter replaces the "+
-				"node in about %s (NetworkingReady False since %s, tolerated %s)", ago(left), since, ago(nodeRepairToleration))
+			return fmt.Sprintf("; %s replaces the node in about %s (NetworkingReady False since %s, tolerated %s)",
+				repairer, ago(left), since, ago(nodeRepairToleration))
+		}
+		if n.AutoMode() {
+			return fmt.Sprintf("; NetworkingReady has been False since %s, longer than the %s after which EKS node auto repair "+
+				"(on by default on EKS Auto Mode) replaces the node: the node is still here, so EKS has held the repair back "+
+				"(the events of the node, its NodeClaim and its NodePool say why)", since, ago(nodeRepairToleration))
 		}
 		return fmt.Sprintf("; NetworkingReady has been False since %s, longer than the %s Karpenter's node repair tolerates: "+
-			"the node is still here, so its NodeRepair feature gate (alpha) is off, or more than 20%% of the NodePool is unhealthy",
-			since, ago(nodeRepairToleration))
+			"the node is still here, so self-managed Karpenter's NodeRepair feature gate (alpha) is off, or more than 20%% of "+
+			"the NodePool is unhealthy", since, ago(nodeRepairToleration))
 	}
 	return ""
 }
@@ -166,7 +203,7 @@ func networkDrift(reason, class string) (string, bool) {
 		return fmt.Sprintf("the instance's security groups differ from status.securityGroups of %s; "+
 			"if they should stay, fix spec.securityGroupSelectorTerms", class), true
 	case reasonPlacementGroupDrift:
-		return fmt.Sprintf("the node's karpenter.k8s.aws/placement-group-id label differs from the placement group of "+
+		return fmt.Sprintf("the NodeClaim's karpenter.k8s.aws/placement-group-id label differs from the placement group of "+
 			"spec.placementGroupSelector of %s; if the old group should stay, point the selector back at it", class), true
 	}
 	return "", false
@@ -189,6 +226,17 @@ var specNodeClaimDrifted = &Spec{
 	Sources: []string{
 		"aws/karpenter-provider-aws pkg/cloudprovider/drift.go (SubnetDrift, SecurityGroupDrift, PlacementGroupDrift)",
 		"kubernetes-sigs/karpenter pkg/apis/v1/nodeclaim_status.go (Drifted condition)",
+	},
+	Verified: []Verified{
+		{UpstreamKarpenter, "pkg/cloudprovider/drift.go (SubnetDrift, SecurityGroupDrift, PlacementGroupDrift)",
+			"the provider's networking drift reasons are SubnetDrift, SecurityGroupDrift and PlacementGroupDrift"},
+		{UpstreamKarpenter, "pkg/cloudprovider/drift.go (isSubnetDrifted)",
+			"SubnetDrift when the instance's subnet is not in the EC2NodeClass's status.subnets"},
+		{UpstreamKarpenter, "pkg/cloudprovider/drift.go (areSecurityGroupsDrifted)",
+			"SecurityGroupDrift when the instance's security groups are not exactly the EC2NodeClass's status.securityGroups"},
+		{UpstreamKarpenter, "pkg/cloudprovider/drift.go (isPlacementGroupDrifted), pkg/apis/v1/labels.go (LabelPlacementGroupID)",
+			"PlacementGroupDrift when the NodeClaim's karpenter.k8s.aws/placement-group-id label differs from the ID of the " +
+				"placement group the EC2NodeClass resolves (none counts as empty)"},
 	},
 }
 

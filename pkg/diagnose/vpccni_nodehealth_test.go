@@ -47,8 +47,8 @@ func TestNodeNetworkNotReady(t *testing.T) {
 					Reason: "IPAMDNotRunning", Message: "ipamd is not running", LastTransitionTime: metav1.NewTime(s.Taken.Add(-10 * time.Minute))}}
 			},
 			want: finding(`node conditions show its network is down: NetworkingReady=False reason IPAMDNotRunning: "ipamd is not running"` +
-				"; with Karpenter's NodeRepair feature gate on (alpha, off by default) Karpenter replaces the node in about 20m " +
-				"(NetworkingReady False since 2026-08-21T11:50:00Z, tolerated 30m)"),
+				"; self-managed Karpenter's NodeRepair feature gate (alpha, off by default), when it is on, replaces the node in " +
+				"about 20m (NetworkingReady False since 2026-08-21T11:50:00Z, tolerated 30m)"),
 		},
 		{
 			name: "NetworkingReady False for 45 minutes: past the window",
@@ -58,8 +58,17 @@ func TestNodeNetworkNotReady(t *testing.T) {
 			},
 			want: finding(`node conditions show its network is down: NetworkingReady=False reason InterfaceNotUp: "ens6 is down"` +
 				"; NetworkingReady has been False since 2026-08-21T11:15:00Z, longer than the 30m Karpenter's node repair " +
-				"tolerates: the node is still here, so its NodeRepair feature gate (alpha) is off, or more than 20% of the " +
-				"NodePool is unhealthy"),
+				"tolerates: the node is still here, so self-managed Karpenter's NodeRepair feature gate (alpha) is off, or more " +
+				"than 20% of the NodePool is unhealthy"),
+		},
+		{
+			name: "a node no Karpenter manages: no repair window",
+			edit: func(s *snapshot.Snapshot) {
+				s.NodeClaims = nil
+				s.Nodes[0].Status.Conditions = []corev1.NodeCondition{{Type: "NetworkingReady", Status: corev1.ConditionFalse,
+					Reason: "InterfaceNotUp", Message: "ens6 is down", LastTransitionTime: metav1.NewTime(s.Taken.Add(-45 * time.Minute))}}
+			},
+			want: finding(`node conditions show its network is down: NetworkingReady=False reason InterfaceNotUp: "ens6 is down"`),
 		},
 		{name: "NotReady for another cause is silent", edit: conditions(corev1.NodeCondition{
 			Type: corev1.NodeReady, Status: corev1.ConditionFalse, Reason: "KubeletNotReady", Message: "PLEG is not healthy: pleg was last seen active 3m0s ago",
@@ -74,6 +83,42 @@ func TestNodeNetworkNotReady(t *testing.T) {
 			s.Nodes[0].Spec.ProviderID = "kind://docker/kind/kind-worker"
 			s.Nodes[0].Labels = nil
 		})},
+	})
+}
+
+// An EKS Auto Mode node is repaired by EKS node auto repair, on by default there: the finding
+// says so, and never that Karpenter's feature gate is off.
+func TestNodeNetworkNotReadyAutoModeRepair(t *testing.T) {
+	networkingFalse := func(since time.Duration) func(*snapshot.Snapshot) {
+		return func(s *snapshot.Snapshot) {
+			s.Nodes[0].Status.Conditions = []corev1.NodeCondition{{Type: "NetworkingReady", Status: corev1.ConditionFalse,
+				Reason: "NPANotRunning", Message: "NPA is not running on this Auto Mode node", LastTransitionTime: metav1.NewTime(s.Taken.Add(-since))}}
+		}
+	}
+	finding := func(msg string) []Finding {
+		return []Finding{{ID: "node-network-not-ready", Severity: Critical, Node: autoNode, Resource: "node/" + autoNode,
+			Message: `node conditions show its network is down: NetworkingReady=False reason NPANotRunning: "NPA is not running ` +
+				`on this Auto Mode node"` + msg,
+			Remedy: "EKS Auto Mode runs the node's CNI itself: check that the node's security groups let it reach the cluster " +
+				"endpoint (VPC Reachability Analyzer from the instance to the kubernetes endpoint IPs on TCP 443), that its subnet " +
+				"routes to the endpoint and to AWS APIs, and collect the node's logs with a NodeDiagnostic resource " +
+				"(nodediagnostics.eks.amazonaws.com)"}}
+	}
+	runCasesOver(t, autoHealthy, nodeNetworkNotReady, []checkCase{
+		{name: "a healthy Auto Mode node is silent"},
+		{
+			name: "inside the window: EKS node auto repair replaces it",
+			edit: networkingFalse(10 * time.Minute),
+			want: finding("; EKS node auto repair (on by default on EKS Auto Mode) replaces the node in about 20m (NetworkingReady " +
+				"False since 2026-08-21T11:50:00Z, tolerated 30m)"),
+		},
+		{
+			name: "past the window: held back, not a feature gate",
+			edit: networkingFalse(45 * time.Minute),
+			want: finding("; NetworkingReady has been False since 2026-08-21T11:15:00Z, longer than the 30m after which EKS node " +
+				"auto repair (on by default on EKS Auto Mode) replaces the node: the node is still here, so EKS has held the repair " +
+				"back (the events of the node, its NodeClaim and its NodePool say why)"),
+		},
 	})
 }
 
@@ -108,7 +153,7 @@ func TestNodeClaimDrifted(t *testing.T) {
 		{
 			name: "placement group drift fires",
 			edit: drifted("PlacementGroupDrift", ""),
-			want: finding("NodeClaim default-abcde is Drifted=True with reason PlacementGroupDrift: the node's " +
+			want: finding("NodeClaim default-abcde is Drifted=True with reason PlacementGroupDrift: the NodeClaim's " +
 				"karpenter.k8s.aws/placement-group-id label differs from the placement group of spec.placementGroupSelector of " +
 				"EC2NodeClass default; if the old group should stay, point the selector back at it"),
 		},
