@@ -227,6 +227,7 @@ func TestNetworkPolicyEnforcement(t *testing.T) {
 		}
 	}
 	w.awsNodeWith(map[string]string{"NETWORK_POLICY_ENFORCING_MODE": "strict"}, agent(false))
+	var err error
 	w.nodeClass(nodeClassSpec{name: "default", subnets: []subnetRef{a}, sgs: sgs})
 	w.nodePool("default", "v1", "default", []string{"us-west-2a"}, 0)
 	w.karpenterNode("ip-10-0-0-10.us-west-2.compute.internal", "default", "default", "v1",
@@ -251,15 +252,80 @@ func TestNetworkPolicyEnforcement(t *testing.T) {
 		t.Errorf("the finding does not name the policies: %s", rep.Findings[0].Message)
 	}
 
-	// The agent turned on: clean, and the node sheet says it enforces in strict mode.
+	// The agent turned on, but no amazon-vpc-cni ConfigMap: the network policy controller in the
+	// EKS control plane stays off, writes no PolicyEndpoints, and the agent enforces nothing.
 	if err := w.kube.AppsV1().DaemonSets("kube-system").Delete(t.Context(), "aws-node", metav1.DeleteOptions{}); err != nil {
 		t.Fatalf("deleting aws-node: %v", err)
 	}
 	w.awsNodeWith(map[string]string{"NETWORK_POLICY_ENFORCING_MODE": "strict"}, agent(true))
 	r = karpnet(t, runOpts{}, "check", "-o", "json", "--fail-on", "warning", "--only", "network-policy-not-enforced")
+	wantCode(t, r, 1)
+	rep = decode(t, r)
+	want = []finding{{"network-policy-not-enforced", "warning", "", "configmap/kube-system/amazon-vpc-cni"}}
+	if diff := cmpDiff(want, rep.set()); diff != "" {
+		t.Errorf("findings with the agent on and no ConfigMap (-want +got):\n%s\nstdout:\n%s", diff, r.stdout)
+	}
+	if len(rep.Findings) == 1 && !strings.Contains(rep.Findings[0].Remedy, "--from-literal=enable-network-policy-controller=true") {
+		t.Errorf("the remedy does not create the ConfigMap with the key: %s", rep.Findings[0].Remedy)
+	}
+	// The ConfigMap with "false", as the VPC CNI's manifest ships it: still off.
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "amazon-vpc-cni", Namespace: "kube-system"},
+		Data: map[string]string{"enable-network-policy-controller": "false"}}
+	if cm, err = w.kube.CoreV1().ConfigMaps("kube-system").Create(t.Context(), cm, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating amazon-vpc-cni: %v", err)
+	}
+	r = karpnet(t, runOpts{}, "check", "-o", "json", "--fail-on", "warning", "--only", "network-policy-not-enforced")
+	wantCode(t, r, 1)
+	if rep = decode(t, r); len(rep.Findings) != 1 || !strings.Contains(rep.Findings[0].Message, `enable-network-policy-controller: "false"`) {
+		t.Errorf("the finding does not quote the ConfigMap's value:\n%s", r.stdout)
+	}
+
+	// The controller turned on too: clean, and the node sheet says it enforces in strict mode.
+	cm.Data["enable-network-policy-controller"] = "true"
+	if _, err := w.kube.CoreV1().ConfigMaps("kube-system").Update(t.Context(), cm, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("updating amazon-vpc-cni: %v", err)
+	}
+	r = karpnet(t, runOpts{}, "check", "-o", "json", "--fail-on", "warning", "--only", "network-policy-not-enforced")
 	wantCode(t, r, 0)
 	r = karpnet(t, runOpts{}, "describe", "node", "ip-10-0-0-10.us-west-2.compute.internal")
 	if !strings.Contains(r.stdout, "enforced, strict mode") {
 		t.Errorf("describe node does not say policies are enforced in strict mode:\n%s", r.stdout)
+	}
+}
+
+// TestAllowanceEventsAsRecorded reads the node monitoring agent's allowance events as client-go's
+// event recorder leaves them in the API server: a combined event ("(combined from similar
+// events): ...") counts, and is reported apart; a Normal event and one dated after the snapshot
+// do not.
+func TestAllowanceEventsAsRecorded(t *testing.T) {
+	w := newWorld(t, harness.CRDsV1)
+	a := subnetRef{w.subnet("10.0.0.0/20", "us-west-2a"), "us-west-2a"}
+	sgs := []string{w.securityGroup("eks-cluster-sg-e2e", true)}
+	w.awsNode(nil)
+	w.nodeClass(nodeClassSpec{name: "default", subnets: []subnetRef{a}, sgs: sgs})
+	w.nodePool("default", "v1", "default", []string{"us-west-2a"}, 0)
+	const dom = ".us-west-2.compute.internal"
+	w.karpenterNode("ip-10-0-0-10"+dom, "default", "default", "v1", w.cniLaunch(a.id, "10.0.0.10", sgs), 29, nil)
+	w.karpenterNode("ip-10-0-0-11"+dom, "default", "default", "v1", w.cniLaunch(a.id, "10.0.0.11", sgs), 29, nil)
+	const pps = `PPSExceeded: pps_allowance_exceeded increased on interface "ens5" from 0 to 9000`
+	w.allowanceEvent("ip-10-0-0-10"+dom, "combined", "(combined from similar events): "+pps, 57, 2*time.Minute)
+	w.allowanceEvent("ip-10-0-0-11"+dom, "future", pps, 3, -30*time.Minute)
+	normal := &corev1.Event{
+		ObjectMeta:     metav1.ObjectMeta{Name: "ip-10-0-0-11" + dom + ".normal", Namespace: "default"},
+		InvolvedObject: corev1.ObjectReference{Kind: "Node", Name: "ip-10-0-0-11" + dom},
+		Reason:         "NetworkingReady", Message: pps, Type: corev1.EventTypeNormal, Count: 1,
+		LastTimestamp: metav1.NewTime(time.Now().Add(-time.Minute)),
+	}
+	if _, err := w.kube.CoreV1().Events("default").Create(t.Context(), normal, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating a Normal event: %v", err)
+	}
+	r := karpnet(t, runOpts{}, "check", "-o", "json", "--only", "instance-network-allowance-exceeded")
+	rep := decode(t, r)
+	want := []finding{{"instance-network-allowance-exceeded", "warning", "ip-10-0-0-10" + dom, "node/ip-10-0-0-10" + dom}}
+	if diff := cmpDiff(want, rep.set()); diff != "" {
+		t.Errorf("findings (-want +got):\n%s\nstdout:\n%s", diff, r.stdout)
+	}
+	if len(rep.Findings) == 1 && !strings.Contains(rep.Findings[0].Message, "57 NetworkingReady warnings that client-go's event recorder combined") {
+		t.Errorf("the finding does not count the combined event apart: %s", rep.Findings[0].Message)
 	}
 }
