@@ -7,6 +7,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
 // conditionNetworkingReady is the node condition the EKS node monitoring agent sets.
@@ -34,7 +36,8 @@ var specNodeNetworkNotReady = &Spec{
 		"NetworkingReady=False",
 	NotOn: "nodes still initialising (created under 5 minutes ago and NodeClaim not Initialized): info, as " +
 		"every node says so until ipamd is up; nodes being deleted; a lost kubelet (Unknown without a " +
-		"network reason)",
+		"network reason); NetworkingReady=False with reason NPANotRunning, the only Fatal networking reason that " +
+		"leaves the node's network up (network-policy-not-enforced reports it)",
 	Why: "no pod can start; Karpenter deletes unregistered nodes after 15 minutes; a node whose NetworkingReady (the EKS " +
 		"node monitoring agent's condition) stays False for 30 minutes is replaced by EKS node auto repair on EKS Auto Mode " +
 		"(on by default), or on self-managed Karpenter by its NodeRepair feature gate (alpha, off by default): the finding " +
@@ -59,6 +62,9 @@ var specNodeNetworkNotReady = &Spec{
 		{UpstreamMonitoringAgent, "pkg/manager/node_exporter.go (nodeExporter.Fatal)",
 			"a Fatal issue sets the node's condition (NetworkingReady for the networking monitor) to False with the issue as " +
 				"reason, keeping the transition time while it stays False and joining further messages with \"; \""},
+		{UpstreamMonitoringAgent, "pkg/reasons/reasons.yaml (NetworkingReady)",
+			"the Fatal NetworkingReady reasons are MissingLoopbackInterface, IPAMDNotReady, IPAMDNotRunning, " +
+				"InterfaceNotRunning, InterfaceNotUp and NPANotRunning (the network policy agent's unit not running)"},
 		{UpstreamAWSDocs, "eks/latest/userguide/node-repair.html (Automatically repair nodes in EKS clusters)",
 			"EKS automatic node repair is on by default in EKS Auto Mode; a NetworkingReady node condition is repaired after " +
 				"30m by Replace"},
@@ -187,7 +193,9 @@ func networkConditionBad(c corev1.NodeCondition) bool {
 	case corev1.NodeNetworkUnavailable:
 		return c.Status == corev1.ConditionTrue
 	case conditionNetworkingReady:
-		return c.Status == corev1.ConditionFalse
+		// NPANotRunning is the network policy agent, not the node's network: pods start and talk,
+		// only their policies are not enforced, which network-policy-not-enforced reports.
+		return c.Status == corev1.ConditionFalse && c.Reason != snapshot.ReasonNPANotRunning
 	}
 	return false
 }

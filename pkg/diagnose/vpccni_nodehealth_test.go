@@ -89,16 +89,19 @@ func TestNodeNetworkNotReady(t *testing.T) {
 // An EKS Auto Mode node is repaired by EKS node auto repair, on by default there: the finding
 // says so, and never that Karpenter's feature gate is off.
 func TestNodeNetworkNotReadyAutoModeRepair(t *testing.T) {
-	networkingFalse := func(since time.Duration) func(*snapshot.Snapshot) {
+	networkingFalseFor := func(reason, message string, since time.Duration) func(*snapshot.Snapshot) {
 		return func(s *snapshot.Snapshot) {
 			s.Nodes[0].Status.Conditions = []corev1.NodeCondition{{Type: "NetworkingReady", Status: corev1.ConditionFalse,
-				Reason: "NPANotRunning", Message: "NPA is not running on this Auto Mode node", LastTransitionTime: metav1.NewTime(s.Taken.Add(-since))}}
+				Reason: reason, Message: message, LastTransitionTime: metav1.NewTime(s.Taken.Add(-since))}}
 		}
+	}
+	networkingFalse := func(since time.Duration) func(*snapshot.Snapshot) {
+		return networkingFalseFor("InterfaceNotUp", "Interface eth1 is not up", since)
 	}
 	finding := func(msg string) []Finding {
 		return []Finding{{ID: "node-network-not-ready", Severity: Critical, Node: autoNode, Resource: "node/" + autoNode,
-			Message: `node conditions show its network is down: NetworkingReady=False reason NPANotRunning: "NPA is not running ` +
-				`on this Auto Mode node"` + msg,
+			Message: `node conditions show its network is down: NetworkingReady=False reason InterfaceNotUp: "Interface eth1 ` +
+				`is not up"` + msg,
 			Remedy: "EKS Auto Mode runs the node's CNI itself: check that the node's security groups let it reach the cluster " +
 				"endpoint (VPC Reachability Analyzer from the instance to the kubernetes endpoint IPs on TCP 443), that its subnet " +
 				"routes to the endpoint and to AWS APIs, and collect the node's logs with a NodeDiagnostic resource " +
@@ -106,6 +109,10 @@ func TestNodeNetworkNotReadyAutoModeRepair(t *testing.T) {
 	}
 	runCasesOver(t, autoHealthy, nodeNetworkNotReady, []checkCase{
 		{name: "a healthy Auto Mode node is silent"},
+		{
+			name: "NPANotRunning leaves the network up: network-policy-not-enforced reports it",
+			edit: networkingFalseFor("NPANotRunning", "NPA is not running on this Auto Mode node", 10*time.Minute),
+		},
 		{
 			name: "inside the window: EKS node auto repair replaces it",
 			edit: networkingFalse(10 * time.Minute),
