@@ -28,6 +28,10 @@ var specEFASecurityGroupSelfRuleMissing = &Spec{
 		"https://docs.aws.amazon.com/eks/latest/userguide/sec-group-reqs.html",
 		"https://docs.aws.amazon.com/pcs/latest/userguide/working-with_networking_efa_create-sg.html",
 	},
+	Verified: []Verified{
+		{UpstreamAWSDocs, "View Amazon EKS security group requirements for clusters (Default cluster security group)",
+			"The EKS cluster security group has an outbound all-traffic rule to itself so that EFA traffic flows within the cluster, next to its inbound all-traffic rule from itself."},
+	},
 }
 
 // efaSecurityGroupSelfRuleMissing finds EFA interfaces none of whose security groups allows
