@@ -161,6 +161,8 @@ var specEFAWithoutPlacementGroup = &Spec{
 			"An instance's InstanceLifecycle may be capacity-block."},
 		{UpstreamKarpenter, "pkg/apis/v1/labels.go (LabelCapacityReservationType); pkg/apis/v1/ec2nodeclass_status.go (CapacityReservationTypeCapacityBlock)",
 			"Karpenter labels nodes in a reservation karpenter.k8s.aws/capacity-reservation-type, default or capacity-block."},
+		{UpstreamKarpenter, "designs/placement-groups-support.md (ML Training with EFA)",
+			"EFA training nodes are meant to sit in a cluster placement group, which colocates them in one zone on one network segment."},
 	},
 }
 
