@@ -23,6 +23,10 @@ var specPodSubnetZoneMissing = &Spec{
 		"https://docs.aws.amazon.com/eks/latest/userguide/create-node-class.html (Subnet selection for Pods)",
 		"awsdocs/amazon-eks-user-guide#1088",
 	},
+	Verified: []Verified{
+		{UpstreamEC2API, "types/types.go (Subnet.AvailabilityZone, Subnet.AvailabilityZoneId)",
+			"A subnet lies in one Availability Zone, which DescribeSubnets returns by name and by ID."},
+	},
 }
 
 // podSubnetZoneMissing finds EKS Auto Mode nodes whose NodeClass sets podSubnetSelectorTerms
