@@ -27,7 +27,8 @@ var specMaxPodsExceedsIPCapacity = &Spec{
 	Sources: []string{
 		"aws/amazon-vpc-cni-k8s misc/eni-max-pods.txt",
 		"aws/karpenter-provider-aws pkg/providers/instancetype/types.go (ENILimitedPods)",
-		"aws/amazon-vpc-cni-k8s pkg/ipamd/ipamd.go (hasRoomForEni: trunk and custom-networking ENIs)",
+		"aws/amazon-vpc-cni-k8s pkg/ipamd/ipamd.go (hasRoomForEni: the trunk ENI's slot)",
+		"aws/amazon-vpc-cni-k8s pkg/ipamd/datastore/data_store.go (GetAllocatableENIs: no pod IPs on the primary ENI with custom networking)",
 		"aws/amazon-vpc-cni-k8s#3238",
 	},
 	Verified: []Verified{

@@ -243,8 +243,7 @@ var specZoneMismatch = &Spec{
 	Why:       "topology spread, volume affinity and ENIConfig selection use the label",
 	Remedy:    "fix the label source (NodePool template labels) and replace the node",
 	Sources: []string{
-		"aws/karpenter-provider-aws pkg/cloudprovider/cloudprovider.go (providerID zone",
-		"instanceToNodeClaim)",
+		"aws/karpenter-provider-aws pkg/cloudprovider/cloudprovider.go (instanceToNodeClaim: providerID zone and zone label)",
 		"kubernetes-sigs/karpenter pkg/controllers/nodeclaim/lifecycle/registration.go (Node gets the NodeClaim's labels)",
 		"aws/amazon-vpc-cni-k8s pkg/eniconfig/eniconfig.go (GetNodeSpecificENIConfigName)",
 		"aws/karpenter-provider-aws#8491",

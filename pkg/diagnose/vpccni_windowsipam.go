@@ -18,7 +18,7 @@ var specWindowsIpamNotEnabled = &Spec{
 		"cluster role",
 	Sources: []string{
 		"aws/karpenter-provider-aws pkg/providers/amifamily/windows.go",
-		"aws/karpenter-provider-aws pkg/providers/instancetype/zz_generated.vpclimits.go (`vpc.amazonaws.com/PrivateIPv4Address` = IPv4PerInterface - 1)",
+		"aws/karpenter-provider-aws pkg/providers/instancetype/types.go (privateIPv4Address: `vpc.amazonaws.com/PrivateIPv4Address` = IPv4PerInterface - 1 of zz_generated.vpclimits.go)",
 		"aws/amazon-vpc-resource-controller-k8s pkg/aws/vpc/limits.go",
 	},
 	Verified: []Verified{
