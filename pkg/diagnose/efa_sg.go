@@ -31,6 +31,8 @@ var specEFASecurityGroupSelfRuleMissing = &Spec{
 	Verified: []Verified{
 		{UpstreamAWSDocs, "View Amazon EKS security group requirements for clusters (Default cluster security group)",
 			"The EKS cluster security group has an outbound all-traffic rule to itself so that EFA traffic flows within the cluster, next to its inbound all-traffic rule from itself."},
+		{UpstreamAWSDocs, "AWS PCS User Guide: Create a security group to support EFA communications",
+			"A group that supports EFA admits all protocols (-1) in from itself and out to itself: authorize-security-group-ingress and -egress with --source-group the group."},
 	},
 }
 
