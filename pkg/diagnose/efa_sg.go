@@ -33,6 +33,8 @@ var specEFASecurityGroupSelfRuleMissing = &Spec{
 			"The EKS cluster security group has an outbound all-traffic rule to itself so that EFA traffic flows within the cluster, next to its inbound all-traffic rule from itself."},
 		{UpstreamAWSDocs, "AWS PCS User Guide: Create a security group to support EFA communications",
 			"A group that supports EFA admits all protocols (-1) in from itself and out to itself: authorize-security-group-ingress and -egress with --source-group the group."},
+		{UpstreamEC2API, "types/types.go (IpPermission)",
+			"IpProtocol -1 allows all protocols on all ports; a rule names another group (or itself) through UserIdGroupPairs."},
 	},
 }
 
