@@ -50,6 +50,9 @@ type checkOptions struct {
 	format  printer.Format
 	failure failOn
 	every   time.Duration
+	// staleSaid is set once -v has said which checks were verified against older versions than
+	// the cluster runs: a watch says it once.
+	staleSaid bool
 }
 
 func newCmdCheck(common *commonOptions) *cobra.Command {
@@ -155,6 +158,10 @@ func (o *checkOptions) collect(ctx context.Context) (diagnose.Report, error) {
 		return diagnose.Report{}, err
 	}
 	o.printNotes(snap)
+	if !o.staleSaid {
+		o.staleSaid = true
+		o.printStale(snap, diagnose.SelectedChecks(o.only, o.skip))
+	}
 	return o.sel.analyze(snap, o.only, o.skip)
 }
 

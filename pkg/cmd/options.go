@@ -20,6 +20,7 @@ import (
 	"github.com/karpnet/kubectl-karpnet/internal/memlimit"
 	"github.com/karpnet/kubectl-karpnet/pkg/collect"
 	"github.com/karpnet/kubectl-karpnet/pkg/demo"
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 	"github.com/karpnet/kubectl-karpnet/pkg/style"
 )
@@ -259,6 +260,18 @@ func mebibytes(n int64) string { return thousands(int(n>>20)) + " MiB" }
 func (o *commonOptions) printNotes(s *snapshot.Snapshot) {
 	for _, n := range s.Notes {
 		fmt.Fprintf(o.ErrOut, "note: %s\n", printableLine(n))
+	}
+}
+
+// printStale writes, with -v, which of the checks were verified against an older version of an
+// upstream project (the VPC CNI, its network policy agent, Cilium) than the one the snapshot
+// shows running: they may not know what the newer version changed.
+func (o *commonOptions) printStale(s *snapshot.Snapshot, checks []diagnose.Check) {
+	if o.verbose < 1 || o.tuiProgress {
+		return
+	}
+	for _, st := range diagnose.StaleVerifications(s, checks) {
+		fmt.Fprintln(o.ErrOut, printableLine(st.String()))
 	}
 }
 

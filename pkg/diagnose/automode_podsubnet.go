@@ -23,6 +23,10 @@ var specPodSubnetZoneMissing = &Spec{
 		"https://docs.aws.amazon.com/eks/latest/userguide/create-node-class.html (Subnet selection for Pods)",
 		"awsdocs/amazon-eks-user-guide#1088",
 	},
+	Verified: []Verified{
+		{UpstreamEC2API, "types/types.go (Subnet.AvailabilityZone, Subnet.AvailabilityZoneId)",
+			"A subnet lies in one Availability Zone, which DescribeSubnets returns by name and by ID."},
+	},
 }
 
 // podSubnetZoneMissing finds EKS Auto Mode nodes whose NodeClass sets podSubnetSelectorTerms
@@ -90,6 +94,10 @@ var specPodSubnetSecurityGroupsMissing = &Spec{
 	Sources: []string{
 		"https://docs.aws.amazon.com/eks/latest/userguide/create-node-class.html (podSecurityGroupSelectorTerms required with podSubnetSelectorTerms)",
 	},
+	Verified: []Verified{
+		{UpstreamAWSDocs, "Assign security groups to individual Pods in EKS Auto Mode (note on podSecurityGroupSelectorTerms)",
+			"A NodeClass's podSecurityGroupSelectorTerms gives one set of security groups to every pod on the nodes of that NodeClass."},
+	},
 }
 
 // podSubnetSecurityGroupsMissing finds Auto Mode NodeClasses that set podSubnetSelectorTerms
@@ -136,6 +144,10 @@ var specPodSubnetMismatch = &Spec{
 	Sources: []string{
 		"https://docs.aws.amazon.com/eks/latest/userguide/create-node-class.html (Subnet selection for Pods)",
 		"https://docs.aws.amazon.com/eks/latest/userguide/auto-networking.html",
+	},
+	Verified: []Verified{
+		{UpstreamAWSDocs, "Create a Node Class for Amazon EKS (Considerations for pod-sparse or high-scale workloads)",
+			"EKS Auto Mode gives pods addresses from /28 prefixes by default, 16 pod IPs reserved per node, and can be set to single secondary IPs."},
 	},
 }
 

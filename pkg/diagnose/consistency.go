@@ -46,6 +46,14 @@ var specNodePoolZoneUnreachable = &Spec{
 		"aws/karpenter-provider-aws pkg/providers/subnet/subnet.go (ZonalSubnetsForLaunch)",
 		"aws/karpenter-provider-aws pkg/controllers/nodeclass/subnet.go",
 	},
+	Verified: []Verified{
+		{UpstreamKarpenter, "pkg/providers/instancetype/types.go (computeRequirements)",
+			"An instance type's topology.kubernetes.io/zone requirement is the intersection of its offering zones and the zones of the class's subnets, so a zone without a subnet is never offered."},
+		{UpstreamKarpenter, "pkg/providers/instancetype/types.go (computeRequirements); pkg/apis/v1/labels.go (LabelTopologyZoneID)",
+			"The topology.k8s.aws/zone-id requirement holds the zone IDs of those subnets' zones."},
+		{UpstreamKarpenter, "pkg/providers/subnet/subnet.go (ZonalSubnetsForLaunch)",
+			"Launches pick, per zone, one of the class's status.subnets; no subnets in status is an error."},
+	},
 }
 
 // nodePoolZoneUnreachable finds NodePools whose zone requirement and EC2NodeClass subnets do

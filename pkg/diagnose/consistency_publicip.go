@@ -28,6 +28,14 @@ var specNodeClassPublicIPMultiENI = &Spec{
 		"aws/karpenter-provider-aws pkg/providers/launchtemplate/launchtemplate.go (generateNetworkInterfaces)",
 		"aws/karpenter-provider-aws website/content/en/docs/concepts/nodeclasses.md (spec.associatePublicIPAddress)",
 	},
+	Verified: []Verified{
+		{UpstreamKarpenter, "pkg/providers/launchtemplate/launchtemplate.go (generateNetworkInterfaces)",
+			"Karpenter sets AssociatePublicIpAddress on every interface of the launch template except efa-only ones, one interface per spec.networkInterfaces entry or per requested EFA; EC2 refuses a public IP when an instance is launched with several pre-configured interfaces."},
+		{UpstreamKarpenter, "website/content/en/docs/concepts/nodeclasses.md (spec.associatePublicIPAddress)",
+			"A NodeClaim requesting more than one vpc.amazonaws.com/efa with associatePublicIPAddress true fails to launch, an EC2 restriction."},
+		{UpstreamEC2API, "types/types.go (LaunchTemplateInstanceNetworkInterfaceSpecificationRequest.AssociatePublicIpAddress)",
+			"AssociatePublicIpAddress associates a public IPv4 address with eth0 of a new interface."},
+	},
 }
 
 // nodeClassPublicIPMultiENI finds EC2NodeClasses (and Auto Mode NodeClasses, under

@@ -33,6 +33,12 @@ var specSecurityGroupNodeToNodeBlocked = &Spec{
 		"https://docs.aws.amazon.com/eks/latest/userguide/sec-group-reqs.html",
 		"aws-samples/eks-workshop-v2#327",
 	},
+	Verified: []Verified{
+		{UpstreamAWSDocs, "View Amazon EKS security group requirements for clusters (Default cluster security group)",
+			"The cluster security group EKS creates admits all inbound traffic from itself and allows all outbound traffic, so nodes in it reach each other on every port."},
+		{UpstreamEC2API, "types/types.go (IpPermission)",
+			"A rule's IpProtocol is tcp, udp, icmp, icmpv6 or a number, -1 for all protocols on all ports; FromPort and ToPort bound tcp and udp; its peers are UserIdGroupPairs (groups), IpRanges, Ipv6Ranges and PrefixListIds."},
+	},
 }
 
 // securityGroupNodeToNodeBlocked finds nodes whose security groups drop a flow that pod

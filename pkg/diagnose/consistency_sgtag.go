@@ -33,6 +33,12 @@ var specSecurityGroupClusterTagConflict = &Spec{
 		"terraform-aws-modules/terraform-aws-eks examples/karpenter",
 		"https://docs.aws.amazon.com/eks/latest/userguide/sec-group-reqs.html (EKS tags the cluster group)",
 	},
+	Verified: []Verified{
+		{UpstreamAWSDocs, "View Amazon EKS security group requirements for clusters (Default cluster security group)",
+			"EKS tags the cluster security group kubernetes.io/cluster/CLUSTER=owned and aws:eks:cluster-name=CLUSTER, and puts the tags back at each cluster update."},
+		{UpstreamKarpenter, "website/content/en/docs/concepts/nodeclasses.md (spec.securityGroupSelectorTerms)",
+			"Karpenter launches with every group the selector matches; the AWS Load Balancer Controller supports only one security group with the kubernetes.io/cluster/CLUSTER tag key."},
+	},
 }
 
 // securityGroupClusterTagConflict finds nodes with an ENI that carries more than one security

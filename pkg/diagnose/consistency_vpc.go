@@ -27,6 +27,12 @@ var specNodeClassSubnetVPCMismatch = &Spec{
 		"aws/karpenter-provider-aws#3007",
 		"aws-ia/terraform-aws-eks-blueprints#554",
 	},
+	Verified: []Verified{
+		{UpstreamKarpenter, "pkg/providers/subnet/subnet.go (getFilterSets)",
+			"Subnet selector terms become subnet-id, tag-key and tag:KEY filters only: no vpc-id filter, so a selector may match subnets of any VPC in the account."},
+		{UpstreamKarpenter, "pkg/providers/securitygroup/securitygroup.go (getFilterSets)",
+			"Security group selector terms become group-id, group-name, tag-key and tag:KEY filters only, with no vpc-id filter."},
+	},
 }
 
 // nodeClassSubnetVPCMismatch finds EC2NodeClasses whose resolved subnets and security groups

@@ -25,6 +25,12 @@ var specInternalIPOutsideSubnet = &Spec{
 		"kubernetes/cloud-provider-aws pkg/providers/v1/aws.go (extractIPv4NodeAddresses)",
 		"awslabs/amazon-eks-ami nodeadm/internal/kubelet/config.go (withNodeIp)",
 	},
+	Verified: []Verified{
+		{UpstreamEC2API, "types/types.go (Instance.SubnetId, Instance.PrivateIpAddress)",
+			"An instance has one subnet (its primary interface's) and a primary private IPv4 address from it."},
+		{UpstreamEC2API, "types/types.go (Subnet.CidrBlock, Subnet.Ipv6CidrBlockAssociationSet)",
+			"A subnet's IPv4 range is CidrBlock; its IPv6 ranges are the associations of Ipv6CidrBlockAssociationSet."},
+	},
 }
 
 // internalIPOutsideSubnet finds nodes whose first InternalIP of a family is not in a CIDR of
@@ -77,6 +83,10 @@ var specInternalIPNotInstanceIP = &Spec{
 	Sources: []string{
 		"kubernetes/cloud-provider-aws pkg/providers/v1/aws.go (extractIPv4NodeAddresses)",
 		"awslabs/amazon-eks-ami nodeadm/internal/kubelet/config.go (withNodeIp)",
+	},
+	Verified: []Verified{
+		{UpstreamEC2API, "types/types.go (Instance.NetworkInterfaces, InstanceNetworkInterface.PrivateIpAddresses, Ipv6Addresses)",
+			"An instance's addresses are the PrivateIpAddresses and Ipv6Addresses of its attached interfaces."},
 	},
 }
 

@@ -27,8 +27,25 @@ var specMaxPodsExceedsIPCapacity = &Spec{
 	Sources: []string{
 		"aws/amazon-vpc-cni-k8s misc/eni-max-pods.txt",
 		"aws/karpenter-provider-aws pkg/providers/instancetype/types.go (ENILimitedPods)",
-		"aws/amazon-vpc-cni-k8s pkg/ipamd/ipamd.go (hasRoomForEni: trunk and custom-networking ENIs)",
+		"aws/amazon-vpc-cni-k8s pkg/ipamd/ipamd.go (hasRoomForEni: the trunk ENI's slot)",
+		"aws/amazon-vpc-cni-k8s pkg/ipamd/datastore/data_store.go (GetAllocatableENIs: no pod IPs on the primary ENI with custom networking)",
 		"aws/amazon-vpc-cni-k8s#3238",
+	},
+	Verified: []Verified{
+		{UpstreamVPCCNI, "misc/eni-max-pods.txt (header)",
+			"Max pods is ENIs x (IPv4 per ENI - 1) + 2: the first IP of each ENI is not for pods, +2 for the host-network aws-node and kube-proxy; multi-card types count the default card (index 0) only."},
+		{UpstreamKarpenter, "pkg/providers/instancetype/types.go (ENILimitedPods)",
+			"Karpenter's ENI-limited pods: the default card's MaximumNetworkInterfaces - reservedENIs - efa-only interfaces on card 0, x (Ipv4AddressesPerInterface - 1) + 2, and 0 when no interface is left."},
+		{UpstreamVPCCNI, "pkg/ipamd/ipamd.go (getMaxENI)",
+			"MAX_ENI lowers the ENI count only when it is at least 1 and below the instance type's limit."},
+		{UpstreamVPCCNI, "pkg/ipamd/ipamd.go (hasRoomForEni)",
+			"With ENABLE_POD_ENI on a trunking-compatible type, one ENI of the default card is kept for the trunk until it is attached."},
+		{UpstreamVPCCNI, "pkg/ipamd/datastore/data_store.go (GetAllocatableENIs)",
+			"With custom networking the primary ENI gives pods no IP, and a trunk ENI never does."},
+		{UpstreamVPCCNI, "pkg/ipamd/datastore/data_store.go (GetPrefixDelegationDefaults)",
+			"With prefix delegation each secondary slot holds a /28 prefix of 16 IPv4 addresses (numIPsPerPrefix 16)."},
+		{UpstreamKarpenter, "pkg/providers/amifamily/windows.go (FeatureFlags)",
+			"The Windows AMI family does not support ENI-limited pod density, so Karpenter gives Windows nodes 110 pods (types.go pods)."},
 	},
 }
 

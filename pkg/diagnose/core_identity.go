@@ -27,6 +27,12 @@ var specProviderIDInvalid = &Spec{
 		"aws/karpenter-provider-aws pkg/utils/utils.go (providerID parse regex)",
 		"kubernetes/cloud-provider-aws pkg/providers/v1/instances.go (Fargate providerIDs)",
 	},
+	Verified: []Verified{
+		{UpstreamKarpenter, "pkg/cloudprovider/cloudprovider.go (instanceToNodeClaim)",
+			"Karpenter writes the providerID as aws:///ZONE/INSTANCE-ID."},
+		{UpstreamKarpenter, "pkg/utils/utils.go (ParseInstanceID, instanceIDRegex)",
+			"Karpenter reads the instance ID as the last path element of PROVIDER:///AZ/ID and fails on a providerID of another shape."},
+	},
 }
 
 // providerIDInvalid finds EC2 nodes whose spec.providerID is missing or malformed. On EKS the
@@ -67,6 +73,12 @@ var specInstanceNotFound = &Spec{
 		"aws/karpenter-provider-aws pkg/providers/instance/instance.go (state filter)",
 		"kubernetes-sigs/karpenter pkg/controllers/node/termination/controller.go (awaitInstanceTermination)",
 		"aws/karpenter-provider-aws pkg/utils/utils.go (instance ID from providerID)",
+	},
+	Verified: []Verified{
+		{UpstreamKarpenter, "pkg/utils/utils.go (ParseInstanceID)",
+			"The instance ID is the providerID's last path element."},
+		{UpstreamKarpenter, "pkg/providers/instance/instance.go (instanceStateFilter)",
+			"Karpenter's own DescribeInstances looks only at pending, running, stopping, stopped and shutting-down instances; a terminated one counts as gone."},
 	},
 }
 
@@ -115,6 +127,10 @@ var specInstanceNotRunning = &Spec{
 		"aws/karpenter-provider-aws pkg/providers/instance/instance.go (state filter: `shutting-down` still present)",
 		"kubernetes-sigs/karpenter pkg/controllers/node/termination/controller.go (awaitInstanceTermination)",
 	},
+	Verified: []Verified{
+		{UpstreamKarpenter, "pkg/providers/instance/instance.go (instanceStateFilter, Delete)",
+			"shutting-down instances are still listed, and Karpenter does not call TerminateInstances again on one; stopping and stopped instances are listed too."},
+	},
 }
 
 // instanceNotRunning finds nodes whose instance is pending, stopping, stopped, shutting down or
@@ -159,6 +175,10 @@ var specNodeTerminationStuck = &Spec{
 		"aws/karpenter-provider-aws pkg/providers/instance/instance.go (state filter)",
 		"kubernetes-sigs/karpenter pkg/controllers/nodeclaim/lifecycle/registration.go (finalizer `karpenter.sh/termination`)",
 		"kubernetes-sigs/karpenter pkg/apis/v1/taints.go (`karpenter.sh/disrupted`)",
+	},
+	Verified: []Verified{
+		{UpstreamKarpenter, "pkg/providers/instance/instance.go (instanceStateFilter)",
+			"A terminated instance is not returned by Karpenter's instance lookup, which is how it learns the instance is gone."},
 	},
 }
 
@@ -223,11 +243,16 @@ var specZoneMismatch = &Spec{
 	Why:       "topology spread, volume affinity and ENIConfig selection use the label",
 	Remedy:    "fix the label source (NodePool template labels) and replace the node",
 	Sources: []string{
-		"aws/karpenter-provider-aws pkg/cloudprovider/cloudprovider.go (providerID zone",
-		"instanceToNodeClaim)",
+		"aws/karpenter-provider-aws pkg/cloudprovider/cloudprovider.go (instanceToNodeClaim: providerID zone and zone label)",
 		"kubernetes-sigs/karpenter pkg/controllers/nodeclaim/lifecycle/registration.go (Node gets the NodeClaim's labels)",
 		"aws/amazon-vpc-cni-k8s pkg/eniconfig/eniconfig.go (GetNodeSpecificENIConfigName)",
 		"aws/karpenter-provider-aws#8491",
+	},
+	Verified: []Verified{
+		{UpstreamKarpenter, "pkg/cloudprovider/cloudprovider.go (instanceToNodeClaim)",
+			"The NodeClaim's topology.kubernetes.io/zone label and its providerID zone are both the instance's zone."},
+		{UpstreamVPCCNI, "pkg/eniconfig/eniconfig.go (GetNodeSpecificENIConfigName)",
+			"With ENI_CONFIG_LABEL_DEF=topology.kubernetes.io/zone the zone label names the node's ENIConfig, so a wrong label picks another zone's subnet."},
 	},
 }
 
@@ -283,6 +308,10 @@ var specInstanceTypeMismatch = &Spec{
 		"aws/karpenter-provider-aws pkg/cloudprovider/cloudprovider.go (instanceToNodeClaim)",
 		"kubernetes-sigs/karpenter pkg/controllers/nodeclaim/lifecycle/registration.go (label copy)",
 		"kubernetes-sigs/karpenter pkg/apis/v1/labels.go (well-known `node.kubernetes.io/instance-type`)",
+	},
+	Verified: []Verified{
+		{UpstreamKarpenter, "pkg/cloudprovider/cloudprovider.go (instanceToNodeClaim)",
+			"Every instance-type requirement with a single value, node.kubernetes.io/instance-type among them, becomes a NodeClaim label."},
 	},
 }
 

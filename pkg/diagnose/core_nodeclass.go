@@ -66,6 +66,18 @@ var specNodeClassNotReady = &Spec{
 		"aws/karpenter-provider-aws pkg/controllers/nodeclass/validation.go",
 		"kubernetes-sigs/karpenter pkg/events/reason.go (NodeClassNotReady)",
 	},
+	Verified: []Verified{
+		{UpstreamKarpenter, "pkg/apis/v1/ec2nodeclass_status.go (StatusConditions)",
+			"An EC2NodeClass is Ready only when AMIsReady, SubnetsReady, SecurityGroupsReady, InstanceProfileReady, ValidationSucceeded and PlacementGroupReady (and CapacityReservationsReady when that feature is on) are all true."},
+		{UpstreamKarpenter, "pkg/controllers/nodeclass/subnet.go (Reconcile)",
+			"A subnet selector that matches nothing sets SubnetsReady=False, reason SubnetsNotFound."},
+		{UpstreamKarpenter, "pkg/controllers/nodeclass/securitygroup.go (Reconcile)",
+			"A security group selector that matches nothing sets SecurityGroupsReady=False, reason SecurityGroupsNotFound."},
+		{UpstreamKarpenter, "pkg/controllers/nodeclass/validation.go (ConditionReason*)",
+			"ValidationSucceeded=False when the controller is not authorized for ec2:CreateFleet, ec2:CreateLaunchTemplate or ec2:RunInstances, or the tags or user data are invalid."},
+		{UpstreamKarpenter, "pkg/apis/v1/ec2nodeclass.go (PlacementGroupSelector)",
+			"The placement group is chosen by spec.placementGroupSelector."},
+	},
 }
 
 // nodeClassNotReady finds EC2NodeClasses and Auto Mode NodeClasses that NodePools use but

@@ -21,6 +21,12 @@ var specSecurityGroupDrift = &Spec{
 		"aws/karpenter-provider-aws pkg/providers/launchtemplate/launchtemplate.go (all class groups on every LT ENI)",
 		"aws/karpenter-provider-aws pkg/controllers/nodeclass/securitygroup.go",
 	},
+	Verified: []Verified{
+		{UpstreamKarpenter, "pkg/cloudprovider/drift.go (areSecurityGroupsDrifted)",
+			"The set of the instance's security group IDs must equal the set of the class's status.securityGroups, else SecurityGroupDrift; an empty status is not judged."},
+		{UpstreamKarpenter, "pkg/providers/instance/types.go (NewInstance: SecurityGroupIDs)",
+			"The instance's groups Karpenter compares are EC2's Instance.SecurityGroups, not a secondary or branch ENI's."},
+	},
 }
 
 // securityGroupDrift finds Karpenter and EKS Auto Mode nodes whose instance security groups

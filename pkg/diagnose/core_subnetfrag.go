@@ -41,6 +41,18 @@ var specSubnetPrefixFragmented = &Spec{
 		"aws/amazon-vpc-cni-k8s pkg/ipamd/ipamd.go (InsufficientCidrBlocks back-off)",
 		"awslabs/aws-support-tools#257",
 	},
+	Verified: []Verified{
+		{UpstreamEC2API, "types/enums.go (SubnetCidrReservationType); api_op_CreateSubnetCidrReservation.go (ReservationType)",
+			"A subnet CIDR reservation is prefix (AWS assigns its addresses to interfaces as prefixes) or explicit (only you assign them)."},
+		{UpstreamEC2API, "types/types.go (LaunchTemplateInstanceNetworkInterfaceSpecificationRequest.Ipv4PrefixCount)",
+			"A launch template interface may ask for Ipv4PrefixCount prefixes assigned automatically at launch."},
+		{UpstreamKarpenter, "pkg/apis/v1/ec2nodeclass.go (IPPrefixCount); pkg/providers/launchtemplate/launchtemplate.go",
+			"The EC2NodeClass's ipPrefixCount becomes the launch template's Ipv4PrefixCount (Ipv6PrefixCount on IPv6 clusters)."},
+		{UpstreamVPCCNI, "pkg/ipamd/datastore/data_store.go (GetPrefixDelegationDefaults)",
+			"ipamd's IPv4 prefixes are /28s of 16 addresses."},
+		{UpstreamVPCCNI, "pkg/ipamd/ipamd.go (INSUFFICIENT_CIDR_BLOCKS, tryAllocateENI)",
+			"When EC2 answers InsufficientCidrBlocks ipamd logs that the subnet has no room for the prefixes, suggests a CIDR reservation, and backs off 120 s."},
+	},
 }
 
 // subnetPrefixFragmented finds the subnets prefixes are carved from that have free addresses

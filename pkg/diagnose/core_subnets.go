@@ -23,6 +23,12 @@ var specSubnetNotSelected = &Spec{
 		"aws/karpenter-provider-aws pkg/controllers/nodeclass/subnet.go (status.subnets)",
 		"aws/karpenter-provider-aws pkg/apis/v1/ec2nodeclass_status.go",
 	},
+	Verified: []Verified{
+		{UpstreamKarpenter, "pkg/cloudprovider/drift.go (isSubnetDrifted)",
+			"A NodeClaim whose instance's subnet is not among the class's status.subnets is drifted with reason SubnetDrift; a class with no status.subnets is not judged."},
+		{UpstreamKarpenter, "pkg/controllers/nodeclass/subnet.go (Reconcile)",
+			"status.subnets holds the subnets the class's subnetSelectorTerms match, with their zone and zone ID."},
+	},
 }
 
 // subnetNotSelected finds Karpenter and EKS Auto Mode nodes whose instance sits in a subnet
@@ -91,6 +97,18 @@ var specSubnetIPExhaustion = &Spec{
 		"aws/amazon-vpc-cni-k8s README.md (WARM_ENI_TARGET, WARM_IP_TARGET, MINIMUM_IP_TARGET, WARM_PREFIX_TARGET, ENABLE_SUBNET_DISCOVERY)",
 		"aws/amazon-vpc-cni-k8s pkg/awsutils/awsutils.go (createENI, subnet discovery)",
 		"aws/karpenter-provider-aws#3380",
+	},
+	Verified: []Verified{
+		{UpstreamKarpenter, "pkg/providers/subnet/subnet.go (ZonalSubnetsForLaunch)",
+			"Per zone Karpenter launches into the class's status.subnets entry with the most available addresses, and deducts the addresses it predicts the launch takes."},
+		{UpstreamVPCCNI, "README.md (WARM_ENI_TARGET)",
+			"WARM_ENI_TARGET defaults to 1: ipamd keeps one spare ENI and all of its addresses."},
+		{UpstreamVPCCNI, "README.md (WARM_IP_TARGET, MINIMUM_IP_TARGET, WARM_PREFIX_TARGET)",
+			"WARM_IP_TARGET and MINIMUM_IP_TARGET (non-positive means unset) replace the ENI target; WARM_PREFIX_TARGET counts free /28s with prefix delegation."},
+		{UpstreamVPCCNI, "README.md (ENABLE_SUBNET_DISCOVERY)",
+			"Subnet discovery (default true, v1.18.0+) creates secondary ENIs in the subnet with the most free IPs among the node's own and those tagged kubernetes.io/role/cni in its VPC and zone."},
+		{UpstreamVPCCNI, "pkg/awsutils/awsutils.go (createENI, IsSubnetExcluded)",
+			"A subnet tagged kubernetes.io/role/cni=0, the node's own included, is left out of ENI creation (first in v1.22.0)."},
 	},
 }
 

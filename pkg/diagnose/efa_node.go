@@ -30,6 +30,12 @@ var specEFAUnsupportedInstanceType = &Spec{
 		"aws/karpenter-provider-aws designs/efa-for-static-capacity.md",
 		"https://docs.aws.amazon.com/eks/latest/userguide/node-efa.html",
 	},
+	Verified: []Verified{
+		{UpstreamEC2API, "types/types.go (NetworkInfo.EfaSupported, EfaInfo.MaximumEfaInterfaces)",
+			"DescribeInstanceTypes says per type whether EFA is supported and how many EFA interfaces it takes at most."},
+		{UpstreamKarpenter, "pkg/providers/instancetype/types.go (efas)",
+			"A type's vpc.amazonaws.com/efa capacity is the number of the class's efa-only interfaces when it sets networkInterfaces, else the type's MaximumEfaInterfaces."},
+	},
 }
 
 // efaUnsupportedInstanceType finds nodes that are meant to carry EFA (efa-only entries in
@@ -93,6 +99,16 @@ var specEFAInterfaceCountMismatch = &Spec{
 		"aws/karpenter-provider-aws pkg/cloudprovider/cloudprovider.go (instanceToNodeClaim: efa capacity)",
 		"aws/karpenter-provider-aws designs/efa-for-static-capacity.md",
 		"https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/create-efa.html (attach only at launch or stopped)",
+	},
+	Verified: []Verified{
+		{UpstreamKarpenter, "pkg/providers/launchtemplate/launchtemplate.go (generateNetworkInterfaces)",
+			"Karpenter launches one interface per spec.networkInterfaces entry, or one efa interface per requested EFA (one per network card), else a single interface."},
+		{UpstreamKarpenter, "pkg/providers/instance/types.go (NewInstance: EFACount)",
+			"Karpenter counts an instance's EFAs as its interfaces of type efa or efa-only."},
+		{UpstreamKarpenter, "pkg/cloudprovider/cloudprovider.go (instanceToNodeClaim)",
+			"The NodeClaim advertises vpc.amazonaws.com/efa only when the instance has EFA interfaces."},
+		{UpstreamEC2API, "types/enums.go (NetworkInterfaceType)",
+			"The EFA interface types are efa and efa-only."},
 	},
 }
 
@@ -160,6 +176,12 @@ var specEFAResourceNotAdvertised = &Spec{
 		"aws/eks-charts stable/aws-efa-k8s-device-plugin/values.yaml",
 		"aws/eks-charts stable/aws-efa-k8s-device-plugin/templates/daemonset.yaml",
 		"aws/karpenter-provider-aws designs/efa-for-static-capacity.md (non-goal 1)",
+	},
+	Verified: []Verified{
+		{UpstreamKarpenter, "pkg/apis/v1/labels.go (ResourceEFA)",
+			"The EFA extended resource is vpc.amazonaws.com/efa."},
+		{UpstreamKarpenter, "pkg/providers/instancetype/types.go (efas)",
+			"Karpenter predicts vpc.amazonaws.com/efa capacity for EFA types; the node itself advertises it only through the EFA device plugin."},
 	},
 }
 

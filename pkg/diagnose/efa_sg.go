@@ -28,6 +28,14 @@ var specEFASecurityGroupSelfRuleMissing = &Spec{
 		"https://docs.aws.amazon.com/eks/latest/userguide/sec-group-reqs.html",
 		"https://docs.aws.amazon.com/pcs/latest/userguide/working-with_networking_efa_create-sg.html",
 	},
+	Verified: []Verified{
+		{UpstreamAWSDocs, "View Amazon EKS security group requirements for clusters (Default cluster security group)",
+			"The EKS cluster security group has an outbound all-traffic rule to itself so that EFA traffic flows within the cluster, next to its inbound all-traffic rule from itself."},
+		{UpstreamAWSDocs, "AWS PCS User Guide: Create a security group to support EFA communications",
+			"A group that supports EFA admits all protocols (-1) in from itself and out to itself: authorize-security-group-ingress and -egress with --source-group the group."},
+		{UpstreamEC2API, "types/types.go (IpPermission)",
+			"IpProtocol -1 allows all protocols on all ports; a rule names another group (or itself) through UserIdGroupPairs."},
+	},
 }
 
 // efaSecurityGroupSelfRuleMissing finds EFA interfaces none of whose security groups allows

@@ -61,6 +61,12 @@ var specEFASubnetSplit = &Spec{
 		"aws/karpenter-provider-aws pkg/providers/subnet/subnet.go (ZonalSubnetsForLaunch)",
 		"aws/karpenter-provider-aws pkg/providers/launchtemplate/launchtemplate.go (generateNetworkInterfaces: all ENIs in the launch subnet)",
 	},
+	Verified: []Verified{
+		{UpstreamKarpenter, "pkg/providers/subnet/subnet.go (ZonalSubnetsForLaunch)",
+			"Karpenter picks one subnet per zone, the one with the most free addresses at that moment, so a class selecting several subnets in a zone spreads nodes across them."},
+		{UpstreamKarpenter, "pkg/providers/launchtemplate/launchtemplate.go (generateNetworkInterfaces)",
+			"An interface without its own SubnetId is created in the launch's subnet, so all of a node's EFA interfaces share it."},
+	},
 }
 
 // efaSubnetSplit finds NodePools and placement groups whose EFA nodes sit in more than one
@@ -149,6 +155,14 @@ var specEFAWithoutPlacementGroup = &Spec{
 		"https://docs.aws.amazon.com/parallelcluster/latest/ug/efa-v3.html",
 		"aws/karpenter-provider-aws designs/placement-groups-support.md (ML Training with EFA)",
 		"aws/karpenter-provider-aws pkg/apis/v1/labels.go (`karpenter.k8s.aws/capacity-reservation-type`)",
+	},
+	Verified: []Verified{
+		{UpstreamEC2API, "types/types.go (Instance.InstanceLifecycle); types/enums.go (InstanceLifecycleType)",
+			"An instance's InstanceLifecycle may be capacity-block."},
+		{UpstreamKarpenter, "pkg/apis/v1/labels.go (LabelCapacityReservationType); pkg/apis/v1/ec2nodeclass_status.go (CapacityReservationTypeCapacityBlock)",
+			"Karpenter labels nodes in a reservation karpenter.k8s.aws/capacity-reservation-type, default or capacity-block."},
+		{UpstreamKarpenter, "designs/placement-groups-support.md (ML Training with EFA)",
+			"EFA training nodes are meant to sit in a cluster placement group, which colocates them in one zone on one network segment."},
 	},
 }
 

@@ -27,6 +27,16 @@ var specPlacementGroupUnavailable = &Spec{
 		"aws/karpenter-provider-aws designs/placement-groups-support.md",
 		"aws/karpenter-provider-aws#9030",
 	},
+	Verified: []Verified{
+		{UpstreamKarpenter, "pkg/providers/placementgroup/types.go (DescribePlacementGroupsInput)",
+			"Karpenter looks the selected group up with a state=available filter, so a pending, deleting or deleted group is as good as missing."},
+		{UpstreamKarpenter, "pkg/controllers/nodeclass/placementgroup.go (Reconcile)",
+			"A selector whose group is not found sets PlacementGroupReady=False, reason PlacementGroupNotFound; a failed lookup gives PlacementGroupResolutionFailed."},
+		{UpstreamKarpenter, "pkg/apis/v1/ec2nodeclass_status.go (StatusConditions)",
+			"PlacementGroupReady is one of the conditions the class's Ready needs."},
+		{UpstreamEC2API, "types/enums.go (PlacementGroupState)",
+			"A placement group's state is pending, available, deleting or deleted."},
+	},
 }
 
 // placementGroupUnavailable finds EC2NodeClasses and Auto Mode NodeClasses whose
@@ -140,6 +150,12 @@ var specPlacementGroupSpreadLimit = &Spec{
 		"aws/karpenter-provider-aws pkg/errors/errors.go (IsSpreadPlacementGroupLimitError)",
 		"https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/placement-strategies.html",
 		"aws/karpenter-provider-aws designs/placement-groups-support.md",
+	},
+	Verified: []Verified{
+		{UpstreamKarpenter, "pkg/errors/errors.go (IsSpreadPlacementGroupLimitError)",
+			"EC2 answers a launch past a spread group's limit with InsufficientInstanceCapacity, \"You've reached the limit of instances in this spread placement group. A spread placement group can have up to seven instances per Availability Zone.\""},
+		{UpstreamEC2API, "types/enums.go (SpreadLevel)",
+			"A spread group spreads by rack or by host."},
 	},
 }
 

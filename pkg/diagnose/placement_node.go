@@ -34,6 +34,14 @@ var specPlacementGroupMismatch = &Spec{
 		"https://karpenter.sh/docs/concepts/disruption/ (drift waits for the NodePool's disruption budgets)",
 		"https://karpenter.sh/docs/reference/annotations/ (karpenter.sh/do-not-disrupt blocks drift)",
 	},
+	Verified: []Verified{
+		{UpstreamKarpenter, "pkg/cloudprovider/drift.go (isPlacementGroupDrifted)",
+			"A NodeClaim whose karpenter.k8s.aws/placement-group-id label differs from the ID of the class's selected group is drifted with reason PlacementGroupDrift."},
+		{UpstreamKarpenter, "pkg/cloudprovider/cloudprovider.go (instanceToNodeClaim)",
+			"Karpenter labels a NodeClaim karpenter.k8s.aws/placement-group-id with the selected group's ID when it launches it."},
+		{UpstreamKarpenter, "pkg/apis/v1/labels.go (LabelPlacementGroupID)",
+			"The label key is karpenter.k8s.aws/placement-group-id."},
+	},
 }
 
 // placementGroupMismatch finds instances in another placement group than their EC2NodeClass
@@ -125,6 +133,10 @@ var specPlacementGroupMissing = &Spec{
 		"https://karpenter.sh/docs/concepts/disruption/ (drift waits for the NodePool's disruption budgets)",
 		"https://karpenter.sh/docs/reference/annotations/ (karpenter.sh/do-not-disrupt blocks drift)",
 	},
+	Verified: []Verified{
+		{UpstreamKarpenter, "pkg/cloudprovider/drift.go (isPlacementGroupDrifted)",
+			"A NodeClaim without the placement-group-id label while its class selects a group is drifted with reason PlacementGroupDrift."},
+	},
 }
 
 // placementGroupMissing finds instances in no placement group although their EC2NodeClass
@@ -182,6 +194,12 @@ var specPlacementGroupPartitionMismatch = &Spec{
 		"aws/karpenter-provider-aws pkg/cloudprovider/registrationhooks/placementgrouphook.go",
 		"kubernetes-sigs/karpenter pkg/controllers/nodeclaim/lifecycle/registration.go (RegistrationHookPending)",
 		"aws/karpenter-provider-aws designs/placement-groups-support.md",
+	},
+	Verified: []Verified{
+		{UpstreamKarpenter, "pkg/cloudprovider/registrationhooks/placementgrouphook.go (Registered)",
+			"For a partition group Karpenter holds registration until it has set karpenter.k8s.aws/placement-group-partition to the instance's partition number read from EC2."},
+		{UpstreamKarpenter, "pkg/cloudprovider/cloudprovider.go (instanceToNodeClaim)",
+			"A partition group's NodeClaim starts with the partition label empty (or the partition the scheduler targeted) for the hook to fill."},
 	},
 }
 

@@ -32,6 +32,10 @@ var specPlacementGroupClusterMultiAZ = &Spec{
 		"aws/karpenter-provider-aws designs/placement-groups-support.md (cluster strategy pins the AZ)",
 		"https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/placement-strategies.html",
 	},
+	Verified: []Verified{
+		{UpstreamKarpenter, "designs/placement-groups-support.md (Cluster)",
+			"A cluster placement group cannot span Availability Zones; once it holds instances EC2 keeps new launches in its zone and answers capacity errors for the others."},
+	},
 }
 
 // placementGroupClusterMultiAZ finds cluster placement groups whose instances sit in more

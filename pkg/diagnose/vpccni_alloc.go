@@ -59,6 +59,16 @@ var specPodIPAllocationFailures = &Spec{
 		"aws/amazon-vpc-cni-k8s#3494",
 		"aws/amazon-vpc-cni-k8s#330",
 	},
+	Verified: []Verified{
+		{UpstreamVPCCNI, "cmd/routed-eni-cni-plugin/cni.go (add)",
+			"When ipamd answers AddNetwork with Success false, the CNI plugin fails the sandbox with \"add cmd: failed to assign an IP address to container\"."},
+		{UpstreamVPCCNI, "pkg/ipamd/rpc_handler.go (AddNetwork)",
+			"ipamd replies Success false with no error when it could not assign an address, so the plugin's text is the one kubelet's event carries."},
+		{UpstreamVPCCNI, "pkg/ipamd/datastore/data_store.go (ErrNoAvailableIPInDataStore)",
+			"An empty pool is \"AssignPodIPAddress: no available IP/Prefix addresses\", written to ipamd's log."},
+		{UpstreamVPCCNI, "pkg/ipamd/ipamd.go (INSUFFICIENT_CIDR_BLOCKS, insufficientCidrErrorCooldown)",
+			"EC2's InsufficientCidrBlocks (no contiguous /28 left in the subnet) makes ipamd back off 120 s before asking again."},
+	},
 }
 
 // podIPAllocationFailures finds nodes where kubelet could not start pods in the last hour

@@ -52,6 +52,18 @@ var specENIConfigMissing = &Spec{
 		"aws/amazon-vpc-cni-k8s README.md (ENI_CONFIG_LABEL_DEF, ENI_CONFIG_ANNOTATION_DEF)",
 		"aws/amazon-vpc-cni-k8s#884",
 	},
+	Verified: []Verified{
+		{UpstreamVPCCNI, "pkg/eniconfig/eniconfig.go (GetNodeSpecificENIConfigName)",
+			"The node's ENIConfig name is its label vpc.amazonaws.com/externalEniConfig, else the annotation ENI_CONFIG_ANNOTATION_DEF names, else the label ENI_CONFIG_LABEL_DEF names, else \"default\"."},
+		{UpstreamVPCCNI, "pkg/eniconfig/eniconfig.go (getEniConfigAnnotationDef, getEniConfigLabelDef)",
+			"ENI_CONFIG_ANNOTATION_DEF and ENI_CONFIG_LABEL_DEF unset or empty mean k8s.amazonaws.com/eniConfig."},
+		{UpstreamVPCCNI, "pkg/eniconfig/eniconfig.go (MyENIConfig, ErrNoENIConfig)",
+			"An ENIConfig of that name that does not exist gives ErrNoENIConfig."},
+		{UpstreamVPCCNI, "pkg/ipamd/ipamd.go (tryAllocateENI)",
+			"With custom networking ipamd reads the node's ENIConfig before creating an ENI and creates none when it cannot."},
+		{UpstreamVPCCNI, "README.md (ENI_CONFIG_LABEL_DEF)",
+			"Setting ENI_CONFIG_LABEL_DEF=topology.kubernetes.io/zone with one ENIConfig per zone, named after it, selects by zone."},
+	},
 }
 
 // eniConfigMissing finds nodes whose ENIConfig does not exist under custom networking. ipamd
@@ -111,6 +123,14 @@ var specENIConfigZoneMismatch = &Spec{
 		"aws/amazon-vpc-cni-k8s README.md (AWS_VPC_K8S_CNI_CUSTOM_NETWORK_CFG: subnet in the node's AZ)",
 		"aws/amazon-vpc-cni-k8s pkg/awsutils/awsutils.go (createENIUsingCustomCfg)",
 		"aws/amazon-vpc-cni-k8s pkg/eniconfig/eniconfig.go (GetNodeSpecificENIConfigName)",
+	},
+	Verified: []Verified{
+		{UpstreamVPCCNI, "README.md (AWS_VPC_K8S_CNI_CUSTOM_NETWORK_CFG)",
+			"The subnet in the node's ENIConfig must be in the node's Availability Zone."},
+		{UpstreamVPCCNI, "pkg/awsutils/awsutils.go (createENIUsingCustomCfg)",
+			"With custom networking the new ENI's SubnetId is the ENIConfig's spec.subnet."},
+		{UpstreamVPCCNI, "pkg/eniconfig/eniconfig.go (GetNodeSpecificENIConfigName)",
+			"Which ENIConfig a node uses: externalEniConfig label, annotation, label, else \"default\"."},
 	},
 }
 
@@ -172,6 +192,12 @@ var specENIConfigSubnetMismatch = &Spec{
 		"aws/amazon-vpc-cni-k8s pkg/awsutils/awsutils.go (createENIUsingCustomCfg)",
 		"aws/amazon-vpc-cni-k8s README.md (AWS_VPC_K8S_CNI_CUSTOM_NETWORK_CFG)",
 	},
+	Verified: []Verified{
+		{UpstreamVPCCNI, "pkg/awsutils/awsutils.go (createENIUsingCustomCfg)",
+			"With custom networking ipamd creates each secondary ENI in the ENIConfig's spec.subnet, with its spec.securityGroups (the primary ENI's groups when the list is empty)."},
+		{UpstreamVPCCNI, "pkg/ipamd/datastore/data_store.go (GetAllocatableENIs)",
+			"With custom networking the primary ENI is skipped for pod IPs, so pods' IPs come from the secondary ENIs only."},
+	},
 }
 
 // eniConfigSubnetMismatch finds nodes with secondary ENIs outside their ENIConfig's subnet.
@@ -225,6 +251,12 @@ var specENIConfigReferenceMissing = &Spec{
 	Sources: []string{
 		"aws/amazon-vpc-cni-k8s pkg/awsutils/awsutils.go (createENIUsingCustomCfg)",
 		"aws/amazon-vpc-cni-k8s charts/aws-vpc-cni/crds/customresourcedefinition.yaml (spec.subnet, spec.securityGroups)",
+	},
+	Verified: []Verified{
+		{UpstreamVPCCNI, "pkg/awsutils/awsutils.go (createENIUsingCustomCfg)",
+			"The ENIConfig's spec.subnet and spec.securityGroups go straight into CreateNetworkInterface, so a subnet or group that does not exist fails the ENI."},
+		{UpstreamVPCCNI, "pkg/apis/crd/v1alpha1/eniconfig_types.go (ENIConfigSpec)",
+			"An ENIConfig's spec has subnet and securityGroups."},
 	},
 }
 

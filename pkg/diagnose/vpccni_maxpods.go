@@ -30,6 +30,14 @@ var specMaxPodsBelowIPCapacity = &Spec{
 		"aws/karpenter-provider-aws pkg/providers/amifamily/resolver.go (maxPods always written)",
 		"awslabs/amazon-eks-ami templates/al2/runtime/max-pods-calculator.sh (at b2289030^: x16 with prefixes, cap 110/250)",
 	},
+	Verified: []Verified{
+		{UpstreamKarpenter, "pkg/providers/instancetype/types.go (ENILimitedPods, pods)",
+			"Karpenter's pods capacity is the class's kubelet maxPods when set, else ENILimitedPods: the default card's ENIs - reservedENIs - efa-only ENIs on card 0, x (IPv4 per ENI - 1) + 2, with no term for prefix delegation."},
+		{UpstreamKarpenter, "pkg/providers/amifamily/resolver.go (resolveLaunchTemplates)",
+			"When the class sets no kubelet maxPods, Karpenter writes the instance type's pods capacity as maxPods into every launch template."},
+		{UpstreamVPCCNI, "pkg/ipamd/datastore/data_store.go (GetPrefixDelegationDefaults)",
+			"With prefix delegation a slot holds a /28 prefix, 16 IPv4 addresses."},
+	},
 }
 
 // maxPodsBelowIPCapacity finds Nitro nodes that run with prefix delegation on but advertise the

@@ -42,6 +42,18 @@ var specTrunkENIMissing = &Spec{
 		"aws/amazon-vpc-resource-controller-k8s pkg/aws/vpc/limits.go (IsTrunkingCompatible, BranchInterface)",
 		"aws/amazon-vpc-resource-controller-k8s config/crd/bases/vpcresources.k8s.aws_cninodes.yaml",
 	},
+	Verified: []Verified{
+		{UpstreamResourceCtrl, "pkg/config/type.go (HasTrunkAttachedLabel, ResourceNamePodENI)",
+			"The controller labels a node vpc.amazonaws.com/has-trunk-attached=true once its trunk ENI is attached, and advertises branch ENIs as vpc.amazonaws.com/pod-eni."},
+		{UpstreamResourceCtrl, "apis/vpcresources/v1alpha1/cninode_types.go (SecurityGroupsForPods)",
+			"The CNINode feature ipamd adds to ask for a trunk is named SecurityGroupsForPods."},
+		{UpstreamResourceCtrl, "pkg/aws/vpc/limits.go (Limits: IsTrunkingCompatible, BranchInterface)",
+			"Whether a type supports trunking, and how many branch ENIs it takes, is per type in the controller's limits table."},
+		{UpstreamVPCCNI, "pkg/ipamd/ipamd.go (tryEnableSecurityGroupsForPods)",
+			"With ENABLE_POD_ENI ipamd adds SecurityGroupsForPods to the node's CNINode, unless no ENI slot is left for the trunk on the default card."},
+		{UpstreamKarpenter, "pkg/providers/instancetype/types.go (awsPodENI)",
+			"Karpenter gives a type vpc.amazonaws.com/pod-eni = BranchInterface when its limits say IsTrunkingCompatible, else 0."},
+	},
 }
 
 // trunkENIMissing finds nodes that should have a trunk ENI for security groups for pods but

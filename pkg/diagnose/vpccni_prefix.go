@@ -40,6 +40,16 @@ var specPrefixDelegationInactive = &Spec{
 		"aws/amazon-vpc-cni-k8s#2749",
 		"aws/amazon-vpc-cni-k8s#3105",
 	},
+	Verified: []Verified{
+		{UpstreamVPCCNI, "README.md (ENABLE_PREFIX_DELEGATION)",
+			"ENABLE_PREFIX_DELEGATION (default false) assigns /28 prefixes instead of secondary IPs on Nitro instances; switching it while ENIs are attached is supported, new pods get IPs by the current mode."},
+		{UpstreamVPCCNI, "pkg/ipamd/ipamd.go (ValidateIPAMConfig)",
+			"On a non-Nitro instance ipamd turns prefix delegation off and falls back to secondary IPs (IPv4)."},
+		{UpstreamVPCCNI, "pkg/ipamd/ipamd.go (isDatastorePoolTooLow)",
+			"ipamd asks for more prefixes only when the pool is below its warm target, so a node with free secondary IPs adds no prefix."},
+		{UpstreamVPCCNI, "pkg/ipamd/ipamd.go (containsInsufficientCIDRsOrSubnetIPs, insufficientCidrErrorCooldown)",
+			"InsufficientCidrBlocks or InsufficientFreeAddressesInSubnet make ipamd wait 120 s before asking again."},
+	},
 }
 
 // prefixDelegationInactive finds Nitro nodes that run with prefix delegation on but whose ENIs
@@ -106,6 +116,14 @@ var specIPv6PrefixMissing = &Spec{
 	Sources: []string{
 		"aws/amazon-vpc-cni-k8s README.md (IPv6, ENABLE_IPv6)",
 		"https://docs.aws.amazon.com/eks/latest/userguide/cni-ipv6.html",
+	},
+	Verified: []Verified{
+		{UpstreamVPCCNI, "README.md (ENABLE_IPv6)",
+			"IPv6 mode works only with ENABLE_PREFIX_DELEGATION=true, on Nitro instances; dual stack is not supported."},
+		{UpstreamVPCCNI, "pkg/ipamd/ipamd.go (assignIPv6Prefix)",
+			"In IPv6 mode ipamd attaches one /80 prefix to the primary ENI and gives every pod an address from it."},
+		{UpstreamVPCCNI, "pkg/awsutils/awsutils.go (AllocIPv6Prefixes)",
+			"The /80 comes from ec2:AssignIpv6Addresses with Ipv6PrefixCount 1."},
 	},
 }
 

@@ -75,6 +75,16 @@ var specVPCCNIVersionTooOld = &Spec{
 		"aws/amazon-vpc-cni-k8s README.md (CNI configuration variables, \"since\" versions)",
 		"aws/amazon-vpc-cni-k8s charts/aws-vpc-cni/values.yaml",
 	},
+	Verified: []Verified{
+		{UpstreamVPCCNI, "README.md (ENABLE_POD_ENI)",
+			"ENABLE_POD_ENI is marked v1.7.0+."},
+		{UpstreamVPCCNI, "README.md (ENABLE_PREFIX_DELEGATION)",
+			"ENABLE_PREFIX_DELEGATION is marked v1.9.0+."},
+		{UpstreamVPCCNI, "README.md (ENABLE_SUBNET_DISCOVERY)",
+			"ENABLE_SUBNET_DISCOVERY is marked v1.18.0+."},
+		{UpstreamVPCCNI, "README.md (ENABLE_MULTI_NIC)",
+			"ENABLE_MULTI_NIC is marked v1.20.0+."},
+	},
 }
 
 // vpcCNIVersionTooOld finds an aws-node whose env turns on a feature its VPC CNI release does

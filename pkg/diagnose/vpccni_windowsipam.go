@@ -18,8 +18,18 @@ var specWindowsIpamNotEnabled = &Spec{
 		"cluster role",
 	Sources: []string{
 		"aws/karpenter-provider-aws pkg/providers/amifamily/windows.go",
-		"aws/karpenter-provider-aws pkg/providers/instancetype/zz_generated.vpclimits.go (`vpc.amazonaws.com/PrivateIPv4Address` = IPv4PerInterface - 1)",
+		"aws/karpenter-provider-aws pkg/providers/instancetype/types.go (privateIPv4Address: `vpc.amazonaws.com/PrivateIPv4Address` = IPv4PerInterface - 1 of zz_generated.vpclimits.go)",
 		"aws/amazon-vpc-resource-controller-k8s pkg/aws/vpc/limits.go",
+	},
+	Verified: []Verified{
+		{UpstreamResourceCtrl, "pkg/condition/conditions.go (IsWindowsIPAMEnabled)",
+			"Windows IPAM is on only when the kube-system/amazon-vpc-cni ConfigMap's enable-windows-ipam parses as true."},
+		{UpstreamResourceCtrl, "pkg/config/type.go (ResourceNameIPAddress, EnableWindowsIPAMKey)",
+			"The resource Windows pods get IPs through is vpc.amazonaws.com/PrivateIPv4Address; the ConfigMap key is enable-windows-ipam."},
+		{UpstreamResourceCtrl, "pkg/provider/ip/provider.go (getCapacity)",
+			"A Windows node's capacity is the primary ENI's IPv4PerInterface - 1."},
+		{UpstreamKarpenter, "pkg/providers/instancetype/types.go (privateIPv4Address)",
+			"Karpenter advertises vpc.amazonaws.com/PrivateIPv4Address = IPv4PerInterface - 1 on Windows instance types."},
 	},
 }
 
