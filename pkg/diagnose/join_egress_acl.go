@@ -55,7 +55,7 @@ var networkACLBlocksNodeTraffic = Check{
 		groups := map[string]*group{}
 		var order []string
 		for _, s := range pathSubjects(x) {
-			w := wayOut(x, s.subnet, s.pub)
+			w := wayOut(x, s.subnet, s.pub, s.windows)
 			id, verdict, reason := naclVerdict(x, s.subnet, s.windows, &w)
 			if verdict != NACLBlocks {
 				continue

@@ -71,7 +71,7 @@ var subnetNoEgressRoute = Check{
 		groups := map[string]*group{}
 		var order []string
 		for _, s := range pathSubjects(x) {
-			w := wayOut(x, s.subnet, s.pub)
+			w := wayOut(x, s.subnet, s.pub, s.windows)
 			if w.Verdict != WayOutNone && w.Verdict != WayOutAssumed {
 				continue
 			}
@@ -120,7 +120,7 @@ func egressRemedy(x *Index, subnet *snapshot.Subnet, w WayOut) string {
 	nat := "NAT_GATEWAY_ID"
 	for i := range x.Snapshot.NATGateways {
 		g := &x.Snapshot.NATGateways[i]
-		if g.VpcID == subnet.VpcID && natAvailablePublic(g) && followNAT(x, g).usable {
+		if g.VpcID == subnet.VpcID && natAvailablePublic(g) && followNAT(x, g, w.client(x)).usable {
 			nat = g.ID
 			break
 		}

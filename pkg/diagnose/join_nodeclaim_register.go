@@ -149,7 +149,7 @@ func notRegisteredCause(x *Index, c *ClaimInfo) string {
 		return ""
 	}
 	var causes []string
-	w := wayOut(x, c.Subnet, instancePublicIP(c.Instance))
+	w := wayOut(x, c.Subnet, instancePublicIP(c.Instance), c.windows())
 	switch cause := natCause(x, w); {
 	case w.Verdict != WayOutNone:
 	case cause != "":
