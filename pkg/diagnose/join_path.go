@@ -101,7 +101,7 @@ func newNetIndex(s *snapshot.Snapshot) *netIndex {
 	ni := &netIndex{
 		tableOfSubnet: map[string]*snapshot.RouteTable{}, mainTable: map[string]*snapshot.RouteTable{},
 		tableByID: map[string]*snapshot.RouteTable{},
-		nat: map[string]*snapshot.NATGateway{}, endpoints: map[string][]*snapshot.VPCEndpoint{},
+		nat:       map[string]*snapshot.NATGateway{}, endpoints: map[string][]*snapshot.VPCEndpoint{},
 		aclOfSubnet: map[string]*snapshot.NetworkACL{}, defaultACL: map[string]*snapshot.NetworkACL{},
 	}
 	for i := range s.RouteTables {
