@@ -150,6 +150,39 @@ func TestNodeClaimNotRegistered(t *testing.T) {
 				"Karpenter deletes it and tries again in about 8m (15-minute registration TTL)",
 			Remedy: remedy,
 		}}},
+		{name: "a regional NAT gateway without an internet gateway route: the finding names it, with no subnet",
+			edit: edits(launched(7*time.Minute), regionalNATRoute("")), want: []Finding{{
+				ID: "nodeclaim-not-registered", Severity: Critical, Resource: "nodeclaim/" + claimB,
+				Message: "NodeClaim default-xk2p9 (NodePool default, EC2NodeClass default) launched 7m ago and no Node " +
+					"registered (Registered=Unknown, NodeNotFound: \"Node not registered with cluster\"); instance " +
+					"i-0fedcba9876543210 is running in subnet-0aaa (10.0.1.0/24) at 10.0.1.50; its subnet routes to " +
+					"nat-0regional, a regional NAT gateway whose route table rtb-0natregional has no internet gateway " +
+					"route, and no VPC endpoints stand in for it (missing: ec2, ecr.api, ecr.dkr, s3, sts); Karpenter " +
+					"deletes it and tries again in about 8m (15-minute registration TTL)",
+				Remedy: remedy,
+			}}},
+		{name: "a private NAT gateway whose subnet routes to the internet gateway: the finding says it drops it",
+			edit: edits(launched(7*time.Minute), withPrivateNAT(igwA)), want: []Finding{{
+				ID: "nodeclaim-not-registered", Severity: Critical, Resource: "nodeclaim/" + claimB,
+				Message: "NodeClaim default-xk2p9 (NodePool default, EC2NodeClass default) launched 7m ago and no Node " +
+					"registered (Registered=Unknown, NodeNotFound: \"Node not registered with cluster\"); instance " +
+					"i-0fedcba9876543210 is running in subnet-0aaa (10.0.1.0/24) at 10.0.1.50; its subnet routes to " +
+					"nat-0aaa, a private NAT gateway in subnet-0public whose route table rtb-0public sends 0.0.0.0/0 to " +
+					"igw-0a, which drops its traffic (a private NAT gateway reaches other networks through a transit or " +
+					"virtual private gateway, never the internet), and no VPC endpoints stand in for it (missing: ec2, " +
+					"ecr.api, ecr.dkr, s3, sts); Karpenter deletes it and tries again in about 8m (15-minute " +
+					"registration TTL)",
+				Remedy: remedy,
+			}}},
+		{name: "a regional NAT gateway: no cause named", edit: edits(launched(7*time.Minute), withRegionalNAT),
+			want: []Finding{{
+				ID: "nodeclaim-not-registered", Severity: Critical, Resource: "nodeclaim/" + claimB,
+				Message: "NodeClaim default-xk2p9 (NodePool default, EC2NodeClass default) launched 7m ago and no Node " +
+					"registered (Registered=Unknown, NodeNotFound: \"Node not registered with cluster\"); instance " +
+					"i-0fedcba9876543210 is running in subnet-0aaa (10.0.1.0/24) at 10.0.1.50; Karpenter deletes it " +
+					"and tries again in about 8m (15-minute registration TTL)",
+				Remedy: remedy,
+			}}},
 		{name: "a NAT gateway in a public subnet: no cause named", edit: edits(launched(7*time.Minute), withNATPath),
 			want: []Finding{{
 				ID: "nodeclaim-not-registered", Severity: Critical, Resource: "nodeclaim/" + claimB,

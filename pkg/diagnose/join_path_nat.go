@@ -239,7 +239,7 @@ func natRouteFix(x *Index, g *snapshot.NATGateway, vpc string, t *snapshot.Route
 	if def != nil {
 		verb = "replace-route"
 	}
-	where := "route table " + t.ID + " of regional NAT gateway " + g.ID
+	where := "regional NAT gateway " + g.ID + "'s route table " + t.ID
 	if !natRegional(g) {
 		where = g.SubnetID + ", where NAT gateway " + g.ID + " sits,"
 	}

@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"net/netip"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -365,4 +366,24 @@ func TestDescribeWayOut(t *testing.T) {
 			t.Errorf("way out (-want +got):\n%s", diff)
 		}
 	})
+}
+
+// TestFollowNATWindowsReplies checks that a NAT gateway's subnet's network ACL is judged on
+// the ephemeral ports of the nodes it forwards for: Windows' 49152-65535, not Linux's.
+func TestFollowNATWindowsReplies(t *testing.T) {
+	linuxOnly := snapshot.ACLEntry{RuleNumber: 110, Egress: true, Protocol: "6", Action: snapshot.ACLAllow,
+		CIDR: "10.0.0.0/16", FromPort: 32768, ToPort: 60999}
+	s := edited(healthy(), edits(withNATPath, natSubnetOwnACL(append(slices.Clone(natSubnetHardened[:3]), linuxOnly)...)))
+	x := NewIndex(s)
+	g := x.net.nat[natA]
+	if on := followNAT(x, g, natClient{subnet: x.Subnets[subnetA]}); !on.usable {
+		t.Errorf("Linux nodes: NAT gateway unusable (%s), want usable", on.note)
+	}
+	on := followNAT(x, g, natClient{subnet: x.Subnets[subnetA], windows: true})
+	want := "public NAT gateway in subnet-0public (203.0.113.20), whose subnet's network ACL acl-0natsubnet drops the " +
+		"traffic it forwards: outbound TCP replies to the nodes' subnet subnet-0aaa (10.0.1.0/24) on the Windows " +
+		"ephemeral ports 49152-65535 denied on 61000-65535 by rule 32767"
+	if on.usable || on.note != want {
+		t.Errorf("Windows nodes: usable %v, note\n %q\nwant unusable,\n %q", on.usable, on.note, want)
+	}
 }
