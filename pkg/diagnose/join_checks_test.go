@@ -270,8 +270,8 @@ func TestInstanceOrphaned(t *testing.T) {
 			Message: "instance i-0aaaabbbbccccdddd (m5.large, running, launched 3h0m ago at 2026-08-21T09:00:00Z, NodePool " +
 				"default) was launched by Karpenter for cluster demo but no NodeClaim or Node names it; it holds 18 " +
 				"addresses in subnet-0aaa (10.0.1.200, 10.0.1.77; 1 prefix 10.0.1.96/28), 1 address in subnet-0bbb " +
-				"(10.0.2.9); Karpenter's garbage collection terminates such instances within a minute once they are 30 seconds old, so " +
-				"Karpenter is not running or cannot reach EC2",
+				"(10.0.2.9); Karpenter's garbage collection terminates such instances once they are 30 seconds old, at most 2 " +
+				"minutes later, so Karpenter is not running or cannot reach EC2",
 			Remedy: "if no NodeClaim should own it, terminate it: aws ec2 terminate-instances --instance-ids " +
 				"i-0aaaabbbbccccdddd; then check that Karpenter runs with the cluster name demo",
 		}}},
@@ -289,6 +289,7 @@ func TestInstanceOrphaned(t *testing.T) {
 				"i-0aaaabbbbccccdddd; then check that Karpenter runs with the cluster name demo",
 		}}},
 		{name: "launched a minute ago, its NodeClaim may not name it yet", edit: leaked(time.Minute, nil)},
+		{name: "launched 2.5 minutes ago, garbage collection's next pass may still take it", edit: leaked(150*time.Second, nil)},
 		{name: "another cluster's instance in the VPC", edit: leaked(time.Hour, map[string]string{
 			"kubernetes.io/cluster/demo": "", "kubernetes.io/cluster/other": "owned", "eks:eks-cluster-name": "other"})},
 		{name: "terminated", edit: edits(leaked(time.Hour, nil), func(s *snapshot.Snapshot) { s.Instances[1].State = "terminated" })},
