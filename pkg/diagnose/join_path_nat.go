@@ -98,6 +98,16 @@ func followNAT(x *Index, g *snapshot.NATGateway, c natClient) natOnward {
 			return on
 		}
 	}
+	onto := "an internet gateway"
+	if natPrivate(g) {
+		onto = "a transit or virtual private gateway"
+	}
+	if !regional && g.SubnetID == "" {
+		// A snapshot written before karpnet kept a NAT gateway's availability mode holds a
+		// regional gateway as one without a subnet: its route table is not known.
+		return natOnward{usable: true, note: where + ", available, in no subnet (a regional NAT gateway read without " +
+			"its route table; assumed to route to " + onto + ")"}
+	}
 	var t *snapshot.RouteTable
 	var main bool
 	if regional {
@@ -113,10 +123,6 @@ func followNAT(x *Index, g *snapshot.NATGateway, c natClient) natOnward {
 				what = "its route table " + g.RouteTableID + " was not read"
 			}
 		}
-		onto := "an internet gateway"
-		if natPrivate(g) {
-			onto = "a transit or virtual private gateway"
-		}
 		return natOnward{usable: true, note: where + ", available; " + what + " (assumed to route to " + onto + ")"}
 	}
 	table := "route table " + t.ID
@@ -125,11 +131,8 @@ func followNAT(x *Index, g *snapshot.NATGateway, c natClient) natOnward {
 	}
 	// subject starts a cause after "its subnet routes to nat-x, ": where the gateway sits.
 	subject := "which sits in " + g.SubnetID + " "
-	if regional || g.SubnetID == "" {
+	if regional {
 		subject = "a regional NAT gateway "
-		if !regional {
-			subject = "a NAT gateway "
-		}
 	}
 	var def *snapshot.Route
 	for i := range t.Routes {
@@ -144,7 +147,7 @@ func followNAT(x *Index, g *snapshot.NATGateway, c natClient) natOnward {
 	}
 	none := natOnward{note: where + ", whose " + table + " has no " + noun,
 		cause: subject + "whose " + table + " has no " + noun, fix: natRouteFix(x, g, vpc, t, main, def)}
-	if !regional && g.SubnetID != "" {
+	if !regional {
 		none.cause = subject + "without " + want + " (" + table + ")"
 	}
 	if def == nil {
@@ -176,7 +179,7 @@ func followNAT(x *Index, g *snapshot.NATGateway, c natClient) natOnward {
 			"karpnet cannot follow it and assumes it leads %s", where, table, def.Target, assumedTarget(prefix),
 			natAssumedWhere(g))}
 	}
-	if regional || g.SubnetID == "" {
+	if regional {
 		return onward
 	}
 	return natSubnetACL(x, g, vpc, c, onward, prefix == "igw")

@@ -146,6 +146,13 @@ func TestWayOut(t *testing.T) {
 			func(s *snapshot.Snapshot) { s.RouteTables = s.RouteTables[:1] }), verdict: WayOutRoute, defaultRoutes: 1,
 			reason: "route 0.0.0.0/0 -> nat-0regional (regional public NAT gateway (203.0.113.30), available; its route " +
 				"table rtb-0natregional was not read (assumed to route to an internet gateway))"},
+		{name: "a NAT gateway without a subnet in a snapshot that did not keep its mode is kept, no empty subnet",
+			edit: edits(withRegionalNAT, func(s *snapshot.Snapshot) {
+				g := &s.NATGateways[0]
+				g.AvailabilityMode, g.RouteTableID, g.AutoProvisionZones, g.Zones, g.ZoneIDs = "", "", "", nil, nil
+			}), verdict: WayOutRoute, defaultRoutes: 1,
+			reason: "route 0.0.0.0/0 -> nat-0regional (public NAT gateway (203.0.113.30), available, in no subnet (a " +
+				"regional NAT gateway read without its route table; assumed to route to an internet gateway))"},
 		{name: "a regional NAT gateway with zones by hand serves the zones it has an address in",
 			edit: regionalNATZones("us-west-2a", "us-west-2c"), verdict: WayOutRoute, defaultRoutes: 1,
 			reason: "route 0.0.0.0/0 -> nat-0regional (regional public NAT gateway (203.0.113.30), available, whose " +
