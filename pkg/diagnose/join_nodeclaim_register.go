@@ -18,8 +18,10 @@ var specNodeClaimNotRegistered = &Spec{
 	FiresWhen: "a NodeClaim with no Node has `Launched=True` for at least 5 minutes (its Launched transition, else " +
 		"its creation) and `Registered` is not True; info when its instance is already `shutting-down` or " +
 		"`terminated`. The message names the cause it can see: the subnet's way out (no route or endpoints; a NAT " +
-		"gateway it routes to that sits in a subnet without an internet gateway route, or whose network ACL drops " +
-		"the traffic), the subnet's network ACL, the security groups' egress",
+		"gateway it routes to whose route table, its subnet's or a regional gateway's own, has no internet gateway " +
+		"route; a private NAT gateway routed to an internet gateway, which drops its traffic; a regional one without " +
+		"an address in the subnet's zone; a NAT subnet's network ACL that drops either side), the subnet's network " +
+		"ACL, the security groups' egress",
 	NotOn: "claims launched under 5 minutes ago (a node registers 1-3 minutes after launch); claims being deleted; " +
 		"registered claims; NodeClaims or Nodes not readable",
 	Why: "the instance runs and bills but never joins, most often because the node subnet has no way out to the EKS " +
