@@ -39,7 +39,7 @@ var specNetworkACLBlocksNodeTraffic = &Spec{
 	},
 	Verified: []Verified{
 		{UpstreamAWSDocs, "https://docs.aws.amazon.com/vpc/latest/userguide/nacl-ephemeral-ports.html",
-			"an instance that initiates a request needs an inbound rule for its own ephemeral ports: Linux kernels 32768-61000 (the kernel's default ip_local_port_range is 32768-60999), Windows Server 2008 and later 49152-65535; 1024-65535 covers every client"},
+			"an instance that initiates a request needs an inbound rule for its own ephemeral ports: Linux kernels 32768-61000, Windows Server 2008 and later 49152-65535; 1024-65535 covers every client"},
 		{UpstreamAWSDocs, "https://docs.aws.amazon.com/vpc/latest/userguide/nacl-basics.html",
 			"network ACLs are stateless (replies need their own rule), evaluated lowest rule number first as traffic enters and leaves the subnet, not as it is routed within it; a subnet without an association has the default ACL"},
 		{UpstreamAWSDocs, "https://docs.aws.amazon.com/eks/latest/userguide/sec-group-reqs.html (Restricting cluster traffic)",
