@@ -203,25 +203,22 @@ func natAssumedWhere(g *snapshot.NATGateway) string {
 }
 
 // natZoneServed reports whether a regional NAT gateway serves the node subnet's zone: always
-// when EC2 provisions its zones, or when the subnet, its zone or the gateway's zones are not
-// known; else only when the gateway has an address in that zone. When it does not, the
-// natOnward says so.
+// when EC2 provisions its zones, or when the subnet's zone cannot be compared with the gateway's
+// (either not known, by name or by ID); else only when the gateway has an address in that zone.
+// When it does not, the natOnward says so.
 func natZoneServed(g *snapshot.NATGateway, c natClient) (natOnward, bool) {
-	if !strings.EqualFold(g.AutoProvisionZones, snapshot.NATAutoZonesDisabled) || c.subnet == nil ||
-		len(g.Zones) == 0 && len(g.ZoneIDs) == 0 || c.subnet.Zone == "" && c.subnet.ZoneID == "" {
+	if !strings.EqualFold(g.AutoProvisionZones, snapshot.NATAutoZonesDisabled) || c.subnet == nil {
 		return natOnward{}, true
 	}
-	if c.subnet.Zone != "" && slices.Contains(g.Zones, c.subnet.Zone) ||
-		c.subnet.ZoneID != "" && slices.Contains(g.ZoneIDs, c.subnet.ZoneID) {
+	byName := c.subnet.Zone != "" && len(g.Zones) > 0
+	byID := c.subnet.ZoneID != "" && len(g.ZoneIDs) > 0
+	if !byName && !byID || byName && slices.Contains(g.Zones, c.subnet.Zone) ||
+		byID && slices.Contains(g.ZoneIDs, c.subnet.ZoneID) {
 		return natOnward{}, true
 	}
-	zone, flag := c.subnet.Zone, "--availability-zone "+c.subnet.Zone
-	if zone == "" {
-		zone, flag = c.subnet.ZoneID, "--availability-zone-id "+c.subnet.ZoneID
-	}
-	served := strings.Join(g.Zones, ", ")
-	if served == "" {
-		served = strings.Join(g.ZoneIDs, ", ")
+	zone, flag, served := c.subnet.Zone, "--availability-zone "+c.subnet.Zone, strings.Join(g.Zones, ", ")
+	if !byName {
+		zone, flag, served = c.subnet.ZoneID, "--availability-zone-id "+c.subnet.ZoneID, strings.Join(g.ZoneIDs, ", ")
 	}
 	return natOnward{
 		note: fmt.Sprintf("%s, whose zones are managed by hand (AutoProvisionZones disabled), has no address in %s: "+

@@ -162,6 +162,21 @@ func TestWayOut(t *testing.T) {
 			reason: "default route 0.0.0.0/0 -> nat-0regional (regional public NAT gateway (203.0.113.30), whose zones " +
 				"are managed by hand (AutoProvisionZones disabled), has no address in us-west-2a: it serves us-west-2b, " +
 				"us-west-2c only) unusable; VPC endpoints missing: ec2, ecr.api, ecr.dkr, s3, sts"},
+		{name: "a regional NAT gateway with zones by hand known only by ID serves a subnet known only by name",
+			edit: edits(regionalNATZones(), func(s *snapshot.Snapshot) {
+				s.NATGateways[0].ZoneIDs = []string{"usw2-az2"}
+				s.Subnets[0].ZoneID = ""
+			}), verdict: WayOutRoute, defaultRoutes: 1,
+			reason: "route 0.0.0.0/0 -> nat-0regional (regional public NAT gateway (203.0.113.30), available, whose " +
+				"route table rtb-0natregional sends 0.0.0.0/0 to igw-0a)"},
+		{name: "a regional NAT gateway with zones by hand compared by ID",
+			edit: edits(regionalNATZones(), func(s *snapshot.Snapshot) {
+				s.NATGateways[0].ZoneIDs = []string{"usw2-az2"}
+				s.Subnets[0].Zone = ""
+			}), verdict: WayOutNone, defaultRoutes: 1, missing: allMissing,
+			reason: "default route 0.0.0.0/0 -> nat-0regional (regional public NAT gateway (203.0.113.30), whose zones " +
+				"are managed by hand (AutoProvisionZones disabled), has no address in usw2-az1: it serves usw2-az2 " +
+				"only) unusable; VPC endpoints missing: ec2, ecr.api, ecr.dkr, s3, sts"},
 		{name: "a NAT gateway whose subnet's network ACL admits both sides is a way out",
 			edit: edits(withNATPath, natSubnetOwnACL(natSubnetHardened...)), verdict: WayOutRoute, defaultRoutes: 1,
 			reason: "route 0.0.0.0/0 -> nat-0aaa (" + natNote + ")"},
