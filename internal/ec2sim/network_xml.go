@@ -63,13 +63,21 @@ type xmlNATGateway struct {
 	State            string `xml:"state"`
 	ConnectivityType string `xml:"connectivityType,omitempty"`
 	CreateTime       string `xml:"createTime"`
-	// Addresses holds the public address of a public gateway.
+	// AvailabilityMode, RouteTableID and AutoProvisionZones are a regional gateway's.
+	AvailabilityMode   string `xml:"availabilityMode,omitempty"`
+	RouteTableID       string `xml:"routeTableId,omitempty"`
+	AutoProvisionZones string `xml:"autoProvisionZones,omitempty"`
+	// Addresses holds the public address of a public gateway, and a regional gateway's address
+	// in each of its zones.
 	Addresses *set[xmlNATAddress] `xml:"natGatewayAddressSet"`
 }
 
 type xmlNATAddress struct {
-	PublicIP  string `xml:"publicIp"`
-	IsPrimary bool   `xml:"isPrimary"`
+	PublicIP           string `xml:"publicIp,omitempty"`
+	IsPrimary          bool   `xml:"isPrimary"`
+	AvailabilityZone   string `xml:"availabilityZone,omitempty"`
+	AvailabilityZoneID string `xml:"availabilityZoneId,omitempty"`
+	Status             string `xml:"status,omitempty"`
 }
 
 type describeVpcEndpointsResponse struct {
@@ -188,9 +196,27 @@ func toXMLRoute(r snapshot.Route) xmlRoute {
 
 func toXMLNATGateway(g snapshot.NATGateway) xmlNATGateway {
 	x := xmlNATGateway{NatGatewayID: g.ID, VpcID: g.VpcID, SubnetID: g.SubnetID, State: g.State,
-		ConnectivityType: g.ConnectivityType, CreateTime: "2026-01-01T00:00:00.000Z"}
+		ConnectivityType: g.ConnectivityType, CreateTime: "2026-01-01T00:00:00.000Z",
+		AvailabilityMode: g.AvailabilityMode, RouteTableID: g.RouteTableID, AutoProvisionZones: g.AutoProvisionZones}
+	var addrs []xmlNATAddress
 	if g.PublicIP != "" {
-		x.Addresses = setOf([]xmlNATAddress{{PublicIP: g.PublicIP, IsPrimary: true}})
+		addrs = append(addrs, xmlNATAddress{PublicIP: g.PublicIP, IsPrimary: true})
+	}
+	// A regional gateway has an address in each of its zones; the first carries the public IP.
+	for i := range max(len(g.Zones), len(g.ZoneIDs)) {
+		if i >= len(addrs) {
+			addrs = append(addrs, xmlNATAddress{})
+		}
+		addrs[i].Status = "succeeded"
+		if i < len(g.Zones) {
+			addrs[i].AvailabilityZone = g.Zones[i]
+		}
+		if i < len(g.ZoneIDs) {
+			addrs[i].AvailabilityZoneID = g.ZoneIDs[i]
+		}
+	}
+	if len(addrs) > 0 {
+		x.Addresses = setOf(addrs)
 	}
 	return x
 }

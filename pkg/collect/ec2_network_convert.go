@@ -49,18 +49,28 @@ func ec2Route(r types.Route) snapshot.Route {
 }
 
 // ec2NATGateway converts a DescribeNatGateways gateway: its public address is the primary
-// address's public IP, else the first public IP listed.
+// address's public IP, else the first public IP listed; a regional gateway keeps its route
+// table, whether EC2 provisions its zones and the zones its addresses serve (those that did
+// not fail).
 func ec2NATGateway(g types.NatGateway) snapshot.NATGateway {
 	out := snapshot.NATGateway{
 		ID: ec2Deref(g.NatGatewayId), VpcID: ec2Deref(g.VpcId), SubnetID: ec2Deref(g.SubnetId),
 		State: string(g.State), ConnectivityType: string(g.ConnectivityType),
+		AvailabilityMode: string(g.AvailabilityMode), RouteTableID: ec2Deref(g.RouteTableId),
+		AutoProvisionZones: string(g.AutoProvisionZones),
 	}
+	var zones, zoneIDs []string
 	for _, a := range g.NatGatewayAddresses {
 		ip := ec2Deref(a.PublicIp)
 		if ip != "" && (out.PublicIP == "" || ec2Deref(a.IsPrimary)) {
 			out.PublicIP = ip
 		}
+		if a.Status != types.NatGatewayAddressStatusFailed {
+			zones = append(zones, ec2Deref(a.AvailabilityZone))
+			zoneIDs = append(zoneIDs, ec2Deref(a.AvailabilityZoneId))
+		}
 	}
+	out.Zones, out.ZoneIDs = ec2SortedIDs(zones), ec2SortedIDs(zoneIDs)
 	return out
 }
 

@@ -30,7 +30,7 @@ func ec2AddNetwork(sim *ec2sim.Server) {
 			{DestinationPrefixList: "pl-68a54001", Target: "vpce-s3"}}},
 		snapshot.RouteTable{ID: "rtb-other", VpcID: "vpc-9", Main: true})
 	sim.AddNATGateways(snapshot.NATGateway{ID: "nat-1", VpcID: "vpc-1", SubnetID: "subnet-pub", State: "available",
-		PublicIP: "203.0.113.7"})
+		PublicIP: "203.0.113.7"}, ec2RegionalNAT)
 	sim.AddVPCEndpoints(
 		snapshot.VPCEndpoint{ID: "vpce-s3", VpcID: "vpc-1", ServiceName: "com.amazonaws.us-west-2.s3", Type: "Gateway",
 			State: "available", RouteTableIDs: []string{"rtb-private"}},
@@ -49,6 +49,13 @@ func ec2AddNetwork(sim *ec2sim.Server) {
 			}})
 }
 
+// ec2RegionalNAT is a regional NAT gateway of vpc-1: no subnet, a route table of its own, and
+// addresses in two zones it was given by hand.
+var ec2RegionalNAT = snapshot.NATGateway{ID: "nat-2", VpcID: "vpc-1", State: "available", ConnectivityType: "public",
+	PublicIP: "203.0.113.8", AvailabilityMode: snapshot.NATRegional, RouteTableID: "rtb-nat2",
+	AutoProvisionZones: snapshot.NATAutoZonesDisabled, Zones: []string{"us-west-2a", "us-west-2b"},
+	ZoneIDs: []string{"usw2-az1", "usw2-az2"}}
+
 func TestCollectEC2ReadsTheWayOut(t *testing.T) {
 	w := newEC2World(t, 3)
 	ec2AddNetwork(w.sim)
@@ -66,7 +73,8 @@ func TestCollectEC2ReadsTheWayOut(t *testing.T) {
 	if diff := cmp.Diff(wantTables, w.snap.RouteTables); diff != "" {
 		t.Errorf("route tables (-want +got):\n%s", diff)
 	}
-	wantNAT := []snapshot.NATGateway{{ID: "nat-1", VpcID: "vpc-1", SubnetID: "subnet-pub", State: "available", PublicIP: "203.0.113.7"}}
+	wantNAT := []snapshot.NATGateway{{ID: "nat-1", VpcID: "vpc-1", SubnetID: "subnet-pub", State: "available",
+		PublicIP: "203.0.113.7"}, ec2RegionalNAT}
 	if diff := cmp.Diff(wantNAT, w.snap.NATGateways); diff != "" {
 		t.Errorf("NAT gateways (-want +got):\n%s", diff)
 	}
@@ -126,7 +134,7 @@ func TestCollectEC2NetworkDenied(t *testing.T) {
 			}
 			got := map[string]int{"routeTables": len(w.snap.RouteTables), "natGateways": len(w.snap.NATGateways),
 				"vpcEndpoints": len(w.snap.VPCEndpoints), "networkACLs": len(w.snap.NetworkACLs)}
-			want := map[string]int{"routeTables": 2, "natGateways": 1, "vpcEndpoints": 2, "networkACLs": 2}
+			want := map[string]int{"routeTables": 2, "natGateways": 2, "vpcEndpoints": 2, "networkACLs": 2}
 			want[map[string]string{
 				ec2sim.DescribeRouteTables: "routeTables", ec2sim.DescribeNatGateways: "natGateways",
 				ec2sim.DescribeVpcEndpoints: "vpcEndpoints", ec2sim.DescribeNetworkAcls: "networkACLs",

@@ -150,6 +150,39 @@ func TestNodeClaimNotRegistered(t *testing.T) {
 				"Karpenter deletes it and tries again in about 8m (15-minute registration TTL)",
 			Remedy: remedy,
 		}}},
+		{name: "a regional NAT gateway without an internet gateway route: the finding names it, with no subnet",
+			edit: edits(launched(7*time.Minute), regionalNATRoute("")), want: []Finding{{
+				ID: "nodeclaim-not-registered", Severity: Critical, Resource: "nodeclaim/" + claimB,
+				Message: "NodeClaim default-xk2p9 (NodePool default, EC2NodeClass default) launched 7m ago and no Node " +
+					"registered (Registered=Unknown, NodeNotFound: \"Node not registered with cluster\"); instance " +
+					"i-0fedcba9876543210 is running in subnet-0aaa (10.0.1.0/24) at 10.0.1.50; its subnet routes to " +
+					"nat-0regional, a regional NAT gateway whose route table rtb-0natregional has no internet gateway " +
+					"route, and no VPC endpoints stand in for it (missing: ec2, ecr.api, ecr.dkr, s3, sts); Karpenter " +
+					"deletes it and tries again in about 8m (15-minute registration TTL)",
+				Remedy: remedy,
+			}}},
+		{name: "a private NAT gateway whose subnet routes to the internet gateway: the finding says it drops it",
+			edit: edits(launched(7*time.Minute), withPrivateNAT(igwA)), want: []Finding{{
+				ID: "nodeclaim-not-registered", Severity: Critical, Resource: "nodeclaim/" + claimB,
+				Message: "NodeClaim default-xk2p9 (NodePool default, EC2NodeClass default) launched 7m ago and no Node " +
+					"registered (Registered=Unknown, NodeNotFound: \"Node not registered with cluster\"); instance " +
+					"i-0fedcba9876543210 is running in subnet-0aaa (10.0.1.0/24) at 10.0.1.50; its subnet routes to " +
+					"nat-0aaa, a private NAT gateway in subnet-0public whose route table rtb-0public sends 0.0.0.0/0 to " +
+					"igw-0a, which drops its traffic (a private NAT gateway reaches other networks through a transit or " +
+					"virtual private gateway, never the internet), and no VPC endpoints stand in for it (missing: ec2, " +
+					"ecr.api, ecr.dkr, s3, sts); Karpenter deletes it and tries again in about 8m (15-minute " +
+					"registration TTL)",
+				Remedy: remedy,
+			}}},
+		{name: "a regional NAT gateway: no cause named", edit: edits(launched(7*time.Minute), withRegionalNAT),
+			want: []Finding{{
+				ID: "nodeclaim-not-registered", Severity: Critical, Resource: "nodeclaim/" + claimB,
+				Message: "NodeClaim default-xk2p9 (NodePool default, EC2NodeClass default) launched 7m ago and no Node " +
+					"registered (Registered=Unknown, NodeNotFound: \"Node not registered with cluster\"); instance " +
+					"i-0fedcba9876543210 is running in subnet-0aaa (10.0.1.0/24) at 10.0.1.50; Karpenter deletes it " +
+					"and tries again in about 8m (15-minute registration TTL)",
+				Remedy: remedy,
+			}}},
 		{name: "a NAT gateway in a public subnet: no cause named", edit: edits(launched(7*time.Minute), withNATPath),
 			want: []Finding{{
 				ID: "nodeclaim-not-registered", Severity: Critical, Resource: "nodeclaim/" + claimB,
@@ -237,8 +270,8 @@ func TestInstanceOrphaned(t *testing.T) {
 			Message: "instance i-0aaaabbbbccccdddd (m5.large, running, launched 3h0m ago at 2026-08-21T09:00:00Z, NodePool " +
 				"default) was launched by Karpenter for cluster demo but no NodeClaim or Node names it; it holds 18 " +
 				"addresses in subnet-0aaa (10.0.1.200, 10.0.1.77; 1 prefix 10.0.1.96/28), 1 address in subnet-0bbb " +
-				"(10.0.2.9); Karpenter's garbage collection terminates such instances within a minute once they are 30 seconds old, so " +
-				"Karpenter is not running or cannot reach EC2",
+				"(10.0.2.9); Karpenter's garbage collection terminates such instances once they are 30 seconds old, at most 2 " +
+				"minutes later, so Karpenter is not running or cannot reach EC2",
 			Remedy: "if no NodeClaim should own it, terminate it: aws ec2 terminate-instances --instance-ids " +
 				"i-0aaaabbbbccccdddd; then check that Karpenter runs with the cluster name demo",
 		}}},
@@ -256,6 +289,7 @@ func TestInstanceOrphaned(t *testing.T) {
 				"i-0aaaabbbbccccdddd; then check that Karpenter runs with the cluster name demo",
 		}}},
 		{name: "launched a minute ago, its NodeClaim may not name it yet", edit: leaked(time.Minute, nil)},
+		{name: "launched 2.5 minutes ago, garbage collection's next pass may still take it", edit: leaked(150*time.Second, nil)},
 		{name: "another cluster's instance in the VPC", edit: leaked(time.Hour, map[string]string{
 			"kubernetes.io/cluster/demo": "", "kubernetes.io/cluster/other": "owned", "eks:eks-cluster-name": "other"})},
 		{name: "terminated", edit: edits(leaked(time.Hour, nil), func(s *snapshot.Snapshot) { s.Instances[1].State = "terminated" })},

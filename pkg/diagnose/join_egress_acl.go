@@ -18,7 +18,8 @@ var specNetworkACLBlocksNodeTraffic = &Spec{
 		"not admit it and a narrow deny (a /24 blocklist) does not block it. Through VPC endpoints the peers are the " +
 		"subnets of the interface endpoints: an allow overlapping one counts, a deny holding all of it. The message " +
 		"says which direction is dropped, on which ports, by which rule (`*` is the implicit last rule), and which " +
-		"allow rules did not cover the peer",
+		"allow rules did not cover the peer. The network ACL of the subnet a NAT gateway sits in is " +
+		"subnet-no-egress-route's: it makes the NAT gateway no way out",
 	NotOn: "subnets whose network ACL was not read; the default ACL (allow all); an ACL allowing TCP 443 out and " +
 		"TCP 1024-65535 in from `0.0.0.0/0` plus all within the VPC; an ACL allowing only the VPC when the VPC " +
 		"endpoints are the way out; ways out karpnet cannot follow (transit gateway, appliance, firewall endpoint: " +
@@ -35,6 +36,14 @@ var specNetworkACLBlocksNodeTraffic = &Spec{
 		"https://docs.aws.amazon.com/vpc/latest/userguide/default-network-acl.html",
 		"https://docs.aws.amazon.com/vpc/latest/userguide/custom-network-acl.html (inbound return traffic from 0.0.0.0/0 for requests that originate in the subnet)",
 		"kubernetes-sigs/karpenter designs/degraded-nodepools.md (\"network access control lists, subnets, route tables\")",
+	},
+	Verified: []Verified{
+		{UpstreamAWSDocs, "https://docs.aws.amazon.com/vpc/latest/userguide/nacl-ephemeral-ports.html",
+			"an instance that initiates a request needs an inbound rule for its own ephemeral ports: Linux kernels 32768-61000, Windows Server 2008 and later 49152-65535; 1024-65535 covers every client"},
+		{UpstreamAWSDocs, "https://docs.aws.amazon.com/vpc/latest/userguide/nacl-basics.html",
+			"network ACLs are stateless (replies need their own rule), evaluated lowest rule number first as traffic enters and leaves the subnet, not as it is routed within it; a subnet without an association has the default ACL"},
+		{UpstreamAWSDocs, "https://docs.aws.amazon.com/eks/latest/userguide/sec-group-reqs.html (Restricting cluster traffic)",
+			"nodes need outbound TCP 443 and internet access (or the private cluster endpoints) for the EKS APIs and node registration at launch"},
 	},
 }
 
@@ -55,7 +64,7 @@ var networkACLBlocksNodeTraffic = Check{
 		groups := map[string]*group{}
 		var order []string
 		for _, s := range pathSubjects(x) {
-			w := wayOut(x, s.subnet, s.pub)
+			w := wayOut(x, s.subnet, s.pub, s.windows)
 			id, verdict, reason := naclVerdict(x, s.subnet, s.windows, &w)
 			if verdict != NACLBlocks {
 				continue

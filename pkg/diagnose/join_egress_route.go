@@ -15,40 +15,71 @@ var specSubnetNoEgressRoute = &Spec{
 	Examines: []string{SubjectSubnet},
 	Title:    "a node subnet has neither a usable default route nor the VPC endpoints nodes need to join",
 	FiresWhen: "a subnet that a node, a NodeClaim without a Node or an EC2NodeClass's `status.subnets` uses has no " +
-		"usable `0.0.0.0/0` route (none; `blackhole`; a NAT gateway that is not an available public one; a public NAT " +
-		"gateway whose own subnet's route table, its association else the VPC's main table, sends `0.0.0.0/0` to no " +
-		"internet gateway, or whose subnet's network ACL denies TCP 443 out to the internet or the replies in on the " +
-		"NAT gateway's ports 1024-65535; an internet " +
-		"gateway while its instances get no public IPv4: no `PublicIp`, or `associatePublicIPAddress`/" +
-		"`MapPublicIpOnLaunch` off for new nodes; `::/0` through an internet or egress-only gateway counts in an IPv6 " +
-		"subnet) and its VPC lacks a usable endpoint for one of `ec2`, `ecr.api`, `ecr.dkr`, `sts` (Interface, " +
-		"available, private DNS on) and `s3` (a Gateway endpoint on the subnet's route table, or an Interface one). " +
+		"usable `0.0.0.0/0` route (none; `blackhole`; a NAT gateway that is not available; an internet gateway while " +
+		"its instances get no public IPv4: no `PublicIp`, or `associatePublicIPAddress`/`MapPublicIpOnLaunch` off for " +
+		"new nodes; `::/0` through an internet or egress-only gateway counts in an IPv6 subnet; or a NAT gateway whose " +
+		"way on fails: a public one whose route table, its subnet's (its association, else the VPC's main table) or " +
+		"a regional gateway's own `RouteTableId`, sends `0.0.0.0/0` to no internet gateway; a private one " +
+		"(`ConnectivityType=private`) whose subnet sends `0.0.0.0/0` to an internet gateway, which drops its traffic, " +
+		"or nowhere; a regional one whose zones are managed by hand (`AutoProvisionZones=disabled`) with no address " +
+		"in the node subnet's zone; a zonal one whose subnet's network ACL denies TCP 443 in from the node subnet, the " +
+		"replies out to the nodes' ephemeral ports (Linux 32768-60999, Windows 49152-65535), or for a public one TCP " +
+		"443 out to the internet or the replies in on the NAT gateway's ports 1024-65535) and its VPC lacks a usable " +
+		"endpoint for one of `ec2`, `ecr.api`, `ecr.dkr`, `sts` (Interface, available, private DNS on) and `s3` (a " +
+		"Gateway endpoint on the subnet's route table, or an Interface one). " +
 		"Info when the default route goes to a target karpnet cannot follow (transit gateway, Gateway Load Balancer " +
 		"or Network Firewall endpoint, network interface such as a NAT instance, peering connection, virtual private " +
-		"gateway, carrier gateway), or to a NAT gateway whose subnet sends `0.0.0.0/0` to such a target (a Network " +
-		"Firewall endpoint before the internet gateway): it is assumed to be a way out",
+		"gateway, carrier gateway), or to a NAT gateway whose route table sends `0.0.0.0/0` to such a target (a " +
+		"Network Firewall endpoint before the internet gateway; a private NAT gateway to a transit or virtual private " +
+		"gateway, the central-egress pattern): it is assumed to be a way out",
 	NotOn: "subnets whose route table or VPC endpoints were not read (a snapshot written before karpnet read them, " +
 		"or a gap); a private cluster with every endpoint and no default route; the EKS API endpoint itself (karpnet " +
 		"cannot read the cluster's endpoint access without `eks:DescribeCluster` and assumes the private endpoint " +
 		"is on); the endpoints' own security groups; a blackhole or broken default route when every endpoint is " +
-		"there (nodes still join); a NAT gateway whose subnet's route table was not read (assumed to reach an " +
-		"internet gateway), or without a public address in the snapshot (not judged)",
+		"there (nodes still join); a NAT gateway whose route table or network ACL was not read (assumed to route " +
+		"on); a regional NAT gateway that provisions its zones itself, or whose zones were not read; a node subnet " +
+		"whose CIDR was not read (the NAT subnet's ACL judged leniently); what lies past a transit or virtual " +
+		"private gateway",
 	Why: "a node that cannot reach ECR, STS and EC2 never pulls its pause and CNI images and never registers; " +
 		"Karpenter deletes the NodeClaim after its 15-minute registration TTL and launches another into the same " +
 		"subnet, while pods stay Pending",
-	Remedy: "a `0.0.0.0/0` route to an available public NAT gateway in a public subnet (`aws ec2 create-route`); " +
-		"for a NAT gateway without an internet gateway route, a route table of its subnet's own with `0.0.0.0/0` to " +
-		"the internet gateway; or the missing VPC endpoints (`aws ec2 create-vpc-endpoint`)",
+	Remedy: "a `0.0.0.0/0` route to an available public NAT gateway (regional, or zonal in a public subnet) " +
+		"(`aws ec2 create-route`); for a NAT gateway without an internet gateway route, a route table of its subnet's " +
+		"own (or, for a regional one, its own table) with `0.0.0.0/0` to the internet gateway; for a regional one " +
+		"missing the nodes' zone, an address there (`aws ec2 associate-nat-gateway-address --availability-zone`); for " +
+		"a NAT subnet's network ACL, the entries it lacks; or the missing VPC endpoints (`aws ec2 create-vpc-endpoint`)",
 	Sources: []string{
 		"https://docs.aws.amazon.com/eks/latest/userguide/private-clusters.html (required VPC endpoints)",
 		"https://docs.aws.amazon.com/vpc/latest/userguide/VPC_Route_Tables.html (main table, explicit association, blackhole)",
 		"https://docs.aws.amazon.com/vpc/latest/userguide/vpc-nat-gateway.html (public and private connectivity; a public NAT gateway sits in a public subnet with an Elastic IP and routes to the internet gateway)",
+		"https://docs.aws.amazon.com/vpc/latest/userguide/nat-gateways-regional.html (a regional NAT gateway needs no public subnet; EC2 creates its route table with a route to the internet gateway)",
+		"aws-sdk-go-v2 service/ec2 types.NatGateway (AvailabilityMode, RouteTableId, AutoProvisionZones, NatGatewayAddresses)",
 		"https://docs.aws.amazon.com/vpc/latest/userguide/nacl-ephemeral-ports.html (a NAT gateway uses ports 1024-65535)",
 		"https://repost.aws/questions/QUXCMnwMMtSU2FxazvMv5rKQ (network ACL of a NAT gateway's subnet: inbound TCP 1024-65535 for the replies)",
 		"https://docs.aws.amazon.com/vpc/latest/privatelink/vpc-endpoints-s3.html (gateway endpoint route tables)",
 		"https://docs.aws.amazon.com/vpc/latest/userguide/vpc-ip-addressing.html (public IPv4 on launch)",
 		"kubernetes-sigs/karpenter pkg/controllers/nodeclaim/lifecycle/liveness.go (15-minute registration TTL)",
 		"aws/karpenter-provider-aws issues #7917, #6084, #5405 (nodes never join from subnets without egress)",
+	},
+	Verified: []Verified{
+		{UpstreamEC2API, "types/types.go (NatGateway.AvailabilityMode, RouteTableId, SubnetId)",
+			"a NAT gateway is zonal (one zone) or regional (multi-AZ); RouteTableId is set for regional NAT gateways only; SubnetId is the subnet a zonal one is located in"},
+		{UpstreamEC2API, "types/types.go (NatGateway.AutoProvisionZones, NatGatewayAddress.AvailabilityZone)",
+			"with AutoProvisionZones enabled a regional gateway associates addresses in all AZs where the VPC has subnets and expands to new ones; disabled, the AZs it supports are managed by hand; each address names the AZ whose outbound traffic it handles"},
+		{UpstreamEC2API, "api_op_AssociateNatGatewayAddress.go (AssociateNatGatewayAddressInput.AvailabilityZone)",
+			"a regional NAT gateway uses a separate address in each AZ to handle outbound NAT traffic from that AZ; an address is added to an AZ by AvailabilityZone or AvailabilityZoneId"},
+		{UpstreamEC2API, "api_op_CreateNatGateway.go (CreateNatGateway)",
+			"with a private NAT gateway, traffic is routed across VPCs and on-premises networks through a transit gateway or virtual private gateway"},
+		{UpstreamEC2API, "enums.go (AvailabilityMode, AutoProvisionZonesState, NatGatewayAddressStatus)",
+			"values zonal/regional, enabled/disabled, and address status succeeded/failed and the transitional ones"},
+		{UpstreamAWSDocs, "https://docs.aws.amazon.com/vpc/latest/userguide/nat-gateways-regional.html",
+			"a regional NAT gateway needs no public subnet; AWS creates a route table for it with a pre-configured route to the internet gateway; private subnets in all AZs can route to its single ID"},
+		{UpstreamAWSDocs, "https://docs.aws.amazon.com/vpc/latest/userguide/vpc-nat-gateway.html",
+			"a public NAT gateway sits in a public subnet and routes to the internet gateway; a private NAT gateway routes through a transit or virtual private gateway, and an internet gateway drops traffic routed to it from a private NAT gateway"},
+		{UpstreamAWSDocs, "https://docs.aws.amazon.com/vpc/latest/userguide/nacl-ephemeral-ports.html",
+			"a NAT gateway uses ports 1024-65535; Linux kernels use 32768-61000, Windows Server 2008 and later 49152-65535"},
+		{UpstreamKarpenter, "core sigs.k8s.io/karpenter@6e7eab7a0f48 (required by its go.mod): pkg/controllers/nodeclaim/lifecycle/liveness.go (registrationTimeout)",
+			"a NodeClaim not registered 15 minutes after its Registered transition is deleted"},
 	},
 }
 
@@ -71,7 +102,7 @@ var subnetNoEgressRoute = Check{
 		groups := map[string]*group{}
 		var order []string
 		for _, s := range pathSubjects(x) {
-			w := wayOut(x, s.subnet, s.pub)
+			w := wayOut(x, s.subnet, s.pub, s.windows)
 			if w.Verdict != WayOutNone && w.Verdict != WayOutAssumed {
 				continue
 			}
@@ -120,7 +151,7 @@ func egressRemedy(x *Index, subnet *snapshot.Subnet, w WayOut) string {
 	nat := "NAT_GATEWAY_ID"
 	for i := range x.Snapshot.NATGateways {
 		g := &x.Snapshot.NATGateways[i]
-		if g.VpcID == subnet.VpcID && natAvailablePublic(g) && followNAT(x, g).usable {
+		if g.VpcID == subnet.VpcID && natAvailablePublic(g) && followNAT(x, g, w.client(x)).usable {
 			nat = g.ID
 			break
 		}

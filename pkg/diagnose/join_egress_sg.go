@@ -30,6 +30,10 @@ var specSecurityGroupEgressBlocked = &Spec{
 		"kubernetes-sigs/karpenter designs/node-registration-healthy.md (\"missing outbound rule\")",
 		"aws/karpenter-provider-aws issues #7320, #6323 (nodes without outbound access never register)",
 	},
+	Verified: []Verified{
+		{UpstreamAWSDocs, "https://docs.aws.amazon.com/eks/latest/userguide/sec-group-reqs.html (Default cluster security group; Restricting cluster traffic)",
+			"the default cluster security group allows all outbound traffic; without it the minimum rules include outbound TCP 443 to the cluster security group, and nodes need outbound internet access for the EKS APIs and registration"},
+	},
 }
 
 // securityGroupEgressBlocked finds nodes, NodeClaims without a Node and NodeClasses whose

@@ -116,6 +116,74 @@ func TestSubnetNoEgressRoute(t *testing.T) {
 					"`aws ec2 create-vpc-endpoint --vpc-id vpc-0abc --vpc-endpoint-type Gateway --service-name " +
 					"com.amazonaws.us-west-2.s3 --route-table-ids rtb-0main`"}},
 		},
+		{name: "a regional NAT gateway whose own table routes to the internet gateway is silent", edit: withRegionalNAT},
+		{
+			name: "a regional NAT gateway whose own table lost its internet gateway route names that table, no subnet",
+			edit: edits(regionalNATRoute(""), withEndpoints, func(s *snapshot.Snapshot) { s.VPCEndpoints = s.VPCEndpoints[:4] }),
+			want: []Finding{{ID: "subnet-no-egress-route", Severity: Critical, Resource: "subnet/" + subnetA,
+				Message: "subnet subnet-0aaa (route table rtb-0main (the VPC's main table)) has no way out for nodes to " +
+					"join: default route 0.0.0.0/0 -> nat-0regional (regional public NAT gateway (203.0.113.30), whose " +
+					"route table rtb-0natregional has no internet gateway route) unusable; VPC endpoints missing: s3" +
+					eks + users,
+				Remedy: "route regional NAT gateway nat-0regional's route table rtb-0natregional to the internet gateway: " +
+					"`aws ec2 create-route --route-table-id rtb-0natregional --destination-cidr-block 0.0.0.0/0 " +
+					"--gateway-id IGW_ID (the internet gateway attached to vpc-0abc)`; or route the subnet's default " +
+					"traffic through a NAT gateway: `aws ec2 replace-route --route-table-id rtb-0main " +
+					"--destination-cidr-block 0.0.0.0/0 --nat-gateway-id NAT_GATEWAY_ID` (with a public NAT gateway in a " +
+					"public subnet of vpc-0abc); or, for a private cluster, add the missing VPC endpoints: `aws ec2 " +
+					"create-vpc-endpoint --vpc-id vpc-0abc --vpc-endpoint-type Gateway --service-name " +
+					"com.amazonaws.us-west-2.s3 --route-table-ids rtb-0main`"}},
+		},
+		{
+			name: "a regional NAT gateway without an address in the nodes' zone says how to add one",
+			edit: edits(regionalNATZones("us-west-2b"), withEndpoints, func(s *snapshot.Snapshot) { s.VPCEndpoints = s.VPCEndpoints[:4] }),
+			want: []Finding{{ID: "subnet-no-egress-route", Severity: Critical, Resource: "subnet/" + subnetA,
+				Message: "subnet subnet-0aaa (route table rtb-0main (the VPC's main table)) has no way out for nodes to " +
+					"join: default route 0.0.0.0/0 -> nat-0regional (regional public NAT gateway (203.0.113.30), whose " +
+					"zones are managed by hand (AutoProvisionZones disabled), has no address in us-west-2a: it serves " +
+					"us-west-2b only) unusable; VPC endpoints missing: s3" + eks + users,
+				Remedy: "give NAT gateway nat-0regional an address in us-west-2a: `aws ec2 associate-nat-gateway-address " +
+					"--nat-gateway-id nat-0regional --allocation-ids EIP_ALLOCATION_ID --availability-zone us-west-2a`; " +
+					"or route the subnet's default traffic through a NAT gateway: `aws ec2 replace-route --route-table-id " +
+					"rtb-0main --destination-cidr-block 0.0.0.0/0 --nat-gateway-id NAT_GATEWAY_ID` (with a public NAT " +
+					"gateway in a public subnet of vpc-0abc); or, for a private cluster, add the missing VPC endpoints: " +
+					"`aws ec2 create-vpc-endpoint --vpc-id vpc-0abc --vpc-endpoint-type Gateway --service-name " +
+					"com.amazonaws.us-west-2.s3 --route-table-ids rtb-0main`"}},
+		},
+		{
+			name: "a private NAT gateway behind a transit gateway is an info",
+			edit: withPrivateNAT("tgw-0egress"),
+			want: []Finding{{ID: "subnet-no-egress-route", Severity: Info, Resource: "subnet/" + subnetA,
+				Message: "subnet subnet-0aaa (route table rtb-0main (the VPC's main table)) gets out only by route " +
+					"0.0.0.0/0 -> nat-0aaa: private NAT gateway in subnet-0public, whose route table rtb-0public sends " +
+					"0.0.0.0/0 to tgw-0egress (transit gateway): karpnet cannot follow it and assumes it leads to a " +
+					"network that reaches the internet or the endpoints (a central egress VPC, on-premises); " + users,
+				Remedy: "make sure that target reaches the internet (a NAT gateway behind it) or the VPC endpoints of ec2, " +
+					"ecr.api, ecr.dkr, s3 and sts, and that the EKS API endpoint is reachable"}},
+		},
+		{
+			name: "a NAT gateway whose subnet's ACL drops the nodes' side names each direction and its rule",
+			edit: edits(withNATPath, withEndpoints, natSubnetOwnACL(natSubnetHardened[1:3]...), func(s *snapshot.Snapshot) {
+				s.VPCEndpoints = s.VPCEndpoints[:4]
+			}),
+			want: []Finding{{ID: "subnet-no-egress-route", Severity: Critical, Resource: "subnet/" + subnetA,
+				Message: "subnet subnet-0aaa (route table rtb-0main (the VPC's main table)) has no way out for nodes to " +
+					"join: default route 0.0.0.0/0 -> nat-0aaa (public NAT gateway in subnet-0public (203.0.113.20), whose " +
+					"subnet's network ACL acl-0natsubnet drops the traffic it forwards: inbound TCP 443 from the nodes' " +
+					"subnet subnet-0aaa (10.0.1.0/24) denied by rule 32767; outbound TCP replies to the nodes' subnet " +
+					"subnet-0aaa (10.0.1.0/24) on the Linux ephemeral ports 32768-60999 denied on 32768-60999 by rule " +
+					"32767) unusable; VPC endpoints missing: s3" + eks + users,
+				Remedy: "allow it in network ACL acl-0natsubnet of subnet-0public: `aws ec2 create-network-acl-entry " +
+					"--network-acl-id acl-0natsubnet --ingress --rule-number 90 --protocol tcp --port-range From=443,To=443 " +
+					"--cidr-block 10.0.1.0/24 --rule-action allow` and `aws ec2 create-network-acl-entry --network-acl-id " +
+					"acl-0natsubnet --egress --rule-number 91 --protocol tcp --port-range From=32768,To=60999 --cidr-block " +
+					"10.0.1.0/24 --rule-action allow` (rule numbers below the denying ones); or route the subnet's default " +
+					"traffic through a NAT gateway: `aws ec2 replace-route --route-table-id rtb-0main " +
+					"--destination-cidr-block 0.0.0.0/0 --nat-gateway-id NAT_GATEWAY_ID` (with a public NAT gateway in a " +
+					"public subnet of vpc-0abc); or, for a private cluster, add the missing VPC endpoints: `aws ec2 " +
+					"create-vpc-endpoint --vpc-id vpc-0abc --vpc-endpoint-type Gateway --service-name " +
+					"com.amazonaws.us-west-2.s3 --route-table-ids rtb-0main`"}},
+		},
 		{
 			name: "a NAT gateway behind a firewall endpoint is an info",
 			edit: natPublicRoute("vpce-0fw", snapshot.RouteActive),

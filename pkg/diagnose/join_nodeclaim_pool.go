@@ -22,8 +22,9 @@ var specNodePoolRegistrationUnhealthy = &Spec{
 	Family:   FamilyJoin,
 	Examines: []string{SubjectNodePool},
 	Title:    "Karpenter marked the NodePool's node registrations unhealthy",
-	FiresWhen: "the NodePool has `NodeRegistrationHealthy=False` (Karpenter v1.4+): a NodeClaim of the pool failed " +
-		"to launch or register within its timeout; the finding names the pool's NodeClaims without a Node",
+	FiresWhen: "the NodePool has `NodeRegistrationHealthy=False` (Karpenter v1.4+): at a NodeClaim's launch or " +
+		"registration timeout, half or more of the pool's last 4 launches and registrations had failed; the finding " +
+		"names the pool's NodeClaims without a Node",
 	NotOn: "`NodeRegistrationHealthy` True or Unknown; NodePools without the condition (Karpenter before v1.4); " +
 		"NodePools not readable",
 	Why: "Karpenter goes on launching nodes from the pool, and they fail the same way until the cause is fixed; the " +
@@ -35,6 +36,16 @@ var specNodePoolRegistrationUnhealthy = &Spec{
 		"kubernetes-sigs/karpenter pkg/controllers/nodepool/registrationhealth/controller.go (Unknown on a new generation)",
 		"kubernetes-sigs/karpenter pkg/apis/v1/nodepool_status.go (ConditionTypeNodeRegistrationHealthy, v1.4.0)",
 		"kubernetes-sigs/karpenter designs/noderegistrationhealthy-status-condition.md",
+	},
+	Verified: []Verified{
+		{UpstreamKarpenter, "core sigs.k8s.io/karpenter@6e7eab7a0f48 (required by its go.mod): pkg/controllers/nodeclaim/lifecycle/liveness.go (updateNodePoolRegistrationHealth)",
+			"at a launch or registration timeout of a NodeClaim the pool owns, NodeRegistrationHealthy goes False with reason RegistrationFailed (launched) or the Launched condition's reason, when the pool's tracker is unhealthy"},
+		{UpstreamKarpenter, "core sigs.k8s.io/karpenter@6e7eab7a0f48 (required by its go.mod): pkg/state/nodepoolhealth/tracker.go (BufferSize, ThresholdFalse)",
+			"the tracker keeps the last 4 launch or registration outcomes and is unhealthy when half or more failed"},
+		{UpstreamKarpenter, "core sigs.k8s.io/karpenter@6e7eab7a0f48 (required by its go.mod): pkg/controllers/nodepool/registrationhealth/controller.go (Reconcile)",
+			"a new NodePool generation or NodeClass generation sets NodeRegistrationHealthy Unknown and resets the tracker"},
+		{UpstreamKarpenter, "core sigs.k8s.io/karpenter@6e7eab7a0f48 (required by its go.mod): pkg/apis/v1/nodepool_status.go (ConditionTypeNodeRegistrationHealthy)",
+			"the condition type is NodeRegistrationHealthy"},
 	},
 }
 

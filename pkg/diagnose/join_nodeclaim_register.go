@@ -18,8 +18,10 @@ var specNodeClaimNotRegistered = &Spec{
 	FiresWhen: "a NodeClaim with no Node has `Launched=True` for at least 5 minutes (its Launched transition, else " +
 		"its creation) and `Registered` is not True; info when its instance is already `shutting-down` or " +
 		"`terminated`. The message names the cause it can see: the subnet's way out (no route or endpoints; a NAT " +
-		"gateway it routes to that sits in a subnet without an internet gateway route, or whose network ACL drops " +
-		"the traffic), the subnet's network ACL, the security groups' egress",
+		"gateway it routes to whose route table, its subnet's or a regional gateway's own, has no internet gateway " +
+		"route; a private NAT gateway routed to an internet gateway, which drops its traffic; a regional one without " +
+		"an address in the subnet's zone; a NAT subnet's network ACL that drops either side), the subnet's network " +
+		"ACL, the security groups' egress",
 	NotOn: "claims launched under 5 minutes ago (a node registers 1-3 minutes after launch); claims being deleted; " +
 		"registered claims; NodeClaims or Nodes not readable",
 	Why: "the instance runs and bills but never joins, most often because the node subnet has no way out to the EKS " +
@@ -33,6 +35,16 @@ var specNodeClaimNotRegistered = &Spec{
 		"kubernetes-sigs/karpenter pkg/controllers/nodeclaim/garbagecollection/controller.go (only registered claims are collected)",
 		"kubernetes-sigs/karpenter designs/noderegistrationhealthy-status-condition.md (missing outbound rule)",
 		"aws/karpenter-provider-aws website/content/en/docs/troubleshooting.md (Node NotReady; Node terminates before ready on failed encrypted EBS volume)",
+	},
+	Verified: []Verified{
+		{UpstreamKarpenter, "core sigs.k8s.io/karpenter@6e7eab7a0f48 (required by its go.mod): pkg/controllers/nodeclaim/lifecycle/liveness.go (registrationTimeout)",
+			"a NodeClaim not Registered 15 minutes after its Registered transition is deleted (registration_timeout)"},
+		{UpstreamKarpenter, "core sigs.k8s.io/karpenter@6e7eab7a0f48 (required by its go.mod): pkg/controllers/nodeclaim/lifecycle/registration.go (Reconcile)",
+			"with no Node for the NodeClaim, Registered is Unknown with reason NodeNotFound, message \"Node not registered with cluster\""},
+		{UpstreamEC2API, "types/types.go (NatGateway: AvailabilityMode, RouteTableId, SubnetId, ConnectivityType)",
+			"the cause it names follows the NAT gateway as subnet-no-egress-route does: a regional gateway has a route table and no subnet"},
+		{UpstreamAWSDocs, "https://docs.aws.amazon.com/eks/latest/userguide/sec-group-reqs.html (Restricting cluster traffic)",
+			"nodes need outbound TCP 443 and internet access for the EKS APIs and node registration at launch"},
 	},
 }
 
@@ -149,7 +161,7 @@ func notRegisteredCause(x *Index, c *ClaimInfo) string {
 		return ""
 	}
 	var causes []string
-	w := wayOut(x, c.Subnet, instancePublicIP(c.Instance))
+	w := wayOut(x, c.Subnet, instancePublicIP(c.Instance), c.windows())
 	switch cause := natCause(x, w); {
 	case w.Verdict != WayOutNone:
 	case cause != "":

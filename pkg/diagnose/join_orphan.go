@@ -24,9 +24,11 @@ const (
 // orphanGrace is how young an instance may be without a NodeClaim naming it. Karpenter creates
 // the NodeClaim before it launches the instance and writes status.providerID right after
 // CreateFleet returns, but NodeClaims and instances are read at different moments, so an
-// instance launched in the last two minutes may belong to a claim read before its providerID
-// was set. Karpenter's own garbage collection waits 30 seconds for the same reason.
-const orphanGrace = 2 * time.Minute
+// instance launched in the last minutes may belong to a claim read before its providerID was
+// set. Karpenter's own garbage collection waits 30 seconds for the same reason and then takes
+// such an instance on its next pass, at most 2 minutes later: an instance younger than 3
+// minutes may still be on its way out.
+const orphanGrace = 3 * time.Minute
 
 var specInstanceOrphaned = &Spec{
 	ID:       "instance-orphaned",
@@ -36,26 +38,38 @@ var specInstanceOrphaned = &Spec{
 	Title:    "an instance Karpenter launched for the cluster has no NodeClaim",
 	FiresWhen: "a `pending` or `running` instance tagged `karpenter.sh/nodepool` (or `karpenter.sh/provisioner-name`) " +
 		"and `kubernetes.io/cluster/NAME` or `eks:eks-cluster-name=NAME`, NAME being the cluster's name, launched at " +
-		"least 2 minutes ago, whose ID no NodeClaim's providerID and no Node's providerID names",
-	NotOn: "instances of other clusters in the VPC; an unknown cluster name; instances launched under 2 minutes ago " +
-		"(their NodeClaim may have been read before its providerID was set) or at an unknown time; stopped or " +
+		"least 3 minutes ago, whose ID no NodeClaim's providerID and no Node's providerID names",
+	NotOn: "instances of other clusters in the VPC; an unknown cluster name; instances launched under 3 minutes ago " +
+		"(their NodeClaim may have been read before its providerID was set, or garbage collection's next pass is " +
+		"still to come) or at an unknown time; stopped or " +
 		"terminated instances; the cluster-tag DescribeInstances, NodeClaims or Nodes not readable",
 	Why: "a leaked instance holds subnet addresses that new nodes then lack, and costs money; Karpenter's garbage " +
-		"collection removes such instances within a minute once they are 30 seconds old, unless it is not running or the instance lacks the tags " +
-		"it lists by",
+		"collection terminates such instances once they are 30 seconds old, on its next pass (every 10 seconds for its " +
+		"first 20 passes, then every 2 minutes), unless Karpenter is not running or the instance lacks one of the tags " +
+		"it lists by (`karpenter.sh/nodepool`, `karpenter.k8s.aws/ec2nodeclass`, `eks:eks-cluster-name`)",
 	Remedy: "terminate it (`aws ec2 terminate-instances --instance-ids ID`) if nothing should own it; check that " +
 		"Karpenter runs with the cluster's name",
 	Sources: []string{
 		"aws/karpenter-provider-aws pkg/utils/utils.go (GetTags: kubernetes.io/cluster/NAME, karpenter.sh/nodepool, eks:eks-cluster-name)",
 		"aws/karpenter-provider-aws pkg/providers/instance/instance.go (List: the tag filters garbage collection uses)",
-		"aws/karpenter-provider-aws pkg/controllers/nodeclaim/garbagecollection/controller.go (30-second grace)",
+		"aws/karpenter-provider-aws pkg/controllers/nodeclaim/garbagecollection/controller.go (30-second grace; next pass after 10 seconds, after 2 minutes past the 20th)",
 		"aws/karpenter-provider-aws pkg/controllers/nodeclaim/tagging/controller.go (karpenter.sh/nodeclaim after registration)",
+	},
+	Verified: []Verified{
+		{UpstreamKarpenter, "pkg/controllers/nodeclaim/garbagecollection/controller.go (Reconcile)",
+			"an instance no NodeClaim's providerID names is deleted once its creation is more than 30 seconds ago; the controller requeues after 10 seconds for its first 20 passes, then after 2 minutes"},
+		{UpstreamKarpenter, "pkg/providers/instance/instance.go (List, instanceStateFilter)",
+			"it lists instances with tag keys karpenter.sh/nodepool and karpenter.k8s.aws/ec2nodeclass and tag eks:eks-cluster-name=CLUSTER, pending, running, stopping, stopped or shutting-down"},
+		{UpstreamKarpenter, "pkg/utils/utils.go (GetTags)",
+			"Karpenter tags its instances kubernetes.io/cluster/NAME=owned, karpenter.sh/nodepool, eks:eks-cluster-name and karpenter.k8s.aws/ec2nodeclass"},
+		{UpstreamKarpenter, "pkg/controllers/nodeclaim/tagging/controller.go (isTaggable)",
+			"karpenter.sh/nodeclaim is tagged only once the NodeClaim has a node name"},
 	},
 }
 
 // instanceOrphaned finds running instances Karpenter launched for this cluster that no
 // NodeClaim and no Node names. They hold subnet addresses (which new nodes then lack) and
-// cost money; Karpenter's garbage collection normally terminates them within a minute, so one
+// cost money; Karpenter's garbage collection normally terminates them within 2.5 minutes, so one
 // that stays means Karpenter is not running, cannot reach EC2, or does not see it (it lists
 // only instances carrying its NodePool, EC2NodeClass and eks:eks-cluster-name tags).
 var instanceOrphaned = Check{
@@ -123,8 +137,8 @@ func orphanFinding(s *snapshot.Snapshot, in *snapshot.Instance) Finding {
 		msg += "; Karpenter's garbage collection will not remove it: it lists only instances tagged " +
 			tagNodePool + ", " + tagNodeClass + " and " + tagEKSClusterName + ", and this one lacks " + strings.Join(missing, ", ")
 	} else {
-		msg += "; Karpenter's garbage collection terminates such instances within a minute once they are 30 seconds " +
-			"old, so Karpenter is not running or cannot reach EC2"
+		msg += "; Karpenter's garbage collection terminates such instances once they are 30 seconds old, at most 2 " +
+			"minutes later, so Karpenter is not running or cannot reach EC2"
 	}
 	return Finding{
 		Resource: "instance/" + in.ID,

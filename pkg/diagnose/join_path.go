@@ -35,6 +35,14 @@ type WayOut struct {
 
 	// fixes are the commands that create or repair the missing endpoints.
 	fixes []string
+	// windows is whether the way out was decided for Windows nodes (their replies come back to
+	// other ports).
+	windows bool
+}
+
+// client is the node subnet the way out was decided for, as followNAT takes it.
+func (w WayOut) client(x *Index) natClient {
+	return natClient{subnet: x.Subnets[w.SubnetID], windows: w.windows}
 }
 
 // DefaultRoute is one default route of a subnet's route table, classified.
@@ -52,12 +60,13 @@ type DefaultRoute struct {
 // The verdicts of a WayOut.
 const (
 	// WayOutRoute: a default route gets the nodes out (internet gateway with a public IP,
-	// available public NAT gateway whose own subnet routes to an internet gateway, egress-only
-	// gateway for IPv6).
+	// available public NAT gateway whose route table, its subnet's or a regional gateway's own,
+	// routes to an internet gateway, egress-only gateway for IPv6).
 	WayOutRoute = "route"
 	// WayOutAssumed: a default route goes to a target karpnet cannot follow (transit gateway,
-	// firewall or Gateway Load Balancer endpoint, interface, peering, VPN gateway): taken to
-	// be a way out.
+	// firewall or Gateway Load Balancer endpoint, interface, peering, VPN gateway), or to a NAT
+	// gateway whose table does (a private NAT gateway to a transit gateway): taken to be a way
+	// out.
 	WayOutAssumed = "assumed"
 	// WayOutEndpoints: no usable default route, and the VPC has every endpoint a node needs.
 	WayOutEndpoints = "endpoints"
@@ -80,6 +89,7 @@ const (
 // what the way-out analysis looks them up by.
 type netIndex struct {
 	tableOfSubnet map[string]*snapshot.RouteTable
+	tableByID     map[string]*snapshot.RouteTable
 	mainTable     map[string]*snapshot.RouteTable // by VPC
 	nat           map[string]*snapshot.NATGateway
 	endpoints     map[string][]*snapshot.VPCEndpoint // by VPC
@@ -90,11 +100,13 @@ type netIndex struct {
 func newNetIndex(s *snapshot.Snapshot) *netIndex {
 	ni := &netIndex{
 		tableOfSubnet: map[string]*snapshot.RouteTable{}, mainTable: map[string]*snapshot.RouteTable{},
-		nat: map[string]*snapshot.NATGateway{}, endpoints: map[string][]*snapshot.VPCEndpoint{},
+		tableByID: map[string]*snapshot.RouteTable{},
+		nat:       map[string]*snapshot.NATGateway{}, endpoints: map[string][]*snapshot.VPCEndpoint{},
 		aclOfSubnet: map[string]*snapshot.NetworkACL{}, defaultACL: map[string]*snapshot.NetworkACL{},
 	}
 	for i := range s.RouteTables {
 		t := &s.RouteTables[i]
+		ni.tableByID[t.ID] = t
 		if t.Main && t.VpcID != "" {
 			ni.mainTable[t.VpcID] = t
 		}
@@ -153,10 +165,11 @@ type publicIPv4 struct {
 }
 
 // wayOut decides how the nodes of subnet get out, for instances with or without a public
-// IPv4 address. The network ACL verdict is left to naclVerdict.
-func wayOut(x *Index, subnet *snapshot.Subnet, pub publicIPv4) WayOut {
+// IPv4 address, Windows or not (the ports a NAT gateway's subnet must let their replies out
+// to). The network ACL verdict of the subnet itself is left to naclVerdict.
+func wayOut(x *Index, subnet *snapshot.Subnet, pub publicIPv4, windows bool) WayOut {
 	ni := x.net
-	w := WayOut{SubnetID: subnet.ID, Verdict: WayOutUnknown}
+	w := WayOut{SubnetID: subnet.ID, Verdict: WayOutUnknown, windows: windows}
 	if x.Unavailable(snapshot.SourceDescribeRouteTables) {
 		w.Reason = "the route tables were not read"
 		return w
@@ -172,7 +185,7 @@ func wayOut(x *Index, subnet *snapshot.Subnet, pub publicIPv4) WayOut {
 		if r.Destination != "0.0.0.0/0" && !(ipv6 && r.Destination == "::/0") {
 			continue
 		}
-		w.DefaultRoutes = append(w.DefaultRoutes, classifyRoute(x, r, pub))
+		w.DefaultRoutes = append(w.DefaultRoutes, classifyRoute(x, r, pub, natClient{subnet: subnet, windows: windows}))
 	}
 	slices.SortStableFunc(w.DefaultRoutes, func(a, b DefaultRoute) int { return strings.Compare(a.Destination, b.Destination) })
 	var assumed []string
@@ -213,8 +226,8 @@ func wayOut(x *Index, subnet *snapshot.Subnet, pub publicIPv4) WayOut {
 	return w
 }
 
-// classifyRoute decides whether a default route gets the subnet's instances out.
-func classifyRoute(x *Index, r snapshot.Route, pub publicIPv4) DefaultRoute {
+// classifyRoute decides whether a default route gets the instances of the node subnet c out.
+func classifyRoute(x *Index, r snapshot.Route, pub publicIPv4, c natClient) DefaultRoute {
 	d := DefaultRoute{Destination: r.Destination, Target: r.Target}
 	if r.State == snapshot.RouteBlackhole {
 		d.Kind, d.Note = routeBlackhole, "blackhole: its target is gone"
@@ -245,10 +258,8 @@ func classifyRoute(x *Index, r snapshot.Route, pub publicIPv4) DefaultRoute {
 			d.Note = "NAT gateway " + r.Target + " does not exist"
 		case !strings.EqualFold(g.State, "available"):
 			d.Note = "NAT gateway is " + g.State + ", not available"
-		case strings.EqualFold(g.ConnectivityType, "private"):
-			d.Note = "private NAT gateway: it reaches other networks, not the internet"
 		default:
-			on := followNAT(x, g)
+			on := followNAT(x, g, c)
 			d.Usable, d.Note = on.usable, on.note
 			if on.assumed {
 				d.Kind = routeAssumed
@@ -318,7 +329,7 @@ func describeWayOut(x *Index, n *NodeInfo) *WayOut {
 	if t, _ := x.net.routeTable(n.Subnet.ID, n.Subnet.VpcID); t == nil {
 		return nil
 	}
-	w := wayOut(x, n.Subnet, instancePublicIP(n.Instance))
+	w := wayOut(x, n.Subnet, instancePublicIP(n.Instance), n.Windows())
 	w.NetworkACL, w.NACLVerdict, w.NACLReason = naclVerdict(x, n.Subnet, n.Windows(), &w)
 	w.fixes = nil
 	return &w
@@ -333,7 +344,7 @@ func claimWayOut(x *Index, c *ClaimInfo) *WayOut {
 	if t, _ := x.net.routeTable(c.Subnet.ID, c.Subnet.VpcID); t == nil {
 		return nil
 	}
-	w := wayOut(x, c.Subnet, instancePublicIP(c.Instance))
+	w := wayOut(x, c.Subnet, instancePublicIP(c.Instance), c.windows())
 	w.NetworkACL, w.NACLVerdict, w.NACLReason = naclVerdict(x, c.Subnet, c.windows(), &w)
 	w.fixes = nil
 	return &w

@@ -92,3 +92,78 @@ func defaultRoute(target, state string) func(*snapshot.Snapshot) {
 		s.RouteTables[0].Routes[1] = snapshot.Route{Destination: "0.0.0.0/0", Target: target, State: state}
 	}
 }
+
+// Names used by the regional NAT gateway fixtures.
+const (
+	natRegionalID    = "nat-0regional"
+	tableNATRegional = "rtb-0natregional"
+)
+
+// withRegionalNAT routes the healthy fixture's VPC out through a regional NAT gateway: no
+// subnet, its own route table (EC2 creates it with 0.0.0.0/0 to the internet gateway) and
+// zones EC2 provisions itself.
+func withRegionalNAT(s *snapshot.Snapshot) {
+	withNATPath(s)
+	s.RouteTables[0].Routes[1].Target = natRegionalID
+	s.RouteTables[1] = snapshot.RouteTable{ID: tableNATRegional, VpcID: vpcA, Routes: []snapshot.Route{
+		{Destination: "10.0.0.0/16", Target: "local", State: snapshot.RouteActive},
+		{Destination: "0.0.0.0/0", Target: igwA, State: snapshot.RouteActive},
+	}}
+	s.NATGateways = []snapshot.NATGateway{{ID: natRegionalID, VpcID: vpcA, State: "available", ConnectivityType: "public",
+		PublicIP: "203.0.113.30", AvailabilityMode: snapshot.NATRegional, RouteTableID: tableNATRegional,
+		AutoProvisionZones: "enabled", Zones: []string{"us-west-2a", "us-west-2b"}, ZoneIDs: []string{"usw2-az1", "usw2-az2"}}}
+}
+
+// regionalNATRoute sets the 0.0.0.0/0 route of the regional NAT gateway's own table (none when
+// target is "").
+func regionalNATRoute(target string) func(*snapshot.Snapshot) {
+	return func(s *snapshot.Snapshot) {
+		withRegionalNAT(s)
+		routes := s.RouteTables[1].Routes[:1]
+		if target != "" {
+			routes = append(routes, snapshot.Route{Destination: "0.0.0.0/0", Target: target, State: snapshot.RouteActive})
+		}
+		s.RouteTables[1].Routes = routes
+	}
+}
+
+// regionalNATZones has the regional NAT gateway's zones managed by hand, with addresses in
+// zones.
+func regionalNATZones(zones ...string) func(*snapshot.Snapshot) {
+	return func(s *snapshot.Snapshot) {
+		withRegionalNAT(s)
+		s.NATGateways[0].AutoProvisionZones = snapshot.NATAutoZonesDisabled
+		s.NATGateways[0].Zones, s.NATGateways[0].ZoneIDs = zones, nil
+	}
+}
+
+// withPrivateNAT makes the fixture's NAT gateway a private one whose subnet routes 0.0.0.0/0
+// to target (no default route when target is "").
+func withPrivateNAT(target string) func(*snapshot.Snapshot) {
+	return func(s *snapshot.Snapshot) {
+		natPublicRoute(target, snapshot.RouteActive)(s)
+		s.NATGateways[0].ConnectivityType, s.NATGateways[0].PublicIP = "private", ""
+	}
+}
+
+// natSubnetOwnACL gives the NAT gateway's subnet a network ACL of its own with entries, ending
+// in the implicit deny.
+func natSubnetOwnACL(entries ...snapshot.ACLEntry) func(*snapshot.Snapshot) {
+	return func(s *snapshot.Snapshot) {
+		entries = append(entries,
+			snapshot.ACLEntry{RuleNumber: 32767, Egress: true, Protocol: "-1", Action: snapshot.ACLDeny, CIDR: "0.0.0.0/0"},
+			snapshot.ACLEntry{RuleNumber: 32767, Protocol: "-1", Action: snapshot.ACLDeny, CIDR: "0.0.0.0/0"})
+		s.NetworkACLs = append(s.NetworkACLs, snapshot.NetworkACL{ID: "acl-0natsubnet", VpcID: vpcA,
+			SubnetIDs: []string{subnetPublic}, Entries: entries})
+	}
+}
+
+// natSubnetHardened are the entries of a NAT gateway subnet's network ACL that admit both sides:
+// TCP 443 in from the VPC and the replies out to it, TCP 443 out to the internet and the replies
+// in on the NAT gateway's ports.
+var natSubnetHardened = []snapshot.ACLEntry{
+	{RuleNumber: 100, Protocol: "6", Action: snapshot.ACLAllow, CIDR: "10.0.0.0/16", FromPort: 443, ToPort: 443},
+	{RuleNumber: 110, Protocol: "6", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0", FromPort: 1024, ToPort: 65535},
+	{RuleNumber: 100, Egress: true, Protocol: "6", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0", FromPort: 443, ToPort: 443},
+	{RuleNumber: 110, Egress: true, Protocol: "6", Action: snapshot.ACLAllow, CIDR: "10.0.0.0/16", FromPort: 1024, ToPort: 65535},
+}

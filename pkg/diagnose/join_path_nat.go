@@ -2,21 +2,24 @@ package diagnose
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
-// natOnward is what becomes of the traffic an available public NAT gateway forwards: whether
-// its own subnet sends it on to the internet.
+// natOnward is what becomes of the traffic an available NAT gateway forwards for a node
+// subnet: whether the gateway serves that subnet's zone, and whether its route table sends the
+// traffic on (a public gateway's to an internet gateway, a private one's to a transit or
+// virtual private gateway) through a network ACL that lets it and its replies pass.
 type natOnward struct {
-	// usable: the NAT gateway is a way out; assumed: its subnet sends 0.0.0.0/0 to a target
-	// karpnet cannot follow, taken to be a way out.
+	// usable: the NAT gateway is a way out; assumed: its route table sends 0.0.0.0/0 to a
+	// target karpnet cannot follow, taken to be a way out.
 	usable, assumed bool
 	// note describes the NAT gateway and its onward route for the default route's note.
 	note string
 	// cause completes "its subnet routes to nat-x, " when the NAT gateway is no way out, and fix
-	// says how to make it one.
+	// says how to make it one ("" when the fix is to route elsewhere).
 	cause, fix string
 }
 
@@ -27,30 +30,109 @@ const (
 	natReplyTo   = 65535
 )
 
-// followNAT follows an available public NAT gateway to the internet. Its subnet's effective
-// route table (explicit association, else the VPC's main table) must send 0.0.0.0/0 to an
-// internet gateway, and its subnet's network ACL must let the forwarded traffic out to the
-// internet on TCP 443 and the replies back in on the NAT gateway's ports 1024-65535. A route
-// table that was not read leaves the NAT gateway usable; a default route to a target karpnet
-// cannot follow (a Network Firewall endpoint between the NAT and the internet gateway, a
-// transit gateway) is assumed to be a way out.
-func followNAT(x *Index, g *snapshot.NATGateway) natOnward {
-	where := "public NAT gateway in " + g.SubnetID
+// natClient is the node subnet whose traffic a NAT gateway forwards, and whether its nodes run
+// Windows (the replies go back to their ephemeral ports). A nil subnet skips what depends on it.
+type natClient struct {
+	subnet  *snapshot.Subnet
+	windows bool
+}
+
+// natRegional reports whether a NAT gateway is a regional one: no subnet, a route table of its
+// own (EC2 API types.NatGateway AvailabilityMode and RouteTableId).
+func natRegional(g *snapshot.NATGateway) bool {
+	return strings.EqualFold(g.AvailabilityMode, snapshot.NATRegional)
+}
+
+// natPrivate reports whether a NAT gateway has private connectivity.
+func natPrivate(g *snapshot.NATGateway) bool {
+	return strings.EqualFold(g.ConnectivityType, "private")
+}
+
+// natWhere names a NAT gateway for messages: its connectivity, its subnet (a regional one has
+// none) and its public address.
+func natWhere(g *snapshot.NATGateway) string {
+	kind := "public"
+	if natPrivate(g) {
+		kind = "private"
+	}
+	where := kind + " NAT gateway"
+	switch {
+	case natRegional(g):
+		where = "regional " + where
+	case g.SubnetID != "":
+		where += " in " + g.SubnetID
+	}
 	if g.PublicIP != "" {
 		where += " (" + g.PublicIP + ")"
 	}
+	return where
+}
+
+// followNAT follows an available NAT gateway from the node subnet c.
+//
+// A zonal gateway sits in a subnet whose effective route table (explicit association, else the
+// VPC's main table) takes its traffic on; a regional gateway has no subnet and a route table of
+// its own, which EC2 creates with a route to the internet gateway (VPC User Guide, "Regional NAT
+// gateways"). A regional gateway whose zones are managed by hand (AutoProvisionZones disabled)
+// serves only the zones it has addresses in; one that provisions them itself serves every zone
+// where the VPC has subnets (EC2 API types.NatGateway AutoProvisionZones).
+//
+// A public gateway's table must send 0.0.0.0/0 to an internet gateway. A private gateway's
+// traffic goes on through a transit or virtual private gateway; an internet gateway drops it
+// (VPC User Guide, "NAT gateways"). A default route to a target karpnet cannot follow (transit
+// or virtual private gateway, a Network Firewall endpoint before the internet gateway) is
+// assumed to be a way out. A route table that was not read leaves the gateway usable.
+//
+// A zonal gateway's subnet's network ACL must admit the node subnet's TCP 443 in and let the
+// replies out to the nodes' ephemeral ports, and for a public gateway let the forwarded traffic
+// out to the internet on TCP 443 and its replies in on the gateway's ports 1024-65535.
+func followNAT(x *Index, g *snapshot.NATGateway, c natClient) natOnward {
+	where := natWhere(g)
 	vpc := g.VpcID
 	if sn := x.Subnets[g.SubnetID]; vpc == "" && sn != nil {
 		vpc = sn.VpcID
 	}
-	t, main := x.net.routeTable(g.SubnetID, vpc)
+	regional := natRegional(g)
+	if regional {
+		if on, served := natZoneServed(g, c); !served {
+			return on
+		}
+	}
+	onto := "an internet gateway"
+	if natPrivate(g) {
+		onto = "a transit or virtual private gateway"
+	}
+	if !regional && g.SubnetID == "" {
+		// A snapshot written before karpnet kept a NAT gateway's availability mode holds a
+		// regional gateway as one without a subnet: its route table is not known.
+		return natOnward{usable: true, note: where + ", available, in no subnet (a regional NAT gateway read without " +
+			"its route table; assumed to route to " + onto + ")"}
+	}
+	var t *snapshot.RouteTable
+	var main bool
+	if regional {
+		t = x.net.tableByID[g.RouteTableID]
+	} else {
+		t, main = x.net.routeTable(g.SubnetID, vpc)
+	}
 	if t == nil {
-		return natOnward{usable: true, note: where + ", available; its subnet's route table was not read " +
-			"(assumed to route to an internet gateway)"}
+		what := "its subnet's route table was not read"
+		if regional {
+			what = "its own route table was not read"
+			if g.RouteTableID != "" {
+				what = "its route table " + g.RouteTableID + " was not read"
+			}
+		}
+		return natOnward{usable: true, note: where + ", available; " + what + " (assumed to route to " + onto + ")"}
 	}
 	table := "route table " + t.ID
 	if main {
 		table += " (the VPC's main table)"
+	}
+	// subject starts a cause after "its subnet routes to nat-x, ": where the gateway sits.
+	subject := "which sits in " + g.SubnetID + " "
+	if regional {
+		subject = "a regional NAT gateway "
 	}
 	var def *snapshot.Route
 	for i := range t.Routes {
@@ -59,76 +141,122 @@ func followNAT(x *Index, g *snapshot.NATGateway) natOnward {
 			break
 		}
 	}
-	noIGW := natOnward{note: where + ", whose " + table + " has no internet gateway route",
-		cause: "which sits in " + g.SubnetID + " without an internet gateway route (" + table + ")",
-		fix:   natRouteFix(x, g, vpc, t, main, def)}
+	want, noun := "an internet gateway route", "internet gateway route"
+	if natPrivate(g) {
+		want, noun = "a default route to a transit or virtual private gateway", "default route to a transit or virtual private gateway"
+	}
+	none := natOnward{note: where + ", whose " + table + " has no " + noun,
+		cause: subject + "whose " + table + " has no " + noun, fix: natRouteFix(x, g, vpc, t, main, def)}
+	if !regional {
+		none.cause = subject + "without " + want + " (" + table + ")"
+	}
 	if def == nil {
-		return noIGW
+		return none
 	}
 	if def.State == snapshot.RouteBlackhole {
-		noIGW.note += " (0.0.0.0/0 -> " + def.Target + " is a blackhole)"
-		noIGW.cause = "which sits in " + g.SubnetID + " whose route 0.0.0.0/0 -> " + def.Target + " is a blackhole (" + table + ")"
-		return noIGW
+		none.note += " (0.0.0.0/0 -> " + def.Target + " is a blackhole)"
+		none.cause = subject + "whose route 0.0.0.0/0 -> " + def.Target + " is a blackhole (" + table + ")"
+		return none
 	}
 	prefix, _, _ := strings.Cut(def.Target, "-")
-	switch prefix {
-	case "igw":
-	case "nat", "eigw", "local":
-		noIGW.note += " (0.0.0.0/0 -> " + def.Target + ")"
-		return noIGW
+	var onward natOnward
+	switch {
+	case prefix == "igw" && natPrivate(g):
+		return natOnward{
+			note: fmt.Sprintf("%s, whose %s sends 0.0.0.0/0 to %s: an internet gateway drops a private NAT gateway's "+
+				"traffic", where, table, def.Target),
+			cause: fmt.Sprintf("a private NAT gateway %swhose %s sends 0.0.0.0/0 to %s, which drops its traffic (a private "+
+				"NAT gateway reaches other networks through a transit or virtual private gateway, never the internet)",
+				natIn(g), table, def.Target),
+		}
+	case prefix == "igw":
+		onward = natOnward{usable: true, note: fmt.Sprintf("%s, available, whose %s sends 0.0.0.0/0 to %s", where, table, def.Target)}
+	case prefix == "nat" || prefix == "eigw" || prefix == "local":
+		none.note += " (0.0.0.0/0 -> " + def.Target + ")"
+		return none
 	default:
-		return natOnward{usable: true, assumed: true, note: fmt.Sprintf("%s, whose %s sends 0.0.0.0/0 to %s (%s): "+
-			"karpnet cannot follow it and assumes it leads to the internet", where, table, def.Target, assumedTarget(prefix))}
+		onward = natOnward{usable: true, assumed: true, note: fmt.Sprintf("%s, whose %s sends 0.0.0.0/0 to %s (%s): "+
+			"karpnet cannot follow it and assumes it leads %s", where, table, def.Target, assumedTarget(prefix),
+			natAssumedWhere(g))}
 	}
-	onward := natOnward{usable: true, note: fmt.Sprintf("%s, available, whose %s sends 0.0.0.0/0 to %s", where, table, def.Target)}
-	if x.Unavailable(snapshot.SourceDescribeNetworkAcls) {
+	if regional {
 		return onward
 	}
-	acl := x.net.networkACL(g.SubnetID, vpc)
-	if acl == nil {
-		return onward
-	}
-	var problems []string
-	if out, passed := aclDenied(acl, true, 443, 443, peerInternet); len(out) > 0 {
-		problems = append(problems, fmt.Sprintf("outbound TCP 443 to %s denied by rule %s%s", peerInternet.name,
-			out[0].rule, passedText(passed, "to")))
-	}
-	if in, passed := aclDenied(acl, false, natReplyFrom, natReplyTo, peerInternet); len(in) > 0 {
-		problems = append(problems, fmt.Sprintf("inbound TCP replies from %s to the NAT gateway's ports %d-%d denied on %s%s",
-			peerInternet.name, natReplyFrom, natReplyTo, deniedText(in), passedText(passed, "from")))
-	}
-	if len(problems) == 0 {
-		return onward
-	}
-	drops := "network ACL " + acl.ID + " drops the traffic it forwards: " + strings.Join(problems, "; ")
-	return natOnward{
-		note:  where + ", whose subnet's " + drops,
-		cause: "which sits in " + g.SubnetID + " whose " + drops,
-		fix: fmt.Sprintf("allow it in network ACL %s of %s, e.g. `aws ec2 create-network-acl-entry --network-acl-id %s "+
-			"--egress --rule-number 90 --protocol tcp --port-range From=443,To=443 --cidr-block 0.0.0.0/0 --rule-action "+
-			"allow` and `aws ec2 create-network-acl-entry --network-acl-id %s --ingress --rule-number 91 --protocol tcp "+
-			"--port-range From=1024,To=65535 --cidr-block 0.0.0.0/0 --rule-action allow` (rule numbers below the denying "+
-			"ones)", acl.ID, g.SubnetID, acl.ID, acl.ID),
-	}
+	return natSubnetACL(x, g, vpc, c, onward, prefix == "igw")
 }
 
-// natRouteFix says how to give a NAT gateway's subnet a route to the internet gateway: a route
-// table of its own when it is on the VPC's main table (which the private subnets share), else
-// a default route in its table.
+// natIn is "in subnet-x " for a NAT gateway in a subnet, else "".
+func natIn(g *snapshot.NATGateway) string {
+	if natRegional(g) || g.SubnetID == "" {
+		return ""
+	}
+	return "in " + g.SubnetID + " "
+}
+
+// natAssumedWhere says where a NAT gateway's traffic is assumed to lead past a target karpnet
+// cannot follow.
+func natAssumedWhere(g *snapshot.NATGateway) string {
+	if natPrivate(g) {
+		return "to a network that reaches the internet or the endpoints (a central egress VPC, on-premises)"
+	}
+	return "to the internet"
+}
+
+// natZoneServed reports whether a regional NAT gateway serves the node subnet's zone: always
+// when EC2 provisions its zones, or when the subnet's zone cannot be compared with the gateway's
+// (either not known, by name or by ID); else only when the gateway has an address in that zone.
+// When it does not, the natOnward says so.
+func natZoneServed(g *snapshot.NATGateway, c natClient) (natOnward, bool) {
+	if !strings.EqualFold(g.AutoProvisionZones, snapshot.NATAutoZonesDisabled) || c.subnet == nil {
+		return natOnward{}, true
+	}
+	byName := c.subnet.Zone != "" && len(g.Zones) > 0
+	byID := c.subnet.ZoneID != "" && len(g.ZoneIDs) > 0
+	if !byName && !byID || byName && slices.Contains(g.Zones, c.subnet.Zone) ||
+		byID && slices.Contains(g.ZoneIDs, c.subnet.ZoneID) {
+		return natOnward{}, true
+	}
+	zone, flag, served := c.subnet.Zone, "--availability-zone "+c.subnet.Zone, strings.Join(g.Zones, ", ")
+	if !byName {
+		zone, flag, served = c.subnet.ZoneID, "--availability-zone-id "+c.subnet.ZoneID, strings.Join(g.ZoneIDs, ", ")
+	}
+	return natOnward{
+		note: fmt.Sprintf("%s, whose zones are managed by hand (AutoProvisionZones disabled), has no address in %s: "+
+			"it serves %s only", natWhere(g), zone, served),
+		cause: fmt.Sprintf("a regional NAT gateway whose zones are managed by hand (AutoProvisionZones disabled) and "+
+			"which has no address in %s, the subnet's zone (it serves %s)", zone, served),
+		fix: fmt.Sprintf("give NAT gateway %s an address in %s: `aws ec2 associate-nat-gateway-address --nat-gateway-id "+
+			"%s --allocation-ids EIP_ALLOCATION_ID %s`", g.ID, zone, g.ID, flag),
+	}, false
+}
+
+// natRouteFix says how to give a NAT gateway's route table the default route it lacks. A public
+// zonal gateway on the VPC's main table (which the private subnets share) needs a table of its
+// own; otherwise the 0.0.0.0/0 route of its table goes to the internet gateway, or for a private
+// gateway to the transit gateway that leads to the egress VPC or on-premises.
 func natRouteFix(x *Index, g *snapshot.NATGateway, vpc string, t *snapshot.RouteTable, main bool, def *snapshot.Route) string {
+	verb := "create-route"
+	if def != nil {
+		verb = "replace-route"
+	}
+	where := "regional NAT gateway " + g.ID + "'s route table " + t.ID
+	if !natRegional(g) {
+		where = g.SubnetID + ", where NAT gateway " + g.ID + " sits,"
+	}
+	if natPrivate(g) {
+		return fmt.Sprintf("route %s to the transit gateway (or virtual private gateway) that leads to your egress VPC "+
+			"or on-premises network: `aws ec2 %s --route-table-id %s --destination-cidr-block 0.0.0.0/0 "+
+			"--transit-gateway-id TGW_ID`", where, verb, t.ID)
+	}
 	igw := vpcInternetGateway(x, vpc)
-	if main {
+	if main && !natRegional(g) {
 		return fmt.Sprintf("give %s, where NAT gateway %s sits, a route table of its own that sends 0.0.0.0/0 to the "+
 			"internet gateway: `aws ec2 create-route-table --vpc-id %s`, then `aws ec2 create-route --route-table-id "+
 			"NEW_TABLE --destination-cidr-block 0.0.0.0/0 --gateway-id %s` and `aws ec2 associate-route-table "+
 			"--route-table-id NEW_TABLE --subnet-id %s`", g.SubnetID, g.ID, vpc, igw, g.SubnetID)
 	}
-	verb := "create-route"
-	if def != nil {
-		verb = "replace-route"
-	}
-	return fmt.Sprintf("route %s, where NAT gateway %s sits, to the internet gateway: `aws ec2 %s --route-table-id %s "+
-		"--destination-cidr-block 0.0.0.0/0 --gateway-id %s`", g.SubnetID, g.ID, verb, t.ID, igw)
+	return fmt.Sprintf("route %s to the internet gateway: `aws ec2 %s --route-table-id %s "+
+		"--destination-cidr-block 0.0.0.0/0 --gateway-id %s`", where, verb, t.ID, igw)
 }
 
 // vpcInternetGateway returns the internet gateway some route table of the VPC routes to, or a
@@ -148,14 +276,14 @@ func vpcInternetGateway(x *Index, vpc string) string {
 }
 
 // natCause names, for a subnet without a way out, the NAT gateway its default route goes to
-// and why that gateway does not reach the internet; "" when no such NAT gateway is the cause.
+// and why that gateway does not get the traffic out; "" when no such NAT gateway is the cause.
 func natCause(x *Index, w WayOut) string {
 	for _, r := range w.DefaultRoutes {
 		if r.Kind != routeNAT || r.Usable {
 			continue
 		}
-		if g := x.net.nat[r.Target]; g != nil && natAvailablePublic(g) {
-			if on := followNAT(x, g); on.cause != "" {
+		if g := x.net.nat[r.Target]; g != nil && natAvailable(g) {
+			if on := followNAT(x, g, w.client(x)); on.cause != "" {
 				return "its subnet routes to " + g.ID + ", " + on.cause
 			}
 		}
@@ -164,14 +292,14 @@ func natCause(x *Index, w WayOut) string {
 }
 
 // natFix says how to make the NAT gateway a subnet's default route goes to a way out, "" when
-// the default route goes to no available public NAT gateway whose onward path is the problem.
+// the default route goes to no available NAT gateway whose onward path is the problem.
 func natFix(x *Index, w WayOut) string {
 	for _, r := range w.DefaultRoutes {
 		if r.Kind != routeNAT || r.Usable {
 			continue
 		}
-		if g := x.net.nat[r.Target]; g != nil && natAvailablePublic(g) {
-			if on := followNAT(x, g); on.fix != "" {
+		if g := x.net.nat[r.Target]; g != nil && natAvailable(g) {
+			if on := followNAT(x, g, w.client(x)); on.fix != "" {
 				return on.fix
 			}
 		}
@@ -179,7 +307,12 @@ func natFix(x *Index, w WayOut) string {
 	return ""
 }
 
+// natAvailable reports whether a NAT gateway is available.
+func natAvailable(g *snapshot.NATGateway) bool {
+	return strings.EqualFold(g.State, "available")
+}
+
 // natAvailablePublic reports whether a NAT gateway is available and public.
 func natAvailablePublic(g *snapshot.NATGateway) bool {
-	return strings.EqualFold(g.State, "available") && !strings.EqualFold(g.ConnectivityType, "private")
+	return natAvailable(g) && !natPrivate(g)
 }

@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"net/netip"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -111,12 +112,88 @@ func TestWayOut(t *testing.T) {
 			verdict: WayOutNone, defaultRoutes: 1, missing: []string{"ec2", "ecr.api", "ecr.dkr", "s3", "sts"},
 			reason: "default route 0.0.0.0/0 -> nat-0aaa (NAT gateway is deleted, not available) unusable; VPC " +
 				"endpoints missing: ec2, ecr.api, ecr.dkr, s3, sts"},
-		{name: "private NAT gateway", edit: edits(withNATPath, withEndpoints, func(s *snapshot.Snapshot) {
-			s.NATGateways[0].ConnectivityType = "private"
-		}), verdict: WayOutEndpoints, defaultRoutes: 1,
-			reason: "default route 0.0.0.0/0 -> nat-0aaa (private NAT gateway: it reaches other networks, not the " +
-				"internet) unusable; the VPC has an endpoint for each of ec2, ecr.api, ecr.dkr, s3, sts (EKS API " +
-				"assumed reachable through the cluster's private endpoint)"},
+		{name: "a private NAT gateway whose subnet routes to an internet gateway is no way out (the gateway drops it)",
+			edit: edits(withPrivateNAT(igwA), withEndpoints), verdict: WayOutEndpoints, defaultRoutes: 1,
+			reason: "default route 0.0.0.0/0 -> nat-0aaa (private NAT gateway in subnet-0public, whose route table " +
+				"rtb-0public sends 0.0.0.0/0 to igw-0a: an internet gateway drops a private NAT gateway's traffic) " +
+				"unusable; the VPC has an endpoint for each of ec2, ecr.api, ecr.dkr, s3, sts (EKS API assumed " +
+				"reachable through the cluster's private endpoint)"},
+		{name: "a private NAT gateway whose subnet routes to a transit gateway is assumed",
+			edit: withPrivateNAT("tgw-0egress"), verdict: WayOutAssumed, defaultRoutes: 1,
+			reason: "route 0.0.0.0/0 -> nat-0aaa: private NAT gateway in subnet-0public, whose route table rtb-0public " +
+				"sends 0.0.0.0/0 to tgw-0egress (transit gateway): karpnet cannot follow it and assumes it leads to a " +
+				"network that reaches the internet or the endpoints (a central egress VPC, on-premises)"},
+		{name: "a private NAT gateway whose subnet routes to a virtual private gateway is assumed",
+			edit: withPrivateNAT("vgw-0onprem"), verdict: WayOutAssumed, defaultRoutes: 1,
+			reason: "route 0.0.0.0/0 -> nat-0aaa: private NAT gateway in subnet-0public, whose route table rtb-0public " +
+				"sends 0.0.0.0/0 to vgw-0onprem (virtual private gateway): karpnet cannot follow it and assumes it " +
+				"leads to a network that reaches the internet or the endpoints (a central egress VPC, on-premises)"},
+		{name: "a private NAT gateway whose subnet has no default route is no way out",
+			edit: withPrivateNAT(""), verdict: WayOutNone, defaultRoutes: 1, missing: allMissing,
+			reason: "default route 0.0.0.0/0 -> nat-0aaa (private NAT gateway in subnet-0public, whose route table " +
+				"rtb-0public has no default route to a transit or virtual private gateway) unusable; VPC endpoints " +
+				"missing: ec2, ecr.api, ecr.dkr, s3, sts"},
+		{name: "a regional NAT gateway goes out through its own route table", edit: withRegionalNAT,
+			verdict: WayOutRoute, defaultRoutes: 1,
+			reason: "route 0.0.0.0/0 -> nat-0regional (regional public NAT gateway (203.0.113.30), available, whose " +
+				"route table rtb-0natregional sends 0.0.0.0/0 to igw-0a)"},
+		{name: "a regional NAT gateway whose own table lost its internet gateway route is no way out",
+			edit: regionalNATRoute(""), verdict: WayOutNone, defaultRoutes: 1, missing: allMissing,
+			reason: "default route 0.0.0.0/0 -> nat-0regional (regional public NAT gateway (203.0.113.30), whose route " +
+				"table rtb-0natregional has no internet gateway route) unusable; VPC endpoints missing: ec2, ecr.api, " +
+				"ecr.dkr, s3, sts"},
+		{name: "a regional NAT gateway whose table was not read is kept", edit: edits(withRegionalNAT,
+			func(s *snapshot.Snapshot) { s.RouteTables = s.RouteTables[:1] }), verdict: WayOutRoute, defaultRoutes: 1,
+			reason: "route 0.0.0.0/0 -> nat-0regional (regional public NAT gateway (203.0.113.30), available; its route " +
+				"table rtb-0natregional was not read (assumed to route to an internet gateway))"},
+		{name: "a NAT gateway without a subnet in a snapshot that did not keep its mode is kept, no empty subnet",
+			edit: edits(withRegionalNAT, func(s *snapshot.Snapshot) {
+				g := &s.NATGateways[0]
+				g.AvailabilityMode, g.RouteTableID, g.AutoProvisionZones, g.Zones, g.ZoneIDs = "", "", "", nil, nil
+			}), verdict: WayOutRoute, defaultRoutes: 1,
+			reason: "route 0.0.0.0/0 -> nat-0regional (public NAT gateway (203.0.113.30), available, in no subnet (a " +
+				"regional NAT gateway read without its route table; assumed to route to an internet gateway))"},
+		{name: "a regional NAT gateway with zones by hand serves the zones it has an address in",
+			edit: regionalNATZones("us-west-2a", "us-west-2c"), verdict: WayOutRoute, defaultRoutes: 1,
+			reason: "route 0.0.0.0/0 -> nat-0regional (regional public NAT gateway (203.0.113.30), available, whose " +
+				"route table rtb-0natregional sends 0.0.0.0/0 to igw-0a)"},
+		{name: "a regional NAT gateway with zones by hand does not serve another zone",
+			edit: regionalNATZones("us-west-2b", "us-west-2c"), verdict: WayOutNone, defaultRoutes: 1, missing: allMissing,
+			reason: "default route 0.0.0.0/0 -> nat-0regional (regional public NAT gateway (203.0.113.30), whose zones " +
+				"are managed by hand (AutoProvisionZones disabled), has no address in us-west-2a: it serves us-west-2b, " +
+				"us-west-2c only) unusable; VPC endpoints missing: ec2, ecr.api, ecr.dkr, s3, sts"},
+		{name: "a regional NAT gateway with zones by hand known only by ID serves a subnet known only by name",
+			edit: edits(regionalNATZones(), func(s *snapshot.Snapshot) {
+				s.NATGateways[0].ZoneIDs = []string{"usw2-az2"}
+				s.Subnets[0].ZoneID = ""
+			}), verdict: WayOutRoute, defaultRoutes: 1,
+			reason: "route 0.0.0.0/0 -> nat-0regional (regional public NAT gateway (203.0.113.30), available, whose " +
+				"route table rtb-0natregional sends 0.0.0.0/0 to igw-0a)"},
+		{name: "a regional NAT gateway with zones by hand compared by ID",
+			edit: edits(regionalNATZones(), func(s *snapshot.Snapshot) {
+				s.NATGateways[0].ZoneIDs = []string{"usw2-az2"}
+				s.Subnets[0].Zone = ""
+			}), verdict: WayOutNone, defaultRoutes: 1, missing: allMissing,
+			reason: "default route 0.0.0.0/0 -> nat-0regional (regional public NAT gateway (203.0.113.30), whose zones " +
+				"are managed by hand (AutoProvisionZones disabled), has no address in usw2-az1: it serves usw2-az2 " +
+				"only) unusable; VPC endpoints missing: ec2, ecr.api, ecr.dkr, s3, sts"},
+		{name: "a NAT gateway whose subnet's network ACL admits both sides is a way out",
+			edit: edits(withNATPath, natSubnetOwnACL(natSubnetHardened...)), verdict: WayOutRoute, defaultRoutes: 1,
+			reason: "route 0.0.0.0/0 -> nat-0aaa (" + natNote + ")"},
+		{name: "a NAT gateway whose subnet's network ACL does not admit the nodes' 443 is no way out",
+			edit: edits(withNATPath, natSubnetOwnACL(natSubnetHardened[1:]...)), verdict: WayOutNone, defaultRoutes: 1,
+			missing: allMissing,
+			reason: "default route 0.0.0.0/0 -> nat-0aaa (public NAT gateway in subnet-0public (203.0.113.20), whose " +
+				"subnet's network ACL acl-0natsubnet drops the traffic it forwards: inbound TCP 443 from the nodes' " +
+				"subnet subnet-0aaa (10.0.1.0/24) denied by rule 32767) unusable; VPC endpoints missing: ec2, ecr.api, " +
+				"ecr.dkr, s3, sts"},
+		{name: "a NAT gateway whose subnet's network ACL does not let the replies out to the nodes is no way out",
+			edit: edits(withNATPath, natSubnetOwnACL(natSubnetHardened[:3]...)), verdict: WayOutNone, defaultRoutes: 1,
+			missing: allMissing,
+			reason: "default route 0.0.0.0/0 -> nat-0aaa (public NAT gateway in subnet-0public (203.0.113.20), whose " +
+				"subnet's network ACL acl-0natsubnet drops the traffic it forwards: outbound TCP replies to the nodes' " +
+				"subnet subnet-0aaa (10.0.1.0/24) on the Linux ephemeral ports 32768-60999 denied on 32768-60999 by " +
+				"rule 32767) unusable; VPC endpoints missing: ec2, ecr.api, ecr.dkr, s3, sts"},
 		{name: "transit gateway is assumed", edit: defaultRoute("tgw-0a", snapshot.RouteActive), verdict: WayOutAssumed,
 			defaultRoutes: 1, reason: "route 0.0.0.0/0 -> tgw-0a: transit gateway: karpnet cannot follow it and " +
 				"assumes it leads to the internet or to the endpoints"},
@@ -136,7 +213,7 @@ func TestWayOut(t *testing.T) {
 			tc.edit(s)
 			x := NewIndex(s)
 			sub := x.Subnets[subnetA]
-			got := wayOut(x, sub, tc.pub)
+			got := wayOut(x, sub, tc.pub, false)
 			if got.Verdict != tc.verdict || got.Reason != tc.reason {
 				t.Errorf("got verdict %s, reason\n %q\nwant %s,\n %q", got.Verdict, got.Reason, tc.verdict, tc.reason)
 			}
@@ -311,4 +388,24 @@ func TestDescribeWayOut(t *testing.T) {
 			t.Errorf("way out (-want +got):\n%s", diff)
 		}
 	})
+}
+
+// TestFollowNATWindowsReplies checks that a NAT gateway's subnet's network ACL is judged on
+// the ephemeral ports of the nodes it forwards for: Windows' 49152-65535, not Linux's.
+func TestFollowNATWindowsReplies(t *testing.T) {
+	linuxOnly := snapshot.ACLEntry{RuleNumber: 110, Egress: true, Protocol: "6", Action: snapshot.ACLAllow,
+		CIDR: "10.0.0.0/16", FromPort: 32768, ToPort: 60999}
+	s := edited(healthy(), edits(withNATPath, natSubnetOwnACL(append(slices.Clone(natSubnetHardened[:3]), linuxOnly)...)))
+	x := NewIndex(s)
+	g := x.net.nat[natA]
+	if on := followNAT(x, g, natClient{subnet: x.Subnets[subnetA]}); !on.usable {
+		t.Errorf("Linux nodes: NAT gateway unusable (%s), want usable", on.note)
+	}
+	on := followNAT(x, g, natClient{subnet: x.Subnets[subnetA], windows: true})
+	want := "public NAT gateway in subnet-0public (203.0.113.20), whose subnet's network ACL acl-0natsubnet drops the " +
+		"traffic it forwards: outbound TCP replies to the nodes' subnet subnet-0aaa (10.0.1.0/24) on the Windows " +
+		"ephemeral ports 49152-65535 denied on 61000-65535 by rule 32767"
+	if on.usable || on.note != want {
+		t.Errorf("Windows nodes: usable %v, note\n %q\nwant unusable,\n %q", on.usable, on.note, want)
+	}
 }

@@ -59,7 +59,7 @@ func (x *Index) SubnetWayOut(s *snapshot.Subnet) *WayOut {
 	if s.MapPublicIPOnLaunch {
 		pub = publicIPv4{true, "subnet " + s.ID + " gives instances a public IPv4 address at launch"}
 	}
-	w := wayOut(x, s, pub)
+	w := wayOut(x, s, pub, false)
 	w.NetworkACL, w.NACLVerdict, w.NACLReason = naclVerdict(x, s, false, &w)
 	w.fixes = nil
 	return &w

@@ -54,7 +54,27 @@ type NATGateway struct {
 	// PublicIP is a public gateway's public IPv4 address (its primary Elastic IP, else the first
 	// one listed); "" for a private gateway, and in snapshots written before it was kept.
 	PublicIP string `json:"publicIP,omitempty"`
+	// AvailabilityMode is zonal (one zone, in SubnetID) or regional (one gateway for the zones of
+	// its VPC, with no subnet and a route table of its own); "" in snapshots written before it
+	// was kept, read as zonal.
+	AvailabilityMode string `json:"availabilityMode,omitempty"`
+	// RouteTableID is a regional gateway's own route table, which EC2 creates with a route to the
+	// VPC's internet gateway.
+	RouteTableID string `json:"routeTableID,omitempty"`
+	// AutoProvisionZones is a regional gateway's enabled (EC2 adds and removes the zones where
+	// the VPC has subnets) or disabled (it serves only the zones it was given addresses in).
+	AutoProvisionZones string `json:"autoProvisionZones,omitempty"`
+	// Zones and ZoneIDs are the zones a regional gateway has an address in that did not fail,
+	// by name and by ID, sorted.
+	Zones   []string `json:"zones,omitempty"`
+	ZoneIDs []string `json:"zoneIDs,omitempty"`
 }
+
+// NAT gateway availability modes and zone provisioning.
+const (
+	NATRegional          = "regional"
+	NATAutoZonesDisabled = "disabled"
+)
 
 // VPCEndpoint is what karpnet keeps of a VPC endpoint from DescribeVpcEndpoints.
 type VPCEndpoint struct {

@@ -210,6 +210,22 @@ func (w *world) routeTable(subnet string) string {
 // networkACL gives subnet a network ACL of its own that admits TCP 443 out and TCP replies
 // on ports from-to in, and denies the rest as EC2's last rule does.
 func (w *world) networkACL(subnet string, from, to int32) string {
+	return w.networkACLEntries(subnet,
+		aclEntry{n: 100, egress: true, cidr: "0.0.0.0/0", lo: 443, hi: 443},
+		aclEntry{n: 100, cidr: "0.0.0.0/0", lo: from, hi: to})
+}
+
+// aclEntry is a TCP allow entry of a network ACL the tests make.
+type aclEntry struct {
+	n      int32
+	egress bool
+	cidr   string
+	lo, hi int32
+}
+
+// networkACLEntries gives subnet a network ACL of its own with the TCP allow entries, and denies
+// the rest as EC2's last rule does.
+func (w *world) networkACLEntries(subnet string, entries ...aclEntry) string {
 	w.t.Helper()
 	ctx := w.t.Context()
 	acl, err := w.ec2.CreateNetworkAcl(ctx, &ec2.CreateNetworkAclInput{VpcId: aws.String(w.vpcID)})
@@ -217,9 +233,9 @@ func (w *world) networkACL(subnet string, from, to int32) string {
 		w.t.Fatalf("creating a network ACL: %v", err)
 	}
 	id := aws.ToString(acl.NetworkAcl.NetworkAclId)
-	entry := func(n int32, egress bool, action ec2types.RuleAction, protocol string, lo, hi int32) {
+	entry := func(n int32, egress bool, action ec2types.RuleAction, protocol, cidr string, lo, hi int32) {
 		in := &ec2.CreateNetworkAclEntryInput{NetworkAclId: aws.String(id), RuleNumber: aws.Int32(n),
-			Egress: aws.Bool(egress), RuleAction: action, Protocol: aws.String(protocol), CidrBlock: aws.String("0.0.0.0/0")}
+			Egress: aws.Bool(egress), RuleAction: action, Protocol: aws.String(protocol), CidrBlock: aws.String(cidr)}
 		if protocol != "-1" {
 			in.PortRange = &ec2types.PortRange{From: aws.Int32(lo), To: aws.Int32(hi)}
 		}
@@ -227,11 +243,12 @@ func (w *world) networkACL(subnet string, from, to int32) string {
 			w.t.Fatalf("adding rule %d to %s: %v", n, id, err)
 		}
 	}
-	entry(100, true, ec2types.RuleActionAllow, "6", 443, 443)
-	entry(100, false, ec2types.RuleActionAllow, "6", from, to)
+	for _, e := range entries {
+		entry(e.n, e.egress, ec2types.RuleActionAllow, "6", e.cidr, e.lo, e.hi)
+	}
 	// moto leaves a new ACL without EC2's last rules.
-	entry(32767, true, ec2types.RuleActionDeny, "-1", 0, 0)
-	entry(32767, false, ec2types.RuleActionDeny, "-1", 0, 0)
+	entry(32767, true, ec2types.RuleActionDeny, "-1", "0.0.0.0/0", 0, 0)
+	entry(32767, false, ec2types.RuleActionDeny, "-1", "0.0.0.0/0", 0, 0)
 	out, err := w.ec2.DescribeNetworkAcls(ctx, &ec2.DescribeNetworkAclsInput{Filters: []ec2types.Filter{
 		{Name: aws.String("association.subnet-id"), Values: []string{subnet}}}})
 	if err != nil || len(out.NetworkAcls) != 1 {
