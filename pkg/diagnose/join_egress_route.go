@@ -78,7 +78,7 @@ var specSubnetNoEgressRoute = &Spec{
 			"a public NAT gateway sits in a public subnet and routes to the internet gateway; a private NAT gateway routes through a transit or virtual private gateway, and an internet gateway drops traffic routed to it from a private NAT gateway"},
 		{UpstreamAWSDocs, "https://docs.aws.amazon.com/vpc/latest/userguide/nacl-ephemeral-ports.html",
 			"a NAT gateway uses ports 1024-65535; Linux kernels use 32768-61000, Windows Server 2008 and later 49152-65535"},
-		{UpstreamKarpenter, "core sigs.k8s.io/karpenter@6e7eab7a0f48 (required by its go.mod): pkg/controllers/nodeclaim/lifecycle/liveness.go (registrationTimeout)",
+		{UpstreamKarpenterCore, "pkg/controllers/nodeclaim/lifecycle/liveness.go (registrationTimeout)",
 			"a NodeClaim not registered 15 minutes after its Registered transition is deleted"},
 	},
 }

@@ -37,9 +37,9 @@ var specNodeClaimLaunchFailed = &Spec{
 		"https://docs.aws.amazon.com/AWSEC2/latest/APIReference/errors-overview.html",
 	},
 	Verified: []Verified{
-		{UpstreamKarpenter, "core sigs.k8s.io/karpenter@6e7eab7a0f48 (required by its go.mod): pkg/controllers/nodeclaim/lifecycle/launch.go (launch)",
+		{UpstreamKarpenterCore, "pkg/controllers/nodeclaim/lifecycle/launch.go (launch)",
 			"a CreateError sets Launched=Unknown with its ConditionReason and ConditionMessage, any other error Launched=Unknown reason LaunchFailed; an InsufficientCapacity or NodeClassNotReady error deletes the NodeClaim at once"},
-		{UpstreamKarpenter, "core sigs.k8s.io/karpenter@6e7eab7a0f48 (required by its go.mod): pkg/controllers/nodeclaim/lifecycle/liveness.go (LaunchTimeout)",
+		{UpstreamKarpenterCore, "pkg/controllers/nodeclaim/lifecycle/liveness.go (LaunchTimeout)",
 			"a NodeClaim not Launched 5 minutes after its Launched transition is deleted (launch_timeout)"},
 		{UpstreamKarpenter, "pkg/errors/errors.go (ToReasonMessage, unfulfillableCapacityErrorCodes)",
 			"reasons Unauthorized, SecurityGroupSubnetVPCMismatch, RequestLimitExceeded, InternalError and the others come from ToReasonMessage; InsufficientFreeAddressesInSubnet is an unfulfillable-capacity code"},

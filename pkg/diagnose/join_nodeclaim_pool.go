@@ -38,13 +38,13 @@ var specNodePoolRegistrationUnhealthy = &Spec{
 		"kubernetes-sigs/karpenter designs/noderegistrationhealthy-status-condition.md",
 	},
 	Verified: []Verified{
-		{UpstreamKarpenter, "core sigs.k8s.io/karpenter@6e7eab7a0f48 (required by its go.mod): pkg/controllers/nodeclaim/lifecycle/liveness.go (updateNodePoolRegistrationHealth)",
+		{UpstreamKarpenterCore, "pkg/controllers/nodeclaim/lifecycle/liveness.go (updateNodePoolRegistrationHealth)",
 			"at a launch or registration timeout of a NodeClaim the pool owns, NodeRegistrationHealthy goes False with reason RegistrationFailed (launched) or the Launched condition's reason, when the pool's tracker is unhealthy"},
-		{UpstreamKarpenter, "core sigs.k8s.io/karpenter@6e7eab7a0f48 (required by its go.mod): pkg/state/nodepoolhealth/tracker.go (BufferSize, ThresholdFalse)",
+		{UpstreamKarpenterCore, "pkg/state/nodepoolhealth/tracker.go (BufferSize, ThresholdFalse)",
 			"the tracker keeps the last 4 launch or registration outcomes and is unhealthy when half or more failed"},
-		{UpstreamKarpenter, "core sigs.k8s.io/karpenter@6e7eab7a0f48 (required by its go.mod): pkg/controllers/nodepool/registrationhealth/controller.go (Reconcile)",
+		{UpstreamKarpenterCore, "pkg/controllers/nodepool/registrationhealth/controller.go (Reconcile)",
 			"a new NodePool generation or NodeClass generation sets NodeRegistrationHealthy Unknown and resets the tracker"},
-		{UpstreamKarpenter, "core sigs.k8s.io/karpenter@6e7eab7a0f48 (required by its go.mod): pkg/apis/v1/nodepool_status.go (ConditionTypeNodeRegistrationHealthy)",
+		{UpstreamKarpenterCore, "pkg/apis/v1/nodepool_status.go (ConditionTypeNodeRegistrationHealthy)",
 			"the condition type is NodeRegistrationHealthy"},
 	},
 }

@@ -37,9 +37,9 @@ var specNodeClaimNotRegistered = &Spec{
 		"aws/karpenter-provider-aws website/content/en/docs/troubleshooting.md (Node NotReady; Node terminates before ready on failed encrypted EBS volume)",
 	},
 	Verified: []Verified{
-		{UpstreamKarpenter, "core sigs.k8s.io/karpenter@6e7eab7a0f48 (required by its go.mod): pkg/controllers/nodeclaim/lifecycle/liveness.go (registrationTimeout)",
+		{UpstreamKarpenterCore, "pkg/controllers/nodeclaim/lifecycle/liveness.go (registrationTimeout)",
 			"a NodeClaim not Registered 15 minutes after its Registered transition is deleted (registration_timeout)"},
-		{UpstreamKarpenter, "core sigs.k8s.io/karpenter@6e7eab7a0f48 (required by its go.mod): pkg/controllers/nodeclaim/lifecycle/registration.go (Reconcile)",
+		{UpstreamKarpenterCore, "pkg/controllers/nodeclaim/lifecycle/registration.go (Reconcile)",
 			"with no Node for the NodeClaim, Registered is Unknown with reason NodeNotFound, message \"Node not registered with cluster\""},
 		{UpstreamEC2API, "types/types.go (NatGateway: AvailabilityMode, RouteTableId, SubnetId, ConnectivityType)",
 			"the cause it names follows the NAT gateway as subnet-no-egress-route does: a regional gateway has a route table and no subnet"},

@@ -11,7 +11,10 @@ type Upstream string
 
 // The upstream projects whose behaviour checks encode.
 const (
-	UpstreamKarpenter        Upstream = "karpenter-provider-aws"
+	UpstreamKarpenter Upstream = "karpenter-provider-aws"
+	// UpstreamKarpenterCore is Karpenter's provider-neutral core (NodeClaim lifecycle, NodePool
+	// health, disruption), at the commit the pinned karpenter-provider-aws requires.
+	UpstreamKarpenterCore    Upstream = "karpenter"
 	UpstreamVPCCNI           Upstream = "amazon-vpc-cni-k8s"
 	UpstreamPolicyAgent      Upstream = "aws-network-policy-agent"
 	UpstreamPolicyController Upstream = "amazon-network-policy-controller-k8s"
@@ -43,6 +46,7 @@ type Pin struct {
 // ledger is the pinned version of every upstream project, in the order docs/checks.md lists them.
 var ledger = []Pin{
 	{UpstreamKarpenter, "aws/karpenter-provider-aws", "v1.14.1", ""},
+	{UpstreamKarpenterCore, "kubernetes-sigs/karpenter", "6e7eab7a0f48 (required by karpenter-provider-aws v1.14.1)", ""},
 	{UpstreamVPCCNI, "aws/amazon-vpc-cni-k8s", "v1.23.0", "amazon-k8s-cni"},
 	{UpstreamPolicyAgent, "aws/aws-network-policy-agent", "v1.4.1", "aws-network-policy-agent"},
 	{UpstreamPolicyController, "aws/amazon-network-policy-controller-k8s", "v1.1.7", ""},
