@@ -451,9 +451,12 @@ func describeCilium(x *Index, n *NodeInfo) *CiliumReport {
 		r.PrefixDelegation, r.Pods, r.Allocatable, r.PodIPs, r.Formula = c.PrefixDelegation, c.Pods, c.Allocatable, c.PodIPs, c.Formula
 		r.HostNetworkPods, r.HostNetwork = c.HostNetworkPods, c.HostNetwork
 	}
-	for _, e := range cn.ENIs {
+	for i := range cn.ENIs {
+		e := &cn.ENIs[i]
+		excluded := e.Excluded(cn)
 		r.ENIs = append(r.ENIs, CiliumENIReport{ID: e.ID, Device: e.Number, Subnet: e.Subnet, SecurityGroups: e.SecurityGroups,
-			Addresses: e.Addresses, Prefixes: e.Prefixes, Managed: cn.FirstInterfaceIndex != nil && e.Number >= *cn.FirstInterfaceIndex})
+			Addresses: e.Addresses, Prefixes: e.Prefixes, Excluded: excluded,
+			Managed: cn.FirstInterfaceIndex != nil && e.Number >= *cn.FirstInterfaceIndex && !excluded})
 	}
 	return r
 }

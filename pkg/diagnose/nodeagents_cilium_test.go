@@ -1,7 +1,10 @@
 package diagnose
 
 import (
+	"slices"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -308,4 +311,30 @@ func TestCiliumIPAMOperatorError(t *testing.T) {
 			s.Gaps = []snapshot.Gap{{Source: snapshot.SourceCiliumNodes, Reason: "forbidden"}}
 		})},
 	})
+}
+
+// TestDescribeCilium checks the node sheet's Cilium section: the host-network pods it counts
+// and an interface exclude-interface-tags leaves out, which holds no pod address.
+func TestDescribeCilium(t *testing.T) {
+	s := healthy()
+	edits(ciliumENI(0, nil, false), hostNetwork("cilium", "kube-proxy"), func(s *snapshot.Snapshot) {
+		s.CiliumNodes[0].ExcludeInterfaceTags = map[string]string{"owner": "other"}
+		s.CiliumNodes[0].ENIs = []snapshot.CiliumENI{{ID: "eni-0a", Number: 0}, {ID: "eni-0other", Number: 2, Tags: map[string]string{"owner": "other"}}}
+	})(s)
+	x := NewIndex(s)
+	r := describeCilium(x, x.Nodes[0])
+	if r == nil {
+		t.Fatal("no Cilium section on a Cilium ENI node")
+	}
+	if r.HostNetworkPods != 2 || !slices.Equal(r.HostNetwork, []string{"kube-system/cilium", "kube-system/kube-proxy"}) {
+		t.Errorf("host-network pods %d %v, want 2: kube-system/cilium, kube-system/kube-proxy", r.HostNetworkPods, r.HostNetwork)
+	}
+	// (3 - 0 - 1 excluded) x 9 = 18 addresses, 16 for pods.
+	if r.Allocatable != 18 || r.PodIPs != 16 {
+		t.Errorf("allocatable %d, pod IPs %d, want 18 and 16", r.Allocatable, r.PodIPs)
+	}
+	want := []CiliumENIReport{{ID: "eni-0a", Device: 0, Managed: true}, {ID: "eni-0other", Device: 2, Excluded: true}}
+	if diff := cmp.Diff(want, r.ENIs); diff != "" {
+		t.Errorf("interfaces (-want +got):\n%s", diff)
+	}
 }

@@ -187,8 +187,10 @@ type CiliumENIReport struct {
 	Device int32  `json:"device"`
 	Subnet string `json:"subnet,omitempty"`
 	// Managed is true when Cilium gives pods addresses of it (device at or above
-	// first-interface-index).
+	// first-interface-index, and not left out by exclude-interface-tags); Excluded is true
+	// when exclude-interface-tags leaves it out.
 	Managed        bool     `json:"managed"`
+	Excluded       bool     `json:"excluded,omitempty"`
 	SecurityGroups []string `json:"securityGroups,omitempty"`
 	Addresses      int      `json:"addresses"`
 	Prefixes       int      `json:"prefixes"`
