@@ -144,7 +144,8 @@ func ciliumSecondaryIPsInUse(n *NodeInfo) bool {
 }
 
 // hostNetworkDaemonSetsOn returns the host-network DaemonSets (namespace/name) that run a pod
-// on the node, and whether they were listed.
+// on the node, and whether they were listed. Cilium's startup taint does not keep a DaemonSet
+// off: its pod comes once the agent is ready.
 func (x *Index) hostNetworkDaemonSetsOn(n *NodeInfo) ([]string, bool) {
 	c := x.Snapshot.Cilium
 	if c == nil || !c.HostNetworkRead || x.Unavailable(snapshot.SourceDaemonSets) {
@@ -153,7 +154,7 @@ func (x *Index) hostNetworkDaemonSetsOn(n *NodeInfo) ([]string, bool) {
 	var out []string
 	for _, ds := range c.HostNetwork {
 		if ds.Scheduling != nil {
-			if ok, _ := daemonSetAdmits(ds.Scheduling, n); !ok {
+			if ok, _ := daemonSetAdmits(ds.Scheduling, n, c.TaintKey()); !ok {
 				continue
 			}
 		}

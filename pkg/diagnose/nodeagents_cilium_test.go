@@ -132,6 +132,14 @@ func TestCiliumMaxPodsExceedsIPCapacity(t *testing.T) {
 					"settings.reservedENIs; every instance type), which brings m5.large max pods to 20"),
 		},
 		{
+			name: "a host-network DaemonSet that does not tolerate Cilium's startup taint still counts: it runs once the agent is ready",
+			edit: edits(ciliumENI(0, nil, false), hostNetwork(append(defaultAgents, "eks-pod-identity-agent")...), func(s *snapshot.Snapshot) {
+				s.Cilium.HostNetwork[3].Scheduling.Tolerations = nil
+				s.Nodes[0].Spec.Taints = append(s.Nodes[0].Spec.Taints,
+					corev1.Taint{Key: "node.cilium.io/agent-not-ready", Value: "true", Effect: corev1.TaintEffectNoExecute})
+			}),
+		},
+		{
 			name: "first-interface-index 1 with Karpenter's max pods, DaemonSets not listed: Karpenter's 2 assumed, critical",
 			edit: ciliumENI(1, nil, false),
 			want: critical(first1+"with the 2 host-network pods Karpenter's formula assumes (the DaemonSets were not listed), "+
@@ -143,7 +151,16 @@ func TestCiliumMaxPodsExceedsIPCapacity(t *testing.T) {
 		{name: "the maxPods remedy clears it", edit: edits(ciliumENI(1, nil, false), classMaxPods(18))},
 		{name: "the reserved-enis remedy clears it", edit: edits(ciliumENI(1, nil, false), maxPods(11))},
 		{name: "the prefix delegation remedy, the node replaced, clears it",
-			edit: edits(ciliumENI(1, map[string]string{"aws-enable-prefix-delegation": "true"}, true))},
+			edit: edits(ciliumENI(1, map[string]string{"aws-enable-prefix-delegation": "true"}, false), freshPrefixNode)},
+		{name: "prefix delegation turned on without replacing the node does not clear it: Cilium keeps its secondary addresses",
+			edit: edits(ciliumENI(1, map[string]string{"aws-enable-prefix-delegation": "true"}, false)),
+			want: critical(first1+"with the 2 host-network pods Karpenter's formula assumes (the DaemonSets were not listed), "+
+				"11 pods would wait without an address; cilium-config's aws-enable-prefix-delegation turns prefix delegation on, "+
+				"but not for this node: one of its interfaces already holds secondary addresses, which Cilium does not mix with "+
+				"prefixes",
+				"set spec.kubelet.maxPods to 18 in EC2NodeClass default for m5.large nodes (one class per instance size); or "+
+					replace+", 286 pod IPs; or set Karpenter's --reserved-enis=2 (Helm settings.reservedENIs; every instance "+
+					"type), which brings m5.large max pods to 11")},
 		{name: "prefix delegation with 110 max pods is clean",
 			edit: edits(ciliumENI(1, map[string]string{"aws-enable-prefix-delegation": "true"}, true), classMaxPods(110))},
 		{name: "prefix delegation set by the operator's args on a Nitro node is clean",
