@@ -242,6 +242,8 @@ var specCiliumMaxPodsExceedsIPCapacity = &Spec{
 			"the agent takes its router address, and its health endpoint's unless enable-health-checking or enable-endpoint-health-checking is false, from the node's pool"},
 		{UpstreamKarpenter, "pkg/providers/instancetype/types.go (ENILimitedPods)",
 			"max pods = (default card's MaximumNetworkInterfaces - reserved ENIs - EFA-only interfaces) x (IPv4 per interface - 1) + 2"},
+		{UpstreamKarpenter, "pkg/operator/options/options.go (--reserved-enis)",
+			"reserved-enis (Helm settings.reservedENIs, default 0) is one setting for every instance type, left out of max pods"},
 	},
 }
 
