@@ -15,7 +15,8 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
-// kubeCiliumNode is a CiliumNode as Cilium's agent and operator write it in ENI mode.
+// kubeCiliumNode is a CiliumNode as Cilium's agent and operator write it in ENI mode, with the
+// error a cluster-pool operator writes (the decoder reads both).
 func kubeCiliumNode() *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "cilium.io/v2", "kind": "CiliumNode",
@@ -36,7 +37,7 @@ func kubeCiliumNode() *unstructured.Unstructured {
 					"security-groups": []any{"sg-0node"}, "addresses": []any{}, "tags": map[string]any{"Name": "node"}},
 			}},
 			"ipam": map[string]any{
-				"operator-status": map[string]any{"error": "unable to assign additional IPs: InsufficientFreeAddressesInSubnet"},
+				"operator-status": map[string]any{"error": "allocator clusterCIDR: 10.0.0.0/8, nodeMask: 24 full"},
 				"used":            map[string]any{"10.0.64.5": map[string]any{"owner": "default/web"}},
 			},
 		},
@@ -80,7 +81,7 @@ func TestKubeCilium(t *testing.T) {
 			{ID: "eni-0a", Number: 0, Subnet: "subnet-0node", SecurityGroups: []string{"sg-0node"}, Tags: map[string]string{"Name": "node"}},
 			{ID: "eni-0b", Number: 1, Subnet: "subnet-0pods", SecurityGroups: []string{"sg-0pods"}, Addresses: 2},
 		},
-		OperatorError: "unable to assign additional IPs: InsufficientFreeAddressesInSubnet", Used: 1,
+		OperatorError: "allocator clusterCIDR: 10.0.0.0/8, nodeMask: 24 full", Used: 1,
 	}
 	for _, tc := range []struct {
 		name       string
