@@ -66,7 +66,7 @@ func (c *Collector) kubeCilium(ctx context.Context, s *snapshot.Snapshot, _ Scop
 		return nil
 	}
 	err = c.kubeReadCRD(ctx, s, kubeCiliumNodesCRD(), false, nil,
-		"install Cilium's CiliumNode CRD (cilium-operator registers it), or check that Cilium runs with ipam: eni",
+		"install Cilium's CiliumNode CRD (cilium-operator registers it), or check cilium-config's ipam",
 		func(u *unstructured.Unstructured) { s.CiliumNodes = append(s.CiliumNodes, kubeobj.DecodeCiliumNode(u)) })
 	kubeSortByName(s.CiliumNodes, func(v *snapshot.CiliumNode) string { return v.Name })
 	return err
