@@ -26,6 +26,7 @@ func DecodeCiliumNode(u *unstructured.Unstructured) snapshot.CiliumNode {
 		SecurityGroupTags:       strMap(eni, "security-group-tags"),
 		UsePrimaryAddress:       eni["use-primary-address"] == true,
 		DisablePrefixDelegation: eni["disable-prefix-delegation"] == true,
+		ExcludeInterfaceTags:    strMap(eni, "exclude-interface-tags"),
 		OperatorError:           str(o, "status", "ipam", "operator-status", "error"),
 		Used:                    len(object(o, "status", "ipam", "used")),
 	}
@@ -44,6 +45,7 @@ func DecodeCiliumNode(u *unstructured.Unstructured) snapshot.CiliumNode {
 			SecurityGroups: strs(m, "security-groups"),
 			Addresses:      len(strs(m, "addresses")),
 			Prefixes:       len(strs(m, "prefixes")),
+			Tags:           strMap(m, "tags"),
 		}
 		if n := int32At(m, "number"); n != nil {
 			e.Number = *n

@@ -249,7 +249,7 @@ func TestDemoDescribeBySelector(t *testing.T) {
 func TestDemoCiliumContext(t *testing.T) {
 	r := run(t, "demo", "check", "--context", "demo-cilium", "-o", "json")
 	wantCode(t, r, ExitFindings)
-	want := []string{"cilium-eni-selection-mismatch", "cilium-ipam-operator-error", "cilium-max-pods-exceeds-ip-capacity",
+	want := []string{"cilium-eni-selection-mismatch", "cilium-max-pods-exceeds-ip-capacity",
 		"connection-tracking-not-inherited", "instance-network-allowance-exceeded", "nodepool-startup-taint-missing"}
 	if diff := cmp.Diff(want, findingIDs(t, r.stdout)); diff != "" {
 		t.Errorf("finding IDs (-want +got):\n%s", diff)

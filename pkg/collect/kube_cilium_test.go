@@ -15,7 +15,8 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
-// kubeCiliumNode is a CiliumNode as Cilium's agent and operator write it in ENI mode.
+// kubeCiliumNode is a CiliumNode as Cilium's agent and operator write it in ENI mode, with the
+// error a cluster-pool operator writes (the decoder reads both).
 func kubeCiliumNode() *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "cilium.io/v2", "kind": "CiliumNode",
@@ -25,6 +26,7 @@ func kubeCiliumNode() *unstructured.Unstructured {
 			"eni": map[string]any{
 				"first-interface-index": int64(1), "subnet-ids": []any{"subnet-0pods"},
 				"security-groups": []any{"sg-0pods"}, "use-primary-address": false,
+				"exclude-interface-tags": map[string]any{"owner": "other"},
 			},
 		},
 		"status": map[string]any{
@@ -32,10 +34,10 @@ func kubeCiliumNode() *unstructured.Unstructured {
 				"eni-0b": map[string]any{"id": "eni-0b", "number": int64(1), "subnet": map[string]any{"id": "subnet-0pods"},
 					"security-groups": []any{"sg-0pods"}, "addresses": []any{"10.0.64.5", "10.0.64.6"}},
 				"eni-0a": map[string]any{"id": "eni-0a", "number": int64(0), "subnet": map[string]any{"id": "subnet-0node"},
-					"security-groups": []any{"sg-0node"}, "addresses": []any{}},
+					"security-groups": []any{"sg-0node"}, "addresses": []any{}, "tags": map[string]any{"Name": "node"}},
 			}},
 			"ipam": map[string]any{
-				"operator-status": map[string]any{"error": "unable to assign additional IPs: InsufficientFreeAddressesInSubnet"},
+				"operator-status": map[string]any{"error": "allocator clusterCIDR: 10.0.0.0/8, nodeMask: 24 full"},
 				"used":            map[string]any{"10.0.64.5": map[string]any{"owner": "default/web"}},
 			},
 		},
@@ -46,10 +48,26 @@ func TestKubeCilium(t *testing.T) {
 	agent := &appsv1.DaemonSet{
 		ObjectMeta: metav1.ObjectMeta{Name: "cilium", Namespace: "kube-system"},
 		Spec: appsv1.DaemonSetSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
-			NodeSelector: map[string]string{"kubernetes.io/os": "linux"},
-			Containers:   []corev1.Container{{Name: "cilium-agent", Image: "quay.io/cilium/cilium:v1.20.2"}},
+			NodeSelector: map[string]string{"kubernetes.io/os": "linux"}, HostNetwork: true,
+			Containers: []corev1.Container{{Name: "cilium-agent", Image: "quay.io/cilium/cilium:v1.20.2"}},
 		}}},
 	}
+	// other is a DaemonSet of another namespace whose pods take pod addresses.
+	other := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "fluent-bit", Namespace: "logging"}}
+	operator := func(args ...string) *appsv1.Deployment {
+		return &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "cilium-operator", Namespace: "kube-system"},
+			Spec: appsv1.DeploymentSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+				Containers: []corev1.Container{{Name: "cilium-operator", Args: append([]string{"--config-dir=/tmp/cilium/config-map"}, args...)}},
+			}}}}
+	}
+	agentSched := &snapshot.Scheduling{NodeSelector: map[string]string{"kubernetes.io/os": "linux"}}
+	eniCilium := func(pd *bool) *snapshot.Cilium {
+		return &snapshot.Cilium{Image: "quay.io/cilium/cilium:v1.20.2", ConfigRead: true, Scheduling: agentSched,
+			Config:                   map[string]string{"ipam": "eni", "aws-enable-prefix-delegation": "true"},
+			OperatorPrefixDelegation: pd, HostNetworkRead: true,
+			HostNetwork: []snapshot.DaemonSet{{Namespace: "kube-system", Name: "cilium", Scheduling: agentSched}}}
+	}
+	off, on := false, true
 	config := func(ipam string) *corev1.ConfigMap {
 		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cilium-config", Namespace: "kube-system"},
 			Data: map[string]string{"ipam": ipam, "aws-enable-prefix-delegation": "true", "cluster-name": "kept-out"}}
@@ -58,11 +76,12 @@ func TestKubeCilium(t *testing.T) {
 	wantNode := snapshot.CiliumNode{
 		Name: "ip-10-0-1-10.us-west-2.compute.internal", InstanceID: "i-0123456789abcdef0", FirstInterfaceIndex: &one,
 		SubnetIDs: []string{"subnet-0pods"}, SecurityGroups: []string{"sg-0pods"},
+		ExcludeInterfaceTags: map[string]string{"owner": "other"},
 		ENIs: []snapshot.CiliumENI{
-			{ID: "eni-0a", Number: 0, Subnet: "subnet-0node", SecurityGroups: []string{"sg-0node"}},
+			{ID: "eni-0a", Number: 0, Subnet: "subnet-0node", SecurityGroups: []string{"sg-0node"}, Tags: map[string]string{"Name": "node"}},
 			{ID: "eni-0b", Number: 1, Subnet: "subnet-0pods", SecurityGroups: []string{"sg-0pods"}, Addresses: 2},
 		},
-		OperatorError: "unable to assign additional IPs: InsufficientFreeAddressesInSubnet", Used: 1,
+		OperatorError: "allocator clusterCIDR: 10.0.0.0/8, nodeMask: 24 full", Used: 1,
 	}
 	for _, tc := range []struct {
 		name       string
@@ -75,22 +94,30 @@ func TestKubeCilium(t *testing.T) {
 		dynReads   int
 	}{
 		{name: "no Cilium: one get, nothing else", typedReads: 1},
-		{name: "overlay (cluster-pool): no CiliumNode is read", objs: []runtime.Object{agent, config("cluster-pool")},
-			served: []schema.GroupVersionResource{kubeCiliumNodesV2}, typedReads: 2,
-			want: &snapshot.Cilium{Image: "quay.io/cilium/cilium:v1.20.2", ConfigRead: true,
-				Scheduling: &snapshot.Scheduling{NodeSelector: map[string]string{"kubernetes.io/os": "linux"}},
-				Config:     map[string]string{"ipam": "cluster-pool", "aws-enable-prefix-delegation": "true"}}},
-		{name: "ENI mode: the CiliumNodes are listed", objs: []runtime.Object{agent, config("eni")},
+		{name: "cluster-pool: the CiliumNodes are listed for the operator's errors, nothing else",
+			objs:   []runtime.Object{agent, config("cluster-pool"), operator(), other},
 			served: []schema.GroupVersionResource{kubeCiliumNodesV2}, typedReads: 2, dynReads: 1,
-			want: &snapshot.Cilium{Image: "quay.io/cilium/cilium:v1.20.2", ConfigRead: true,
-				Scheduling: &snapshot.Scheduling{NodeSelector: map[string]string{"kubernetes.io/os": "linux"}},
-				Config:     map[string]string{"ipam": "eni", "aws-enable-prefix-delegation": "true"}},
+			want: &snapshot.Cilium{Image: "quay.io/cilium/cilium:v1.20.2", ConfigRead: true, Scheduling: agentSched,
+				Config: map[string]string{"ipam": "cluster-pool", "aws-enable-prefix-delegation": "true"}},
 			wantNodes: []snapshot.CiliumNode{wantNode}},
-		{name: "ENI mode without the CRD: a gap", objs: []runtime.Object{agent, config("eni")}, typedReads: 2, dynReads: 1,
-			want: &snapshot.Cilium{Image: "quay.io/cilium/cilium:v1.20.2", ConfigRead: true,
-				Scheduling: &snapshot.Scheduling{NodeSelector: map[string]string{"kubernetes.io/os": "linux"}},
-				Config:     map[string]string{"ipam": "eni", "aws-enable-prefix-delegation": "true"}},
-			wantGap: snapshot.SourceCiliumNodes},
+		{name: "overlay (kubernetes): no CiliumNode is read", objs: []runtime.Object{agent, config("kubernetes")},
+			served: []schema.GroupVersionResource{kubeCiliumNodesV2}, typedReads: 2,
+			want: &snapshot.Cilium{Image: "quay.io/cilium/cilium:v1.20.2", ConfigRead: true, Scheduling: agentSched,
+				Config: map[string]string{"ipam": "kubernetes", "aws-enable-prefix-delegation": "true"}}},
+		{name: "ENI mode: the operator's args, the host-network DaemonSets and the CiliumNodes are read",
+			objs:   []runtime.Object{agent, config("eni"), operator("--aws-enable-prefix-delegation=false"), other},
+			served: []schema.GroupVersionResource{kubeCiliumNodesV2}, typedReads: 4, dynReads: 1,
+			want: eniCilium(&off), wantNodes: []snapshot.CiliumNode{wantNode}},
+		{name: "ENI mode: a bare flag turns prefix delegation on",
+			objs:   []runtime.Object{agent, config("eni"), operator("--aws-enable-prefix-delegation"), other},
+			served: []schema.GroupVersionResource{kubeCiliumNodesV2}, typedReads: 4, dynReads: 1,
+			want: eniCilium(&on), wantNodes: []snapshot.CiliumNode{wantNode}},
+		{name: "ENI mode, an operator without the flag and no cilium-operator: cilium-config decides",
+			objs:   []runtime.Object{agent, config("eni")},
+			served: []schema.GroupVersionResource{kubeCiliumNodesV2}, typedReads: 4, dynReads: 1,
+			want: eniCilium(nil), wantNodes: []snapshot.CiliumNode{wantNode}},
+		{name: "ENI mode without the CRD: a gap", objs: []runtime.Object{agent, config("eni"), operator()}, typedReads: 4, dynReads: 1,
+			want: eniCilium(nil), wantGap: snapshot.SourceCiliumNodes},
 		{name: "no cilium-config: the agent alone", objs: []runtime.Object{agent}, typedReads: 2,
 			want: &snapshot.Cilium{Image: "quay.io/cilium/cilium:v1.20.2",
 				Scheduling: &snapshot.Scheduling{NodeSelector: map[string]string{"kubernetes.io/os": "linux"}}}},
@@ -124,6 +151,42 @@ func TestKubeCilium(t *testing.T) {
 			}
 			if got := len(dyn.Actions()); got != tc.dynReads {
 				t.Errorf("%d dynamic requests, want %d", got, tc.dynReads)
+			}
+		})
+	}
+}
+
+// TestKubeCiliumForbidden checks that in ENI mode a denied list of DaemonSets or get of the
+// operator's Deployment is a gap naming the rule to add, and the rest is still read.
+func TestKubeCiliumForbidden(t *testing.T) {
+	agent := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "cilium", Namespace: "kube-system"}}
+	config := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cilium-config", Namespace: "kube-system"},
+		Data: map[string]string{"ipam": "eni"}}
+	for _, tc := range []struct {
+		name string
+		fail kubeFailing
+		want snapshot.Gap
+	}{
+		{"list daemonsets", kubeFailing{false, "list", "daemonsets", kubeForbidden("apps", "daemonsets")},
+			snapshot.Gap{Source: snapshot.SourceDaemonSets, Reason: "forbidden",
+				Remedy: "grant list on daemonsets.apps in all namespaces (see the ClusterRole in docs/permissions.md)"}},
+		{"get cilium-operator", kubeFailing{false, "get", "deployments/cilium-operator", kubeForbidden("apps", "deployments")},
+			snapshot.Gap{Source: snapshot.SourceCiliumOperator, Reason: "forbidden",
+				Remedy: "grant get on deployments.apps in kube-system (see the ClusterRole in docs/permissions.md)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			kube := k8sfake.NewClientset(agent, config)
+			dyn := kubeDynamic([]schema.GroupVersionResource{kubeCiliumNodesV2}, kubeCiliumNode())
+			tc.fail.install(kube, dyn)
+			s := &snapshot.Snapshot{}
+			if err := (&Collector{Kube: kube, Dynamic: dyn}).kubeCilium(t.Context(), s, Scope{}); err != nil {
+				t.Fatalf("kubeCilium: %v", err)
+			}
+			if diff := cmp.Diff([]snapshot.Gap{tc.want}, s.Gaps); diff != "" {
+				t.Errorf("gaps (-want +got):\n%s", diff)
+			}
+			if len(s.CiliumNodes) != 1 {
+				t.Errorf("%d CiliumNodes, want 1: the rest is still read", len(s.CiliumNodes))
 			}
 		})
 	}

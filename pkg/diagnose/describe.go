@@ -38,9 +38,9 @@ func Describe(x *Index, n *NodeInfo) NodeReport {
 	r.Cilium = describeCilium(x, n)
 	if c := r.Cilium; c != nil && c.Formula != "" && r.Capacity != nil {
 		// Cilium addresses the node's pods: its count is the node's IP capacity in every view.
-		r.Capacity.IPCapacity = c.PodIPs + ciliumHostNetworkPods
+		r.Capacity.IPCapacity = c.PodIPs + c.HostNetworkPods
 		r.Capacity.PrefixDelegation = c.PrefixDelegation
-		r.Capacity.Formula = fmt.Sprintf("Cilium's ENI IPAM: %s, + %d host-network pods = %d", c.Formula, ciliumHostNetworkPods,
+		r.Capacity.Formula = fmt.Sprintf("Cilium's ENI IPAM: %s, + %d host-network pods = %d", c.Formula, c.HostNetworkPods,
 			r.Capacity.IPCapacity)
 	}
 	r.AutoMode = describeAutoMode(x, n)

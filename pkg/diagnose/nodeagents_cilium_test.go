@@ -1,8 +1,10 @@
 package diagnose
 
 import (
+	"slices"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
@@ -45,54 +47,199 @@ func maxPods(n int64) func(*snapshot.Snapshot) {
 	}
 }
 
+// hostNetwork lists the named kube-system DaemonSets as the cluster's host-network ones,
+// scheduling everywhere.
+func hostNetwork(names ...string) func(*snapshot.Snapshot) {
+	return func(s *snapshot.Snapshot) {
+		s.Cilium.HostNetworkRead = true
+		for _, name := range names {
+			s.Cilium.HostNetwork = append(s.Cilium.HostNetwork, snapshot.DaemonSet{Namespace: "kube-system", Name: name,
+				Scheduling: &snapshot.Scheduling{Tolerations: []corev1.Toleration{{Operator: corev1.TolerationOpExists}}}})
+		}
+	}
+}
+
+// operatorPD sets --aws-enable-prefix-delegation in the cilium-operator Deployment's args.
+func operatorPD(on bool) func(*snapshot.Snapshot) {
+	return func(s *snapshot.Snapshot) { s.Cilium.OperatorPrefixDelegation = &on }
+}
+
+// classMaxPods sets kubelet.maxPods on the EC2NodeClass and the node's capacity.pods to n.
+func classMaxPods(n int32) func(*snapshot.Snapshot) {
+	return edits(maxPods(int64(n)), func(s *snapshot.Snapshot) { s.NodeClasses[0].Kubelet = &snapshot.Kubelet{MaxPods: new(n)} })
+}
+
+// freshPrefixNode is the node replaced with prefix delegation on: its Cilium interface holds a
+// prefix and no secondary address.
+func freshPrefixNode(s *snapshot.Snapshot) {
+	in := &s.Instances[0]
+	e := &in.ENIs[len(in.ENIs)-1]
+	e.PrivateIPs, e.IPv4Prefixes = e.PrivateIPs[:1], []string{"10.0.64.16/28"}
+}
+
+// twoCards gives the fixture's type two network cards of 3 interfaces each.
+func twoCards(s *snapshot.Snapshot) {
+	s.InstanceTypes[0].MaxENIs = 6
+	s.InstanceTypes[0].NetworkCards = []snapshot.NetworkCard{{MaxENIs: 3}, {Index: 1, MaxENIs: 3}}
+}
+
 func TestCiliumMaxPodsExceedsIPCapacity(t *testing.T) {
-	remedy := "set spec.kubelet.maxPods to 18 in EC2NodeClass default for m5.large nodes (one class per instance size); or " +
-		"turn on prefix delegation in Cilium (Helm eni.awsEnablePrefixDelegation=true, cilium-config aws-enable-prefix-delegation: " +
-		"\"true\"), which gives 16 addresses per slot; or with first-interface-index 1, Karpenter's --reserved-enis=1 (Helm " +
-		"settings.reservedENIs) leaves those interfaces out of its count"
+	const id = "cilium-max-pods-exceeds-ip-capacity"
+	defaultAgents := []string{"cilium", "cilium-envoy", "kube-proxy"}
+	critical := func(msg, remedy string) []Finding {
+		return []Finding{{ID: id, Severity: Critical, Node: nodeA, Resource: "node/" + nodeA, Message: msg, Remedy: remedy}}
+	}
+	warning := func(msg, remedy string) []Finding {
+		return []Finding{{ID: id, Severity: Warning, Node: nodeA, Resource: "node/" + nodeA, Message: msg, Remedy: remedy}}
+	}
+	const pdOn = "turn on prefix delegation in Cilium (Helm eni.awsEnablePrefixDelegation=true, which sets cilium-config " +
+		"aws-enable-prefix-delegation: \"true\", or the cilium-operator's --aws-enable-prefix-delegation)"
+	const replace = "replace the node (delete its NodeClaim): Cilium puts a new node's interfaces on prefixes"
+	first1 := "node advertises 29 pods (capacity.pods, from Karpenter's VPC CNI formula) but Cilium's ENI IPAM can give " +
+		"it at most 16 pod IPs: (3 ENIs - first-interface-index 1) x (10 IPv4 per ENI - 1) = 18 addresses; 2 for " +
+		"Cilium's router and health endpoint: 16 pod IPs; "
 	runCheckCases(t, ciliumMaxPodsExceedsIPCapacity, []checkCase{
 		{name: "aws-node's cluster is silent"},
 		{name: "Cilium overlay is silent", edit: withCilium(map[string]string{"ipam": "cluster-pool"})},
 		{
-			name: "first-interface-index 1 with Karpenter's VPC CNI max pods is critical",
-			edit: ciliumENI(1, nil, false),
-			want: []Finding{{ID: "cilium-max-pods-exceeds-ip-capacity", Severity: Critical, Node: nodeA, Resource: "node/" + nodeA,
-				Message: "node advertises 29 pods (capacity.pods, from Karpenter's VPC CNI formula) but Cilium's ENI IPAM can give " +
-					"it at most 16 pod IPs: (3 ENIs - first-interface-index 1) x (10 IPv4 per ENI - 1) = 18 addresses; 2 for " +
-					"Cilium's router and health endpoint: 16 pod IPs; with 2 host-network pods, 11 pods would wait without an address",
-				Remedy: remedy}},
+			name: "a default node (first-interface-index 0, Karpenter's max pods) whose host-network pods cover the router and health endpoint is clean",
+			edit: edits(ciliumENI(0, nil, false), hostNetwork(append(defaultAgents, "eks-pod-identity-agent")...)),
 		},
 		{
-			name: "first-interface-index 0: only the router's and health endpoint's addresses, a warning",
-			edit: ciliumENI(0, nil, false),
-			want: []Finding{{ID: "cilium-max-pods-exceeds-ip-capacity", Severity: Warning, Node: nodeA, Resource: "node/" + nodeA,
-				Message: "node advertises 29 pods (capacity.pods, from Karpenter's VPC CNI formula) but Cilium's ENI IPAM can give " +
-					"it at most 25 pod IPs: (3 ENIs - first-interface-index 0) x (10 IPv4 per ENI - 1) = 27 addresses; 2 for " +
-					"Cilium's router and health endpoint: 25 pod IPs; with 2 host-network pods, 2 pods would wait without an " +
-					"address (only the router's and health endpoint's addresses make the difference)",
-				Remedy: "set spec.kubelet.maxPods to 27 in EC2NodeClass default for m5.large nodes (one class per instance size); " +
-					"or turn on prefix delegation in Cilium (Helm eni.awsEnablePrefixDelegation=true, cilium-config " +
-					"aws-enable-prefix-delegation: \"true\"), which gives 16 addresses per slot"}},
+			name: "a default node with one host-network pod fewer than the router and health endpoint take: one pod waits, a warning",
+			edit: edits(ciliumENI(0, nil, false), hostNetwork(defaultAgents...)),
+			want: warning("node advertises 29 pods (capacity.pods, from Karpenter's VPC CNI formula) but Cilium's ENI IPAM can "+
+				"give it at most 25 pod IPs: (3 ENIs - first-interface-index 0) x (10 IPv4 per ENI - 1) = 27 addresses; 2 for "+
+				"Cilium's router and health endpoint: 25 pod IPs; with 3 host-network pods (kube-system/cilium, "+
+				"kube-system/cilium-envoy, kube-system/kube-proxy), 1 pod would wait without an address (only the router's "+
+				"and health endpoint's addresses make the difference)",
+				"set spec.kubelet.maxPods to 28 in EC2NodeClass default for m5.large nodes (one class per instance size); or "+
+					pdOn+", which gives 430 pod IPs, and "+replace+"; or set Karpenter's --reserved-enis=1 (Helm "+
+					"settings.reservedENIs; every instance type), which brings m5.large max pods to 20"),
 		},
-		{name: "a maxPods that matches Cilium's count is clean", edit: edits(ciliumENI(1, nil, false), maxPods(18), func(s *snapshot.Snapshot) {
-			s.NodeClasses[0].Kubelet = &snapshot.Kubelet{MaxPods: new(int32(18))}
-		})},
-		{name: "prefix delegation with 110 max pods is clean",
-			edit: edits(ciliumENI(1, map[string]string{"aws-enable-prefix-delegation": "true"}, true), maxPods(110))},
 		{
-			name: "prefix delegation on a node whose interfaces hold secondary addresses does not count",
-			edit: edits(ciliumENI(1, map[string]string{"aws-enable-prefix-delegation": "true"}, false), maxPods(110), func(s *snapshot.Snapshot) {
-				s.NodeClasses[0].Kubelet = &snapshot.Kubelet{MaxPods: new(int32(110))}
+			name: "a host-network DaemonSet whose nodeSelector excludes the node is not counted",
+			edit: edits(ciliumENI(0, nil, false), hostNetwork(append(defaultAgents, "eks-pod-identity-agent")...), func(s *snapshot.Snapshot) {
+				s.Cilium.HostNetwork[3].Scheduling.NodeSelector = map[string]string{"gpu": "true"}
 			}),
-			want: []Finding{{ID: "cilium-max-pods-exceeds-ip-capacity", Severity: Critical, Node: nodeA, Resource: "node/" + nodeA,
-				Message: "node advertises 110 pods (capacity.pods, EC2NodeClass default sets kubelet.maxPods 110) but Cilium's ENI " +
-					"IPAM can give it at most 16 pod IPs: (3 ENIs - first-interface-index 1) x (10 IPv4 per ENI - 1) = 18 " +
-					"addresses; 2 for Cilium's router and health endpoint: 16 pod IPs; with 2 host-network pods, 92 pods would " +
-					"wait without an address; cilium-config turns prefix delegation on, but not for this node: its interfaces " +
-					"already hold secondary addresses, which Cilium does not mix with prefixes",
-				Remedy: "set spec.kubelet.maxPods to 18 in EC2NodeClass default for m5.large nodes (one class per instance size); " +
-					"or replace the node (delete its NodeClaim): Cilium starts a new node's interfaces on prefixes; or with first-interface-index 1, Karpenter's --reserved-enis=1 (Helm settings.reservedENIs) leaves those " +
-					"interfaces out of its count"}},
+			want: warning("node advertises 29 pods (capacity.pods, from Karpenter's VPC CNI formula) but Cilium's ENI IPAM can "+
+				"give it at most 25 pod IPs: (3 ENIs - first-interface-index 0) x (10 IPv4 per ENI - 1) = 27 addresses; 2 for "+
+				"Cilium's router and health endpoint: 25 pod IPs; with 3 host-network pods (kube-system/cilium, "+
+				"kube-system/cilium-envoy, kube-system/kube-proxy), 1 pod would wait without an address (only the router's "+
+				"and health endpoint's addresses make the difference)",
+				"set spec.kubelet.maxPods to 28 in EC2NodeClass default for m5.large nodes (one class per instance size); or "+
+					pdOn+", which gives 430 pod IPs, and "+replace+"; or set Karpenter's --reserved-enis=1 (Helm "+
+					"settings.reservedENIs; every instance type), which brings m5.large max pods to 20"),
+		},
+		{
+			name: "a host-network DaemonSet that does not tolerate Cilium's startup taint still counts: it runs once the agent is ready",
+			edit: edits(ciliumENI(0, nil, false), hostNetwork(append(defaultAgents, "eks-pod-identity-agent")...), func(s *snapshot.Snapshot) {
+				s.Cilium.HostNetwork[3].Scheduling.Tolerations = nil
+				s.Nodes[0].Spec.Taints = append(s.Nodes[0].Spec.Taints,
+					corev1.Taint{Key: "node.cilium.io/agent-not-ready", Value: "true", Effect: corev1.TaintEffectNoExecute})
+			}),
+		},
+		{
+			name: "first-interface-index 1 with Karpenter's max pods, DaemonSets not listed: Karpenter's 2 assumed, critical",
+			edit: ciliumENI(1, nil, false),
+			want: critical(first1+"with the 2 host-network pods Karpenter's formula assumes (the DaemonSets were not listed), "+
+				"11 pods would wait without an address",
+				"set spec.kubelet.maxPods to 18 in EC2NodeClass default for m5.large nodes (one class per instance size); or "+
+					pdOn+", which gives 286 pod IPs, and "+replace+"; or set Karpenter's --reserved-enis=2 (Helm "+
+					"settings.reservedENIs; every instance type), which brings m5.large max pods to 11"),
+		},
+		{name: "the maxPods remedy clears it", edit: edits(ciliumENI(1, nil, false), classMaxPods(18))},
+		{name: "the reserved-enis remedy clears it", edit: edits(ciliumENI(1, nil, false), maxPods(11))},
+		{name: "the prefix delegation remedy, the node replaced, clears it",
+			edit: edits(ciliumENI(1, map[string]string{"aws-enable-prefix-delegation": "true"}, false), freshPrefixNode)},
+		{name: "prefix delegation turned on without replacing the node does not clear it: Cilium keeps its secondary addresses",
+			edit: edits(ciliumENI(1, map[string]string{"aws-enable-prefix-delegation": "true"}, false)),
+			want: critical(first1+"with the 2 host-network pods Karpenter's formula assumes (the DaemonSets were not listed), "+
+				"11 pods would wait without an address; cilium-config's aws-enable-prefix-delegation turns prefix delegation on, "+
+				"but not for this node: one of its interfaces already holds secondary addresses, which Cilium does not mix with "+
+				"prefixes",
+				"set spec.kubelet.maxPods to 18 in EC2NodeClass default for m5.large nodes (one class per instance size); or "+
+					replace+", 286 pod IPs; or set Karpenter's --reserved-enis=2 (Helm settings.reservedENIs; every instance "+
+					"type), which brings m5.large max pods to 11")},
+		{name: "prefix delegation with 110 max pods is clean",
+			edit: edits(ciliumENI(1, map[string]string{"aws-enable-prefix-delegation": "true"}, true), classMaxPods(110))},
+		{name: "prefix delegation set by the operator's args on a Nitro node is clean",
+			edit: edits(ciliumENI(1, nil, true), operatorPD(true), classMaxPods(110), hostNetwork(defaultAgents...))},
+		{
+			name: "prefix delegation set by the operator's args, the primary interface holding secondary addresses: off for the node",
+			edit: edits(ciliumENI(1, nil, true), operatorPD(true), classMaxPods(110), hostNetwork(defaultAgents...), func(s *snapshot.Snapshot) {
+				s.Instances[0].ENIs[0].PrivateIPs = append(s.Instances[0].ENIs[0].PrivateIPs, "10.0.1.99")
+			}),
+			want: critical("node advertises 110 pods (capacity.pods, EC2NodeClass default sets kubelet.maxPods 110) but Cilium's ENI "+
+				"IPAM can give it at most 16 pod IPs: (3 ENIs - first-interface-index 1) x (10 IPv4 per ENI - 1) = 18 "+
+				"addresses; 2 for Cilium's router and health endpoint: 16 pod IPs; with 3 host-network pods (kube-system/cilium, "+
+				"kube-system/cilium-envoy, kube-system/kube-proxy), 91 pods would wait without an address; the cilium-operator "+
+				"Deployment's --aws-enable-prefix-delegation turns prefix delegation on, but not for this node: one of its "+
+				"interfaces already holds secondary addresses, which Cilium does not mix with prefixes",
+				"set spec.kubelet.maxPods to 19 in EC2NodeClass default for m5.large nodes (one class per instance size); or "+
+					replace+", 286 pod IPs"),
+		},
+		{
+			name: "the operator's args turning prefix delegation off win over cilium-config",
+			edit: edits(ciliumENI(1, map[string]string{"aws-enable-prefix-delegation": "true"}, true), operatorPD(false), classMaxPods(110)),
+			want: critical("node advertises 110 pods (capacity.pods, EC2NodeClass default sets kubelet.maxPods 110) but Cilium's ENI "+
+				"IPAM can give it at most 16 pod IPs: (3 ENIs - first-interface-index 1) x (10 IPv4 per ENI - 1) = 18 "+
+				"addresses; 2 for Cilium's router and health endpoint: 16 pod IPs; with the 2 host-network pods Karpenter's "+
+				"formula assumes (the DaemonSets were not listed), 92 pods would wait without an address",
+				"set spec.kubelet.maxPods to 18 in EC2NodeClass default for m5.large nodes (one class per instance size); or "+
+					"turn on prefix delegation with --aws-enable-prefix-delegation=true in the cilium-operator Deployment's args "+
+					"(they set it false, and win over cilium-config), which gives 286 pod IPs"),
+		},
+		{
+			name: "use-primary-address does not raise the count",
+			edit: edits(ciliumENI(1, nil, false), classMaxPods(20), func(s *snapshot.Snapshot) { s.CiliumNodes[0].UsePrimaryAddress = true }),
+			want: warning("node advertises 20 pods (capacity.pods, EC2NodeClass default sets kubelet.maxPods 20) but Cilium's ENI "+
+				"IPAM can give it at most 16 pod IPs: (3 ENIs - first-interface-index 1) x (10 IPv4 per ENI - 1) = 18 "+
+				"addresses; 2 for Cilium's router and health endpoint: 16 pod IPs; with the 2 host-network pods Karpenter's "+
+				"formula assumes (the DaemonSets were not listed), 2 pods would wait without an address (only the router's and "+
+				"health endpoint's addresses make the difference); spec.eni.use-primary-address does not raise the count: the "+
+				"operator caps the pool without it",
+				"set spec.kubelet.maxPods to 18 in EC2NodeClass default for m5.large nodes (one class per instance size); or "+
+					pdOn+", which gives 286 pod IPs, and "+replace),
+		},
+		{
+			name: "an interface exclude-interface-tags leaves out gives Cilium nothing",
+			edit: edits(ciliumENI(0, nil, false), hostNetwork(append(defaultAgents, "eks-pod-identity-agent")...), classMaxPods(21),
+				func(s *snapshot.Snapshot) {
+					s.CiliumNodes[0].ExcludeInterfaceTags = map[string]string{"owner": "other"}
+					s.CiliumNodes[0].ENIs = []snapshot.CiliumENI{{ID: "eni-0other", Number: 2, Tags: map[string]string{"owner": "other"}}}
+				}),
+			want: warning("node advertises 21 pods (capacity.pods, EC2NodeClass default sets kubelet.maxPods 21) but Cilium's ENI "+
+				"IPAM can give it at most 16 pod IPs: (3 ENIs - first-interface-index 0 - 1 excluded by exclude-interface-tags) x "+
+				"(10 IPv4 per ENI - 1) = 18 addresses; 2 for Cilium's router and health endpoint: 16 pod IPs; with 4 "+
+				"host-network pods (kube-system/cilium, kube-system/cilium-envoy, kube-system/kube-proxy, "+
+				"kube-system/eks-pod-identity-agent), 1 pod would wait without an address (only the router's and health "+
+				"endpoint's addresses make the difference)",
+				"set spec.kubelet.maxPods to 20 in EC2NodeClass default for m5.large nodes (one class per instance size); or "+
+					pdOn+", which gives 286 pod IPs, and "+replace),
+		},
+		{
+			name: "the excluded interface's maxPods remedy clears it",
+			edit: edits(ciliumENI(0, nil, false), hostNetwork(append(defaultAgents, "eks-pod-identity-agent")...), classMaxPods(20),
+				func(s *snapshot.Snapshot) {
+					s.CiliumNodes[0].ExcludeInterfaceTags = map[string]string{"owner": "other"}
+					s.CiliumNodes[0].ENIs = []snapshot.CiliumENI{{ID: "eni-0other", Number: 2, Tags: map[string]string{"owner": "other"}}}
+				}),
+		},
+		{
+			name: "a multi-card type at Karpenter's max pods, which counts the default card's interfaces, is clean",
+			edit: edits(ciliumENI(0, nil, false), hostNetwork(append(defaultAgents, "eks-pod-identity-agent")...), twoCards),
+		},
+		{
+			name: "a multi-card type: the other card's interfaces hold no Cilium address",
+			edit: edits(ciliumENI(0, nil, false), hostNetwork(append(defaultAgents, "eks-pod-identity-agent")...), twoCards, classMaxPods(50)),
+			want: critical("node advertises 50 pods (capacity.pods, EC2NodeClass default sets kubelet.maxPods 50) but Cilium's ENI "+
+				"IPAM can give it at most 25 pod IPs: (3 ENIs of the default network card - first-interface-index 0) x (10 IPv4 "+
+				"per ENI - 1) = 27 addresses; 2 for Cilium's router and health endpoint: 25 pod IPs; with 4 host-network pods "+
+				"(kube-system/cilium, kube-system/cilium-envoy, kube-system/kube-proxy, kube-system/eks-pod-identity-agent), 21 "+
+				"pods would wait without an address",
+				"set spec.kubelet.maxPods to 29 in EC2NodeClass default for m5.large nodes (one class per instance size); or "+
+					pdOn+", which gives 430 pod IPs, and "+replace),
 		},
 		{name: "a node without a CiliumNode yet is silent", edit: edits(ciliumENI(1, nil, false), func(s *snapshot.Snapshot) { s.CiliumNodes = nil })},
 		{name: "CiliumNodes that could not be read are silent", edit: edits(ciliumENI(1, nil, false), func(s *snapshot.Snapshot) {
@@ -131,6 +278,11 @@ func TestCiliumENISelectionMismatch(t *testing.T) {
 					"spec.eni.subnet-tags (cilium-pods=false)",
 				Remedy: remedy}},
 		},
+		{name: "subnet-ids with no subnet in the node's zone: Cilium falls back to subnet-tags, clean",
+			edit: edits(ciliumENI(1, nil, false), func(s *snapshot.Snapshot) {
+				s.CiliumNodes[0].SubnetIDs = []string{"subnet-0otherzone"}
+				s.CiliumNodes[0].SubnetTags = map[string]string{"cilium-pods": "true"}
+			})},
 		{name: "no selection is clean", edit: edits(ciliumENI(1, nil, false), func(s *snapshot.Snapshot) {
 			s.CiliumNodes[0].SubnetIDs, s.CiliumNodes[0].SecurityGroups = nil, nil
 		})},
@@ -138,19 +290,67 @@ func TestCiliumENISelectionMismatch(t *testing.T) {
 }
 
 func TestCiliumIPAMOperatorError(t *testing.T) {
+	// clusterPool is Cilium in cluster-pool mode with the node's CiliumNode.
+	clusterPool := func(mode, operatorError string) func(*snapshot.Snapshot) {
+		return edits(withCilium(map[string]string{"ipam": mode}), func(s *snapshot.Snapshot) {
+			s.CiliumNodes = []snapshot.CiliumNode{{Name: nodeA, OperatorError: operatorError}}
+		})
+	}
+	const remedy = "kubectl -n kube-system logs deploy/cilium-operator | grep " + nodeA + "; a full pool needs more CIDRs " +
+		"(Helm ipam.operator.clusterPoolIPv4PodCIDRList, or the CiliumPodIPPool's spec.ipv4.cidrs), a CIDR conflict the " +
+		"node's spec.ipam.podCIDRs released"
 	runCheckCases(t, ciliumIPAMOperatorError, []checkCase{
-		{name: "no error is clean", edit: ciliumENI(1, nil, false)},
+		{name: "no error is clean", edit: clusterPool("cluster-pool", "")},
 		{
-			name: "the operator's error fires",
-			edit: edits(ciliumENI(1, nil, false), func(s *snapshot.Snapshot) {
-				s.CiliumNodes[0].OperatorError = "unable to assign additional IPs: InsufficientFreeAddressesInSubnet"
-			}),
+			name: "cluster-pool: the error the pod CIDR allocator writes fires",
+			edit: clusterPool("cluster-pool", "allocator clusterCIDR: 10.0.0.0/8, nodeMask: 24 full"),
 			want: []Finding{{ID: "cilium-ipam-operator-error", Severity: Warning, Node: nodeA, Resource: "node/" + nodeA,
-				Message: "Cilium's operator reports on CiliumNode " + nodeA + ": \"unable to assign additional IPs: " +
-					"InsufficientFreeAddressesInSubnet\"",
-				Remedy: "kubectl -n kube-system logs deploy/cilium-operator | grep " + nodeA + "; an InsufficientFreeAddressesInSubnet " +
-					"error needs a subnet with room (spec.eni.subnet-ids or subnet-tags), an UnauthorizedOperation one the " +
-					"operator's IAM policy"}},
+				Message: "Cilium's operator (ipam: cluster-pool) reports on CiliumNode " + nodeA + ": \"allocator clusterCIDR: " +
+					"10.0.0.0/8, nodeMask: 24 full\"",
+				Remedy: remedy}},
 		},
+		{
+			name: "multi-pool: the node handler's error fires",
+			edit: clusterPool("multi-pool", "ipam-multi-pool-sync allocation failed: cannot allocate from non-existing pool: mars"),
+			want: []Finding{{ID: "cilium-ipam-operator-error", Severity: Warning, Node: nodeA, Resource: "node/" + nodeA,
+				Message: "Cilium's operator (ipam: multi-pool) reports on CiliumNode " + nodeA + ": \"ipam-multi-pool-sync " +
+					"allocation failed: cannot allocate from non-existing pool: mars\"",
+				Remedy: remedy}},
+		},
+		{
+			name: "ENI mode: the operator never writes the field, so a value there is not its error",
+			edit: edits(ciliumENI(1, nil, false), func(s *snapshot.Snapshot) {
+				s.CiliumNodes[0].OperatorError = "allocator clusterCIDR: 10.0.0.0/8, nodeMask: 24 full"
+			}),
+		},
+		{name: "CiliumNodes that could not be read are silent", edit: edits(clusterPool("cluster-pool", "allocator full"), func(s *snapshot.Snapshot) {
+			s.Gaps = []snapshot.Gap{{Source: snapshot.SourceCiliumNodes, Reason: "forbidden"}}
+		})},
 	})
+}
+
+// TestDescribeCilium checks the node sheet's Cilium section: the host-network pods it counts
+// and an interface exclude-interface-tags leaves out, which holds no pod address.
+func TestDescribeCilium(t *testing.T) {
+	s := healthy()
+	edits(ciliumENI(0, nil, false), hostNetwork("cilium", "kube-proxy"), func(s *snapshot.Snapshot) {
+		s.CiliumNodes[0].ExcludeInterfaceTags = map[string]string{"owner": "other"}
+		s.CiliumNodes[0].ENIs = []snapshot.CiliumENI{{ID: "eni-0a", Number: 0}, {ID: "eni-0other", Number: 2, Tags: map[string]string{"owner": "other"}}}
+	})(s)
+	x := NewIndex(s)
+	r := describeCilium(x, x.Nodes[0])
+	if r == nil {
+		t.Fatal("no Cilium section on a Cilium ENI node")
+	}
+	if r.HostNetworkPods != 2 || !slices.Equal(r.HostNetwork, []string{"kube-system/cilium", "kube-system/kube-proxy"}) {
+		t.Errorf("host-network pods %d %v, want 2: kube-system/cilium, kube-system/kube-proxy", r.HostNetworkPods, r.HostNetwork)
+	}
+	// (3 - 0 - 1 excluded) x 9 = 18 addresses, 16 for pods.
+	if r.Allocatable != 18 || r.PodIPs != 16 {
+		t.Errorf("allocatable %d, pod IPs %d, want 18 and 16", r.Allocatable, r.PodIPs)
+	}
+	want := []CiliumENIReport{{ID: "eni-0a", Device: 0, Managed: true}, {ID: "eni-0other", Device: 2, Excluded: true}}
+	if diff := cmp.Diff(want, r.ENIs); diff != "" {
+		t.Errorf("interfaces (-want +got):\n%s", diff)
+	}
 }

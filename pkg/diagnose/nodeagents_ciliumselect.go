@@ -28,6 +28,18 @@ var specCiliumENISelectionMismatch = &Spec{
 		"cilium/cilium pkg/k8s/apis/cilium.io/client/crds/v2/ciliumnodes.yaml (spec.eni, status.eni.enis)",
 		"cilium/cilium pkg/aws/ipam/node.go (the subnet and security groups of a new interface)",
 	},
+	Verified: []Verified{
+		{UpstreamCilium, "pkg/aws/types/types.go (ENISpec)",
+			"spec.eni names the selection subnet-ids, subnet-tags, security-groups and security-group-tags, and first-interface-index"},
+		{UpstreamCilium, "pkg/aws/ipam/node.go (findSuitableSubnet)",
+			"a new interface goes to a subnet of subnet-ids in the node's zone, else one matching subnet-tags, else the node's own subnet"},
+		{UpstreamCilium, "pkg/aws/ipam/node.go (getSecurityGroupIDs)",
+			"a new interface carries security-groups, else the groups matching security-group-tags, else the primary interface's groups"},
+		{UpstreamCilium, "pkg/ipam/types/types.go (Tags.Match)",
+			"a tag selection matches when every key is present with exactly its value"},
+		{UpstreamCilium, "pkg/aws/types/types.go (ENI.IsExcludedBySpec)",
+			"interfaces below first-interface-index are not Cilium's"},
+	},
 }
 
 // ciliumENISelectionMismatch finds interfaces Cilium attached whose subnet or security groups
@@ -76,6 +88,10 @@ var ciliumENISelectionMismatch = Check{
 func (x *Index) ciliumSubnetMismatch(cn *snapshot.CiliumNode, subnet string) string {
 	switch {
 	case len(cn.SubnetIDs) > 0:
+		// Cilium falls back to subnet-tags when no subnet of subnet-ids is in the node's zone.
+		if s := x.Subnets[subnet]; len(cn.SubnetTags) > 0 && s != nil && ciliumTagsMatch(s.Tags, cn.SubnetTags) {
+			return ""
+		}
 		if !slices.Contains(cn.SubnetIDs, subnet) {
 			return fmt.Sprintf("is in subnet %s, not one of spec.eni.subnet-ids (%s)", subnet, strings.Join(cn.SubnetIDs, ", "))
 		}

@@ -42,6 +42,18 @@ var specNodePoolStartupTaintMissing = &Spec{
 		"kubernetes-sigs/karpenter pkg/controllers/state/statenode.go (startup taints do not block scheduling), pkg/scheduling/taints.go (readiness.k8s.io/ taints, #3025)",
 		"aws/karpenter-provider-aws#5048, cilium/cilium#29405, cilium/cilium#37477",
 	},
+	Verified: []Verified{
+		{UpstreamCilium, "pkg/defaults/node.go (AgentNotReadyNodeTaint)",
+			"the taint's default key is node.cilium.io/agent-not-ready"},
+		{UpstreamCilium, "pkg/option/config.go (AgentNotReadyNodeTaintKeyName)",
+			"cilium-config's agent-not-ready-taint-key changes the key"},
+		{UpstreamCilium, "operator/watchers/node_taint.go (checkAndMarkNode, removeNodeTaint, setNodeTaint)",
+			"the operator removes the taint by key once the node's Cilium pod runs, and sets it (NoSchedule) on a node whose Cilium pod is scheduled but not running and that has no taint of that key"},
+		{UpstreamCilium, "install/kubernetes/cilium/templates/cilium-configmap.yaml (remove-cilium-node-taints, set-cilium-node-taints)",
+			"set-cilium-node-taints is written when operator.setNodeTaints is true, or unset with operator.removeNodeTaints (values.yaml: removeNodeTaints true, setNodeTaints unset): both on by default"},
+		{UpstreamKarpenter, "website/content/en/docs/concepts/nodepools.md (Cilium Startup Taint)",
+			"Karpenter documents node.cilium.io/agent-not-ready=true:NoExecute in startupTaints; without it Karpenter keeps launching nodes for pods the taint keeps off"},
+	},
 }
 
 // nodePoolStartupTaintMissing finds the NodePools that do not list, among their startup

@@ -168,11 +168,15 @@ type CiliumReport struct {
 	// Pods is capacity.pods; Allocatable the addresses Cilium can give the node, PodIPs those
 	// left for pods after its router and health endpoint; Formula shows the computation.
 	// All three are 0 and Formula empty when the instance type or the index is unknown.
-	Pods        int64             `json:"pods"`
-	Allocatable int64             `json:"allocatable"`
-	PodIPs      int64             `json:"podIPs"`
-	Formula     string            `json:"formula,omitempty"`
-	ENIs        []CiliumENIReport `json:"enis"`
+	Pods        int64  `json:"pods"`
+	Allocatable int64  `json:"allocatable"`
+	PodIPs      int64  `json:"podIPs"`
+	Formula     string `json:"formula,omitempty"`
+	// HostNetworkPods are the pods that take no pod address: the host-network DaemonSets with
+	// a pod on the node (HostNetwork), or Karpenter's assumed 2 when they were not listed.
+	HostNetworkPods int64             `json:"hostNetworkPods,omitempty"`
+	HostNetwork     []string          `json:"hostNetwork,omitempty"`
+	ENIs            []CiliumENIReport `json:"enis"`
 	// OperatorError is the CiliumNode's status.ipam.operator-status.error.
 	OperatorError string `json:"operatorError,omitempty"`
 }
@@ -183,8 +187,10 @@ type CiliumENIReport struct {
 	Device int32  `json:"device"`
 	Subnet string `json:"subnet,omitempty"`
 	// Managed is true when Cilium gives pods addresses of it (device at or above
-	// first-interface-index).
+	// first-interface-index, and not left out by exclude-interface-tags); Excluded is true
+	// when exclude-interface-tags leaves it out.
 	Managed        bool     `json:"managed"`
+	Excluded       bool     `json:"excluded,omitempty"`
 	SecurityGroups []string `json:"securityGroups,omitempty"`
 	Addresses      int      `json:"addresses"`
 	Prefixes       int      `json:"prefixes"`

@@ -74,10 +74,21 @@ func (x *Index) awsNodeRunsOn(n *NodeInfo) (bool, string) {
 	case a.DesiredNumberScheduled != nil && *a.DesiredNumberScheduled == 0:
 		return false, "the DaemonSet schedules no pod on any node (status.desiredNumberScheduled 0)"
 	}
-	sched := a.Scheduling
-	if sched == nil {
+	if a.Scheduling == nil {
 		return true, "aws-node runs here (its scheduling was not recorded in this snapshot)"
 	}
+	if ok, why := daemonSetAdmits(a.Scheduling, n, ""); !ok {
+		return false, why
+	}
+	return true, "aws-node runs here"
+}
+
+// daemonSetAdmits decides whether a DaemonSet whose pod template schedules as sched runs a
+// pod on the node, and says why not: its nodeSelector, required node affinity and tolerations
+// must admit the node. Taints that the DaemonSet controller tolerates for every DaemonSet
+// (node.kubernetes.io/*) or that only come and go around a node's start and end are left out,
+// and so is a taint of key startup when given (one its agent removes once the node is ready).
+func daemonSetAdmits(sched *snapshot.Scheduling, n *NodeInfo, startup string) (bool, string) {
 	for _, k := range sortedKeys(sched.NodeSelector) {
 		if v, ok := n.Node.Labels[k]; !ok || v != sched.NodeSelector[k] {
 			return false, fmt.Sprintf("the DaemonSet's nodeSelector %s=%s does not match the node", k, sched.NodeSelector[k])
@@ -91,7 +102,7 @@ func (x *Index) awsNodeRunsOn(n *NodeInfo) (bool, string) {
 		}
 	}
 	for _, t := range n.Node.Spec.Taints {
-		if t.Effect == corev1.TaintEffectPreferNoSchedule || transientTaint(t.Key) {
+		if t.Effect == corev1.TaintEffectPreferNoSchedule || transientTaint(t.Key) || (startup != "" && t.Key == startup) {
 			continue
 		}
 		if !slices.ContainsFunc(sched.Tolerations, func(tol corev1.Toleration) bool {
@@ -100,7 +111,7 @@ func (x *Index) awsNodeRunsOn(n *NodeInfo) (bool, string) {
 			return false, "the DaemonSet does not tolerate the node's taint " + taintText(t)
 		}
 	}
-	return true, "aws-node runs here"
+	return true, ""
 }
 
 // transientTaint reports whether a taint key is one the DaemonSet controller tolerates for

@@ -35,7 +35,15 @@ func ciliumIPAM(t *text, c *diagnose.CiliumReport, found map[string]bool) {
 		{"Prefix delegation", yesNo(c.PrefixDelegation)},
 	}
 	if c.Formula != "" {
-		pairs = append(pairs, kv{"capacity.pods", pods}, kv{"Pod IPs", strconv.FormatInt(c.PodIPs, 10)}, kv{"Formula", c.Formula})
+		hostNet := fmt.Sprintf("%d (%s)", c.HostNetworkPods, strings.Join(c.HostNetwork, ", "))
+		switch {
+		case len(c.HostNetwork) == 0 && c.HostNetworkPods > 0:
+			hostNet = fmt.Sprintf("%d (assumed, as Karpenter's formula does: the DaemonSets were not listed)", c.HostNetworkPods)
+		case len(c.HostNetwork) == 0:
+			hostNet = "0"
+		}
+		pairs = append(pairs, kv{"capacity.pods", pods}, kv{"Pod IPs", strconv.FormatInt(c.PodIPs, 10)},
+			kv{"Host-network pods", hostNet}, kv{"Formula", c.Formula})
 	} else {
 		pairs = append(pairs, kv{"Pod IPs", "unknown (no instance type limits or interface index)"})
 	}
@@ -53,7 +61,10 @@ func ciliumIPAM(t *text, c *diagnose.CiliumReport, found map[string]bool) {
 	}
 	for _, e := range c.ENIs {
 		use := "not for pods (below the first interface index)"
-		if e.Managed {
+		switch {
+		case e.Excluded:
+			use = "not for pods (exclude-interface-tags)"
+		case e.Managed:
 			use = fmt.Sprintf("%d addresses, %d prefixes", e.Addresses, e.Prefixes)
 		}
 		t.hanging(indent, pad(t.st.Strong.Render(e.ID), iw)+"  ",

@@ -35,6 +35,8 @@ const (
 	SourceCilium          = "daemonsets.apps kube-system/cilium"
 	SourceCiliumConfig    = "configmaps kube-system/cilium-config"
 	SourceCiliumNodes     = "ciliumnodes.cilium.io"
+	SourceCiliumOperator  = "deployments.apps kube-system/cilium-operator"
+	SourceDaemonSets      = "daemonsets.apps"
 	SourceNetworkPolicies = "networkpolicies.networking.k8s.io"
 	SourceVPCCNIConfig    = "configmaps kube-system/amazon-vpc-cni"
 	SourceCalico          = "daemonsets.apps calico-node"

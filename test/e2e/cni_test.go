@@ -23,6 +23,8 @@ type cniNIC struct {
 	subnet   string
 	device   int32
 	prefixes int32
+	// addresses is the number of secondary addresses.
+	addresses int32
 }
 
 // cniLaunch launches an m5.large whose primary interface (device 0) is in subnet with address
@@ -38,6 +40,9 @@ func (w *world) cniLaunch(subnet, ip string, sgs []string, secondary ...cniNIC) 
 		}
 		if n.prefixes > 0 {
 			spec.Ipv4PrefixCount = aws.Int32(n.prefixes)
+		}
+		if n.addresses > 0 {
+			spec.SecondaryPrivateIpAddressCount = aws.Int32(n.addresses)
 		}
 		nics = append(nics, spec)
 	}

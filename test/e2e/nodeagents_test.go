@@ -20,32 +20,70 @@ import (
 
 var gvrCiliumNode = schema.GroupVersionResource{Group: "cilium.io", Version: "v2", Resource: "ciliumnodes"}
 
-// cilium installs Cilium's agent DaemonSet and cilium-config as its Helm chart writes them,
-// with the given config.
+// cilium installs Cilium's agent DaemonSet (in the host's network, as its Helm chart runs it)
+// and cilium-config as its Helm chart writes them, with the given config.
 func (w *world) cilium(config map[string]string) {
 	w.t.Helper()
 	ctx := w.t.Context()
-	labels := map[string]string{"k8s-app": "cilium"}
+	w.hostNetworkDaemonSet("kube-system", "cilium", "cilium-agent", "quay.io/cilium/cilium:v1.20.2")
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cilium-config", Namespace: "kube-system"}, Data: config}
+	if _, err := w.kube.CoreV1().ConfigMaps("kube-system").Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+		w.t.Fatalf("creating cilium-config: %v", err)
+	}
+}
+
+// hostNetworkDaemonSet creates a Linux DaemonSet whose pods run in the host's network and
+// tolerate every taint, as Cilium's agent and Envoy and kube-proxy do.
+func (w *world) hostNetworkDaemonSet(namespace, name, container, image string) {
+	w.t.Helper()
+	labels := map[string]string{"k8s-app": name}
 	ds := &appsv1.DaemonSet{
-		ObjectMeta: metav1.ObjectMeta{Name: "cilium", Namespace: "kube-system", Labels: labels},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: labels},
 		Spec: appsv1.DaemonSetSpec{
 			Selector: &metav1.LabelSelector{MatchLabels: labels},
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},
 				Spec: corev1.PodSpec{
-					NodeSelector: map[string]string{corev1.LabelOSStable: "linux"},
-					Containers:   []corev1.Container{{Name: "cilium-agent", Image: "quay.io/cilium/cilium:v1.20.2"}},
-					Tolerations:  []corev1.Toleration{{Operator: corev1.TolerationOpExists}},
+					NodeSelector: map[string]string{corev1.LabelOSStable: "linux"}, HostNetwork: true,
+					Containers:  []corev1.Container{{Name: container, Image: image}},
+					Tolerations: []corev1.Toleration{{Operator: corev1.TolerationOpExists}},
 				},
 			},
 		},
 	}
-	if _, err := w.kube.AppsV1().DaemonSets("kube-system").Create(ctx, ds, metav1.CreateOptions{}); err != nil {
-		w.t.Fatalf("creating the cilium DaemonSet: %v", err)
+	if _, err := w.kube.AppsV1().DaemonSets(namespace).Create(w.t.Context(), ds, metav1.CreateOptions{}); err != nil {
+		w.t.Fatalf("creating the %s DaemonSet: %v", name, err)
 	}
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cilium-config", Namespace: "kube-system"}, Data: config}
-	if _, err := w.kube.CoreV1().ConfigMaps("kube-system").Create(ctx, cm, metav1.CreateOptions{}); err != nil {
-		w.t.Fatalf("creating cilium-config: %v", err)
+}
+
+// ciliumDefaultAgents adds the host-network DaemonSets a Cilium install on EKS runs besides the
+// agent: Cilium's Envoy and kube-proxy.
+func (w *world) ciliumDefaultAgents() {
+	w.t.Helper()
+	w.hostNetworkDaemonSet("kube-system", "cilium-envoy", "cilium-envoy", "quay.io/cilium/cilium-envoy:v1.35.3")
+	w.hostNetworkDaemonSet("kube-system", "kube-proxy", "kube-proxy",
+		"602401143452.dkr.ecr.us-west-2.amazonaws.com/eks/kube-proxy:v1.34.0-eksbuild.2")
+}
+
+// ciliumOperator creates the kube-system/cilium-operator Deployment as Cilium's Helm chart
+// writes it, with extra args.
+func (w *world) ciliumOperator(args ...string) {
+	w.t.Helper()
+	labels := map[string]string{"io.cilium/app": "operator"}
+	d := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: "cilium-operator", Namespace: "kube-system", Labels: labels},
+		Spec: appsv1.DeploymentSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{HostNetwork: true, Containers: []corev1.Container{{Name: "cilium-operator",
+					Image: "quay.io/cilium/operator-aws:v1.20.2",
+					Args:  append([]string{"--config-dir=/tmp/cilium/config-map", "--debug=$(CILIUM_DEBUG)"}, args...)}}},
+			},
+		},
+	}
+	if _, err := w.kube.AppsV1().Deployments("kube-system").Create(w.t.Context(), d, metav1.CreateOptions{}); err != nil {
+		w.t.Fatalf("creating the cilium-operator Deployment: %v", err)
 	}
 }
 
@@ -133,15 +171,17 @@ func (w *world) allowanceEvent(node, name, message string, count int32, ago time
 // TestCilium is a cluster on Cilium in ENI mode, with the real CiliumNode CRD: one pool left
 // without Cilium's startup taint whose node skips the primary interface (first-interface-index
 // 1) under Karpenter's VPC CNI max pods, and one pool on prefix delegation with the taint and
-// max pods 110, where one node has an interface in a subnet its CiliumNode does not select,
-// one an operator error and one dropped packets over its conntrack allowance. NetworkPolicies
-// exist: Cilium enforces them.
+// max pods 110, where one node has an interface in a subnet its CiliumNode does not select and
+// one dropped packets over its conntrack allowance. In ENI mode Cilium's operator never writes
+// status.ipam.operator-status, so nothing is read there. NetworkPolicies exist: Cilium enforces
+// them.
 func TestCilium(t *testing.T) {
 	w := newWorld(t, harness.CRDsV1)
 	a := subnetRef{w.subnet("10.0.0.0/20", "us-west-2a"), "us-west-2a"}
 	pods := w.subnet("10.0.128.0/20", "us-west-2a")
 	sgs := []string{w.securityGroup("eks-cluster-sg-e2e", true), w.securityGroup("e2e-nodes", false)}
 	w.cilium(map[string]string{"ipam": "eni", "aws-enable-prefix-delegation": "true", "cluster-name": "e2e"})
+	w.ciliumDefaultAgents()
 	w.networkPolicy("default-deny")
 
 	zones := []string{"us-west-2a"}
@@ -160,7 +200,7 @@ func TestCilium(t *testing.T) {
 		return m
 	}
 	// first-interface-index 1, no prefix delegation on this node: Karpenter's 29 pods against
-	// (3 - 1) x 9 - 2 = 16 pod addresses.
+	// (3 - 1) x 9 - 2 = 16 pod addresses and 3 host-network pods.
 	skip := w.cniLaunch(a.id, "10.0.0.10", sgs, cniNIC{subnet: pods, device: 1})
 	w.karpenterNode("ip-10-0-0-10"+dom, "cilium", "cilium", "v1", skip, 29, nil)
 	w.ciliumNode("ip-10-0-0-10"+dom, skip, spec(1, map[string]any{"disable-prefix-delegation": true}), "")
@@ -174,16 +214,15 @@ func TestCilium(t *testing.T) {
 	stray := w.cniLaunch(a.id, "10.0.0.12", sgs, cniNIC{subnet: a.id, device: 1, prefixes: 1})
 	w.karpenterNode("ip-10-0-0-12"+dom, "cilium-pd", "cilium-pd", "v1", stray, 110, nil)
 	w.ciliumNode("ip-10-0-0-12"+dom, stray, spec(1, nil), "")
-	// The operator cannot assign addresses.
+	// A value in status.ipam.operator-status, which the ENI operator never writes, is not read as
+	// its error.
 	full := w.cniLaunch(a.id, "10.0.0.13", sgs, cniNIC{subnet: pods, device: 1, prefixes: 1})
 	w.karpenterNode("ip-10-0-0-13"+dom, "cilium-pd", "cilium-pd", "v1", full, 110, nil)
-	w.ciliumNode("ip-10-0-0-13"+dom, full, spec(1, nil),
-		"unable to assign additional IPs to interface: InsufficientFreeAddressesInSubnet")
+	w.ciliumNode("ip-10-0-0-13"+dom, full, spec(1, nil), "allocator clusterCIDR: 10.0.0.0/8, nodeMask: 24 full")
 
 	node := func(n string) string { return "ip-10-0-0-" + n + dom }
 	want := []finding{
 		{"cilium-eni-selection-mismatch", "warning", node("12"), "node/" + node("12")},
-		{"cilium-ipam-operator-error", "warning", node("13"), "node/" + node("13")},
 		{"cilium-max-pods-exceeds-ip-capacity", "critical", node("10"), "node/" + node("10")},
 		{"instance-network-allowance-exceeded", "warning", node("11"), "node/" + node("11")},
 		{"nodepool-startup-taint-missing", "warning", "", "nodepool/cilium"},
@@ -195,8 +234,9 @@ func TestCilium(t *testing.T) {
 		t.Errorf("findings (-want +got):\n%s\nstdout:\n%s", diff, r.stdout)
 	}
 	for _, f := range rep.Findings {
-		if f.ID == "cilium-max-pods-exceeds-ip-capacity" && !strings.Contains(f.Message, "at most 16 pod IPs") {
-			t.Errorf("max pods finding does not count Cilium's 16 pod addresses: %s", f.Message)
+		if f.ID == "cilium-max-pods-exceeds-ip-capacity" && (!strings.Contains(f.Message, "at most 16 pod IPs") ||
+			!strings.Contains(f.Message, "with 3 host-network pods (kube-system/cilium, kube-system/cilium-envoy, kube-system/kube-proxy), 10 pods")) {
+			t.Errorf("max pods finding does not count Cilium's 16 pod addresses and the 3 host-network pods: %s", f.Message)
 		}
 	}
 
@@ -209,6 +249,63 @@ func TestCilium(t *testing.T) {
 	}
 	if strings.Contains(r.stdout, "Pod capacity") {
 		t.Errorf("describe node shows the VPC CNI's pod capacity on a Cilium node:\n%s", r.stdout)
+	}
+}
+
+// TestHealthyCiliumENI is Cilium in ENI mode as installed by default: first-interface-index 0
+// and Karpenter's max pods on a node whose host-network DaemonSets (Cilium's agent and Envoy,
+// kube-proxy, the EKS Pod Identity agent) leave Cilium's router and health endpoint their
+// addresses; and prefix delegation turned on by the operator's --aws-enable-prefix-delegation
+// alone, on a Nitro node at max pods 110. Both are clean. Their broken twins: without the Pod
+// Identity agent one pod of the default node has no address (a warning), and without the
+// operator's flag the prefix node has Cilium's secondary-address count (critical).
+func TestHealthyCiliumENI(t *testing.T) {
+	w := newWorld(t, harness.CRDsV1)
+	a := subnetRef{w.subnet("10.0.0.0/20", "us-west-2a"), "us-west-2a"}
+	sgs := []string{w.securityGroup("eks-cluster-sg-e2e", true)}
+	w.cilium(map[string]string{"ipam": "eni", "cluster-name": "e2e"})
+	w.ciliumDefaultAgents()
+	w.hostNetworkDaemonSet("kube-system", "eks-pod-identity-agent", "eks-pod-identity-agent",
+		"602401143452.dkr.ecr.us-west-2.amazonaws.com/eks/eks-pod-identity-agent:v0.1.29")
+	w.ciliumOperator("--aws-enable-prefix-delegation=true")
+	zones := []string{"us-west-2a"}
+	w.nodeClass(nodeClassSpec{name: "default", subnets: []subnetRef{a}, sgs: sgs})
+	w.nodePool("default", "v1", "default", zones, 0)
+	w.startupTaint("default", "node.cilium.io/agent-not-ready")
+	w.nodeClass(nodeClassSpec{name: "prefix", subnets: []subnetRef{a}, sgs: sgs, maxPods: 110})
+	w.nodePool("prefix", "v1", "prefix", zones, 0)
+	w.startupTaint("prefix", "node.cilium.io/agent-not-ready")
+
+	const dom = ".us-west-2.compute.internal"
+	eni := func(first int64) map[string]any { return map[string]any{"first-interface-index": first} }
+	// first-interface-index 0, Karpenter's 3 x 9 + 2 = 29 pods: 27 addresses, 25 for pods, and 4
+	// host-network pods. Its interface holds secondary addresses: no prefixes for this node.
+	def := w.cniLaunch(a.id, "10.0.0.20", sgs, cniNIC{subnet: a.id, device: 1, addresses: 4})
+	w.karpenterNode("ip-10-0-0-20"+dom, "default", "default", "v1", def, 29, nil)
+	w.ciliumNode("ip-10-0-0-20"+dom, def, eni(0), "")
+	// Prefix delegation by the operator's args: (3 - 0) x 9 x 16 addresses for 110 pods.
+	pd := w.cniLaunch(a.id, "10.0.0.21", sgs, cniNIC{subnet: a.id, device: 1, prefixes: 2})
+	w.karpenterNode("ip-10-0-0-21"+dom, "prefix", "prefix", "v1", pd, 110, nil)
+	w.ciliumNode("ip-10-0-0-21"+dom, pd, eni(0), "")
+	checkHealthy(t, runOpts{})
+
+	// Without the Pod Identity agent, 26 pods want 25 addresses.
+	if err := w.kube.AppsV1().DaemonSets("kube-system").Delete(t.Context(), "eks-pod-identity-agent", metav1.DeleteOptions{}); err != nil {
+		t.Fatalf("deleting eks-pod-identity-agent: %v", err)
+	}
+	// Without the operator's flag nothing turns prefix delegation on.
+	if err := w.kube.AppsV1().Deployments("kube-system").Delete(t.Context(), "cilium-operator", metav1.DeleteOptions{}); err != nil {
+		t.Fatalf("deleting cilium-operator: %v", err)
+	}
+	w.ciliumOperator()
+	r := karpnet(t, runOpts{}, "check", "-o", "json", "--fail-on", "warning")
+	wantCode(t, r, 1)
+	want := []finding{
+		{"cilium-max-pods-exceeds-ip-capacity", "warning", "ip-10-0-0-20" + dom, "node/ip-10-0-0-20" + dom},
+		{"cilium-max-pods-exceeds-ip-capacity", "critical", "ip-10-0-0-21" + dom, "node/ip-10-0-0-21" + dom},
+	}
+	if diff := cmpDiff(want, decode(t, r).set()); diff != "" {
+		t.Errorf("findings of the broken twins (-want +got):\n%s\nstdout:\n%s", diff, r.stdout)
 	}
 }
 

@@ -62,10 +62,8 @@ type ciliumNodePlan struct {
 	key, pool, typ, zone string
 	// secondary: the node's Cilium interface holds secondary addresses (it started before
 	// prefix delegation was on); strayENI: that interface is in the node subnet;
-	// operatorError: what the operator wrote on the CiliumNode; conntrack: the node monitoring
-	// agent reported ConntrackExceeded.
+	// conntrack: the node monitoring agent reported ConntrackExceeded.
 	secondary, strayENI, conntrack bool
-	operatorError                  string
 }
 
 func ciliumPlans() []ciliumNodePlan {
@@ -73,9 +71,7 @@ func ciliumPlans() []ciliumNodePlan {
 		{key: "general-a-0", pool: "general", typ: "m5.large", zone: "a", secondary: true},
 		{key: "general-b-0", pool: "general", typ: "m5.large", zone: "b", secondary: true, conntrack: true},
 		{key: "prefix-a-0", pool: "prefix", typ: "c6i.xlarge", zone: "a"},
-		{key: "prefix-a-1", pool: "prefix", typ: "c6i.xlarge", zone: "a",
-			operatorError: "failed to allocate IPs: unable to assign 16 additional IP addresses to interface: " +
-				"InsufficientFreeAddressesInSubnet: The specified subnet does not have enough free addresses"},
+		{key: "prefix-a-1", pool: "prefix", typ: "c6i.xlarge", zone: "a"},
 		{key: "prefix-b-0", pool: "prefix", typ: "c6i.xlarge", zone: "b", strayENI: true},
 		{key: "prefix-b-1", pool: "prefix", typ: "m6i.xlarge", zone: "b"},
 	}
@@ -86,11 +82,18 @@ func BuildCilium() *snapshot.Snapshot {
 	s := snapshot.New(Taken())
 	s.Context, s.Cluster, s.Region, s.ClusterName = CiliumContext, CiliumClusterARN, Region, ciliumCluster
 	n := newCiliumNet()
+	everywhere := &snapshot.Scheduling{NodeSelector: map[string]string{corev1.LabelOSStable: "linux"},
+		Tolerations: []corev1.Toleration{{Operator: corev1.TolerationOpExists}}}
 	s.Cilium = &snapshot.Cilium{
 		Image:      "quay.io/cilium/cilium:v1.20.2@sha256:" + hex64("cilium-image"),
-		Scheduling: &snapshot.Scheduling{NodeSelector: map[string]string{corev1.LabelOSStable: "linux"}, Tolerations: []corev1.Toleration{{Operator: corev1.TolerationOpExists}}},
+		Scheduling: everywhere,
 		Config:     map[string]string{"ipam": "eni", "aws-enable-prefix-delegation": "true"},
 		ConfigRead: true,
+		// The host-network DaemonSets: Cilium's agent and Envoy, and kube-proxy.
+		HostNetwork: []snapshot.DaemonSet{{Namespace: "kube-system", Name: "cilium", Scheduling: everywhere},
+			{Namespace: "kube-system", Name: "cilium-envoy", Scheduling: everywhere},
+			{Namespace: "kube-system", Name: "kube-proxy", Scheduling: everywhere}},
+		HostNetworkRead: true,
 	}
 	s.NetworkPolicies = nil // read only where nothing may enforce them: Cilium does
 	for _, p := range ciliumPlans() {
@@ -213,7 +216,7 @@ func (n *ciliumNet) add(s *snapshot.Snapshot, p ciliumNodePlan) {
 
 	first := int32(1)
 	cn := snapshot.CiliumNode{Name: name, InstanceID: id, FirstInterfaceIndex: &first,
-		SubnetIDs: []string{n.ids[n.pods[p.zone]]}, SecurityGroups: []string{n.podSG}, OperatorError: p.operatorError}
+		SubnetIDs: []string{n.ids[n.pods[p.zone]]}, SecurityGroups: []string{n.podSG}}
 	for i, e := range []snapshot.ENI{primary, pod} {
 		var sgs []string
 		for _, g := range e.SecurityGroups {

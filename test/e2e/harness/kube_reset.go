@@ -20,6 +20,7 @@ var (
 	kubeNodesGVR           = schema.GroupVersionResource{Version: "v1", Resource: "nodes"}
 	kubeEventsGVR          = schema.GroupVersionResource{Version: "v1", Resource: "events"}
 	kubeDaemonSetsGVR      = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "daemonsets"}
+	kubeDeploymentsGVR     = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
 	kubeENIConfigsGVR      = schema.GroupVersionResource{Group: "crd.k8s.amazonaws.com", Version: "v1alpha1", Resource: "eniconfigs"}
 	kubeCNINodesGVR        = schema.GroupVersionResource{Group: "vpcresources.k8s.aws", Version: "v1alpha1", Resource: "cninodes"}
 	kubeCiliumNodesGVR     = schema.GroupVersionResource{Group: "cilium.io", Version: "v2", Resource: "ciliumnodes"}
@@ -27,12 +28,10 @@ var (
 	kubeNetworkPoliciesGVR = schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1", Resource: "networkpolicies"}
 )
 
-// kubeAWSNodeSelector selects the VPC CNI DaemonSet by name.
-const kubeAWSNodeSelector = "metadata.name=aws-node"
-
 // Reset deletes every Node, NodeClaim, NodePool, EC2NodeClass (at whichever version is
 // served), EKS Auto Mode NodeClass (when its CRD is installed), ENIConfig, CNINode, CiliumNode,
-// the kube-system DaemonSets aws-node and cilium, the ConfigMaps cilium-config and
+// the DaemonSets of every namespace (karpnet lists them all in Cilium's ENI mode), the
+// kube-system/cilium-operator Deployment, the ConfigMaps cilium-config and
 // amazon-vpc-cni, the NetworkPolicies and the Events of all namespaces, clearing finalizers
 // first, and waits until they are gone. The CRDs stay.
 func (k *Kube) Reset(ctx context.Context) error {
@@ -56,8 +55,8 @@ func (k *Kube) Reset(ctx context.Context) error {
 		{kubeENIConfigsGVR, "", ""},
 		{kubeCNINodesGVR, "", ""},
 		{kubeCiliumNodesGVR, "", ""},
-		{kubeDaemonSetsGVR, metav1.NamespaceSystem, kubeAWSNodeSelector},
-		{kubeDaemonSetsGVR, metav1.NamespaceSystem, "metadata.name=cilium"},
+		{kubeDaemonSetsGVR, metav1.NamespaceAll, ""},
+		{kubeDeploymentsGVR, metav1.NamespaceSystem, "metadata.name=cilium-operator"},
 		{kubeConfigMapsGVR, metav1.NamespaceSystem, "metadata.name=cilium-config"},
 		{kubeConfigMapsGVR, metav1.NamespaceSystem, "metadata.name=amazon-vpc-cni"},
 		{kubeNetworkPoliciesGVR, metav1.NamespaceAll, ""},
