@@ -39,10 +39,11 @@ var specConnectionTrackingNotInherited = &Spec{
 		"docs.aws.amazon.com/AWSEC2/latest/APIReference/API_InstanceNetworkInterface.html (ConnectionTrackingConfiguration)",
 	},
 	Verified: []Verified{
-		{UpstreamVPCCNI, "pkg/awsutils/awsutils.go (setConnectionTrackingSettings, DescribeAllENIs, createENIInput)",
-			"ipamd reads the primary interface's (card 0, device 0) ConnectionTrackingConfiguration when it describes " +
-				"the node's ENIs at start and passes its set timeouts as ConnectionTrackingSpecification to every " +
-				"CreateNetworkInterface; present at v1.23.0, first released in v1.22.1 (#3666, absent at v1.22.0)"},
+		{UpstreamVPCCNI, "pkg/awsutils/awsutils.go (setConnectionTrackingSettings, DescribeAllENIs, createENIInput), " +
+			"pkg/ipamd/ipamd.go (nodeInit, nodeIPPoolReconcile)", "each time ipamd describes the node's ENIs (at start " +
+			"and in its pool reconciles) it keeps the primary interface's (card 0, device 0) set ConnectionTrackingConfiguration " +
+			"timeouts and passes them as ConnectionTrackingSpecification to every CreateNetworkInterface; present at " +
+			"v1.23.0, first released in v1.22.1 (#3666, absent at v1.22.0)"},
 		{UpstreamVPCCNI, "pkg/awsutils/awsutils.go (createENI)", "the interfaces ipamd creates are described " +
 			"aws-K8S-INSTANCE"},
 	},
