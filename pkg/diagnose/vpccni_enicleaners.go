@@ -36,9 +36,6 @@ const (
 	rcCleanupTakes = 2 * rcCleanupCycle
 )
 
-// The eks:eni:owner values the VPC resource controller's cleanup takes.
-const ownerVPCCNI = "amazon-vpc-cni"
-
 // eniCleaners is what karpnet knows of the cleaners of one leaked ENI: whether ipamd's and the
 // resource controller's cleanups take it, and if not, why.
 type eniCleaners struct {
@@ -46,8 +43,8 @@ type eniCleaners struct {
 	ipamdOff, rcOff string
 }
 
-// any reports whether a cleaner takes the ENI.
-func (c eniCleaners) any() bool { return c.ipamd || c.rc }
+// anyTakes reports whether a cleaner takes the ENI.
+func (c eniCleaners) anyTakes() bool { return c.ipamd || c.rc }
 
 // cleanersOf decides which cleaners take an available ENI.
 func (x *Index) cleanersOf(e *snapshot.InterfaceRecord) eniCleaners {
@@ -61,7 +58,7 @@ func (x *Index) cleanersOf(e *snapshot.InterfaceRecord) eniCleaners {
 		c.ipamd = c.ipamdOff == ""
 	}
 	switch owner := e.Tags[snapshot.TagENIOwner]; {
-	case owner != ownerVPCCNI && owner != snapshot.OwnerVPCResourceControl:
+	case owner != snapshot.OwnerVPCCNI && owner != snapshot.OwnerVPCResourceControl:
 		c.rcOff = "it has no " + snapshot.TagENIOwner + " tag"
 		if strings.HasPrefix(e.Description, cniENIDescription) {
 			c.rcOff += " (the VPC CNI writes one only with CLUSTER_NAME set, from v1.20.0)"

@@ -153,8 +153,8 @@ func (x *Index) leakOf(e *snapshot.InterfaceRecord) (leak, bool) {
 	switch {
 	case !l.since.ok:
 		// Nothing dates it: only an ENI of a gone instance that no cleaner takes is surely leaked.
-		return l, gone && !l.cleaners.any()
-	case l.cleaners.any():
+		return l, gone && !l.cleaners.anyTakes()
+	case l.cleaners.anyTakes():
 		return l, taken.After(l.cleaners.cleanedBy(e, l.since.at))
 	}
 	return l, taken.Sub(l.since.at) >= eniLeakGrace
@@ -223,7 +223,7 @@ func leakedFinding(x *Index, e *snapshot.InterfaceRecord, l leak) Finding {
 	}
 	remedy := "delete it once nothing needs it (karpnet never does): aws ec2 delete-network-interface --network-interface-id " + e.ID
 	c := l.cleaners
-	if c.any() {
+	if c.anyTakes() {
 		remedy += "; " + c.cleanerText() + " should have deleted it by " +
 			c.cleanedBy(e, l.since.at).UTC().Format("2006-01-02 15:04 MST") + " and did not"
 		if c.ipamd {

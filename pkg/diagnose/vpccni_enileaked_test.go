@@ -189,3 +189,40 @@ func TestENILeakedSubjects(t *testing.T) {
 		t.Errorf("the subnet's findings %+v lack eni-leaked on eni/eni-0leak", got)
 	}
 }
+
+// TestTransitionTime reads the time EC2 writes in a terminated instance's
+// stateTransitionReason, and nothing from text without one.
+func TestTransitionTime(t *testing.T) {
+	at := time.Date(2026, 12, 7, 15, 4, 5, 0, time.UTC)
+	for _, c := range []struct {
+		reason string
+		want   time.Time
+	}{
+		{"User initiated (2026-12-07 15:04:05 GMT)", at},
+		{"Service initiated (2026-12-07 15:04:05 UTC)", at},
+		{"(2026-12-07 15:04:05 GMT)", at},
+		{"", time.Time{}},
+		{"User initiated", time.Time{}},
+		{"User initiated (2026-12-07 15:04:05)", time.Time{}},
+		{"User initiated (2026-13-07 15:04:05 GMT)", time.Time{}},
+		{") (", time.Time{}},
+		{"Server.SpotInstanceTermination: Spot instance termination", time.Time{}},
+	} {
+		got, ok := transitionTime(c.reason)
+		if ok != !c.want.IsZero() || !got.Equal(c.want) {
+			t.Errorf("transitionTime(%q) = %v, %t; want %v", c.reason, got, ok, c.want)
+		}
+	}
+}
+
+// FuzzTransitionTime: any text is read without panicking, and a time read is in UTC.
+func FuzzTransitionTime(f *testing.F) {
+	for _, s := range []string{"User initiated (2026-12-07 15:04:05 GMT)", "", "(", ")(", "( GMT)"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, reason string) {
+		if got, ok := transitionTime(reason); ok && got.Location() != time.UTC {
+			t.Errorf("transitionTime(%q) = %v, not in UTC", reason, got)
+		}
+	})
+}
