@@ -118,19 +118,19 @@ type leakedSince struct {
 	ok  bool
 }
 
-// sinceOf finds when an ENI of instance was left available: the instance's termination where
+// sinceOf finds when an ENI of an instance was left available: the instance's termination where
 // EC2 still shows it, else, when the instance is gone, the last time its node was seen, else
 // the ENI's createdAt tag. The ENI of a running instance was detached at some unknown time
 // after it was created: only createdAt dates it.
-func (x *Index) sinceOf(e *snapshot.InterfaceRecord, instance string, gone bool) leakedSince {
+func (x *Index) sinceOf(e *snapshot.InterfaceRecord, owner snapshot.InterfaceOwner, gone bool) leakedSince {
 	taken := x.Snapshot.Taken
-	if in := x.Instances[instance]; in != nil && (in.State == "terminated" || in.State == "shutting-down") {
-		if t, ok := transitionTime(in.StateTransitionReason); ok && !t.After(taken) {
+	if owner.State == "terminated" || owner.State == "shutting-down" {
+		if t, ok := transitionTime(owner.StateTransitionReason); ok && !t.After(taken) {
 			return leakedSince{t, fmt.Sprintf("EC2 says it was terminated %s ago (%s)", ageText(taken.Sub(t)),
 				t.Format("2006-01-02 15:04 MST")), true}
 		}
 	}
-	if t, node := x.lastSeen(instance); gone && !t.IsZero() && !t.After(taken) {
+	if t, node := x.lastSeen(owner.ID); gone && !t.IsZero() && !t.After(taken) {
 		return leakedSince{t, fmt.Sprintf("%s %s ago", node, ageText(taken.Sub(t))), true}
 	}
 	if t, ok := ENICreated(e); ok && !t.After(taken) {

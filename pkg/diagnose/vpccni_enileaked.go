@@ -31,8 +31,9 @@ var specENILeaked = &Spec{
 		"resource controller created (tag `eks:eni:owner=eks-vpc-resource-controller`) for an instance or trunk that is " +
 		"gone, once it has outlived the cleanups that take it: ipamd's (hourly plus up to 300 s, after the 5-minute " +
 		"cooldown from `node.k8s.amazonaws.com/createdAt`) and the VPC resource controller's (two 30-minute runs), " +
-		"counted from the instance's termination where EC2 still shows it, else from when its node was last seen, else " +
-		"from createdAt; with no cleanup taking it, 5 minutes",
+		"counted from the instance's termination where EC2 still shows it (karpnet reads the instances the available " +
+		"interfaces name by ID, in any state), else from when its node was last seen, else from createdAt; with no " +
+		"cleanup taking it, 5 minutes",
 	NotOn: "available interfaces of other services (no CNI or controller tags); the ENIs of a node terminated less than " +
 		"the cleanups' time ago; an ENI nothing dates while a cleanup takes it; interfaces tagged for another " +
 		"cluster; runs that did not read the available interfaces (a run scoped to some nodes)",
@@ -98,9 +99,10 @@ var eniLeaked = Check{
 			return nil
 		}
 		var out []Finding
+		owners := x.interfaceOwners()
 		for i := range s.Interfaces {
 			e := &s.Interfaces[i]
-			if l, ok := x.leakOf(e); ok {
+			if l, ok := x.leakOf(e, owners); ok {
 				out = append(out, leakedFinding(x, e, l))
 			}
 		}
@@ -118,7 +120,7 @@ type leak struct {
 
 // leakOf says whether an interface is a leaked VPC CNI or VPC resource controller ENI: left
 // available longer than the cleaners that take it would leave it.
-func (x *Index) leakOf(e *snapshot.InterfaceRecord) (leak, bool) {
+func (x *Index) leakOf(e *snapshot.InterfaceRecord, owners map[string]snapshot.InterfaceOwner) (leak, bool) {
 	if !strings.EqualFold(e.Status, snapshot.InterfaceAvailable) || otherCluster(x, e) {
 		return leak{}, false
 	}
@@ -128,14 +130,14 @@ func (x *Index) leakOf(e *snapshot.InterfaceRecord) (leak, bool) {
 	switch {
 	case strings.HasPrefix(e.Description, cniENIDescription) && instance != "":
 		l.owner = "the VPC CNI created it for instance " + instance
-		if state, ok := instanceGone(x, instance); ok {
+		if state, ok := instanceGone(x, owners, instance); ok {
 			l.owner += ", which " + state
 			gone = true
-		} else if in := x.Instances[instance]; in != nil && in.State != "" {
-			l.owner += ", which is " + in.State
+		} else if o, ok := owners[instance]; ok && o.State != "" {
+			l.owner += ", which is " + o.State
 		}
 	case e.Tags[snapshot.TagENIOwner] == snapshot.OwnerVPCResourceControl && instance != "":
-		state, ok := instanceGone(x, instance)
+		state, ok := instanceGone(x, owners, instance)
 		if !ok {
 			return leak{}, false
 		}
@@ -147,7 +149,9 @@ func (x *Index) leakOf(e *snapshot.InterfaceRecord) (leak, bool) {
 	default:
 		return leak{}, false
 	}
-	l.since = x.sinceOf(e, instance, gone)
+	owner := owners[instance]
+	owner.ID = instance
+	l.since = x.sinceOf(e, owner, gone)
 	l.cleaners = x.cleanersOf(e)
 	taken := x.Snapshot.Taken
 	switch {
@@ -180,12 +184,29 @@ func otherCluster(x *Index, e *snapshot.InterfaceRecord) bool {
 	return false
 }
 
-// instanceGone says whether an instance is terminated, or absent from a snapshot that read the
-// cluster's instances; ok is false when neither is known.
-func instanceGone(x *Index, id string) (string, bool) {
-	if in := x.Instances[id]; in != nil {
-		if in.State == "terminated" || in.State == "shutting-down" {
-			return "is " + in.State, true
+// interfaceOwners returns the state of every instance karpnet read that an interface may name:
+// the snapshot's instances, and the owners of interfaces left available read on their own.
+func (x *Index) interfaceOwners() map[string]snapshot.InterfaceOwner {
+	out := make(map[string]snapshot.InterfaceOwner, len(x.Snapshot.Instances)+len(x.Snapshot.InterfaceOwners))
+	for _, o := range x.Snapshot.InterfaceOwners {
+		out[o.ID] = o
+	}
+	for _, in := range x.Snapshot.Instances {
+		out[in.ID] = snapshot.InterfaceOwner{ID: in.ID, State: in.State, StateTransitionReason: in.StateTransitionReason}
+	}
+	return out
+}
+
+// instanceGone says whether an instance is terminated, or no longer exists: EC2 did not find it
+// when asked by ID, or a snapshot that searched the cluster's instances does not hold it; ok is
+// false when neither is known.
+func instanceGone(x *Index, owners map[string]snapshot.InterfaceOwner, id string) (string, bool) {
+	if o, ok := owners[id]; ok {
+		switch o.State {
+		case "":
+			return "no longer exists", true
+		case "terminated", "shutting-down":
+			return "is " + o.State, true
 		}
 		return "", false
 	}

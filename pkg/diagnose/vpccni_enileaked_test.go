@@ -50,6 +50,15 @@ func TestENILeaked(t *testing.T) {
 		tags[snapshot.TagENIOwner], tags[snapshot.TagCNIClusterName] = "amazon-vpc-cni", "prod"
 	}
 	cleanupOff := cniEnv(snapshot.EnvDisableLeakedENICleanup, "true")
+	owner := func(id, state string, ago time.Duration) func(*snapshot.Snapshot) {
+		return func(s *snapshot.Snapshot) {
+			o := snapshot.InterfaceOwner{ID: id, State: state}
+			if ago > 0 {
+				o.StateTransitionReason = "User initiated (" + taken.Add(-ago).Format(time.DateTime) + " GMT)"
+			}
+			s.InterfaceOwners = append(s.InterfaceOwners, o)
+		}
+	}
 	heartbeat := func(ago time.Duration) func(*snapshot.Snapshot) {
 		return func(s *snapshot.Snapshot) {
 			s.Instances = nil
@@ -82,6 +91,21 @@ func TestENILeaked(t *testing.T) {
 			want: leaked("the VPC CNI created it for instance "+instanceA+", which is terminated; EC2 says it was terminated "+
 				"3 hours ago (2026-08-21 09:00 UTC)", "; ipamd's hourly cleanup (aws-node) should have deleted it by "+
 				"2026-08-21 10:05 UTC"+ipamdFailed),
+		},
+		{name: "an ENI whose instance, terminated ten minutes ago, was read on its own",
+			edit: edits(read, cniENI("i-0gone", 72*time.Hour), owner("i-0gone", "terminated", 10*time.Minute))},
+		{
+			name: "an ENI whose instance, read on its own, was terminated three hours ago",
+			edit: edits(read, cniENI("i-0gone", 72*time.Hour), owner("i-0gone", "terminated", 3*time.Hour)),
+			want: leaked("the VPC CNI created it for instance i-0gone, which is terminated; EC2 says it was terminated "+
+				"3 hours ago (2026-08-21 09:00 UTC)", "; ipamd's hourly cleanup (aws-node) should have deleted it by "+
+				"2026-08-21 10:05 UTC"+ipamdFailed),
+		},
+		{
+			name: "EC2 no longer has the instance, without the cluster search",
+			edit: edits(read, cniENI("i-0gone", 72*time.Hour), owner("i-0gone", "", 0), func(s *snapshot.Snapshot) { s.ClusterName = "" }),
+			want: leaked("the VPC CNI created it for instance i-0gone, which no longer exists; created 3 days ago",
+				"; ipamd's hourly cleanup (aws-node) should have deleted it by 2026-08-18 13:10 UTC"+ipamdFailed),
 		},
 		{name: "a node last seen twenty minutes ago: its ENI is the cleaners' to take",
 			edit: edits(read, cniENI(instanceA, 72*time.Hour), heartbeat(20*time.Minute))},
