@@ -62,7 +62,7 @@ func toXMLInstance(in snapshot.Instance) xmlInstance {
 		},
 		Groups:    toXMLGroups(in.SecurityGroups),
 		Tags:      toXMLTags(in.Tags),
-		Lifecycle: in.Lifecycle, CapacityRes: in.CapacityReservationID,
+		Lifecycle: in.Lifecycle, CapacityRes: in.CapacityReservationID, Reason: in.StateTransitionReason,
 	}
 	if x.Placement.Tenancy == "" {
 		x.Placement.Tenancy = "default"

@@ -63,7 +63,8 @@ func EveryFieldInstances() []snapshot.Instance {
 					IPv6Addresses: []string{"2600:1f14::5"}, IPv6Prefixes: []string{"2600:1f14:0:1::/80"}, Status: "in-use"},
 			},
 		},
-		{ID: "i-0b2", Type: "m5.large", State: "shutting-down", Zone: "us-west-2b", SubnetID: "subnet-b", PrivateIP: "10.0.3.9"},
+		{ID: "i-0b2", Type: "m5.large", State: "shutting-down", Zone: "us-west-2b", SubnetID: "subnet-b", PrivateIP: "10.0.3.9",
+			StateTransitionReason: "User initiated (2026-11-30 09:01:02 GMT)"},
 		{ID: "i-0c3", Type: "c7g.xlarge", State: "pending"},
 	}
 }

@@ -46,6 +46,7 @@ type xmlInstance struct {
 	InstanceID        string         `xml:"instanceId"`
 	InstanceType      string         `xml:"instanceType"`
 	State             xmlState       `xml:"instanceState"`
+	Reason            string         `xml:"reason,omitempty"`
 	PrivateIPAddress  string         `xml:"privateIpAddress,omitempty"`
 	IPAddress         string         `xml:"ipAddress,omitempty"`
 	SubnetID          string         `xml:"subnetId,omitempty"`

@@ -19,6 +19,7 @@ func Instance(in types.Instance) snapshot.Instance {
 		VpcID: aws.ToString(in.VpcId), SubnetID: aws.ToString(in.SubnetId), PrivateIP: aws.ToString(in.PrivateIpAddress),
 		PublicIP: aws.ToString(in.PublicIpAddress), Lifecycle: string(in.InstanceLifecycle),
 		CapacityReservationID: aws.ToString(in.CapacityReservationId),
+		StateTransitionReason: aws.ToString(in.StateTransitionReason),
 	}
 	if in.LaunchTime != nil {
 		v.LaunchTime = in.LaunchTime.UTC()

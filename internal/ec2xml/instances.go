@@ -128,6 +128,8 @@ func (r *reader) instance(name []byte, empty bool, v *snapshot.Instance) bool {
 			v.Lifecycle = r.sharedValue(name, empty)
 		case "capacityreservationid":
 			v.CapacityReservationID = r.value(name, empty)
+		case "reason":
+			v.StateTransitionReason = r.value(name, empty)
 		case "launchtime":
 			s := r.value(name, empty)
 			if r.bad {

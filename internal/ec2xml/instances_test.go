@@ -106,6 +106,7 @@ func TestReadInstancesAsTheSDKDoes(t *testing.T) {
                         <name>running</name>
                     </instanceState>
                     <privateDnsName>ip-10-0-0-12.us-west-2.compute.internal</privateDnsName>
+                    <reason>User initiated (2026-11-30 09:01:02 GMT)</reason>
                     <productCodes/>
                     <instanceType>t3.micro</instanceType>
                     <launchTime>2026-11-30T08:15:42.000Z</launchTime>

@@ -30,6 +30,8 @@ type ec2Addresses struct {
 	// subnetsRead and reservedRead are the subnets whose interfaces and whose reservations were
 	// read in full; vpcsRead the VPCs whose available interfaces were.
 	subnetsRead, reservedRead, vpcsRead ec2IDSet
+	// owners are the instances the available interfaces name, read by ID (describeOwners).
+	owners []snapshot.InterfaceOwner
 }
 
 // ec2InstanceENIs returns the IDs of the instances' interfaces, and how many each subnet holds.
@@ -132,6 +134,53 @@ func (r *ec2Result) availableTasks(ctx context.Context, g *errgroup.Group, call 
 	}
 }
 
+// describeOwners reads by ID, in any state, the instances that the interfaces left available in
+// vpcs name in their instance_id tag and that read does not hold: one DescribeInstances by
+// instance-id filter per ec2FilterBatch IDs, none when there are none. An instance EC2 no
+// longer has is kept with no state. A terminated instance stays visible for about an hour, and
+// eni-leaked counts the time its interfaces were left from its termination.
+func (r *ec2Result) describeOwners(ctx context.Context, call ec2Call, vpcs []string, read map[string]bool) {
+	ids := r.ownersToRead(vpcs, read)
+	var g errgroup.Group
+	g.SetLimit(ec2Concurrency)
+	for _, batch := range ec2Batches(ids, ec2FilterBatch) {
+		g.Go(func() error {
+			out, err := call.instances(ctx, batch)
+			r.add(snapshot.SourceInterfaceOwners, call.region, err, func() {
+				found := make(map[string]*snapshot.Instance, len(out))
+				for i := range out {
+					found[out[i].ID] = &out[i]
+				}
+				for _, id := range batch {
+					o := snapshot.InterfaceOwner{ID: id}
+					if v := found[id]; v != nil {
+						o.State, o.StateTransitionReason = v.State, v.StateTransitionReason
+					}
+					r.addresses.owners = append(r.addresses.owners, o)
+				}
+			})
+			return nil
+		})
+	}
+	_ = g.Wait() // tasks report through r.add and never return an error
+}
+
+// ownersToRead returns, sorted, the instance IDs that the interfaces left available in vpcs
+// name in their instance_id tag and that read does not hold.
+func (r *ec2Result) ownersToRead(vpcs []string, read map[string]bool) []string {
+	in := ec2Set(vpcs)
+	ids := ec2IDSet{}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, v := range r.addresses.interfaces {
+		id := v.Tags[snapshot.TagCNIInstanceID]
+		if v.Status == snapshot.InterfaceAvailable && in[v.VpcID] && !read[id] && snapshot.ValidInstanceID(id) {
+			ids.add(id)
+		}
+	}
+	return ids.sorted()
+}
+
 // readInterfaces runs one paged DescribeNetworkInterfaces and converts the interfaces keep
 // accepts; a page longer than its MaxResults fails the call.
 func (r *ec2Result) readInterfaces(ctx context.Context, call ec2Call, filters []types.Filter, maxPages int,
@@ -189,4 +238,7 @@ func (r *ec2Result) fillAddresses(s *snapshot.Snapshot) {
 	if len(r.addresses.vpcsRead) > 0 {
 		s.AvailableVPCs = r.addresses.vpcsRead.sorted()
 	}
+	held := ec2InstanceIDs(s.Instances)
+	owners := slices.DeleteFunc(r.addresses.owners, func(o snapshot.InterfaceOwner) bool { return held[o.ID] })
+	s.InterfaceOwners = ec2SortUnique(owners, func(o snapshot.InterfaceOwner) string { return o.ID })
 }

@@ -294,3 +294,54 @@ func TestCollectEC2HostileInterfaceAnswers(t *testing.T) {
 		})
 	}
 }
+
+// TestCollectEC2InterfaceOwners: the instances that interfaces left available name and no
+// read holds are read by ID, in one DescribeInstances by instance-id: a terminated one with its
+// state and stateTransitionReason, one EC2 no longer has with no state. The nodes' own
+// instances, interfaces in use and tags that are no instance ID are not asked for; a run scoped
+// to some nodes reads none.
+func TestCollectEC2InterfaceOwners(t *testing.T) {
+	const dead, gone = "i-0000000000000dead", "i-00000000000000b0b"
+	for _, scoped := range []bool{false, true} {
+		t.Run(fmt.Sprintf("scoped=%t", scoped), func(t *testing.T) {
+			w := newEC2World(t, 3)
+			w.sim.AddInstances(snapshot.Instance{ID: dead, Type: "m5.large", State: "terminated", Zone: "us-west-2a",
+				StateTransitionReason: "User initiated (2025-01-02 02:54:05 GMT)"})
+			available := func(id, instance, status string) snapshot.InterfaceRecord {
+				return snapshot.InterfaceRecord{ID: id, VpcID: "vpc-1", SubnetID: "subnet-a", Status: status,
+					Description: "aws-K8S-" + instance, Tags: map[string]string{snapshot.TagCNIInstanceID: instance}}
+			}
+			w.sim.AddInterfaces(available("eni-dead", dead, "available"), available("eni-gone", gone, "available"),
+				available("eni-node", ec2InstanceID(0), "available"), available("eni-junk", "i-0gone", "available"),
+				available("eni-used", "i-00000000000000abc", "in-use"))
+			e := (&Collector{EC2: ec2sim.NewClient(w.url, "us-west-2")}).startEC2(t.Context())
+			e.scoped = scoped
+			e.addNodes(w.snap.Nodes, -1)
+			e.nodesDone(w.snap)
+			e.finish(t.Context(), w.snap)
+			if len(w.snap.Gaps) != 0 {
+				t.Fatalf("got gaps %+v, want none", w.snap.Gaps)
+			}
+			var byOwner int
+			for _, f := range ec2Filtered(w.sim, ec2sim.DescribeInstances) {
+				if ids, ok := f["instance-id"]; ok && slices.Contains(ids, dead) {
+					byOwner++
+					if !slices.Equal(ids, []string{gone, dead}) {
+						t.Errorf("owners asked for %v, want %v", ids, []string{gone, dead})
+					}
+				}
+			}
+			var want []snapshot.InterfaceOwner
+			if !scoped {
+				want = []snapshot.InterfaceOwner{{ID: gone},
+					{ID: dead, State: "terminated", StateTransitionReason: "User initiated (2025-01-02 02:54:05 GMT)"}}
+			}
+			if diff := cmp.Diff(want, w.snap.InterfaceOwners); diff != "" {
+				t.Errorf("interface owners (-want +got):\n%s", diff)
+			}
+			if wantCalls := len(want) / 2; byOwner != wantCalls {
+				t.Errorf("got %d DescribeInstances for the owners, want %d", byOwner, wantCalls)
+			}
+		})
+	}
+}

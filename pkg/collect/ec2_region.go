@@ -62,12 +62,22 @@ func (e *ec2Read) describeRegion(ctx context.Context, s *snapshot.Snapshot, regi
 		}
 		vpcs = append(vpcs, more...)
 	}
-	if cluster == nil {
-		return nil
+	var found []snapshot.Instance
+	if cluster != nil {
+		found = <-cluster
+		if extra := ec2Without(ec2VPCsOf(nil, found), vpcs); len(extra) > 0 && !e.result.stopped(region) {
+			e.describeVPCs(ctx, call, extra, nil, known, nil)
+			vpcs = append(vpcs, extra...)
+		}
 	}
-	found := <-cluster
-	if extra := ec2Without(ec2VPCsOf(nil, found), vpcs); len(extra) > 0 && !e.result.stopped(region) {
-		e.describeVPCs(ctx, call, extra, nil, known, nil)
+	// Last, the instances the interfaces left available name and no read found: a terminated
+	// one dates when its interfaces were left.
+	if !e.scoped && !e.result.stopped(region) {
+		read := ec2InstanceIDs(all)
+		for _, in := range found {
+			read[in.ID] = true
+		}
+		e.result.describeOwners(ctx, call, vpcs, read)
 	}
 	return found
 }

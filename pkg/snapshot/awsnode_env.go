@@ -26,6 +26,10 @@ const (
 	// EnvDisableLeakedENICleanup turns off the hourly deletion of the ENIs the VPC CNI left
 	// available (v1.13.0+).
 	EnvDisableLeakedENICleanup = "DISABLE_LEAKED_ENI_CLEANUP"
+	// EnvDisableENIProvisioning and EnvIMDSOnlyMode stop ipamd from creating ENIs, and with it
+	// its leaked-ENI cleanup (amazon-vpc-cni-k8s pkg/ipamd/ipamd.go, disableLeakedENICleanup).
+	EnvDisableENIProvisioning = "DISABLE_NETWORK_RESOURCE_PROVISIONING"
+	EnvIMDSOnlyMode           = "ENABLE_IMDS_ONLY_MODE"
 	// EnvNetworkPolicyMode is standard or strict (v1.17.1+): strict denies a new pod's traffic
 	// until a policy allows it.
 	EnvNetworkPolicyMode = "NETWORK_POLICY_ENFORCING_MODE"
@@ -35,7 +39,8 @@ const (
 func KeptEnv() []string {
 	names := []string{EnvCustomNetwork, EnvENIConfigLabel, EnvENIConfigAnnot, EnvPrefixDelegation, EnvPodENI, EnvIPv6,
 		EnvSubnetDiscovery, EnvMultiNIC, EnvMaxENI, EnvWarmENITarget, EnvWarmIPTarget, EnvMinimumIPTarget,
-		EnvWarmPrefixTarget, EnvClusterName, EnvDisableLeakedENICleanup, EnvNetworkPolicyMode}
+		EnvWarmPrefixTarget, EnvClusterName, EnvDisableLeakedENICleanup, EnvNetworkPolicyMode, EnvDisableENIProvisioning,
+		EnvIMDSOnlyMode}
 	slices.Sort(names)
 	return names
 }

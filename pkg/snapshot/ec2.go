@@ -22,6 +22,10 @@ type Instance struct {
 	Lifecycle string `json:"lifecycle,omitempty"`
 	// CapacityReservationID is the capacity reservation (or Capacity Block) the instance runs in.
 	CapacityReservationID string `json:"capacityReservationID,omitempty"`
+	// StateTransitionReason is EC2's text for the instance's last state change (DescribeInstances
+	// stateTransitionReason, "This might be an empty string"); on a terminated instance EC2 writes
+	// it as "User initiated (2026-12-07 15:04:05 GMT)", the time the termination was asked for.
+	StateTransitionReason string `json:"stateTransitionReason,omitempty"`
 }
 
 // GroupRef names a security group by ID and name.

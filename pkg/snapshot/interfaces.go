@@ -40,6 +40,17 @@ type InterfaceRecord struct {
 	Tags map[string]string `json:"tags,omitempty"`
 }
 
+// InterfaceOwner is an instance that an interface left available names in its
+// node.k8s.amazonaws.com/instance_id tag and that the snapshot's instances do not hold (the
+// search by cluster tag takes only pending and running ones), read by ID in any state: EC2
+// keeps a terminated instance visible for about an hour, its stateTransitionReason dating the
+// termination. State is "" when EC2 has no such instance any more.
+type InterfaceOwner struct {
+	ID                    string `json:"id"`
+	State                 string `json:"state,omitempty"`
+	StateTransitionReason string `json:"stateTransitionReason,omitempty"`
+}
+
 // The interface tags a snapshot keeps: who created the interface, for which instance and
 // cluster, and when. The VPC CNI tags the ENIs it creates with the node's instance and the
 // time (RFC 3339), and with CLUSTER_NAME set with the cluster and itself as owner

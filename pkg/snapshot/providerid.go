@@ -68,6 +68,9 @@ func splitProviderID(id string) (zone, instance string, err error) {
 	return zone, instance, nil
 }
 
+// ValidInstanceID reports whether s is an EC2 instance ID: i- and 8 or 17 lowercase hex digits.
+func ValidInstanceID(s string) bool { return validInstanceID(s) }
+
 // validInstanceID reports whether s is an EC2 instance ID: i- and 8 or 17 lowercase hex
 // digits.
 func validInstanceID(s string) bool {

@@ -94,6 +94,9 @@ type Snapshot struct {
 	AddressSubnets   []string          `json:"addressSubnets,omitempty"`
 	CIDRReservations []CIDRReservation `json:"cidrReservations,omitempty"`
 	AvailableVPCs    []string          `json:"availableVPCs,omitempty"`
+	// InterfaceOwners are the instances the interfaces left available name that the snapshot's
+	// Instances do not hold, read by ID in any state (interfaces.go).
+	InterfaceOwners []InterfaceOwner `json:"interfaceOwners,omitempty"`
 
 	// Gaps lists every source that could not be read.
 	Gaps []Gap `json:"gaps,omitempty"`

@@ -23,6 +23,9 @@ const (
 	SourceSubnetInterfaces    = "ec2:DescribeNetworkInterfaces (subnet)"
 	SourceCIDRReservations    = "ec2:GetSubnetCidrReservations"
 	SourceAvailableInterfaces = "ec2:DescribeNetworkInterfaces (available)"
+	// SourceInterfaceOwners is the DescribeInstances by ID of the instances the interfaces left
+	// available name (InterfaceOwners).
+	SourceInterfaceOwners = "ec2:DescribeInstances (interface owners)"
 
 	SourceNodes           = "nodes"
 	SourceNodeClaims      = "nodeclaims.karpenter.sh"

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
@@ -26,6 +27,9 @@ type addressCluster struct {
 	node, bastion        ec2types.Instance
 	extra, leaked        string
 	reservation, bastENI string
+	// recent is an interface the VPC CNI left available when its instance, gone, was terminated
+	// seconds ago: the cleaners' to take, not leaked.
+	recent, gone string
 }
 
 func newAddressCluster(t *testing.T) *addressCluster {
@@ -75,6 +79,23 @@ func newAddressCluster(t *testing.T) *addressCluster {
 		t.Fatalf("creating the leaked interface: %v", err)
 	}
 	c.leaked = aws.ToString(leaked.NetworkInterface.NetworkInterfaceId)
+
+	// The VPC CNI's interface of a node terminated just now, created three days ago.
+	node := w.instance(instanceSpec{typ: "m5.large", subnet: c.spare, sgs: sgs[1:]})
+	c.gone = aws.ToString(node.InstanceId)
+	recent, err := w.ec2.CreateNetworkInterface(ctx, &ec2.CreateNetworkInterfaceInput{SubnetId: aws.String(c.spare),
+		Groups: sgs[1:], Description: aws.String("aws-K8S-" + c.gone),
+		TagSpecifications: []ec2types.TagSpecification{{ResourceType: ec2types.ResourceTypeNetworkInterface, Tags: []ec2types.Tag{
+			{Key: aws.String(snapshot.TagCNIInstanceID), Value: aws.String(c.gone)},
+			{Key: aws.String(snapshot.TagCNICreatedAt), Value: aws.String(time.Now().Add(-72 * time.Hour).UTC().Format(time.RFC3339))},
+		}}}})
+	if err != nil {
+		t.Fatalf("creating the terminated node's interface: %v", err)
+	}
+	c.recent = aws.ToString(recent.NetworkInterface.NetworkInterfaceId)
+	if _, err := w.ec2.TerminateInstances(ctx, &ec2.TerminateInstancesInput{InstanceIds: []string{c.gone}}); err != nil {
+		t.Fatalf("terminating %s: %v", c.gone, err)
+	}
 	return c
 }
 
@@ -127,6 +148,21 @@ func TestAddressesReadFromMoto(t *testing.T) {
 	if leaked.Status != snapshot.InterfaceAvailable || leaked.SubnetID != c.spare || leaked.VpcID != c.vpcID ||
 		!cmp.Equal(wantTags, leaked.Tags) || !strings.HasPrefix(leaked.Description, "aws-K8S-") {
 		t.Errorf("leaked interface = %+v: want available in %s of %s with the CNI's tags only", leaked, c.spare, c.vpcID)
+	}
+	if n := byID[c.recent]; n.Status != snapshot.InterfaceAvailable || n.Tags[snapshot.TagCNIInstanceID] != c.gone {
+		t.Errorf("the terminated node's interface = %+v: want available, tagged with %s", n, c.gone)
+	}
+	// The two instances the available interfaces name, read by ID: one EC2 no longer has, and the
+	// terminated node with the time of its termination.
+	owners := map[string]snapshot.InterfaceOwner{}
+	for _, o := range s.InterfaceOwners {
+		owners[o.ID] = o
+	}
+	if o := owners["i-0123456789abcdef0"]; len(owners) != 2 || o.State != "" {
+		t.Errorf("interface owners %+v: want i-0123456789abcdef0 without a state and %s", s.InterfaceOwners, c.gone)
+	}
+	if o := owners[c.gone]; o.State != "terminated" || !strings.HasPrefix(o.StateTransitionReason, "User initiated (") {
+		t.Errorf("owner %+v: want %s terminated, with the time in its stateTransitionReason", o, c.gone)
 	}
 	wantRes := []snapshot.CIDRReservation{{ID: c.reservation, SubnetID: c.subnet, CIDR: "10.0.8.0/24", Type: "prefix"}}
 	if diff := cmp.Diff(wantRes, s.CIDRReservations); diff != "" {
@@ -192,7 +228,8 @@ func TestAddressReadsDeniedFromMoto(t *testing.T) {
 
 // TestAddressFindingsFromMoto: the real binary over the address cluster raises eni-leaked on
 // the interface the VPC CNI left available (its instance is gone) with the command that deletes
-// it, and stays silent on the roomy node subnet; a /26 subnet whose only two usable /28 blocks
+// it, not on the one of a node terminated seconds ago (the cleaners' to take), and stays silent
+// on the roomy node subnet; a /26 subnet whose only two usable /28 blocks
 // each hold an address (the node's, a Lambda interface's) is subnet-prefix-fragmented, and its
 // sheet draws the blocks.
 func TestAddressFindingsFromMoto(t *testing.T) {
