@@ -17,6 +17,13 @@ var specDataUnavailable = &Spec{
 		"https://docs.aws.amazon.com/AWSEC2/latest/APIReference/errors-overview.html",
 		"https://docs.aws.amazon.com/AWSEC2/latest/APIReference/query-api-troubleshooting.html (UnauthorizedOperation)",
 	},
+	Verified: []Verified{
+		{UpstreamAWSDocs, "AWSEC2/latest/APIReference/query-api-troubleshooting.html (Unauthorized operation)",
+			"an action the caller's IAM policies do not grant fails with Client.UnauthorizedOperation: permissions must be " +
+				"granted explicitly"},
+		{UpstreamAWSDocs, "AWSEC2/latest/APIReference/errors-overview.html (Common client error codes)",
+			"client errors (HTTP 4xx) come from the request or the caller's permissions, server errors (HTTP 5xx) from AWS"},
+	},
 }
 
 // dataUnavailable turns every snapshot Gap into a finding. A source karpnet could not read

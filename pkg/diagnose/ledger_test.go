@@ -5,9 +5,9 @@ import (
 	"testing"
 )
 
-// TestLedgerEntries checks every upstream file a check names as verified is in a project the
-// ledger pins, with the file and the fact filled in; and that every pin has a repository and a
-// version.
+// TestLedgerEntries checks every check names at least one upstream file it was verified against,
+// each in a project the ledger pins, with the file and the fact filled in; and that every pin has
+// a repository and a version.
 func TestLedgerEntries(t *testing.T) {
 	for _, p := range Ledger() {
 		if p.Repository == "" || p.Version == "" {
@@ -15,6 +15,9 @@ func TestLedgerEntries(t *testing.T) {
 		}
 	}
 	for _, c := range Checks() {
+		if len(c.Verified) == 0 {
+			t.Errorf("%s names no upstream file it was verified against (Spec.Verified)", c.ID)
+		}
 		for _, v := range c.Verified {
 			if _, ok := PinOf(v.Project); !ok {
 				t.Errorf("%s: %q is not in the ledger (ledger.go)", c.ID, v.Project)
