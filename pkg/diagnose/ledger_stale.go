@@ -2,7 +2,6 @@ package diagnose
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
@@ -64,7 +63,7 @@ func staleAgainst(images []string, checks []Check, pins []Pin) []Stale {
 		if p.Image == "" {
 			continue
 		}
-		pinned, ok := parseSemver(p.Version)
+		pinned, ok := snapshot.ParseVersion(p.Version)
 		if !ok {
 			continue
 		}
@@ -75,7 +74,7 @@ func staleAgainst(images []string, checks []Check, pins []Pin) []Stale {
 			if !ok || name != p.Image {
 				continue
 			}
-			v, ok := parseSemver(tag)
+			v, ok := snapshot.ParseVersion(tag)
 			if !ok || !semverLess(pinned, v) || running != "" && !semverLess(newest, v) {
 				continue
 			}
@@ -108,28 +107,6 @@ func imageTag(image string) (name, tag string, ok bool) {
 	last := image[strings.LastIndex(image, "/")+1:]
 	name, tag, ok = strings.Cut(last, ":")
 	return name, tag, ok && name != "" && tag != ""
-}
-
-// parseSemver reads major.minor.patch from a version such as "v1.19.0-eksbuild.1" or "1.20.2",
-// ignoring a leading v and any pre-release or build suffix.
-func parseSemver(s string) ([3]int, bool) {
-	s = strings.TrimPrefix(strings.TrimSpace(s), "v")
-	if i := strings.IndexAny(s, "-+"); i >= 0 {
-		s = s[:i]
-	}
-	parts := strings.Split(s, ".")
-	if len(parts) != 3 {
-		return [3]int{}, false
-	}
-	var v [3]int
-	for i, p := range parts {
-		n, err := strconv.Atoi(p)
-		if err != nil || n < 0 {
-			return [3]int{}, false
-		}
-		v[i] = n
-	}
-	return v, true
 }
 
 // semverLess reports whether a is an older major.minor.patch than b.

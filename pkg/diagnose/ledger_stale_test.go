@@ -87,9 +87,9 @@ func TestSemver(t *testing.T) {
 		v  [3]int
 	}{{"v1.19.0-eksbuild.1", true, [3]int{1, 19, 0}}, {"1.20.2", true, [3]int{1, 20, 2}}, {"v1.2.3+meta", true, [3]int{1, 2, 3}},
 		{"latest", false, [3]int{}}, {"v1.2", false, [3]int{}}, {"v1.-2.3", false, [3]int{}}} {
-		v, ok := parseSemver(c.in)
+		v, ok := snapshot.ParseVersion(c.in)
 		if ok != c.ok || v != c.v {
-			t.Errorf("parseSemver(%q) = %v, %v", c.in, v, ok)
+			t.Errorf("snapshot.ParseVersion(%q) = %v, %v", c.in, v, ok)
 		}
 	}
 	if !semverLess([3]int{1, 9, 9}, [3]int{1, 10, 0}) || semverLess([3]int{1, 10, 0}, [3]int{1, 10, 0}) || semverLess([3]int{2, 0, 0}, [3]int{1, 99, 99}) {

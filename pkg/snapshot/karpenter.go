@@ -248,11 +248,17 @@ func CNIVersion(image string) ([3]int, bool) {
 	if !ok {
 		return [3]int{}, false
 	}
-	tag = strings.TrimPrefix(tag, "v")
-	if i := strings.IndexAny(tag, "-+"); i >= 0 {
-		tag = tag[:i]
+	return ParseVersion(tag)
+}
+
+// ParseVersion reads major.minor.patch from a release such as "v1.19.0-eksbuild.1" or "1.20.2",
+// ignoring a leading v and any pre-release or build suffix; false when it is not one.
+func ParseVersion(s string) ([3]int, bool) {
+	s = strings.TrimPrefix(strings.TrimSpace(s), "v")
+	if i := strings.IndexAny(s, "-+"); i >= 0 {
+		s = s[:i]
 	}
-	parts := strings.Split(tag, ".")
+	parts := strings.Split(s, ".")
 	if len(parts) != 3 {
 		return [3]int{}, false
 	}
