@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -76,12 +77,17 @@ var maxPodsExceedsIPCapacity = Check{
 			if !ok || r.Pods <= r.IPCapacity {
 				continue
 			}
+			msg := fmt.Sprintf("capacity.pods %d is above the %d pod IPs the ENIs of this %s can give: %s",
+				r.Pods, r.IPCapacity, n.Type.Name, r.Formula)
+			if cni.PrefixDelegation && !r.PrefixDelegation {
+				msg += fmt.Sprintf("; %s is %s, not Nitro, so the VPC CNI gives it secondary IPs, not prefixes, though %s=true",
+					n.Type.Name, hypervisorName(n.Type), SettingPrefixDelegation)
+			}
 			out = append(out, Finding{
 				Node:     n.Name(),
 				Resource: nodeRef(n.Name()),
-				Message: fmt.Sprintf("capacity.pods %d is above the %d pod IPs the ENIs of this %s can give: %s",
-					r.Pods, r.IPCapacity, n.Type.Name, r.Formula),
-				Remedy: maxPodsRemedy(n, r),
+				Message:  msg,
+				Remedy:   maxPodsRemedy(x, n, r, cni),
 			})
 		}
 		return out
@@ -209,26 +215,166 @@ func nodeIPCapacity(n *NodeInfo, cni CNISettings) CapacityReport {
 	return IPCapacity(n.Type, cni, n.instanceENIs(), cni.PodENI && trunkCapable(n))
 }
 
-// maxPodsRemedy names where to lower maxPods for this node, and the CNI or Karpenter setting
-// that fits its case.
-func maxPodsRemedy(n *NodeInfo, r CapacityReport) string {
+// maxPodsRemedy names the change that brings the node's pods within its IP capacity, and
+// prefers the one that touches only what is broken. A node of a type that is not Nitro, under
+// a VPC CNI that runs prefix delegation, falls back to secondary IPs (ipamd turns prefix
+// delegation off on such types), so a kubelet maxPods sized for prefixes overshoots it alone:
+// the fix is to keep such types out of the NodePool that launched it (or give them a class of
+// their own) and replace the node, and a cap on the whole class is offered only beside what
+// it would do to the class's other nodes. Any other node gets the cap where its kubelet
+// settings live, with the nodes it would also lower, and the CNI or Karpenter setting that
+// fits its case.
+func maxPodsRemedy(x *Index, n *NodeInfo, r CapacityReport, cni CNISettings) string {
 	var where string
+	v1beta1 := n.PoolName != "" && (n.Pool != nil && isV1beta1(n.Pool.APIVersion) || n.Class != nil && isV1beta1(n.Class.APIVersion))
 	switch {
-	case n.PoolName != "" && (n.Pool != nil && isV1beta1(n.Pool.APIVersion) || n.Class != nil && isV1beta1(n.Class.APIVersion)):
-		where = fmt.Sprintf("set spec.template.spec.kubelet.maxPods of NodePool %s", n.PoolName)
+	case v1beta1:
+		where = fmt.Sprintf("spec.template.spec.kubelet.maxPods of NodePool %s", n.PoolName)
 	case n.ClassName != "":
-		where = fmt.Sprintf("set spec.kubelet.maxPods of EC2NodeClass %s", n.ClassName)
+		where = fmt.Sprintf("spec.kubelet.maxPods of %s %s", classKindName(n), n.ClassName)
 	default:
-		where = "set the node group's max pods (nodeadm NodeConfig spec.kubelet.config.maxPods)"
+		return fmt.Sprintf("set the node group's max pods (nodeadm NodeConfig spec.kubelet.config.maxPods) to at most %d%s",
+			r.IPCapacity, prefixDelegationOption(n, r))
 	}
-	parts := []string{fmt.Sprintf("%s to at most %d", where, r.IPCapacity)}
+	hit := cappedPeers(x, n, v1beta1, r.IPCapacity)
+	if nonNitroInPrefixClass(n, r, cni) {
+		return fmt.Sprintf("NodePool %s admits %s, a %s type the VPC CNI gives no prefixes, while %s%s is sized for "+
+			"prefix delegation: add the requirement %s NotIn [%s] to NodePool %s (or give the types that are not "+
+			"Nitro a NodePool and EC2NodeClass of their own with kubelet.maxPods at most %d), then %s; capping %s at "+
+			"%d instead %s",
+			n.PoolName, n.Type.Name, hypervisorName(n.Type), where, maxPodsValue(n), labelInstanceHypervisor, hypervisorXen,
+			n.PoolName, r.IPCapacity, replaceNodeRemedy(n, "so it is launched on a type that takes prefixes"),
+			where, r.IPCapacity, hit.text("would also cap", "would cap no other node"))
+	}
+	parts := []string{fmt.Sprintf("set %s to at most %d", where, r.IPCapacity)}
+	if hit.nodes > 0 {
+		parts[0] += ", which " + hit.text("also caps", "")
+	}
 	if (r.CustomNetworking || r.TrunkENI) && n.ClassName != "" && !explicitMaxPods(n) {
 		parts = append(parts, "or set Karpenter's RESERVED_ENIS=1 (settings.reservedENIs) so it leaves out the ENI that custom networking or the trunk takes")
 	}
+	return strings.Join(parts, ", ") + prefixDelegationOption(n, r)
+}
+
+// prefixDelegationOption offers prefix delegation on a Nitro type that runs without it.
+func prefixDelegationOption(n *NodeInfo, r CapacityReport) string {
 	if !r.PrefixDelegation && n.Type.Nitro() {
-		parts = append(parts, fmt.Sprintf("or enable prefix delegation (aws-node %s=true) on this Nitro type", SettingPrefixDelegation))
+		return fmt.Sprintf(", or enable prefix delegation (aws-node %s=true) on this Nitro type", SettingPrefixDelegation)
 	}
-	return strings.Join(parts, ", ")
+	return ""
+}
+
+// nonNitroInPrefixClass reports whether the node is above its IP capacity because its type
+// cannot take prefixes while the VPC CNI runs prefix delegation and the node's kubelet maxPods
+// is set (a value sized for prefixes): Karpenter's own value, with no maxPods, is the
+// ENI-limited count, which prefix delegation does not change. The node must have a NodePool
+// to keep such types out of.
+func nonNitroInPrefixClass(n *NodeInfo, r CapacityReport, cni CNISettings) bool {
+	return cni.PrefixDelegation && !r.PrefixDelegation && n.Type != nil && !n.Type.Nitro() &&
+		n.PoolName != "" && explicitMaxPods(n)
+}
+
+// maxPodsValue is " (N)" for the node's numeric Karpenter kubelet maxPods (its NodePool's at
+// v1beta1 when it sets one, else its class's), "" when it is an expression or unset.
+func maxPodsValue(n *NodeInfo) string {
+	for _, k := range []*snapshot.Kubelet{poolKubelet(n), classKubelet(n)} {
+		if k != nil && k.MaxPods != nil {
+			return fmt.Sprintf(" (%d)", *k.MaxPods)
+		}
+	}
+	return ""
+}
+
+func poolKubelet(n *NodeInfo) *snapshot.Kubelet {
+	if n.Pool == nil {
+		return nil
+	}
+	return n.Pool.Kubelet
+}
+
+func classKubelet(n *NodeInfo) *snapshot.Kubelet {
+	if n.Class == nil {
+		return nil
+	}
+	return n.Class.Kubelet
+}
+
+// hypervisorName is the type's hypervisor as DescribeInstanceTypes gives it, "non-Nitro" when
+// it gives none.
+func hypervisorName(t *snapshot.InstanceType) string {
+	if t.Hypervisor == "" {
+		return "non-Nitro"
+	}
+	return t.Hypervisor
+}
+
+// classKindName is the kind of the node's class, EC2NodeClass unless it is EKS Auto Mode's.
+func classKindName(n *NodeInfo) string {
+	if n.ClassKind == snapshot.KindNodeClass {
+		return snapshot.KindNodeClass
+	}
+	return snapshot.KindEC2NodeClass
+}
+
+// labelInstanceHypervisor is the label Karpenter gives every instance type (and so every
+// node it launches) with the type's hypervisor from DescribeInstanceTypes, which NodePool
+// requirements can select on; hypervisorXen is EC2's one hypervisor besides nitro (bare-metal
+// types have none, and take prefixes).
+const (
+	labelInstanceHypervisor = "karpenter.k8s.aws/instance-hypervisor"
+	hypervisorXen           = "xen"
+)
+
+// peerCap is what a cap on the node's class (or v1beta1 NodePool) would do to the other nodes
+// it launched: those that advertise more pods than the cap today.
+type peerCap struct {
+	nodes int
+	types []string
+	pods  []int64
+}
+
+// cappedPeers finds the other checked nodes of n's class (of its NodePool when the kubelet
+// settings live there) whose capacity.pods is above limit.
+func cappedPeers(x *Index, n *NodeInfo, byPool bool, limit int64) peerCap {
+	var c peerCap
+	var types []string
+	for _, o := range x.checkedNodes() {
+		if o == n || byPool && o.PoolName != n.PoolName || !byPool && (o.ClassName != n.ClassName || o.ClassKind != n.ClassKind) {
+			continue
+		}
+		q, ok := o.Node.Status.Capacity[corev1.ResourcePods]
+		if !ok || q.Value() <= limit {
+			continue
+		}
+		c.nodes++
+		c.pods = append(c.pods, q.Value())
+		if o.Type != nil {
+			types = append(types, o.Type.Name)
+		} else {
+			types = append(types, o.Node.Labels[corev1.LabelInstanceTypeStable])
+		}
+	}
+	c.types = sortedUnique(types)
+	slices.Sort(c.pods)
+	return c
+}
+
+// text says "VERB N other nodes (TYPES) below their capacity.pods P" (P a range when they
+// differ), or none when no other
+// node is above the cap.
+func (c peerCap) text(verb, none string) string {
+	if c.nodes == 0 {
+		return none
+	}
+	pods := fmt.Sprint(c.pods[0])
+	if last := c.pods[len(c.pods)-1]; last != c.pods[0] {
+		pods = fmt.Sprintf("%d-%d", c.pods[0], last)
+	}
+	s := fmt.Sprintf("%s %s", verb, countText(c.nodes, "other node", "other nodes"))
+	if len(c.types) > 0 {
+		s += " (" + abbreviate(c.types, 5) + ")"
+	}
+	return fmt.Sprintf("%s below %s capacity.pods %s", s, plural(c.nodes, "its", "their"), pods)
 }
 
 // isV1beta1 reports whether a Karpenter apiVersion is v1beta1, where kubelet settings live in
