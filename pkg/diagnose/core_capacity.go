@@ -23,8 +23,13 @@ var specMaxPodsExceedsIPCapacity = &Spec{
 		"efa-only interfaces a class asks for that the instance never got (that is " +
 		"`efa-interface-count-mismatch` or `efa-unsupported-instance-type`)",
 	Why: "pods beyond the IP capacity never get an address: `failed to assign an IP address to container`",
-	Remedy: "set `kubelet.maxPods` (EC2NodeClass at v1, NodePool at v1beta1) to at most the capacity, " +
-		"`RESERVED_ENIS=1`, or prefix delegation",
+	Remedy: "a type that is not Nitro in a class whose `kubelet.maxPods` is sized for prefix delegation (the VPC CNI " +
+		"gives such types secondary IPs): add `karpenter.k8s.aws/instance-hypervisor NotIn [xen]` to the requirements of " +
+		"the NodePool that launched it (bare-metal types, which have no hypervisor and take prefixes, stay in), or give " +
+		"such types a NodePool and EC2NodeClass of their own, and delete the node's NodeClaim; a cap on the whole class " +
+		"is the alternative, with how many of its other nodes (and which types) it would lower. Otherwise set " +
+		"`kubelet.maxPods` (EC2NodeClass at v1, NodePool at v1beta1) to at most the capacity, naming the other nodes " +
+		"the cap lowers, `RESERVED_ENIS=1`, or prefix delegation on a Nitro type",
 	Sources: []string{
 		"aws/amazon-vpc-cni-k8s misc/eni-max-pods.txt",
 		"aws/karpenter-provider-aws pkg/providers/instancetype/types.go (ENILimitedPods)",
@@ -45,6 +50,18 @@ var specMaxPodsExceedsIPCapacity = &Spec{
 			"With custom networking the primary ENI gives pods no IP, and a trunk ENI never does."},
 		{UpstreamVPCCNI, "pkg/ipamd/datastore/data_store.go (GetPrefixDelegationDefaults)",
 			"With prefix delegation each secondary slot holds a /28 prefix of 16 IPv4 addresses (numIPsPerPrefix 16)."},
+		{UpstreamVPCCNI, "pkg/ipamd/ipamd.go (isConfigValid), pkg/awsutils/awsutils.go (IsPrefixDelegationSupported)",
+			"Prefix delegation is supported only on nitro or bare-metal instances; elsewhere ipamd warns and falls back to secondary IPs (ENABLE_PREFIX_DELEGATION ignored), or fails in IPv6."},
+		{UpstreamVPCCNI, "README.md (ENABLE_PREFIX_DELEGATION), pkg/vpc/vpc_ip_resource_limit.go (m4.large, m5.metal)",
+			"Prefix delegation is for Nitro instances and Nitro bare metal (v1.11+); m4.large is xen, metal types' hypervisor is unknown with IsBareMetal true."},
+		{UpstreamKarpenter, "pkg/providers/instancetype/types.go (pods)",
+			"Karpenter's pods capacity is kubelet.maxPods when set, else ENI-limited pods (AMI families that support it) or 110, lowered by podsPerCore; it never reads ENABLE_PREFIX_DELEGATION, so prefix-delegation density comes only from a maxPods that then applies to every type of the class."},
+		{UpstreamKarpenter, "pkg/providers/instancetype/types.go (computeRequirements), pkg/apis/v1/labels.go (LabelInstanceHypervisor)",
+			"Every instance type carries the well-known requirement karpenter.k8s.aws/instance-hypervisor In [its EC2 Hypervisor], empty for bare metal, which NodePool requirements can select on."},
+		{UpstreamKarpenterCore, "pkg/scheduling/requirement.go (NewRequirementWithFlexibility, HasIntersection)",
+			"NotIn is a complement requirement: NotIn [xen] intersects In [nitro] and In [\"\"] (bare metal), and not In [xen]; In [nitro] would leave out bare metal."},
+		{UpstreamEC2API, "types/enums.go (InstanceTypeHypervisor)",
+			"EC2's instance type hypervisors are nitro and xen."},
 		{UpstreamKarpenter, "pkg/providers/amifamily/windows.go (FeatureFlags)",
 			"The Windows AMI family does not support ENI-limited pod density, so Karpenter gives Windows nodes 110 pods (types.go pods)."},
 	},
