@@ -85,6 +85,7 @@ var maxPodsExceedsIPCapacity = Check{
 			return nil
 		}
 		cni := x.CNI()
+		peers := newPeerIndex(x)
 		var out []Finding
 		for _, n := range x.vpcCNINodes() {
 			if n.IPv6() {
@@ -97,14 +98,14 @@ var maxPodsExceedsIPCapacity = Check{
 			msg := fmt.Sprintf("capacity.pods %d is above the %d pod IPs the ENIs of this %s can give: %s",
 				r.Pods, r.IPCapacity, n.Type.Name, r.Formula)
 			if cni.PrefixDelegation && !r.PrefixDelegation {
-				msg += fmt.Sprintf("; %s is %s, not Nitro, so the VPC CNI gives it secondary IPs, not prefixes, though %s=true",
-					n.Type.Name, hypervisorName(n.Type), SettingPrefixDelegation)
+				msg += fmt.Sprintf("; %s is not Nitro%s, so the VPC CNI gives it secondary IPs, not prefixes, though %s=true",
+					n.Type.Name, hypervisorNote(n.Type), SettingPrefixDelegation)
 			}
 			out = append(out, Finding{
 				Node:     n.Name(),
 				Resource: nodeRef(n.Name()),
 				Message:  msg,
-				Remedy:   maxPodsRemedy(x, n, r, cni),
+				Remedy:   maxPodsRemedy(peers, n, r, cni),
 			})
 		}
 		return out
@@ -241,7 +242,7 @@ func nodeIPCapacity(n *NodeInfo, cni CNISettings) CapacityReport {
 // it would do to the class's other nodes. Any other node gets the cap where its kubelet
 // settings live, with the nodes it would also lower, and the CNI or Karpenter setting that
 // fits its case.
-func maxPodsRemedy(x *Index, n *NodeInfo, r CapacityReport, cni CNISettings) string {
+func maxPodsRemedy(peers *peerIndex, n *NodeInfo, r CapacityReport, cni CNISettings) string {
 	var where string
 	v1beta1 := n.PoolName != "" && (n.Pool != nil && isV1beta1(n.Pool.APIVersion) || n.Class != nil && isV1beta1(n.Class.APIVersion))
 	switch {
@@ -253,13 +254,13 @@ func maxPodsRemedy(x *Index, n *NodeInfo, r CapacityReport, cni CNISettings) str
 		return fmt.Sprintf("set the node group's max pods (nodeadm NodeConfig spec.kubelet.config.maxPods) to at most %d%s",
 			r.IPCapacity, prefixDelegationOption(n, r))
 	}
-	hit := cappedPeers(x, n, v1beta1, r.IPCapacity)
+	hit := peers.capped(n, v1beta1, r.IPCapacity)
 	if nonNitroInPrefixClass(n, r, cni) {
 		return fmt.Sprintf("NodePool %s admits %s, a %s type the VPC CNI gives no prefixes, while %s%s is sized for "+
 			"prefix delegation: add the requirement %s NotIn [%s] to NodePool %s (or give the types that are not "+
 			"Nitro a NodePool and EC2NodeClass of their own with kubelet.maxPods at most %d), then %s; capping %s at "+
 			"%d instead %s",
-			n.PoolName, n.Type.Name, hypervisorName(n.Type), where, maxPodsValue(n), labelInstanceHypervisor, hypervisorXen,
+			n.PoolName, n.Type.Name, hypervisorXen, where, maxPodsValue(n), labelInstanceHypervisor, hypervisorXen,
 			n.PoolName, r.IPCapacity, replaceNodeRemedy(n, "so it is launched on a type that takes prefixes"),
 			where, r.IPCapacity, hit.text("would also cap", "would cap no other node"))
 	}
@@ -287,7 +288,7 @@ func prefixDelegationOption(n *NodeInfo, r CapacityReport) string {
 // ENI-limited count, which prefix delegation does not change. The node must have a NodePool
 // to keep such types out of.
 func nonNitroInPrefixClass(n *NodeInfo, r CapacityReport, cni CNISettings) bool {
-	return cni.PrefixDelegation && !r.PrefixDelegation && n.Type != nil && !n.Type.Nitro() &&
+	return cni.PrefixDelegation && !r.PrefixDelegation && n.Type != nil && !n.Type.Nitro() && n.Type.Hypervisor == hypervisorXen &&
 		n.PoolName != "" && explicitMaxPods(n)
 }
 
@@ -316,13 +317,13 @@ func classKubelet(n *NodeInfo) *snapshot.Kubelet {
 	return n.Class.Kubelet
 }
 
-// hypervisorName is the type's hypervisor as DescribeInstanceTypes gives it, "non-Nitro" when
-// it gives none.
-func hypervisorName(t *snapshot.InstanceType) string {
+// hypervisorNote is " (hypervisor H)" as DescribeInstanceTypes gives the type's, "" when it
+// gives none.
+func hypervisorNote(t *snapshot.InstanceType) string {
 	if t.Hypervisor == "" {
-		return "non-Nitro"
+		return ""
 	}
-	return t.Hypervisor
+	return " (hypervisor " + t.Hypervisor + ")"
 }
 
 // classKindName is the kind of the node's class, EC2NodeClass unless it is EKS Auto Mode's.
@@ -350,30 +351,110 @@ type peerCap struct {
 	pods  []int64
 }
 
-// cappedPeers finds the other checked nodes of n's class (of its NodePool when the kubelet
-// settings live there) whose capacity.pods is above limit.
-func cappedPeers(x *Index, n *NodeInfo, byPool bool, limit int64) peerCap {
-	var c peerCap
-	var types []string
-	for _, o := range x.checkedNodes() {
-		if o == n || byPool && o.PoolName != n.PoolName || !byPool && (o.ClassName != n.ClassName || o.ClassKind != n.ClassKind) {
-			continue
+// peerGroup is a class's (or NodePool's) checked nodes; above caches, per cap, how many of
+// them advertise more pods than it, by type and by capacity.pods.
+type peerGroup struct {
+	members []*NodeInfo
+	above   map[int64]*peerCounts
+}
+
+type peerCounts struct {
+	byType map[string]int
+	byPods map[int64]int
+}
+
+// peerIndex groups the checked nodes by class and by NodePool once, so that a cluster with
+// many nodes above their capacity pays for one pass per group and cap, not one per finding.
+type peerIndex struct {
+	x       *Index
+	byClass map[string]*peerGroup
+	byPool  map[string]*peerGroup
+}
+
+func newPeerIndex(x *Index) *peerIndex { return &peerIndex{x: x} }
+
+func (p *peerIndex) group(n *NodeInfo, byPool bool) *peerGroup {
+	if p.byClass == nil {
+		p.byClass, p.byPool = map[string]*peerGroup{}, map[string]*peerGroup{}
+		add := func(m map[string]*peerGroup, k string, o *NodeInfo) {
+			if m[k] == nil {
+				m[k] = &peerGroup{above: map[int64]*peerCounts{}}
+			}
+			m[k].members = append(m[k].members, o)
 		}
-		q, ok := o.Node.Status.Capacity[corev1.ResourcePods]
-		if !ok || q.Value() <= limit {
-			continue
-		}
-		c.nodes++
-		c.pods = append(c.pods, q.Value())
-		if o.Type != nil {
-			types = append(types, o.Type.Name)
-		} else {
-			types = append(types, o.Node.Labels[corev1.LabelInstanceTypeStable])
+		for _, o := range p.x.checkedNodes() {
+			if o.ClassName != "" {
+				add(p.byClass, ClassKey(o.ClassKind, o.ClassName), o)
+			}
+			if o.PoolName != "" {
+				add(p.byPool, o.PoolName, o)
+			}
 		}
 	}
-	c.types = sortedUnique(types)
-	slices.Sort(c.pods)
-	return c
+	if byPool {
+		return p.byPool[n.PoolName]
+	}
+	return p.byClass[ClassKey(n.ClassKind, n.ClassName)]
+}
+
+// nodePods is the node's capacity.pods, false when it advertises none.
+func nodePods(n *NodeInfo) (int64, bool) {
+	q, ok := n.Node.Status.Capacity[corev1.ResourcePods]
+	return q.Value(), ok
+}
+
+// nodeTypeName is the node's instance type, from EC2 or else its label.
+func nodeTypeName(n *NodeInfo) string {
+	if n.Type != nil {
+		return n.Type.Name
+	}
+	return n.Node.Labels[corev1.LabelInstanceTypeStable]
+}
+
+// capped finds the other checked nodes of n's class (of its NodePool when the kubelet settings
+// live there) whose capacity.pods is above limit.
+func (p *peerIndex) capped(n *NodeInfo, byPool bool, limit int64) peerCap {
+	g := p.group(n, byPool)
+	if g == nil {
+		return peerCap{}
+	}
+	c := g.above[limit]
+	if c == nil {
+		c = &peerCounts{byType: map[string]int{}, byPods: map[int64]int{}}
+		for _, o := range g.members {
+			if pods, ok := nodePods(o); ok && pods > limit {
+				c.byType[nodeTypeName(o)]++
+				c.byPods[pods]++
+			}
+		}
+		g.above[limit] = c
+	}
+	// Leave the node itself out when it is one of the group's.
+	self := slices.Contains(g.members, n)
+	ownPods, _ := nodePods(n)
+	var out peerCap
+	for typ, k := range c.byType {
+		if self && typ == nodeTypeName(n) {
+			k--
+		}
+		if k > 0 {
+			out.nodes += k
+			if typ != "" {
+				out.types = append(out.types, typ)
+			}
+		}
+	}
+	for pods, k := range c.byPods {
+		if self && pods == ownPods {
+			k--
+		}
+		if k > 0 {
+			out.pods = append(out.pods, pods)
+		}
+	}
+	slices.Sort(out.types)
+	slices.Sort(out.pods)
+	return out
 }
 
 // text says "VERB N other nodes (TYPES) below their capacity.pods P" (P a range when they

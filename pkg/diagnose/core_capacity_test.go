@@ -49,7 +49,7 @@ func TestMaxPodsExceedsIPCapacity(t *testing.T) {
 		s.Instances[0].Type = "m4.large"
 	}
 	xenMsg := "capacity.pods 110 is above the 20 pod IPs the ENIs of this m4.large can give: (2 ENIs - 0) x (10 IPv4 - 1) + 2 = 20; " +
-		"m4.large is xen, not Nitro, so the VPC CNI gives it secondary IPs, not prefixes, though ENABLE_PREFIX_DELEGATION=true"
+		"m4.large is not Nitro (hypervisor xen), so the VPC CNI gives it secondary IPs, not prefixes, though ENABLE_PREFIX_DELEGATION=true"
 	runCheckCases(t, maxPodsExceedsIPCapacity, []checkCase{
 		{name: "29 pods on an m5.large is silent"},
 		{
@@ -96,6 +96,14 @@ func TestMaxPodsExceedsIPCapacity(t *testing.T) {
 		},
 		{name: "the Nitro twin in the prefix-delegation class is silent", edit: prefixClass},
 		{
+			name: "a type with no hypervisor listed is not one a hypervisor requirement keeps out",
+			edit: edits(prefixClass, onM4, func(s *snapshot.Snapshot) { s.InstanceTypes[2].Hypervisor = "" }),
+			want: finding("capacity.pods 110 is above the 20 pod IPs the ENIs of this m4.large can give: (2 ENIs - 0) x (10 IPv4 - 1) + 2 = 20; "+
+				"m4.large is not Nitro, so the VPC CNI gives it secondary IPs, not prefixes, though ENABLE_PREFIX_DELEGATION=true",
+				"set spec.kubelet.maxPods of EC2NodeClass default to at most 20, which also caps 2 other nodes (m5.large, m5.xlarge) "+
+					"below their capacity.pods 110"),
+		},
+		{
 			name: "a Xen type with a class of its own sized for secondary IPs is silent",
 			edit: edits(prefixClass, onM4, func(s *snapshot.Snapshot) {
 				s.Nodes[0].Status.Capacity[corev1.ResourcePods] = resource.MustParse("20")
@@ -120,7 +128,7 @@ func TestMaxPodsExceedsIPCapacity(t *testing.T) {
 				s.Nodes[0].Status.Capacity[corev1.ResourcePods] = resource.MustParse("20")
 			}),
 			want: finding("capacity.pods 20 is above the 11 pod IPs the ENIs of this m4.large can give: (2 ENIs - 1 custom networking) x (10 IPv4 - 1) + 2 = 11; "+
-				"m4.large is xen, not Nitro, so the VPC CNI gives it secondary IPs, not prefixes, though ENABLE_PREFIX_DELEGATION=true",
+				"m4.large is not Nitro (hypervisor xen), so the VPC CNI gives it secondary IPs, not prefixes, though ENABLE_PREFIX_DELEGATION=true",
 				"set spec.kubelet.maxPods of EC2NodeClass default to at most 11, or set Karpenter's RESERVED_ENIS=1 (settings.reservedENIs) "+
 					"so it leaves out the ENI that custom networking or the trunk takes"),
 		},
