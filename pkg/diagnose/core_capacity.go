@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -22,8 +23,13 @@ var specMaxPodsExceedsIPCapacity = &Spec{
 		"efa-only interfaces a class asks for that the instance never got (that is " +
 		"`efa-interface-count-mismatch` or `efa-unsupported-instance-type`)",
 	Why: "pods beyond the IP capacity never get an address: `failed to assign an IP address to container`",
-	Remedy: "set `kubelet.maxPods` (EC2NodeClass at v1, NodePool at v1beta1) to at most the capacity, " +
-		"`RESERVED_ENIS=1`, or prefix delegation",
+	Remedy: "a type that is not Nitro in a class whose `kubelet.maxPods` is sized for prefix delegation (the VPC CNI " +
+		"gives such types secondary IPs): add `karpenter.k8s.aws/instance-hypervisor NotIn [xen]` to the requirements of " +
+		"the NodePool that launched it (bare-metal types, which have no hypervisor and take prefixes, stay in), or give " +
+		"such types a NodePool and EC2NodeClass of their own, and delete the node's NodeClaim; a cap on the whole class " +
+		"is the alternative, with how many of its other nodes (and which types) it would lower. Otherwise set " +
+		"`kubelet.maxPods` (EC2NodeClass at v1, NodePool at v1beta1) to at most the capacity, naming the other nodes " +
+		"the cap lowers, `RESERVED_ENIS=1`, or prefix delegation on a Nitro type",
 	Sources: []string{
 		"aws/amazon-vpc-cni-k8s misc/eni-max-pods.txt",
 		"aws/karpenter-provider-aws pkg/providers/instancetype/types.go (ENILimitedPods)",
@@ -44,6 +50,18 @@ var specMaxPodsExceedsIPCapacity = &Spec{
 			"With custom networking the primary ENI gives pods no IP, and a trunk ENI never does."},
 		{UpstreamVPCCNI, "pkg/ipamd/datastore/data_store.go (GetPrefixDelegationDefaults)",
 			"With prefix delegation each secondary slot holds a /28 prefix of 16 IPv4 addresses (numIPsPerPrefix 16)."},
+		{UpstreamVPCCNI, "pkg/ipamd/ipamd.go (isConfigValid), pkg/awsutils/awsutils.go (IsPrefixDelegationSupported)",
+			"Prefix delegation is supported only on nitro or bare-metal instances; elsewhere ipamd warns and falls back to secondary IPs (ENABLE_PREFIX_DELEGATION ignored), or fails in IPv6."},
+		{UpstreamVPCCNI, "README.md (ENABLE_PREFIX_DELEGATION), pkg/vpc/vpc_ip_resource_limit.go (m4.large, m5.metal)",
+			"Prefix delegation is for Nitro instances and Nitro bare metal (v1.11+); m4.large is xen, metal types' hypervisor is unknown with IsBareMetal true."},
+		{UpstreamKarpenter, "pkg/providers/instancetype/types.go (pods)",
+			"Karpenter's pods capacity is kubelet.maxPods when set, else ENI-limited pods (AMI families that support it) or 110, lowered by podsPerCore; it never reads ENABLE_PREFIX_DELEGATION, so prefix-delegation density comes only from a maxPods that then applies to every type of the class."},
+		{UpstreamKarpenter, "pkg/providers/instancetype/types.go (computeRequirements), pkg/apis/v1/labels.go (LabelInstanceHypervisor)",
+			"Every instance type carries the well-known requirement karpenter.k8s.aws/instance-hypervisor In [its EC2 Hypervisor], empty for bare metal, which NodePool requirements can select on."},
+		{UpstreamKarpenterCore, "pkg/scheduling/requirement.go (NewRequirementWithFlexibility, HasIntersection)",
+			"NotIn is a complement requirement: NotIn [xen] intersects In [nitro] and In [\"\"] (bare metal), and not In [xen]; In [nitro] would leave out bare metal."},
+		{UpstreamEC2API, "types/enums.go (InstanceTypeHypervisor)",
+			"EC2's instance type hypervisors are nitro and xen."},
 		{UpstreamKarpenter, "pkg/providers/amifamily/windows.go (FeatureFlags)",
 			"The Windows AMI family does not support ENI-limited pod density, so Karpenter gives Windows nodes 110 pods (types.go pods)."},
 	},
@@ -67,6 +85,7 @@ var maxPodsExceedsIPCapacity = Check{
 			return nil
 		}
 		cni := x.CNI()
+		peers := newPeerIndex(x)
 		var out []Finding
 		for _, n := range x.vpcCNINodes() {
 			if n.IPv6() {
@@ -76,12 +95,17 @@ var maxPodsExceedsIPCapacity = Check{
 			if !ok || r.Pods <= r.IPCapacity {
 				continue
 			}
+			msg := fmt.Sprintf("capacity.pods %d is above the %d pod IPs the ENIs of this %s can give: %s",
+				r.Pods, r.IPCapacity, n.Type.Name, r.Formula)
+			if cni.PrefixDelegation && !r.PrefixDelegation {
+				msg += fmt.Sprintf("; %s is not Nitro%s, so the VPC CNI gives it secondary IPs, not prefixes, though %s=true",
+					n.Type.Name, hypervisorNote(n.Type), SettingPrefixDelegation)
+			}
 			out = append(out, Finding{
 				Node:     n.Name(),
 				Resource: nodeRef(n.Name()),
-				Message: fmt.Sprintf("capacity.pods %d is above the %d pod IPs the ENIs of this %s can give: %s",
-					r.Pods, r.IPCapacity, n.Type.Name, r.Formula),
-				Remedy: maxPodsRemedy(n, r),
+				Message:  msg,
+				Remedy:   maxPodsRemedy(peers, n, r, cni),
 			})
 		}
 		return out
@@ -209,26 +233,246 @@ func nodeIPCapacity(n *NodeInfo, cni CNISettings) CapacityReport {
 	return IPCapacity(n.Type, cni, n.instanceENIs(), cni.PodENI && trunkCapable(n))
 }
 
-// maxPodsRemedy names where to lower maxPods for this node, and the CNI or Karpenter setting
-// that fits its case.
-func maxPodsRemedy(n *NodeInfo, r CapacityReport) string {
+// maxPodsRemedy names the change that brings the node's pods within its IP capacity, and
+// prefers the one that touches only what is broken. A node of a type that is not Nitro, under
+// a VPC CNI that runs prefix delegation, falls back to secondary IPs (ipamd turns prefix
+// delegation off on such types), so a kubelet maxPods sized for prefixes overshoots it alone:
+// the fix is to keep such types out of the NodePool that launched it (or give them a class of
+// their own) and replace the node, and a cap on the whole class is offered only beside what
+// it would do to the class's other nodes. Any other node gets the cap where its kubelet
+// settings live, with the nodes it would also lower, and the CNI or Karpenter setting that
+// fits its case.
+func maxPodsRemedy(peers *peerIndex, n *NodeInfo, r CapacityReport, cni CNISettings) string {
 	var where string
+	v1beta1 := n.PoolName != "" && (n.Pool != nil && isV1beta1(n.Pool.APIVersion) || n.Class != nil && isV1beta1(n.Class.APIVersion))
 	switch {
-	case n.PoolName != "" && (n.Pool != nil && isV1beta1(n.Pool.APIVersion) || n.Class != nil && isV1beta1(n.Class.APIVersion)):
-		where = fmt.Sprintf("set spec.template.spec.kubelet.maxPods of NodePool %s", n.PoolName)
+	case v1beta1:
+		where = fmt.Sprintf("spec.template.spec.kubelet.maxPods of NodePool %s", n.PoolName)
 	case n.ClassName != "":
-		where = fmt.Sprintf("set spec.kubelet.maxPods of EC2NodeClass %s", n.ClassName)
+		where = fmt.Sprintf("spec.kubelet.maxPods of %s %s", classKindName(n), n.ClassName)
 	default:
-		where = "set the node group's max pods (nodeadm NodeConfig spec.kubelet.config.maxPods)"
+		return fmt.Sprintf("set the node group's max pods (nodeadm NodeConfig spec.kubelet.config.maxPods) to at most %d%s",
+			r.IPCapacity, prefixDelegationOption(n, r))
 	}
-	parts := []string{fmt.Sprintf("%s to at most %d", where, r.IPCapacity)}
+	hit := peers.capped(n, v1beta1, r.IPCapacity)
+	if nonNitroInPrefixClass(n, r, cni) {
+		return fmt.Sprintf("NodePool %s admits %s, a %s type the VPC CNI gives no prefixes, while %s%s is sized for "+
+			"prefix delegation: add the requirement %s NotIn [%s] to NodePool %s (or give the types that are not "+
+			"Nitro a NodePool and EC2NodeClass of their own with kubelet.maxPods at most %d), then %s; capping %s at "+
+			"%d instead %s",
+			n.PoolName, n.Type.Name, hypervisorXen, where, maxPodsValue(n), labelInstanceHypervisor, hypervisorXen,
+			n.PoolName, r.IPCapacity, replaceNodeRemedy(n, "so it is launched on a type that takes prefixes"),
+			where, r.IPCapacity, hit.text("would also cap", "would cap no other node"))
+	}
+	parts := []string{fmt.Sprintf("set %s to at most %d", where, r.IPCapacity)}
+	if hit.nodes > 0 {
+		parts[0] += ", which " + hit.text("also caps", "")
+	}
 	if (r.CustomNetworking || r.TrunkENI) && n.ClassName != "" && !explicitMaxPods(n) {
 		parts = append(parts, "or set Karpenter's RESERVED_ENIS=1 (settings.reservedENIs) so it leaves out the ENI that custom networking or the trunk takes")
 	}
+	return strings.Join(parts, ", ") + prefixDelegationOption(n, r)
+}
+
+// prefixDelegationOption offers prefix delegation on a Nitro type that runs without it.
+func prefixDelegationOption(n *NodeInfo, r CapacityReport) string {
 	if !r.PrefixDelegation && n.Type.Nitro() {
-		parts = append(parts, fmt.Sprintf("or enable prefix delegation (aws-node %s=true) on this Nitro type", SettingPrefixDelegation))
+		return fmt.Sprintf(", or enable prefix delegation (aws-node %s=true) on this Nitro type", SettingPrefixDelegation)
 	}
-	return strings.Join(parts, ", ")
+	return ""
+}
+
+// nonNitroInPrefixClass reports whether the node is above its IP capacity because its type
+// cannot take prefixes while the VPC CNI runs prefix delegation and the node's kubelet maxPods
+// is set (a value sized for prefixes): Karpenter's own value, with no maxPods, is the
+// ENI-limited count, which prefix delegation does not change. The node must have a NodePool
+// to keep such types out of.
+func nonNitroInPrefixClass(n *NodeInfo, r CapacityReport, cni CNISettings) bool {
+	return cni.PrefixDelegation && !r.PrefixDelegation && n.Type != nil && !n.Type.Nitro() && n.Type.Hypervisor == hypervisorXen &&
+		n.PoolName != "" && explicitMaxPods(n)
+}
+
+// maxPodsValue is " (N)" for the node's numeric Karpenter kubelet maxPods (its NodePool's at
+// v1beta1 when it sets one, else its class's), "" when it is an expression or unset.
+func maxPodsValue(n *NodeInfo) string {
+	for _, k := range []*snapshot.Kubelet{poolKubelet(n), classKubelet(n)} {
+		if k != nil && k.MaxPods != nil {
+			return fmt.Sprintf(" (%d)", *k.MaxPods)
+		}
+	}
+	return ""
+}
+
+func poolKubelet(n *NodeInfo) *snapshot.Kubelet {
+	if n.Pool == nil {
+		return nil
+	}
+	return n.Pool.Kubelet
+}
+
+func classKubelet(n *NodeInfo) *snapshot.Kubelet {
+	if n.Class == nil {
+		return nil
+	}
+	return n.Class.Kubelet
+}
+
+// hypervisorNote is " (hypervisor H)" as DescribeInstanceTypes gives the type's, "" when it
+// gives none.
+func hypervisorNote(t *snapshot.InstanceType) string {
+	if t.Hypervisor == "" {
+		return ""
+	}
+	return " (hypervisor " + t.Hypervisor + ")"
+}
+
+// classKindName is the kind of the node's class, EC2NodeClass unless it is EKS Auto Mode's.
+func classKindName(n *NodeInfo) string {
+	if n.ClassKind == snapshot.KindNodeClass {
+		return snapshot.KindNodeClass
+	}
+	return snapshot.KindEC2NodeClass
+}
+
+// labelInstanceHypervisor is the label Karpenter gives every instance type (and so every
+// node it launches) with the type's hypervisor from DescribeInstanceTypes, which NodePool
+// requirements can select on; hypervisorXen is EC2's one hypervisor besides nitro (bare-metal
+// types have none, and take prefixes).
+const (
+	labelInstanceHypervisor = "karpenter.k8s.aws/instance-hypervisor"
+	hypervisorXen           = "xen"
+)
+
+// peerCap is what a cap on the node's class (or v1beta1 NodePool) would do to the other nodes
+// it launched: those that advertise more pods than the cap today.
+type peerCap struct {
+	nodes int
+	types []string
+	pods  []int64
+}
+
+// peerGroup is a class's (or NodePool's) checked nodes; above caches, per cap, how many of
+// them advertise more pods than it, by type and by capacity.pods.
+type peerGroup struct {
+	members []*NodeInfo
+	above   map[int64]*peerCounts
+}
+
+type peerCounts struct {
+	byType map[string]int
+	byPods map[int64]int
+}
+
+// peerIndex groups the checked nodes by class and by NodePool once, so that a cluster with
+// many nodes above their capacity pays for one pass per group and cap, not one per finding.
+type peerIndex struct {
+	x       *Index
+	byClass map[string]*peerGroup
+	byPool  map[string]*peerGroup
+}
+
+func newPeerIndex(x *Index) *peerIndex { return &peerIndex{x: x} }
+
+func (p *peerIndex) group(n *NodeInfo, byPool bool) *peerGroup {
+	if p.byClass == nil {
+		p.byClass, p.byPool = map[string]*peerGroup{}, map[string]*peerGroup{}
+		add := func(m map[string]*peerGroup, k string, o *NodeInfo) {
+			if m[k] == nil {
+				m[k] = &peerGroup{above: map[int64]*peerCounts{}}
+			}
+			m[k].members = append(m[k].members, o)
+		}
+		for _, o := range p.x.checkedNodes() {
+			if o.ClassName != "" {
+				add(p.byClass, ClassKey(o.ClassKind, o.ClassName), o)
+			}
+			if o.PoolName != "" {
+				add(p.byPool, o.PoolName, o)
+			}
+		}
+	}
+	if byPool {
+		return p.byPool[n.PoolName]
+	}
+	return p.byClass[ClassKey(n.ClassKind, n.ClassName)]
+}
+
+// nodePods is the node's capacity.pods, false when it advertises none.
+func nodePods(n *NodeInfo) (int64, bool) {
+	q, ok := n.Node.Status.Capacity[corev1.ResourcePods]
+	return q.Value(), ok
+}
+
+// nodeTypeName is the node's instance type, from EC2 or else its label.
+func nodeTypeName(n *NodeInfo) string {
+	if n.Type != nil {
+		return n.Type.Name
+	}
+	return n.Node.Labels[corev1.LabelInstanceTypeStable]
+}
+
+// capped finds the other checked nodes of n's class (of its NodePool when the kubelet settings
+// live there) whose capacity.pods is above limit.
+func (p *peerIndex) capped(n *NodeInfo, byPool bool, limit int64) peerCap {
+	g := p.group(n, byPool)
+	if g == nil {
+		return peerCap{}
+	}
+	c := g.above[limit]
+	if c == nil {
+		c = &peerCounts{byType: map[string]int{}, byPods: map[int64]int{}}
+		for _, o := range g.members {
+			if pods, ok := nodePods(o); ok && pods > limit {
+				c.byType[nodeTypeName(o)]++
+				c.byPods[pods]++
+			}
+		}
+		g.above[limit] = c
+	}
+	// Leave the node itself out when it is one of the group's.
+	self := slices.Contains(g.members, n)
+	ownPods, _ := nodePods(n)
+	var out peerCap
+	for typ, k := range c.byType {
+		if self && typ == nodeTypeName(n) {
+			k--
+		}
+		if k > 0 {
+			out.nodes += k
+			if typ != "" {
+				out.types = append(out.types, typ)
+			}
+		}
+	}
+	for pods, k := range c.byPods {
+		if self && pods == ownPods {
+			k--
+		}
+		if k > 0 {
+			out.pods = append(out.pods, pods)
+		}
+	}
+	slices.Sort(out.types)
+	slices.Sort(out.pods)
+	return out
+}
+
+// text says "VERB N other nodes (TYPES) below their capacity.pods P" (P a range when they
+// differ), or none when no other
+// node is above the cap.
+func (c peerCap) text(verb, none string) string {
+	if c.nodes == 0 {
+		return none
+	}
+	pods := fmt.Sprint(c.pods[0])
+	if last := c.pods[len(c.pods)-1]; last != c.pods[0] {
+		pods = fmt.Sprintf("%d-%d", c.pods[0], last)
+	}
+	s := fmt.Sprintf("%s %s", verb, countText(c.nodes, "other node", "other nodes"))
+	if len(c.types) > 0 {
+		s += " (" + abbreviate(c.types, 5) + ")"
+	}
+	return fmt.Sprintf("%s below %s capacity.pods %s", s, plural(c.nodes, "its", "their"), pods)
 }
 
 // isV1beta1 reports whether a Karpenter apiVersion is v1beta1, where kubelet settings live in
