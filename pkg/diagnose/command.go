@@ -35,7 +35,7 @@ func ShellJoin(argv []string) string {
 
 // ShellQuote quotes s for a POSIX shell: bare when it is made only of letters, digits and
 // @%+=:,./_- (and is not empty), else in single quotes, inside which a shell expands nothing;
-// each single quote in s becomes '\” (end the quotes, an escaped quote, quote again).
+// a single quote in s ends the quotes, is escaped with a backslash, and the quotes open again.
 func ShellQuote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool { return !shellBare(r) }) < 0 {
 		return s
