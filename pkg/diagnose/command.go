@@ -2,7 +2,10 @@ package diagnose
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 // Command is one action a finding's remedy proposes, as the argument vector a shell passes to
@@ -71,4 +74,27 @@ func (f Finding) RemedyCommands() string {
 		lines[i] = c.String()
 	}
 	return strings.Join(lines, "\n")
+}
+
+// nodesAffected says how many of the nodes match keep and of which instance types, e.g.
+// "3 nodes (c5.large, m5.large)", for a command's Affects; "no node now" when none does.
+func nodesAffected(x *Index, keep func(n *NodeInfo) bool) string {
+	count, types := 0, map[string]bool{}
+	for _, n := range x.Nodes {
+		if !keep(n) {
+			continue
+		}
+		count++
+		if t := n.Node.Labels[corev1.LabelInstanceTypeStable]; t != "" {
+			types[t] = true
+		}
+	}
+	if count == 0 {
+		return "no node now"
+	}
+	s := fmt.Sprintf("%d %s", count, plural(count, "node", "nodes"))
+	if len(types) > 0 {
+		s += " (" + strings.Join(sortedKeys(types), ", ") + ")"
+	}
+	return s
 }
