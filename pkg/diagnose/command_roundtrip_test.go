@@ -57,6 +57,15 @@ var hostileInputs = []hostileInput{
 		},
 		checks: []string{"network-policy-not-enforced"},
 	},
+	{
+		name: "a NodeClaim's name, the node to replace",
+		edit: func(s *snapshot.Snapshot, h string) {
+			ciliumENI(1, nil, false)(s)
+			s.CiliumNodes[0].SubnetIDs = []string{"subnet-0other"}
+			s.NodeClaims[0].Name = h
+		},
+		checks: []string{"cilium-eni-selection-mismatch"},
+	},
 }
 
 // TestCommandsRoundTripHostileValues feeds hostile values into every input that flows into a
