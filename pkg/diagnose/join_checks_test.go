@@ -272,8 +272,10 @@ func TestInstanceOrphaned(t *testing.T) {
 				"addresses in subnet-0aaa (10.0.1.200, 10.0.1.77; 1 prefix 10.0.1.96/28), 1 address in subnet-0bbb " +
 				"(10.0.2.9); Karpenter's garbage collection terminates such instances once they are 30 seconds old, at most 2 " +
 				"minutes later, so Karpenter is not running or cannot reach EC2",
-			Remedy: "if no NodeClaim should own it, terminate it: aws ec2 terminate-instances --instance-ids " +
-				"i-0aaaabbbbccccdddd; then check that Karpenter runs with the cluster name demo",
+			Remedy: "if no NodeClaim should own it, terminate it (the command); then check that Karpenter runs with the " +
+				"cluster name demo",
+			Commands: []Command{{Argv: []string{"aws", "ec2", "terminate-instances", "--instance-ids", "i-0aaaabbbbccccdddd"},
+				Changes: "instance/i-0aaaabbbbccccdddd"}},
 		}}},
 		{name: "older tag set Karpenter's garbage collection does not list", edit: leaked(time.Hour, map[string]string{
 			"karpenter.sh/nodepool": "", "karpenter.k8s.aws/ec2nodeclass": "", "eks:eks-cluster-name": "",
@@ -285,8 +287,10 @@ func TestInstanceOrphaned(t *testing.T) {
 				"subnet-0bbb (10.0.2.9); Karpenter's garbage collection will not remove it: it lists only instances " +
 				"tagged karpenter.sh/nodepool, karpenter.k8s.aws/ec2nodeclass and eks:eks-cluster-name, and this one " +
 				"lacks karpenter.sh/nodepool, karpenter.k8s.aws/ec2nodeclass, eks:eks-cluster-name=demo",
-			Remedy: "if no NodeClaim should own it, terminate it: aws ec2 terminate-instances --instance-ids " +
-				"i-0aaaabbbbccccdddd; then check that Karpenter runs with the cluster name demo",
+			Remedy: "if no NodeClaim should own it, terminate it (the command); then check that Karpenter runs with the " +
+				"cluster name demo",
+			Commands: []Command{{Argv: []string{"aws", "ec2", "terminate-instances", "--instance-ids", "i-0aaaabbbbccccdddd"},
+				Changes: "instance/i-0aaaabbbbccccdddd"}},
 		}}},
 		{name: "launched a minute ago, its NodeClaim may not name it yet", edit: leaked(time.Minute, nil)},
 		{name: "launched 2.5 minutes ago, garbage collection's next pass may still take it", edit: leaked(150*time.Second, nil)},
