@@ -3,9 +3,12 @@ package diagnose
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
 // Command is one action a finding's remedy proposes, as the argument vector a shell passes to
@@ -97,4 +100,31 @@ func nodesAffected(x *Index, keep func(n *NodeInfo) bool) string {
 		s += " (" + strings.Join(sortedKeys(types), ", ") + ")"
 	}
 	return s
+}
+
+// groupAffects says which nodes a rule added to security group id reaches: the nodes whose
+// instance is in the group, or has an interface in it.
+func groupAffects(x *Index, id string) string {
+	in := func(refs []snapshot.GroupRef) bool {
+		return slices.ContainsFunc(refs, func(g snapshot.GroupRef) bool { return g.ID == id })
+	}
+	return "every interface in " + id + ": " + nodesAffected(x, func(n *NodeInfo) bool {
+		if n.Instance != nil && in(n.Instance.SecurityGroups) {
+			return true
+		}
+		return slices.ContainsFunc(n.instanceENIs(), func(e snapshot.ENI) bool { return in(e.SecurityGroups) })
+	})
+}
+
+// selfRuleCommands are the AWS CLI commands that let security group id admit all traffic in
+// from and out to itself; the egress rule's permissions are encoded by encoding/json.
+func selfRuleCommands(x *Index, id string) []Command {
+	affects := groupAffects(x, id)
+	return []Command{
+		{Argv: []string{"aws", "ec2", "authorize-security-group-ingress", "--group-id", id, "--protocol", "-1", "--source-group", id},
+			Changes: "securitygroup/" + id, Affects: affects},
+		{Argv: []string{"aws", "ec2", "authorize-security-group-egress", "--group-id", id, "--ip-permissions",
+			jsonArg([]any{map[string]any{"IpProtocol": "-1", "UserIdGroupPairs": []any{map[string]string{"GroupId": id}}}})},
+			Changes: "securitygroup/" + id, Affects: affects},
+	}
 }
