@@ -66,6 +66,17 @@ var hostileInputs = []hostileInput{
 		},
 		checks: []string{"cilium-eni-selection-mismatch"},
 	},
+	{
+		name: "a Node's name and its stopped instance's ID",
+		edit: func(s *snapshot.Snapshot, h string) {
+			s.Instances[0].State = "stopped"
+			s.Nodes[0].Name = h
+			for i := range s.NodeClaims {
+				s.NodeClaims[i].NodeName = h
+			}
+		},
+		checks: []string{"instance-not-running"},
+	},
 }
 
 // TestCommandsRoundTripHostileValues feeds hostile values into every input that flows into a

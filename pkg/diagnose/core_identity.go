@@ -105,7 +105,8 @@ var instanceNotFound = Check{
 				Resource: nodeRef(n.Name()),
 				Message: fmt.Sprintf("DescribeInstances in Region %s returned no instance %s for providerID %s",
 					region, n.Provider.InstanceID, n.Node.Spec.ProviderID),
-				Remedy: instanceNotFoundRemedy(n, x.Snapshot.Region),
+				Remedy:   instanceNotFoundRemedy(n, x.Snapshot.Region),
+				Commands: []Command{deleteNodeCommand(n)},
 			})
 		}
 		return out
@@ -150,8 +151,9 @@ var instanceNotRunning = Check{
 				Node:     n.Name(),
 				Resource: nodeRef(n.Name()),
 				Message:  fmt.Sprintf("instance %s is %s but Node %s still exists", n.Instance.ID, n.Instance.State, n.Name()),
-				Remedy:   instanceNotRunningRemedy(n),
 			})
+			f := &out[len(out)-1]
+			f.Remedy, f.Commands = instanceNotRunningRemedy(n)
 		}
 		return out
 	},
@@ -359,23 +361,31 @@ func zoneRegion(zone string) string {
 // instanceNotFoundRemedy says to delete the stale Node, or to use the Region of the
 // providerID's zone when karpnet looked in another one.
 func instanceNotFoundRemedy(n *NodeInfo, region string) string {
-	remedy := fmt.Sprintf("the instance is gone: delete the stale Node (kubectl delete node %s) and check that "+
-		"Karpenter's karpenter.sh/termination finalizer is not stuck", n.Name())
+	remedy := "the instance is gone: delete the stale Node (the command) and check that Karpenter's " +
+		"karpenter.sh/termination finalizer is not stuck"
 	if want := zoneRegion(n.Provider.Zone); want != region {
 		remedy += fmt.Sprintf("; if the instance is in %s (the providerID's zone is %s), pass --region %s", want, n.Provider.Zone, want)
 	}
 	return remedy
 }
 
-// instanceNotRunningRemedy fits the instance state: wait, start it, or delete the Node.
-func instanceNotRunningRemedy(n *NodeInfo) string {
-	del := fmt.Sprintf("delete the Node (kubectl delete node %s) and check Karpenter's karpenter.sh/termination finalizer", n.Name())
+// instanceNotRunningRemedy fits the instance state: wait, start it, or delete the Node; and
+// the commands that start the instance or delete the Node.
+func instanceNotRunningRemedy(n *NodeInfo) (string, []Command) {
+	const del = "delete the Node and check Karpenter's karpenter.sh/termination finalizer"
 	switch n.Instance.State {
 	case "pending":
-		return "wait for the instance to start; if it stays pending, " + del
+		return "wait for the instance to start; if it stays pending, " + del + " (the command)", []Command{deleteNodeCommand(n)}
 	case "stopping", "stopped":
-		return fmt.Sprintf("start the instance (aws ec2 start-instances --instance-ids %s) if it was stopped on purpose, otherwise %s",
-			n.Instance.ID, del)
+		start := Command{Argv: []string{"aws", "ec2", "start-instances", "--instance-ids", n.Instance.ID},
+			Changes: "instance/" + n.Instance.ID}
+		return "start the instance if it was stopped on purpose (the first command), otherwise " + del + " (the second)",
+			[]Command{start, deleteNodeCommand(n)}
 	}
-	return "the instance is gone: " + del
+	return "the instance is gone: " + del + " (the command)", []Command{deleteNodeCommand(n)}
+}
+
+// deleteNodeCommand is the kubectl command that deletes node n's Node object.
+func deleteNodeCommand(n *NodeInfo) Command {
+	return Command{Argv: []string{"kubectl", "delete", "node", n.Name()}, Changes: "node/" + n.Name()}
 }
