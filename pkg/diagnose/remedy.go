@@ -40,3 +40,19 @@ func replaceNodeCommands(n *NodeInfo) []Command {
 	}
 	return cmds
 }
+
+// replaceNodeProse tells how to replace the node, and why, without the command, which
+// replaceNodeCommands gives: "replace the node WHY by deleting its NodeClaim NAME".
+func replaceNodeProse(n *NodeInfo, why string) string {
+	what := "replace the node"
+	if why != "" {
+		what += " " + why
+	}
+	switch {
+	case n.Claim != nil && n.Claim.Name != "":
+		return what + " by deleting its NodeClaim " + n.Claim.Name
+	case n.PoolName != "":
+		return what + " by deleting the Node (" + n.launcher() + " drains it and terminates its instance)"
+	}
+	return what + ": drain it, then terminate its instance"
+}
