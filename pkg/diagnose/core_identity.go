@@ -211,24 +211,27 @@ var nodeTerminationStuck = Check{
 					"normally ends minutes after the instance is gone, so %s holds it (karpnet calls a deletion stuck "+
 					"after %s with the instance gone)", n.Name(), ago(x.Snapshot.Taken.Sub(del)), del.UTC().Format(time.RFC3339),
 					instance, finalizers, ago(terminationStuckAfter)),
-				Remedy: terminationStuckRemedy(n),
 			})
+			f := &out[len(out)-1]
+			f.Remedy, f.Commands = terminationStuckRemedy(n)
 		}
 		return out
 	},
 }
 
 // terminationStuckRemedy says which controller should have removed the finalizers, and how to
-// remove them by hand once it is known to be gone or broken.
-func terminationStuckRemedy(n *NodeInfo) string {
-	patch := fmt.Sprintf("kubectl patch node %s --type merge -p '{\"metadata\":{\"finalizers\":null}}'", n.Name())
+// remove them by hand once it is known to be gone or broken: a merge patch, encoded by
+// encoding/json, that clears the Node's finalizers.
+func terminationStuckRemedy(n *NodeInfo) (string, []Command) {
+	patch := []Command{{Argv: []string{"kubectl", "patch", "node", n.Name(), "--type", "merge", "-p",
+		jsonArg(map[string]any{"metadata": map[string]any{"finalizers": nil}})}, Changes: "node/" + n.Name()}}
 	if slices.Contains(n.Node.Finalizers, finalizerTermination) {
 		return fmt.Sprintf("Karpenter removes %s once the instance is gone: check that its controller runs and can "+
-			"reach EC2 (kubectl -n kube-system logs deploy/karpenter | grep %s); if Karpenter is gone for good, remove "+
-			"the finalizer: %s", finalizerTermination, n.Name(), patch)
+			"reach EC2 (its log mentions the node); if Karpenter is gone for good, remove the finalizer (the command)",
+			finalizerTermination), patch
 	}
 	return "find the controller that owns the Node's finalizers and why it does not finish; once the instance is " +
-		"known to be gone, remove them: " + patch
+		"known to be gone, remove them (the command)", patch
 }
 
 // finalizerTermination is the finalizer Karpenter keeps on its Nodes until their instance is gone.

@@ -42,8 +42,9 @@ func TestTerminatingNodes(t *testing.T) {
 	stuck := []Finding{{
 		ID: "node-termination-stuck", Severity: Warning, Node: nodeA, Resource: "node/" + nodeA, Subjects: []string{"node/" + nodeA},
 		Remedy: "Karpenter removes karpenter.sh/termination once the instance is gone: check that its controller runs and " +
-			"can reach EC2 (kubectl -n kube-system logs deploy/karpenter | grep " + nodeA + "); if Karpenter is gone for " +
-			"good, remove the finalizer: kubectl patch node " + nodeA + ` --type merge -p '{"metadata":{"finalizers":null}}'`,
+			"can reach EC2 (its log mentions the node); if Karpenter is gone for good, remove the finalizer (the command)",
+		Commands: []Command{{Argv: []string{"kubectl", "patch", "node", nodeA, "--type", "merge", "-p",
+			`{"metadata":{"finalizers":null}}`}, Changes: "node/" + nodeA}},
 	}}
 	withMessage := func(msg string) []Finding {
 		out := slices.Clone(stuck)
