@@ -19,8 +19,8 @@ type Command struct {
 	Argv []string `json:"argv"`
 	// Changes names the objects the command changes, e.g. "nodepool/default"; "" when ReadOnly.
 	Changes string `json:"changes,omitempty"`
-	// Affects says what else the change reaches when it changes a shared object: how many
-	// other nodes, and of which instance types.
+	// Affects says what the change reaches when it changes a shared object (a NodePool, a
+	// security group, an add-on): how many nodes, and of which instance types.
 	Affects string `json:"affects,omitempty"`
 	// ReadOnly is true when the command changes nothing (a get, a describe, logs).
 	ReadOnly bool `json:"readOnly,omitempty"`
