@@ -298,7 +298,8 @@ func TestCiliumIPAMOperatorError(t *testing.T) {
 			s.CiliumNodes = []snapshot.CiliumNode{{Name: nodeA, OperatorError: operatorError}}
 		})
 	}
-	const remedy = "kubectl -n kube-system logs deploy/cilium-operator | grep " + nodeA + "; a full pool needs more CIDRs " +
+	logs := []Command{{Argv: []string{"kubectl", "-n", "kube-system", "logs", "deploy/cilium-operator"}, ReadOnly: true}}
+	const remedy = "read the lines naming " + nodeA + " in the operator's log (the command); a full pool needs more CIDRs " +
 		"(Helm ipam.operator.clusterPoolIPv4PodCIDRList, or the CiliumPodIPPool's spec.ipv4.cidrs), a CIDR conflict the " +
 		"node's spec.ipam.podCIDRs released"
 	runCheckCases(t, ciliumIPAMOperatorError, []checkCase{
@@ -309,7 +310,7 @@ func TestCiliumIPAMOperatorError(t *testing.T) {
 			want: []Finding{{ID: "cilium-ipam-operator-error", Severity: Warning, Node: nodeA, Resource: "node/" + nodeA,
 				Message: "Cilium's operator (ipam: cluster-pool) reports on CiliumNode " + nodeA + ": \"allocator clusterCIDR: " +
 					"10.0.0.0/8, nodeMask: 24 full\"",
-				Remedy: remedy}},
+				Remedy: remedy, Commands: logs}},
 		},
 		{
 			name: "multi-pool: the node handler's error fires",
@@ -317,7 +318,7 @@ func TestCiliumIPAMOperatorError(t *testing.T) {
 			want: []Finding{{ID: "cilium-ipam-operator-error", Severity: Warning, Node: nodeA, Resource: "node/" + nodeA,
 				Message: "Cilium's operator (ipam: multi-pool) reports on CiliumNode " + nodeA + ": \"ipam-multi-pool-sync " +
 					"allocation failed: cannot allocate from non-existing pool: mars\"",
-				Remedy: remedy}},
+				Remedy: remedy, Commands: logs}},
 		},
 		{
 			name: "ENI mode: the operator never writes the field, so a value there is not its error",
