@@ -118,7 +118,7 @@ func nodeToNodeFinding(x *Index, n *NodeInfo) (Finding, bool) {
 		return Finding{}, false
 	}
 	var blocked []string
-	var fixes []string
+	var fixes []Command
 	for _, set := range sets {
 		for _, f := range podFlows() {
 			in, out := flowAdmitted(set.groups, f, p, true), flowAdmitted(set.groups, f, p, false)
@@ -135,18 +135,23 @@ func nodeToNodeFinding(x *Index, n *NodeInfo) (Finding, bool) {
 				blocked = append(blocked, fmt.Sprintf("%s out of %s", f.name, set.what))
 			}
 			if in == admitBlocked {
-				fixes = append(fixes, fmt.Sprintf("aws ec2 authorize-security-group-ingress --group-id %s --protocol %s "+
-					"--port %s --source-group %s", id, f.protocol, portText(f), id))
+				fixes = append(fixes, Command{Argv: []string{"aws", "ec2", "authorize-security-group-ingress", "--group-id", id,
+					"--protocol", f.protocol, "--port", portText(f), "--source-group", id},
+					Changes: "securitygroup/" + id, Affects: groupAffects(x, id)})
 			}
 			if out == admitBlocked {
-				fixes = append(fixes, fmt.Sprintf("aws ec2 authorize-security-group-egress --group-id %s --ip-permissions "+
-					"'IpProtocol=%s,FromPort=%d,ToPort=%d,UserIdGroupPairs=[{GroupId=%s}]'", id, f.protocol, f.from, f.to, id))
+				perm := map[string]any{"IpProtocol": f.protocol, "FromPort": f.from, "ToPort": f.to,
+					"UserIdGroupPairs": []any{map[string]string{"GroupId": id}}}
+				fixes = append(fixes, Command{Argv: []string{"aws", "ec2", "authorize-security-group-egress", "--group-id", id,
+					"--ip-permissions", jsonArg([]any{perm})}, Changes: "securitygroup/" + id, Affects: groupAffects(x, id)})
 			}
 		}
 	}
 	if len(blocked) == 0 {
 		return Finding{}, false
 	}
+	slices.SortFunc(fixes, func(a, b Command) int { return strings.Compare(a.String(), b.String()) })
+	fixes = slices.CompactFunc(fixes, func(a, b Command) bool { return a.String() == b.String() })
 	var have []string
 	for _, set := range sets {
 		for _, g := range set.groups {
@@ -165,8 +170,9 @@ func nodeToNodeFinding(x *Index, n *NodeInfo) (Finding, bool) {
 		Message: fmt.Sprintf("the security groups of instance %s (%s) block %s between nodes: pods on other nodes "+
 			"cannot reach it (CoreDNS, Services and webhooks break)", n.Instance.ID, strings.Join(have, "; "),
 			strings.Join(blocked, "; ")),
-		Remedy: fmt.Sprintf("open the flows between the nodes' groups (%s), or add the EKS cluster security group, which "+
-			"admits all traffic from itself, to %s", strings.Join(sortedUnique(fixes), "; "), where),
+		Remedy: fmt.Sprintf("open the flows between the nodes' groups (the %s), or add the EKS cluster security group, "+
+			"which admits all traffic from itself, to %s", plural(len(fixes), "command", "commands"), where),
+		Commands: fixes,
 	}, true
 }
 

@@ -89,16 +89,27 @@ func TestSecurityGroupNodeToNodeBlocked(t *testing.T) {
 	const udp = "DNS to CoreDNS over UDP 53"
 	const tcp = "DNS to CoreDNS over TCP 53"
 	const pods = "pod and Service traffic over TCP 1025-65535"
-	fixUDP := "aws ec2 authorize-security-group-ingress --group-id sg-0nodes --protocol udp --port 53 --source-group sg-0nodes"
-	fixTCP := "aws ec2 authorize-security-group-ingress --group-id sg-0nodes --protocol tcp --port 53 --source-group sg-0nodes"
-	fixPods := "aws ec2 authorize-security-group-ingress --group-id sg-0nodes --protocol tcp --port 1025-65535 --source-group sg-0nodes"
-	blocked := func(groups, flows, resource string, fixes []string, where string) []Finding {
+	const affects = "every interface in sg-0nodes: 1 node (m5.large)"
+	ingress := func(g, protocol, port, affects string) Command {
+		return Command{Argv: []string{"aws", "ec2", "authorize-security-group-ingress", "--group-id", g, "--protocol", protocol,
+			"--port", port, "--source-group", g}, Changes: "securitygroup/" + g, Affects: affects}
+	}
+	egress := func(protocol, from, to string) Command {
+		return Command{Argv: []string{"aws", "ec2", "authorize-security-group-egress", "--group-id", "sg-0nodes", "--ip-permissions",
+			`[{"FromPort":` + from + `,"IpProtocol":"` + protocol + `","ToPort":` + to + `,"UserIdGroupPairs":[{"GroupId":"sg-0nodes"}]}]`},
+			Changes: "securitygroup/sg-0nodes", Affects: affects}
+	}
+	fixUDP := ingress("sg-0nodes", "udp", "53", affects)
+	fixTCP := ingress("sg-0nodes", "tcp", "53", affects)
+	fixPods := ingress("sg-0nodes", "tcp", "1025-65535", affects)
+	blocked := func(groups, flows, resource string, fixes []Command, where string) []Finding {
 		return []Finding{{
 			ID: "security-group-node-to-node-blocked", Severity: Warning, Node: nodeA, Resource: resource,
 			Message: "the security groups of instance " + instanceA + " (" + groups + ") block " + flows +
 				" between nodes: pods on other nodes cannot reach it (CoreDNS, Services and webhooks break)",
-			Remedy: "open the flows between the nodes' groups (" + strings.Join(fixes, "; ") + "), or add the EKS cluster " +
-				"security group, which admits all traffic from itself, to " + where,
+			Remedy: "open the flows between the nodes' groups (the " + plural(len(fixes), "command", "commands") + "), or add " +
+				"the EKS cluster security group, which admits all traffic from itself, to " + where,
+			Commands: fixes,
 		}}
 	}
 	into := func(flows ...string) string {
@@ -122,34 +133,32 @@ func TestSecurityGroupNodeToNodeBlocked(t *testing.T) {
 		{name: "a prefix list cannot be judged", edit: ownRules(snapshot.Rule{Protocol: "-1", PrefixListIDs: []string{"pl-0abc"}})},
 		{name: "egress only fires for every flow", edit: ownRules(),
 			want: blocked("sg-0nodes: 0 inbound rules, 1 outbound rule", into(udp, tcp, pods), "ec2nodeclass/default",
-				[]string{fixPods, fixTCP, fixUDP}, class)},
+				[]Command{fixPods, fixTCP, fixUDP}, class)},
 		{name: "one port from itself fires", edit: ownRules(https),
-			want: blocked(oneRule, into(udp, tcp, pods), "ec2nodeclass/default", []string{fixPods, fixTCP, fixUDP}, class)},
+			want: blocked(oneRule, into(udp, tcp, pods), "ec2nodeclass/default", []Command{fixPods, fixTCP, fixUDP}, class)},
 		{name: "every TCP port but no UDP 53 fires for DNS over UDP only", edit: ownRules(selfRule(sgNodes, "tcp", 0, 65535)),
-			want: blocked(oneRule, into(udp), "ec2nodeclass/default", []string{fixUDP}, class)},
+			want: blocked(oneRule, into(udp), "ec2nodeclass/default", []Command{fixUDP}, class)},
 		{
 			name: "egress restricted to HTTPS fires for every flow out",
 			edit: edits(ownRules(terraformNodeRules(sgNodes)...), func(s *snapshot.Snapshot) {
 				s.SecurityGroups[0].Outbound = []snapshot.Rule{{Protocol: "tcp", FromPort: 443, ToPort: 443, CIDRs: []string{"0.0.0.0/0"}}}
 			}),
 			want: blocked("sg-0nodes: 3 inbound rules, 1 outbound rule", udp+" out of the node's groups; "+tcp+" out of the node's groups; "+
-				pods+" out of the node's groups", "ec2nodeclass/default", []string{
-				"aws ec2 authorize-security-group-egress --group-id sg-0nodes --ip-permissions 'IpProtocol=tcp,FromPort=1025,ToPort=65535,UserIdGroupPairs=[{GroupId=sg-0nodes}]'",
-				"aws ec2 authorize-security-group-egress --group-id sg-0nodes --ip-permissions 'IpProtocol=tcp,FromPort=53,ToPort=53,UserIdGroupPairs=[{GroupId=sg-0nodes}]'",
-				"aws ec2 authorize-security-group-egress --group-id sg-0nodes --ip-permissions 'IpProtocol=udp,FromPort=53,ToPort=53,UserIdGroupPairs=[{GroupId=sg-0nodes}]'",
+				pods+" out of the node's groups", "ec2nodeclass/default", []Command{
+				egress("tcp", "1025", "65535"), egress("tcp", "53", "53"), egress("udp", "53", "53"),
 			}, class),
 		},
 		{name: "all traffic from another group fires", edit: ownRules(https, snapshot.Rule{Protocol: "-1", GroupIDs: []string{"sg-0other"}}),
-			want: blocked("sg-0nodes: 2 inbound rules, 1 outbound rule", into(udp, tcp, pods), "ec2nodeclass/default", []string{fixPods, fixTCP, fixUDP}, class)},
+			want: blocked("sg-0nodes: 2 inbound rules, 1 outbound rule", into(udp, tcp, pods), "ec2nodeclass/default", []Command{fixPods, fixTCP, fixUDP}, class)},
 		{name: "another subnet's CIDR fires", edit: ownRules(snapshot.Rule{Protocol: "-1", CIDRs: []string{"10.0.2.0/24"}}),
-			want: blocked(oneRule, into(udp, tcp, pods), "ec2nodeclass/default", []string{fixPods, fixTCP, fixUDP}, class)},
+			want: blocked(oneRule, into(udp, tcp, pods), "ec2nodeclass/default", []Command{fixPods, fixTCP, fixUDP}, class)},
 		{name: "a CIDR while the subnet is unknown cannot be judged", edit: edits(ownRules(snapshot.Rule{Protocol: "-1", CIDRs: []string{"10.0.2.0/24"}}),
 			func(s *snapshot.Snapshot) { s.Subnets = nil })},
 		{name: "a non-Karpenter node names the node", edit: edits(ownRules(https), func(s *snapshot.Snapshot) {
 			s.NodeClasses, s.NodeClaims, s.NodePools = nil, nil, nil
 			delete(s.Nodes[0].Labels, snapshot.LabelEC2NodeClass)
 			delete(s.Nodes[0].Labels, snapshot.LabelNodePool)
-		}), want: blocked(oneRule, into(udp, tcp, pods), "node/"+nodeA, []string{fixPods, fixTCP, fixUDP}, "the node group's security groups")},
+		}), want: blocked(oneRule, into(udp, tcp, pods), "node/"+nodeA, []Command{fixPods, fixTCP, fixUDP}, "the node group's security groups")},
 		{name: "a rule of one group from the other admits", edit: edits(ownRules(), func(s *snapshot.Snapshot) {
 			s.Instances[0].SecurityGroups = append(s.Instances[0].SecurityGroups, snapshot.GroupRef{ID: "sg-0zz"})
 			s.SecurityGroups = append(s.SecurityGroups, snapshot.SecurityGroup{ID: "sg-0zz",
@@ -173,7 +182,7 @@ func TestSecurityGroupNodeToNodeBlocked(t *testing.T) {
 					Inbound: []snapshot.Rule{selfRule("sg-0pods", "tcp", 0, 65535)}, Outbound: []snapshot.Rule{{Protocol: "-1", CIDRs: []string{"0.0.0.0/0"}}}})
 			}),
 			want: blocked("sg-0pods: 1 inbound rule, 1 outbound rule", udp+" into ENIConfig us-west-2a's groups (the pods' ENIs)",
-				"ec2nodeclass/default", []string{"aws ec2 authorize-security-group-ingress --group-id sg-0pods --protocol udp --port 53 --source-group sg-0pods"}, class),
+				"ec2nodeclass/default", []Command{ingress("sg-0pods", "udp", "53", "every interface in sg-0pods: no node now")}, class),
 		},
 		{name: "an unknown group is silent", edit: edits(ownRules(https), func(s *snapshot.Snapshot) {
 			s.Instances[0].SecurityGroups = append(s.Instances[0].SecurityGroups, snapshot.GroupRef{ID: "sg-0unread"})

@@ -107,8 +107,8 @@ func clusterTagFinding(x *Index, n *NodeInfo, cluster string) (Finding, bool) {
 		Message: fmt.Sprintf("ENIs of instance %s carry more than one security group tagged %s%s: %s; the AWS Load "+
 			"Balancer Controller expects exactly one and refuses to register the node's targets",
 			n.Instance.ID, tagClusterPrefix, name, strings.Join(bad, "; ")),
-		Remedy: fmt.Sprintf("keep the %s%s tag on one of those groups only (aws ec2 delete-tags --resources SG "+
-			"--tags Key=%s%s), or select the groups by ID or another tag in %s", tagClusterPrefix, name,
+		Remedy: fmt.Sprintf("keep the %s%s tag on one of those groups only (delete it from the others with the AWS CLI's "+
+			"ec2 delete-tags; which group keeps it is yours to choose), or select the groups by ID or another tag in %s",
 			tagClusterPrefix, name, where),
 	}, true
 }

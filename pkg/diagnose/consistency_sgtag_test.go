@@ -32,9 +32,9 @@ func TestSecurityGroupClusterTagConflict(t *testing.T) {
 				Message: "ENIs of instance " + instanceA + " carry more than one security group tagged kubernetes.io/cluster/demo: " +
 					"eni-0primarydef0 (sg-0cluster, sg-0nodes); the AWS Load Balancer Controller expects exactly one and refuses " +
 					"to register the node's targets",
-				Remedy: "keep the kubernetes.io/cluster/demo tag on one of those groups only (aws ec2 delete-tags --resources SG " +
-					"--tags Key=kubernetes.io/cluster/demo), or select the groups by ID or another tag in " +
-					"spec.securityGroupSelectorTerms of EC2NodeClass default"}},
+				Remedy: "keep the kubernetes.io/cluster/demo tag on one of those groups only (delete it from the others with " +
+					"the AWS CLI's ec2 delete-tags; which group keeps it is yours to choose), or select the groups by ID or " +
+					"another tag in spec.securityGroupSelectorTerms of EC2NodeClass default"}},
 		},
 		{name: "a group tagged for another cluster is silent", edit: edits(clusterGroup, tagNodes("other"))},
 		{name: "an unread group is silent", edit: edits(clusterGroup, tagNodes("demo"), func(s *snapshot.Snapshot) {

@@ -105,7 +105,8 @@ var instanceNotFound = Check{
 				Resource: nodeRef(n.Name()),
 				Message: fmt.Sprintf("DescribeInstances in Region %s returned no instance %s for providerID %s",
 					region, n.Provider.InstanceID, n.Node.Spec.ProviderID),
-				Remedy: instanceNotFoundRemedy(n, x.Snapshot.Region),
+				Remedy:   instanceNotFoundRemedy(n, x.Snapshot.Region),
+				Commands: []Command{deleteNodeCommand(n)},
 			})
 		}
 		return out
@@ -150,8 +151,9 @@ var instanceNotRunning = Check{
 				Node:     n.Name(),
 				Resource: nodeRef(n.Name()),
 				Message:  fmt.Sprintf("instance %s is %s but Node %s still exists", n.Instance.ID, n.Instance.State, n.Name()),
-				Remedy:   instanceNotRunningRemedy(n),
 			})
+			f := &out[len(out)-1]
+			f.Remedy, f.Commands = instanceNotRunningRemedy(n)
 		}
 		return out
 	},
@@ -209,24 +211,27 @@ var nodeTerminationStuck = Check{
 					"normally ends minutes after the instance is gone, so %s holds it (karpnet calls a deletion stuck "+
 					"after %s with the instance gone)", n.Name(), ago(x.Snapshot.Taken.Sub(del)), del.UTC().Format(time.RFC3339),
 					instance, finalizers, ago(terminationStuckAfter)),
-				Remedy: terminationStuckRemedy(n),
 			})
+			f := &out[len(out)-1]
+			f.Remedy, f.Commands = terminationStuckRemedy(n)
 		}
 		return out
 	},
 }
 
 // terminationStuckRemedy says which controller should have removed the finalizers, and how to
-// remove them by hand once it is known to be gone or broken.
-func terminationStuckRemedy(n *NodeInfo) string {
-	patch := fmt.Sprintf("kubectl patch node %s --type merge -p '{\"metadata\":{\"finalizers\":null}}'", n.Name())
+// remove them by hand once it is known to be gone or broken: a merge patch, encoded by
+// encoding/json, that clears the Node's finalizers.
+func terminationStuckRemedy(n *NodeInfo) (string, []Command) {
+	patch := []Command{{Argv: []string{"kubectl", "patch", "node", n.Name(), "--type", "merge", "-p",
+		jsonArg(map[string]any{"metadata": map[string]any{"finalizers": nil}})}, Changes: "node/" + n.Name()}}
 	if slices.Contains(n.Node.Finalizers, finalizerTermination) {
 		return fmt.Sprintf("Karpenter removes %s once the instance is gone: check that its controller runs and can "+
-			"reach EC2 (kubectl -n kube-system logs deploy/karpenter | grep %s); if Karpenter is gone for good, remove "+
-			"the finalizer: %s", finalizerTermination, n.Name(), patch)
+			"reach EC2 (its log mentions the node); if Karpenter is gone for good, remove the finalizer (the command)",
+			finalizerTermination), patch
 	}
 	return "find the controller that owns the Node's finalizers and why it does not finish; once the instance is " +
-		"known to be gone, remove them: " + patch
+		"known to be gone, remove them (the command)", patch
 }
 
 // finalizerTermination is the finalizer Karpenter keeps on its Nodes until their instance is gone.
@@ -359,23 +364,31 @@ func zoneRegion(zone string) string {
 // instanceNotFoundRemedy says to delete the stale Node, or to use the Region of the
 // providerID's zone when karpnet looked in another one.
 func instanceNotFoundRemedy(n *NodeInfo, region string) string {
-	remedy := fmt.Sprintf("the instance is gone: delete the stale Node (kubectl delete node %s) and check that "+
-		"Karpenter's karpenter.sh/termination finalizer is not stuck", n.Name())
+	remedy := "the instance is gone: delete the stale Node (the command) and check that Karpenter's " +
+		"karpenter.sh/termination finalizer is not stuck"
 	if want := zoneRegion(n.Provider.Zone); want != region {
 		remedy += fmt.Sprintf("; if the instance is in %s (the providerID's zone is %s), pass --region %s", want, n.Provider.Zone, want)
 	}
 	return remedy
 }
 
-// instanceNotRunningRemedy fits the instance state: wait, start it, or delete the Node.
-func instanceNotRunningRemedy(n *NodeInfo) string {
-	del := fmt.Sprintf("delete the Node (kubectl delete node %s) and check Karpenter's karpenter.sh/termination finalizer", n.Name())
+// instanceNotRunningRemedy fits the instance state: wait, start it, or delete the Node; and
+// the commands that start the instance or delete the Node.
+func instanceNotRunningRemedy(n *NodeInfo) (string, []Command) {
+	const del = "delete the Node and check Karpenter's karpenter.sh/termination finalizer"
 	switch n.Instance.State {
 	case "pending":
-		return "wait for the instance to start; if it stays pending, " + del
+		return "wait for the instance to start; if it stays pending, " + del + " (the command)", []Command{deleteNodeCommand(n)}
 	case "stopping", "stopped":
-		return fmt.Sprintf("start the instance (aws ec2 start-instances --instance-ids %s) if it was stopped on purpose, otherwise %s",
-			n.Instance.ID, del)
+		start := Command{Argv: []string{"aws", "ec2", "start-instances", "--instance-ids", n.Instance.ID},
+			Changes: "instance/" + n.Instance.ID}
+		return "start the instance if it was stopped on purpose (the first command), otherwise " + del + " (the second)",
+			[]Command{start, deleteNodeCommand(n)}
 	}
-	return "the instance is gone: " + del
+	return "the instance is gone: " + del + " (the command)", []Command{deleteNodeCommand(n)}
+}
+
+// deleteNodeCommand is the kubectl command that deletes node n's Node object.
+func deleteNodeCommand(n *NodeInfo) Command {
+	return Command{Argv: []string{"kubectl", "delete", "node", n.Name()}, Changes: "node/" + n.Name()}
 }

@@ -59,8 +59,9 @@ func TestInstanceNotFound(t *testing.T) {
 				ID: "instance-not-found", Severity: Critical, Node: nodeA, Resource: "node/" + nodeA,
 				Message: "DescribeInstances in Region us-west-2 returned no instance " + instanceA +
 					" for providerID aws:///us-west-2a/" + instanceA,
-				Remedy: "the instance is gone: delete the stale Node (kubectl delete node " + nodeA + ") and check that " +
+				Remedy: "the instance is gone: delete the stale Node (the command) and check that " +
 					"Karpenter's karpenter.sh/termination finalizer is not stuck",
+				Commands: []Command{{Argv: []string{"kubectl", "delete", "node", nodeA}, Changes: "node/" + nodeA}},
 			}},
 		},
 		{
@@ -70,9 +71,10 @@ func TestInstanceNotFound(t *testing.T) {
 				ID: "instance-not-found", Severity: Critical, Node: nodeA, Resource: "node/" + nodeA,
 				Message: "DescribeInstances in Region eu-west-1 returned no instance " + instanceA +
 					" for providerID aws:///us-west-2a/" + instanceA,
-				Remedy: "the instance is gone: delete the stale Node (kubectl delete node " + nodeA + ") and check that " +
+				Remedy: "the instance is gone: delete the stale Node (the command) and check that " +
 					"Karpenter's karpenter.sh/termination finalizer is not stuck; if the instance is in us-west-2 " +
 					"(the providerID's zone is us-west-2a), pass --region us-west-2",
+				Commands: []Command{{Argv: []string{"kubectl", "delete", "node", nodeA}, Changes: "node/" + nodeA}},
 			}},
 		},
 		{name: "DescribeInstances gap is silent", edit: edits(remove, gap(snapshot.SourceDescribeInstances))},
@@ -88,23 +90,27 @@ func TestInstanceNotRunning(t *testing.T) {
 	state := func(st string) func(*snapshot.Snapshot) {
 		return func(s *snapshot.Snapshot) { s.Instances[0].State = st }
 	}
-	del := "delete the Node (kubectl delete node " + nodeA + ") and check Karpenter's karpenter.sh/termination finalizer"
-	finding := func(st, remedy string) []Finding {
+	const del = "delete the Node and check Karpenter's karpenter.sh/termination finalizer"
+	deleteNode := Command{Argv: []string{"kubectl", "delete", "node", nodeA}, Changes: "node/" + nodeA}
+	finding := func(st, remedy string, cmds ...Command) []Finding {
 		return []Finding{{
 			ID: "instance-not-running", Severity: Critical, Node: nodeA, Resource: "node/" + nodeA,
-			Message: "instance " + instanceA + " is " + st + " but Node " + nodeA + " still exists",
-			Remedy:  remedy,
+			Message:  "instance " + instanceA + " is " + st + " but Node " + nodeA + " still exists",
+			Remedy:   remedy,
+			Commands: cmds,
 		}}
 	}
 	runCheckCases(t, instanceNotRunning, []checkCase{
 		{name: "running is silent"},
 		{
 			name: "stopped fires", edit: state("stopped"),
-			want: finding("stopped", "start the instance (aws ec2 start-instances --instance-ids "+instanceA+") if it was stopped on purpose, otherwise "+del),
+			want: finding("stopped", "start the instance if it was stopped on purpose (the first command), otherwise "+del+" (the second)",
+				Command{Argv: []string{"aws", "ec2", "start-instances", "--instance-ids", instanceA}, Changes: "instance/" + instanceA},
+				deleteNode),
 		},
-		{name: "pending fires", edit: state("pending"), want: finding("pending", "wait for the instance to start; if it stays pending, "+del)},
-		{name: "terminated fires", edit: state("terminated"), want: finding("terminated", "the instance is gone: "+del)},
-		{name: "shutting-down fires", edit: state("shutting-down"), want: finding("shutting-down", "the instance is gone: "+del)},
+		{name: "pending fires", edit: state("pending"), want: finding("pending", "wait for the instance to start; if it stays pending, "+del+" (the command)", deleteNode)},
+		{name: "terminated fires", edit: state("terminated"), want: finding("terminated", "the instance is gone: "+del+" (the command)", deleteNode)},
+		{name: "shutting-down fires", edit: state("shutting-down"), want: finding("shutting-down", "the instance is gone: "+del+" (the command)", deleteNode)},
 		{name: "unknown state is silent", edit: state("")},
 		{name: "missing instance is silent", edit: func(s *snapshot.Snapshot) { s.Instances = nil }},
 	})

@@ -113,12 +113,18 @@ func efaSelfRuleFinding(x *Index, n *NodeInfo) (Finding, bool) {
 		resource = "securitygroup/" + sortedKeys(lacks)[0]
 	}
 	target := "a security group every EFA interface carries"
+	var cmds []Command
 	if len(common) > 0 {
 		target = common[0]
+		cmds = selfRuleCommands(x, target)
 	}
-	remedy := fmt.Sprintf("allow all traffic in from and out to the group itself on %s: aws ec2 authorize-security-group-ingress "+
-		"--group-id %s --protocol -1 --source-group %s, and aws ec2 authorize-security-group-egress --group-id %s "+
-		"--ip-permissions 'IpProtocol=-1,UserIdGroupPairs=[{GroupId=%s}]'", target, target, target, target, target)
+	remedy := fmt.Sprintf("allow all traffic in from and out to the group itself on %s (an inbound and an outbound rule "+
+		"naming the group itself, protocol -1", target)
+	if len(cmds) > 0 {
+		remedy += ": the commands)"
+	} else {
+		remedy += ")"
+	}
 	if n.ClassName != "" {
 		remedy += fmt.Sprintf("; or select a group that has these rules in spec.securityGroupSelectorTerms of %s", n.ClassLabel())
 	}
@@ -128,7 +134,8 @@ func efaSelfRuleFinding(x *Index, n *NodeInfo) (Finding, bool) {
 		Message: fmt.Sprintf("%d of %d EFA interfaces of instance %s (%s) are in %s %s; none allows all traffic "+
 			"(protocol -1) in from and out to itself, so EFA traffic between nodes is dropped",
 			len(bad), len(efas), n.Instance.ID, abbreviate(bad, 3), groupWord, strings.Join(groupText, ", ")),
-		Remedy: remedy,
+		Remedy:   remedy,
+		Commands: cmds,
 	}, true
 }
 

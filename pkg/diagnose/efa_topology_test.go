@@ -23,16 +23,25 @@ func TestEFASecurityGroupSelfRuleMissing(t *testing.T) {
 	}
 	self := []snapshot.Rule{{Protocol: "-1", GroupIDs: []string{sgEFA}}}
 	remedy := func(g string) string {
-		return "allow all traffic in from and out to the group itself on " + g + ": aws ec2 authorize-security-group-ingress " +
-			"--group-id " + g + " --protocol -1 --source-group " + g + ", and aws ec2 authorize-security-group-egress " +
-			"--group-id " + g + " --ip-permissions 'IpProtocol=-1,UserIdGroupPairs=[{GroupId=" + g + "}]'; or select a " +
-			"group that has these rules in spec.securityGroupSelectorTerms of EC2NodeClass efa"
+		return "allow all traffic in from and out to the group itself on " + g + " (an inbound and an outbound rule naming " +
+			"the group itself, protocol -1: the commands); or select a group that has these rules in " +
+			"spec.securityGroupSelectorTerms of EC2NodeClass efa"
+	}
+	// selfRules are the commands that add the rules to group g, whose interfaces are on the nodes affects says.
+	selfRules := func(g, affects string) []Command {
+		return []Command{
+			{Argv: []string{"aws", "ec2", "authorize-security-group-ingress", "--group-id", g, "--protocol", "-1", "--source-group", g},
+				Changes: "securitygroup/" + g, Affects: "every interface in " + g + ": " + affects},
+			{Argv: []string{"aws", "ec2", "authorize-security-group-egress", "--group-id", g, "--ip-permissions",
+				`[{"IpProtocol":"-1","UserIdGroupPairs":[{"GroupId":"` + g + `"}]}]`},
+				Changes: "securitygroup/" + g, Affects: "every interface in " + g + ": " + affects},
+		}
 	}
 	finding := func(node, inst, enis, resource, groups string) Finding {
 		return Finding{ID: "efa-security-group-self-rule-missing", Severity: Critical, Node: node, Resource: resource,
 			Message: "3 of 3 EFA interfaces of instance " + inst + " (" + enis + ") are in " + groups + "; none allows all " +
 				"traffic (protocol -1) in from and out to itself, so EFA traffic between nodes is dropped",
-			Remedy: remedy(sgNodes)}
+			Remedy: remedy(sgNodes), Commands: selfRules(sgNodes, "3 nodes (m5.large, p4d.24xlarge)")}
 	}
 	runClusterCases(t, efaSecurityGroupSelfRuleMissing, []checkCase{
 		{name: "a group with both self rules is silent"},
@@ -56,7 +65,7 @@ func TestEFASecurityGroupSelfRuleMissing(t *testing.T) {
 			want: func() []Finding {
 				f := finding(nodeE1, instE1, "eni-0efa1e1e1, eni-0efa2e1e1, eni-0efa3e1e1", "node/"+nodeE1,
 					"security groups sg-0efa (no inbound all-traffic rule from itself), sg-0nodes (no inbound all-traffic rule from itself)")
-				f.Remedy = remedy(sgEFA)
+				f.Remedy, f.Commands = remedy(sgEFA), selfRules(sgEFA, "1 node (p4d.24xlarge)")
 				return []Finding{f}
 			}(),
 		},

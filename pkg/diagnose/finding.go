@@ -63,6 +63,10 @@ type Finding struct {
 	Message string `json:"message"`
 	// Remedy names the field, setting or command to change.
 	Remedy string `json:"remedy"`
+	// Commands are the commands the remedy proposes, each an argument vector with what it
+	// changes; the prose of Remedy refers to them. Only commands whose every argument karpnet
+	// knows are here: a value the user must choose stays in the prose.
+	Commands []Command `json:"commands,omitempty"`
 	// Subjects are every subject the finding concerns, as kind/name: its own subject first
 	// (node/NAME, else its resource), then its resource, then what uses that resource: a
 	// subnet's NodeClasses and their NodePools, a NodeClass's NodePools, a NodePool's class, a

@@ -98,8 +98,9 @@ func TestNodeClaimNotRegistered(t *testing.T) {
 	}
 	remedy := "check that a new node in the subnet can reach the EKS API endpoint, ECR and STS on 443 (a route to a NAT " +
 		"or internet gateway, or the VPC endpoints of a private cluster; security-group egress; the subnet's network " +
-		"ACL) and that the node role has an EKS access entry; the instance's console shows where it stopped: aws ec2 " +
-		"get-console-output --instance-id i-0fedcba9876543210 --latest"
+		"ACL) and that the node role has an EKS access entry; the instance's console shows where it stopped (the command)"
+	console := []Command{{Argv: []string{"aws", "ec2", "get-console-output", "--instance-id", "i-0fedcba9876543210", "--latest"},
+		ReadOnly: true}}
 	runCheckCases(t, nodeClaimNotRegistered, []checkCase{
 		{name: "launched 7 minutes ago, no Node", edit: edits(launched(7*time.Minute),
 			claimEvent("Registering", "waiting for node", 30*time.Second)), want: []Finding{{
@@ -108,7 +109,7 @@ func TestNodeClaimNotRegistered(t *testing.T) {
 				"registered (Registered=Unknown, NodeNotFound: \"Node not registered with cluster\"); instance " +
 				"i-0fedcba9876543210 is running in subnet-0aaa (10.0.1.0/24) at 10.0.1.50; last event Registering (x2): " +
 				"\"waiting for node\"; Karpenter deletes it and tries again in about 8m (15-minute registration TTL)",
-			Remedy: remedy,
+			Remedy: remedy, Commands: console,
 		}}},
 		{name: "past the registration TTL", edit: launched(20 * time.Minute), want: []Finding{{
 			ID: "nodeclaim-not-registered", Severity: Critical, Resource: "nodeclaim/" + claimB,
@@ -116,7 +117,7 @@ func TestNodeClaimNotRegistered(t *testing.T) {
 				"registered (Registered=Unknown, NodeNotFound: \"Node not registered with cluster\"); instance " +
 				"i-0fedcba9876543210 is running in subnet-0aaa (10.0.1.0/24) at 10.0.1.50; its 15-minute registration " +
 				"TTL passed 5m ago and Karpenter has not deleted it: check that Karpenter runs",
-			Remedy: remedy,
+			Remedy: remedy, Commands: console,
 		}}},
 		{name: "instance terminated before registering: info", edit: edits(launched(2*time.Minute),
 			func(s *snapshot.Snapshot) { s.Instances[len(s.Instances)-1].State = "terminated" }), want: []Finding{{
@@ -125,9 +126,10 @@ func TestNodeClaimNotRegistered(t *testing.T) {
 				"registered (Registered=Unknown, NodeNotFound: \"Node not registered with cluster\"); instance " +
 				"i-0fedcba9876543210 is terminated in subnet-0aaa (10.0.1.0/24) at 10.0.1.50; Karpenter deletes it and " +
 				"tries again in about 13m (15-minute registration TTL)",
-			Remedy: "find why the instance ended: aws ec2 describe-instances --instance-ids i-0fedcba9876543210 --query " +
-				"'Reservations[].Instances[].StateReason' (Client.InternalError at boot is often an encrypted EBS volume " +
-				"whose KMS key the launching role cannot use); Karpenter removes the NodeClaim itself",
+			Remedy: "find why the instance ended in its state reason (the command; Client.InternalError at boot is often " +
+				"an encrypted EBS volume whose KMS key the launching role cannot use); Karpenter removes the NodeClaim itself",
+			Commands: []Command{{Argv: []string{"aws", "ec2", "describe-instances", "--instance-ids", "i-0fedcba9876543210",
+				"--query", "Reservations[].Instances[].StateReason"}, ReadOnly: true}},
 		}}},
 		{name: "no route and no endpoints: the finding says so", edit: edits(launched(7*time.Minute), withoutDefaultRoute,
 			func(s *snapshot.Snapshot) { s.NetworkACLs = nil }), want: []Finding{{
@@ -137,7 +139,7 @@ func TestNodeClaimNotRegistered(t *testing.T) {
 				"i-0fedcba9876543210 is running in subnet-0aaa (10.0.1.0/24) at 10.0.1.50; subnet subnet-0aaa has no way " +
 				"out: no default route; VPC endpoints missing: ec2, ecr.api, ecr.dkr, s3, sts; Karpenter deletes it and " +
 				"tries again in about 8m (15-minute registration TTL)",
-			Remedy: remedy,
+			Remedy: remedy, Commands: console,
 		}}},
 		{name: "a NAT gateway without an internet gateway route: the finding names it", edit: edits(launched(7*time.Minute),
 			natOnMainTable), want: []Finding{{
@@ -148,7 +150,7 @@ func TestNodeClaimNotRegistered(t *testing.T) {
 				"nat-0aaa, which sits in subnet-0public without an internet gateway route (route table rtb-0main (the " +
 				"VPC's main table)), and no VPC endpoints stand in for it (missing: ec2, ecr.api, ecr.dkr, s3, sts); " +
 				"Karpenter deletes it and tries again in about 8m (15-minute registration TTL)",
-			Remedy: remedy,
+			Remedy: remedy, Commands: console,
 		}}},
 		{name: "a regional NAT gateway without an internet gateway route: the finding names it, with no subnet",
 			edit: edits(launched(7*time.Minute), regionalNATRoute("")), want: []Finding{{
@@ -159,7 +161,7 @@ func TestNodeClaimNotRegistered(t *testing.T) {
 					"nat-0regional, a regional NAT gateway whose route table rtb-0natregional has no internet gateway " +
 					"route, and no VPC endpoints stand in for it (missing: ec2, ecr.api, ecr.dkr, s3, sts); Karpenter " +
 					"deletes it and tries again in about 8m (15-minute registration TTL)",
-				Remedy: remedy,
+				Remedy: remedy, Commands: console,
 			}}},
 		{name: "a private NAT gateway whose subnet routes to the internet gateway: the finding says it drops it",
 			edit: edits(launched(7*time.Minute), withPrivateNAT(igwA)), want: []Finding{{
@@ -172,7 +174,7 @@ func TestNodeClaimNotRegistered(t *testing.T) {
 					"virtual private gateway, never the internet), and no VPC endpoints stand in for it (missing: ec2, " +
 					"ecr.api, ecr.dkr, s3, sts); Karpenter deletes it and tries again in about 8m (15-minute " +
 					"registration TTL)",
-				Remedy: remedy,
+				Remedy: remedy, Commands: console,
 			}}},
 		{name: "a regional NAT gateway: no cause named", edit: edits(launched(7*time.Minute), withRegionalNAT),
 			want: []Finding{{
@@ -181,7 +183,7 @@ func TestNodeClaimNotRegistered(t *testing.T) {
 					"registered (Registered=Unknown, NodeNotFound: \"Node not registered with cluster\"); instance " +
 					"i-0fedcba9876543210 is running in subnet-0aaa (10.0.1.0/24) at 10.0.1.50; Karpenter deletes it " +
 					"and tries again in about 8m (15-minute registration TTL)",
-				Remedy: remedy,
+				Remedy: remedy, Commands: console,
 			}}},
 		{name: "a NAT gateway in a public subnet: no cause named", edit: edits(launched(7*time.Minute), withNATPath),
 			want: []Finding{{
@@ -190,7 +192,7 @@ func TestNodeClaimNotRegistered(t *testing.T) {
 					"registered (Registered=Unknown, NodeNotFound: \"Node not registered with cluster\"); instance " +
 					"i-0fedcba9876543210 is running in subnet-0aaa (10.0.1.0/24) at 10.0.1.50; Karpenter deletes it " +
 					"and tries again in about 8m (15-minute registration TTL)",
-				Remedy: remedy,
+				Remedy: remedy, Commands: console,
 			}}},
 		{name: "launched 30 seconds ago, not registered yet", edit: launched(30 * time.Second)},
 		{name: "registered claim with its Node"},
@@ -272,8 +274,10 @@ func TestInstanceOrphaned(t *testing.T) {
 				"addresses in subnet-0aaa (10.0.1.200, 10.0.1.77; 1 prefix 10.0.1.96/28), 1 address in subnet-0bbb " +
 				"(10.0.2.9); Karpenter's garbage collection terminates such instances once they are 30 seconds old, at most 2 " +
 				"minutes later, so Karpenter is not running or cannot reach EC2",
-			Remedy: "if no NodeClaim should own it, terminate it: aws ec2 terminate-instances --instance-ids " +
-				"i-0aaaabbbbccccdddd; then check that Karpenter runs with the cluster name demo",
+			Remedy: "if no NodeClaim should own it, terminate it (the command); then check that Karpenter runs with the " +
+				"cluster name demo",
+			Commands: []Command{{Argv: []string{"aws", "ec2", "terminate-instances", "--instance-ids", "i-0aaaabbbbccccdddd"},
+				Changes: "instance/i-0aaaabbbbccccdddd"}},
 		}}},
 		{name: "older tag set Karpenter's garbage collection does not list", edit: leaked(time.Hour, map[string]string{
 			"karpenter.sh/nodepool": "", "karpenter.k8s.aws/ec2nodeclass": "", "eks:eks-cluster-name": "",
@@ -285,8 +289,10 @@ func TestInstanceOrphaned(t *testing.T) {
 				"subnet-0bbb (10.0.2.9); Karpenter's garbage collection will not remove it: it lists only instances " +
 				"tagged karpenter.sh/nodepool, karpenter.k8s.aws/ec2nodeclass and eks:eks-cluster-name, and this one " +
 				"lacks karpenter.sh/nodepool, karpenter.k8s.aws/ec2nodeclass, eks:eks-cluster-name=demo",
-			Remedy: "if no NodeClaim should own it, terminate it: aws ec2 terminate-instances --instance-ids " +
-				"i-0aaaabbbbccccdddd; then check that Karpenter runs with the cluster name demo",
+			Remedy: "if no NodeClaim should own it, terminate it (the command); then check that Karpenter runs with the " +
+				"cluster name demo",
+			Commands: []Command{{Argv: []string{"aws", "ec2", "terminate-instances", "--instance-ids", "i-0aaaabbbbccccdddd"},
+				Changes: "instance/i-0aaaabbbbccccdddd"}},
 		}}},
 		{name: "launched a minute ago, its NodeClaim may not name it yet", edit: leaked(time.Minute, nil)},
 		{name: "launched 2.5 minutes ago, garbage collection's next pass may still take it", edit: leaked(150*time.Second, nil)},

@@ -77,9 +77,12 @@ var securityGroupEgressBlocked = Check{
 					"its instances cannot reach the EKS API, ECR, STS or EC2 and never join",
 					plural(len(s.groups), "group", "groups"), strings.Join(s.groups, ", "), s.label,
 					plural(len(s.groups), "has", "have"), countText(rules, "outbound rule", "outbound rules")),
-				Remedy: fmt.Sprintf("restore the default egress rule: `aws ec2 authorize-security-group-egress "+
-					"--group-id %s --ip-permissions 'IpProtocol=-1,IpRanges=[{CidrIp=0.0.0.0/0}]'` (at least TCP 443 "+
-					"to the endpoints' and the cluster's addresses)", s.groups[0]),
+				Remedy: fmt.Sprintf("restore the default egress rule on %s (the command; at least TCP 443 to the endpoints' "+
+					"and the cluster's addresses)", s.groups[0]),
+				Commands: []Command{{Argv: []string{"aws", "ec2", "authorize-security-group-egress", "--group-id", s.groups[0],
+					"--ip-permissions", jsonArg([]any{map[string]any{"IpProtocol": "-1",
+						"IpRanges": []any{map[string]string{"CidrIp": "0.0.0.0/0"}}}})},
+					Changes: "securitygroup/" + s.groups[0], Affects: groupAffects(x, s.groups[0])}},
 			}
 			if name, ok := strings.CutPrefix(s.ref, "node/"); ok {
 				f.Node = name

@@ -249,9 +249,11 @@ func TestSecurityGroupEgressBlocked(t *testing.T) {
 	noEgress := func(s *snapshot.Snapshot) {
 		s.SecurityGroups[0].Inbound = []snapshot.Rule{{Protocol: "-1", GroupIDs: []string{sgNodes}}}
 	}
-	remedy := "restore the default egress rule: `aws ec2 authorize-security-group-egress --group-id sg-0nodes " +
-		"--ip-permissions 'IpProtocol=-1,IpRanges=[{CidrIp=0.0.0.0/0}]'` (at least TCP 443 to the endpoints' and the " +
+	remedy := "restore the default egress rule on sg-0nodes (the command; at least TCP 443 to the endpoints' and the " +
 		"cluster's addresses)"
+	restore := []Command{{Argv: []string{"aws", "ec2", "authorize-security-group-egress", "--group-id", "sg-0nodes",
+		"--ip-permissions", `[{"IpProtocol":"-1","IpRanges":[{"CidrIp":"0.0.0.0/0"}]}]`},
+		Changes: "securitygroup/sg-0nodes", Affects: "every interface in sg-0nodes: 1 node (m5.large)"}}
 	runCheckCases(t, securityGroupEgressBlocked, []checkCase{
 		{name: "a group without any rule recorded is silent"},
 		{name: "the default allow-all egress rule is silent", edit: edits(noEgress, func(s *snapshot.Snapshot) {
@@ -284,11 +286,11 @@ func TestSecurityGroupEgressBlocked(t *testing.T) {
 				{ID: "security-group-egress-blocked", Severity: Critical, Resource: "ec2nodeclass/default",
 					Message: "the security group sg-0nodes of EC2NodeClass default has no outbound rule admitting TCP 443 " +
 						"(3 outbound rules in all): its instances cannot reach the EKS API, ECR, STS or EC2 and never join",
-					Remedy: remedy},
+					Remedy: remedy, Commands: restore},
 				{ID: "security-group-egress-blocked", Severity: Critical, Node: nodeA, Resource: "node/" + nodeA,
 					Message: "the security group sg-0nodes of node " + nodeA + " has no outbound rule admitting TCP 443 " +
 						"(3 outbound rules in all): its instances cannot reach the EKS API, ECR, STS or EC2 and never join",
-					Remedy: remedy},
+					Remedy: remedy, Commands: restore},
 			},
 		},
 		{
@@ -302,7 +304,7 @@ func TestSecurityGroupEgressBlocked(t *testing.T) {
 			want: []Finding{{ID: "security-group-egress-blocked", Severity: Critical, Resource: "nodeclaim/default-zzzzz",
 				Message: "the security group sg-0nodes of NodeClaim default-zzzzz has no outbound rule admitting TCP 443 " +
 					"(0 outbound rules in all): its instances cannot reach the EKS API, ECR, STS or EC2 and never join",
-				Remedy: remedy}},
+				Remedy: remedy, Commands: restore}},
 		},
 	})
 }

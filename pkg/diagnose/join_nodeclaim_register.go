@@ -105,18 +105,23 @@ func notRegisteredFinding(x *Index, c *ClaimInfo) Finding {
 			Severity: Info,
 			Resource: c.Ref(),
 			Message:  msg,
-			Remedy: fmt.Sprintf("find why the instance ended: aws ec2 describe-instances --instance-ids %s --query "+
-				"'Reservations[].Instances[].StateReason' (Client.InternalError at boot is often an encrypted EBS "+
-				"volume whose KMS key the launching role cannot use); %s removes the NodeClaim itself", c.Instance.ID, c.launcher()),
+			Remedy: fmt.Sprintf("find why the instance ended in its state reason (the command; Client.InternalError at boot "+
+				"is often an encrypted EBS volume whose KMS key the launching role cannot use); %s removes the NodeClaim itself",
+				c.launcher()),
+			Commands: []Command{{Argv: []string{"aws", "ec2", "describe-instances", "--instance-ids", c.Instance.ID, "--query",
+				"Reservations[].Instances[].StateReason"}, ReadOnly: true}},
 		}
 	}
 	remedy := "check that a new node in the subnet can reach the EKS API endpoint, ECR and STS on 443 (a route to a NAT " +
 		"or internet gateway, or the VPC endpoints of a private cluster; security-group egress; the subnet's network " +
 		"ACL) and that the node role has an EKS access entry"
+	f := Finding{Resource: c.Ref(), Message: msg, Remedy: remedy}
 	if c.Instance != nil {
-		remedy += fmt.Sprintf("; the instance's console shows where it stopped: aws ec2 get-console-output --instance-id %s --latest", c.Instance.ID)
+		f.Remedy += "; the instance's console shows where it stopped (the command)"
+		f.Commands = []Command{{Argv: []string{"aws", "ec2", "get-console-output", "--instance-id", c.Instance.ID, "--latest"},
+			ReadOnly: true}}
 	}
-	return Finding{Resource: c.Ref(), Message: msg, Remedy: remedy}
+	return f
 }
 
 // claimInstanceText describes the claim's instance: its ID, state, subnet and address.

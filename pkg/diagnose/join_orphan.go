@@ -143,8 +143,10 @@ func orphanFinding(s *snapshot.Snapshot, in *snapshot.Instance) Finding {
 	return Finding{
 		Resource: "instance/" + in.ID,
 		Message:  msg,
-		Remedy: fmt.Sprintf("if no NodeClaim should own it, terminate it: aws ec2 terminate-instances --instance-ids %s; "+
-			"then check that Karpenter runs with the cluster name %s", in.ID, s.ClusterName),
+		Remedy: fmt.Sprintf("if no NodeClaim should own it, terminate it (the command); then check that Karpenter runs "+
+			"with the cluster name %s", s.ClusterName),
+		Commands: []Command{{Argv: []string{"aws", "ec2", "terminate-instances", "--instance-ids", in.ID},
+			Changes: "instance/" + in.ID}},
 	}
 }
 

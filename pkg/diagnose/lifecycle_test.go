@@ -42,8 +42,9 @@ func TestTerminatingNodes(t *testing.T) {
 	stuck := []Finding{{
 		ID: "node-termination-stuck", Severity: Warning, Node: nodeA, Resource: "node/" + nodeA, Subjects: []string{"node/" + nodeA},
 		Remedy: "Karpenter removes karpenter.sh/termination once the instance is gone: check that its controller runs and " +
-			"can reach EC2 (kubectl -n kube-system logs deploy/karpenter | grep " + nodeA + "); if Karpenter is gone for " +
-			"good, remove the finalizer: kubectl patch node " + nodeA + ` --type merge -p '{"metadata":{"finalizers":null}}'`,
+			"can reach EC2 (its log mentions the node); if Karpenter is gone for good, remove the finalizer (the command)",
+		Commands: []Command{{Argv: []string{"kubectl", "patch", "node", nodeA, "--type", "merge", "-p",
+			`{"metadata":{"finalizers":null}}`}, Changes: "node/" + nodeA}},
 	}}
 	withMessage := func(msg string) []Finding {
 		out := slices.Clone(stuck)
@@ -217,9 +218,11 @@ func TestWindowsNodes(t *testing.T) {
 				ID: "windows-ipam-not-enabled", Severity: Critical, Node: nodeA, Resource: "node/" + nodeA,
 				Message: "Windows node " + nodeA + " advertises no vpc.amazonaws.com/PrivateIPv4Address, so the VPC resource " +
 					"controller gives its pods no IP address and they stay in ContainerCreating",
-				Remedy: "turn on Windows IPAM: kubectl patch configmap/amazon-vpc-cni -n kube-system --type merge " +
-					`-p '{"data":{"enable-windows-ipam":"true"}}' (create the ConfigMap if it does not exist), and attach ` +
-					"the AmazonEKSVPCResourceController policy to the EKS cluster role",
+				Remedy: `turn on Windows IPAM: set enable-windows-ipam to "true" in the amazon-vpc-cni ConfigMap (the ` +
+					"command; create the ConfigMap if it does not exist), and attach the AmazonEKSVPCResourceController " +
+					"policy to the EKS cluster role",
+				Commands: []Command{{Argv: []string{"kubectl", "-n", "kube-system", "patch", "configmap", "amazon-vpc-cni",
+					"--type", "merge", "-p", `{"data":{"enable-windows-ipam":"true"}}`}, Changes: "configmap/kube-system/amazon-vpc-cni"}},
 			}},
 		},
 		{name: "a booting Windows node is silent", edit: edits(windowsNode, noIPAM, cniCreated(time.Minute))},

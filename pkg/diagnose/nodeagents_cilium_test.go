@@ -251,7 +251,9 @@ func TestCiliumMaxPodsExceedsIPCapacity(t *testing.T) {
 
 func TestCiliumENISelectionMismatch(t *testing.T) {
 	const remedy = "correct CiliumNode " + nodeA + "'s spec.eni (Helm eni.nodeSpec.subnetIDs, subnetTags, securityGroups, " +
-		"securityGroupTags) and replace the node so Cilium attaches its interfaces anew (kubectl delete nodeclaim of node " + nodeA + ")"
+		"securityGroupTags) and replace the node so Cilium attaches its interfaces anew (the command)"
+	replace := []Command{{Argv: []string{"kubectl", "delete", "nodeclaim", "default-abcde"},
+		Changes: "nodeclaim/default-abcde and node/" + nodeA + ": Karpenter drains the node and terminates its instance"}}
 	runCheckCases(t, ciliumENISelectionMismatch, []checkCase{
 		{name: "interfaces as the CiliumNode asks are clean", edit: ciliumENI(1, nil, false)},
 		{name: "the primary interface is never Cilium's to place", edit: ciliumENI(0, nil, false)},
@@ -264,7 +266,7 @@ func TestCiliumENISelectionMismatch(t *testing.T) {
 			want: []Finding{{ID: "cilium-eni-selection-mismatch", Severity: Warning, Node: nodeA, Resource: "node/" + nodeA,
 				Message: "ENI eni-0cilium (device 1) that Cilium manages is in subnet subnet-0pods, not one of spec.eni.subnet-ids " +
 					"(subnet-0other), and carries security groups sg-0pods, not spec.eni.security-groups (sg-0extra, sg-0pods)",
-				Remedy: remedy}},
+				Remedy: remedy, Commands: replace}},
 		},
 		{
 			name: "tags select by exact value",
@@ -276,7 +278,7 @@ func TestCiliumENISelectionMismatch(t *testing.T) {
 			want: []Finding{{ID: "cilium-eni-selection-mismatch", Severity: Warning, Node: nodeA, Resource: "node/" + nodeA,
 				Message: "ENI eni-0cilium (device 1) that Cilium manages is in subnet subnet-0pods, whose tags do not match " +
 					"spec.eni.subnet-tags (cilium-pods=false)",
-				Remedy: remedy}},
+				Remedy: remedy, Commands: replace}},
 		},
 		{name: "subnet-ids with no subnet in the node's zone: Cilium falls back to subnet-tags, clean",
 			edit: edits(ciliumENI(1, nil, false), func(s *snapshot.Snapshot) {
@@ -296,7 +298,8 @@ func TestCiliumIPAMOperatorError(t *testing.T) {
 			s.CiliumNodes = []snapshot.CiliumNode{{Name: nodeA, OperatorError: operatorError}}
 		})
 	}
-	const remedy = "kubectl -n kube-system logs deploy/cilium-operator | grep " + nodeA + "; a full pool needs more CIDRs " +
+	logs := []Command{{Argv: []string{"kubectl", "-n", "kube-system", "logs", "deploy/cilium-operator"}, ReadOnly: true}}
+	const remedy = "read the lines naming " + nodeA + " in the operator's log (the command); a full pool needs more CIDRs " +
 		"(Helm ipam.operator.clusterPoolIPv4PodCIDRList, or the CiliumPodIPPool's spec.ipv4.cidrs), a CIDR conflict the " +
 		"node's spec.ipam.podCIDRs released"
 	runCheckCases(t, ciliumIPAMOperatorError, []checkCase{
@@ -307,7 +310,7 @@ func TestCiliumIPAMOperatorError(t *testing.T) {
 			want: []Finding{{ID: "cilium-ipam-operator-error", Severity: Warning, Node: nodeA, Resource: "node/" + nodeA,
 				Message: "Cilium's operator (ipam: cluster-pool) reports on CiliumNode " + nodeA + ": \"allocator clusterCIDR: " +
 					"10.0.0.0/8, nodeMask: 24 full\"",
-				Remedy: remedy}},
+				Remedy: remedy, Commands: logs}},
 		},
 		{
 			name: "multi-pool: the node handler's error fires",
@@ -315,7 +318,7 @@ func TestCiliumIPAMOperatorError(t *testing.T) {
 			want: []Finding{{ID: "cilium-ipam-operator-error", Severity: Warning, Node: nodeA, Resource: "node/" + nodeA,
 				Message: "Cilium's operator (ipam: multi-pool) reports on CiliumNode " + nodeA + ": \"ipam-multi-pool-sync " +
 					"allocation failed: cannot allocate from non-existing pool: mars\"",
-				Remedy: remedy}},
+				Remedy: remedy, Commands: logs}},
 		},
 		{
 			name: "ENI mode: the operator never writes the field, so a value there is not its error",

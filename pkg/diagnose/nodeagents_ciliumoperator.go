@@ -59,9 +59,10 @@ var ciliumIPAMOperatorError = Check{
 				Resource: nodeRef(n.Name()),
 				Message: fmt.Sprintf("Cilium's operator (ipam: %s) reports on CiliumNode %s: \"%s\"", c.IPAM(), cn.Name,
 					cn.OperatorError),
-				Remedy: "kubectl -n kube-system logs deploy/cilium-operator | grep " + n.Name() + "; a full pool needs more CIDRs " +
+				Remedy: "read the lines naming " + n.Name() + " in the operator's log (the command); a full pool needs more CIDRs " +
 					"(Helm ipam.operator.clusterPoolIPv4PodCIDRList, or the CiliumPodIPPool's spec.ipv4.cidrs), a CIDR conflict " +
 					"the node's spec.ipam.podCIDRs released",
+				Commands: []Command{{Argv: []string{"kubectl", "-n", "kube-system", "logs", "deploy/cilium-operator"}, ReadOnly: true}},
 			})
 		}
 		return out

@@ -74,8 +74,9 @@ var ciliumENISelectionMismatch = Check{
 					Message: fmt.Sprintf("ENI %s (device %d) that Cilium manages %s", e.ID, e.DeviceIndex,
 						strings.Join(bad, ", and ")),
 					Remedy: fmt.Sprintf("correct CiliumNode %s's spec.eni (Helm eni.nodeSpec.subnetIDs, subnetTags, securityGroups, "+
-						"securityGroupTags) and replace the node so Cilium attaches its interfaces anew "+
-						"(kubectl delete nodeclaim of node %s)", cn.Name, n.Name()),
+						"securityGroupTags) and replace the node so Cilium attaches its interfaces anew (the %s)", cn.Name,
+						plural(len(replaceNodeCommands(n.NodeInfo)), "command", "commands")),
+					Commands: replaceNodeCommands(n.NodeInfo),
 				})
 			}
 		}

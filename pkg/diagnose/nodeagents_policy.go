@@ -98,8 +98,8 @@ var networkPolicyNotEnforced = Check{
 				Resource: awsNodeResource,
 				Message: fmt.Sprintf("%s and aws-node is the CNI, but %s: the policies are accepted and not enforced, "+
 					"every pod still reaches every other", exist, why),
-				Remedy: policyAgentRemedy(x),
 			})
+			out[len(out)-1].Remedy, out[len(out)-1].Commands = policyAgentRemedy(x)
 		}
 		if f, ok := policyControllerOff(x, exist, vpcCNI); ok {
 			out = append(out, f)
@@ -182,28 +182,27 @@ func policyControllerOff(x *Index, exist string, vpcCNI bool) (Finding, bool) {
 		state = fmt.Sprintf("the amazon-vpc-cni ConfigMap does not set %s: \"%s\"", snapshot.VPCCNIKeyPolicyEnable,
 			snapshot.VPCCNIPolicyEnabled)
 	}
-	patch := "kubectl -n kube-system patch configmap amazon-vpc-cni --type merge -p " +
-		"'{\"data\":{\"enable-network-policy-controller\":\"true\"}}'"
-	switch s.VPCCNIConfigState {
-	case snapshot.ConfigMapNotFound:
-		patch = "kubectl -n kube-system create configmap amazon-vpc-cni --from-literal=enable-network-policy-controller=true"
-	case "":
-		patch += " (create the ConfigMap if it does not exist)"
-	}
 	f := Finding{Resource: vpcCNIConfigResource}
+	patch, patchProse := policyControllerConfigMap(x)
 	if agentOn && s.VPCCNIConfigState != "" {
-		cluster := x.clusterName()
-		if cluster == "" {
-			cluster = "CLUSTER"
-		}
 		f.Message = fmt.Sprintf("%s and %s, but %s: the network policy controller (run by the EKS control plane) is off, "+
 			"writes no PolicyEndpoints, and the agent enforces nothing", exist, strings.Join(who, " and "), state)
-		f.Remedy = fmt.Sprintf("turn the controller on with the agent: aws eks update-addon --cluster-name %s --addon-name vpc-cni "+
-			"--configuration-values '{\"enableNetworkPolicy\":\"true\"}' (it sets both); with a self-managed aws-node: %s",
-			cluster, patch)
+		addon, ok := enableNetworkPolicyAddon(x)
+		if ok {
+			f.Remedy = "turn the controller on with the agent: with the vpc-cni add-on, set its configuration value " +
+				"enableNetworkPolicy (it sets both; the first command); with a self-managed aws-node, " + patchProse +
+				" (the second)"
+			f.Commands = []Command{addon, patch}
+		} else {
+			f.Remedy = "turn the controller on with the agent: with the vpc-cni add-on, set its configuration value " +
+				"enableNetworkPolicy to \"true\" with the AWS CLI's eks update-addon and your cluster's name (it sets both; " +
+				clusterNameUnknown + "); with a self-managed aws-node, " + patchProse + " (the command)"
+			f.Commands = []Command{patch}
+		}
 	} else {
 		f.Message = fmt.Sprintf("%s and %s, but %s, so Auto Mode enforces no policy", exist, strings.Join(who, " and "), state)
-		f.Remedy = patch
+		f.Remedy = patchProse + " (the command)"
+		f.Commands = []Command{patch}
 	}
 	if x.autoModeNodes() {
 		f.Remedy += "; the Auto Mode NodeClass's spec.networkPolicy (DefaultAllow or DefaultDeny) sets what pods without a " +
@@ -235,15 +234,59 @@ func policiesText(counts []snapshot.PolicyCount) (string, int) {
 	return strings.Join(parts, " and "), total
 }
 
-// policyAgentRemedy says how to turn the VPC CNI's network policy agent on.
-func policyAgentRemedy(x *Index) string {
+// clusterNameUnknown says why a remedy names no cluster.
+const clusterNameUnknown = "karpnet found the cluster's name neither in aws-node's CLUSTER_NAME nor in the instances' " +
+	"eks:eks-cluster-name tag"
+
+// policyAgentRemedy says how to turn the VPC CNI's network policy agent on, and the add-on
+// command that does it when karpnet knows the cluster's name.
+func policyAgentRemedy(x *Index) (string, []Command) {
+	const rest = "Helm: enableNetworkPolicy=true with nodeAgent.enabled=true; a self-managed cluster also runs the network " +
+		"policy controller; or run another enforcer, such as Calico in policy-only mode"
+	if addon, ok := enableNetworkPolicyAddon(x); ok {
+		return "turn the agent on with the vpc-cni add-on's configuration value enableNetworkPolicy (the command); " + rest,
+			[]Command{addon}
+	}
+	return "turn the agent on: set the vpc-cni add-on's configuration value enableNetworkPolicy to \"true\" with the AWS " +
+		"CLI's eks update-addon and your cluster's name (" + clusterNameUnknown + "); " + rest, nil
+}
+
+// enableNetworkPolicyAddon is the aws eks update-addon command that sets the vpc-cni add-on's
+// enableNetworkPolicy, which turns on both the network policy agent in aws-node and the
+// controller; false when karpnet does not know the cluster's name. The configuration values
+// are encoded by encoding/json; the cluster's name is one argument.
+func enableNetworkPolicyAddon(x *Index) (Command, bool) {
 	cluster := x.clusterName()
 	if cluster == "" {
-		cluster = "CLUSTER"
+		return Command{}, false
 	}
-	return fmt.Sprintf("turn the agent on: aws eks update-addon --cluster-name %s --addon-name vpc-cni --configuration-values "+
-		"'{\"enableNetworkPolicy\":\"true\"}' (Helm: enableNetworkPolicy=true with nodeAgent.enabled=true; a self-managed "+
-		"cluster also runs the network policy controller); or run another enforcer, such as Calico in policy-only mode", cluster)
+	return Command{
+		Argv: []string{"aws", "eks", "update-addon", "--cluster-name", cluster, "--addon-name", "vpc-cni",
+			"--configuration-values", jsonArg(map[string]string{"enableNetworkPolicy": "true"})},
+		Changes: "the vpc-cni add-on (" + awsNodeResource + ", " + vpcCNIConfigResource + ")",
+		Affects: "aws-node runs on " + nodesAffected(x, func(n *NodeInfo) bool { return n.VPCCNI }),
+	}, true
+}
+
+// policyControllerConfigMap is the kubectl command that turns the network policy controller on
+// in the amazon-vpc-cni ConfigMap (a merge patch, or a create when the ConfigMap does not
+// exist), and the prose that leads to it.
+func policyControllerConfigMap(x *Index) (Command, string) {
+	const key = "enable-network-policy-controller"
+	c := Command{
+		Argv: []string{"kubectl", "-n", "kube-system", "patch", "configmap", "amazon-vpc-cni", "--type", "merge", "-p",
+			jsonArg(map[string]any{"data": map[string]string{key: "true"}})},
+		Changes: vpcCNIConfigResource,
+	}
+	prose := "set " + key + " to \"true\" in the amazon-vpc-cni ConfigMap"
+	switch x.Snapshot.VPCCNIConfigState {
+	case snapshot.ConfigMapNotFound:
+		c.Argv = []string{"kubectl", "-n", "kube-system", "create", "configmap", "amazon-vpc-cni", "--from-literal=" + key + "=true"}
+		prose = "create the amazon-vpc-cni ConfigMap with " + key + " \"true\""
+	case "":
+		prose += ", creating it if it does not exist"
+	}
+	return c, prose
 }
 
 // autoModeNodes reports whether any EKS Auto Mode node runs.

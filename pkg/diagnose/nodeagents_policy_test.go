@@ -15,9 +15,16 @@ func TestNetworkPolicyNotEnforced(t *testing.T) {
 	agent := func(on bool) func(*snapshot.Snapshot) {
 		return func(s *snapshot.Snapshot) { s.AWSNode.NodeAgent = &snapshot.NodeAgent{NetworkPolicy: on} }
 	}
-	const remedy = `turn the agent on: aws eks update-addon --cluster-name CLUSTER --addon-name vpc-cni --configuration-values ` +
-		`'{"enableNetworkPolicy":"true"}' (Helm: enableNetworkPolicy=true with nodeAgent.enabled=true; a self-managed cluster ` +
-		`also runs the network policy controller); or run another enforcer, such as Calico in policy-only mode`
+	const rest = "Helm: enableNetworkPolicy=true with nodeAgent.enabled=true; a self-managed cluster also runs the network " +
+		"policy controller; or run another enforcer, such as Calico in policy-only mode"
+	const remedy = `turn the agent on: set the vpc-cni add-on's configuration value enableNetworkPolicy to "true" with the ` +
+		`AWS CLI's eks update-addon and your cluster's name (karpnet found the cluster's name neither in aws-node's ` +
+		`CLUSTER_NAME nor in the instances' eks:eks-cluster-name tag); ` + rest
+	// addon is the add-on command of a cluster named by aws-node's CLUSTER_NAME.
+	addon := Command{Argv: []string{"aws", "eks", "update-addon", "--cluster-name", "prod", "--addon-name", "vpc-cni",
+		"--configuration-values", `{"enableNetworkPolicy":"true"}`},
+		Changes: "the vpc-cni add-on (daemonset/kube-system/aws-node, configmap/kube-system/amazon-vpc-cni)",
+		Affects: "aws-node runs on 1 node (m5.large)"}
 	config := func(state, value string) func(*snapshot.Snapshot) {
 		return func(s *snapshot.Snapshot) {
 			s.VPCCNIConfigState = state
@@ -26,15 +33,21 @@ func TestNetworkPolicyNotEnforced(t *testing.T) {
 			}
 		}
 	}
-	const patch = `kubectl -n kube-system patch configmap amazon-vpc-cni --type merge -p ` +
-		`'{"data":{"enable-network-policy-controller":"true"}}'`
-	controllerOff := func(state, how string) []Finding {
+	const patchProse = `set enable-network-policy-controller to "true" in the amazon-vpc-cni ConfigMap`
+	patch := Command{Argv: []string{"kubectl", "-n", "kube-system", "patch", "configmap", "amazon-vpc-cni", "--type", "merge",
+		"-p", `{"data":{"enable-network-policy-controller":"true"}}`}, Changes: "configmap/kube-system/amazon-vpc-cni"}
+	create := Command{Argv: []string{"kubectl", "-n", "kube-system", "create", "configmap", "amazon-vpc-cni",
+		"--from-literal=enable-network-policy-controller=true"}, Changes: "configmap/kube-system/amazon-vpc-cni"}
+	controllerOff := func(state, how string, cmd Command) []Finding {
 		return []Finding{{ID: "network-policy-not-enforced", Severity: Warning, Resource: "configmap/kube-system/amazon-vpc-cni",
 			Message: "2 NetworkPolicies (shop/allow-web, shop/deny-all) exist and aws-node's network policy agent runs with " +
 				"--enable-network-policy=true, but " + state + ": the network policy controller (run by the EKS control plane) " +
 				"is off, writes no PolicyEndpoints, and the agent enforces nothing",
-			Remedy: `turn the controller on with the agent: aws eks update-addon --cluster-name CLUSTER --addon-name vpc-cni ` +
-				`--configuration-values '{"enableNetworkPolicy":"true"}' (it sets both); with a self-managed aws-node: ` + how}}
+			Remedy: `turn the controller on with the agent: with the vpc-cni add-on, set its configuration value ` +
+				`enableNetworkPolicy to "true" with the AWS CLI's eks update-addon and your cluster's name (it sets both; ` +
+				`karpnet found the cluster's name neither in aws-node's CLUSTER_NAME nor in the instances' ` +
+				`eks:eks-cluster-name tag); with a self-managed aws-node, ` + how + ` (the command)`,
+			Commands: []Command{cmd}}}
 	}
 	npaNotRunning := func(s *snapshot.Snapshot) {
 		s.Nodes[0].Status.Conditions = append(s.Nodes[0].Status.Conditions, corev1.NodeCondition{Type: "NetworkingReady",
@@ -48,24 +61,37 @@ func TestNetworkPolicyNotEnforced(t *testing.T) {
 			name: "the agent on and the controller off on a standard cluster fires on the ConfigMap",
 			edit: edits(policies, agent(true), config("found", "false")),
 			want: controllerOff(`the amazon-vpc-cni ConfigMap sets enable-network-policy-controller: "false", and the `+
-				`controller is on only for exactly "true"`, patch),
+				`controller is on only for exactly "true"`, patchProse, patch),
 		},
 		{
 			name: "\"True\" is not \"true\" to the controller",
 			edit: edits(policies, agent(true), config("found", "True")),
 			want: controllerOff(`the amazon-vpc-cni ConfigMap sets enable-network-policy-controller: "True", and the `+
-				`controller is on only for exactly "true"`, patch),
+				`controller is on only for exactly "true"`, patchProse, patch),
 		},
 		{
 			name: "the agent on and the key absent fires",
 			edit: edits(policies, agent(true), config("found", "")),
-			want: controllerOff(`the amazon-vpc-cni ConfigMap does not set enable-network-policy-controller: "true"`, patch),
+			want: controllerOff(`the amazon-vpc-cni ConfigMap does not set enable-network-policy-controller: "true"`, patchProse, patch),
+		},
+		{
+			name: "with the cluster's name from aws-node, the add-on command comes first",
+			edit: edits(policies, agent(true), config("found", ""), cniEnv(snapshot.EnvClusterName, "prod")),
+			want: []Finding{{ID: "network-policy-not-enforced", Severity: Warning, Resource: "configmap/kube-system/amazon-vpc-cni",
+				Message: "2 NetworkPolicies (shop/allow-web, shop/deny-all) exist and aws-node's network policy agent runs with " +
+					"--enable-network-policy=true, but the amazon-vpc-cni ConfigMap does not set enable-network-policy-controller: " +
+					`"true": the network policy controller (run by the EKS control plane) is off, writes no PolicyEndpoints, and ` +
+					"the agent enforces nothing",
+				Remedy: "turn the controller on with the agent: with the vpc-cni add-on, set its configuration value " +
+					"enableNetworkPolicy (it sets both; the first command); with a self-managed aws-node, " + patchProse +
+					" (the second)",
+				Commands: []Command{addon, patch}}},
 		},
 		{
 			name: "the agent on and no ConfigMap fires, the remedy creates it",
 			edit: edits(policies, agent(true), config("not-found", "")),
 			want: controllerOff("there is no amazon-vpc-cni ConfigMap in kube-system",
-				"kubectl -n kube-system create configmap amazon-vpc-cni --from-literal=enable-network-policy-controller=true"),
+				`create the amazon-vpc-cni ConfigMap with enable-network-policy-controller "true"`, create),
 		},
 		{name: "an unread ConfigMap is silent", edit: edits(policies, agent(true), config("", ""), func(s *snapshot.Snapshot) {
 			s.Gaps = []snapshot.Gap{{Source: snapshot.SourceVPCCNIConfig, Reason: "forbidden"}}
@@ -79,6 +105,16 @@ func TestNetworkPolicyNotEnforced(t *testing.T) {
 					"agent runs with --enable-network-policy=false: the policies are accepted and not enforced, every pod still " +
 					"reaches every other",
 				Remedy: remedy}},
+		},
+		{
+			name: "the agent off with the cluster's name from aws-node: the add-on command",
+			edit: edits(policies, agent(false), cniEnv(snapshot.EnvClusterName, "prod")),
+			want: []Finding{{ID: "network-policy-not-enforced", Severity: Warning, Resource: "daemonset/kube-system/aws-node",
+				Message: "2 NetworkPolicies (shop/allow-web, shop/deny-all) exist and aws-node is the CNI, but its network policy " +
+					"agent runs with --enable-network-policy=false: the policies are accepted and not enforced, every pod still " +
+					"reaches every other",
+				Remedy:   "turn the agent on with the vpc-cni add-on's configuration value enableNetworkPolicy (the command); " + rest,
+				Commands: []Command{addon}}},
 		},
 		{
 			name: "no agent container fires, for the VPC CNI's own kinds too",
@@ -120,9 +156,11 @@ func TestNetworkPolicyNotEnforcedAutoMode(t *testing.T) {
 	want := []Finding{{ID: "network-policy-not-enforced", Severity: Warning, Resource: "configmap/kube-system/amazon-vpc-cni",
 		Message: "at least 3 NetworkPolicies (a/x, b/y, c/z) exist and EKS Auto Mode nodes run, but the amazon-vpc-cni ConfigMap " +
 			"does not set enable-network-policy-controller: \"true\", so Auto Mode enforces no policy",
-		Remedy: "kubectl -n kube-system patch configmap amazon-vpc-cni --type merge -p " +
-			"'{\"data\":{\"enable-network-policy-controller\":\"true\"}}' (create the ConfigMap if it does not exist); the Auto " +
-			"Mode NodeClass's spec.networkPolicy (DefaultAllow or DefaultDeny) sets what pods without a policy get"}}
+		Remedy: `set enable-network-policy-controller to "true" in the amazon-vpc-cni ConfigMap, creating it if it ` +
+			`does not exist (the command); the Auto Mode NodeClass's spec.networkPolicy (DefaultAllow or DefaultDeny) sets ` +
+			`what pods without a policy get`,
+		Commands: []Command{{Argv: []string{"kubectl", "-n", "kube-system", "patch", "configmap", "amazon-vpc-cni", "--type",
+			"merge", "-p", `{"data":{"enable-network-policy-controller":"true"}}`}, Changes: "configmap/kube-system/amazon-vpc-cni"}}}}
 	runCasesOver(t, autoHealthy, networkPolicyNotEnforced, []checkCase{
 		{name: "no policy is silent"},
 		{name: "the controller off fires on the ConfigMap", edit: policies, want: want},
@@ -153,8 +191,10 @@ func TestNetworkPolicyNotEnforcedAutoMode(t *testing.T) {
 		}), want: []Finding{{ID: "network-policy-not-enforced", Severity: Warning, Resource: "configmap/kube-system/amazon-vpc-cni",
 			Message: "at least 3 NetworkPolicies (a/x, b/y, c/z) exist and EKS Auto Mode nodes run, but there is no amazon-vpc-cni " +
 				"ConfigMap in kube-system, so Auto Mode enforces no policy",
-			Remedy: "kubectl -n kube-system create configmap amazon-vpc-cni --from-literal=enable-network-policy-controller=true; " +
-				"the Auto Mode NodeClass's spec.networkPolicy (DefaultAllow or DefaultDeny) sets what pods without a policy get"}}},
+			Remedy: `create the amazon-vpc-cni ConfigMap with enable-network-policy-controller "true" (the command); ` +
+				"the Auto Mode NodeClass's spec.networkPolicy (DefaultAllow or DefaultDeny) sets what pods without a policy get",
+			Commands: []Command{{Argv: []string{"kubectl", "-n", "kube-system", "create", "configmap", "amazon-vpc-cni",
+				"--from-literal=enable-network-policy-controller=true"}, Changes: "configmap/kube-system/amazon-vpc-cni"}}}}},
 	})
 }
 

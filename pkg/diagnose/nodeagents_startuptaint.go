@@ -53,6 +53,8 @@ var specNodePoolStartupTaintMissing = &Spec{
 			"set-cilium-node-taints is written when operator.setNodeTaints is true, or unset with operator.removeNodeTaints (values.yaml: removeNodeTaints true, setNodeTaints unset): both on by default"},
 		{UpstreamKarpenter, "website/content/en/docs/concepts/nodepools.md (Cilium Startup Taint)",
 			"Karpenter documents node.cilium.io/agent-not-ready=true:NoExecute in startupTaints; without it Karpenter keeps launching nodes for pods the taint keeps off"},
+		{UpstreamKarpenterCore, "pkg/apis/v1/nodepool.go (NodeClaimTemplateSpec.StartupTaints, NodePool.Hash)",
+			"startupTaints is an atomic list with omitempty (absent when empty, so a JSON patch must create it), and is part of the template hash, so changing it drifts the pool's NodeClaims"},
 	},
 }
 
@@ -104,13 +106,32 @@ var nodePoolStartupTaintMissing = Check{
 			out = append(out, Finding{
 				Resource: "nodepool/" + p.Name,
 				Message:  msg,
-				Remedy: fmt.Sprintf("kubectl patch nodepool %s --type json -p '[{\"op\":\"add\",\"path\":\"/spec/template/spec/startupTaints/-\","+
-					"\"value\":{\"key\":\"%s\",\"value\":\"true\",\"effect\":\"NoExecute\"}}]' (use \"path\":\"/spec/template/spec/startupTaints\" "+
-					"with a list value when the pool has none yet)", p.Name, key),
+				Remedy: fmt.Sprintf("add the taint %s with effect NoExecute to NodePool %s's spec.template.spec.startupTaints, "+
+					"as Cilium and Karpenter document", key, p.Name),
+				Commands: []Command{startupTaintPatch(x, p, key)},
 			})
 		}
 		return out
 	},
+}
+
+// startupTaintPatch is the kubectl JSON patch that adds the taint key (value true, effect
+// NoExecute) to pool p's startup taints: it creates the list when the pool has none, and
+// appends to it otherwise, so that the patch applies to the NodePool as it is. The patch is
+// encoded by encoding/json and passed as one argument. startupTaints is part of the NodePool's
+// hash, so Karpenter marks the pool's NodeClaims drifted and replaces its nodes.
+func startupTaintPatch(x *Index, p *snapshot.NodePool, key string) Command {
+	taint := map[string]string{"key": key, "value": "true", "effect": string(corev1.TaintEffectNoExecute)}
+	op := map[string]any{"op": "add", "path": "/spec/template/spec/startupTaints/-", "value": taint}
+	if len(p.StartupTaints) == 0 {
+		op = map[string]any{"op": "add", "path": "/spec/template/spec/startupTaints", "value": []any{taint}}
+	}
+	return Command{
+		Argv:    []string{"kubectl", "patch", "nodepool", p.Name, "--type", "json", "-p", jsonArg([]any{op})},
+		Changes: "nodepool/" + p.Name,
+		Affects: "the NodePool's nodes drift and Karpenter replaces them: " +
+			nodesAffected(x, func(n *NodeInfo) bool { return n.PoolName == p.Name }),
+	}
 }
 
 // ciliumRunsInPool reports whether Cilium's agent runs on the pool's nodes: not on Windows

@@ -19,15 +19,31 @@ func withCilium(config map[string]string) func(*snapshot.Snapshot) {
 	}
 }
 
+// defaultPoolNodes are the healthy fixture's nodes of NodePool default, as a command's Affects
+// counts them.
+const defaultPoolNodes = "1 node (m5.large)"
+
 func TestNodePoolStartupTaintMissing(t *testing.T) {
-	const remedy = `kubectl patch nodepool default --type json -p '[{"op":"add","path":"/spec/template/spec/startupTaints/-",` +
-		`"value":{"key":"node.cilium.io/agent-not-ready","value":"true","effect":"NoExecute"}}]' ` +
-		`(use "path":"/spec/template/spec/startupTaints" with a list value when the pool has none yet)`
+	// patch is the command that adds key to NodePool default's startup taints: it creates the
+	// list when the pool has none (create), and appends to it otherwise.
+	patch := func(key string, create bool) []Command {
+		op := `[{"op":"add","path":"/spec/template/spec/startupTaints/-","value":{"effect":"NoExecute","key":"` + key + `","value":"true"}}]`
+		if create {
+			op = `[{"op":"add","path":"/spec/template/spec/startupTaints","value":[{"effect":"NoExecute","key":"` + key + `","value":"true"}]}]`
+		}
+		return []Command{{Argv: []string{"kubectl", "patch", "nodepool", "default", "--type", "json", "-p", op},
+			Changes: "nodepool/default", Affects: "the NodePool's nodes drift and Karpenter replaces them: " + defaultPoolNodes}}
+	}
+	remedy := func(key string) string {
+		return "add the taint " + key + " with effect NoExecute to NodePool default's spec.template.spec.startupTaints, " +
+			"as Cilium and Karpenter document"
+	}
 	const msg = "Cilium's operator removes the taint node.cilium.io/agent-not-ready from a node once the agent on it is ready, " +
 		"and NodePool default does not list it in spec.template.spec.startupTaints: Karpenter counts pending pods as not fitting " +
 		"a new node that carries it and launches more, or schedules pods before the node's datapath works"
 	finding := func(m string) []Finding {
-		return []Finding{{ID: "nodepool-startup-taint-missing", Severity: Warning, Resource: "nodepool/default", Message: m, Remedy: remedy}}
+		return []Finding{{ID: "nodepool-startup-taint-missing", Severity: Warning, Resource: "nodepool/default", Message: m,
+			Remedy: remedy(snapshot.CiliumTaintDefault), Commands: patch(snapshot.CiliumTaintDefault, true)}}
 	}
 	startup := func(key string) func(*snapshot.Snapshot) {
 		return func(s *snapshot.Snapshot) {
@@ -48,7 +64,9 @@ func TestNodePoolStartupTaintMissing(t *testing.T) {
 		{name: "a NodePool without the taint fires", edit: withCilium(map[string]string{"ipam": "eni"}), want: finding(msg)},
 		{name: "overlay mode too: the taint is Cilium's, whatever its IPAM", edit: withCilium(map[string]string{"ipam": "cluster-pool"}), want: finding(msg)},
 		{name: "a NodePool that lists the taint is clean", edit: edits(withCilium(nil), startup(snapshot.CiliumTaintDefault))},
-		{name: "another startup taint does not count", edit: edits(withCilium(nil), startup("example.com/not-ready")), want: finding(msg)},
+		{name: "another startup taint does not count, and the patch appends to the list", edit: edits(withCilium(nil), startup("example.com/not-ready")),
+			want: []Finding{{ID: "nodepool-startup-taint-missing", Severity: Warning, Resource: "nodepool/default", Message: msg,
+				Remedy: remedy(snapshot.CiliumTaintDefault), Commands: patch(snapshot.CiliumTaintDefault, false)}}},
 		{
 			name: "a custom taint key is the one to list",
 			edit: edits(withCilium(map[string]string{"agent-not-ready-taint-key": "example.com/cni-not-ready"}), startup(snapshot.CiliumTaintDefault)),
@@ -56,9 +74,7 @@ func TestNodePoolStartupTaintMissing(t *testing.T) {
 				Message: "Cilium's operator removes the taint example.com/cni-not-ready from a node once the agent on it is ready, " +
 					"and NodePool default does not list it in spec.template.spec.startupTaints: Karpenter counts pending pods as not " +
 					"fitting a new node that carries it and launches more, or schedules pods before the node's datapath works",
-				Remedy: `kubectl patch nodepool default --type json -p '[{"op":"add","path":"/spec/template/spec/startupTaints/-",` +
-					`"value":{"key":"example.com/cni-not-ready","value":"true","effect":"NoExecute"}}]' ` +
-					`(use "path":"/spec/template/spec/startupTaints" with a list value when the pool has none yet)`}},
+				Remedy: remedy("example.com/cni-not-ready"), Commands: patch("example.com/cni-not-ready", false)}},
 		},
 		{name: "a readiness.k8s.io/ key is silent", edit: withCilium(map[string]string{"agent-not-ready-taint-key": "readiness.k8s.io/cilium"})},
 		{name: "a Windows pool is silent", edit: edits(withCilium(nil), func(s *snapshot.Snapshot) {

@@ -235,18 +235,24 @@ var placementGroupPartitionMismatch = Check{
 			default:
 				continue
 			}
-			partText, fix := "a partition", "the instance's partition number"
-			if part > 0 {
-				partText, fix = fmt.Sprintf("partition %d", part), strconv.Itoa(int(part))
-			}
-			out = append(out, Finding{
+			partText := "a partition"
+			f := Finding{
 				Node: n.Name(), Resource: nodeRef(n.Name()),
-				Message: fmt.Sprintf("instance %s is in %s of partition placement group %s, but the node label %s is %s",
-					n.Instance.ID, partText, groupName(g), labelPlacementGroupPartition, state),
-				Remedy: fmt.Sprintf("set the label to the instance's Placement.PartitionNumber (kubectl label node %s %s=%s "+
-					"--overwrite), or %s; Karpenter v1.11+ fills it at registration",
-					n.Name(), labelPlacementGroupPartition, fix, replaceNodeRemedy(n, "")),
-			})
+				Remedy: fmt.Sprintf("set the label to the instance's Placement.PartitionNumber, or %s (the %s); Karpenter "+
+					"v1.11+ fills it at registration", replaceNodeProse(n, ""), plural(len(replaceNodeCommands(n)), "command", "commands")),
+				Commands: replaceNodeCommands(n),
+			}
+			if part > 0 {
+				partText = fmt.Sprintf("partition %d", part)
+				f.Remedy = fmt.Sprintf("set the label to the instance's Placement.PartitionNumber (the kubectl label command), "+
+					"or %s (the kubectl delete command); Karpenter v1.11+ fills it at registration", replaceNodeProse(n, ""))
+				label := Command{Argv: []string{"kubectl", "label", "node", n.Name(),
+					labelPlacementGroupPartition + "=" + strconv.Itoa(int(part)), "--overwrite"}, Changes: "node/" + n.Name()}
+				f.Commands = append([]Command{label}, f.Commands...)
+			}
+			f.Message = fmt.Sprintf("instance %s is in %s of partition placement group %s, but the node label %s is %s",
+				n.Instance.ID, partText, groupName(g), labelPlacementGroupPartition, state)
+			out = append(out, f)
 		}
 		return out
 	},

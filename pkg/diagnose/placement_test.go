@@ -201,9 +201,15 @@ func TestPlacementGroupPartitionMismatch(t *testing.T) {
 		return []Finding{{ID: "placement-group-partition-mismatch", Severity: Warning, Node: nodeE2, Resource: "node/" + nodeE2,
 			Message: "instance " + instE2 + " is in partition 2 of partition placement group training, but the node label " +
 				"karpenter.k8s.aws/placement-group-partition is " + state,
-			Remedy: "set the label to the instance's Placement.PartitionNumber (kubectl label node " + nodeE2 +
-				" karpenter.k8s.aws/placement-group-partition=2 --overwrite), or replace the node: kubectl delete nodeclaim " +
-				"training-2e2e2; Karpenter v1.11+ fills it at registration"}}
+			Remedy: "set the label to the instance's Placement.PartitionNumber (the kubectl label command), or replace the " +
+				"node by deleting its NodeClaim training-2e2e2 (the kubectl delete command); Karpenter v1.11+ fills it at " +
+				"registration",
+			Commands: []Command{
+				{Argv: []string{"kubectl", "label", "node", nodeE2, "karpenter.k8s.aws/placement-group-partition=2", "--overwrite"},
+					Changes: "node/" + nodeE2},
+				{Argv: []string{"kubectl", "delete", "nodeclaim", "training-2e2e2"},
+					Changes: "nodeclaim/training-2e2e2 and node/" + nodeE2 + ": Karpenter drains the node and terminates its instance"},
+			}}}
 	}
 	runClusterCases(t, placementGroupPartitionMismatch, []checkCase{
 		{name: "a cluster group without partition labels is silent"},

@@ -19,3 +19,40 @@ func replaceNodeRemedy(n *NodeInfo, why string) string {
 	}
 	return what + ": kubectl drain " + n.Name() + " --ignore-daemonsets --delete-emptydir-data, then terminate its instance"
 }
+
+// replaceNodeCommands are the commands that replace node n, as replaceNodeRemedy describes:
+// delete its NodeClaim when it has one, else delete the Node of a NodePool, else drain the node
+// and terminate its instance (when karpnet knows the instance).
+func replaceNodeCommands(n *NodeInfo) []Command {
+	switch {
+	case n.Claim != nil && n.Claim.Name != "":
+		return []Command{{Argv: []string{"kubectl", "delete", "nodeclaim", n.Claim.Name},
+			Changes: "nodeclaim/" + n.Claim.Name + " and node/" + n.Name() + ": " + n.launcher() + " drains the node and terminates its instance"}}
+	case n.PoolName != "":
+		return []Command{{Argv: []string{"kubectl", "delete", "node", n.Name()},
+			Changes: "node/" + n.Name() + ": " + n.launcher() + " drains it and terminates its instance"}}
+	}
+	cmds := []Command{{Argv: []string{"kubectl", "drain", n.Name(), "--ignore-daemonsets", "--delete-emptydir-data"},
+		Changes: "node/" + n.Name() + ": cordoned, its pods evicted"}}
+	if n.Instance != nil && n.Instance.ID != "" {
+		cmds = append(cmds, Command{Argv: []string{"aws", "ec2", "terminate-instances", "--instance-ids", n.Instance.ID},
+			Changes: "instance/" + n.Instance.ID + " (node/" + n.Name() + ")"})
+	}
+	return cmds
+}
+
+// replaceNodeProse tells how to replace the node, and why, without the command, which
+// replaceNodeCommands gives: "replace the node WHY by deleting its NodeClaim NAME".
+func replaceNodeProse(n *NodeInfo, why string) string {
+	what := "replace the node"
+	if why != "" {
+		what += " " + why
+	}
+	switch {
+	case n.Claim != nil && n.Claim.Name != "":
+		return what + " by deleting its NodeClaim " + n.Claim.Name
+	case n.PoolName != "":
+		return what + " by deleting the Node (" + n.launcher() + " drains it and terminates its instance)"
+	}
+	return what + ": drain it, then terminate its instance"
+}

@@ -227,7 +227,9 @@ var eniConfigSubnetMismatch = Check{
 				Message: fmt.Sprintf("ENIConfig %q (%s) names %s, but the node has secondary ENIs elsewhere: %s; pods on "+
 					"them take addresses and security groups from the wrong subnet", c.Name, c.from(), cfg.Subnet,
 					strings.Join(wrong, ", ")),
-				Remedy: replaceNodeRemedy(n, "so the VPC CNI creates its ENIs from the current ENIConfig (it never moves an attached ENI)"),
+				Remedy: replaceNodeProse(n, "so the VPC CNI creates its ENIs from the current ENIConfig (it never moves an "+
+					"attached ENI)") + " (" + plural(len(replaceNodeCommands(n)), "the command", "the commands") + ")",
+				Commands: replaceNodeCommands(n),
 			}, true
 		})
 	},

@@ -133,8 +133,10 @@ func TestENIConfigZoneMismatch(t *testing.T) {
 func TestENIConfigSubnetMismatch(t *testing.T) {
 	finding := func(msg string) []Finding {
 		return []Finding{{ID: "eniconfig-subnet-mismatch", Severity: Warning, Node: nodeA, Resource: "node/" + nodeA, Message: msg,
-			Remedy: "replace the node so the VPC CNI creates its ENIs from the current ENIConfig (it never moves an attached ENI): " +
-				"kubectl delete nodeclaim default-abcde"}}
+			Remedy: "replace the node so the VPC CNI creates its ENIs from the current ENIConfig (it never moves an attached ENI) " +
+				"by deleting its NodeClaim default-abcde (the command)",
+			Commands: []Command{{Argv: []string{"kubectl", "delete", "nodeclaim", "default-abcde"},
+				Changes: "nodeclaim/default-abcde and node/" + nodeA + ": Karpenter drains the node and terminates its instance"}}}}
 	}
 	addENI := func(e snapshot.ENI) func(*snapshot.Snapshot) {
 		return func(s *snapshot.Snapshot) { s.Instances[0].ENIs = append(s.Instances[0].ENIs, e) }

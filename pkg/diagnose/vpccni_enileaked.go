@@ -242,7 +242,9 @@ func leakedFinding(x *Index, e *snapshot.InterfaceRecord, l leak) Finding {
 		msg += " and pins " + plural(len(e.SecurityGroups), "security group ", "security groups ") +
 			strings.Join(groupIDs(e.SecurityGroups), ", ") + ", which cannot be deleted while it exists"
 	}
-	remedy := "delete it once nothing needs it (karpnet never does): aws ec2 delete-network-interface --network-interface-id " + e.ID
+	remedy := "delete it once nothing needs it (karpnet never does; the command)"
+	del := []Command{{Argv: []string{"aws", "ec2", "delete-network-interface", "--network-interface-id", e.ID},
+		Changes: eniRef(e.ID)}}
 	c := l.cleaners
 	if c.anyTakes() {
 		remedy += "; " + c.cleanerText() + " should have deleted it by " +
@@ -252,7 +254,7 @@ func leakedFinding(x *Index, e *snapshot.InterfaceRecord, l leak) Finding {
 		} else if c.ipamdOff != "" {
 			remedy += "; ipamd's does not take it: " + c.ipamdOff
 		}
-		return Finding{Resource: eniRef(e.ID), Message: msg, Remedy: remedy}
+		return Finding{Resource: eniRef(e.ID), Message: msg, Remedy: remedy, Commands: del}
 	}
 	var off []string
 	for _, o := range []string{c.ipamdOff, c.rcOff} {
@@ -264,7 +266,7 @@ func leakedFinding(x *Index, e *snapshot.InterfaceRecord, l leak) Finding {
 	if len(off) > 0 {
 		remedy += ": " + strings.Join(off, "; ")
 	}
-	return Finding{Resource: eniRef(e.ID), Message: msg, Remedy: remedy}
+	return Finding{Resource: eniRef(e.ID), Message: msg, Remedy: remedy, Commands: del}
 }
 
 // eniRef returns the resource name of an interface, eni/ID.

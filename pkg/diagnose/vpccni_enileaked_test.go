@@ -29,7 +29,9 @@ func TestENILeaked(t *testing.T) {
 				SecurityGroups: []snapshot.GroupRef{{ID: sgNodes}}, Tags: tags})
 		}
 	}
-	const deleteIt = "delete it once nothing needs it (karpnet never does): aws ec2 delete-network-interface --network-interface-id eni-0leak"
+	const deleteIt = "delete it once nothing needs it (karpnet never does; the command)"
+	del := []Command{{Argv: []string{"aws", "ec2", "delete-network-interface", "--network-interface-id", "eni-0leak"},
+		Changes: "eni/eni-0leak"}}
 	const holds = "; it holds 2 addresses and 1 /28 prefix of " + subnetA + " and pins security group " + sgNodes +
 		", which cannot be deleted while it exists"
 	const ipamdFailed = ` and did not (look for "Failed to clean up leaked ENI eni-0leak" in the aws-node logs)`
@@ -37,7 +39,7 @@ func TestENILeaked(t *testing.T) {
 		"which the VPC resource controller's cleanup looks for"
 	leaked := func(why, remedy string) []Finding {
 		return []Finding{{ID: "eni-leaked", Severity: Warning, Resource: "eni/eni-0leak",
-			Message: "eni-0leak is available, attached to nothing: " + why + holds, Remedy: deleteIt + remedy}}
+			Message: "eni-0leak is available, attached to nothing: " + why + holds, Remedy: deleteIt + remedy, Commands: del}}
 	}
 	terminated := func(ago time.Duration) func(*snapshot.Snapshot) {
 		return func(s *snapshot.Snapshot) {

@@ -93,7 +93,9 @@ var prefixDelegationInactive = Check{
 					"came after the node started, and ipamd keeps giving pods the addresses it holds and adds no prefix while "+
 					"enough are free, so the node moves to /28 prefixes only when it is replaced", SettingPrefixDelegation,
 					n.Type.Name, strings.Join(enis, ", "), countText(secondary, "secondary IP", "secondary IPs"))
-				f.Remedy = replaceNodeRemedy(n, "when it should run on prefixes (drift or expiry does it too)")
+				f.Remedy = replaceNodeProse(n, "when it should run on prefixes (drift or expiry does it too)") + " (" +
+					plural(len(replaceNodeCommands(n)), "the command", "the commands") + ")"
+				f.Commands = replaceNodeCommands(n)
 			}
 			out = append(out, f)
 		}

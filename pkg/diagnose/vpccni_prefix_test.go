@@ -44,7 +44,10 @@ func TestPrefixDelegationInactive(t *testing.T) {
 				Message: "ENABLE_PREFIX_DELEGATION=true but the ENIs of this m5.large (eni-0primarydef0) still hold 1 secondary IP " +
 					"and no prefix: prefix delegation came after the node started, and ipamd keeps giving pods the addresses it " +
 					"holds and adds no prefix while enough are free, so the node moves to /28 prefixes only when it is replaced",
-				Remedy: "replace the node when it should run on prefixes (drift or expiry does it too): kubectl delete nodeclaim default-abcde"}},
+				Remedy: "replace the node when it should run on prefixes (drift or expiry does it too) by deleting its NodeClaim " +
+					"default-abcde (the command)",
+				Commands: []Command{{Argv: []string{"kubectl", "delete", "nodeclaim", "default-abcde"},
+					Changes: "nodeclaim/default-abcde and node/" + nodeA + ": Karpenter drains the node and terminates its instance"}}}},
 		},
 		{name: "no prefix 30 minutes in fires", edit: pd, want: finding(noPrefix, remedy(subnetA, subnetADetail))},
 		{

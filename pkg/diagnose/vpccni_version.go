@@ -121,9 +121,10 @@ var vpcCNIVersionTooOld = Check{
 			Resource: awsNodeResource,
 			Message: fmt.Sprintf("aws-node runs VPC CNI %s (image %s), which ignores %s",
 				v, image, strings.Join(needs, ", ")),
-			Remedy: fmt.Sprintf("upgrade the VPC CNI to %s or later (aws eks update-addon --cluster-name CLUSTER "+
-				"--addon-name vpc-cni --addon-version VERSION, listed by aws eks describe-addon-versions --addon-name vpc-cni; "+
-				"or the aws-vpc-cni Helm chart), or remove those settings from the aws-node DaemonSet's env", newest),
+			Remedy: fmt.Sprintf("upgrade the VPC CNI to %s or later (the vpc-cni add-on to one of the versions the read-only "+
+				"command lists, with the AWS CLI's eks update-addon, or the aws-vpc-cni Helm chart), or remove those settings "+
+				"from the aws-node DaemonSet's env", newest),
+			Commands: []Command{{Argv: []string{"aws", "eks", "describe-addon-versions", "--addon-name", "vpc-cni"}, ReadOnly: true}},
 		}}
 	},
 }

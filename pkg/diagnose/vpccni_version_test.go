@@ -43,9 +43,10 @@ func TestVPCCNIVersionTooOld(t *testing.T) {
 				ID: "vpc-cni-version-too-old", Severity: Warning, Resource: "daemonset/kube-system/aws-node",
 				Message: "aws-node runs VPC CNI 1.8.0 (image " + old + "), which ignores ENABLE_PREFIX_DELEGATION=true " +
 					"(needs 1.9.0), ENABLE_SUBNET_DISCOVERY=true (needs 1.18.0)",
-				Remedy: "upgrade the VPC CNI to 1.18.0 or later (aws eks update-addon --cluster-name CLUSTER --addon-name vpc-cni " +
-					"--addon-version VERSION, listed by aws eks describe-addon-versions --addon-name vpc-cni; or the aws-vpc-cni " +
-					"Helm chart), or remove those settings from the aws-node DaemonSet's env",
+				Remedy: "upgrade the VPC CNI to 1.18.0 or later (the vpc-cni add-on to one of the versions the read-only command " +
+					"lists, with the AWS CLI's eks update-addon, or the aws-vpc-cni Helm chart), or remove those settings from " +
+					"the aws-node DaemonSet's env",
+				Commands: []Command{{Argv: []string{"aws", "eks", "describe-addon-versions", "--addon-name", "vpc-cni"}, ReadOnly: true}},
 			}},
 		},
 		{
@@ -54,9 +55,10 @@ func TestVPCCNIVersionTooOld(t *testing.T) {
 			want: []Finding{{
 				ID: "vpc-cni-version-too-old", Severity: Warning, Resource: "daemonset/kube-system/aws-node",
 				Message: "aws-node runs VPC CNI 1.19.6 (image amazon-k8s-cni:v1.19.6), which ignores ENABLE_MULTI_NIC=true (needs 1.20.0)",
-				Remedy: "upgrade the VPC CNI to 1.20.0 or later (aws eks update-addon --cluster-name CLUSTER --addon-name vpc-cni " +
-					"--addon-version VERSION, listed by aws eks describe-addon-versions --addon-name vpc-cni; or the aws-vpc-cni " +
-					"Helm chart), or remove those settings from the aws-node DaemonSet's env",
+				Remedy: "upgrade the VPC CNI to 1.20.0 or later (the vpc-cni add-on to one of the versions the read-only command " +
+					"lists, with the AWS CLI's eks update-addon, or the aws-vpc-cni Helm chart), or remove those settings from " +
+					"the aws-node DaemonSet's env",
+				Commands: []Command{{Argv: []string{"aws", "eks", "describe-addon-versions", "--addon-name", "vpc-cni"}, ReadOnly: true}},
 			}},
 		},
 		{name: "an unparsable version is silent", edit: edits(image("amazon-k8s-cni:latest"), cniEnv(SettingPrefixDelegation, "true"))},

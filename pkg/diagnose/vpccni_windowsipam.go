@@ -56,9 +56,12 @@ var windowsIPAMNotEnabled = Check{
 				Resource: nodeRef(n.Name()),
 				Message: fmt.Sprintf("Windows node %s advertises no %s, so the VPC resource controller gives its pods "+
 					"no IP address and they stay in ContainerCreating", n.Name(), ResourceWindowsIPv4),
-				Remedy: "turn on Windows IPAM: kubectl patch configmap/amazon-vpc-cni -n kube-system --type merge " +
-					"-p '{\"data\":{\"enable-windows-ipam\":\"true\"}}' (create the ConfigMap if it does not exist), " +
-					"and attach the AmazonEKSVPCResourceController policy to the EKS cluster role",
+				Remedy: "turn on Windows IPAM: set enable-windows-ipam to \"true\" in the amazon-vpc-cni ConfigMap (the " +
+					"command; create the ConfigMap if it does not exist), and attach the AmazonEKSVPCResourceController policy " +
+					"to the EKS cluster role",
+				Commands: []Command{{Argv: []string{"kubectl", "-n", "kube-system", "patch", "configmap", "amazon-vpc-cni",
+					"--type", "merge", "-p", jsonArg(map[string]any{"data": map[string]string{"enable-windows-ipam": "true"}})},
+					Changes: vpcCNIConfigResource}},
 			})
 		}
 		return out

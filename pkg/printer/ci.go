@@ -227,5 +227,8 @@ func findingText(f diagnose.Finding) string {
 	if f.Remedy != "" {
 		s += "\nremedy: " + f.Remedy
 	}
+	if cmds := f.RemedyCommands(); cmds != "" {
+		s += "\n" + cmds
+	}
 	return s
 }

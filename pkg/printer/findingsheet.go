@@ -26,7 +26,7 @@ func FindingSheet(f diagnose.Finding, cols int, st *style.Styles) string {
 	t.header("Message")
 	t.para(indent, orNone(f.Message))
 	t.header("Remedy")
-	t.remedy(indent, "", orNone(f.Remedy))
+	t.findingRemedy(indent, "", f, true)
 	var about []kv
 	if f.Resource != "" {
 		about = append(about, kv{"Resource", f.Resource})

@@ -33,9 +33,7 @@ func problems(t *text, list []diagnose.Finding) {
 			t.line(ind + head)
 			t.line(strings.Repeat(" ", indent+4) + shorten(msg, t.limit()-indent-4))
 		}
-		if f.Remedy != "" {
-			t.remedy(indent+4, t.st.Label.Render("remedy:")+" ", f.Remedy)
-		}
+		t.findingRemedy(indent+4, t.st.Label.Render("remedy:")+" ", f, false)
 	}
 }
 

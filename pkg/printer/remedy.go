@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 )
 
 // remedyPart is a piece of a remedy: prose, or one command to paste.
@@ -122,6 +124,22 @@ func (t *text) remedy(indent int, head, remedy string) {
 		default:
 			t.para(indent+hw, withColon(p.text, parts, i))
 		}
+	}
+}
+
+// findingRemedy writes f's remedy at indent after head, then its commands under it, one per
+// line, lined up with the remedy's text and never wrapped. A finding without a remedy writes
+// none, unless orNone asks for "<none>".
+func (t *text) findingRemedy(indent int, head string, f diagnose.Finding, orNoneText bool) {
+	switch {
+	case f.Remedy != "":
+		t.remedy(indent, head, f.Remedy)
+	case orNoneText:
+		t.remedy(indent, head, orNone(f.Remedy))
+	}
+	pad := strings.Repeat(" ", indent+width(head))
+	for _, c := range f.Commands {
+		t.line(pad + "  " + c.String())
 	}
 }
 

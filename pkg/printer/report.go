@@ -143,8 +143,8 @@ func finding(t *text, indent int, f diagnose.Finding, subj string, withRemedy bo
 		t.para(indent+4, subj)
 	}
 	t.para(indent+4, f.Message)
-	if withRemedy && f.Remedy != "" {
-		t.remedy(indent+4, t.st.Label.Render("remedy:")+" ", f.Remedy)
+	if withRemedy {
+		t.findingRemedy(indent+4, t.st.Label.Render("remedy:")+" ", f, false)
 	}
 }
 

@@ -92,6 +92,8 @@ type (
 		Node     string `json:"node,omitempty"`
 		Resource string `json:"resource,omitempty"`
 		Remedy   string `json:"remedy"`
+		// Commands are the remedy's commands, each rendered for a POSIX shell.
+		Commands []string `json:"commands,omitempty"`
 	}
 )
 
@@ -175,6 +177,9 @@ func sarifResultOf(f diagnose.Finding, ruleIndex int) sarifResult {
 	if f.Remedy != "" {
 		text += "\nRemedy: " + f.Remedy
 	}
+	if cmds := f.RemedyCommands(); cmds != "" {
+		text += "\n" + cmds
+	}
 	logical := []sarifLogicalLoc{subjectLocation(f.Subject(), f.SubjectKind())}
 	if f.Node != "" && f.Resource != "" && f.Resource != f.Subject() {
 		kind, _, _ := strings.Cut(f.Resource, "/")
@@ -196,7 +201,8 @@ func sarifResultOf(f diagnose.Finding, ruleIndex int) sarifResult {
 			LogicalLocations: logical,
 		}},
 		PartialFingerprints: map[string]string{sarifFingerprint: hex.EncodeToString(sum[:])},
-		Properties:          sarifResultProps{Severity: f.Severity.String(), Node: f.Node, Resource: f.Resource, Remedy: f.Remedy},
+		Properties: sarifResultProps{Severity: f.Severity.String(), Node: f.Node, Resource: f.Resource, Remedy: f.Remedy,
+			Commands: renderedCommands(f.Commands)},
 	}
 }
 
@@ -226,4 +232,13 @@ func subjectURI(f diagnose.Finding) string {
 		parts = append([]string{"context", url.PathEscape(f.Context)}, parts...)
 	}
 	return strings.Join(parts, "/")
+}
+
+// renderedCommands renders each command for a POSIX shell; nil when there are none.
+func renderedCommands(cmds []diagnose.Command) []string {
+	var out []string
+	for _, c := range cmds {
+		out = append(out, c.String())
+	}
+	return out
 }

@@ -187,8 +187,18 @@ func findingSheet(f diagnose.Finding) pageFinder {
 
 // findingPage is findingSheet's page of f in d.
 func findingPage(d *data, f diagnose.Finding) sheetPage {
+	// y copies the remedy's commands, one per line and quoted for a POSIX shell, when it has
+	// any: the remedy's prose then only refers to them.
+	copy, copied := f.Remedy, "the remedy"
+	if cmds := f.RemedyCommands(); cmds != "" {
+		copied = "the remedy's command"
+		if len(f.Commands) > 1 {
+			copied += "s"
+		}
+		copy = cmds
+	}
 	return sheetPage{
-		where: findingWhere(f), refs: findingRefs(d, f), copy: f.Remedy, copied: "the remedy", check: f.ID,
+		where: findingWhere(f), refs: findingRefs(d, f), copy: copy, copied: copied, check: f.ID,
 		body: func(cols int, th theme) string { return printer.FindingSheet(f, cols, th.Styles) },
 		tail: func(cols int, th theme) string {
 			doc, ok := catalogueDoc(f.ID)

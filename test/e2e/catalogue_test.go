@@ -26,7 +26,22 @@ type jsonReport struct {
 	} `json:"summary"`
 	Findings []struct {
 		ID, Severity, Node, Resource, Message, Remedy string
+		Commands                                      []jsonCommand `json:"commands"`
 	} `json:"findings"`
+}
+
+// jsonCommand is a command of a finding's remedy.
+type jsonCommand struct {
+	Argv []string `json:"argv"`
+}
+
+// commandLines returns the argument vectors of cmds, each joined by spaces, one per line.
+func commandLines(cmds []jsonCommand) string {
+	var lines []string
+	for _, c := range cmds {
+		lines = append(lines, strings.Join(c.Argv, " "))
+	}
+	return strings.Join(lines, "\n")
 }
 
 func decode(t *testing.T, r result) jsonReport {

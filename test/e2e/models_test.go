@@ -115,8 +115,8 @@ func TestModelSecurityGroups(t *testing.T) {
 				strings.Contains(f.Message, "TCP 53") || strings.Contains(f.Message, "1025-65535") {
 				t.Errorf("the blocked flows are not UDP 53 alone: %s", f.Message)
 			}
-			if fix := "--group-id " + handMade + " --protocol udp --port 53 --source-group " + handMade; !strings.Contains(f.Remedy, fix) {
-				t.Errorf("remedy lacks %q: %s", fix, f.Remedy)
+			if fix := "--group-id " + handMade + " --protocol udp --port 53 --source-group " + handMade; !strings.Contains(commandLines(f.Commands), fix) {
+				t.Errorf("the remedy's commands lack %q: %s", fix, commandLines(f.Commands))
 			}
 		case "security-group-cluster-tag-conflict":
 			for _, id := range []string{cluster, tf, "kubernetes.io/cluster/e2e"} {

@@ -362,8 +362,8 @@ func TestNetworkPolicyEnforcement(t *testing.T) {
 	if diff := cmpDiff(want, rep.set()); diff != "" {
 		t.Errorf("findings with the agent on and no ConfigMap (-want +got):\n%s\nstdout:\n%s", diff, r.stdout)
 	}
-	if len(rep.Findings) == 1 && !strings.Contains(rep.Findings[0].Remedy, "--from-literal=enable-network-policy-controller=true") {
-		t.Errorf("the remedy does not create the ConfigMap with the key: %s", rep.Findings[0].Remedy)
+	if len(rep.Findings) == 1 && !strings.Contains(commandLines(rep.Findings[0].Commands), "--from-literal=enable-network-policy-controller=true") {
+		t.Errorf("the remedy's commands do not create the ConfigMap with the key: %s", commandLines(rep.Findings[0].Commands))
 	}
 	// The ConfigMap with "false", as the VPC CNI's manifest ships it: still off.
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "amazon-vpc-cni", Namespace: "kube-system"},
