@@ -99,11 +99,13 @@ var maxPodsExceedsIPCapacity = Check{
 				msg += fmt.Sprintf("; %s is not Nitro%s, so the VPC CNI gives it secondary IPs, not prefixes, though %s=true",
 					n.Type.Name, hypervisorNote(n.Type), SettingPrefixDelegation)
 			}
+			remedy, commands := maxPodsRemedy(peers, n, r, cni)
 			out = append(out, Finding{
 				Node:     n.Name(),
 				Resource: nodeRef(n.Name()),
 				Message:  msg,
-				Remedy:   maxPodsRemedy(peers, n, r, cni),
+				Remedy:   remedy,
+				Commands: commands,
 			})
 		}
 		return out

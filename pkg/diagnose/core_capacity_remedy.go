@@ -22,8 +22,8 @@ import (
 // their own) and replace the node, and a cap on the whole class is offered only beside what
 // it would do to the class's other nodes. Any other node gets the cap where its kubelet
 // settings live, with the nodes it would also lower, and the CNI or Karpenter setting that
-// fits its case.
-func maxPodsRemedy(peers *peerIndex, n *NodeInfo, r CapacityReport, cni CNISettings) string {
+// fits its case. The commands are those of the node's replacement, where that is the fix.
+func maxPodsRemedy(peers *peerIndex, n *NodeInfo, r CapacityReport, cni CNISettings) (string, []Command) {
 	var where string
 	v1beta1 := n.PoolName != "" && (n.Pool != nil && isV1beta1(n.Pool.APIVersion) || n.Class != nil && isV1beta1(n.Class.APIVersion))
 	switch {
@@ -33,7 +33,7 @@ func maxPodsRemedy(peers *peerIndex, n *NodeInfo, r CapacityReport, cni CNISetti
 		where = fmt.Sprintf("spec.kubelet.maxPods of %s %s", classKindName(n), n.ClassName)
 	default:
 		return fmt.Sprintf("set the node group's max pods (nodeadm NodeConfig spec.kubelet.config.maxPods) to at most %d%s",
-			r.IPCapacity, prefixDelegationOption(n, r))
+			r.IPCapacity, prefixDelegationOption(n, r)), nil
 	}
 	hit := peers.capped(n, v1beta1, r.IPCapacity)
 	if nonNitroInPrefixClass(n, r, cni) {
@@ -42,8 +42,8 @@ func maxPodsRemedy(peers *peerIndex, n *NodeInfo, r CapacityReport, cni CNISetti
 			"Nitro a NodePool and EC2NodeClass of their own with kubelet.maxPods at most %d), then %s; capping %s at "+
 			"%d instead %s",
 			n.PoolName, n.Type.Name, hypervisorXen, where, maxPodsValue(n), labelInstanceHypervisor, hypervisorXen,
-			n.PoolName, r.IPCapacity, replaceNodeRemedy(n, "so it is launched on a type that takes prefixes"),
-			where, r.IPCapacity, hit.text("would also cap", "would cap no other node"))
+			n.PoolName, r.IPCapacity, replaceNodeProse(n, "so it is launched on a type that takes prefixes"),
+			where, r.IPCapacity, hit.text("would also cap", "would cap no other node")), replaceNodeCommands(n)
 	}
 	parts := []string{fmt.Sprintf("set %s to at most %d", where, r.IPCapacity)}
 	if hit.nodes > 0 {
@@ -52,7 +52,7 @@ func maxPodsRemedy(peers *peerIndex, n *NodeInfo, r CapacityReport, cni CNISetti
 	if (r.CustomNetworking || r.TrunkENI) && n.ClassName != "" && !explicitMaxPods(n) {
 		parts = append(parts, "or set Karpenter's RESERVED_ENIS=1 (settings.reservedENIs) so it leaves out the ENI that custom networking or the trunk takes")
 	}
-	return strings.Join(parts, ", ") + prefixDelegationOption(n, r)
+	return strings.Join(parts, ", ") + prefixDelegationOption(n, r), nil
 }
 
 // prefixDelegationOption offers prefix delegation on a Nitro type that runs without it.

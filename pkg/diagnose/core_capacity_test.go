@@ -19,6 +19,13 @@ func TestMaxPodsExceedsIPCapacity(t *testing.T) {
 	finding := func(msg, remedy string) []Finding {
 		return []Finding{{ID: "max-pods-exceeds-ip-capacity", Severity: Critical, Node: nodeA, Resource: "node/" + nodeA, Message: msg, Remedy: remedy}}
 	}
+	// replaced is a finding whose fix ends in replacing nodeA by deleting its NodeClaim.
+	replaced := func(msg, remedy string) []Finding {
+		f := finding(msg, remedy)
+		f[0].Commands = []Command{{Argv: []string{"kubectl", "delete", "nodeclaim", "default-abcde"},
+			Changes: "nodeclaim/default-abcde and node/" + nodeA + ": Karpenter drains the node and terminates its instance"}}
+		return f
+	}
 	pd := ", or enable prefix delegation (aws-node ENABLE_PREFIX_DELEGATION=true) on this Nitro type"
 	// A prefix-delegation class whose kubelet.maxPods (110) fits its Nitro nodes, with nodeA on
 	// an m4.large (Xen): the VPC CNI gives it secondary IPs, (2 ENIs - 0) x (10 IPv4 - 1) + 2 = 20.
@@ -86,12 +93,12 @@ func TestMaxPodsExceedsIPCapacity(t *testing.T) {
 		{
 			name: "a Xen type in a prefix-delegation class is kept out by its NodePool, not by capping the class",
 			edit: edits(prefixClass, onM4),
-			want: finding(xenMsg,
+			want: replaced(xenMsg,
 				"NodePool default admits m4.large, a xen type the VPC CNI gives no prefixes, while spec.kubelet.maxPods of "+
 					"EC2NodeClass default (110) is sized for prefix delegation: add the requirement "+
 					"karpenter.k8s.aws/instance-hypervisor NotIn [xen] to NodePool default (or give the types that are not Nitro "+
 					"a NodePool and EC2NodeClass of their own with kubelet.maxPods at most 20), then replace the node so it is "+
-					"launched on a type that takes prefixes: kubectl delete nodeclaim default-abcde; capping spec.kubelet.maxPods "+
+					"launched on a type that takes prefixes by deleting its NodeClaim default-abcde; capping spec.kubelet.maxPods "+
 					"of EC2NodeClass default at 20 instead would also cap 2 other nodes (m5.large, m5.xlarge) below their capacity.pods 110"),
 		},
 		{name: "the Nitro twin in the prefix-delegation class is silent", edit: prefixClass},
@@ -112,12 +119,12 @@ func TestMaxPodsExceedsIPCapacity(t *testing.T) {
 		{
 			name: "a Xen type alone in its prefix-delegation class caps no other node",
 			edit: edits(prefixClass, onM4, func(s *snapshot.Snapshot) { s.Nodes = s.Nodes[:1] }),
-			want: finding(xenMsg,
+			want: replaced(xenMsg,
 				"NodePool default admits m4.large, a xen type the VPC CNI gives no prefixes, while spec.kubelet.maxPods of "+
 					"EC2NodeClass default (110) is sized for prefix delegation: add the requirement "+
 					"karpenter.k8s.aws/instance-hypervisor NotIn [xen] to NodePool default (or give the types that are not Nitro "+
 					"a NodePool and EC2NodeClass of their own with kubelet.maxPods at most 20), then replace the node so it is "+
-					"launched on a type that takes prefixes: kubectl delete nodeclaim default-abcde; capping spec.kubelet.maxPods "+
+					"launched on a type that takes prefixes by deleting its NodeClaim default-abcde; capping spec.kubelet.maxPods "+
 					"of EC2NodeClass default at 20 instead would cap no other node"),
 		},
 		{
