@@ -22,6 +22,7 @@ targets=(
 	"./pkg/snapshot FuzzIsReport"
 	"./pkg/diff FuzzCompare"
 	"./pkg/diagnose FuzzSnapshotFields"
+	"./pkg/diagnose FuzzTransitionTime"
 	"./pkg/printer FuzzPipeline"
 	"./pkg/printer FuzzAppendIndented"
 	"./pkg/tui FuzzTUI"
