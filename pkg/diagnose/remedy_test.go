@@ -37,3 +37,16 @@ func TestReplaceNodeRemedy(t *testing.T) {
 		})
 	}
 }
+
+// claimDeleted is the command that replaces a node by deleting its NodeClaim, as
+// replaceNodeCommands gives it for a node launched by launcher.
+func claimDeleted(claim, node, launcher string) []Command {
+	return []Command{{Argv: []string{"kubectl", "delete", "nodeclaim", claim},
+		Changes: "nodeclaim/" + claim + " and node/" + node + ": " + launcher + " drains the node and terminates its instance"}}
+}
+
+// nodeDeleted is the command that replaces a node of a NodePool whose NodeClaim is unknown.
+func nodeDeleted(node, launcher string) []Command {
+	return []Command{{Argv: []string{"kubectl", "delete", "node", node},
+		Changes: "node/" + node + ": " + launcher + " drains it and terminates its instance"}}
+}
