@@ -62,7 +62,8 @@ var internalIPOutsideSubnet = Check{
 					Message: fmt.Sprintf("InternalIP %s is outside %s (%s) of instance %s",
 						ip, n.Subnet.ID, strings.Join(texts, ", "), n.Instance.ID),
 					Remedy: "kubelet must report the primary ENI's IP: remove any --node-ip override (nodeadm NodeConfig " +
-						"spec.kubelet.flags or user data), then " + replaceNodeRemedy(n, "") + "; a Node reused by another instance must be deleted",
+						"spec.kubelet.flags or user data), then " + replaceNodeProse(n, "") + "; a Node reused by another instance must be deleted",
+					Commands: replaceNodeCommands(n),
 				})
 			}
 		}

@@ -28,8 +28,9 @@ func TestInternalIPOutsideSubnet(t *testing.T) {
 				ID: "internal-ip-outside-subnet", Severity: Critical, Node: nodeA, Resource: "node/" + nodeA,
 				Message: "InternalIP 10.0.2.10 is outside " + subnetA + " (10.0.1.0/24) of instance " + instanceA,
 				Remedy: "kubelet must report the primary ENI's IP: remove any --node-ip override (nodeadm NodeConfig " +
-					"spec.kubelet.flags or user data), then replace the node: kubectl delete nodeclaim default-abcde; a Node " +
+					"spec.kubelet.flags or user data), then replace the node by deleting its NodeClaim default-abcde; a Node " +
 					"reused by another instance must be deleted",
+				Commands: claimDeleted("default-abcde", nodeA, "Karpenter"),
 			}},
 		},
 		{name: "only the first InternalIP counts", edit: internalIP("10.0.1.10", "192.168.0.1")},

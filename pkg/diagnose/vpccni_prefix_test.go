@@ -166,8 +166,9 @@ func TestIPv6NodeHasNoIPv4Ceiling(t *testing.T) {
 			ID: "internal-ip-outside-subnet", Severity: Critical, Node: nodeA, Resource: "node/" + nodeA,
 			Message: "InternalIP 2600:1f14:bbb:1::10 is outside " + subnetA + " (2600:1f14:aaa:1::/64) of instance " + instanceA,
 			Remedy: "kubelet must report the primary ENI's IP: remove any --node-ip override (nodeadm NodeConfig " +
-				"spec.kubelet.flags or user data), then replace the node: kubectl delete nodeclaim default-abcde; a Node " +
+				"spec.kubelet.flags or user data), then replace the node by deleting its NodeClaim default-abcde; a Node " +
 				"reused by another instance must be deleted",
+			Commands: claimDeleted("default-abcde", nodeA, "Karpenter"),
 		}},
 	}})
 	r := describeFirst(edited(healthy(), ipv6Node))
