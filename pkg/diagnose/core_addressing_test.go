@@ -42,8 +42,8 @@ func TestInternalIPOutsideSubnet(t *testing.T) {
 }
 
 func TestInternalIPNotInstanceIP(t *testing.T) {
-	remedy := "kubelet must report the instance's primary IP: remove any --node-ip override, then replace the node: " +
-		"kubectl delete nodeclaim default-abcde; or delete the stale Node (kubectl delete node " + nodeA + ") if another instance took its name"
+	remedy := "kubelet must report the instance's primary IP: remove any --node-ip override, then replace the node by " +
+		"deleting its NodeClaim default-abcde; or delete the stale Node " + nodeA + " if another instance took its name"
 	runCheckCases(t, internalIPNotInstanceIP, []checkCase{
 		{name: "primary IP is silent"},
 		{name: "secondary ENI IP is silent", edit: internalIP("10.0.1.200")},
@@ -52,8 +52,9 @@ func TestInternalIPNotInstanceIP(t *testing.T) {
 			edit: internalIP("10.0.1.99"),
 			want: []Finding{{
 				ID: "internal-ip-not-instance-ip", Severity: Critical, Node: nodeA, Resource: "node/" + nodeA,
-				Message: "InternalIP 10.0.1.99 is none of the 2 private IPs of instance " + instanceA + " (primary 10.0.1.10)",
-				Remedy:  remedy,
+				Message:  "InternalIP 10.0.1.99 is none of the 2 private IPs of instance " + instanceA + " (primary 10.0.1.10)",
+				Remedy:   remedy,
+				Commands: claimDeleted("default-abcde", nodeA, "Karpenter"),
 			}},
 		},
 		{
@@ -61,8 +62,9 @@ func TestInternalIPNotInstanceIP(t *testing.T) {
 			edit: edits(internalIP("10.0.1.99"), func(s *snapshot.Snapshot) { s.Instances[0].PrivateIP = "" }),
 			want: []Finding{{
 				ID: "internal-ip-not-instance-ip", Severity: Critical, Node: nodeA, Resource: "node/" + nodeA,
-				Message: "InternalIP 10.0.1.99 is none of the 2 private IPs of instance " + instanceA + " (primary 10.0.1.10)",
-				Remedy:  remedy,
+				Message:  "InternalIP 10.0.1.99 is none of the 2 private IPs of instance " + instanceA + " (primary 10.0.1.10)",
+				Remedy:   remedy,
+				Commands: claimDeleted("default-abcde", nodeA, "Karpenter"),
 			}},
 		},
 		{

@@ -155,8 +155,9 @@ func TestIPv6NodeHasNoIPv4Ceiling(t *testing.T) {
 			ID: "internal-ip-not-instance-ip", Severity: Critical, Node: nodeA, Resource: "node/" + nodeA,
 			Message: "InternalIP 2600:1f14:aaa:1::99 is none of the 1 IPv6 addresses of instance " + instanceA +
 				" (primary 2600:1f14:aaa:1::10)",
-			Remedy: "kubelet must report the instance's primary IP: remove any --node-ip override, then replace the node: " +
-				"kubectl delete nodeclaim default-abcde; or delete the stale Node (kubectl delete node " + nodeA + ") if another instance took its name",
+			Remedy: "kubelet must report the instance's primary IP: remove any --node-ip override, then replace the node by " +
+				"deleting its NodeClaim default-abcde; or delete the stale Node " + nodeA + " if another instance took its name",
+			Commands: claimDeleted("default-abcde", nodeA, "Karpenter"),
 		}},
 	}})
 	runCheckCases(t, internalIPOutsideSubnet, []checkCase{{
