@@ -51,7 +51,8 @@ var providerIDInvalid = Check{
 				Resource: nodeRef(n.Name()),
 				Message:  fmt.Sprintf("node looks like an EC2 instance but its %v, so it cannot be matched to an instance", n.ProviderErr),
 				Remedy: "spec.providerID is set once at registration by kubelet and the AWS cloud provider: check that " +
-					"kubelet runs with --cloud-provider=external and the cloud controller manager is healthy, then " + replaceNodeRemedy(n, ""),
+					"kubelet runs with --cloud-provider=external and the cloud controller manager is healthy, then " + replaceNodeProse(n, ""),
+				Commands: replaceNodeCommands(n),
 			})
 		}
 		return out

@@ -18,7 +18,8 @@ func TestProviderIDInvalid(t *testing.T) {
 				ID: "provider-id-invalid", Severity: Warning, Node: nodeA, Resource: "node/" + nodeA,
 				Message: `node looks like an EC2 instance but its providerID "aws:///us-west-2a/not-an-id" has no valid instance ID ` +
 					`(i- and 8 or 17 hex digits), so it cannot be matched to an instance`,
-				Remedy: providerIDInvalidRemedy,
+				Remedy:   providerIDInvalidRemedy,
+				Commands: claimDeleted("default-abcde", nodeA, "Karpenter"),
 			}},
 		},
 		{
@@ -26,8 +27,9 @@ func TestProviderIDInvalid(t *testing.T) {
 			edit: func(s *snapshot.Snapshot) { s.Nodes[0].Spec.ProviderID = "" },
 			want: []Finding{{
 				ID: "provider-id-invalid", Severity: Warning, Node: nodeA, Resource: "node/" + nodeA,
-				Message: "node looks like an EC2 instance but its providerID is empty, so it cannot be matched to an instance",
-				Remedy:  providerIDInvalidRemedy,
+				Message:  "node looks like an EC2 instance but its providerID is empty, so it cannot be matched to an instance",
+				Remedy:   providerIDInvalidRemedy,
+				Commands: claimDeleted("default-abcde", nodeA, "Karpenter"),
 			}},
 		},
 		{
@@ -45,8 +47,8 @@ func TestProviderIDInvalid(t *testing.T) {
 }
 
 const providerIDInvalidRemedy = "spec.providerID is set once at registration by kubelet and the AWS cloud provider: check " +
-	"that kubelet runs with --cloud-provider=external and the cloud controller manager is healthy, then replace the node: " +
-	"kubectl delete nodeclaim default-abcde"
+	"that kubelet runs with --cloud-provider=external and the cloud controller manager is healthy, then replace the node by " +
+	"deleting its NodeClaim default-abcde"
 
 func TestInstanceNotFound(t *testing.T) {
 	remove := func(s *snapshot.Snapshot) { s.Instances = nil }
