@@ -282,7 +282,8 @@ var nodeClaimDrifted = Check{
 				Message:  fmt.Sprintf("NodeClaim %s is Drifted=True with reason %s%s: %s", n.Claim.Name, c.Reason, detail, what),
 				Remedy: fmt.Sprintf("nothing to do if the change was meant: Karpenter replaces the node as spec.disruption.budgets "+
 					"of NodePool %s allow (to %s); otherwise revert the EC2NodeClass change",
-					n.PoolName, replaceNodeRemedy(n, "now")),
+					n.PoolName, replaceNodeProse(n, "now")),
+				Commands: replaceNodeCommands(n),
 			})
 		}
 		return out

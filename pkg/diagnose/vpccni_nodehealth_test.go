@@ -139,7 +139,8 @@ func TestNodeClaimDrifted(t *testing.T) {
 		return []Finding{{
 			ID: "nodeclaim-drifted", Severity: Info, Node: nodeA, Resource: "nodeclaim/default-abcde", Message: msg,
 			Remedy: "nothing to do if the change was meant: Karpenter replaces the node as spec.disruption.budgets of NodePool " +
-				"default allow (to replace the node now: kubectl delete nodeclaim default-abcde); otherwise revert the EC2NodeClass change",
+				"default allow (to replace the node now by deleting its NodeClaim default-abcde); otherwise revert the EC2NodeClass change",
+			Commands: claimDeleted("default-abcde", nodeA, "Karpenter"),
 		}}
 	}
 	runCheckCases(t, nodeClaimDrifted, []checkCase{
