@@ -159,9 +159,11 @@ var ipv6PrefixMissing = Check{
 				Resource: nodeRef(n.Name()),
 				Message: fmt.Sprintf("the node takes IPv6 pod addresses (%s) but the primary ENI of instance %s in %s "+
 					"holds no /80 prefix, so pods get no address", ipv6Why(x, n), n.Instance.ID, subnet),
-				Remedy: "give the subnet an IPv6 CIDR (aws ec2 associate-subnet-cidr-block --ipv6-cidr-block ...), allow " +
+				Remedy: "give a subnet without an IPv6 CIDR a /64 of the VPC's IPv6 block, one you choose (EC2 " +
+					"AssociateSubnetCidrBlock), allow " +
 					"ec2:AssignIpv6Addresses to the role aws-node uses (AmazonEKS_CNI_IPv6_Policy), read ipamd's log " +
-					"(/var/log/aws-routed-eni/ipamd.log) for the EC2 error, then " + replaceNodeRemedy(n, ""),
+					"(/var/log/aws-routed-eni/ipamd.log) for the EC2 error, then " + replaceNodeProse(n, ""),
+				Commands: replaceNodeCommands(n),
 			})
 		}
 		return out

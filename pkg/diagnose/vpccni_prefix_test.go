@@ -131,9 +131,11 @@ func TestIPv6PrefixMissing(t *testing.T) {
 				ID: "ipv6-prefix-missing", Severity: Critical, Node: nodeA, Resource: "node/" + nodeA,
 				Message: "the node takes IPv6 pod addresses (aws-node ENABLE_IPv6=true) but the primary ENI of instance " +
 					instanceA + " in " + subnetA + " (2600:1f14:aaa:1::/64) holds no /80 prefix, so pods get no address",
-				Remedy: "give the subnet an IPv6 CIDR (aws ec2 associate-subnet-cidr-block --ipv6-cidr-block ...), allow " +
+				Remedy: "give a subnet without an IPv6 CIDR a /64 of the VPC's IPv6 block, one you choose (EC2 " +
+					"AssociateSubnetCidrBlock), allow " +
 					"ec2:AssignIpv6Addresses to the role aws-node uses (AmazonEKS_CNI_IPv6_Policy), read ipamd's log " +
-					"(/var/log/aws-routed-eni/ipamd.log) for the EC2 error, then replace the node: kubectl delete nodeclaim default-abcde",
+					"(/var/log/aws-routed-eni/ipamd.log) for the EC2 error, then replace the node by deleting its NodeClaim default-abcde",
+				Commands: claimDeleted("default-abcde", nodeA, "Karpenter"),
 			}},
 		},
 		{name: "a booting IPv6 node is silent", edit: edits(ipv6Node, noPrefix, cniCreated(time.Minute))},
