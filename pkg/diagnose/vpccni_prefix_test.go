@@ -1,6 +1,8 @@
 package diagnose
 
 import (
+	"fmt"
+
 	"testing"
 	"time"
 
@@ -24,13 +26,25 @@ func TestPrefixDelegationInactive(t *testing.T) {
 	withPrefix := func(s *snapshot.Snapshot) { s.Instances[0].ENIs[0].IPv4Prefixes = []string{"10.0.1.32/28"} }
 	remedy := func(subnet, detail string) string {
 		return "look for InsufficientCidrBlocks in ipamd's log on the node (/var/log/aws-routed-eni/ipamd.log): " +
-			"pod subnet " + subnet + detail + " is likely fragmented, with free addresses but no free aligned /28; reserve room " +
-			"for prefixes with aws ec2 create-subnet-cidr-reservation --reservation-type prefix --subnet-id " + subnet +
-			" --cidr CIDR, or give pods a new subnet, then replace the node: kubectl delete nodeclaim default-abcde"
+			"pod subnet " + subnet + detail + " is likely fragmented, with free addresses but no free aligned /28; reserve " +
+			"a free aligned range of it for prefixes, one you choose (EC2 CreateSubnetCidrReservation, reservation type " +
+			"prefix), or give pods a new subnet (one you create), then replace the node by deleting its NodeClaim default-abcde"
 	}
 	const subnetADetail = " (10.0.1.0/24, 200 free addresses)"
 	finding := func(msg, remedy string) []Finding {
-		return []Finding{{ID: "prefix-delegation-inactive", Severity: Warning, Node: nodeA, Resource: "node/" + nodeA, Message: msg, Remedy: remedy}}
+		return []Finding{{ID: "prefix-delegation-inactive", Severity: Warning, Node: nodeA, Resource: "node/" + nodeA, Message: msg, Remedy: remedy,
+			Commands: claimDeleted("default-abcde", nodeA, "Karpenter")}}
+	}
+	// scattered reads every interface of subnet A, one address of which is in each of its
+	// first 13 /28 blocks: karpnet then knows its largest free run.
+	scattered := func(s *snapshot.Snapshot) {
+		s.AddressSubnets = []string{subnetA}
+		e := snapshot.InterfaceRecord{ID: "eni-0lambda", SubnetID: subnetA, Status: snapshot.InterfaceInUse,
+			InterfaceType: "lambda", Description: "AWS Lambda VPC ENI-resize"}
+		for b := 0; b <= 12; b++ {
+			e.PrivateIPs = append(e.PrivateIPs, fmt.Sprintf("10.0.1.%d", b*16+7))
+		}
+		s.Interfaces = append(s.Interfaces, e)
 	}
 	const noPrefix = "ENABLE_PREFIX_DELEGATION=true but none of the ENIs of this m5.large (eni-0primarydef0) holds an IPv4 " +
 		"prefix or a secondary IP 30m after the node was created, so ipamd has no address for pods"
@@ -50,6 +64,21 @@ func TestPrefixDelegationInactive(t *testing.T) {
 					Changes: "nodeclaim/default-abcde and node/" + nodeA + ": Karpenter drains the node and terminates its instance"}}}},
 		},
 		{name: "no prefix 30 minutes in fires", edit: pd, want: finding(noPrefix, remedy(subnetA, subnetADetail))},
+		{
+			name: "a subnet whose blocks karpnet knows gets a reservation of its free run",
+			edit: edits(pd, scattered),
+			want: func() []Finding {
+				f := finding(noPrefix, "look for InsufficientCidrBlocks in ipamd's log on the node (/var/log/aws-routed-eni/ipamd.log): "+
+					"pod subnet "+subnetA+subnetADetail+" is likely fragmented, with free addresses but no free aligned /28; reserve "+
+					"its largest free run, 10.0.1.208/28, for prefixes (the aws ec2 create-subnet-cidr-reservation command; a "+
+					"reservation may cover addresses in use, it frees none), or give pods a new subnet (one you create), then "+
+					"replace the node by deleting its NodeClaim default-abcde")
+				f[0].Commands = append([]Command{{Argv: []string{"aws", "ec2", "create-subnet-cidr-reservation", "--subnet-id", subnetA,
+					"--cidr", "10.0.1.208/28", "--reservation-type", "prefix"}, Changes: "subnet/" + subnetA + ": 10.0.1.208/28 reserved for prefixes"}},
+					f[0].Commands...)
+				return f
+			}(),
+		},
 		{
 			name: "trunk and efa-only ENIs do not count",
 			edit: edits(pd, func(s *snapshot.Snapshot) {
