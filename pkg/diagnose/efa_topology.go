@@ -187,7 +187,7 @@ var efaWithoutPlacementGroup = Check{
 				f.Resource = cmp.Or(n.ClassRef(), nodeRef(n.Name()))
 				f.Message = fmt.Sprintf("instance %s (%s) has %s attached but is in no placement group, so its EFA "+
 					"traffic to other nodes crosses the zone's wider network with higher, less even latency", in.ID, in.Type, efas)
-				f.Remedy = "create a cluster placement group (aws ec2 create-placement-group --group-name NAME --strategy cluster), " +
+				f.Remedy = "create a cluster placement group, under a name you choose (EC2 CreatePlacementGroup, strategy cluster), " +
 					"select it in " + placementWhere(n) + " with one zone pinned, then " + replaceNodeProse(n, "")
 				f.Commands = replaceNodeCommands(n)
 				out = append(out, f)

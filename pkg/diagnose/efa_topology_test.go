@@ -161,7 +161,7 @@ func TestEFAWithoutPlacementGroup(t *testing.T) {
 		return Finding{ID: "efa-without-placement-group", Severity: Warning, Node: node, Resource: resource,
 			Message: "instance " + inst + " (p4d.24xlarge) has 3 EFA interfaces (efa 0, efa-only 3) attached but is in no " +
 				"placement group, so its EFA traffic to other nodes crosses the zone's wider network with higher, less even latency",
-			Remedy: "create a cluster placement group (aws ec2 create-placement-group --group-name NAME --strategy cluster), " +
+			Remedy: "create a cluster placement group, under a name you choose (EC2 CreatePlacementGroup, strategy cluster), " +
 				"select it in " + where + " with one zone pinned, then replace the node" + replace, Commands: commands}
 	}
 	notCluster := func(node, inst, claim string) Finding {
