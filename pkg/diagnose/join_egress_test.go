@@ -88,10 +88,9 @@ func TestSubnetNoEgressRoute(t *testing.T) {
 					"whose route table rtb-0main (the VPC's main table) has no internet gateway route (0.0.0.0/0 -> " +
 					"nat-0aaa)) unusable; VPC endpoints missing: ec2, ecr.api, ecr.dkr, s3, sts" + eks + users,
 				Remedy: "give subnet-0public, where NAT gateway nat-0aaa sits, a route table of its own that sends " +
-					"0.0.0.0/0 to the internet gateway: `aws ec2 create-route-table --vpc-id vpc-0abc`, then `aws ec2 " +
-					"create-route --route-table-id NEW_TABLE --destination-cidr-block 0.0.0.0/0 --gateway-id IGW_ID (the " +
-					"internet gateway attached to vpc-0abc)` and `aws ec2 associate-route-table --route-table-id NEW_TABLE " +
-					"--subnet-id subnet-0public`; or route the subnet's default traffic through a NAT gateway: `aws ec2 " +
+					"0.0.0.0/0 to the internet gateway: `aws ec2 create-route-table --vpc-id vpc-0abc`, then, with the ID of " +
+					"the table it creates (unknown until then), a 0.0.0.0/0 route to IGW_ID (the internet gateway attached to " +
+					"vpc-0abc) (EC2 CreateRoute) and the table's association with subnet-0public (EC2 AssociateRouteTable); or route the subnet's default traffic through a NAT gateway: `aws ec2 " +
 					"replace-route --route-table-id rtb-0main --destination-cidr-block 0.0.0.0/0 --nat-gateway-id " +
 					"NAT_GATEWAY_ID` (with a public NAT gateway in a public subnet of vpc-0abc); or, for a private " +
 					"cluster, add the missing VPC endpoints: " + allEndpointFixes}},
