@@ -98,10 +98,12 @@ func TestNodeClassNotReadyAutoMode(t *testing.T) {
 			{Type: "ValidationSucceeded", Status: "False", Reason: "DependenciesNotReady"},
 		}
 	}
-	accessEntry := "give the node role of NodeClass default (spec.role) an EKS access entry of type EC2 with " +
-		"AmazonEKSAutoNodePolicy: aws eks create-access-entry --cluster-name CLUSTER --principal-arn ROLE_ARN --type EC2, " +
-		"then aws eks associate-access-policy --cluster-name CLUSTER --principal-arn ROLE_ARN --access-scope type=cluster " +
-		"--policy-arn arn:aws:eks::aws:cluster-access-policy/AmazonEKSAutoNodePolicy"
+	entryIn := func(cluster string) string {
+		return "give the node role of NodeClass default (spec.role) an EKS access entry of type EC2 in " + cluster +
+			" with AmazonEKSAutoNodePolicy (arn:aws:eks::aws:cluster-access-policy/AmazonEKSAutoNodePolicy, access scope " +
+			"cluster): the AWS CLI's eks create-access-entry and then eks associate-access-policy, each with the role's ARN"
+	}
+	accessEntry := entryIn("the cluster")
 	message := "NodeClass default is not Ready, so EKS Auto Mode launches no nodes for NodePool general: " +
 		"InstanceProfileReady=False (UnauthorizedNodeRole: Role AutoModeCustomRole is unauthorized to join nodes to the cluster); " +
 		"ValidationSucceeded=False (DependenciesNotReady)"
@@ -113,6 +115,14 @@ func TestNodeClassNotReadyAutoMode(t *testing.T) {
 			want: []Finding{{
 				ID: "nodeclass-not-ready", Severity: Critical, Resource: "nodeclass/default", Message: message,
 				Remedy: accessEntry + ", then check kubectl describe nodeclass default",
+			}},
+		},
+		{
+			name: "a known cluster name is named, the role's ARN karpnet does not read is not",
+			edit: edits(unauthorized, func(s *snapshot.Snapshot) { s.ClusterName = "prod" }),
+			want: []Finding{{
+				ID: "nodeclass-not-ready", Severity: Critical, Resource: "nodeclass/default", Message: message,
+				Remedy: entryIn("cluster prod") + ", then check kubectl describe nodeclass default",
 			}},
 		},
 		{

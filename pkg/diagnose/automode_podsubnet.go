@@ -212,7 +212,8 @@ func podSubnetMismatchFinding(x *Index, n *NodeInfo) (Finding, bool) {
 			"pods there use node-subnet addresses and security groups", n.ClassLabel(),
 			strings.Join(termsText(terms), "; "), n.Instance.ID, strings.Join(wrong, "; ")),
 		Remedy: fmt.Sprintf("%s; if new nodes show the same, check that spec.podSubnetSelectorTerms of %s select a "+
-			"subnet with free addresses in %s", replaceNodeRemedy(n, "so Auto Mode applies the pod subnets, which it does at launch"),
+			"subnet with free addresses in %s", replaceNodeProse(n, "so Auto Mode applies the pod subnets, which it does at launch"),
 			n.ClassLabel(), nodeZone(n)),
+		Commands: replaceNodeCommands(n),
 	}, true
 }

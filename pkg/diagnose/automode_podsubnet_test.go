@@ -102,12 +102,12 @@ func TestPodSubnetSecurityGroupsMissing(t *testing.T) {
 func TestPodSubnetMismatch(t *testing.T) {
 	msg := "NodeClass default selects pod subnets (" + podTerms + "), but instance " + autoInstance +
 		" has pod addresses outside them: %s; pods there use node-subnet addresses and security groups"
-	remedy := "replace the node so Auto Mode applies the pod subnets, which it does at launch: kubectl delete nodeclaim " +
+	remedy := "replace the node so Auto Mode applies the pod subnets, which it does at launch by deleting its NodeClaim " +
 		"general-xyz12; if new nodes show the same, check that spec.podSubnetSelectorTerms of NodeClass default select " +
 		"a subnet with free addresses in us-west-2a"
 	finding := func(what string) []Finding {
 		return []Finding{{ID: "pod-subnet-mismatch", Severity: Warning, Node: autoNode, Resource: "nodeclass/default",
-			Message: fmt.Sprintf(msg, what), Remedy: remedy}}
+			Message: fmt.Sprintf(msg, what), Remedy: remedy, Commands: claimDeleted("general-xyz12", autoNode, "EKS Auto Mode")}}
 	}
 	runCasesOver(t, autoHealthy, podSubnetMismatch, []checkCase{
 		{name: "no pod subnets is silent, whatever the subnets of the ENIs"},

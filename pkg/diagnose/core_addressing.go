@@ -62,7 +62,8 @@ var internalIPOutsideSubnet = Check{
 					Message: fmt.Sprintf("InternalIP %s is outside %s (%s) of instance %s",
 						ip, n.Subnet.ID, strings.Join(texts, ", "), n.Instance.ID),
 					Remedy: "kubelet must report the primary ENI's IP: remove any --node-ip override (nodeadm NodeConfig " +
-						"spec.kubelet.flags or user data), then " + replaceNodeRemedy(n, "") + "; a Node reused by another instance must be deleted",
+						"spec.kubelet.flags or user data), then " + replaceNodeProse(n, "") + "; a Node reused by another instance must be deleted",
+					Commands: replaceNodeCommands(n),
 				})
 			}
 		}
@@ -117,7 +118,8 @@ var internalIPNotInstanceIP = Check{
 					Message: fmt.Sprintf("InternalIP %s is none of the %d %s of instance %s (primary %s)",
 						ip, len(ips), family, n.Instance.ID, cmp.Or(primary, "unknown")),
 					Remedy: fmt.Sprintf("kubelet must report the instance's primary IP: remove any --node-ip override, then %s; "+
-						"or delete the stale Node (kubectl delete node %s) if another instance took its name", replaceNodeRemedy(n, ""), n.Name()),
+						"or delete the stale Node %s if another instance took its name", replaceNodeProse(n, ""), n.Name()),
+					Commands: replaceNodeCommands(n),
 				})
 			}
 		}

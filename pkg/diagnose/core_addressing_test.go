@@ -28,8 +28,9 @@ func TestInternalIPOutsideSubnet(t *testing.T) {
 				ID: "internal-ip-outside-subnet", Severity: Critical, Node: nodeA, Resource: "node/" + nodeA,
 				Message: "InternalIP 10.0.2.10 is outside " + subnetA + " (10.0.1.0/24) of instance " + instanceA,
 				Remedy: "kubelet must report the primary ENI's IP: remove any --node-ip override (nodeadm NodeConfig " +
-					"spec.kubelet.flags or user data), then replace the node: kubectl delete nodeclaim default-abcde; a Node " +
+					"spec.kubelet.flags or user data), then replace the node by deleting its NodeClaim default-abcde; a Node " +
 					"reused by another instance must be deleted",
+				Commands: claimDeleted("default-abcde", nodeA, "Karpenter"),
 			}},
 		},
 		{name: "only the first InternalIP counts", edit: internalIP("10.0.1.10", "192.168.0.1")},
@@ -41,8 +42,8 @@ func TestInternalIPOutsideSubnet(t *testing.T) {
 }
 
 func TestInternalIPNotInstanceIP(t *testing.T) {
-	remedy := "kubelet must report the instance's primary IP: remove any --node-ip override, then replace the node: " +
-		"kubectl delete nodeclaim default-abcde; or delete the stale Node (kubectl delete node " + nodeA + ") if another instance took its name"
+	remedy := "kubelet must report the instance's primary IP: remove any --node-ip override, then replace the node by " +
+		"deleting its NodeClaim default-abcde; or delete the stale Node " + nodeA + " if another instance took its name"
 	runCheckCases(t, internalIPNotInstanceIP, []checkCase{
 		{name: "primary IP is silent"},
 		{name: "secondary ENI IP is silent", edit: internalIP("10.0.1.200")},
@@ -51,8 +52,9 @@ func TestInternalIPNotInstanceIP(t *testing.T) {
 			edit: internalIP("10.0.1.99"),
 			want: []Finding{{
 				ID: "internal-ip-not-instance-ip", Severity: Critical, Node: nodeA, Resource: "node/" + nodeA,
-				Message: "InternalIP 10.0.1.99 is none of the 2 private IPs of instance " + instanceA + " (primary 10.0.1.10)",
-				Remedy:  remedy,
+				Message:  "InternalIP 10.0.1.99 is none of the 2 private IPs of instance " + instanceA + " (primary 10.0.1.10)",
+				Remedy:   remedy,
+				Commands: claimDeleted("default-abcde", nodeA, "Karpenter"),
 			}},
 		},
 		{
@@ -60,8 +62,9 @@ func TestInternalIPNotInstanceIP(t *testing.T) {
 			edit: edits(internalIP("10.0.1.99"), func(s *snapshot.Snapshot) { s.Instances[0].PrivateIP = "" }),
 			want: []Finding{{
 				ID: "internal-ip-not-instance-ip", Severity: Critical, Node: nodeA, Resource: "node/" + nodeA,
-				Message: "InternalIP 10.0.1.99 is none of the 2 private IPs of instance " + instanceA + " (primary 10.0.1.10)",
-				Remedy:  remedy,
+				Message:  "InternalIP 10.0.1.99 is none of the 2 private IPs of instance " + instanceA + " (primary 10.0.1.10)",
+				Remedy:   remedy,
+				Commands: claimDeleted("default-abcde", nodeA, "Karpenter"),
 			}},
 		},
 		{

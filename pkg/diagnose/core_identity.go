@@ -51,7 +51,8 @@ var providerIDInvalid = Check{
 				Resource: nodeRef(n.Name()),
 				Message:  fmt.Sprintf("node looks like an EC2 instance but its %v, so it cannot be matched to an instance", n.ProviderErr),
 				Remedy: "spec.providerID is set once at registration by kubelet and the AWS cloud provider: check that " +
-					"kubelet runs with --cloud-provider=external and the cloud controller manager is healthy, then " + replaceNodeRemedy(n, ""),
+					"kubelet runs with --cloud-provider=external and the cloud controller manager is healthy, then " + replaceNodeProse(n, ""),
+				Commands: replaceNodeCommands(n),
 			})
 		}
 		return out
@@ -292,7 +293,8 @@ var zoneMismatch = Check{
 				Resource: nodeRef(n.Name()),
 				Message:  "the node's zones disagree: " + strings.Join(parts, ", "),
 				Remedy: "the instance's zone is the truth: fix or remove the " + corev1.LabelTopologyZone +
-					" label (NodePool spec.template.metadata.labels or node group labels), then " + replaceNodeRemedy(n, ""),
+					" label (NodePool spec.template.metadata.labels or node group labels), then " + replaceNodeProse(n, ""),
+				Commands: replaceNodeCommands(n),
 			})
 		}
 		return out
@@ -337,7 +339,8 @@ var instanceTypeMismatch = Check{
 				Message: fmt.Sprintf("label %s is %s but instance %s is %s",
 					corev1.LabelInstanceTypeStable, label, n.Instance.ID, n.Instance.Type),
 				Remedy: "remove the " + corev1.LabelInstanceTypeStable + " label from NodePool spec.template.metadata.labels " +
-					"or the node group's labels (kubelet and Karpenter set it), then " + replaceNodeRemedy(n, ""),
+					"or the node group's labels (kubelet and Karpenter set it), then " + replaceNodeProse(n, ""),
+				Commands: replaceNodeCommands(n),
 			})
 		}
 		return out

@@ -18,7 +18,8 @@ func TestProviderIDInvalid(t *testing.T) {
 				ID: "provider-id-invalid", Severity: Warning, Node: nodeA, Resource: "node/" + nodeA,
 				Message: `node looks like an EC2 instance but its providerID "aws:///us-west-2a/not-an-id" has no valid instance ID ` +
 					`(i- and 8 or 17 hex digits), so it cannot be matched to an instance`,
-				Remedy: providerIDInvalidRemedy,
+				Remedy:   providerIDInvalidRemedy,
+				Commands: claimDeleted("default-abcde", nodeA, "Karpenter"),
 			}},
 		},
 		{
@@ -26,8 +27,9 @@ func TestProviderIDInvalid(t *testing.T) {
 			edit: func(s *snapshot.Snapshot) { s.Nodes[0].Spec.ProviderID = "" },
 			want: []Finding{{
 				ID: "provider-id-invalid", Severity: Warning, Node: nodeA, Resource: "node/" + nodeA,
-				Message: "node looks like an EC2 instance but its providerID is empty, so it cannot be matched to an instance",
-				Remedy:  providerIDInvalidRemedy,
+				Message:  "node looks like an EC2 instance but its providerID is empty, so it cannot be matched to an instance",
+				Remedy:   providerIDInvalidRemedy,
+				Commands: claimDeleted("default-abcde", nodeA, "Karpenter"),
 			}},
 		},
 		{
@@ -45,8 +47,8 @@ func TestProviderIDInvalid(t *testing.T) {
 }
 
 const providerIDInvalidRemedy = "spec.providerID is set once at registration by kubelet and the AWS cloud provider: check " +
-	"that kubelet runs with --cloud-provider=external and the cloud controller manager is healthy, then replace the node: " +
-	"kubectl delete nodeclaim default-abcde"
+	"that kubelet runs with --cloud-provider=external and the cloud controller manager is healthy, then replace the node by " +
+	"deleting its NodeClaim default-abcde"
 
 func TestInstanceNotFound(t *testing.T) {
 	remove := func(s *snapshot.Snapshot) { s.Instances = nil }
@@ -118,7 +120,7 @@ func TestInstanceNotRunning(t *testing.T) {
 
 func TestZoneMismatch(t *testing.T) {
 	remedy := "the instance's zone is the truth: fix or remove the topology.kubernetes.io/zone label " +
-		"(NodePool spec.template.metadata.labels or node group labels), then replace the node: kubectl delete nodeclaim default-abcde"
+		"(NodePool spec.template.metadata.labels or node group labels), then replace the node by deleting its NodeClaim default-abcde"
 	runCheckCases(t, zoneMismatch, []checkCase{
 		{name: "agreeing zones are silent"},
 		{
@@ -126,8 +128,9 @@ func TestZoneMismatch(t *testing.T) {
 			edit: func(s *snapshot.Snapshot) { s.Nodes[0].Labels[corev1.LabelTopologyZone] = "us-west-2b" },
 			want: []Finding{{
 				ID: "zone-mismatch", Severity: Warning, Node: nodeA, Resource: "node/" + nodeA,
-				Message: "the node's zones disagree: instance us-west-2a, label topology.kubernetes.io/zone us-west-2b, providerID us-west-2a",
-				Remedy:  remedy,
+				Message:  "the node's zones disagree: instance us-west-2a, label topology.kubernetes.io/zone us-west-2b, providerID us-west-2a",
+				Remedy:   remedy,
+				Commands: claimDeleted("default-abcde", nodeA, "Karpenter"),
 			}},
 		},
 		{
@@ -135,8 +138,9 @@ func TestZoneMismatch(t *testing.T) {
 			edit: func(s *snapshot.Snapshot) { s.Instances[0].Zone = "us-west-2c" },
 			want: []Finding{{
 				ID: "zone-mismatch", Severity: Warning, Node: nodeA, Resource: "node/" + nodeA,
-				Message: "the node's zones disagree: instance us-west-2c, label topology.kubernetes.io/zone us-west-2a, providerID us-west-2a",
-				Remedy:  remedy,
+				Message:  "the node's zones disagree: instance us-west-2c, label topology.kubernetes.io/zone us-west-2a, providerID us-west-2a",
+				Remedy:   remedy,
+				Commands: claimDeleted("default-abcde", nodeA, "Karpenter"),
 			}},
 		},
 		{
@@ -160,7 +164,8 @@ func TestInstanceTypeMismatch(t *testing.T) {
 				ID: "instance-type-mismatch", Severity: Warning, Node: nodeA, Resource: "node/" + nodeA,
 				Message: "label node.kubernetes.io/instance-type is m5.xlarge but instance " + instanceA + " is m5.large",
 				Remedy: "remove the node.kubernetes.io/instance-type label from NodePool spec.template.metadata.labels " +
-					"or the node group's labels (kubelet and Karpenter set it), then replace the node: kubectl delete nodeclaim default-abcde",
+					"or the node group's labels (kubelet and Karpenter set it), then replace the node by deleting its NodeClaim default-abcde",
+				Commands: claimDeleted("default-abcde", nodeA, "Karpenter"),
 			}},
 		},
 		{name: "absent label is silent", edit: func(s *snapshot.Snapshot) { delete(s.Nodes[0].Labels, corev1.LabelInstanceTypeStable) }},

@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -105,14 +106,14 @@ var nodeClassNotReady = Check{
 				continue
 			}
 			slices.Sort(pools[key])
-			out = append(out, notReadyFinding(c, *ready, pools[key]))
+			out = append(out, notReadyFinding(c, *ready, pools[key], cmp.Or(x.Snapshot.ClusterName, x.clusterName())))
 		}
 		return out
 	},
 }
 
 // notReadyFinding describes why a class is not Ready, naming each False condition verbatim.
-func notReadyFinding(c *snapshot.EC2NodeClass, ready snapshot.Condition, pools []string) Finding {
+func notReadyFinding(c *snapshot.EC2NodeClass, ready snapshot.Condition, pools []string, cluster string) Finding {
 	var failed []snapshot.Condition
 	for _, cond := range c.Conditions {
 		if cond.Type != "Ready" && cond.Status == "False" {
@@ -150,10 +151,15 @@ func notReadyFinding(c *snapshot.EC2NodeClass, ready snapshot.Condition, pools [
 		remedy = fmt.Sprintf("fix %s (%s), then check %s", label, strings.Join(fields, "; "), describe)
 	}
 	if c.AutoMode() && unauthorized {
-		remedy = fmt.Sprintf("give the node role of %s (spec.role) an EKS access entry of type EC2 with "+
-			"AmazonEKSAutoNodePolicy: aws eks create-access-entry --cluster-name CLUSTER --principal-arn ROLE_ARN --type EC2, "+
-			"then aws eks associate-access-policy --cluster-name CLUSTER --principal-arn ROLE_ARN "+
-			"--access-scope type=cluster --policy-arn %s", label, autoNodePolicyARN)
+		in := "the cluster"
+		if cluster != "" {
+			in = "cluster " + cluster
+		}
+		// karpnet reads no node role ARN (spec.role holds a name, the account is not always known),
+		// so the AWS CLI commands, which take the ARN, stay in prose.
+		remedy = fmt.Sprintf("give the node role of %s (spec.role) an EKS access entry of type EC2 in %s with "+
+			"AmazonEKSAutoNodePolicy (%s, access scope cluster): the AWS CLI's eks create-access-entry and then eks "+
+			"associate-access-policy, each with the role's ARN", label, in, autoNodePolicyARN)
 		fields = slices.DeleteFunc(fields, func(f string) bool { return f == field("InstanceProfileReady") })
 		if len(fields) > 0 {
 			remedy += fmt.Sprintf("; fix %s (%s)", label, strings.Join(fields, "; "))

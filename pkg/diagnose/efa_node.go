@@ -52,12 +52,14 @@ var efaUnsupportedInstanceType = Check{
 				continue
 			}
 			var asks, fixes []string
+			var commands []Command
 			if k := classEFAOnly(n.Class); k > 0 {
 				asks = append(asks, fmt.Sprintf("%s %s has %s",
 					n.ClassLabel(), classField(n.Class, "spec.networkInterfaces"), countText(k, "efa-only entry", "efa-only entries")))
 				fixes = append(fixes, fmt.Sprintf("limit the NodePools of %s to EFA-capable instance types "+
 					"(spec.template.spec.requirements on node.kubernetes.io/instance-type, e.g. p5.48xlarge, p4d.24xlarge, "+
-					"c5n.18xlarge), then %s", n.ClassLabel(), replaceNodeRemedy(n, "")))
+					"c5n.18xlarge), then %s", n.ClassLabel(), replaceNodeProse(n, "")))
+				commands = replaceNodeCommands(n)
 			}
 			if q := claimEFARequest(n.Claim); q > 0 {
 				asks = append(asks, fmt.Sprintf("NodeClaim %s requests %s: %d", n.Claim.Name, ResourceEFA, q))
@@ -72,7 +74,8 @@ var efaUnsupportedInstanceType = Check{
 				Resource: nodeRef(n.Name()),
 				Message: fmt.Sprintf("instance type %s does not support EFA (EfaSupported=false), yet %s",
 					n.Type.Name, strings.Join(asks, " and ")),
-				Remedy: strings.Join(fixes, "; "),
+				Remedy:   strings.Join(fixes, "; "),
+				Commands: commands,
 			})
 		}
 		return out
@@ -134,13 +137,13 @@ var efaInterfaceCountMismatch = Check{
 				want = k
 				field := classField(n.Class, "spec.networkInterfaces")
 				says = fmt.Sprintf("%s %s has %s", n.ClassLabel(), field, countText(k, "efa-only entry", "efa-only entries"))
-				remedy = "EFA interfaces are attached only at launch: " + replaceNodeRemedy(n,
+				remedy = "EFA interfaces are attached only at launch: " + replaceNodeProse(n,
 					fmt.Sprintf("so %s launches it with %s of %s", n.launcher(), field, n.ClassLabel()))
 			} else if q, ok := n.Node.Status.Capacity[ResourceEFA]; ok {
 				want = q.Value()
 				says = fmt.Sprintf("the node's capacity %s is %d", ResourceEFA, want)
 				remedy = fmt.Sprintf("restart the aws-efa-k8s-device-plugin pod on the node so it counts the EFA devices "+
-					"again; if EC2 still shows fewer EFA interfaces than pods expect, %s", replaceNodeRemedy(n, ""))
+					"again; if EC2 still shows fewer EFA interfaces than pods expect, %s", replaceNodeProse(n, ""))
 			} else {
 				continue
 			}
@@ -152,7 +155,8 @@ var efaInterfaceCountMismatch = Check{
 				Resource: nodeRef(n.Name()),
 				Message: fmt.Sprintf("instance %s has %s attached, but %s",
 					n.Instance.ID, efaTypeCounts(efas), says),
-				Remedy: remedy,
+				Remedy:   remedy,
+				Commands: replaceNodeCommands(n),
 			})
 		}
 		return out

@@ -1,6 +1,8 @@
 package diagnose
 
 import (
+	"strings"
+
 	"testing"
 	"time"
 
@@ -34,10 +36,14 @@ func efaOnlyClass(s *snapshot.Snapshot) {
 
 func TestEFAUnsupportedInstanceType(t *testing.T) {
 	finding := func(msg, remedy string) []Finding {
-		return []Finding{{ID: "efa-unsupported-instance-type", Severity: Critical, Node: nodeA, Resource: "node/" + nodeA, Message: msg, Remedy: remedy}}
+		f := Finding{ID: "efa-unsupported-instance-type", Severity: Critical, Node: nodeA, Resource: "node/" + nodeA, Message: msg, Remedy: remedy}
+		if strings.Contains(remedy, "by deleting its NodeClaim") {
+			f.Commands = claimDeleted("default-abcde", nodeA, "Karpenter")
+		}
+		return []Finding{f}
 	}
 	classFix := "limit the NodePools of EC2NodeClass default to EFA-capable instance types (spec.template.spec.requirements on " +
-		"node.kubernetes.io/instance-type, e.g. p5.48xlarge, p4d.24xlarge, c5n.18xlarge), then replace the node: kubectl delete nodeclaim default-abcde"
+		"node.kubernetes.io/instance-type, e.g. p5.48xlarge, p4d.24xlarge, c5n.18xlarge), then replace the node by deleting its NodeClaim default-abcde"
 	requestFix := "make the pods that request vpc.amazonaws.com/efa select EFA-capable instance types " +
 		"(node.kubernetes.io/instance-type in their nodeAffinity or in the NodePool requirements)"
 	request := func(q string) func(*snapshot.Snapshot) {
@@ -83,7 +89,8 @@ func TestEFAUnsupportedInstanceType(t *testing.T) {
 
 func TestEFAInterfaceCountMismatch(t *testing.T) {
 	finding := func(node, msg, remedy string) []Finding {
-		return []Finding{{ID: "efa-interface-count-mismatch", Severity: Critical, Node: node, Resource: "node/" + node, Message: msg, Remedy: remedy}}
+		return []Finding{{ID: "efa-interface-count-mismatch", Severity: Critical, Node: node, Resource: "node/" + node, Message: msg, Remedy: remedy,
+			Commands: claimDeleted("training-1e1e1", node, "Karpenter")}}
 	}
 	dropOne := func(s *snapshot.Snapshot) {
 		in := findInstance(s, instE1)
@@ -97,7 +104,7 @@ func TestEFAInterfaceCountMismatch(t *testing.T) {
 			want: finding(nodeE1, "instance "+instE1+" has 2 EFA interfaces (efa 0, efa-only 2) attached, but EC2NodeClass efa "+
 				"spec.networkInterfaces has 3 efa-only entries",
 				"EFA interfaces are attached only at launch: replace the node so Karpenter launches it with "+
-					"spec.networkInterfaces of EC2NodeClass efa: kubectl delete nodeclaim training-1e1e1"),
+					"spec.networkInterfaces of EC2NodeClass efa by deleting its NodeClaim training-1e1e1"),
 		},
 		{
 			name: "without efa-only entries the node capacity is compared",
@@ -105,7 +112,7 @@ func TestEFAInterfaceCountMismatch(t *testing.T) {
 			want: finding(nodeE1, "instance "+instE1+" has 2 EFA interfaces (efa 0, efa-only 2) attached, but the node's "+
 				"capacity vpc.amazonaws.com/efa is 3",
 				"restart the aws-efa-k8s-device-plugin pod on the node so it counts the EFA devices again; if EC2 still shows "+
-					"fewer EFA interfaces than pods expect, replace the node: kubectl delete nodeclaim training-1e1e1"),
+					"fewer EFA interfaces than pods expect, replace the node by deleting its NodeClaim training-1e1e1"),
 		},
 		{
 			name: "efa interfaces count as EFA interfaces",
@@ -138,7 +145,7 @@ func TestEFAInterfaceCountMismatch(t *testing.T) {
 			want: finding(nodeE1, "instance "+instE1+" has 2 EFA interfaces (efa 0, efa-only 2) attached, but the node's "+
 				"capacity vpc.amazonaws.com/efa is 3",
 				"restart the aws-efa-k8s-device-plugin pod on the node so it counts the EFA devices again; if EC2 still shows "+
-					"fewer EFA interfaces than pods expect, replace the node: kubectl delete nodeclaim training-1e1e1"),
+					"fewer EFA interfaces than pods expect, replace the node by deleting its NodeClaim training-1e1e1"),
 		},
 	})
 }

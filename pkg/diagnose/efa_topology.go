@@ -187,8 +187,9 @@ var efaWithoutPlacementGroup = Check{
 				f.Resource = cmp.Or(n.ClassRef(), nodeRef(n.Name()))
 				f.Message = fmt.Sprintf("instance %s (%s) has %s attached but is in no placement group, so its EFA "+
 					"traffic to other nodes crosses the zone's wider network with higher, less even latency", in.ID, in.Type, efas)
-				f.Remedy = "create a cluster placement group (aws ec2 create-placement-group --group-name NAME --strategy cluster), " +
-					"select it in " + placementWhere(n) + " with one zone pinned, then " + replaceNodeRemedy(n, "")
+				f.Remedy = "create a cluster placement group, under a name you choose (EC2 CreatePlacementGroup, strategy cluster), " +
+					"select it in " + placementWhere(n) + " with one zone pinned, then " + replaceNodeProse(n, "")
+				f.Commands = replaceNodeCommands(n)
 				out = append(out, f)
 				continue
 			}
@@ -200,7 +201,8 @@ var efaWithoutPlacementGroup = Check{
 			f.Message = fmt.Sprintf("instance %s (%s) has %s attached but is in %s placement group %s, not a cluster one, "+
 				"so its EFA traffic to other nodes does not get cluster placement's low latency", in.ID, in.Type, efas,
 				g.Strategy, groupName(g))
-			f.Remedy = "select a cluster-strategy placement group in " + placementWhere(n) + ", then " + replaceNodeRemedy(n, "")
+			f.Remedy = "select a cluster-strategy placement group in " + placementWhere(n) + ", then " + replaceNodeProse(n, "")
+			f.Commands = replaceNodeCommands(n)
 			out = append(out, f)
 		}
 		slices.SortFunc(out, compareFindings)

@@ -157,18 +157,19 @@ func TestEFAWithoutPlacementGroup(t *testing.T) {
 	noSelector := func(s *snapshot.Snapshot) { findClass(s, "efa").PlacementGroupSelector = nil }
 	outOfGroup := func(s *snapshot.Snapshot) { findInstance(s, instE1).Placement = snapshot.Placement{} }
 	spread := func(s *snapshot.Snapshot) { s.PlacementGroups[0].Strategy = strategySpread }
-	none := func(node, inst, resource, where, replace string) Finding {
+	none := func(node, inst, resource, where, replace string, commands []Command) Finding {
 		return Finding{ID: "efa-without-placement-group", Severity: Warning, Node: node, Resource: resource,
 			Message: "instance " + inst + " (p4d.24xlarge) has 3 EFA interfaces (efa 0, efa-only 3) attached but is in no " +
 				"placement group, so its EFA traffic to other nodes crosses the zone's wider network with higher, less even latency",
-			Remedy: "create a cluster placement group (aws ec2 create-placement-group --group-name NAME --strategy cluster), " +
-				"select it in " + where + " with one zone pinned, then replace the node: " + replace}
+			Remedy: "create a cluster placement group, under a name you choose (EC2 CreatePlacementGroup, strategy cluster), " +
+				"select it in " + where + " with one zone pinned, then replace the node" + replace, Commands: commands}
 	}
 	notCluster := func(node, inst, claim string) Finding {
 		return Finding{ID: "efa-without-placement-group", Severity: Warning, Node: node, Resource: "placementgroup/training",
 			Message: "instance " + inst + " (p4d.24xlarge) has 3 EFA interfaces (efa 0, efa-only 3) attached but is in spread " +
 				"placement group training, not a cluster one, so its EFA traffic to other nodes does not get cluster placement's low latency",
-			Remedy: "select a cluster-strategy placement group in spec.placementGroupSelector of EC2NodeClass efa (Karpenter 1.11+), then replace the node: kubectl delete nodeclaim " + claim}
+			Remedy:   "select a cluster-strategy placement group in spec.placementGroupSelector of EC2NodeClass efa (Karpenter 1.11+), then replace the node by deleting its NodeClaim " + claim,
+			Commands: claimDeleted(claim, node, "Karpenter")}
 	}
 	runClusterCases(t, efaWithoutPlacementGroup, []checkCase{
 		{name: "EFA nodes in a cluster group are silent"},
@@ -176,7 +177,7 @@ func TestEFAWithoutPlacementGroup(t *testing.T) {
 			name: "an EFA node in no group fires",
 			edit: edits(noSelector, outOfGroup),
 			want: []Finding{none(nodeE1, instE1, "ec2nodeclass/efa", "spec.placementGroupSelector of EC2NodeClass efa (Karpenter 1.11+)",
-				"kubectl delete nodeclaim training-1e1e1")},
+				" by deleting its NodeClaim training-1e1e1", claimDeleted("training-1e1e1", nodeE1, "Karpenter"))},
 		},
 		{
 			name: "a non-Karpenter EFA node names the launch template",
@@ -186,7 +187,11 @@ func TestEFAWithoutPlacementGroup(t *testing.T) {
 				s.NodeClaims = s.NodeClaims[:1]
 			}),
 			want: []Finding{none(nodeE1, instE1, "node/"+nodeE1, "the node group's launch template (Placement.GroupName)",
-				"kubectl drain "+nodeE1+" --ignore-daemonsets --delete-emptydir-data, then terminate its instance")},
+				": drain it, then terminate its instance", []Command{
+					{Argv: []string{"kubectl", "drain", nodeE1, "--ignore-daemonsets", "--delete-emptydir-data"},
+						Changes: "node/" + nodeE1 + ": cordoned, its pods evicted"},
+					{Argv: []string{"aws", "ec2", "terminate-instances", "--instance-ids", instE1},
+						Changes: "instance/" + instE1 + " (node/" + nodeE1 + ")"}})},
 		},
 		{
 			name: "EFA nodes in a spread group fire",

@@ -148,7 +148,7 @@ var subnetNoEgressRoute = Check{
 // available public NAT gateway of its VPC (replacing an unusable one), or the missing VPC
 // endpoints for a private cluster.
 func egressRemedy(x *Index, subnet *snapshot.Subnet, w WayOut) string {
-	nat := "NAT_GATEWAY_ID"
+	nat := ""
 	for i := range x.Snapshot.NATGateways {
 		g := &x.Snapshot.NATGateways[i]
 		if g.VpcID == subnet.VpcID && natAvailablePublic(g) && followNAT(x, g, w.client(x)).usable {
@@ -162,10 +162,15 @@ func egressRemedy(x *Index, subnet *snapshot.Subnet, w WayOut) string {
 			verb = "replace-route"
 		}
 	}
-	route := fmt.Sprintf("`aws ec2 %s --route-table-id %s --destination-cidr-block 0.0.0.0/0 --nat-gateway-id %s`",
-		verb, w.RouteTable, nat)
-	if nat == "NAT_GATEWAY_ID" {
-		route += " (with a public NAT gateway in a public subnet of " + subnet.VpcID + ")"
+	var route string
+	if nat != "" {
+		route = fmt.Sprintf("`aws ec2 %s --route-table-id %s --destination-cidr-block 0.0.0.0/0 --nat-gateway-id %s`",
+			verb, w.RouteTable, nat)
+	} else {
+		// No usable NAT gateway exists: its ID is known only once the user has created one.
+		op := map[string]string{"create-route": "CreateRoute", "replace-route": "ReplaceRoute"}[verb]
+		route = fmt.Sprintf("create a public NAT gateway in a public subnet of %s (EC2 CreateNatGateway), then send "+
+			"0.0.0.0/0 of %s to it (EC2 %s)", subnet.VpcID, w.RouteTable, op)
 	}
 	out := "route the subnet's default traffic through a NAT gateway: " + route
 	for _, r := range w.DefaultRoutes {

@@ -18,6 +18,9 @@ func unregisteredClaim(s *snapshot.Snapshot) {
 }
 
 func TestSubnetNoEgressRoute(t *testing.T) {
+	// With no usable NAT gateway, its ID is the user's to make: the route is said in prose.
+	const newNAT = "create a public NAT gateway in a public subnet of vpc-0abc (EC2 CreateNatGateway), then send " +
+		"0.0.0.0/0 of rtb-0main to it (EC2 ReplaceRoute)"
 	var fixes []string
 	for _, svc := range []string{"ec2", "ecr.api", "ecr.dkr"} {
 		fixes = append(fixes, "`aws ec2 create-vpc-endpoint --vpc-id vpc-0abc --vpc-endpoint-type Interface --service-name "+
@@ -88,12 +91,10 @@ func TestSubnetNoEgressRoute(t *testing.T) {
 					"whose route table rtb-0main (the VPC's main table) has no internet gateway route (0.0.0.0/0 -> " +
 					"nat-0aaa)) unusable; VPC endpoints missing: ec2, ecr.api, ecr.dkr, s3, sts" + eks + users,
 				Remedy: "give subnet-0public, where NAT gateway nat-0aaa sits, a route table of its own that sends " +
-					"0.0.0.0/0 to the internet gateway: `aws ec2 create-route-table --vpc-id vpc-0abc`, then `aws ec2 " +
-					"create-route --route-table-id NEW_TABLE --destination-cidr-block 0.0.0.0/0 --gateway-id IGW_ID (the " +
-					"internet gateway attached to vpc-0abc)` and `aws ec2 associate-route-table --route-table-id NEW_TABLE " +
-					"--subnet-id subnet-0public`; or route the subnet's default traffic through a NAT gateway: `aws ec2 " +
-					"replace-route --route-table-id rtb-0main --destination-cidr-block 0.0.0.0/0 --nat-gateway-id " +
-					"NAT_GATEWAY_ID` (with a public NAT gateway in a public subnet of vpc-0abc); or, for a private " +
+					"0.0.0.0/0 to the internet gateway: `aws ec2 create-route-table --vpc-id vpc-0abc`, then, with the ID of " +
+					"the table it creates (unknown until then), a 0.0.0.0/0 route to IGW_ID (the internet gateway attached to " +
+					"vpc-0abc) (EC2 CreateRoute) and the table's association with subnet-0public (EC2 AssociateRouteTable); " +
+					"or route the subnet's default traffic through a NAT gateway: " + newNAT + "; or, for a private " +
 					"cluster, add the missing VPC endpoints: " + allEndpointFixes}},
 		},
 		{
@@ -110,9 +111,8 @@ func TestSubnetNoEgressRoute(t *testing.T) {
 					eks + users,
 				Remedy: "route subnet-0public, where NAT gateway nat-0aaa sits, to the internet gateway: `aws ec2 " +
 					"create-route --route-table-id rtb-0public --destination-cidr-block 0.0.0.0/0 --gateway-id igw-0edge`; " +
-					"or route the subnet's default traffic through a NAT gateway: `aws ec2 replace-route --route-table-id " +
-					"rtb-0main --destination-cidr-block 0.0.0.0/0 --nat-gateway-id NAT_GATEWAY_ID` (with a public NAT " +
-					"gateway in a public subnet of vpc-0abc); or, for a private cluster, add the missing VPC endpoints: " +
+					"or route the subnet's default traffic through a NAT gateway: " + newNAT +
+					"; or, for a private cluster, add the missing VPC endpoints: " +
 					"`aws ec2 create-vpc-endpoint --vpc-id vpc-0abc --vpc-endpoint-type Gateway --service-name " +
 					"com.amazonaws.us-west-2.s3 --route-table-ids rtb-0main`"}},
 		},
@@ -128,9 +128,8 @@ func TestSubnetNoEgressRoute(t *testing.T) {
 				Remedy: "route regional NAT gateway nat-0regional's route table rtb-0natregional to the internet gateway: " +
 					"`aws ec2 create-route --route-table-id rtb-0natregional --destination-cidr-block 0.0.0.0/0 " +
 					"--gateway-id IGW_ID (the internet gateway attached to vpc-0abc)`; or route the subnet's default " +
-					"traffic through a NAT gateway: `aws ec2 replace-route --route-table-id rtb-0main " +
-					"--destination-cidr-block 0.0.0.0/0 --nat-gateway-id NAT_GATEWAY_ID` (with a public NAT gateway in a " +
-					"public subnet of vpc-0abc); or, for a private cluster, add the missing VPC endpoints: `aws ec2 " +
+					"traffic through a NAT gateway: " + newNAT +
+					"; or, for a private cluster, add the missing VPC endpoints: `aws ec2 " +
 					"create-vpc-endpoint --vpc-id vpc-0abc --vpc-endpoint-type Gateway --service-name " +
 					"com.amazonaws.us-west-2.s3 --route-table-ids rtb-0main`"}},
 		},
@@ -144,9 +143,8 @@ func TestSubnetNoEgressRoute(t *testing.T) {
 					"us-west-2b only) unusable; VPC endpoints missing: s3" + eks + users,
 				Remedy: "give NAT gateway nat-0regional an address in us-west-2a: `aws ec2 associate-nat-gateway-address " +
 					"--nat-gateway-id nat-0regional --allocation-ids EIP_ALLOCATION_ID --availability-zone us-west-2a`; " +
-					"or route the subnet's default traffic through a NAT gateway: `aws ec2 replace-route --route-table-id " +
-					"rtb-0main --destination-cidr-block 0.0.0.0/0 --nat-gateway-id NAT_GATEWAY_ID` (with a public NAT " +
-					"gateway in a public subnet of vpc-0abc); or, for a private cluster, add the missing VPC endpoints: " +
+					"or route the subnet's default traffic through a NAT gateway: " + newNAT +
+					"; or, for a private cluster, add the missing VPC endpoints: " +
 					"`aws ec2 create-vpc-endpoint --vpc-id vpc-0abc --vpc-endpoint-type Gateway --service-name " +
 					"com.amazonaws.us-west-2.s3 --route-table-ids rtb-0main`"}},
 		},
@@ -178,9 +176,8 @@ func TestSubnetNoEgressRoute(t *testing.T) {
 					"--cidr-block 10.0.1.0/24 --rule-action allow` and `aws ec2 create-network-acl-entry --network-acl-id " +
 					"acl-0natsubnet --egress --rule-number 91 --protocol tcp --port-range From=32768,To=60999 --cidr-block " +
 					"10.0.1.0/24 --rule-action allow` (rule numbers below the denying ones); or route the subnet's default " +
-					"traffic through a NAT gateway: `aws ec2 replace-route --route-table-id rtb-0main " +
-					"--destination-cidr-block 0.0.0.0/0 --nat-gateway-id NAT_GATEWAY_ID` (with a public NAT gateway in a " +
-					"public subnet of vpc-0abc); or, for a private cluster, add the missing VPC endpoints: `aws ec2 " +
+					"traffic through a NAT gateway: " + newNAT +
+					"; or, for a private cluster, add the missing VPC endpoints: `aws ec2 " +
 					"create-vpc-endpoint --vpc-id vpc-0abc --vpc-endpoint-type Gateway --service-name " +
 					"com.amazonaws.us-west-2.s3 --route-table-ids rtb-0main`"}},
 		},

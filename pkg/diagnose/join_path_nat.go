@@ -251,9 +251,9 @@ func natRouteFix(x *Index, g *snapshot.NATGateway, vpc string, t *snapshot.Route
 	igw := vpcInternetGateway(x, vpc)
 	if main && !natRegional(g) {
 		return fmt.Sprintf("give %s, where NAT gateway %s sits, a route table of its own that sends 0.0.0.0/0 to the "+
-			"internet gateway: `aws ec2 create-route-table --vpc-id %s`, then `aws ec2 create-route --route-table-id "+
-			"NEW_TABLE --destination-cidr-block 0.0.0.0/0 --gateway-id %s` and `aws ec2 associate-route-table "+
-			"--route-table-id NEW_TABLE --subnet-id %s`", g.SubnetID, g.ID, vpc, igw, g.SubnetID)
+			"internet gateway: `aws ec2 create-route-table --vpc-id %s`, then, with the ID of the table it creates "+
+			"(unknown until then), a 0.0.0.0/0 route to %s (EC2 CreateRoute) and the table's association with %s "+
+			"(EC2 AssociateRouteTable)", g.SubnetID, g.ID, vpc, igw, g.SubnetID)
 	}
 	return fmt.Sprintf("route %s to the internet gateway: `aws ec2 %s --route-table-id %s "+
 		"--destination-cidr-block 0.0.0.0/0 --gateway-id %s`", where, verb, t.ID, igw)

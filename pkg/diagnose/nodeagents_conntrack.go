@@ -91,22 +91,24 @@ var connectionTrackingNotInherited = Check{
 				"launch template; %s %s other timeouts: connections of the pods on them are tracked for those", n.ClassLabel(),
 				trackingText(want), abbreviate(bad, 3), plural(len(bad), "has", "have"))
 			var remedies []string
+			var commands []Command
 			if len(cni) > 0 {
 				why, fix := x.cniTrackingFix(n, primaryTracks)
 				msg += "; " + why
 				remedies = append(remedies, fix)
+				commands = append(commands, replaceNodeCommands(n)...)
 			}
 			if len(other) > 0 {
-				var cmds []string
 				for _, id := range other {
-					cmds = append(cmds, "aws ec2 modify-network-interface-attribute --network-interface-id "+id+
-						" --connection-tracking-specification "+trackingSpec(want))
+					commands = append(commands, Command{Argv: []string{"aws", "ec2", "modify-network-interface-attribute",
+						"--network-interface-id", id, "--connection-tracking-specification", trackingSpec(want)},
+						Changes: "network-interface/" + id + " (node/" + n.Name() + ")"})
 				}
 				remedies = append(remedies, "set the timeouts on "+plural(len(other), "the interface", "each interface")+
-					" the VPC CNI did not create: "+strings.Join(cmds, "; ")+" (one attached later starts without them again)")
+					" the VPC CNI did not create ("+strings.Join(other, ", ")+"; one attached later starts without them again)")
 			}
 			out = append(out, Finding{Node: n.Name(), Resource: nodeRef(n.Name()), Message: msg,
-				Remedy: strings.Join(remedies, "; ")})
+				Remedy: strings.Join(remedies, "; "), Commands: commands})
 		}
 		return out
 	},
@@ -125,20 +127,20 @@ func (x *Index) cniTrackingFix(n *NodeInfo, primaryTracks bool) (why, fix string
 	case !ok:
 		return "aws-node gives the interfaces it creates the primary interface's timeouts from v1.22.1 on, and " +
 				"karpnet could not read its version",
-			replaceNodeRemedy(n, "on aws-node v1.22.1 or later (aws/amazon-vpc-cni-k8s#3666)")
+			replaceNodeProse(n, "on aws-node v1.22.1 or later (aws/amazon-vpc-cni-k8s#3666)")
 	case v.less(cniInheritsTracking):
 		return fmt.Sprintf("aws-node v%s does not give the interfaces it creates the primary interface's timeouts "+
 				"(v1.22.1 and later do)", v),
 			fmt.Sprintf("upgrade aws-node from v%s to v1.22.1 or later (aws/amazon-vpc-cni-k8s#3666), then %s", v,
-				replaceNodeRemedy(n, "so ipamd creates its interfaces with them"))
+				replaceNodeProse(n, "so ipamd creates its interfaces with them"))
 	case !primaryTracks:
 		return fmt.Sprintf("aws-node v%s copies the primary interface's timeouts, and this node's primary interface "+
 				"lacks them: the node predates the class's connectionTracking", v),
-			replaceNodeRemedy(n, "so it launches with them")
+			replaceNodeProse(n, "so it launches with them")
 	}
 	return fmt.Sprintf("aws-node v%s copies the primary interface's timeouts into the interfaces it creates, so these "+
 			"were created before it ran on the node", v),
-		replaceNodeRemedy(n, "so ipamd creates its interfaces with them")
+		replaceNodeProse(n, "so ipamd creates its interfaces with them")
 }
 
 // tracks reports whether an interface has every timeout want sets.

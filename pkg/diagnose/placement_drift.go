@@ -36,6 +36,7 @@ func withPlacementDrift(n *NodeInfo, f Finding) *Finding {
 		"it runs without its placement", n.Claim.Name, reasonPlacementGroupDrift, n.launcher(), pool)
 	f.Remedy = fmt.Sprintf("nothing to do if the selector change was meant, but if the replacement waits: check "+
 		"spec.disruption.budgets of %s and karpenter.sh/do-not-disrupt on the node, its NodeClaim and its pods, or %s",
-		pool, replaceNodeRemedy(n, "now"))
+		pool, replaceNodeProse(n, "now"))
+	f.Commands = replaceNodeCommands(n)
 	return &f
 }

@@ -66,9 +66,19 @@ var placementGroupUnavailable = Check{
 			case g == nil:
 				f.Message = fmt.Sprintf("%s spec.placementGroupSelector selects %s, which DescribePlacementGroups "+
 					"did not return%s, %s", classLabel(c), selectorText(sel), inRegion(x), impact)
-				f.Remedy = fmt.Sprintf("create the group (aws ec2 create-placement-group --group-name NAME --strategy "+
-					"cluster|partition|spread) or point spec.placementGroupSelector of %s at an existing one "+
-					"(aws ec2 describe-placement-groups)", classLabel(c))
+				list := []string{"aws", "ec2", "describe-placement-groups"}
+				if x.Snapshot.Region != "" {
+					list = append(list, "--region", x.Snapshot.Region)
+				}
+				f.Commands = []Command{{Argv: list, ReadOnly: true}}
+				// An ID names only a group EC2 created; a name can be given to a new group, whose
+				// strategy is the user's choice.
+				f.Remedy = fmt.Sprintf("point spec.placementGroupSelector of %s at an existing group (the command lists "+
+					"them)", classLabel(c))
+				if sel.ID == "" && sel.Name != "" {
+					f.Remedy = fmt.Sprintf("create a placement group named %q with the strategy its nodes need (cluster, "+
+						"partition or spread, yours to choose: EC2 CreatePlacementGroup), or %s", sel.Name, f.Remedy)
+				}
 			case g.State != "" && g.State != placementGroupAvailable:
 				f.Message = fmt.Sprintf("%s spec.placementGroupSelector selects %s placement group %s, whose "+
 					"state is %s, not available, %s", classLabel(c), g.Strategy, groupName(g), g.State, impact)

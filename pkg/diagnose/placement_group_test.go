@@ -11,6 +11,7 @@ import (
 
 func TestPlacementGroupUnavailable(t *testing.T) {
 	const impact = "so Karpenter marks it PlacementGroupReady=False and launches no nodes for it (NodePool training)"
+	list := []Command{{Argv: []string{"aws", "ec2", "describe-placement-groups", "--region", "us-west-2"}, ReadOnly: true}}
 	runClusterCases(t, placementGroupUnavailable, []checkCase{
 		{name: "an available group is silent"},
 		{
@@ -19,8 +20,9 @@ func TestPlacementGroupUnavailable(t *testing.T) {
 			want: []Finding{{ID: "placement-group-unavailable", Severity: Critical, Resource: "ec2nodeclass/efa",
 				Message: `EC2NodeClass efa spec.placementGroupSelector selects name "training", which DescribePlacementGroups ` +
 					"did not return in us-west-2, " + impact,
-				Remedy: "create the group (aws ec2 create-placement-group --group-name NAME --strategy cluster|partition|spread) " +
-					"or point spec.placementGroupSelector of EC2NodeClass efa at an existing one (aws ec2 describe-placement-groups)"}},
+				Remedy: `create a placement group named "training" with the strategy its nodes need (cluster, partition or ` +
+					"spread, yours to choose: EC2 CreatePlacementGroup), or point spec.placementGroupSelector of EC2NodeClass efa " +
+					"at an existing group (the command lists them)", Commands: list}},
 		},
 		{
 			name: "a selector ID that is only another group's name fires",
@@ -31,8 +33,8 @@ func TestPlacementGroupUnavailable(t *testing.T) {
 			want: []Finding{{ID: "placement-group-unavailable", Severity: Critical, Resource: "ec2nodeclass/efa",
 				Message: "EC2NodeClass efa spec.placementGroupSelector selects id pg-0gone, which DescribePlacementGroups " +
 					"did not return in us-west-2, " + impact,
-				Remedy: "create the group (aws ec2 create-placement-group --group-name NAME --strategy cluster|partition|spread) " +
-					"or point spec.placementGroupSelector of EC2NodeClass efa at an existing one (aws ec2 describe-placement-groups)"}},
+				Remedy:   "point spec.placementGroupSelector of EC2NodeClass efa at an existing group (the command lists them)",
+				Commands: list}},
 		},
 		{
 			name: "a deleting group fires",

@@ -79,7 +79,8 @@ func placementMismatch(x *Index, n *NodeInfo) *Finding {
 				Message: fmt.Sprintf("instance %s is in placement group %s, but %s "+
 					"spec.placementGroupSelector selects %s", n.Instance.ID, placementText(x, p), n.ClassLabel(), selectorText(sel)),
 				Remedy: fmt.Sprintf("if the selector was changed, %s replaces the node as drifted "+
-					"(PlacementGroupDrift); otherwise %s", n.launcher(), replaceNodeRemedy(n, "so it launches into the selected group")),
+					"(PlacementGroupDrift); otherwise %s", n.launcher(), replaceNodeProse(n, "so it launches into the selected group")),
+				Commands: replaceNodeCommands(n),
 			})
 		}
 	}
@@ -94,11 +95,13 @@ func placementMismatch(x *Index, n *NodeInfo) *Finding {
 	if !known || same {
 		return nil
 	}
+	remedy, commands := labelMismatchRemedy(x, n)
 	return withPlacementDrift(n, Finding{
 		Node: n.Name(), Resource: nodeRef(n.Name()),
 		Message: fmt.Sprintf("instance %s is in %s, but the node label %s is %s",
 			n.Instance.ID, placementPhrase(x, p), labelPlacementGroupID, label),
-		Remedy: labelMismatchRemedy(x, n),
+		Remedy:   remedy,
+		Commands: commands,
 	})
 }
 
@@ -169,11 +172,13 @@ func placementMissing(x *Index, n *NodeInfo) *Finding {
 	if g := selectedGroup(x, n.Class); g != nil && g.Strategy != "" {
 		kind = g.Strategy + " placement group"
 	}
+	remedy, commands := placementMissingRemedy(n)
 	return withPlacementDrift(n, Finding{
 		Node: n.Name(), Resource: n.ClassRef(),
 		Message: fmt.Sprintf("instance %s is in no placement group, but %s spec.placementGroupSelector "+
 			"selects the %s with %s", n.Instance.ID, n.ClassLabel(), kind, selectorText(sel)),
-		Remedy: placementMissingRemedy(n),
+		Remedy:   remedy,
+		Commands: commands,
 	})
 }
 
@@ -258,25 +263,32 @@ var placementGroupPartitionMismatch = Check{
 	},
 }
 
-// placementMissingRemedy says how to get the node into its class's placement group.
-func placementMissingRemedy(n *NodeInfo) string {
-	describe := "kubectl describe " + strings.Replace(n.ClassRef(), "/", " ", 1)
+// placementMissingRemedy says how to get the node into its class's placement group: the
+// node's replacement, and the class's description, whose status says whether the group resolves.
+func placementMissingRemedy(n *NodeInfo) (string, []Command) {
+	kind, name, _ := strings.Cut(n.ClassRef(), "/")
+	commands := append(replaceNodeCommands(n), Command{Argv: []string{"kubectl", "describe", kind, name}, ReadOnly: true})
 	if n.AutoMode() {
 		return fmt.Sprintf("%s; Auto Mode honours spec.placementGroupSelector since May 2026, and only while the "+
-			"group resolves (%s)", replaceNodeRemedy(n, "so EKS Auto Mode launches it into the group"), describe)
+			"group resolves (the kubectl describe command shows %s's status)", replaceNodeProse(n, "so EKS Auto Mode launches it into the group"),
+			n.ClassLabel()), commands
 	}
 	return fmt.Sprintf("%s; Karpenter honours spec.placementGroupSelector from v1.11, and only while the group "+
-		"resolves (%s: PlacementGroupReady)", replaceNodeRemedy(n, "so Karpenter launches it into the group"), describe)
+		"resolves (the kubectl describe command shows %s's condition PlacementGroupReady)",
+		replaceNodeProse(n, "so Karpenter launches it into the group"), n.ClassLabel()), commands
 }
 
-// labelMismatchRemedy says how to bring the placement-group-id label and the instance together.
-func labelMismatchRemedy(x *Index, n *NodeInfo) string {
-	remedy := "Karpenter sets the label at launch and decides drift by it: " + replaceNodeRemedy(n, "")
+// labelMismatchRemedy says how to bring the placement-group-id label and the instance together:
+// replace the node, or restore the label when karpnet knows the value it should hold.
+func labelMismatchRemedy(x *Index, n *NodeInfo) (string, []Command) {
+	remedy := "Karpenter sets the label at launch and decides drift by it: " + replaceNodeProse(n, "")
+	commands := replaceNodeCommands(n)
 	if v := placementLabelValue(x, n.Instance.Placement); v != "" {
-		remedy += fmt.Sprintf(", or if the label was edited by hand, restore it (kubectl label node %s %s=%s --overwrite)",
-			n.Name(), labelPlacementGroupID, v)
+		remedy += ", or if the label was edited by hand, restore it (the kubectl label command)"
+		commands = append(commands, Command{Argv: []string{"kubectl", "label", "node", n.Name(), labelPlacementGroupID + "=" + v, "--overwrite"},
+			Changes: "node/" + n.Name()})
 	}
-	return remedy
+	return remedy, commands
 }
 
 // registering reports whether Karpenter has not finished registering the node.

@@ -39,7 +39,7 @@ func driftWait(claim string) string {
 func driftRemedy(claim string) string {
 	return "nothing to do if the selector change was meant, but if the replacement waits: check " +
 		"spec.disruption.budgets of NodePool training and karpenter.sh/do-not-disrupt on the node, its NodeClaim and " +
-		"its pods, or replace the node now: kubectl delete nodeclaim " + claim
+		"its pods, or replace the node now by deleting its NodeClaim " + claim
 }
 
 // TestPlacementDriftOneWarningPerNode runs every check over a node out of its placement
@@ -83,9 +83,15 @@ func TestPlacementGroupMismatch(t *testing.T) {
 			Message: "instance " + instE1 + " is in placement group other (pg-0other), but EC2NodeClass efa " +
 				"spec.placementGroupSelector selects " + sel,
 			Remedy: "if the selector was changed, Karpenter replaces the node as drifted (PlacementGroupDrift); otherwise " +
-				"replace the node so it launches into the selected group: kubectl delete nodeclaim training-1e1e1"}}
+				"replace the node so it launches into the selected group by deleting its NodeClaim training-1e1e1",
+			Commands: claimDeleted("training-1e1e1", nodeE1, "Karpenter")}}
 	}
-	replace := "Karpenter sets the label at launch and decides drift by it: replace the node: kubectl delete nodeclaim training-1e1e1"
+	replace := "Karpenter sets the label at launch and decides drift by it: replace the node by deleting its NodeClaim training-1e1e1"
+	relabel := func(v string) []Command {
+		return append(claimDeleted("training-1e1e1", nodeE1, "Karpenter"), Command{
+			Argv:    []string{"kubectl", "label", "node", nodeE1, "karpenter.k8s.aws/placement-group-id=" + v, "--overwrite"},
+			Changes: "node/" + nodeE1})
+	}
 	runClusterCases(t, placementGroupMismatch, []checkCase{
 		{name: "instances in the selected group are silent"},
 		{name: "another group than the selector's name fires", edit: otherGroup, want: classFinding(`name "training"`)},
@@ -96,7 +102,7 @@ func TestPlacementGroupMismatch(t *testing.T) {
 			want: []Finding{{ID: "placement-group-mismatch", Severity: Warning, Node: nodeE1, Resource: "ec2nodeclass/efa",
 				Message: "instance " + instE1 + " is in placement group other (pg-0other), but EC2NodeClass efa " +
 					"spec.placementGroupSelector selects id " + pgTrainID,
-				Remedy: classFinding("")[0].Remedy}},
+				Remedy: classFinding("")[0].Remedy, Commands: classFinding("")[0].Commands}},
 		},
 		{name: "a name-only placement in the selected group is silent", edit: edits(byID, nameOnly)},
 		{
@@ -109,8 +115,8 @@ func TestPlacementGroupMismatch(t *testing.T) {
 			want: []Finding{{ID: "placement-group-mismatch", Severity: Warning, Node: nodeE1, Resource: "node/" + nodeE1,
 				Message: "instance " + instE1 + " is in placement group training (pg-0train), but the node label " +
 					"karpenter.k8s.aws/placement-group-id is pg-0old",
-				Remedy: replace + ", or if the label was edited by hand, restore it (kubectl label node " + nodeE1 +
-					" karpenter.k8s.aws/placement-group-id=pg-0train --overwrite)"}},
+				Remedy:   replace + ", or if the label was edited by hand, restore it (the kubectl label command)",
+				Commands: relabel("pg-0train")}},
 		},
 		{
 			name: "a stale label fires even when the class matches",
@@ -118,8 +124,8 @@ func TestPlacementGroupMismatch(t *testing.T) {
 			want: []Finding{{ID: "placement-group-mismatch", Severity: Warning, Node: nodeE1, Resource: "node/" + nodeE1,
 				Message: "instance " + instE1 + " is in placement group training (pg-0train), but the node label " +
 					"karpenter.k8s.aws/placement-group-id is pg-0old",
-				Remedy: replace + ", or if the label was edited by hand, restore it (kubectl label node " + nodeE1 +
-					" karpenter.k8s.aws/placement-group-id=pg-0train --overwrite)"}},
+				Remedy:   replace + ", or if the label was edited by hand, restore it (the kubectl label command)",
+				Commands: relabel("pg-0train")}},
 		},
 		{
 			name: "a label on an instance in no group fires",
@@ -127,7 +133,7 @@ func TestPlacementGroupMismatch(t *testing.T) {
 			want: []Finding{{ID: "placement-group-mismatch", Severity: Warning, Node: nodeE1, Resource: "node/" + nodeE1,
 				Message: "instance " + instE1 + " is in no placement group, but the node label " +
 					"karpenter.k8s.aws/placement-group-id is pg-0train",
-				Remedy: replace}},
+				Remedy: replace, Commands: claimDeleted("training-1e1e1", nodeE1, "Karpenter")}},
 		},
 		{
 			name: "an instance in no group although the class selects one is left to placement-group-missing",
@@ -136,8 +142,9 @@ func TestPlacementGroupMismatch(t *testing.T) {
 		{name: "a NodeClaim already Drifted for it stays a warning that says it waits for drift",
 			edit: edits(otherGroup, placementDrifted(nodeE1)), want: []Finding{{ID: "placement-group-mismatch",
 				Severity: Warning, Node: nodeE1, Resource: "ec2nodeclass/efa",
-				Message: classFinding(`name "training"`)[0].Message + "; " + driftWait("training-1e1e1"),
-				Remedy:  driftRemedy("training-1e1e1")}}},
+				Message:  classFinding(`name "training"`)[0].Message + "; " + driftWait("training-1e1e1"),
+				Remedy:   driftRemedy("training-1e1e1"),
+				Commands: claimDeleted("training-1e1e1", nodeE1, "Karpenter")}}},
 		{name: "instances gap is silent", edit: edits(otherGroup, func(s *snapshot.Snapshot) { s.Instances = nil }, gap(snapshot.SourceDescribeInstances))},
 		{
 			name: "EC2NodeClass gap falls back to the label",
@@ -145,8 +152,8 @@ func TestPlacementGroupMismatch(t *testing.T) {
 			want: []Finding{{ID: "placement-group-mismatch", Severity: Warning, Node: nodeE1, Resource: "node/" + nodeE1,
 				Message: "instance " + instE1 + " is in placement group other (pg-0other), but the node label " +
 					"karpenter.k8s.aws/placement-group-id is pg-0train",
-				Remedy: replace + ", or if the label was edited by hand, restore it (kubectl label node " + nodeE1 +
-					" karpenter.k8s.aws/placement-group-id=pg-0other --overwrite)"}},
+				Remedy:   replace + ", or if the label was edited by hand, restore it (the kubectl label command)",
+				Commands: relabel("pg-0other")}},
 		},
 	})
 }
@@ -157,9 +164,11 @@ func TestPlacementGroupMissing(t *testing.T) {
 		return []Finding{{ID: "placement-group-missing", Severity: Warning, Node: nodeE2, Resource: "ec2nodeclass/efa",
 			Message: "instance " + instE2 + " is in no placement group, but EC2NodeClass efa spec.placementGroupSelector " +
 				"selects the " + kind + ` with name "training"`,
-			Remedy: "replace the node so Karpenter launches it into the group: kubectl delete nodeclaim training-2e2e2; " +
+			Remedy: "replace the node so Karpenter launches it into the group by deleting its NodeClaim training-2e2e2; " +
 				"Karpenter honours spec.placementGroupSelector from v1.11, and only while the group resolves " +
-				"(kubectl describe ec2nodeclass efa: PlacementGroupReady)"}}
+				"(the kubectl describe command shows EC2NodeClass efa's condition PlacementGroupReady)",
+			Commands: append(claimDeleted("training-2e2e2", nodeE2, "Karpenter"),
+				Command{Argv: []string{"kubectl", "describe", "ec2nodeclass", "efa"}, ReadOnly: true})}}
 	}
 	runClusterCases(t, placementGroupMissing, []checkCase{
 		{name: "instances in the group are silent"},
@@ -173,8 +182,9 @@ func TestPlacementGroupMissing(t *testing.T) {
 		{name: "a NodeClaim already Drifted for it stays a warning that says it waits for drift",
 			edit: edits(outOfGroup, placementDrifted(nodeE2)), want: []Finding{{ID: "placement-group-missing",
 				Severity: Warning, Node: nodeE2, Resource: "ec2nodeclass/efa",
-				Message: finding("cluster placement group")[0].Message + "; " + driftWait("training-2e2e2"),
-				Remedy:  driftRemedy("training-2e2e2")}}},
+				Message:  finding("cluster placement group")[0].Message + "; " + driftWait("training-2e2e2"),
+				Remedy:   driftRemedy("training-2e2e2"),
+				Commands: claimDeleted("training-2e2e2", nodeE2, "Karpenter")}}},
 		{name: "instances gap is silent", edit: edits(outOfGroup, func(s *snapshot.Snapshot) { s.Instances = nil }, gap(snapshot.SourceDescribeInstances))},
 		{name: "EC2NodeClass gap is silent", edit: edits(outOfGroup, func(s *snapshot.Snapshot) { s.NodeClasses = nil }, gap(snapshot.SourceNodeClasses))},
 	})

@@ -1,28 +1,11 @@
 package diagnose
 
-// replaceNodeRemedy tells how to replace the node, and why: "replace the node WHY: COMMAND". A
+// replaceNodeCommands are the commands that replace node n, as replaceNodeProse describes. A
 // node with a NodeClaim is replaced by deleting the NodeClaim (Karpenter or EKS Auto Mode then
 // drains it, terminates its instance and launches a new node as pending pods need); a node of
 // a NodePool whose NodeClaim is unknown by deleting the Node, which the termination finalizer
-// turns into the same; any other node is drained and its instance terminated, so that its node
-// group launches a new one. why may be empty.
-func replaceNodeRemedy(n *NodeInfo, why string) string {
-	what := "replace the node"
-	if why != "" {
-		what += " " + why
-	}
-	switch {
-	case n.Claim != nil && n.Claim.Name != "":
-		return what + ": kubectl delete nodeclaim " + n.Claim.Name
-	case n.PoolName != "":
-		return what + ": kubectl delete node " + n.Name() + " (" + n.launcher() + " drains it and terminates its instance)"
-	}
-	return what + ": kubectl drain " + n.Name() + " --ignore-daemonsets --delete-emptydir-data, then terminate its instance"
-}
-
-// replaceNodeCommands are the commands that replace node n, as replaceNodeRemedy describes:
-// delete its NodeClaim when it has one, else delete the Node of a NodePool, else drain the node
-// and terminate its instance (when karpnet knows the instance).
+// turns into the same; any other node is drained and its instance terminated (when karpnet
+// knows the instance), so that its node group launches a new one.
 func replaceNodeCommands(n *NodeInfo) []Command {
 	switch {
 	case n.Claim != nil && n.Claim.Name != "":
@@ -41,8 +24,8 @@ func replaceNodeCommands(n *NodeInfo) []Command {
 	return cmds
 }
 
-// replaceNodeProse tells how to replace the node, and why, without the command, which
-// replaceNodeCommands gives: "replace the node WHY by deleting its NodeClaim NAME".
+// replaceNodeProse tells how to replace the node, and why (which may be empty), without the
+// command, which replaceNodeCommands gives: "replace the node WHY by deleting its NodeClaim NAME".
 func replaceNodeProse(n *NodeInfo, why string) string {
 	what := "replace the node"
 	if why != "" {

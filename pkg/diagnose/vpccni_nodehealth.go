@@ -93,8 +93,9 @@ var nodeNetworkNotReady = Check{
 				continue
 			}
 			slices.Sort(bad)
-			remedy := networkNotReadyRemedy(n)
+			remedy, commands := networkNotReadyRemedy(n)
 			if n.AutoMode() {
+				commands = nil
 				remedy = "EKS Auto Mode runs the node's CNI itself: check that the node's security groups let it reach " +
 					"the cluster endpoint (VPC Reachability Analyzer from the instance to the kubernetes endpoint IPs on TCP " +
 					"443), that its subnet routes to the endpoint and to AWS APIs, and collect the node's logs with a " +
@@ -105,6 +106,7 @@ var nodeNetworkNotReady = Check{
 				Resource: nodeRef(n.Name()),
 				Message:  "node conditions show its network is down: " + strings.Join(bad, "; ") + repairWindow(x, n),
 				Remedy:   remedy,
+				Commands: commands,
 			}
 			if n.Initialising() {
 				f.Severity = Info
@@ -168,13 +170,16 @@ func repairWindow(x *Index, n *NodeInfo) string {
 	return ""
 }
 
-// networkNotReadyRemedy points at aws-node and ipamd logs of a VPC CNI node.
-func networkNotReadyRemedy(n *NodeInfo) string {
-	return fmt.Sprintf("read the aws-node pod's log on the node (kubectl -n kube-system logs -c aws-node "+
-		"$(kubectl -n kube-system get pod -l k8s-app=aws-node --field-selector spec.nodeName=%s -o name)) and "+
-		"ipamd's log (/var/log/aws-routed-eni/ipamd.log); the usual causes are security groups that do not allow "+
-		"the node to reach the EKS API, a subnet without a route to EC2 and the API, or a node or IRSA role "+
-		"without AmazonEKS_CNI_Policy", n.Name())
+// networkNotReadyRemedy points at aws-node and ipamd logs of a VPC CNI node: the read-only
+// command names the node's aws-node pod, whose log is then read (one plain command each, no
+// command substitution).
+func networkNotReadyRemedy(n *NodeInfo) (string, []Command) {
+	return "read the log of the node's aws-node pod, which the command names (kubectl -n kube-system logs -c " +
+			"aws-node with that pod), and ipamd's log (/var/log/aws-routed-eni/ipamd.log); the usual causes are " +
+			"security groups that do not allow the node to reach the EKS API, a subnet without a route to EC2 and the " +
+			"API, or a node or IRSA role without AmazonEKS_CNI_Policy",
+		[]Command{{Argv: []string{"kubectl", "-n", "kube-system", "get", "pod", "-l", "k8s-app=aws-node",
+			"--field-selector", "spec.nodeName=" + n.Name(), "-o", "name"}, ReadOnly: true}}
 }
 
 // networkConditionBad reports whether a node condition says the node's network is down.
@@ -282,7 +287,8 @@ var nodeClaimDrifted = Check{
 				Message:  fmt.Sprintf("NodeClaim %s is Drifted=True with reason %s%s: %s", n.Claim.Name, c.Reason, detail, what),
 				Remedy: fmt.Sprintf("nothing to do if the change was meant: Karpenter replaces the node as spec.disruption.budgets "+
 					"of NodePool %s allow (to %s); otherwise revert the EC2NodeClass change",
-					n.PoolName, replaceNodeRemedy(n, "now")),
+					n.PoolName, replaceNodeProse(n, "now")),
+				Commands: replaceNodeCommands(n),
 			})
 		}
 		return out

@@ -16,12 +16,13 @@ func TestNodeNetworkNotReady(t *testing.T) {
 	}
 	const cniMessage = "container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady " +
 		"message:Network plugin returns error: cni plugin not initialized"
-	remedy := "read the aws-node pod's log on the node (kubectl -n kube-system logs -c aws-node $(kubectl -n kube-system get pod " +
-		"-l k8s-app=aws-node --field-selector spec.nodeName=" + nodeA + " -o name)) and ipamd's log " +
-		"(/var/log/aws-routed-eni/ipamd.log); the usual causes are security groups that do not allow the node to reach " +
+	remedy := "read the log of the node's aws-node pod, which the command names (kubectl -n kube-system logs -c aws-node " +
+		"with that pod), and ipamd's log (/var/log/aws-routed-eni/ipamd.log); the usual causes are security groups that do not allow the node to reach " +
 		"the EKS API, a subnet without a route to EC2 and the API, or a node or IRSA role without AmazonEKS_CNI_Policy"
 	finding := func(msg string) []Finding {
-		return []Finding{{ID: "node-network-not-ready", Severity: Critical, Node: nodeA, Resource: "node/" + nodeA, Message: msg, Remedy: remedy}}
+		return []Finding{{ID: "node-network-not-ready", Severity: Critical, Node: nodeA, Resource: "node/" + nodeA, Message: msg, Remedy: remedy,
+			Commands: []Command{{Argv: []string{"kubectl", "-n", "kube-system", "get", "pod", "-l", "k8s-app=aws-node",
+				"--field-selector", "spec.nodeName=" + nodeA, "-o", "name"}, ReadOnly: true}}}}
 	}
 	runCheckCases(t, nodeNetworkNotReady, []checkCase{
 		{name: "Ready is silent", edit: conditions(corev1.NodeCondition{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady"})},
@@ -139,7 +140,8 @@ func TestNodeClaimDrifted(t *testing.T) {
 		return []Finding{{
 			ID: "nodeclaim-drifted", Severity: Info, Node: nodeA, Resource: "nodeclaim/default-abcde", Message: msg,
 			Remedy: "nothing to do if the change was meant: Karpenter replaces the node as spec.disruption.budgets of NodePool " +
-				"default allow (to replace the node now: kubectl delete nodeclaim default-abcde); otherwise revert the EC2NodeClass change",
+				"default allow (to replace the node now by deleting its NodeClaim default-abcde); otherwise revert the EC2NodeClass change",
+			Commands: claimDeleted("default-abcde", nodeA, "Karpenter"),
 		}}
 	}
 	runCheckCases(t, nodeClaimDrifted, []checkCase{

@@ -85,8 +85,8 @@ var prefixDelegationInactive = Check{
 				Message: fmt.Sprintf("%s=true but none of the ENIs of this %s (%s) holds an IPv4 prefix or a secondary IP %s "+
 					"after the node was created, so ipamd has no address for pods", SettingPrefixDelegation, n.Type.Name,
 					strings.Join(enis, ", "), ago(age)),
-				Remedy: prefixRemedy(x, n),
 			}
+			f.Remedy, f.Commands = prefixRemedy(x, n)
 			if secondary > 0 {
 				f.Severity = Info
 				f.Message = fmt.Sprintf("%s=true but the ENIs of this %s (%s) still hold %s and no prefix: prefix delegation "+
@@ -159,9 +159,11 @@ var ipv6PrefixMissing = Check{
 				Resource: nodeRef(n.Name()),
 				Message: fmt.Sprintf("the node takes IPv6 pod addresses (%s) but the primary ENI of instance %s in %s "+
 					"holds no /80 prefix, so pods get no address", ipv6Why(x, n), n.Instance.ID, subnet),
-				Remedy: "give the subnet an IPv6 CIDR (aws ec2 associate-subnet-cidr-block --ipv6-cidr-block ...), allow " +
+				Remedy: "give a subnet without an IPv6 CIDR a /64 of the VPC's IPv6 block, one you choose (EC2 " +
+					"AssociateSubnetCidrBlock), allow " +
 					"ec2:AssignIpv6Addresses to the role aws-node uses (AmazonEKS_CNI_IPv6_Policy), read ipamd's log " +
-					"(/var/log/aws-routed-eni/ipamd.log) for the EC2 error, then " + replaceNodeRemedy(n, ""),
+					"(/var/log/aws-routed-eni/ipamd.log) for the EC2 error, then " + replaceNodeProse(n, ""),
+				Commands: replaceNodeCommands(n),
 			})
 		}
 		return out
@@ -235,23 +237,34 @@ func prefixENIs(in *snapshot.Instance) (ids []string, prefixes, secondary int) {
 	return ids, prefixes, secondary
 }
 
-// prefixRemedy points at the pod subnet and how to give it room for /28 prefixes.
-func prefixRemedy(x *Index, n *NodeInfo) string {
+// prefixRemedy points at the pod subnet and how to give it room for /28 prefixes: a prefix
+// reservation of the subnet's largest free run when karpnet knows it (its block map), else a
+// range the user chooses, or a new subnet; then the node's replacement.
+func prefixRemedy(x *Index, n *NodeInfo) (string, []Command) {
 	subnet := n.Instance.SubnetID
 	if x.cniSettingOn(SettingCustomNetwork) {
 		if cfg := x.ENIConfigs[ENIConfigName(n.Node, x.Snapshot.AWSNode)]; cfg != nil && cfg.Subnet != "" {
 			subnet = cfg.Subnet
 		}
 	}
-	where, id := "the pod subnet", "SUBNET"
+	where := "the pod subnet"
+	reserve := "reserve a free aligned range of it for prefixes, one you choose (EC2 CreateSubnetCidrReservation, " +
+		"reservation type prefix)"
+	var commands []Command
 	if subnet != "" {
-		where, id = "pod subnet "+subnet, subnet
+		where = "pod subnet " + subnet
 		if s := x.Subnets[subnet]; s != nil {
 			where += fmt.Sprintf(" (%s, %d free addresses)", s.CIDR, s.AvailableIPs)
+			if m, ok := x.BlockMap(s); ok && m.LargestFreeCIDR != "" {
+				reserve = fmt.Sprintf("reserve its largest free run, %s, for prefixes (the aws ec2 create-subnet-cidr-reservation "+
+					"command; a reservation may cover addresses in use, it frees none)", m.LargestFreeCIDR)
+				commands = append(commands, Command{Argv: []string{"aws", "ec2", "create-subnet-cidr-reservation",
+					"--subnet-id", s.ID, "--cidr", m.LargestFreeCIDR, "--reservation-type", "prefix"},
+					Changes: "subnet/" + s.ID + ": " + m.LargestFreeCIDR + " reserved for prefixes"})
+			}
 		}
 	}
 	return fmt.Sprintf("look for InsufficientCidrBlocks in ipamd's log on the node (/var/log/aws-routed-eni/ipamd.log): "+
-		"%s is likely fragmented, with free addresses but no free aligned /28; reserve room for prefixes with "+
-		"aws ec2 create-subnet-cidr-reservation --reservation-type prefix --subnet-id %s --cidr CIDR, or give pods "+
-		"a new subnet, then %s", where, id, replaceNodeRemedy(n, ""))
+		"%s is likely fragmented, with free addresses but no free aligned /28; %s, or give pods a new subnet (one "+
+		"you create), then %s", where, reserve, replaceNodeProse(n, "")), append(commands, replaceNodeCommands(n)...)
 }

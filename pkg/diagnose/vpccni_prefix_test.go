@@ -1,6 +1,8 @@
 package diagnose
 
 import (
+	"fmt"
+
 	"testing"
 	"time"
 
@@ -24,13 +26,25 @@ func TestPrefixDelegationInactive(t *testing.T) {
 	withPrefix := func(s *snapshot.Snapshot) { s.Instances[0].ENIs[0].IPv4Prefixes = []string{"10.0.1.32/28"} }
 	remedy := func(subnet, detail string) string {
 		return "look for InsufficientCidrBlocks in ipamd's log on the node (/var/log/aws-routed-eni/ipamd.log): " +
-			"pod subnet " + subnet + detail + " is likely fragmented, with free addresses but no free aligned /28; reserve room " +
-			"for prefixes with aws ec2 create-subnet-cidr-reservation --reservation-type prefix --subnet-id " + subnet +
-			" --cidr CIDR, or give pods a new subnet, then replace the node: kubectl delete nodeclaim default-abcde"
+			"pod subnet " + subnet + detail + " is likely fragmented, with free addresses but no free aligned /28; reserve " +
+			"a free aligned range of it for prefixes, one you choose (EC2 CreateSubnetCidrReservation, reservation type " +
+			"prefix), or give pods a new subnet (one you create), then replace the node by deleting its NodeClaim default-abcde"
 	}
 	const subnetADetail = " (10.0.1.0/24, 200 free addresses)"
 	finding := func(msg, remedy string) []Finding {
-		return []Finding{{ID: "prefix-delegation-inactive", Severity: Warning, Node: nodeA, Resource: "node/" + nodeA, Message: msg, Remedy: remedy}}
+		return []Finding{{ID: "prefix-delegation-inactive", Severity: Warning, Node: nodeA, Resource: "node/" + nodeA, Message: msg, Remedy: remedy,
+			Commands: claimDeleted("default-abcde", nodeA, "Karpenter")}}
+	}
+	// scattered reads every interface of subnet A, one address of which is in each of its
+	// first 13 /28 blocks: karpnet then knows its largest free run.
+	scattered := func(s *snapshot.Snapshot) {
+		s.AddressSubnets = []string{subnetA}
+		e := snapshot.InterfaceRecord{ID: "eni-0lambda", SubnetID: subnetA, Status: snapshot.InterfaceInUse,
+			InterfaceType: "lambda", Description: "AWS Lambda VPC ENI-resize"}
+		for b := 0; b <= 12; b++ {
+			e.PrivateIPs = append(e.PrivateIPs, fmt.Sprintf("10.0.1.%d", b*16+7))
+		}
+		s.Interfaces = append(s.Interfaces, e)
 	}
 	const noPrefix = "ENABLE_PREFIX_DELEGATION=true but none of the ENIs of this m5.large (eni-0primarydef0) holds an IPv4 " +
 		"prefix or a secondary IP 30m after the node was created, so ipamd has no address for pods"
@@ -50,6 +64,21 @@ func TestPrefixDelegationInactive(t *testing.T) {
 					Changes: "nodeclaim/default-abcde and node/" + nodeA + ": Karpenter drains the node and terminates its instance"}}}},
 		},
 		{name: "no prefix 30 minutes in fires", edit: pd, want: finding(noPrefix, remedy(subnetA, subnetADetail))},
+		{
+			name: "a subnet whose blocks karpnet knows gets a reservation of its free run",
+			edit: edits(pd, scattered),
+			want: func() []Finding {
+				f := finding(noPrefix, "look for InsufficientCidrBlocks in ipamd's log on the node (/var/log/aws-routed-eni/ipamd.log): "+
+					"pod subnet "+subnetA+subnetADetail+" is likely fragmented, with free addresses but no free aligned /28; reserve "+
+					"its largest free run, 10.0.1.208/28, for prefixes (the aws ec2 create-subnet-cidr-reservation command; a "+
+					"reservation may cover addresses in use, it frees none), or give pods a new subnet (one you create), then "+
+					"replace the node by deleting its NodeClaim default-abcde")
+				f[0].Commands = append([]Command{{Argv: []string{"aws", "ec2", "create-subnet-cidr-reservation", "--subnet-id", subnetA,
+					"--cidr", "10.0.1.208/28", "--reservation-type", "prefix"}, Changes: "subnet/" + subnetA + ": 10.0.1.208/28 reserved for prefixes"}},
+					f[0].Commands...)
+				return f
+			}(),
+		},
 		{
 			name: "trunk and efa-only ENIs do not count",
 			edit: edits(pd, func(s *snapshot.Snapshot) {
@@ -131,9 +160,11 @@ func TestIPv6PrefixMissing(t *testing.T) {
 				ID: "ipv6-prefix-missing", Severity: Critical, Node: nodeA, Resource: "node/" + nodeA,
 				Message: "the node takes IPv6 pod addresses (aws-node ENABLE_IPv6=true) but the primary ENI of instance " +
 					instanceA + " in " + subnetA + " (2600:1f14:aaa:1::/64) holds no /80 prefix, so pods get no address",
-				Remedy: "give the subnet an IPv6 CIDR (aws ec2 associate-subnet-cidr-block --ipv6-cidr-block ...), allow " +
+				Remedy: "give a subnet without an IPv6 CIDR a /64 of the VPC's IPv6 block, one you choose (EC2 " +
+					"AssociateSubnetCidrBlock), allow " +
 					"ec2:AssignIpv6Addresses to the role aws-node uses (AmazonEKS_CNI_IPv6_Policy), read ipamd's log " +
-					"(/var/log/aws-routed-eni/ipamd.log) for the EC2 error, then replace the node: kubectl delete nodeclaim default-abcde",
+					"(/var/log/aws-routed-eni/ipamd.log) for the EC2 error, then replace the node by deleting its NodeClaim default-abcde",
+				Commands: claimDeleted("default-abcde", nodeA, "Karpenter"),
 			}},
 		},
 		{name: "a booting IPv6 node is silent", edit: edits(ipv6Node, noPrefix, cniCreated(time.Minute))},
@@ -155,8 +186,9 @@ func TestIPv6NodeHasNoIPv4Ceiling(t *testing.T) {
 			ID: "internal-ip-not-instance-ip", Severity: Critical, Node: nodeA, Resource: "node/" + nodeA,
 			Message: "InternalIP 2600:1f14:aaa:1::99 is none of the 1 IPv6 addresses of instance " + instanceA +
 				" (primary 2600:1f14:aaa:1::10)",
-			Remedy: "kubelet must report the instance's primary IP: remove any --node-ip override, then replace the node: " +
-				"kubectl delete nodeclaim default-abcde; or delete the stale Node (kubectl delete node " + nodeA + ") if another instance took its name",
+			Remedy: "kubelet must report the instance's primary IP: remove any --node-ip override, then replace the node by " +
+				"deleting its NodeClaim default-abcde; or delete the stale Node " + nodeA + " if another instance took its name",
+			Commands: claimDeleted("default-abcde", nodeA, "Karpenter"),
 		}},
 	}})
 	runCheckCases(t, internalIPOutsideSubnet, []checkCase{{
@@ -166,8 +198,9 @@ func TestIPv6NodeHasNoIPv4Ceiling(t *testing.T) {
 			ID: "internal-ip-outside-subnet", Severity: Critical, Node: nodeA, Resource: "node/" + nodeA,
 			Message: "InternalIP 2600:1f14:bbb:1::10 is outside " + subnetA + " (2600:1f14:aaa:1::/64) of instance " + instanceA,
 			Remedy: "kubelet must report the primary ENI's IP: remove any --node-ip override (nodeadm NodeConfig " +
-				"spec.kubelet.flags or user data), then replace the node: kubectl delete nodeclaim default-abcde; a Node " +
+				"spec.kubelet.flags or user data), then replace the node by deleting its NodeClaim default-abcde; a Node " +
 				"reused by another instance must be deleted",
+			Commands: claimDeleted("default-abcde", nodeA, "Karpenter"),
 		}},
 	}})
 	r := describeFirst(edited(healthy(), ipv6Node))
