@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
@@ -70,6 +71,8 @@ var specSubnetNoEgressRoute = &Spec{
 			"a regional NAT gateway uses a separate address in each AZ to handle outbound NAT traffic from that AZ; an address is added to an AZ by AvailabilityZone or AvailabilityZoneId"},
 		{UpstreamEC2API, "api_op_CreateNatGateway.go (CreateNatGateway)",
 			"with a private NAT gateway, traffic is routed across VPCs and on-premises networks through a transit gateway or virtual private gateway"},
+		{UpstreamEC2API, "api_op_CreateVpcEndpoint.go (CreateVpcEndpointInput.SecurityGroupIds)",
+			"an interface endpoint's network interfaces get the security groups named; without SecurityGroupIds, the VPC's default security group"},
 		{UpstreamEC2API, "enums.go (AvailabilityMode, AutoProvisionZonesState, NatGatewayAddressStatus)",
 			"values zonal/regional, enabled/disabled, and address status succeeded/failed and the transitional ones"},
 		{UpstreamAWSDocs, "https://docs.aws.amazon.com/vpc/latest/userguide/nat-gateways-regional.html",
@@ -137,8 +140,9 @@ var subnetNoEgressRoute = Check{
 				Message: fmt.Sprintf("subnet %s (%s) has no way out for nodes to join: %s; the EKS API is assumed "+
 					"reachable through the cluster's private endpoint (karpnet cannot read its endpoint access "+
 					"without eks:DescribeCluster); %s", g.subnet.ID, table, g.w.Reason, users),
-				Remedy: egressRemedy(x, g.subnet, g.w),
 			})
+			f := &out[len(out)-1]
+			f.Remedy, f.Commands = egressRemedy(x, g.subnet, g.w)
 		}
 		return out
 	},
@@ -146,8 +150,8 @@ var subnetNoEgressRoute = Check{
 
 // egressRemedy gives the commands that give a subnet a way out: a default route to an
 // available public NAT gateway of its VPC (replacing an unusable one), or the missing VPC
-// endpoints for a private cluster.
-func egressRemedy(x *Index, subnet *snapshot.Subnet, w WayOut) string {
+// endpoints for a private cluster, those as commands.
+func egressRemedy(x *Index, subnet *snapshot.Subnet, w WayOut) (string, []Command) {
 	nat := ""
 	for i := range x.Snapshot.NATGateways {
 		g := &x.Snapshot.NATGateways[i]
@@ -184,8 +188,22 @@ func egressRemedy(x *Index, subnet *snapshot.Subnet, w WayOut) string {
 	if fix := natFix(x, w); fix != "" {
 		out = fix + "; or " + out
 	}
-	if len(w.fixes) > 0 {
-		out += "; or, for a private cluster, add the missing VPC endpoints: `" + strings.Join(w.fixes, "`; `") + "`"
+	if len(w.MissingEndpoints) == 0 {
+		return out, nil
 	}
-	return out
+	out += "; or, for a private cluster, add the missing VPC endpoints"
+	var notes []string
+	if slices.ContainsFunc(w.fixes, func(c Command) bool { return slices.Contains(c.Argv, "Interface") }) {
+		notes = append(notes, "an interface endpoint needs a security group that admits TCP 443 from the node "+
+			"subnets: the commands name none, so EC2 gives it the VPC's default security group; add "+
+			"--security-group-ids with yours if that one does not")
+	}
+	if created := len(w.fixes); created < len(w.MissingEndpoints) {
+		notes = append(notes, "the Region is not known, so some endpoints have no command: their service name is "+
+			"com.amazonaws. followed by the cluster's Region and the service")
+	}
+	if len(notes) > 0 {
+		out += " (" + strings.Join(notes, "; ") + ")"
+	}
+	return out, w.fixes
 }

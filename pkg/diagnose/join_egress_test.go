@@ -1,7 +1,6 @@
 package diagnose
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
@@ -21,17 +20,21 @@ func TestSubnetNoEgressRoute(t *testing.T) {
 	// With no usable NAT gateway, its ID is the user's to make: the route is said in prose.
 	const newNAT = "create a public NAT gateway in a public subnet of vpc-0abc (EC2 CreateNatGateway), then send " +
 		"0.0.0.0/0 of rtb-0main to it (EC2 ReplaceRoute)"
-	var fixes []string
-	for _, svc := range []string{"ec2", "ecr.api", "ecr.dkr"} {
-		fixes = append(fixes, "`aws ec2 create-vpc-endpoint --vpc-id vpc-0abc --vpc-endpoint-type Interface --service-name "+
-			"com.amazonaws.us-west-2."+svc+" --subnet-ids subnet-0aaa --security-group-ids SG_ALLOWING_443_FROM_NODES "+
-			"--private-dns-enabled`")
+	iface := func(svc string) Command {
+		return Command{Argv: []string{"aws", "ec2", "create-vpc-endpoint", "--vpc-id", "vpc-0abc", "--vpc-endpoint-type",
+			"Interface", "--service-name", "com.amazonaws.us-west-2." + svc, "--subnet-ids", "subnet-0aaa",
+			"--private-dns-enabled"}, Changes: "vpc/vpc-0abc: an interface endpoint for com.amazonaws.us-west-2." + svc +
+			" in subnet-0aaa"}
 	}
-	fixes = append(fixes, "`aws ec2 create-vpc-endpoint --vpc-id vpc-0abc --vpc-endpoint-type Gateway --service-name "+
-		"com.amazonaws.us-west-2.s3 --route-table-ids rtb-0main`", "`aws ec2 create-vpc-endpoint --vpc-id vpc-0abc "+
-		"--vpc-endpoint-type Interface --service-name com.amazonaws.us-west-2.sts --subnet-ids subnet-0aaa "+
-		"--security-group-ids SG_ALLOWING_443_FROM_NODES --private-dns-enabled`")
-	allEndpointFixes := strings.Join(fixes, "; ")
+	s3 := Command{Argv: []string{"aws", "ec2", "create-vpc-endpoint", "--vpc-id", "vpc-0abc", "--vpc-endpoint-type",
+		"Gateway", "--service-name", "com.amazonaws.us-west-2.s3", "--route-table-ids", "rtb-0main"},
+		Changes: "vpc/vpc-0abc: a gateway endpoint for com.amazonaws.us-west-2.s3 on route table rtb-0main"}
+	allEndpointFixes := []Command{iface("ec2"), iface("ecr.api"), iface("ecr.dkr"), s3, iface("sts")}
+	// The endpoints are commands; the security group an interface endpoint needs is said in prose.
+	const endpoints = "; or, for a private cluster, add the missing VPC endpoints"
+	const sgNote = " (an interface endpoint needs a security group that admits TCP 443 from the node subnets: the " +
+		"commands name none, so EC2 gives it the VPC's default security group; add --security-group-ids with yours if " +
+		"that one does not)"
 	users := "used by EC2NodeClass default, node " + nodeA
 	eks := "; the EKS API is assumed reachable through the cluster's private endpoint (karpnet cannot read its " +
 		"endpoint access without eks:DescribeCluster); "
@@ -55,11 +58,20 @@ func TestSubnetNoEgressRoute(t *testing.T) {
 			want: []Finding{{ID: "subnet-no-egress-route", Severity: Critical, Resource: "subnet/" + subnetA,
 				Message: "subnet subnet-0aaa (route table rtb-0main (the VPC's main table)) has no way out for nodes to " +
 					"join: no default route; VPC endpoints missing: ec2, s3" + eks + users,
-				Remedy: create + "; or, for a private cluster, " +
-					"add the missing VPC endpoints: `aws ec2 create-vpc-endpoint --vpc-id vpc-0abc --vpc-endpoint-type " +
-					"Interface --service-name com.amazonaws.us-west-2.ec2 --subnet-ids subnet-0aaa --security-group-ids " +
-					"SG_ALLOWING_443_FROM_NODES --private-dns-enabled`; `aws ec2 create-vpc-endpoint --vpc-id vpc-0abc " +
-					"--vpc-endpoint-type Gateway --service-name com.amazonaws.us-west-2.s3 --route-table-ids rtb-0main`"}},
+				Remedy: create + endpoints + sgNote, Commands: []Command{iface("ec2"), s3}}},
+		},
+		{
+			name: "without the Region the endpoints are said in prose, with no command",
+			edit: edits(withoutDefaultRoute, withEndpoints, func(s *snapshot.Snapshot) {
+				s.VPCEndpoints = s.VPCEndpoints[1:4]
+				s.Region = ""
+				s.Subnets[0].Zone = ""
+			}),
+			want: []Finding{{ID: "subnet-no-egress-route", Severity: Critical, Resource: "subnet/" + subnetA,
+				Message: "subnet subnet-0aaa (route table rtb-0main (the VPC's main table)) has no way out for nodes to " +
+					"join: no default route; VPC endpoints missing: ec2, s3" + eks + users,
+				Remedy: create + endpoints + " (the Region is not known, so some endpoints have no command: their " +
+					"service name is com.amazonaws. followed by the cluster's Region and the service)"}},
 		},
 		{
 			name: "a deleted NAT gateway fires for the node and the unregistered NodeClaim",
@@ -77,10 +89,9 @@ func TestSubnetNoEgressRoute(t *testing.T) {
 					"endpoints missing: ec2 (vpce-ec2 has private DNS off), s3" + eks +
 					"used by EC2NodeClass default, NodeClaim default-zzzzz, node " + nodeA,
 				Remedy: "route the subnet's default traffic through a NAT gateway: `aws ec2 replace-route --route-table-id " +
-					"rtb-0main --destination-cidr-block 0.0.0.0/0 --nat-gateway-id nat-0bbb`; or, for a private cluster, " +
-					"add the missing VPC endpoints: `aws ec2 modify-vpc-endpoint --vpc-endpoint-id vpce-ec2 " +
-					"--private-dns-enabled`; `aws ec2 create-vpc-endpoint --vpc-id vpc-0abc --vpc-endpoint-type Gateway " +
-					"--service-name com.amazonaws.us-west-2.s3 --route-table-ids rtb-0main`"}},
+					"rtb-0main --destination-cidr-block 0.0.0.0/0 --nat-gateway-id nat-0bbb`" + endpoints,
+				Commands: []Command{{Argv: []string{"aws", "ec2", "modify-vpc-endpoint", "--vpc-endpoint-id", "vpce-ec2",
+					"--private-dns-enabled"}, Changes: "vpc-endpoint/vpce-ec2"}, s3}}},
 		},
 		{
 			name: "a NAT gateway without an internet gateway route fires with the fix of its subnet",
@@ -94,8 +105,8 @@ func TestSubnetNoEgressRoute(t *testing.T) {
 					"0.0.0.0/0 to the internet gateway: `aws ec2 create-route-table --vpc-id vpc-0abc`, then, with the ID of " +
 					"the table it creates (unknown until then), a 0.0.0.0/0 route to IGW_ID (the internet gateway attached to " +
 					"vpc-0abc) (EC2 CreateRoute) and the table's association with subnet-0public (EC2 AssociateRouteTable); " +
-					"or route the subnet's default traffic through a NAT gateway: " + newNAT + "; or, for a private " +
-					"cluster, add the missing VPC endpoints: " + allEndpointFixes}},
+					"or route the subnet's default traffic through a NAT gateway: " + newNAT + endpoints + sgNote,
+				Commands: allEndpointFixes}},
 		},
 		{
 			name: "a NAT gateway whose own table lost its internet gateway route names the gateway to route to",
@@ -112,9 +123,7 @@ func TestSubnetNoEgressRoute(t *testing.T) {
 				Remedy: "route subnet-0public, where NAT gateway nat-0aaa sits, to the internet gateway: `aws ec2 " +
 					"create-route --route-table-id rtb-0public --destination-cidr-block 0.0.0.0/0 --gateway-id igw-0edge`; " +
 					"or route the subnet's default traffic through a NAT gateway: " + newNAT +
-					"; or, for a private cluster, add the missing VPC endpoints: " +
-					"`aws ec2 create-vpc-endpoint --vpc-id vpc-0abc --vpc-endpoint-type Gateway --service-name " +
-					"com.amazonaws.us-west-2.s3 --route-table-ids rtb-0main`"}},
+					endpoints, Commands: []Command{s3}}},
 		},
 		{name: "a regional NAT gateway whose own table routes to the internet gateway is silent", edit: withRegionalNAT},
 		{
@@ -129,9 +138,7 @@ func TestSubnetNoEgressRoute(t *testing.T) {
 					"`aws ec2 create-route --route-table-id rtb-0natregional --destination-cidr-block 0.0.0.0/0 " +
 					"--gateway-id IGW_ID (the internet gateway attached to vpc-0abc)`; or route the subnet's default " +
 					"traffic through a NAT gateway: " + newNAT +
-					"; or, for a private cluster, add the missing VPC endpoints: `aws ec2 " +
-					"create-vpc-endpoint --vpc-id vpc-0abc --vpc-endpoint-type Gateway --service-name " +
-					"com.amazonaws.us-west-2.s3 --route-table-ids rtb-0main`"}},
+					endpoints, Commands: []Command{s3}}},
 		},
 		{
 			name: "a regional NAT gateway without an address in the nodes' zone says how to add one",
@@ -144,9 +151,7 @@ func TestSubnetNoEgressRoute(t *testing.T) {
 				Remedy: "give NAT gateway nat-0regional an address in us-west-2a: `aws ec2 associate-nat-gateway-address " +
 					"--nat-gateway-id nat-0regional --allocation-ids EIP_ALLOCATION_ID --availability-zone us-west-2a`; " +
 					"or route the subnet's default traffic through a NAT gateway: " + newNAT +
-					"; or, for a private cluster, add the missing VPC endpoints: " +
-					"`aws ec2 create-vpc-endpoint --vpc-id vpc-0abc --vpc-endpoint-type Gateway --service-name " +
-					"com.amazonaws.us-west-2.s3 --route-table-ids rtb-0main`"}},
+					endpoints, Commands: []Command{s3}}},
 		},
 		{
 			name: "a private NAT gateway behind a transit gateway is an info",
@@ -177,9 +182,7 @@ func TestSubnetNoEgressRoute(t *testing.T) {
 					"acl-0natsubnet --egress --rule-number 91 --protocol tcp --port-range From=32768,To=60999 --cidr-block " +
 					"10.0.1.0/24 --rule-action allow` (rule numbers below the denying ones); or route the subnet's default " +
 					"traffic through a NAT gateway: " + newNAT +
-					"; or, for a private cluster, add the missing VPC endpoints: `aws ec2 " +
-					"create-vpc-endpoint --vpc-id vpc-0abc --vpc-endpoint-type Gateway --service-name " +
-					"com.amazonaws.us-west-2.s3 --route-table-ids rtb-0main`"}},
+					endpoints, Commands: []Command{s3}}},
 		},
 		{
 			name: "a NAT gateway behind a firewall endpoint is an info",
@@ -214,10 +217,8 @@ func TestSubnetNoEgressRoute(t *testing.T) {
 				Remedy: "give the new nodes a public IPv4 address (`spec.associatePublicIPAddress: true` on the " +
 					"EC2NodeClass, or `aws ec2 modify-subnet-attribute --subnet-id subnet-0aaa --map-public-ip-on-launch`), " +
 					"or route the subnet's default traffic through a NAT gateway: `aws ec2 replace-route --route-table-id " +
-					"rtb-0main --destination-cidr-block 0.0.0.0/0 --nat-gateway-id nat-0aaa`; or, for a private cluster, " +
-					"add the missing VPC endpoints: " +
-					"`aws ec2 create-vpc-endpoint --vpc-id vpc-0abc --vpc-endpoint-type Gateway --service-name " +
-					"com.amazonaws.us-west-2.s3 --route-table-ids rtb-0main`"}},
+					"rtb-0main --destination-cidr-block 0.0.0.0/0 --nat-gateway-id nat-0aaa`" + endpoints,
+				Commands: []Command{s3}}},
 		},
 		{
 			name: "associatePublicIPAddress true makes the internet gateway usable",

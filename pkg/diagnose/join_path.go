@@ -34,7 +34,7 @@ type WayOut struct {
 	NACLReason  string `json:"naclReason,omitempty"`
 
 	// fixes are the commands that create or repair the missing endpoints.
-	fixes []string
+	fixes []Command
 	// windows is whether the way out was decided for Windows nodes (their replies come back to
 	// other ports).
 	windows bool

@@ -1,7 +1,6 @@
 package diagnose
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -23,11 +22,11 @@ func joinServices() []string { return []string{"ec2", "ecr.api", "ecr.dkr", "s3"
 // fixes the aws commands that would make them usable. An interface endpoint must be
 // available with private DNS on; S3 may instead be a gateway endpoint associated with the
 // subnet's route table.
-func endpointsFor(x *Index, subnet *snapshot.Subnet, table string) (found, missing, fixes []string) {
+func endpointsFor(x *Index, subnet *snapshot.Subnet, table string) (found, missing []string, fixes []Command) {
 	region := subnetRegion(subnet, x.Snapshot.Region)
 	for _, svc := range joinServices() {
 		var why []string
-		fix := ""
+		var fix *Command
 		ok := false
 		for _, e := range x.net.endpoints[subnet.VpcID] {
 			if !serviceIs(e.ServiceName, region, svc) {
@@ -39,7 +38,7 @@ func endpointsFor(x *Index, subnet *snapshot.Subnet, table string) (found, missi
 				break
 			}
 			why = append(why, e.ID+" "+problem)
-			if fix == "" {
+			if fix == nil {
 				fix = cmd
 			}
 		}
@@ -52,45 +51,56 @@ func endpointsFor(x *Index, subnet *snapshot.Subnet, table string) (found, missi
 		default:
 			missing = append(missing, svc)
 		}
-		if fix == "" {
+		if fix == nil {
+			if region == "" {
+				// The service name holds the Region: without it there is no command to give.
+				continue
+			}
 			fix = createEndpointCommand(subnet, region, svc, table)
 		}
-		fixes = append(fixes, fix)
+		fixes = append(fixes, *fix)
 	}
 	return found, missing, fixes
 }
 
 // createEndpointCommand is the aws command that creates the endpoint for svc a node in subnet
 // needs: a gateway endpoint on the route table for S3, an interface endpoint with private DNS
-// in the subnet for the others.
-func createEndpointCommand(subnet *snapshot.Subnet, region, svc, table string) string {
-	name := "com.amazonaws." + cmp.Or(region, "REGION") + "." + svc
+// in the subnet for the others. An interface endpoint gets no --security-group-ids: karpnet
+// cannot name a group that admits TCP 443 from the nodes, and without one EC2 gives the
+// endpoint's network interfaces the VPC's default security group (EC2 CreateVpcEndpoint,
+// SecurityGroupIds); the remedy's prose says what the group must admit.
+func createEndpointCommand(subnet *snapshot.Subnet, region, svc, table string) *Command {
+	name := "com.amazonaws." + region + "." + svc
 	if svc == "s3" {
-		return fmt.Sprintf("aws ec2 create-vpc-endpoint --vpc-id %s --vpc-endpoint-type Gateway --service-name %s "+
-			"--route-table-ids %s", subnet.VpcID, name, table)
+		return &Command{Argv: []string{"aws", "ec2", "create-vpc-endpoint", "--vpc-id", subnet.VpcID,
+			"--vpc-endpoint-type", "Gateway", "--service-name", name, "--route-table-ids", table},
+			Changes: "vpc/" + subnet.VpcID + ": a gateway endpoint for " + name + " on route table " + table}
 	}
-	return fmt.Sprintf("aws ec2 create-vpc-endpoint --vpc-id %s --vpc-endpoint-type Interface --service-name %s "+
-		"--subnet-ids %s --security-group-ids SG_ALLOWING_443_FROM_NODES --private-dns-enabled", subnet.VpcID, name, subnet.ID)
+	return &Command{Argv: []string{"aws", "ec2", "create-vpc-endpoint", "--vpc-id", subnet.VpcID,
+		"--vpc-endpoint-type", "Interface", "--service-name", name, "--subnet-ids", subnet.ID, "--private-dns-enabled"},
+		Changes: "vpc/" + subnet.VpcID + ": an interface endpoint for " + name + " in " + subnet.ID}
 }
 
 // endpointProblem says why an endpoint for svc does not serve a subnet whose route table is
-// table, and the command that fixes it when one does; "" when it serves it.
-func endpointProblem(e *snapshot.VPCEndpoint, svc, table string) (problem, fix string) {
+// table, and the command that fixes it when one does (nil when none does); "" when it serves it.
+func endpointProblem(e *snapshot.VPCEndpoint, svc, table string) (problem string, fix *Command) {
 	if !strings.EqualFold(e.State, "available") {
-		return "is " + e.State, ""
+		return "is " + e.State, nil
 	}
 	switch {
 	case strings.EqualFold(e.Type, "Gateway") && svc == "s3":
 		if !slices.Contains(e.RouteTableIDs, table) {
 			return "is a gateway endpoint not associated with route table " + table,
-				fmt.Sprintf("aws ec2 modify-vpc-endpoint --vpc-endpoint-id %s --add-route-table-ids %s", e.ID, table)
+				&Command{Argv: []string{"aws", "ec2", "modify-vpc-endpoint", "--vpc-endpoint-id", e.ID,
+					"--add-route-table-ids", table}, Changes: "vpc-endpoint/" + e.ID}
 		}
 	case strings.EqualFold(e.Type, "Gateway") || strings.EqualFold(e.Type, "GatewayLoadBalancer"):
-		return "is a " + e.Type + " endpoint", ""
+		return "is a " + e.Type + " endpoint", nil
 	case !e.PrivateDNS:
-		return "has private DNS off", fmt.Sprintf("aws ec2 modify-vpc-endpoint --vpc-endpoint-id %s --private-dns-enabled", e.ID)
+		return "has private DNS off", &Command{Argv: []string{"aws", "ec2", "modify-vpc-endpoint", "--vpc-endpoint-id",
+			e.ID, "--private-dns-enabled"}, Changes: "vpc-endpoint/" + e.ID}
 	}
-	return "", ""
+	return "", nil
 }
 
 // serviceIs reports whether an endpoint service name such as com.amazonaws.us-west-2.ecr.api
