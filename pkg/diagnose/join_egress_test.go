@@ -103,8 +103,8 @@ func TestSubnetNoEgressRoute(t *testing.T) {
 					"nat-0aaa)) unusable; VPC endpoints missing: ec2, ecr.api, ecr.dkr, s3, sts" + eks + users,
 				Remedy: "give subnet-0public, where NAT gateway nat-0aaa sits, a route table of its own that sends " +
 					"0.0.0.0/0 to the internet gateway: `aws ec2 create-route-table --vpc-id vpc-0abc`, then, with the ID of " +
-					"the table it creates (unknown until then), a 0.0.0.0/0 route to IGW_ID (the internet gateway attached to " +
-					"vpc-0abc) (EC2 CreateRoute) and the table's association with subnet-0public (EC2 AssociateRouteTable); " +
+					"the table it creates (unknown until then), a 0.0.0.0/0 route to the internet gateway attached to " +
+					"vpc-0abc (no route table of it names one) (EC2 CreateRoute) and the table's association with subnet-0public (EC2 AssociateRouteTable); " +
 					"or route the subnet's default traffic through a NAT gateway: " + newNAT + endpoints + sgNote,
 				Commands: allEndpointFixes}},
 		},
@@ -134,9 +134,9 @@ func TestSubnetNoEgressRoute(t *testing.T) {
 					"join: default route 0.0.0.0/0 -> nat-0regional (regional public NAT gateway (203.0.113.30), whose " +
 					"route table rtb-0natregional has no internet gateway route) unusable; VPC endpoints missing: s3" +
 					eks + users,
-				Remedy: "route regional NAT gateway nat-0regional's route table rtb-0natregional to the internet gateway: " +
-					"`aws ec2 create-route --route-table-id rtb-0natregional --destination-cidr-block 0.0.0.0/0 " +
-					"--gateway-id IGW_ID (the internet gateway attached to vpc-0abc)`; or route the subnet's default " +
+				Remedy: "route regional NAT gateway nat-0regional's route table rtb-0natregional to the internet gateway " +
+					"attached to vpc-0abc: a 0.0.0.0/0 route of rtb-0natregional to it (EC2 CreateRoute; no route table of " +
+					"vpc-0abc names one); or route the subnet's default " +
 					"traffic through a NAT gateway: " + newNAT +
 					endpoints, Commands: []Command{s3}}},
 		},
@@ -152,6 +152,37 @@ func TestSubnetNoEgressRoute(t *testing.T) {
 					"--nat-gateway-id nat-0regional --allocation-ids EIP_ALLOCATION_ID --availability-zone us-west-2a`; " +
 					"or route the subnet's default traffic through a NAT gateway: " + newNAT +
 					endpoints, Commands: []Command{s3}}},
+		},
+		{
+			name: "a private NAT gateway without a default route says to route it to a transit gateway, unnamed",
+			edit: edits(withPrivateNAT(""), withEndpoints, func(s *snapshot.Snapshot) { s.VPCEndpoints = s.VPCEndpoints[:4] }),
+			want: []Finding{{ID: "subnet-no-egress-route", Severity: Critical, Resource: "subnet/" + subnetA,
+				Message: "subnet subnet-0aaa (route table rtb-0main (the VPC's main table)) has no way out for nodes to " +
+					"join: default route 0.0.0.0/0 -> nat-0aaa (private NAT gateway in subnet-0public, whose route table " +
+					"rtb-0public has no default route to a transit or virtual private gateway) unusable; VPC endpoints " +
+					"missing: s3" + eks + users,
+				Remedy: "route subnet-0public, where NAT gateway nat-0aaa sits, to the transit gateway (or virtual private " +
+					"gateway) that leads to your egress VPC or on-premises network: a 0.0.0.0/0 route of rtb-0public to it " +
+					"(EC2 CreateRoute; no route table of vpc-0abc names one); or route the subnet's default traffic through " +
+					"a NAT gateway: " + newNAT + endpoints, Commands: []Command{s3}}},
+		},
+		{
+			name: "a private NAT gateway without a default route names the transit gateway the VPC routes to",
+			edit: edits(withPrivateNAT(""), withEndpoints, func(s *snapshot.Snapshot) {
+				s.VPCEndpoints = s.VPCEndpoints[:4]
+				s.RouteTables = append(s.RouteTables, snapshot.RouteTable{ID: "rtb-0shared", VpcID: vpcA,
+					Routes: []snapshot.Route{{Destination: "10.1.0.0/16", Target: "tgw-0egress", State: snapshot.RouteActive}}})
+			}),
+			want: []Finding{{ID: "subnet-no-egress-route", Severity: Critical, Resource: "subnet/" + subnetA,
+				Message: "subnet subnet-0aaa (route table rtb-0main (the VPC's main table)) has no way out for nodes to " +
+					"join: default route 0.0.0.0/0 -> nat-0aaa (private NAT gateway in subnet-0public, whose route table " +
+					"rtb-0public has no default route to a transit or virtual private gateway) unusable; VPC endpoints " +
+					"missing: s3" + eks + users,
+				Remedy: "route subnet-0public, where NAT gateway nat-0aaa sits, to the transit gateway (or virtual private " +
+					"gateway) that leads to your egress VPC or on-premises network: `aws ec2 create-route --route-table-id " +
+					"rtb-0public --destination-cidr-block 0.0.0.0/0 --transit-gateway-id tgw-0egress` (tgw-0egress is the " +
+					"transit gateway other route tables of vpc-0abc use); or route the subnet's default traffic through a " +
+					"NAT gateway: " + newNAT + endpoints, Commands: []Command{s3}}},
 		},
 		{
 			name: "a private NAT gateway behind a transit gateway is an info",

@@ -233,46 +233,60 @@ func natZoneServed(g *snapshot.NATGateway, c natClient) (natOnward, bool) {
 // natRouteFix says how to give a NAT gateway's route table the default route it lacks. A public
 // zonal gateway on the VPC's main table (which the private subnets share) needs a table of its
 // own; otherwise the 0.0.0.0/0 route of its table goes to the internet gateway, or for a private
-// gateway to the transit gateway that leads to the egress VPC or on-premises.
+// gateway to the transit gateway that leads to the egress VPC or on-premises. The gateway is
+// named when a route table of the VPC routes to one; else the fix says so in prose, with no
+// command (karpnet reads no internet or transit gateways).
 func natRouteFix(x *Index, g *snapshot.NATGateway, vpc string, t *snapshot.RouteTable, main bool, def *snapshot.Route) string {
-	verb := "create-route"
+	verb, op := "create-route", "CreateRoute"
 	if def != nil {
-		verb = "replace-route"
+		verb, op = "replace-route", "ReplaceRoute"
 	}
 	where := "regional NAT gateway " + g.ID + "'s route table " + t.ID
 	if !natRegional(g) {
 		where = g.SubnetID + ", where NAT gateway " + g.ID + " sits,"
 	}
 	if natPrivate(g) {
-		return fmt.Sprintf("route %s to the transit gateway (or virtual private gateway) that leads to your egress VPC "+
-			"or on-premises network: `aws ec2 %s --route-table-id %s --destination-cidr-block 0.0.0.0/0 "+
-			"--transit-gateway-id TGW_ID`", where, verb, t.ID)
+		to := "route " + where + " to the transit gateway (or virtual private gateway) that leads to your egress VPC " +
+			"or on-premises network"
+		if tgw := vpcRouteTarget(x, vpc, "tgw-"); tgw != "" {
+			return fmt.Sprintf("%s: `aws ec2 %s --route-table-id %s --destination-cidr-block 0.0.0.0/0 "+
+				"--transit-gateway-id %s` (%s is the transit gateway other route tables of %s use)", to, verb, t.ID, tgw, tgw, vpc)
+		}
+		return fmt.Sprintf("%s: a 0.0.0.0/0 route of %s to it (EC2 %s; no route table of %s names one)", to, t.ID, op, vpc)
 	}
-	igw := vpcInternetGateway(x, vpc)
+	igw := vpcRouteTarget(x, vpc, "igw-")
 	if main && !natRegional(g) {
+		to := "the internet gateway attached to " + vpc + " (no route table of it names one)"
+		if igw != "" {
+			to = igw
+		}
 		return fmt.Sprintf("give %s, where NAT gateway %s sits, a route table of its own that sends 0.0.0.0/0 to the "+
 			"internet gateway: `aws ec2 create-route-table --vpc-id %s`, then, with the ID of the table it creates "+
 			"(unknown until then), a 0.0.0.0/0 route to %s (EC2 CreateRoute) and the table's association with %s "+
-			"(EC2 AssociateRouteTable)", g.SubnetID, g.ID, vpc, igw, g.SubnetID)
+			"(EC2 AssociateRouteTable)", g.SubnetID, g.ID, vpc, to, g.SubnetID)
+	}
+	if igw == "" {
+		return fmt.Sprintf("route %s to the internet gateway attached to %s: a 0.0.0.0/0 route of %s to it (EC2 %s; "+
+			"no route table of %s names one)", where, vpc, t.ID, op, vpc)
 	}
 	return fmt.Sprintf("route %s to the internet gateway: `aws ec2 %s --route-table-id %s "+
 		"--destination-cidr-block 0.0.0.0/0 --gateway-id %s`", where, verb, t.ID, igw)
 }
 
-// vpcInternetGateway returns the internet gateway some route table of the VPC routes to, or a
-// placeholder naming the VPC (karpnet does not read internet gateways).
-func vpcInternetGateway(x *Index, vpc string) string {
+// vpcRouteTarget returns a target with prefix (igw-, tgw-) some route table of the VPC routes to
+// and that is not a blackhole, or "" when none does.
+func vpcRouteTarget(x *Index, vpc, prefix string) string {
 	for _, t := range x.Snapshot.RouteTables {
 		if t.VpcID != vpc {
 			continue
 		}
 		for _, r := range t.Routes {
-			if strings.HasPrefix(r.Target, "igw-") && r.State != snapshot.RouteBlackhole {
+			if strings.HasPrefix(r.Target, prefix) && r.State != snapshot.RouteBlackhole {
 				return r.Target
 			}
 		}
 	}
-	return "IGW_ID (the internet gateway attached to " + vpc + ")"
+	return ""
 }
 
 // natCause names, for a subnet without a way out, the NAT gateway its default route goes to
