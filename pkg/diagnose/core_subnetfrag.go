@@ -159,7 +159,8 @@ func blockFigures(s *snapshot.Subnet, m BlockMap) string {
 }
 
 // fragmentRemedy keeps a subnet's largest free run for prefixes with a prefix reservation,
-// or, with no free block left, points at a new subnet; the pool's own remedy follows.
+// or, with no free block left, points at a new subnet, said in prose since the user creates it;
+// the pool's own remedy follows.
 func fragmentRemedy(s *snapshot.Subnet, m BlockMap, poolRemedy string) string {
 	if m.LargestFreeCIDR != "" {
 		return fmt.Sprintf("keep the free blocks for prefixes so single addresses stop landing in them: aws ec2 "+
@@ -170,6 +171,7 @@ func fragmentRemedy(s *snapshot.Subnet, m BlockMap, poolRemedy string) string {
 	if m.Free > 0 {
 		state = "the free /28 blocks of " + s.ID + " are already reserved for prefixes"
 	}
-	return fmt.Sprintf("%s; %s, and keep the new subnet's space for prefixes (aws ec2 create-subnet-cidr-reservation "+
-		"--subnet-id NEW-SUBNET --cidr ITS-CIDR --reservation-type prefix)", state, poolRemedy)
+	// The new subnet is the user's to create: its ID and CIDR are not known until then.
+	return fmt.Sprintf("%s; %s, and keep the new subnet's space for prefixes: once it exists, reserve its CIDR "+
+		"with reservation type prefix (EC2 CreateSubnetCidrReservation)", state, poolRemedy)
 }

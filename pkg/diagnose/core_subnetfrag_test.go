@@ -57,8 +57,8 @@ func TestSubnetPrefixFragmented(t *testing.T) {
 					`address or is reserved, e.g. 10.0.1.23 (eni-0lambda, "AWS Lambda VPC ENI-resize"), 0 free /28 blocks; the ` +
 					"next node carves 1 prefix at once (1 warm /28 prefix at start on an m5.large)",
 				Remedy: "no /28 block of subnet-0aaa is free: blocks come back only when every address in them is released; " +
-					poolRemedy + ", and keep the new subnet's space for prefixes (aws ec2 create-subnet-cidr-reservation " +
-					"--subnet-id NEW-SUBNET --cidr ITS-CIDR --reservation-type prefix)",
+					poolRemedy + ", and keep the new subnet's space for prefixes: once it exists, reserve its CIDR with " +
+					"reservation type prefix (EC2 CreateSubnetCidrReservation)",
 			}},
 		},
 		{
@@ -114,8 +114,8 @@ func TestSubnetPrefixFragmented(t *testing.T) {
 					`"AWS Lambda VPC ENI-resize"), 1 free /28 block), each carving 1 prefix (1 warm /28 prefix at start on an ` +
 					"m5.large), although the free addresses would fit 9",
 				Remedy: "the free /28 blocks of subnet-0aaa are already reserved for prefixes; " +
-					poolRemedy + ", and keep the new subnet's space for prefixes (aws ec2 create-subnet-cidr-reservation " +
-					"--subnet-id NEW-SUBNET --cidr ITS-CIDR --reservation-type prefix)",
+					poolRemedy + ", and keep the new subnet's space for prefixes: once it exists, reserve its CIDR with " +
+					"reservation type prefix (EC2 CreateSubnetCidrReservation)",
 			}},
 		},
 	})
