@@ -148,8 +148,9 @@ func TestSubnetNoEgressRoute(t *testing.T) {
 					"join: default route 0.0.0.0/0 -> nat-0regional (regional public NAT gateway (203.0.113.30), whose " +
 					"zones are managed by hand (AutoProvisionZones disabled), has no address in us-west-2a: it serves " +
 					"us-west-2b only) unusable; VPC endpoints missing: s3" + eks + users,
-				Remedy: "give NAT gateway nat-0regional an address in us-west-2a: `aws ec2 associate-nat-gateway-address " +
-					"--nat-gateway-id nat-0regional --allocation-ids EIP_ALLOCATION_ID --availability-zone us-west-2a`; " +
+				Remedy: "give NAT gateway nat-0regional an address in us-west-2a: associate an Elastic IP you allocate " +
+					"with it in us-west-2a (EC2 AssociateNatGatewayAddress with the Elastic IP's allocation ID and " +
+					"AvailabilityZone us-west-2a); " +
 					"or route the subnet's default traffic through a NAT gateway: " + newNAT +
 					endpoints, Commands: []Command{s3}}},
 		},

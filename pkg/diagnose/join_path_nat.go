@@ -216,17 +216,19 @@ func natZoneServed(g *snapshot.NATGateway, c natClient) (natOnward, bool) {
 		byID && slices.Contains(g.ZoneIDs, c.subnet.ZoneID) {
 		return natOnward{}, true
 	}
-	zone, flag, served := c.subnet.Zone, "--availability-zone "+c.subnet.Zone, strings.Join(g.Zones, ", ")
+	zone, field, served := c.subnet.Zone, "AvailabilityZone", strings.Join(g.Zones, ", ")
 	if !byName {
-		zone, flag, served = c.subnet.ZoneID, "--availability-zone-id "+c.subnet.ZoneID, strings.Join(g.ZoneIDs, ", ")
+		zone, field, served = c.subnet.ZoneID, "AvailabilityZoneId", strings.Join(g.ZoneIDs, ", ")
 	}
 	return natOnward{
 		note: fmt.Sprintf("%s, whose zones are managed by hand (AutoProvisionZones disabled), has no address in %s: "+
 			"it serves %s only", natWhere(g), zone, served),
 		cause: fmt.Sprintf("a regional NAT gateway whose zones are managed by hand (AutoProvisionZones disabled) and "+
 			"which has no address in %s, the subnet's zone (it serves %s)", zone, served),
-		fix: fmt.Sprintf("give NAT gateway %s an address in %s: `aws ec2 associate-nat-gateway-address --nat-gateway-id "+
-			"%s --allocation-ids EIP_ALLOCATION_ID %s`", g.ID, zone, g.ID, flag),
+		// The Elastic IP is the user's to allocate or choose (karpnet reads none, and the allocation
+		// ID is required), so the fix is prose.
+		fix: fmt.Sprintf("give NAT gateway %s an address in %s: associate an Elastic IP you allocate with it in %s "+
+			"(EC2 AssociateNatGatewayAddress with the Elastic IP's allocation ID and %s %s)", g.ID, zone, zone, field, zone),
 	}, false
 }
 
