@@ -70,7 +70,7 @@ func staleAgainst(images []string, checks []Check, pins []Pin) []Stale {
 		var newest [3]int
 		running := ""
 		for _, img := range images {
-			name, tag, ok := imageTag(img)
+			name, tag, ok := snapshot.ImageTag(img)
 			if !ok || name != p.Image {
 				continue
 			}
@@ -97,16 +97,6 @@ func staleAgainst(images []string, checks []Check, pins []Pin) []Stale {
 		}
 	}
 	return out
-}
-
-// imageTag splits an image reference into its repository's last path element and its tag:
-// "602401143452.dkr.ecr.us-west-2.amazonaws.com/amazon-k8s-cni:v1.19.0-eksbuild.1" gives
-// "amazon-k8s-cni" and "v1.19.0-eksbuild.1". A digest is dropped; false without a tag.
-func imageTag(image string) (name, tag string, ok bool) {
-	image, _, _ = strings.Cut(strings.TrimSpace(image), "@")
-	last := image[strings.LastIndex(image, "/")+1:]
-	name, tag, ok = strings.Cut(last, ":")
-	return name, tag, ok && name != "" && tag != ""
 }
 
 // semverLess reports whether a is an older major.minor.patch than b.

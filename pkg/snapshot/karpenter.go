@@ -242,13 +242,21 @@ type NodeAgent struct {
 // ".../amazon-k8s-cni:v1.8.0-eksbuild.1" gives 1.8.0. It fails on an image without a tag (a
 // digest only) or a tag that is not a version.
 func CNIVersion(image string) ([3]int, bool) {
-	image, _, _ = strings.Cut(image, "@")
-	name := image[strings.LastIndex(image, "/")+1:]
-	_, tag, ok := strings.Cut(name, ":")
+	_, tag, ok := ImageTag(image)
 	if !ok {
 		return [3]int{}, false
 	}
 	return ParseVersion(tag)
+}
+
+// ImageTag splits an image reference into its repository's last path element and its tag:
+// "602401143452.dkr.ecr.us-west-2.amazonaws.com/amazon-k8s-cni:v1.19.0-eksbuild.1" gives
+// "amazon-k8s-cni" and "v1.19.0-eksbuild.1". A digest is dropped; false without a tag.
+func ImageTag(image string) (name, tag string, ok bool) {
+	image, _, _ = strings.Cut(strings.TrimSpace(image), "@")
+	last := image[strings.LastIndex(image, "/")+1:]
+	name, tag, ok = strings.Cut(last, ":")
+	return name, tag, ok && name != "" && tag != ""
 }
 
 // ParseVersion reads major.minor.patch from a release such as "v1.19.0-eksbuild.1" or "1.20.2",
