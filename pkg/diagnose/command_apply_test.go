@@ -211,3 +211,18 @@ func TestEndpointCommandsNameAGroupThatAdmitsTheNodes(t *testing.T) {
 		})
 	}
 }
+
+// withCommands gives the one finding of want the commands cmds after its own.
+func withCommands(want []Finding, cmds ...Command) []Finding {
+	want[0].Commands = append(want[0].Commands, cmds...)
+	return want
+}
+
+// maxPodsPatch is the command that sets spec.kubelet.maxPods of the fixture's EC2NodeClass
+// default to v; nodes says which of its nodes it reaches.
+func maxPodsPatch(v int, nodes string) Command {
+	return Command{Argv: []string{"kubectl", "patch", "ec2nodeclass", "default", "--type", "merge", "-p",
+		`{"spec":{"kubelet":{"maxPods":` + strconv.Itoa(v) + `}}}`}, Changes: "ec2nodeclass/default",
+		Affects: "every node of EC2NodeClass default drifts (kubelet is part of its hash) and Karpenter replaces it with " +
+			"max pods " + strconv.Itoa(v) + " whatever its type: " + nodes}
+}
