@@ -2,6 +2,7 @@ package printer
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -141,11 +142,12 @@ func (t *text) findingRemedy(indent int, head string, f diagnose.Finding, orNone
 	}
 }
 
-// quoted returns each argument of argv quoted for a POSIX shell, as Command.String joins them.
+// quoted returns each argument of argv quoted for a POSIX shell, as Command.String joins them,
+// a newline in one shown as \n, as every line of text output shows it.
 func quoted(argv []string) []string {
 	q := make([]string, len(argv))
 	for i, a := range argv {
-		q[i] = diagnose.ShellQuote(a)
+		q[i] = diagnose.ShellQuote(escapeNewlines(a))
 	}
 	return q
 }
@@ -228,15 +230,22 @@ func wrapCommand(words []string, indent, limit int) []string {
 // starts inside them. ends[i] is the continuation mark piece i ends with: '\ inside single
 // quotes, \ outside them. It never breaks between a backslash and the character it escapes.
 func breakWord(w string, first, rest int) (pieces, ends []string) {
-	first, rest = max(first, 1), max(rest, 2)
+	first, rest = max(first, 2), max(rest, 3)
 	var b strings.Builder
 	bw, room := 0, first
-	quoted := false // inside single quotes at this point of w
-	prev := rune(0)
-	for _, r := range w {
-		rw := runeWidth(r)
-		escaped := !quoted && prev == '\\'
-		if bw > 0 && bw+rw > room && !escaped {
+	quoted := false // inside single quotes before the atom
+	for len(w) > 0 {
+		// An atom is one character, or outside quotes a backslash and the character it
+		// escapes, which stay together.
+		_, n := utf8.DecodeRuneInString(w)
+		if !quoted && w[0] == '\\' && len(w) > 1 {
+			_, m := utf8.DecodeRuneInString(w[1:])
+			n = 1 + m
+		}
+		atom := w[:n]
+		w = w[n:]
+		aw := width(atom)
+		if bw > 0 && bw+aw > room {
 			pieces = append(pieces, b.String())
 			b.Reset()
 			if quoted {
@@ -249,14 +258,10 @@ func breakWord(w string, first, rest int) (pieces, ends []string) {
 			}
 			room = rest
 		}
-		b.WriteRune(r)
-		bw += rw
-		if r == '\'' && !escaped {
+		b.WriteString(atom)
+		bw += aw
+		if atom == "'" {
 			quoted = !quoted
-		}
-		prev = r
-		if escaped {
-			prev = 0
 		}
 	}
 	return append(pieces, b.String()), ends
