@@ -118,7 +118,7 @@ func (t *text) remedy(indent int, head, remedy string) {
 			if i == 0 {
 				t.line(strings.Repeat(" ", indent) + head)
 			}
-			t.command(indent+hw+2, strings.Split(p.text, " "))
+			t.command(indent+hw+2, proseWords(p.text))
 		case i == 0:
 			t.hanging(indent, head, withColon(p.text, parts, i))
 		default:
@@ -140,6 +140,29 @@ func (t *text) findingRemedy(indent int, head string, f diagnose.Finding, orNone
 	for _, c := range f.Commands {
 		t.command(indent+width(head)+2, quoted(c.Argv))
 	}
+}
+
+// proseWords splits a command written in a remedy's prose at each space outside single and
+// double quotes, so that wrapping it on a screen never breaks a line inside quotes, where a
+// backslash and a newline are not a line continuation.
+func proseWords(cmd string) []string {
+	var words []string
+	var quote rune
+	start := 0
+	for i, r := range cmd {
+		switch {
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			}
+		case r == '\'' || r == '"':
+			quote = r
+		case r == ' ':
+			words = append(words, cmd[start:i])
+			start = i + 1
+		}
+	}
+	return append(words, cmd[start:])
 }
 
 // quoted returns each argument of argv quoted for a POSIX shell, as Command.String joins them,
