@@ -103,8 +103,8 @@ func commandStart(s string) (int, bool) {
 
 // remedy writes a remedy at indent after head ("remedy: "): its prose wrapped, and each
 // command on a line of its own, two columns in, never wrapped (a long one runs past the width
-// rather than break), so that selecting the line copies the command. A remedy without a
-// command is one wrapped paragraph, as before.
+// rather than break; on a screen it wraps as command says), so that selecting the line copies
+// the command. A remedy without a command is one wrapped paragraph, as before.
 func (t *text) remedy(indent int, head, remedy string) {
 	parts := remedyParts(remedy)
 	if !containsCommand(parts) {
@@ -128,8 +128,8 @@ func (t *text) remedy(indent int, head, remedy string) {
 }
 
 // findingRemedy writes f's remedy at indent after head, then its commands under it, one per
-// line, lined up with the remedy's text and never wrapped. A finding without a remedy writes
-// none, unless orNone asks for "<none>".
+// line, lined up with the remedy's text and never wrapped but on a screen (command). A
+// finding without a remedy writes none, unless orNone asks for "<none>".
 func (t *text) findingRemedy(indent int, head string, f diagnose.Finding, orNoneText bool) {
 	switch {
 	case f.Remedy != "":
