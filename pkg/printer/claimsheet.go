@@ -18,9 +18,9 @@ import (
 const maxEvents = 10
 
 // PrintNodeClaim writes the `describe nodeclaim` output of c, a NodeClaim without a Node, to w
-// in format f: the text sheet (NodeClaimSheet at st's Width, its commands never wrapped), or c itself as JSON or YAML. taken
-// is the snapshot's time, which the sheet's ages count from. Text shows strings as
-// PrintReport does. st colours the text; nil means no colour.
+// in format f: the text sheet (NodeClaimSheet's at st's Width, its commands never wrapped), or
+// c itself as JSON or YAML. taken is the snapshot's time, which the sheet's ages count from.
+// Text shows strings as PrintReport does. st colours the text; nil means no colour.
 func PrintNodeClaim(w io.Writer, c diagnose.NodeClaimReport, taken time.Time, f Format, st *style.Styles) error {
 	switch {
 	case f == JSON || f == YAML:
