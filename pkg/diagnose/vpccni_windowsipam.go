@@ -16,6 +16,7 @@ var specWindowsIpamNotEnabled = &Spec{
 	Remedy: "`kubectl patch configmap/amazon-vpc-cni -n kube-system --type merge -p " +
 		"'{\"data\":{\"enable-windows-ipam\":\"true\"}}'` and the AmazonEKSVPCResourceController policy on the " +
 		"cluster role",
+	Scope: "enable-windows-ipam in the amazon-vpc-cni ConfigMap, which the VPC resource controller reads for the whole cluster: every Windows node gets pod addresses, which the Affects counts",
 	Sources: []string{
 		"aws/karpenter-provider-aws pkg/providers/amifamily/windows.go",
 		"aws/karpenter-provider-aws pkg/providers/instancetype/types.go (privateIPv4Address: `vpc.amazonaws.com/PrivateIPv4Address` = IPv4PerInterface - 1 of zz_generated.vpclimits.go)",
@@ -61,7 +62,9 @@ var windowsIPAMNotEnabled = Check{
 					"to the EKS cluster role",
 				Commands: []Command{{Argv: []string{"kubectl", "-n", "kube-system", "patch", "configmap", "amazon-vpc-cni",
 					"--type", "merge", "-p", jsonArg(map[string]any{"data": map[string]string{"enable-windows-ipam": "true"}})},
-					Changes: vpcCNIConfigResource}},
+					Changes: vpcCNIConfigResource,
+					Affects: "the VPC resource controller gives pod addresses to every Windows node: " +
+						nodesAffected(x, func(n *NodeInfo) bool { return n.Windows() })}},
 			})
 		}
 		return out
