@@ -431,8 +431,8 @@ func TestModelENIConfigReferences(t *testing.T) {
 		if !strings.Contains(f.Message, ref) {
 			t.Errorf("%s message lacks %s: %s", f.Resource, ref, f.Message)
 		}
-		if lookup := "Name=vpc-id,Values=" + w.vpcID; !strings.Contains(f.Remedy, lookup) {
-			t.Errorf("%s remedy lacks %s: %s", f.Resource, lookup, f.Remedy)
+		if lookup := "Name=vpc-id,Values=" + w.vpcID; !strings.Contains(commandLines(f.Commands), lookup) {
+			t.Errorf("%s remedy's commands lack the look-up %s: %s", f.Resource, lookup, commandLines(f.Commands))
 		}
 	}
 }
