@@ -319,3 +319,14 @@ func lastLines(s string, n int) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// AWSReadOnly reports whether an AWS CLI subcommand only reads: describe-*, get-* and list-*
+// (and the waiters, which describe until a state is reached).
+func AWSReadOnly(subcommand string) bool {
+	for _, p := range []string{"describe-", "get-", "list-"} {
+		if strings.HasPrefix(subcommand, p) {
+			return true
+		}
+	}
+	return subcommand == "wait"
+}

@@ -219,3 +219,23 @@ func Targets(argv []string) []Ref {
 	}
 	return out
 }
+
+// Creates returns the object a `kubectl create KIND NAME` command makes, which must not exist
+// before it runs; nil for every other command.
+func Creates(argv []string) []Ref {
+	if len(argv) < 2 || argv[0] != "kubectl" {
+		return nil
+	}
+	pos, ns := kubectlArgs(argv[1:])
+	if len(pos) < 3 || pos[0] != "create" {
+		return nil
+	}
+	r := Ref{Kind: kindOf(pos[1]), Name: pos[2]}
+	if namespaced(r.Kind) {
+		r.Namespace = ns
+		if r.Namespace == "" {
+			r.Namespace = "default"
+		}
+	}
+	return []Ref{r}
+}

@@ -60,8 +60,9 @@ func manifest(s *snapshot.Snapshot, r Ref) ([]map[string]any, error) {
 			}
 		}
 	case "ConfigMap":
-		if r.Namespace == "kube-system" && r.Name == "amazon-vpc-cni" && s.VPCCNIConfigState != snapshot.ConfigMapNotFound &&
-			(s.VPCCNIConfig != nil || s.VPCCNIConfigState == snapshot.ConfigMapFound) {
+		// A snapshot that does not say whether the ConfigMap was found (VPCCNIConfigState "")
+		// is taken to have it, as the remedies do.
+		if r.Namespace == "kube-system" && r.Name == "amazon-vpc-cni" && s.VPCCNIConfigState != snapshot.ConfigMapNotFound {
 			return []map[string]any{{"apiVersion": "v1", "kind": "ConfigMap",
 				"metadata": map[string]any{"name": r.Name, "namespace": r.Namespace}, "data": stringMap(s.VPCCNIConfig)}}, nil
 		}
@@ -246,15 +247,18 @@ func awsNodeManifest(a *snapshot.AWSNode) map[string]any {
 					map[string]any{"name": "aws-node", "image": image, "env": env}}}}}}
 }
 
-// standInDeployment is a Deployment and a Pod it selects, for `kubectl logs deploy/NAME`.
+// standInDeployment is a Deployment and a Pod it selects, with the pod's service account, for
+// `kubectl logs deploy/NAME`.
 func standInDeployment(namespace, name string) []map[string]any {
 	labels := map[string]any{"app.kubernetes.io/name": name}
 	container := []any{map[string]any{"name": name, "image": "registry.invalid/" + name + ":v0"}}
+	podSpec := map[string]any{"serviceAccountName": name, "automountServiceAccountToken": false, "containers": container}
 	return []map[string]any{
+		{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": map[string]any{"name": name, "namespace": namespace}},
 		{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": name, "namespace": namespace},
 			"spec": map[string]any{"selector": map[string]any{"matchLabels": labels},
-				"template": map[string]any{"metadata": map[string]any{"labels": labels}, "spec": map[string]any{"containers": container}}}},
+				"template": map[string]any{"metadata": map[string]any{"labels": labels}, "spec": podSpec}}},
 		{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{"name": name + "-0", "namespace": namespace, "labels": labels},
-			"spec": map[string]any{"containers": container}},
+			"spec": podSpec},
 	}
 }

@@ -26,16 +26,9 @@ const joinChecks = "nodeclaim-launch-failed,nodeclaim-not-registered,nodepool-re
 // the subnet say why. With the full set of endpoints a private cluster needs, the subnet is
 // healthy (the claim, still without a Node, stays reported, without the way-out cause).
 func TestJoinPrivateSubnet(t *testing.T) {
-	w := newWorld(t, harness.CRDsV1)
+	w, private, table, sgs := privateSubnetWorld(t)
 	ctx := t.Context()
-	private := subnetRef{w.subnet("10.0.32.0/20", "us-west-2a"), "us-west-2a"}
-	table := w.routeTable(private.id)
-	sgs := []string{w.securityGroup("eks-cluster-sg-e2e", true), w.securityGroup("e2e-nodes", false)}
-	w.nodeClass(nodeClassSpec{name: "private", subnets: []subnetRef{private}, sgs: sgs})
-	w.nodePool("private", "v1", "private", []string{"us-west-2a"}, 0)
-	in := w.instance(instanceSpec{typ: "m5.large", subnet: private.id, sgs: sgs})
-	const claim = "private-7xk2p"
-	w.unjoinedClaim(claim, "private", "private", providerID(in), 7*time.Minute, "True", "Launched", "")
+	const claim = privateClaim
 
 	rep := decode(t, karpnet(t, runOpts{}, "check", "-o", "json", "--only", joinChecks))
 	want := []finding{
@@ -72,6 +65,25 @@ func TestJoinPrivateSubnet(t *testing.T) {
 	if m := message(rep, "nodeclaim-not-registered"); strings.Contains(m, "no way out") {
 		t.Errorf("nodeclaim-not-registered with every endpoint: got %q, want no way-out cause", m)
 	}
+}
+
+// privateClaim is the NodeClaim privateSubnetWorld launches and that never registers.
+const privateClaim = "private-7xk2p"
+
+// privateSubnetWorld builds TestJoinPrivateSubnet's cluster: a class in a subnet with no route
+// out and a VPC with no endpoints, and a claim launched there that never registered. It
+// returns the world, the subnet, its route table and the class's security groups.
+func privateSubnetWorld(t *testing.T) (*world, subnetRef, string, []string) {
+	t.Helper()
+	w := newWorld(t, harness.CRDsV1)
+	private := subnetRef{w.subnet("10.0.32.0/20", "us-west-2a"), "us-west-2a"}
+	table := w.routeTable(private.id)
+	sgs := []string{w.securityGroup("eks-cluster-sg-e2e", true), w.securityGroup("e2e-nodes", false)}
+	w.nodeClass(nodeClassSpec{name: "private", subnets: []subnetRef{private}, sgs: sgs})
+	w.nodePool("private", "v1", "private", []string{"us-west-2a"}, 0)
+	in := w.instance(instanceSpec{typ: "m5.large", subnet: private.id, sgs: sgs})
+	w.unjoinedClaim(privateClaim, "private", "private", providerID(in), 7*time.Minute, "True", "Launched", "")
+	return w, private, table, sgs
 }
 
 // TestJoinEgressRulesAndACLs: a class whose only security group lost its egress rule, and a
