@@ -86,14 +86,15 @@ func privateSubnetWorld(t *testing.T) (*world, subnetRef, string, []string) {
 	return w, private, table, sgs
 }
 
-// TestJoinEgressRulesAndACLs: a class whose only security group lost its egress rule, and a
-// subnet whose network ACL admits the replies only below the Linux ephemeral range, next to
-// a hardened ACL that is healthy (443 out, 1024-65535 in).
-func TestJoinEgressRulesAndACLs(t *testing.T) {
+// egressWorld builds TestJoinEgressRulesAndACLs' cluster: a class whose only security group
+// lost its egress rule, a subnet whose network ACL admits replies only below the Linux
+// ephemeral range and a hardened one that is healthy. It returns the narrow ACL's subnet.
+func egressWorld(t *testing.T) (narrow subnetRef) {
+	t.Helper()
 	w := newWorld(t, harness.CRDsV1)
 	ctx := t.Context()
 	a := subnetRef{w.subnet("10.0.0.0/20", "us-west-2a"), "us-west-2a"}
-	narrow := subnetRef{w.subnet("10.0.16.0/20", "us-west-2b"), "us-west-2b"}
+	narrow = subnetRef{w.subnet("10.0.16.0/20", "us-west-2b"), "us-west-2b"}
 	hardened := subnetRef{w.subnet("10.0.48.0/20", "us-west-2c"), "us-west-2c"}
 	cluster, nodes := w.securityGroup("eks-cluster-sg-e2e", true), w.securityGroup("e2e-nodes", false)
 	locked := w.securityGroup("locked-down", false)
@@ -116,6 +117,15 @@ func TestJoinEgressRulesAndACLs(t *testing.T) {
 	const dom = ".us-west-2.compute.internal"
 	healthy := w.instance(instanceSpec{typ: "m5.large", subnet: hardened.id, sgs: sgs, ip: "10.0.48.10"})
 	w.karpenterNode("ip-10-0-48-10"+dom, "general", "default", "v1", healthy, 29, nil)
+
+	return narrow
+}
+
+// TestJoinEgressRulesAndACLs: a class whose only security group lost its egress rule, and a
+// subnet whose network ACL admits the replies only below the Linux ephemeral range, next to
+// a hardened ACL that is healthy (443 out, 1024-65535 in).
+func TestJoinEgressRulesAndACLs(t *testing.T) {
+	narrow := egressWorld(t)
 
 	rep := decode(t, karpnet(t, runOpts{}, "check", "-o", "json", "--only", joinChecks))
 	want := []finding{

@@ -318,26 +318,38 @@ func TestHealthyCiliumENI(t *testing.T) {
 	}
 }
 
-// TestNetworkPolicyEnforcement is a VPC CNI cluster with a NetworkPolicy: with aws-node's
-// network policy agent off the policy is not enforced; turned on, the same cluster is clean.
-func TestNetworkPolicyEnforcement(t *testing.T) {
+// policyAgent adds aws-node's network policy agent container, with --enable-network-policy on
+// or off.
+func policyAgent(on bool) func(*appsv1.DaemonSet) {
+	return func(ds *appsv1.DaemonSet) {
+		ds.Spec.Template.Spec.Containers = append(ds.Spec.Template.Spec.Containers, corev1.Container{
+			Name: "aws-eks-nodeagent", Image: "602401143452.dkr.ecr.us-west-2.amazonaws.com/amazon/aws-network-policy-agent:v1.4.2",
+			Args: []string{fmt.Sprintf("--enable-network-policy=%t", on), "--enable-ipv6=false"},
+		})
+	}
+}
+
+// policyWorld builds TestNetworkPolicyEnforcement's cluster: aws-node in strict mode with its
+// network policy agent on or off, one Karpenter node, no NetworkPolicy yet.
+func policyWorld(t *testing.T, agentOn bool) *world {
+	t.Helper()
 	w := newWorld(t, harness.CRDsV1)
 	a := subnetRef{w.subnet("10.0.0.0/20", "us-west-2a"), "us-west-2a"}
 	sgs := []string{w.securityGroup("eks-cluster-sg-e2e", true)}
-	agent := func(on bool) func(*appsv1.DaemonSet) {
-		return func(ds *appsv1.DaemonSet) {
-			ds.Spec.Template.Spec.Containers = append(ds.Spec.Template.Spec.Containers, corev1.Container{
-				Name: "aws-eks-nodeagent", Image: "602401143452.dkr.ecr.us-west-2.amazonaws.com/amazon/aws-network-policy-agent:v1.4.2",
-				Args: []string{fmt.Sprintf("--enable-network-policy=%t", on), "--enable-ipv6=false"},
-			})
-		}
-	}
-	w.awsNodeWith(map[string]string{"NETWORK_POLICY_ENFORCING_MODE": "strict"}, agent(false))
-	var err error
+	w.awsNodeWith(map[string]string{"NETWORK_POLICY_ENFORCING_MODE": "strict"}, policyAgent(agentOn))
 	w.nodeClass(nodeClassSpec{name: "default", subnets: []subnetRef{a}, sgs: sgs})
 	w.nodePool("default", "v1", "default", []string{"us-west-2a"}, 0)
 	w.karpenterNode("ip-10-0-0-10.us-west-2.compute.internal", "default", "default", "v1",
 		w.cniLaunch(a.id, "10.0.0.10", sgs), 29, nil)
+	return w
+}
+
+// TestNetworkPolicyEnforcement is a VPC CNI cluster with a NetworkPolicy: with aws-node's
+// network policy agent off the policy is not enforced; turned on, the same cluster is clean.
+func TestNetworkPolicyEnforcement(t *testing.T) {
+	w := policyWorld(t, false)
+	agent := policyAgent
+	var err error
 
 	// Without a policy nothing is said.
 	r := karpnet(t, runOpts{}, "check", "-o", "json", "--only", "network-policy-not-enforced")
