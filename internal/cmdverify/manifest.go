@@ -2,6 +2,7 @@ package cmdverify
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -20,16 +21,18 @@ import (
 // them); a cilium-operator Deployment and a Pod it selects stand in for what `logs
 // deploy/cilium-operator` reads. An object the snapshot does not hold is an error: a command
 // about it would fail on the cluster the snapshot was taken of.
+//
+// The manifests of the objects the snapshot holds come back even with that error, so that the
+// command can still run against them and the tool say what it makes of the missing one.
 func Manifests(s *snapshot.Snapshot, argv []string) ([]map[string]any, error) {
 	var out []map[string]any
+	var errs []error
 	for _, r := range Targets(argv) {
 		objs, err := manifest(s, r)
-		if err != nil {
-			return nil, err
-		}
+		errs = append(errs, err)
 		out = append(out, objs...)
 	}
-	return out, nil
+	return out, errors.Join(errs...)
 }
 
 func manifest(s *snapshot.Snapshot, r Ref) ([]map[string]any, error) {

@@ -225,6 +225,20 @@ func TestWindowsNodes(t *testing.T) {
 					"--type", "merge", "-p", `{"data":{"enable-windows-ipam":"true"}}`}, Changes: "configmap/kube-system/amazon-vpc-cni"}},
 			}},
 		},
+		{
+			name: "without the amazon-vpc-cni ConfigMap the command creates it",
+			edit: edits(windowsNode, noIPAM, func(s *snapshot.Snapshot) { s.VPCCNIConfigState = snapshot.ConfigMapNotFound }),
+			want: []Finding{{
+				ID: "windows-ipam-not-enabled", Severity: Critical, Node: nodeA, Resource: "node/" + nodeA,
+				Message: "Windows node " + nodeA + " advertises no vpc.amazonaws.com/PrivateIPv4Address, so the VPC resource " +
+					"controller gives its pods no IP address and they stay in ContainerCreating",
+				Remedy: `turn on Windows IPAM: set enable-windows-ipam to "true" in the amazon-vpc-cni ConfigMap (the ` +
+					"command; create the ConfigMap if it does not exist), and attach the AmazonEKSVPCResourceController " +
+					"policy to the EKS cluster role",
+				Commands: []Command{{Argv: []string{"kubectl", "-n", "kube-system", "patch", "configmap", "amazon-vpc-cni",
+					"--type", "merge", "-p", `{"data":{"enable-windows-ipam":"true"}}`}, Changes: "configmap/kube-system/amazon-vpc-cni"}},
+			}},
+		},
 		{name: "a booting Windows node is silent", edit: edits(windowsNode, noIPAM, cniCreated(time.Minute))},
 		{name: "a cluster without aws-node runs another CNI", edit: edits(windowsNode, noIPAM, func(s *snapshot.Snapshot) { s.AWSNode = nil })},
 	})

@@ -160,26 +160,34 @@ func (v *commandVerifier) verify(c cmdverify.Command, live bool) {
 		}
 	case "kubectl":
 		v.tools["kubectl"]++
-		if c.ObjectsError != "" {
-			fail(fmt.Errorf("building the objects it is about: %s", c.ObjectsError))
-			return
-		}
 		object := func(r cmdverify.Ref) (map[string]any, error) { return cmdverify.ObjectOf(c.Objects, r) }
 		if live {
 			object = func(r cmdverify.Ref) (map[string]any, error) { return v.cluster.Get(t.Context(), r) }
-		} else if err := v.cluster.Put(t.Context(), c.Objects); err != nil {
-			fail(err)
-			return
-		} else if err := v.cluster.Clear(t.Context(), cmdverify.Creates(c.Argv)); err != nil {
-			fail(err)
-			return
+		} else {
+			// The API server holds exactly what the snapshot had of the objects the command is
+			// about: an object the snapshot lacks is deleted, as is one the command creates.
+			for _, refs := range [][]cmdverify.Ref{cmdverify.Targets(c.Argv), cmdverify.Creates(c.Argv)} {
+				if err := v.cluster.Clear(t.Context(), refs); err != nil {
+					fail(err)
+					return
+				}
+			}
+			if err := v.cluster.Put(t.Context(), c.Objects); err != nil {
+				fail(err)
+				return
+			}
 		}
 		if cmdverify.Verb(c.Argv) == "patch" {
 			v.local++
 		}
 		checks, err := v.kubectl.Verify(t.Context(), c, object)
-		if err != nil {
+		switch {
+		case err != nil && c.ObjectsError != "":
+			fail(fmt.Errorf("%s\n%w", c.ObjectsError, err))
+		case err != nil:
 			fail(err)
+		case c.ObjectsError != "":
+			fail(fmt.Errorf("kubectl accepted it, but %s", c.ObjectsError))
 		}
 		for _, ch := range checks {
 			if c.ReadOnly {
