@@ -232,11 +232,10 @@ func TestWindowsNodes(t *testing.T) {
 				ID: "windows-ipam-not-enabled", Severity: Critical, Node: nodeA, Resource: "node/" + nodeA,
 				Message: "Windows node " + nodeA + " advertises no vpc.amazonaws.com/PrivateIPv4Address, so the VPC resource " +
 					"controller gives its pods no IP address and they stay in ContainerCreating",
-				Remedy: `turn on Windows IPAM: set enable-windows-ipam to "true" in the amazon-vpc-cni ConfigMap (the ` +
-					"command; create the ConfigMap if it does not exist), and attach the AmazonEKSVPCResourceController " +
-					"policy to the EKS cluster role",
-				Commands: []Command{{Argv: []string{"kubectl", "-n", "kube-system", "patch", "configmap", "amazon-vpc-cni",
-					"--type", "merge", "-p", `{"data":{"enable-windows-ipam":"true"}}`}, Changes: "configmap/kube-system/amazon-vpc-cni"}},
+				Remedy: `turn on Windows IPAM: create the amazon-vpc-cni ConfigMap, which does not exist, with enable-windows-ipam ` +
+					`"true" (the command), and attach the AmazonEKSVPCResourceController policy to the EKS cluster role`,
+				Commands: []Command{{Argv: []string{"kubectl", "-n", "kube-system", "create", "configmap", "amazon-vpc-cni",
+					"--from-literal=enable-windows-ipam=true"}, Changes: "configmap/kube-system/amazon-vpc-cni"}},
 			}},
 		},
 		{name: "a booting Windows node is silent", edit: edits(windowsNode, noIPAM, cniCreated(time.Minute))},

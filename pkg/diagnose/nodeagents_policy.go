@@ -273,20 +273,29 @@ func enableNetworkPolicyAddon(x *Index) (Command, bool) {
 // exist), and the prose that leads to it.
 func policyControllerConfigMap(x *Index) (Command, string) {
 	const key = "enable-network-policy-controller"
-	c := Command{
-		Argv: []string{"kubectl", "-n", "kube-system", "patch", "configmap", "amazon-vpc-cni", "--type", "merge", "-p",
-			jsonArg(map[string]any{"data": map[string]string{key: "true"}})},
-		Changes: vpcCNIConfigResource,
-	}
 	prose := "set " + key + " to \"true\" in the amazon-vpc-cni ConfigMap"
 	switch x.Snapshot.VPCCNIConfigState {
 	case snapshot.ConfigMapNotFound:
-		c.Argv = []string{"kubectl", "-n", "kube-system", "create", "configmap", "amazon-vpc-cni", "--from-literal=" + key + "=true"}
 		prose = "create the amazon-vpc-cni ConfigMap with " + key + " \"true\""
 	case "":
 		prose += ", creating it if it does not exist"
 	}
-	return c, prose
+	return vpcCNIConfigTrue(x, key), prose
+}
+
+// vpcCNIConfigTrue is the kubectl command that sets key to "true" in the amazon-vpc-cni
+// ConfigMap: a merge patch, or a create when karpnet found the ConfigMap absent (a patch of an
+// absent ConfigMap fails with NotFound).
+func vpcCNIConfigTrue(x *Index, key string) Command {
+	if x.Snapshot.VPCCNIConfigState == snapshot.ConfigMapNotFound {
+		return Command{Argv: []string{"kubectl", "-n", "kube-system", "create", "configmap", "amazon-vpc-cni", "--from-literal=" + key + "=true"},
+			Changes: vpcCNIConfigResource}
+	}
+	return Command{
+		Argv: []string{"kubectl", "-n", "kube-system", "patch", "configmap", "amazon-vpc-cni", "--type", "merge", "-p",
+			jsonArg(map[string]any{"data": map[string]string{key: "true"}})},
+		Changes: vpcCNIConfigResource,
+	}
 }
 
 // autoModeNodes reports whether any EKS Auto Mode node runs.
