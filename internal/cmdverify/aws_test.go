@@ -40,6 +40,11 @@ func TestAWSVerify(t *testing.T) {
 		{[]string{"aws", "eks", "update-addon", "--cluster-name", "demo", "--addon-name", "vpc-cni",
 			"--configuration-values", `{"enableNetworkPolicy":"true"}`}, "UpdateAddon"},
 		{[]string{"aws", "eks", "describe-addon-versions", "--addon-name", "vpc-cni"}, "DescribeAddonVersions"},
+		{[]string{"aws", "ec2", "create-route", "--route-table-id", "rtb-0abc", "--destination-cidr-block", "0.0.0.0/0",
+			"--nat-gateway-id", "nat-0abc"}, "CreateRoute"},
+		{[]string{"aws", "ec2", "create-network-acl-entry", "--network-acl-id", "acl-0abc", "--ingress", "--rule-number", "90",
+			"--protocol", "tcp", "--port-range", "From=1024,To=65535", "--cidr-block", "0.0.0.0/0", "--rule-action", "allow"}, "CreateNetworkAclEntry"},
+		{[]string{"aws", "ec2", "modify-subnet-attribute", "--subnet-id", "subnet-0abc", "--no-map-public-ip-on-launch"}, "ModifySubnetAttribute"},
 	}
 	for _, tc := range good {
 		op, err := a.Verify(tc.argv)
