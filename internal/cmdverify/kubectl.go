@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -60,7 +61,7 @@ type Check struct {
 // server. A changing command runs with --dry-run=client and must exit 0; patch, label,
 // annotate, delete, set, taint and create also run with --dry-run=server. A patch also runs as
 // `kubectl patch --local -f OBJECT -o json` over the object it is about (object returns it)
-// and must apply cleanly. With no Kubeconfig only that last run is made.
+// and must apply cleanly and change it: a patch that leaves the object as it is fixes nothing. With no Kubeconfig only that last run is made.
 func (k *Kubectl) Verify(ctx context.Context, c Command, object func(Ref) (map[string]any, error)) ([]Check, error) {
 	if c.Program() != "kubectl" {
 		return nil, fmt.Errorf("not a kubectl command: %q", c.Argv)
@@ -126,11 +127,33 @@ func (k *Kubectl) Verify(ctx context.Context, c Command, object func(Ref) (map[s
 		if err != nil {
 			return checks, err
 		}
-		if err := run(local, nil); err != nil {
-			return checks, err
+		out, err := k.run(ctx, local)
+		if err != nil {
+			return checks, fmt.Errorf("kubectl %s: %v\n%s", strings.Join(local, " "), err, lastLines(strings.TrimSpace(out), 6))
+		}
+		checks = append(checks, Check{Args: local})
+		if same, err := sameObject(obj, out); err != nil || same {
+			return checks, fmt.Errorf("kubectl %s: the patch leaves %s as it is (%v): it fixes nothing",
+				strings.Join(local, " "), targets[0], err)
 		}
 	}
 	return checks, nil
+}
+
+// sameObject reports whether the JSON object patched is obj, field for field.
+func sameObject(obj map[string]any, patched string) (bool, error) {
+	var a, b any
+	before, err := json.Marshal(obj)
+	if err != nil {
+		return false, err
+	}
+	if err := json.Unmarshal(before, &a); err != nil {
+		return false, err
+	}
+	if err := json.Unmarshal([]byte(patched), &b); err != nil {
+		return false, err
+	}
+	return reflect.DeepEqual(a, b), nil
 }
 
 // withFlag returns args with flag added at the end.

@@ -76,8 +76,11 @@ func TestPatchLocal(t *testing.T) {
 		{[]string{"kubectl", "patch", "ec2nodeclass", "default", "--type", "merge", "-p", `{"spec":{"kubelet":{"maxPods":20}}}`}, ""},
 		{[]string{"kubectl", "-n", "kube-system", "patch", "configmap", "amazon-vpc-cni", "--type", "merge", "-p",
 			`{"data":{"enable-network-policy-controller":"true"}}`}, ""},
-		{[]string{"kubectl", "patch", "node", "ip-10-0-0-10.us-west-2.compute.internal", "--type", "merge", "-p", `{"metadata":{"finalizers":null}}`}, ""},
+		{[]string{"kubectl", "patch", "node", "ip-10-0-0-10.us-west-2.compute.internal", "--type", "merge", "-p", `{"metadata":{"finalizers":null}}`}, "fixes nothing"},
+		{[]string{"kubectl", "patch", "node", "ip-10-0-0-10.us-west-2.compute.internal", "--type", "merge", "-p", `{"spec":{"unschedulable":true}}`}, ""},
 		{[]string{"kubectl", "patch", "nodepool", "general", "--type", "jsn", "-p", `{}`}, "type"},
+		{[]string{"kubectl", "-n", "kube-system", "patch", "configmap", "amazon-vpc-cni", "--type", "merge", "-p",
+			`{"data":{"enable-network-policy-controller":"false"}}`}, "fixes nothing"},
 		{[]string{"kubectl", "patch", "nodepool", "absent", "--type", "merge", "-p", `{}`}, "the snapshot holds no NodePool absent"},
 	} {
 		_, err := k.Verify(t.Context(), Command{Argv: tc.argv}, object)
