@@ -168,7 +168,23 @@ func validTimeout(v string) error {
 // styles returns the text styles for out, with colour decided by --color and NO_COLOR.
 func (o *commonOptions) styles() *style.Styles {
 	mode, _ := style.ParseColorMode(o.color)
-	return style.New(style.Renderer(o.Out, style.Enabled(mode, o.Out, o.getenv)))
+	st := style.New(style.Renderer(o.Out, style.Enabled(mode, o.Out, o.getenv)))
+	st.Width = o.outputWidth()
+	return st
+}
+
+// outputWidth is the width text output wraps its prose to: COLUMNS when it is a positive
+// integer, else the terminal's width when standard output is one, else 0, the printers'
+// default of 100 columns, so that what goes to a pipe or a file does not depend on the
+// terminal the command ran in.
+func (o *commonOptions) outputWidth() int {
+	if n, err := strconv.Atoi(strings.TrimSpace(o.getenv("COLUMNS"))); err == nil && n > 0 {
+		return n
+	}
+	if o.isTerminal(o.Out) {
+		return max(o.termWidth(o.Out), 0)
+	}
+	return 0
 }
 
 // load returns the snapshot to diagnose: the demo, a saved file, or a live collection of

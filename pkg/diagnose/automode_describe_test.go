@@ -114,7 +114,8 @@ func TestNodeClassNotReadyAutoMode(t *testing.T) {
 			edit: unauthorized,
 			want: []Finding{{
 				ID: "nodeclass-not-ready", Severity: Critical, Resource: "nodeclass/default", Message: message,
-				Remedy: accessEntry + ", then check kubectl describe nodeclass default",
+				Remedy:   accessEntry + ", then check its conditions (the command)",
+				Commands: []Command{{Argv: []string{"kubectl", "describe", "nodeclass", "default"}, ReadOnly: true}},
 			}},
 		},
 		{
@@ -122,7 +123,8 @@ func TestNodeClassNotReadyAutoMode(t *testing.T) {
 			edit: edits(unauthorized, func(s *snapshot.Snapshot) { s.ClusterName = "prod" }),
 			want: []Finding{{
 				ID: "nodeclass-not-ready", Severity: Critical, Resource: "nodeclass/default", Message: message,
-				Remedy: entryIn("cluster prod") + ", then check kubectl describe nodeclass default",
+				Remedy:   entryIn("cluster prod") + ", then check its conditions (the command)",
+				Commands: []Command{{Argv: []string{"kubectl", "describe", "nodeclass", "default"}, ReadOnly: true}},
 			}},
 		},
 		{
@@ -137,7 +139,8 @@ func TestNodeClassNotReadyAutoMode(t *testing.T) {
 				Message: "NodeClass default is not Ready, so EKS Auto Mode launches no nodes for NodePool general: " +
 					"InstanceProfileReady=False (UnauthorizedNodeRole: Role AutoModeCustomRole is unauthorized to join nodes to the cluster); " +
 					"SubnetsReady=False (SubnetSelector did not match any Subnets); ValidationSucceeded=False (DependenciesNotReady)",
-				Remedy: accessEntry + "; fix NodeClass default (spec.subnetSelectorTerms), then check kubectl describe nodeclass default",
+				Remedy:   accessEntry + "; fix NodeClass default (spec.subnetSelectorTerms), then check its conditions (the command)",
+				Commands: []Command{{Argv: []string{"kubectl", "describe", "nodeclass", "default"}, ReadOnly: true}},
 			}},
 		},
 		{

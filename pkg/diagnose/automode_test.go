@@ -201,8 +201,9 @@ func TestAutoModeNodeRemedies(t *testing.T) {
 						"to 11:55:00, the last 5m before the snapshot; newest at 2026-08-21T11:55:00Z: " + noIPMessage,
 					Remedy: "check the free addresses of the node's subnets and, when NodeClass default sets " +
 						"spec.podSubnetSelectorTerms, that they select a subnet in the node's zone with free addresses " +
-						"(kubectl karpnet describe node " + autoNode + "); with static spec.advancedNetworking.networkInterfaces " +
+						"(the command shows the node's capacity and subnets); with static spec.advancedNetworking.networkInterfaces " +
 						"give the primary interface secondaryIPv4PrefixCount, as Auto Mode adds no addresses after launch",
+					Commands: []Command{{Argv: []string{"kubectl", "karpnet", "describe", "node", autoNode}, ReadOnly: true}},
 				}},
 			},
 			{name: "events gap is silent", edit: edits(cniSandbox(autoNode, "web-1", noIPMessage, 2, 5*time.Minute), gap(snapshot.SourceEvents))},

@@ -36,6 +36,12 @@ var specMaxPodsExceedsIPCapacity = &Spec{
 		"aws/amazon-vpc-cni-k8s#3238",
 	},
 	Verified: []Verified{
+		{UpstreamKarpenterCore, "pkg/controllers/nodeclaim/disruption/drift.go (areRequirementsDrifted)",
+			"a NodeClaim drifts when its labels are not compatible with its NodePool's requirements: a requirement added to keep xen types out drifts only the NodeClaims of xen types"},
+		{UpstreamKarpenterCore, "pkg/apis/v1/nodepool.go (NodeClaimTemplateSpec.Requirements)",
+			"requirements carry hash:\"ignore\": changing them changes no NodePool hash, so no other NodeClaim drifts"},
+		{UpstreamKarpenter, "charts/karpenter-crd/templates/karpenter.sh_nodepools.yaml (spec.template.spec.required)",
+			"spec.template.spec.requirements is a required list (at most 100 items), so a JSON-patch append to it applies to every NodePool"},
 		{UpstreamVPCCNI, "misc/eni-max-pods.txt (header)",
 			"Max pods is ENIs x (IPv4 per ENI - 1) + 2: the first IP of each ENI is not for pods, +2 for the host-network aws-node and kube-proxy; multi-card types count the default card (index 0) only."},
 		{UpstreamKarpenter, "pkg/providers/instancetype/types.go (ENILimitedPods)",

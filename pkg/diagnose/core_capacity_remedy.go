@@ -38,21 +38,51 @@ func maxPodsRemedy(peers *peerIndex, n *NodeInfo, r CapacityReport, cni CNISetti
 	hit := peers.capped(n, v1beta1, r.IPCapacity)
 	if nonNitroInPrefixClass(n, r, cni) {
 		return fmt.Sprintf("NodePool %s admits %s, a %s type the VPC CNI gives no prefixes, while %s%s is sized for "+
-			"prefix delegation: add the requirement %s NotIn [%s] to NodePool %s (or give the types that are not "+
-			"Nitro a NodePool and EC2NodeClass of their own with kubelet.maxPods at most %d), then %s; capping %s at "+
-			"%d instead %s",
-			n.PoolName, n.Type.Name, hypervisorXen, where, maxPodsValue(n), labelInstanceHypervisor, hypervisorXen,
-			n.PoolName, r.IPCapacity, replaceNodeProse(n, "so it is launched on a type that takes prefixes"),
-			where, r.IPCapacity, hit.text("would also cap", "would cap no other node")), replaceNodeCommands(n)
+				"prefix delegation: add the requirement %s NotIn [%s] to NodePool %s (or give the types that are not "+
+				"Nitro a NodePool and EC2NodeClass of their own with kubelet.maxPods at most %d), then %s; capping %s at "+
+				"%d instead %s",
+				n.PoolName, n.Type.Name, hypervisorXen, where, maxPodsValue(n), labelInstanceHypervisor, hypervisorXen,
+				n.PoolName, r.IPCapacity, replaceNodeProse(n, "so it is launched on a type that takes prefixes"),
+				where, r.IPCapacity, hit.text("would also cap", "would cap no other node")),
+			append(hypervisorRequirementCommands(peers.x, n), replaceNodeCommands(n)...)
 	}
 	parts := []string{fmt.Sprintf("set %s to at most %d", where, r.IPCapacity)}
+	var cmds []Command
+	if c, ok := classMaxPodsPatch(peers.x, n, r.IPCapacity); ok {
+		parts[0] += fmt.Sprintf(" (the command sets %d)", r.IPCapacity)
+		cmds = append(cmds, c)
+	}
 	if hit.nodes > 0 {
 		parts[0] += ", which " + hit.text("also caps", "")
 	}
 	if (r.CustomNetworking || r.TrunkENI) && n.ClassName != "" && !explicitMaxPods(n) {
 		parts = append(parts, "or set Karpenter's RESERVED_ENIS=1 (settings.reservedENIs) so it leaves out the ENI that custom networking or the trunk takes")
 	}
-	return strings.Join(parts, ", ") + prefixDelegationOption(n, r), nil
+	return strings.Join(parts, ", ") + prefixDelegationOption(n, r), cmds
+}
+
+// hypervisorRequirementCommands is the kubectl JSON patch that appends the requirement
+// karpenter.k8s.aws/instance-hypervisor NotIn [xen] to the node's NodePool's requirements, a
+// list every NodePool has (spec.template.spec.requirements is required by the karpenter.sh
+// CRD at v1 and v1beta1), so the append applies even to an empty one. Requirements are no part of
+// the NodePool's hash: only the NodeClaims whose labels the new requirement rejects, those of
+// xen types, drift and are replaced (kubernetes-sigs/karpenter drift.go, areRequirementsDrifted).
+// No command when the pool itself was not read.
+func hypervisorRequirementCommands(x *Index, n *NodeInfo) []Command {
+	if n.Pool == nil {
+		return nil
+	}
+	req := map[string]any{"key": labelInstanceHypervisor, "operator": string(corev1.NodeSelectorOpNotIn),
+		"values": []string{hypervisorXen}}
+	op := map[string]any{"op": "add", "path": "/spec/template/spec/requirements/-", "value": req}
+	inPool := func(m *NodeInfo) bool { return m.PoolName == n.PoolName }
+	xen := func(m *NodeInfo) bool { return inPool(m) && m.Type != nil && m.Type.Hypervisor == hypervisorXen }
+	return []Command{{
+		Argv:    []string{"kubectl", "patch", "nodepool", n.PoolName, "--type", "json", "-p", jsonArg([]any{op})},
+		Changes: "nodepool/" + n.PoolName,
+		Affects: "the NodePool's nodes of xen types drift and Karpenter replaces them: " + nodesAffected(x, xen) +
+			"; its other nodes stay: " + nodesAffected(x, func(m *NodeInfo) bool { return inPool(m) && !xen(m) }),
+	}}
 }
 
 // prefixDelegationOption offers prefix delegation on a Nitro type that runs without it.
@@ -265,4 +295,26 @@ func isV1beta1(apiVersion string) bool { return strings.HasSuffix(apiVersion, "/
 func explicitMaxPods(n *NodeInfo) bool {
 	set := func(k *snapshot.Kubelet) bool { return k != nil && (k.MaxPods != nil || k.MaxPodsExpression != "") }
 	return n.Class != nil && set(n.Class.Kubelet) || n.Pool != nil && set(n.Pool.Kubelet)
+}
+
+// classMaxPodsPatch is the kubectl merge patch that sets spec.kubelet.maxPods of the node's
+// EC2NodeClass to v, with whom it reaches: kubelet is part of the class's hash, so every node
+// of the class drifts and Karpenter replaces it, each then with max pods v whatever its type
+// (karpenter-provider-aws pkg/apis/v1/ec2nodeclass.go). ok is false when the node has no
+// Karpenter v1 EC2NodeClass: v1beta1 keeps kubelet in the NodePool, and an EKS Auto Mode
+// NodeClass has no kubelet settings.
+func classMaxPodsPatch(x *Index, n *NodeInfo, v int64) (Command, bool) {
+	v1beta1 := n.Pool != nil && isV1beta1(n.Pool.APIVersion) || n.Class != nil && isV1beta1(n.Class.APIVersion)
+	if n.ClassName == "" || n.ClassKind == snapshot.KindNodeClass || v1beta1 {
+		return Command{}, false
+	}
+	patch := map[string]any{"spec": map[string]any{"kubelet": map[string]any{"maxPods": v}}}
+	return Command{
+		Argv:    []string{"kubectl", "patch", "ec2nodeclass", n.ClassName, "--type", "merge", "-p", jsonArg(patch)},
+		Changes: "ec2nodeclass/" + n.ClassName,
+		Affects: fmt.Sprintf("every node of EC2NodeClass %s drifts (kubelet is part of its hash) and Karpenter replaces "+
+			"it with max pods %d whatever its type: %s", n.ClassName, v, nodesAffected(x, func(m *NodeInfo) bool {
+			return m.ClassName == n.ClassName && m.ClassKind != snapshot.KindNodeClass
+		})),
+	}, true
 }

@@ -144,9 +144,9 @@ func notReadyFinding(c *snapshot.EC2NodeClass, ready snapshot.Condition, pools [
 			fields = append(fields, f)
 		}
 	}
-	label, describe := classLabel(c), "kubectl describe "+classRef(c)
-	describe = strings.Replace(describe, "/", " ", 1)
-	remedy := "see the conditions in " + describe
+	label := classLabel(c)
+	const describe = "its conditions (the command)"
+	remedy := "see " + describe
 	if len(fields) > 0 {
 		remedy = fmt.Sprintf("fix %s (%s), then check %s", label, strings.Join(fields, "; "), describe)
 	}
@@ -174,6 +174,7 @@ func notReadyFinding(c *snapshot.EC2NodeClass, ready snapshot.Condition, pools [
 		Resource: classRef(c),
 		Message: fmt.Sprintf("%s is not Ready, so %s launches no nodes for NodePool %s: %s",
 			label, launcher, strings.Join(pools, ", "), strings.Join(causes, "; ")),
-		Remedy: remedy,
+		Remedy:   remedy,
+		Commands: []Command{{Argv: []string{"kubectl", "describe", strings.ToLower(c.KindName()), c.Name}, ReadOnly: true}},
 	}
 }

@@ -29,7 +29,8 @@ func TestNodeClassNotReady(t *testing.T) {
 					"SubnetsReady=False (SubnetsNotFound: SubnetSelector did not match any Subnets); " +
 					"ValidationSucceeded=False (DependenciesNotReady: Awaiting Subnet resolution)",
 				Remedy: "fix EC2NodeClass default (spec.placementGroupSelector; spec.subnetSelectorTerms), " +
-					"then check kubectl describe ec2nodeclass default",
+					"then check its conditions (the command)",
+				Commands: []Command{{Argv: []string{"kubectl", "describe", "ec2nodeclass", "default"}, ReadOnly: true}},
 			}},
 		},
 		{
@@ -39,8 +40,9 @@ func TestNodeClassNotReady(t *testing.T) {
 			},
 			want: []Finding{{
 				ID: "nodeclass-not-ready", Severity: Critical, Resource: "ec2nodeclass/default",
-				Message: "EC2NodeClass default is not Ready, so Karpenter launches no nodes for NodePool default: Ready=False (NodeClassNotReady)",
-				Remedy:  "see the conditions in kubectl describe ec2nodeclass default",
+				Message:  "EC2NodeClass default is not Ready, so Karpenter launches no nodes for NodePool default: Ready=False (NodeClassNotReady)",
+				Remedy:   "see its conditions (the command)",
+				Commands: []Command{{Argv: []string{"kubectl", "describe", "ec2nodeclass", "default"}, ReadOnly: true}},
 			}},
 		},
 		{name: "class no NodePool uses is silent", edit: edits(notReady, func(s *snapshot.Snapshot) { s.NodePools = nil })},

@@ -58,8 +58,8 @@ func eniConfigPools(x *Index, cni CNISettings) []subnetPool {
 		cfg := x.ENIConfigs[name]
 		s := x.Subnets[cfg.Subnet]
 		p := subnetPool{what: fmt.Sprintf("the pod subnet of ENIConfig %s", name), subnets: []*snapshot.Subnet{s},
-			remedy: fmt.Sprintf("point ENIConfig %s at a larger pod subnet (kubectl edit eniconfig %s; spec.subnet), or "+
-				"add a secondary CIDR to the VPC for a new one in %s", name, name, s.Zone)}
+			remedy: fmt.Sprintf("point ENIConfig %s (spec.subnet) at a larger pod subnet, or "+
+				"add a secondary CIDR to the VPC for a new one in %s", name, s.Zone)}
 		p.first, p.firstFrom = largestFirstENI(x, cni, users[name])
 		p.each, p.eachFrom = p.first, "as much as its first pod ENI: "+p.firstFrom
 		held := make([]int64, 0, len(users[name]))

@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
@@ -106,7 +107,7 @@ func (p subnetPool) fragmented(x *Index) (Finding, bool) {
 		if p.fallback {
 			f.Message += "; Auto Mode then gives pods single addresses, fewer per ENI"
 		}
-		f.Remedy = fragmentRemedy(next, m, p.remedy)
+		f.Remedy, f.Commands = fragmentRemedy(x, next, m, p.remedy)
 		return f, true
 	}
 	var blocks, fitAddrs int64
@@ -133,7 +134,7 @@ func (p subnetPool) fragmented(x *Index) (Finding, bool) {
 	f.Message = fmt.Sprintf("only %s of %s fit in the free /28 blocks of %s (%s), each carving %s (%s), although "+
 		"the free addresses would fit %d", countText(fit, "more node", "more nodes"), p.what, plural(len(p.subnets), "its subnet", "its subnets"),
 		strings.Join(maps, "; "), countText(p.blocksEach, "prefix", "prefixes"), p.blocksFrom, fitAddrs)
-	f.Remedy = fragmentRemedy(worst, worstMap, p.remedy)
+	f.Remedy, f.Commands = fragmentRemedy(x, worst, worstMap, p.remedy)
 	return f, true
 }
 
@@ -161,11 +162,11 @@ func blockFigures(s *snapshot.Subnet, m BlockMap) string {
 // fragmentRemedy keeps a subnet's largest free run for prefixes with a prefix reservation,
 // or, with no free block left, points at a new subnet, said in prose since the user creates it;
 // the pool's own remedy follows.
-func fragmentRemedy(s *snapshot.Subnet, m BlockMap, poolRemedy string) string {
+func fragmentRemedy(x *Index, s *snapshot.Subnet, m BlockMap, poolRemedy string) (string, []Command) {
 	if m.LargestFreeCIDR != "" {
-		return fmt.Sprintf("keep the free blocks for prefixes so single addresses stop landing in them: aws ec2 "+
-			"create-subnet-cidr-reservation --subnet-id %s --cidr %s --reservation-type prefix (a reservation "+
-			"may cover addresses in use; it frees none); or %s", s.ID, m.LargestFreeCIDR, poolRemedy)
+		return fmt.Sprintf("keep the free blocks for prefixes so single addresses stop landing in them: reserve %s, "+
+			"the largest free run of %s, for prefixes (the command; a reservation may cover addresses in use, it frees "+
+			"none); or %s", m.LargestFreeCIDR, s.ID, poolRemedy), []Command{prefixReservation(x, s, m.LargestFreeCIDR)}
 	}
 	state := "no /28 block of " + s.ID + " is free: blocks come back only when every address in them is released"
 	if m.Free > 0 {
@@ -173,5 +174,16 @@ func fragmentRemedy(s *snapshot.Subnet, m BlockMap, poolRemedy string) string {
 	}
 	// The new subnet is the user's to create: its ID and CIDR are not known until then.
 	return fmt.Sprintf("%s; %s, and keep the new subnet's space for prefixes: once it exists, reserve its CIDR "+
-		"with reservation type prefix (EC2 CreateSubnetCidrReservation)", state, poolRemedy)
+		"with reservation type prefix (EC2 CreateSubnetCidrReservation)", state, poolRemedy), nil
+}
+
+// prefixReservation is the AWS CLI command that reserves cidr of subnet s for prefixes, and
+// whom it reaches: every interface in the subnet takes no more single addresses from it.
+func prefixReservation(x *Index, s *snapshot.Subnet, cidr string) Command {
+	return Command{Argv: []string{"aws", "ec2", "create-subnet-cidr-reservation", "--subnet-id", s.ID, "--cidr", cidr,
+		"--reservation-type", "prefix"}, Changes: "subnet/" + s.ID + ": " + cidr + " reserved for prefixes",
+		Affects: "every interface in " + s.ID + " takes single addresses from outside " + cidr + " from now on: " +
+			nodesAffected(x, func(n *NodeInfo) bool {
+				return slices.ContainsFunc(n.instanceENIs(), func(e snapshot.ENI) bool { return e.SubnetID == s.ID })
+			})}
 }

@@ -40,10 +40,11 @@ func TestSubnetPrefixFragmented(t *testing.T) {
 		"roomiest subnet of the zone), or give the VPC a larger or secondary CIDR; subnet discovery puts pods' ENIs in subnets " +
 		"tagged kubernetes.io/role/cni=1 (VPC CNI 1.18+)"
 	reserve := func(cidr string) string {
-		return "keep the free blocks for prefixes so single addresses stop landing in them: aws ec2 create-subnet-cidr-reservation " +
-			"--subnet-id subnet-0aaa --cidr " + cidr + " --reservation-type prefix (a reservation may cover addresses in use; it " +
+		return "keep the free blocks for prefixes so single addresses stop landing in them: reserve " + cidr + ", the " +
+			"largest free run of subnet-0aaa, for prefixes (the command; a reservation may cover addresses in use, it " +
 			"frees none); or " + poolRemedy
 	}
+	reservation := func(cidr string) []Command { return []Command{prefixReservationOf(cidr)} }
 	runCheckCases(t, subnetPrefixFragmented, []checkCase{
 		{name: "no subnet read in full is silent", edit: edits(pd, scatter(1, 14, 180))},
 		{name: "prefix delegation off: nothing carves prefixes", edit: edits(read, scatter(1, 14, 180))},
@@ -78,7 +79,7 @@ func TestSubnetPrefixFragmented(t *testing.T) {
 					"(subnet-0aaa: 150 addresses free (10.0.1.0/24), 12 blocks partly used, e.g. 10.0.1.23 (eni-0lambda, " +
 					`"AWS Lambda VPC ENI-resize"), 2 free /28 blocks), each carving 1 prefix (1 warm /28 prefix at start on an ` +
 					"m5.large), although the free addresses would fit 9",
-				Remedy: reserve("10.0.1.208/28"),
+				Remedy: reserve("10.0.1.208/28"), Commands: reservation("10.0.1.208/28"),
 			}},
 		},
 		{
@@ -94,6 +95,7 @@ func TestSubnetPrefixFragmented(t *testing.T) {
 					"of EC2NodeClass default)",
 				Remedy: reserve("10.0.1.224/28") + ", and prefix delegation (aws-node ENABLE_PREFIX_DELEGATION=true) packs pod " +
 					"addresses into /28 prefixes",
+				Commands: reservation("10.0.1.224/28"),
 			}},
 		},
 		{
@@ -128,7 +130,7 @@ func TestSubnetPrefixFragmentedRemedy(t *testing.T) {
 		name, want string
 		lastBusy   int
 	}{
-		{"free run", "aws ec2 create-subnet-cidr-reservation --subnet-id subnet-0aaa --cidr 10.0.1.208/28 --reservation-type prefix", 12},
+		{"free run", "reserve 10.0.1.208/28, the largest free run of subnet-0aaa, for prefixes (the command", 12},
 		{"no free block", "no /28 block of subnet-0aaa is free", 14},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -173,4 +175,12 @@ func TestSubnetPrefixFragmentedAutoMode(t *testing.T) {
 	if got := subnetPrefixFragmented.Findings(NewIndex(edited(autoHealthy(), secondaryIP))); len(got) != 0 {
 		t.Errorf("secondary-IP mode: findings %+v, want none", got)
 	}
+}
+
+// prefixReservationOf is the command that reserves cidr of the healthy fixture's subnet for
+// prefixes, which reaches its one node.
+func prefixReservationOf(cidr string) Command {
+	return Command{Argv: []string{"aws", "ec2", "create-subnet-cidr-reservation", "--subnet-id", subnetA, "--cidr", cidr,
+		"--reservation-type", "prefix"}, Changes: "subnet/" + subnetA + ": " + cidr + " reserved for prefixes",
+		Affects: "every interface in " + subnetA + " takes single addresses from outside " + cidr + " from now on: 1 node (m5.large)"}
 }

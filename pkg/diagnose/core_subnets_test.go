@@ -149,7 +149,7 @@ func TestSubnetIPExhaustion(t *testing.T) {
 			want: finding(Warning, "subnet/subnet-0pod", "only 2 more nodes of the pod subnet of ENIConfig us-west-2a fit in its only "+
 				"subnet subnet-0pod (100.64.0.0/24, 20 free of 251 usable): each takes about 10 addresses (as much as its first pod ENI: an m5.large's first pod ENI, filled: 10 "+
 				"addresses (WARM_ENI_TARGET=1))",
-				"point ENIConfig us-west-2a at a larger pod subnet (kubectl edit eniconfig us-west-2a; spec.subnet), or add a "+
+				"point ENIConfig us-west-2a (spec.subnet) at a larger pod subnet, or add a "+
 					"secondary CIDR to the VPC for a new one in us-west-2a"),
 		},
 		{
@@ -158,7 +158,7 @@ func TestSubnetIPExhaustion(t *testing.T) {
 			want: finding(Critical, "subnet/subnet-0pod", "the pod subnet of ENIConfig us-west-2a can take no more node: its only "+
 				"subnet subnet-0pod (100.64.0.0/24, 9 free of 251 usable) has fewer free addresses than the 10 the next node "+
 				"takes at once (an m5.large's first pod ENI, filled: 10 addresses (WARM_ENI_TARGET=1))",
-				"point ENIConfig us-west-2a at a larger pod subnet (kubectl edit eniconfig us-west-2a; spec.subnet), or add a "+
+				"point ENIConfig us-west-2a (spec.subnet) at a larger pod subnet, or add a "+
 					"secondary CIDR to the VPC for a new one in us-west-2a"),
 		},
 		{

@@ -216,7 +216,8 @@ var efaResourceNotAdvertised = Check{
 				Message: fmt.Sprintf("instance %s has %s attached but the node's allocatable %s is %s: "+
 					"the EFA device plugin is not running there, so pods requesting %s cannot schedule on it%s",
 					n.Instance.ID, efaTypeCounts(efaInterfaces(n)), ResourceEFA, state, ResourceEFA, taintsText(n.Node.Spec.Taints)),
-				Remedy: efaPluginRemedy(n, typ),
+				Remedy:   efaPluginRemedy(n, typ),
+				Commands: []Command{podsOnNodeCommand(n.Name())},
 			})
 		}
 		return out
@@ -230,7 +231,13 @@ func efaPluginRemedy(n *NodeInfo, typ string) string {
 		fix += "add tolerations for the node's taints (Helm value tolerations) and "
 	}
 	return fix + fmt.Sprintf("list instance type %s in its node affinity (Helm value supportedInstanceLabels.values); "+
-		"then check kubectl -n kube-system get pods -o wide", typ)
+		"then check that its pod runs there (the command lists the node's pods)", typ)
+}
+
+// podsOnNodeCommand lists the pods on a node, in every namespace, with their node and IP.
+func podsOnNodeCommand(node string) Command {
+	return Command{Argv: []string{"kubectl", "get", "pods", "-A", "-o", "wide", "--field-selector", "spec.nodeName=" + node},
+		ReadOnly: true}
 }
 
 // taintsText lists the node's own taints as "; node taints: key=value:Effect, ...", or ""

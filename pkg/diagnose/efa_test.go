@@ -152,7 +152,9 @@ func TestEFAInterfaceCountMismatch(t *testing.T) {
 
 func TestEFAResourceNotAdvertised(t *testing.T) {
 	const affinity = "list instance type p4d.24xlarge in its node affinity (Helm value supportedInstanceLabels.values); " +
-		"then check kubectl -n kube-system get pods -o wide"
+		"then check that its pod runs there (the command lists the node's pods)"
+	pods := []Command{{Argv: []string{"kubectl", "get", "pods", "-A", "-o", "wide", "--field-selector",
+		"spec.nodeName=" + nodeE2}, ReadOnly: true}}
 	remedy := "make the aws-efa-k8s-device-plugin DaemonSet run on this node: add tolerations for the node's taints " +
 		"(Helm value tolerations) and " + affinity
 	noEFA := func(s *snapshot.Snapshot) {
@@ -178,7 +180,7 @@ func TestEFAResourceNotAdvertised(t *testing.T) {
 				Message: "instance " + instE2 + " has 3 EFA interfaces (efa 0, efa-only 3) attached but the node's allocatable " +
 					"vpc.amazonaws.com/efa is missing: the EFA device plugin is not running there, so pods requesting " +
 					"vpc.amazonaws.com/efa cannot schedule on it; node taints: nvidia.com/gpu=true:NoSchedule",
-				Remedy: remedy}},
+				Remedy: remedy, Commands: pods}},
 		},
 		{
 			name: "zero allocatable on a node up for an hour fires",
@@ -189,7 +191,7 @@ func TestEFAResourceNotAdvertised(t *testing.T) {
 				Message: "instance " + instE2 + " has 3 EFA interfaces (efa 0, efa-only 3) attached but the node's allocatable " +
 					"vpc.amazonaws.com/efa is 0: the EFA device plugin is not running there, so pods requesting " +
 					"vpc.amazonaws.com/efa cannot schedule on it",
-				Remedy: "make the aws-efa-k8s-device-plugin DaemonSet run on this node: " + affinity}},
+				Remedy: "make the aws-efa-k8s-device-plugin DaemonSet run on this node: " + affinity, Commands: pods}},
 		},
 		{name: "a node created 3 minutes ago is given time", edit: edits(noEFA, created(3*time.Minute))},
 		{

@@ -56,8 +56,8 @@ func TestNodeClaimLaunchFailed(t *testing.T) {
 				"associatePublicIPAddress: true with 2 network interfaces, which EC2 refuses (InvalidParameterCombination) " +
 				"and Karpenter reports only as LaunchFailed; Karpenter deletes it and tries again in about 4m (5-minute " +
 				"launch timeout)",
-			Remedy: "remove spec.associatePublicIPAddress from EC2NodeClass default, or read Karpenter's log for the full " +
-				"EC2 error: " + karpenterLogCommand,
+			Remedy:   "remove spec.associatePublicIPAddress from EC2NodeClass default, or read the full EC2 error in " + karpenterLogText,
+			Commands: karpenterLogCommands(),
 		}}},
 		{name: "Launched=False with an unknown error and an event", edit: edits(
 			unjoined(time.Minute, false, cond(condLaunched, "False", "AMINotFound", "AMI used for instance launch either does not exist", time.Minute)),
@@ -67,7 +67,8 @@ func TestNodeClaimLaunchFailed(t *testing.T) {
 				"creation: Launched=False, reason AMINotFound: \"AMI used for instance launch either does not exist\"; the " +
 				"error is not a networking one karpnet knows; last event FailedLaunch (x2): \"retrying\"; Karpenter deletes " +
 				"it and tries again in about 4m (5-minute launch timeout)",
-			Remedy: "read Karpenter's log for the full EC2 error: " + karpenterLogCommand,
+			Remedy:   "read the full EC2 error in " + karpenterLogText,
+			Commands: karpenterLogCommands(),
 		}}},
 		{name: "throttled: a warning", edit: unjoined(6*time.Minute, false, cond(condLaunched, "Unknown", "RequestLimitExceeded", "Request limit exceeded", 6*time.Minute)),
 			want: []Finding{{
@@ -76,7 +77,20 @@ func TestNodeClaimLaunchFailed(t *testing.T) {
 					"creation: Launched=Unknown, reason RequestLimitExceeded: \"Request limit exceeded\"; EC2 throttled the " +
 					"request or failed internally; Karpenter retries; its 5-minute launch timeout passed 1m ago and " +
 					"Karpenter has not deleted it: check that Karpenter runs",
-				Remedy: "nothing if it clears; if it persists, read Karpenter's log: " + karpenterLogCommand,
+				Remedy:   "nothing if it clears; if it persists, read " + karpenterLogText,
+				Commands: karpenterLogCommands(),
+			}}},
+		{name: "a security group that does not exist names the command that shows the class's groups",
+			edit: unjoined(time.Minute, false, launchErr("LaunchFailed", "InvalidGroup.NotFound: The security group 'sg-0gone' does not exist")),
+			want: []Finding{{
+				ID: "nodeclaim-launch-failed", Severity: Critical, Resource: "nodeclaim/" + claimB,
+				Message: "NodeClaim default-xk2p9 (NodePool default, EC2NodeClass default) has not launched 1m after its " +
+					"creation: Launched=Unknown, reason LaunchFailed: \"InvalidGroup.NotFound: The security group 'sg-0gone' " +
+					"does not exist\"; a security group the launch uses does not exist; Karpenter deletes it and tries " +
+					"again in about 4m (5-minute launch timeout)",
+				Remedy: "fix EC2NodeClass default spec.securityGroupSelectorTerms so they match existing groups " +
+					"(status.securityGroups, condition SecurityGroupsReady); the command shows them",
+				Commands: []Command{{Argv: []string{"kubectl", "get", "ec2nodeclass", "default", "-o", "yaml"}, ReadOnly: true}},
 			}}},
 		{name: "still launching seconds after creation", edit: unjoined(5*time.Second, false,
 			cond(condLaunched, "Unknown", reasonAwaitingRec, "object is awaiting reconciliation", 5*time.Second))},

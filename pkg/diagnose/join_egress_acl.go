@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"strings"
 )
 
 var specNetworkACLBlocksNodeTraffic = &Spec{
@@ -60,6 +61,8 @@ var networkACLBlocksNodeTraffic = Check{
 		type group struct {
 			subnet, acl, reason string
 			users               []string
+			fixes               []Command
+			missing             []string
 		}
 		groups := map[string]*group{}
 		var order []string
@@ -73,6 +76,7 @@ var networkACLBlocksNodeTraffic = Check{
 			g := groups[key]
 			if g == nil {
 				g = &group{subnet: s.subnet.ID, acl: id, reason: reason}
+				_, g.fixes, g.missing = naclFixCommands(x, s.subnet, s.windows, &w)
 				groups[key] = g
 				order = append(order, key)
 			}
@@ -81,15 +85,17 @@ var networkACLBlocksNodeTraffic = Check{
 		var out []Finding
 		for _, key := range order {
 			g := groups[key]
+			remedy := "allow the traffic in network ACL " + g.acl + " with entries numbered below the denying rules " +
+				"(the commands: TCP 443 out, and the replies in on 1024-65535, the ephemeral ports of every client)"
+			if len(g.missing) > 0 {
+				remedy += "; renumber the ACL's entries to make room for " + strings.Join(g.missing, " and ")
+			}
 			out = append(out, Finding{
 				Resource: subnetRef(g.subnet),
 				Message: fmt.Sprintf("network ACL %s of subnet %s blocks the nodes' HTTPS traffic (stateless: replies need "+
 					"their own inbound rule): %s; used by %s", g.acl, g.subnet, g.reason, abbreviate(sortedUnique(g.users), 5)),
-				Remedy: fmt.Sprintf("allow it before the denying rules, e.g. `aws ec2 create-network-acl-entry "+
-					"--network-acl-id %s --egress --rule-number 90 --protocol tcp --port-range From=443,To=443 "+
-					"--cidr-block 0.0.0.0/0 --rule-action allow` and `aws ec2 create-network-acl-entry --network-acl-id "+
-					"%s --ingress --rule-number 91 --protocol tcp --port-range From=1024,To=65535 --cidr-block 0.0.0.0/0 "+
-					"--rule-action allow` (pick rule numbers below the denying ones)", g.acl, g.acl),
+				Remedy:   remedy,
+				Commands: g.fixes,
 			})
 		}
 		return out

@@ -35,7 +35,7 @@ var specSubnetNoEgressRoute = &Spec{
 		"gateway, the central-egress pattern): it is assumed to be a way out",
 	NotOn: "subnets whose route table or VPC endpoints were not read (a snapshot written before karpnet read them, " +
 		"or a gap); a private cluster with every endpoint and no default route; the EKS API endpoint itself (karpnet " +
-		"cannot read the cluster's endpoint access without `eks:DescribeCluster` and assumes the private endpoint " +
+		"calls no EKS API, so it does not read the cluster's endpoint access, and assumes the private endpoint " +
 		"is on); the endpoints' own security groups; a blackhole or broken default route when every endpoint is " +
 		"there (nodes still join); a NAT gateway whose route table or network ACL was not read (assumed to route " +
 		"on); a regional NAT gateway that provisions its zones itself, or whose zones were not read; a node subnet " +
@@ -138,8 +138,8 @@ var subnetNoEgressRoute = Check{
 			out = append(out, Finding{
 				Resource: subnetRef(g.subnet.ID),
 				Message: fmt.Sprintf("subnet %s (%s) has no way out for nodes to join: %s; the EKS API is assumed "+
-					"reachable through the cluster's private endpoint (karpnet cannot read its endpoint access "+
-					"without eks:DescribeCluster); %s", g.subnet.ID, table, g.w.Reason, users),
+					"reachable through the cluster's private endpoint (karpnet calls no EKS API, so it does "+
+					"not read the cluster's endpoint access); %s", g.subnet.ID, table, g.w.Reason, users),
 			})
 			f := &out[len(out)-1]
 			f.Remedy, f.Commands = egressRemedy(x, g.subnet, g.w)
@@ -148,10 +148,30 @@ var subnetNoEgressRoute = Check{
 	},
 }
 
-// egressRemedy gives the commands that give a subnet a way out: a default route to an
-// available public NAT gateway of its VPC (replacing an unusable one), or the missing VPC
-// endpoints for a private cluster, those as commands.
+// egressRemedy says how to give a subnet a way out, each way with its commands where karpnet
+// knows every value they need: repair the NAT gateway its default route goes to, give the
+// nodes public addresses when the route goes to an internet gateway, send 0.0.0.0/0 to an
+// available public NAT gateway of its VPC (replacing an unusable route), or, for a private
+// cluster, create or repair the missing VPC endpoints. The ways are alternatives: the prose
+// says so, and names the commands of each.
 func egressRemedy(x *Index, subnet *snapshot.Subnet, w WayOut) (string, []Command) {
+	var ways []string
+	var cmds []Command
+	if fix, fixes := natFix(x, w); fix != "" {
+		ways = append(ways, fix)
+		cmds = append(cmds, fixes...)
+	}
+	for _, r := range w.DefaultRoutes {
+		if r.Kind == routeInternet && !r.Usable {
+			ways = append(ways, "give the new nodes a public IPv4 address: spec.associatePublicIPAddress: true on the "+
+				"EC2NodeClass, or the subnet's MapPublicIpOnLaunch (the modify-subnet-attribute command)")
+			cmds = append(cmds, Command{Argv: []string{"aws", "ec2", "modify-subnet-attribute", "--subnet-id", subnet.ID,
+				"--map-public-ip-on-launch"}, Changes: "subnet/" + subnet.ID,
+				Affects: "instances launched into " + subnet.ID + " from now on; running ones keep their addresses (" +
+					nodesAffected(x, func(n *NodeInfo) bool { return n.Subnet != nil && n.Subnet.ID == subnet.ID }) + " there now)"})
+			break
+		}
+	}
 	nat := ""
 	for i := range x.Snapshot.NATGateways {
 		g := &x.Snapshot.NATGateways[i]
@@ -160,50 +180,68 @@ func egressRemedy(x *Index, subnet *snapshot.Subnet, w WayOut) (string, []Comman
 			break
 		}
 	}
-	verb := "create-route"
-	for _, r := range w.DefaultRoutes {
-		if r.Destination == "0.0.0.0/0" {
-			verb = "replace-route"
-		}
-	}
-	var route string
-	if nat != "" {
-		route = fmt.Sprintf("`aws ec2 %s --route-table-id %s --destination-cidr-block 0.0.0.0/0 --nat-gateway-id %s`",
-			verb, w.RouteTable, nat)
-	} else {
+	replace := slices.ContainsFunc(w.DefaultRoutes, func(r DefaultRoute) bool { return r.Destination == "0.0.0.0/0" })
+	table := x.net.tableByID[w.RouteTable]
+	switch {
+	case nat != "" && table != nil:
+		ways = append(ways, fmt.Sprintf("send 0.0.0.0/0 of %s to NAT gateway %s (the %s command)", w.RouteTable, nat,
+			map[bool]string{false: "create-route", true: "replace-route"}[replace]))
+		cmds = append(cmds, routeCommand(x, table, replace, "--nat-gateway-id", nat))
+	default:
 		// No usable NAT gateway exists: its ID is known only once the user has created one.
-		op := map[string]string{"create-route": "CreateRoute", "replace-route": "ReplaceRoute"}[verb]
-		route = fmt.Sprintf("create a public NAT gateway in a public subnet of %s (EC2 CreateNatGateway), then send "+
-			"0.0.0.0/0 of %s to it (EC2 %s)", subnet.VpcID, w.RouteTable, op)
+		op := map[bool]string{false: "CreateRoute", true: "ReplaceRoute"}[replace]
+		ways = append(ways, fmt.Sprintf("create a public NAT gateway in a public subnet of %s (EC2 CreateNatGateway), "+
+			"then send 0.0.0.0/0 of %s to it (EC2 %s)", subnet.VpcID, w.RouteTable, op))
 	}
-	out := "route the subnet's default traffic through a NAT gateway: " + route
-	for _, r := range w.DefaultRoutes {
-		if r.Kind == routeInternet && !r.Usable {
-			out = "give the new nodes a public IPv4 address (`spec.associatePublicIPAddress: true` on the " +
-				"EC2NodeClass, or `aws ec2 modify-subnet-attribute --subnet-id " + subnet.ID +
-				" --map-public-ip-on-launch`), or " + out
-			break
+	if len(w.MissingEndpoints) > 0 {
+		verbs := map[string]bool{}
+		for _, c := range w.fixes {
+			verbs[c.Argv[2]] = true
 		}
+		endpoints := "for a private cluster, add the missing VPC endpoints"
+		if len(verbs) > 0 {
+			endpoints += " (the " + strings.Join(sortedKeys(verbs), " and ") + " " +
+				plural(len(w.fixes), "command", "commands") + ")"
+		}
+		var notes []string
+		fixes := slices.Clone(w.fixes)
+		if slices.ContainsFunc(fixes, func(c Command) bool { return slices.Contains(c.Argv, "Interface") }) {
+			if g := endpointGroup(x, subnet); g != "" {
+				for i, c := range fixes {
+					if slices.Contains(c.Argv, "Interface") {
+						fixes[i].Argv = append(slices.Clone(c.Argv), "--security-group-ids", g)
+					}
+				}
+				notes = append(notes, "the interface endpoints get security group "+g+", which admits TCP 443 from "+
+					subnet.ID+"'s nodes")
+			} else {
+				notes = append(notes, "an interface endpoint needs a security group that admits TCP 443 from the node "+
+					"subnets: no group karpnet read does, so the commands name none and EC2 gives the endpoints the "+
+					"VPC's default security group; add --security-group-ids with yours if that one does not")
+			}
+		}
+		if created := len(w.fixes); created < len(w.MissingEndpoints) {
+			notes = append(notes, "the Region is not known, so some endpoints have no command: their service name is "+
+				"com.amazonaws. followed by the cluster's Region and the service")
+		}
+		if len(notes) > 0 {
+			endpoints += " (" + strings.Join(notes, "; ") + ")"
+		}
+		inVPC := nodesAffected(x, func(n *NodeInfo) bool { return n.Subnet != nil && n.Subnet.VpcID == subnet.VpcID })
+		for i, c := range fixes {
+			switch {
+			case slices.Contains(c.Argv, "--private-dns-enabled"):
+				fixes[i].Affects = "private DNS sends the service's name to the endpoint across " + subnet.VpcID + ": " + inVPC
+			case table != nil && slices.Contains(c.Argv, "Gateway"):
+				fixes[i].Affects = "S3 traffic of " + routeTableAffects(x, table)
+			}
+		}
+		ways = append(ways, endpoints)
+		cmds = append(cmds, fixes...)
 	}
-	if fix := natFix(x, w); fix != "" {
-		out = fix + "; or " + out
+	out := ways[0]
+	if len(ways) > 1 {
+		out = "one of these ways, each with its own commands: " + strings.Join(ways, "; or ")
 	}
-	if len(w.MissingEndpoints) == 0 {
-		return out, nil
-	}
-	out += "; or, for a private cluster, add the missing VPC endpoints"
-	var notes []string
-	if slices.ContainsFunc(w.fixes, func(c Command) bool { return slices.Contains(c.Argv, "Interface") }) {
-		notes = append(notes, "an interface endpoint needs a security group that admits TCP 443 from the node "+
-			"subnets: the commands name none, so EC2 gives it the VPC's default security group; add "+
-			"--security-group-ids with yours if that one does not")
-	}
-	if created := len(w.fixes); created < len(w.MissingEndpoints) {
-		notes = append(notes, "the Region is not known, so some endpoints have no command: their service name is "+
-			"com.amazonaws. followed by the cluster's Region and the service")
-	}
-	if len(notes) > 0 {
-		out += " (" + strings.Join(notes, "; ") + ")"
-	}
-	return out, w.fixes
+	return out, cmds
 }

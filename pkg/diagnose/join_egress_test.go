@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
@@ -20,26 +21,45 @@ func TestSubnetNoEgressRoute(t *testing.T) {
 	// With no usable NAT gateway, its ID is the user's to make: the route is said in prose.
 	const newNAT = "create a public NAT gateway in a public subnet of vpc-0abc (EC2 CreateNatGateway), then send " +
 		"0.0.0.0/0 of rtb-0main to it (EC2 ReplaceRoute)"
+	const oneNode = "1 node (m5.large)"
 	iface := func(svc string) Command {
 		return Command{Argv: []string{"aws", "ec2", "create-vpc-endpoint", "--vpc-id", "vpc-0abc", "--vpc-endpoint-type",
 			"Interface", "--service-name", "com.amazonaws.us-west-2." + svc, "--subnet-ids", "subnet-0aaa",
 			"--private-dns-enabled"}, Changes: "vpc/vpc-0abc: an interface endpoint for com.amazonaws.us-west-2." + svc +
-			" in subnet-0aaa"}
+			" in subnet-0aaa", Affects: "private DNS sends the service's name to the endpoint across vpc-0abc: " + oneNode}
 	}
 	s3 := Command{Argv: []string{"aws", "ec2", "create-vpc-endpoint", "--vpc-id", "vpc-0abc", "--vpc-endpoint-type",
 		"Gateway", "--service-name", "com.amazonaws.us-west-2.s3", "--route-table-ids", "rtb-0main"},
-		Changes: "vpc/vpc-0abc: a gateway endpoint for com.amazonaws.us-west-2.s3 on route table rtb-0main"}
+		Changes: "vpc/vpc-0abc: a gateway endpoint for com.amazonaws.us-west-2.s3 on route table rtb-0main",
+		Affects: "S3 traffic of every subnet of route table rtb-0main: " + oneNode}
 	allEndpointFixes := []Command{iface("ec2"), iface("ecr.api"), iface("ecr.dkr"), s3, iface("sts")}
-	// The endpoints are commands; the security group an interface endpoint needs is said in prose.
-	const endpoints = "; or, for a private cluster, add the missing VPC endpoints"
-	const sgNote = " (an interface endpoint needs a security group that admits TCP 443 from the node subnets: the " +
-		"commands name none, so EC2 gives it the VPC's default security group; add --security-group-ids with yours if " +
-		"that one does not)"
+	// route is the command that points a table's 0.0.0.0/0 at a target.
+	route := func(verb, table, flag, target, affects string) Command {
+		return Command{Argv: []string{"aws", "ec2", verb, "--route-table-id", table, "--destination-cidr-block", "0.0.0.0/0",
+			flag, target}, Changes: "route-table/" + table, Affects: "every subnet of route table " + table + ": " + affects}
+	}
+	// The ways out are alternatives, each named with its commands.
+	const ways = "one of these ways, each with its own commands: "
+	const natRoute = "send 0.0.0.0/0 of rtb-0main to NAT gateway nat-0aaa (the create-route command)"
+	// endpoints names the endpoint commands; the security group an interface endpoint needs is
+	// said in prose when no group karpnet read admits the nodes.
+	endpoints := func(verbs string, n int) string {
+		return "; or for a private cluster, add the missing VPC endpoints (the " + verbs + " " +
+			plural(n, "command", "commands") + ")"
+	}
+	const sgNote = " (an interface endpoint needs a security group that admits TCP 443 from the node subnets: no " +
+		"group karpnet read does, so the commands name none and EC2 gives the endpoints the VPC's default security " +
+		"group; add --security-group-ids with yours if that one does not)"
 	users := "used by EC2NodeClass default, node " + nodeA
-	eks := "; the EKS API is assumed reachable through the cluster's private endpoint (karpnet cannot read its " +
-		"endpoint access without eks:DescribeCluster); "
-	create := "route the subnet's default traffic through a NAT gateway: `aws ec2 create-route --route-table-id rtb-0main " +
-		"--destination-cidr-block 0.0.0.0/0 --nat-gateway-id nat-0aaa`"
+	eks := "; the EKS API is assumed reachable through the cluster's private endpoint (karpnet calls no EKS API, so it " +
+		"does not read the cluster's endpoint access); "
+	// natEntry is the command that adds an allow entry for the node subnet to the NAT subnet's ACL.
+	natEntry := func(dir, ports string) Command {
+		return Command{Argv: []string{"aws", "ec2", "create-network-acl-entry", "--network-acl-id", "acl-0natsubnet", dir,
+			"--rule-number", "32766", "--protocol", "6", "--port-range", ports, "--cidr-block", "10.0.1.0/24",
+			"--rule-action", "allow"}, Changes: "network-acl/acl-0natsubnet",
+			Affects: "every subnet of network ACL acl-0natsubnet: no node now"}
+	}
 	runCheckCases(t, subnetNoEgressRoute, []checkCase{
 		{name: "a snapshot without route tables is silent"},
 		{name: "an available public NAT gateway is silent", edit: withNATPath},
@@ -58,7 +78,8 @@ func TestSubnetNoEgressRoute(t *testing.T) {
 			want: []Finding{{ID: "subnet-no-egress-route", Severity: Critical, Resource: "subnet/" + subnetA,
 				Message: "subnet subnet-0aaa (route table rtb-0main (the VPC's main table)) has no way out for nodes to " +
 					"join: no default route; VPC endpoints missing: ec2, s3" + eks + users,
-				Remedy: create + endpoints + sgNote, Commands: []Command{iface("ec2"), s3}}},
+				Remedy:   ways + natRoute + endpoints("create-vpc-endpoint", 2) + sgNote,
+				Commands: []Command{route("create-route", "rtb-0main", "--nat-gateway-id", "nat-0aaa", oneNode), iface("ec2"), s3}}},
 		},
 		{
 			name: "without the Region the endpoints are said in prose, with no command",
@@ -70,8 +91,10 @@ func TestSubnetNoEgressRoute(t *testing.T) {
 			want: []Finding{{ID: "subnet-no-egress-route", Severity: Critical, Resource: "subnet/" + subnetA,
 				Message: "subnet subnet-0aaa (route table rtb-0main (the VPC's main table)) has no way out for nodes to " +
 					"join: no default route; VPC endpoints missing: ec2, s3" + eks + users,
-				Remedy: create + endpoints + " (the Region is not known, so some endpoints have no command: their " +
-					"service name is com.amazonaws. followed by the cluster's Region and the service)"}},
+				Remedy: ways + natRoute + "; or for a private cluster, add the missing VPC endpoints (the Region is not " +
+					"known, so some endpoints have no command: their service name is com.amazonaws. followed by the " +
+					"cluster's Region and the service)",
+				Commands: []Command{route("create-route", "rtb-0main", "--nat-gateway-id", "nat-0aaa", oneNode)}}},
 		},
 		{
 			name: "a deleted NAT gateway fires for the node and the unregistered NodeClaim",
@@ -88,10 +111,12 @@ func TestSubnetNoEgressRoute(t *testing.T) {
 					"join: default route 0.0.0.0/0 -> nat-0aaa (NAT gateway is deleted, not available) unusable; VPC " +
 					"endpoints missing: ec2 (vpce-ec2 has private DNS off), s3" + eks +
 					"used by EC2NodeClass default, NodeClaim default-zzzzz, node " + nodeA,
-				Remedy: "route the subnet's default traffic through a NAT gateway: `aws ec2 replace-route --route-table-id " +
-					"rtb-0main --destination-cidr-block 0.0.0.0/0 --nat-gateway-id nat-0bbb`" + endpoints,
-				Commands: []Command{{Argv: []string{"aws", "ec2", "modify-vpc-endpoint", "--vpc-endpoint-id", "vpce-ec2",
-					"--private-dns-enabled"}, Changes: "vpc-endpoint/vpce-ec2"}, s3}}},
+				Remedy: ways + "send 0.0.0.0/0 of rtb-0main to NAT gateway nat-0bbb (the replace-route command)" +
+					endpoints("create-vpc-endpoint and modify-vpc-endpoint", 2),
+				Commands: []Command{route("replace-route", "rtb-0main", "--nat-gateway-id", "nat-0bbb", oneNode),
+					{Argv: []string{"aws", "ec2", "modify-vpc-endpoint", "--vpc-endpoint-id", "vpce-ec2", "--private-dns-enabled"},
+						Changes: "vpc-endpoint/vpce-ec2", Affects: "private DNS sends the service's name to the endpoint across vpc-0abc: " + oneNode},
+					s3}}},
 		},
 		{
 			name: "a NAT gateway without an internet gateway route fires with the fix of its subnet",
@@ -101,12 +126,14 @@ func TestSubnetNoEgressRoute(t *testing.T) {
 					"join: default route 0.0.0.0/0 -> nat-0aaa (public NAT gateway in subnet-0public (203.0.113.20), " +
 					"whose route table rtb-0main (the VPC's main table) has no internet gateway route (0.0.0.0/0 -> " +
 					"nat-0aaa)) unusable; VPC endpoints missing: ec2, ecr.api, ecr.dkr, s3, sts" + eks + users,
-				Remedy: "give subnet-0public, where NAT gateway nat-0aaa sits, a route table of its own that sends " +
-					"0.0.0.0/0 to the internet gateway: `aws ec2 create-route-table --vpc-id vpc-0abc`, then, with the ID of " +
-					"the table it creates (unknown until then), a 0.0.0.0/0 route to the internet gateway attached to " +
-					"vpc-0abc (no route table of it names one) (EC2 CreateRoute) and the table's association with subnet-0public (EC2 AssociateRouteTable); " +
-					"or route the subnet's default traffic through a NAT gateway: " + newNAT + endpoints + sgNote,
-				Commands: allEndpointFixes}},
+				Remedy: ways + "give subnet-0public, where NAT gateway nat-0aaa sits, a route table of its own that sends " +
+					"0.0.0.0/0 to the internet gateway: create one in vpc-0abc (the command), then, with the ID of the table " +
+					"it creates (unknown until then), a 0.0.0.0/0 route to the internet gateway attached to vpc-0abc (no " +
+					"route table of it names one) (EC2 CreateRoute) and the table's association with subnet-0public (EC2 " +
+					"AssociateRouteTable); or " + newNAT + endpoints("create-vpc-endpoint", 5) + sgNote,
+				Commands: append([]Command{{Argv: []string{"aws", "ec2", "create-route-table", "--vpc-id", "vpc-0abc"},
+					Changes: "vpc/vpc-0abc: a new route table, used by no subnet until it is associated", Affects: "no node now"}},
+					allEndpointFixes...)}},
 		},
 		{
 			name: "a NAT gateway whose own table lost its internet gateway route names the gateway to route to",
@@ -120,10 +147,9 @@ func TestSubnetNoEgressRoute(t *testing.T) {
 					"join: default route 0.0.0.0/0 -> nat-0aaa (public NAT gateway in subnet-0public (203.0.113.20), " +
 					"whose route table rtb-0public has no internet gateway route) unusable; VPC endpoints missing: s3" +
 					eks + users,
-				Remedy: "route subnet-0public, where NAT gateway nat-0aaa sits, to the internet gateway: `aws ec2 " +
-					"create-route --route-table-id rtb-0public --destination-cidr-block 0.0.0.0/0 --gateway-id igw-0edge`; " +
-					"or route the subnet's default traffic through a NAT gateway: " + newNAT +
-					endpoints, Commands: []Command{s3}}},
+				Remedy: ways + "route subnet-0public, where NAT gateway nat-0aaa sits, to internet gateway igw-0edge (the " +
+					"command); or " + newNAT + endpoints("create-vpc-endpoint", 1),
+				Commands: []Command{route("create-route", "rtb-0public", "--gateway-id", "igw-0edge", "no node now"), s3}}},
 		},
 		{name: "a regional NAT gateway whose own table routes to the internet gateway is silent", edit: withRegionalNAT},
 		{
@@ -134,11 +160,9 @@ func TestSubnetNoEgressRoute(t *testing.T) {
 					"join: default route 0.0.0.0/0 -> nat-0regional (regional public NAT gateway (203.0.113.30), whose " +
 					"route table rtb-0natregional has no internet gateway route) unusable; VPC endpoints missing: s3" +
 					eks + users,
-				Remedy: "route regional NAT gateway nat-0regional's route table rtb-0natregional to the internet gateway " +
+				Remedy: ways + "route regional NAT gateway nat-0regional's route table rtb-0natregional to the internet gateway " +
 					"attached to vpc-0abc: a 0.0.0.0/0 route of rtb-0natregional to it (EC2 CreateRoute; no route table of " +
-					"vpc-0abc names one); or route the subnet's default " +
-					"traffic through a NAT gateway: " + newNAT +
-					endpoints, Commands: []Command{s3}}},
+					"vpc-0abc names one); or " + newNAT + endpoints("create-vpc-endpoint", 1), Commands: []Command{s3}}},
 		},
 		{
 			name: "a regional NAT gateway without an address in the nodes' zone says how to add one",
@@ -148,11 +172,10 @@ func TestSubnetNoEgressRoute(t *testing.T) {
 					"join: default route 0.0.0.0/0 -> nat-0regional (regional public NAT gateway (203.0.113.30), whose " +
 					"zones are managed by hand (AutoProvisionZones disabled), has no address in us-west-2a: it serves " +
 					"us-west-2b only) unusable; VPC endpoints missing: s3" + eks + users,
-				Remedy: "give NAT gateway nat-0regional an address in us-west-2a: associate an Elastic IP you allocate " +
+				Remedy: ways + "give NAT gateway nat-0regional an address in us-west-2a: associate an Elastic IP you allocate " +
 					"with it in us-west-2a (EC2 AssociateNatGatewayAddress with the Elastic IP's allocation ID and " +
-					"AvailabilityZone us-west-2a); " +
-					"or route the subnet's default traffic through a NAT gateway: " + newNAT +
-					endpoints, Commands: []Command{s3}}},
+					"AvailabilityZone us-west-2a); or " + newNAT + endpoints("create-vpc-endpoint", 1),
+				Commands: []Command{s3}}},
 		},
 		{
 			name: "a private NAT gateway without a default route says to route it to a transit gateway, unnamed",
@@ -162,10 +185,10 @@ func TestSubnetNoEgressRoute(t *testing.T) {
 					"join: default route 0.0.0.0/0 -> nat-0aaa (private NAT gateway in subnet-0public, whose route table " +
 					"rtb-0public has no default route to a transit or virtual private gateway) unusable; VPC endpoints " +
 					"missing: s3" + eks + users,
-				Remedy: "route subnet-0public, where NAT gateway nat-0aaa sits, to the transit gateway (or virtual private " +
+				Remedy: ways + "route subnet-0public, where NAT gateway nat-0aaa sits, to the transit gateway (or virtual private " +
 					"gateway) that leads to your egress VPC or on-premises network: a 0.0.0.0/0 route of rtb-0public to it " +
-					"(EC2 CreateRoute; no route table of vpc-0abc names one); or route the subnet's default traffic through " +
-					"a NAT gateway: " + newNAT + endpoints, Commands: []Command{s3}}},
+					"(EC2 CreateRoute; no route table of vpc-0abc names one); or " + newNAT + endpoints("create-vpc-endpoint", 1),
+				Commands: []Command{s3}}},
 		},
 		{
 			name: "a private NAT gateway without a default route names the transit gateway the VPC routes to",
@@ -179,11 +202,10 @@ func TestSubnetNoEgressRoute(t *testing.T) {
 					"join: default route 0.0.0.0/0 -> nat-0aaa (private NAT gateway in subnet-0public, whose route table " +
 					"rtb-0public has no default route to a transit or virtual private gateway) unusable; VPC endpoints " +
 					"missing: s3" + eks + users,
-				Remedy: "route subnet-0public, where NAT gateway nat-0aaa sits, to the transit gateway (or virtual private " +
-					"gateway) that leads to your egress VPC or on-premises network: `aws ec2 create-route --route-table-id " +
-					"rtb-0public --destination-cidr-block 0.0.0.0/0 --transit-gateway-id tgw-0egress` (tgw-0egress is the " +
-					"transit gateway other route tables of vpc-0abc use); or route the subnet's default traffic through a " +
-					"NAT gateway: " + newNAT + endpoints, Commands: []Command{s3}}},
+				Remedy: ways + "route subnet-0public, where NAT gateway nat-0aaa sits, to the transit gateway (or virtual private " +
+					"gateway) that leads to your egress VPC or on-premises network (the command; tgw-0egress is the transit " +
+					"gateway other route tables of vpc-0abc use); or " + newNAT + endpoints("create-vpc-endpoint", 1),
+				Commands: []Command{route("create-route", "rtb-0public", "--transit-gateway-id", "tgw-0egress", "no node now"), s3}}},
 		},
 		{
 			name: "a private NAT gateway behind a transit gateway is an info",
@@ -208,13 +230,9 @@ func TestSubnetNoEgressRoute(t *testing.T) {
 					"subnet subnet-0aaa (10.0.1.0/24) denied by rule 32767; outbound TCP replies to the nodes' subnet " +
 					"subnet-0aaa (10.0.1.0/24) on the Linux ephemeral ports 32768-60999 denied on 32768-60999 by rule " +
 					"32767) unusable; VPC endpoints missing: s3" + eks + users,
-				Remedy: "allow it in network ACL acl-0natsubnet of subnet-0public: `aws ec2 create-network-acl-entry " +
-					"--network-acl-id acl-0natsubnet --ingress --rule-number 90 --protocol tcp --port-range From=443,To=443 " +
-					"--cidr-block 10.0.1.0/24 --rule-action allow` and `aws ec2 create-network-acl-entry --network-acl-id " +
-					"acl-0natsubnet --egress --rule-number 91 --protocol tcp --port-range From=32768,To=60999 --cidr-block " +
-					"10.0.1.0/24 --rule-action allow` (rule numbers below the denying ones); or route the subnet's default " +
-					"traffic through a NAT gateway: " + newNAT +
-					endpoints, Commands: []Command{s3}}},
+				Remedy: ways + "allow it in network ACL acl-0natsubnet of subnet-0public with entries numbered below the " +
+					"denying rules (the commands); or " + newNAT + endpoints("create-vpc-endpoint", 1),
+				Commands: []Command{natEntry("--ingress", "From=443,To=443"), natEntry("--egress", "From=32768,To=60999"), s3}}},
 		},
 		{
 			name: "a NAT gateway behind a firewall endpoint is an info",
@@ -246,11 +264,13 @@ func TestSubnetNoEgressRoute(t *testing.T) {
 					"join: default route 0.0.0.0/0 -> igw-0a (internet gateway, but new instances get no public IPv4 " +
 					"address (MapPublicIPOnLaunch off)) unusable; VPC endpoints missing: s3" + eks +
 					"used by EC2NodeClass default",
-				Remedy: "give the new nodes a public IPv4 address (`spec.associatePublicIPAddress: true` on the " +
-					"EC2NodeClass, or `aws ec2 modify-subnet-attribute --subnet-id subnet-0aaa --map-public-ip-on-launch`), " +
-					"or route the subnet's default traffic through a NAT gateway: `aws ec2 replace-route --route-table-id " +
-					"rtb-0main --destination-cidr-block 0.0.0.0/0 --nat-gateway-id nat-0aaa`" + endpoints,
-				Commands: []Command{s3}}},
+				Remedy: ways + "give the new nodes a public IPv4 address: spec.associatePublicIPAddress: true on the " +
+					"EC2NodeClass, or the subnet's MapPublicIpOnLaunch (the modify-subnet-attribute command); or send " +
+					"0.0.0.0/0 of rtb-0main to NAT gateway nat-0aaa (the replace-route command)" + endpoints("create-vpc-endpoint", 1),
+				Commands: []Command{{Argv: []string{"aws", "ec2", "modify-subnet-attribute", "--subnet-id", "subnet-0aaa",
+					"--map-public-ip-on-launch"}, Changes: "subnet/subnet-0aaa", Affects: "instances launched into subnet-0aaa " +
+					"from now on; running ones keep their addresses (1 node (m5.large) there now)"},
+					route("replace-route", "rtb-0main", "--nat-gateway-id", "nat-0aaa", oneNode), s3}}},
 		},
 		{
 			name: "associatePublicIPAddress true makes the internet gateway usable",
@@ -358,11 +378,17 @@ func TestNetworkACLBlocksNodeTraffic(t *testing.T) {
 	inEphemeral := snapshot.ACLEntry{RuleNumber: 120, Protocol: "6", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0", FromPort: 1024, ToPort: 65535}
 	vpcIn := snapshot.ACLEntry{RuleNumber: 100, Protocol: "-1", Action: snapshot.ACLAllow, CIDR: "10.0.0.0/16"}
 	vpcOut := snapshot.ACLEntry{RuleNumber: 100, Egress: true, Protocol: "-1", Action: snapshot.ACLAllow, CIDR: "10.0.0.0/16"}
-	remedy := "allow it before the denying rules, e.g. `aws ec2 create-network-acl-entry --network-acl-id acl-0own " +
-		"--egress --rule-number 90 --protocol tcp --port-range From=443,To=443 --cidr-block 0.0.0.0/0 --rule-action " +
-		"allow` and `aws ec2 create-network-acl-entry --network-acl-id acl-0own --ingress --rule-number 91 --protocol " +
-		"tcp --port-range From=1024,To=65535 --cidr-block 0.0.0.0/0 --rule-action allow` (pick rule numbers below the " +
-		"denying ones)"
+	remedy := "allow the traffic in network ACL acl-0own with entries numbered below the denying rules (the " +
+		"commands: TCP 443 out, and the replies in on 1024-65535, the ephemeral ports of every client)"
+	// entry is the command that adds an allow entry to acl-0own.
+	entry := func(dir string, rule int, ports, cidr string) []Command {
+		return []Command{{Argv: []string{"aws", "ec2", "create-network-acl-entry", "--network-acl-id", "acl-0own", dir,
+			"--rule-number", strconv.Itoa(rule), "--protocol", "6", "--port-range", ports, "--cidr-block", cidr,
+			"--rule-action", "allow"}, Changes: "network-acl/acl-0own",
+			Affects: "every subnet of network ACL acl-0own: 1 node (m5.large)"}}
+	}
+	replies := entry("--ingress", 32766, "From=1024,To=65535", "0.0.0.0/0")
+	out := entry("--egress", 32766, "From=443,To=443", "0.0.0.0/0")
 	runCheckCases(t, networkACLBlocksNodeTraffic, []checkCase{
 		{name: "no ACL read is silent"},
 		{name: "the default ACL is silent", edit: withNATPath},
@@ -381,7 +407,7 @@ func TestNetworkACLBlocksNodeTraffic(t *testing.T) {
 					"need their own inbound rule): inbound TCP replies from the internet (0.0.0.0/0) to the Linux ephemeral " +
 					"ports 32768-60999 denied on 32768-60999 by rule 32767 (rule 100 allows all only from 10.0.0.0/16); " +
 					"used by EC2NodeClass default, node " + nodeA,
-				Remedy: remedy}},
+				Remedy: remedy, Commands: replies}},
 		},
 		{
 			name: "all to the VPC and 1024-65535 to anywhere drop outbound 443 through a NAT gateway",
@@ -392,7 +418,7 @@ func TestNetworkACLBlocksNodeTraffic(t *testing.T) {
 				Message: "network ACL acl-0own of subnet subnet-0aaa blocks the nodes' HTTPS traffic (stateless: replies " +
 					"need their own inbound rule): outbound TCP 443 to the internet (0.0.0.0/0) denied by rule 32767 " +
 					"(rule 100 allows all only to 10.0.0.0/16); used by EC2NodeClass default, node " + nodeA,
-				Remedy: remedy}},
+				Remedy: remedy, Commands: out}},
 		},
 		{name: "all within the VPC is silent when the endpoints are the way out", edit: edits(
 			withoutDefaultRoute, withEndpoints, ownACL(append([]snapshot.ACLEntry{vpcIn, vpcOut}, deny...)...))},
@@ -409,7 +435,7 @@ func TestNetworkACLBlocksNodeTraffic(t *testing.T) {
 					"need their own inbound rule): inbound TCP replies from the VPC endpoints in subnet-0aaa (10.0.1.0/24) " +
 					"to the Linux ephemeral ports 32768-60999 denied on 32768-60999 by rule 32767 (rule 100 allows all only " +
 					"from 10.0.9.0/24); used by EC2NodeClass default, node " + nodeA,
-				Remedy: remedy}},
+				Remedy: remedy, Commands: entry("--ingress", 32766, "From=1024,To=65535", "10.0.1.0/24")}},
 		},
 		{
 			name: "return traffic denied on part of the ephemeral range fires with the rules",
@@ -421,7 +447,7 @@ func TestNetworkACLBlocksNodeTraffic(t *testing.T) {
 					"need their own inbound rule): inbound TCP replies from the internet (0.0.0.0/0) to the Linux ephemeral ports " +
 					"32768-60999 denied on 40000-40100 by rule 90, 50001-60999 by rule 32767; used by EC2NodeClass " +
 					"default, node " + nodeA,
-				Remedy: remedy}},
+				Remedy: remedy, Commands: entry("--ingress", 89, "From=1024,To=65535", "0.0.0.0/0")}},
 		},
 		{
 			name: "a Windows node's range is checked apart from the Linux one",
@@ -432,7 +458,7 @@ func TestNetworkACLBlocksNodeTraffic(t *testing.T) {
 				Message: "network ACL acl-0own of subnet subnet-0aaa blocks the nodes' HTTPS traffic (stateless: replies " +
 					"need their own inbound rule): inbound TCP replies from the internet (0.0.0.0/0) to the Windows ephemeral ports " +
 					"49152-65535 denied on 61000-65535 by rule 32767; used by node " + nodeA,
-				Remedy: remedy}},
+				Remedy: remedy, Commands: replies}},
 		},
 		{
 			name: "outbound 443 denied fires",
@@ -443,7 +469,7 @@ func TestNetworkACLBlocksNodeTraffic(t *testing.T) {
 				Message: "network ACL acl-0own of subnet subnet-0aaa blocks the nodes' HTTPS traffic (stateless: replies " +
 					"need their own inbound rule): outbound TCP 443 to the internet (0.0.0.0/0) denied by rule 32767; used by " +
 					"EC2NodeClass default, node " + nodeA,
-				Remedy: remedy}},
+				Remedy: remedy, Commands: out}},
 		},
 	})
 }

@@ -74,7 +74,7 @@ var nodeClaimLaunchFailed = Check{
 			if !l.LastTransitionTime.IsZero() {
 				msg += "; " + timeoutText(x.Snapshot.Taken, l.LastTransitionTime.Add(launchTTL), "5-minute launch timeout")
 			}
-			f := Finding{Resource: c.Ref(), Message: msg, Remedy: cause.remedy}
+			f := Finding{Resource: c.Ref(), Message: msg, Remedy: cause.remedy, Commands: cause.commands}
 			if cause.transient {
 				f.Severity = Warning
 			}
@@ -87,6 +87,8 @@ var nodeClaimLaunchFailed = Check{
 // launchCauseInfo is what a launch error means and what to do about it.
 type launchCauseInfo struct {
 	text, remedy string
+	// commands are the remedy's commands, where karpnet knows what they name.
+	commands []Command
 	// transient is true for throttling and EC2 internal errors, which Karpenter retries.
 	transient bool
 }
@@ -146,11 +148,17 @@ func launchCause(x *Index, class *snapshot.EC2NodeClass, reason, message string,
 				"cluster's VPC only", name),
 		}
 	case has(errSGNotFound):
-		return launchCauseInfo{
+		info := launchCauseInfo{
 			text: "a security group the launch uses does not exist",
 			remedy: fmt.Sprintf("fix %s spec.securityGroupSelectorTerms so they match existing groups "+
-				"(kubectl get ec2nodeclass -o yaml: status.securityGroups, condition SecurityGroupsReady)", name),
+				"(status.securityGroups, condition SecurityGroupsReady)", name),
 		}
+		if class != nil {
+			info.remedy += "; the command shows them"
+			info.commands = []Command{{Argv: []string{"kubectl", "get", strings.ToLower(class.KindName()), class.Name,
+				"-o", "yaml"}, ReadOnly: true}}
+		}
+		return info
 	case has(errSubnetLookup):
 		return launchCauseInfo{
 			text: "Karpenter could not find a subnet to launch into",
@@ -168,13 +176,15 @@ func launchCause(x *Index, class *snapshot.EC2NodeClass, reason, message string,
 	case has(errTransient):
 		return launchCauseInfo{
 			text:      "EC2 throttled the request or failed internally; Karpenter retries",
-			remedy:    "nothing if it clears; if it persists, read Karpenter's log: " + karpenterLogCommand,
+			remedy:    "nothing if it clears; if it persists, read " + karpenterLogText,
+			commands:  karpenterLogCommands(),
 			transient: true,
 		}
 	}
 	info := launchCauseInfo{
-		text:   "the error is not a networking one karpnet knows",
-		remedy: "read Karpenter's log for the full EC2 error: " + karpenterLogCommand,
+		text:     "the error is not a networking one karpnet knows",
+		remedy:   "read the full EC2 error in " + karpenterLogText,
+		commands: karpenterLogCommands(),
 	}
 	if class != nil && class.AssociatePublicIPAddress != nil && *class.AssociatePublicIPAddress && len(class.NetworkInterfaces) > 1 {
 		info.text = fmt.Sprintf("%s sets %s: true with %d network interfaces, which EC2 refuses "+
@@ -185,8 +195,17 @@ func launchCause(x *Index, class *snapshot.EC2NodeClass, reason, message string,
 	return info
 }
 
-// karpenterLogCommand reads Karpenter's log (its namespace is kube-system or karpenter).
-const karpenterLogCommand = "kubectl logs -n kube-system -l app.kubernetes.io/name=karpenter --tail=500 (or -n karpenter)"
+// karpenterLogText names the commands of karpenterLogCommands in a remedy.
+const karpenterLogText = "Karpenter's log (the commands: one for each namespace Karpenter is installed in, kube-system or karpenter)"
+
+// karpenterLogCommands read Karpenter's log in the namespaces its Helm chart is installed in,
+// kube-system or karpenter; its pods carry the chart's app.kubernetes.io/name=karpenter label.
+func karpenterLogCommands() []Command {
+	return []Command{
+		{Argv: []string{"kubectl", "logs", "-n", "kube-system", "-l", "app.kubernetes.io/name=karpenter", "--tail=500"}, ReadOnly: true},
+		{Argv: []string{"kubectl", "logs", "-n", "karpenter", "-l", "app.kubernetes.io/name=karpenter", "--tail=500"}, ReadOnly: true},
+	}
+}
 
 // classSubnetsText lists the subnets the class resolved, with their free addresses, and the
 // subnets the error names.

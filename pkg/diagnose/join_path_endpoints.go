@@ -13,8 +13,8 @@ import (
 // through VPC endpoints to join the cluster (EKS "Deploy private clusters with limited
 // internet access"): EC2 (nodeadm and the VPC CNI describe the instance), ECR's API and
 // registry and S3 (image layers) for the pause, aws-node and kube-proxy images, and STS.
-// The EKS API itself is reached through the cluster's private endpoint, which karpnet cannot
-// see without eks:DescribeCluster.
+// The EKS API itself is reached through the cluster's private endpoint, whose access karpnet does
+// not read (it calls no EKS API).
 func joinServices() []string { return []string{"ec2", "ecr.api", "ecr.dkr", "s3", "sts"} }
 
 // endpointsFor returns, for each service in joinServices, whether the subnet's VPC has a

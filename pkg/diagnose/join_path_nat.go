@@ -19,8 +19,10 @@ type natOnward struct {
 	// note describes the NAT gateway and its onward route for the default route's note.
 	note string
 	// cause completes "its subnet routes to nat-x, " when the NAT gateway is no way out, and fix
-	// says how to make it one ("" when the fix is to route elsewhere).
+	// says how to make it one ("" when the fix is to route elsewhere), with commands the
+	// commands that do it where karpnet knows every value they need.
 	cause, fix string
+	commands   []Command
 }
 
 // natReplyFrom and natReplyTo are the ports a NAT gateway takes for its connections, on which
@@ -146,7 +148,8 @@ func followNAT(x *Index, g *snapshot.NATGateway, c natClient) natOnward {
 		want, noun = "a default route to a transit or virtual private gateway", "default route to a transit or virtual private gateway"
 	}
 	none := natOnward{note: where + ", whose " + table + " has no " + noun,
-		cause: subject + "whose " + table + " has no " + noun, fix: natRouteFix(x, g, vpc, t, main, def)}
+		cause: subject + "whose " + table + " has no " + noun}
+	none.fix, none.commands = natRouteFix(x, g, vpc, t, main, def)
 	if !regional {
 		none.cause = subject + "without " + want + " (" + table + ")"
 	}
@@ -238,10 +241,10 @@ func natZoneServed(g *snapshot.NATGateway, c natClient) (natOnward, bool) {
 // gateway to the transit gateway that leads to the egress VPC or on-premises. The gateway is
 // named when a route table of the VPC routes to one; else the fix says so in prose, with no
 // command (karpnet reads no internet or transit gateways).
-func natRouteFix(x *Index, g *snapshot.NATGateway, vpc string, t *snapshot.RouteTable, main bool, def *snapshot.Route) string {
-	verb, op := "create-route", "CreateRoute"
+func natRouteFix(x *Index, g *snapshot.NATGateway, vpc string, t *snapshot.RouteTable, main bool, def *snapshot.Route) (string, []Command) {
+	op := "CreateRoute"
 	if def != nil {
-		verb, op = "replace-route", "ReplaceRoute"
+		op = "ReplaceRoute"
 	}
 	where := "regional NAT gateway " + g.ID + "'s route table " + t.ID
 	if !natRegional(g) {
@@ -251,10 +254,10 @@ func natRouteFix(x *Index, g *snapshot.NATGateway, vpc string, t *snapshot.Route
 		to := "route " + where + " to the transit gateway (or virtual private gateway) that leads to your egress VPC " +
 			"or on-premises network"
 		if tgw := vpcRouteTarget(x, vpc, "tgw-"); tgw != "" {
-			return fmt.Sprintf("%s: `aws ec2 %s --route-table-id %s --destination-cidr-block 0.0.0.0/0 "+
-				"--transit-gateway-id %s` (%s is the transit gateway other route tables of %s use)", to, verb, t.ID, tgw, tgw, vpc)
+			return fmt.Sprintf("%s (the command; %s is the transit gateway other route tables of %s use)", to, tgw, vpc),
+				[]Command{routeCommand(x, t, def != nil, "--transit-gateway-id", tgw)}
 		}
-		return fmt.Sprintf("%s: a 0.0.0.0/0 route of %s to it (EC2 %s; no route table of %s names one)", to, t.ID, op, vpc)
+		return fmt.Sprintf("%s: a 0.0.0.0/0 route of %s to it (EC2 %s; no route table of %s names one)", to, t.ID, op, vpc), nil
 	}
 	igw := vpcRouteTarget(x, vpc, "igw-")
 	if main && !natRegional(g) {
@@ -263,16 +266,18 @@ func natRouteFix(x *Index, g *snapshot.NATGateway, vpc string, t *snapshot.Route
 			to = igw
 		}
 		return fmt.Sprintf("give %s, where NAT gateway %s sits, a route table of its own that sends 0.0.0.0/0 to the "+
-			"internet gateway: `aws ec2 create-route-table --vpc-id %s`, then, with the ID of the table it creates "+
-			"(unknown until then), a 0.0.0.0/0 route to %s (EC2 CreateRoute) and the table's association with %s "+
-			"(EC2 AssociateRouteTable)", g.SubnetID, g.ID, vpc, to, g.SubnetID)
+				"internet gateway: create one in %s (the command), then, with the ID of the table it creates (unknown "+
+				"until then), a 0.0.0.0/0 route to %s (EC2 CreateRoute) and the table's association with %s (EC2 "+
+				"AssociateRouteTable)", g.SubnetID, g.ID, vpc, to, g.SubnetID),
+			[]Command{{Argv: []string{"aws", "ec2", "create-route-table", "--vpc-id", vpc}, Changes: "vpc/" + vpc +
+				": a new route table, used by no subnet until it is associated", Affects: "no node now"}}
 	}
 	if igw == "" {
 		return fmt.Sprintf("route %s to the internet gateway attached to %s: a 0.0.0.0/0 route of %s to it (EC2 %s; "+
-			"no route table of %s names one)", where, vpc, t.ID, op, vpc)
+			"no route table of %s names one)", where, vpc, t.ID, op, vpc), nil
 	}
-	return fmt.Sprintf("route %s to the internet gateway: `aws ec2 %s --route-table-id %s "+
-		"--destination-cidr-block 0.0.0.0/0 --gateway-id %s`", where, verb, t.ID, igw)
+	return fmt.Sprintf("route %s to internet gateway %s (the command)", where, igw),
+		[]Command{routeCommand(x, t, def != nil, "--gateway-id", igw)}
 }
 
 // vpcRouteTarget returns a target with prefix (igw-, tgw-) some route table of the VPC routes to
@@ -309,18 +314,18 @@ func natCause(x *Index, w WayOut) string {
 
 // natFix says how to make the NAT gateway a subnet's default route goes to a way out, "" when
 // the default route goes to no available NAT gateway whose onward path is the problem.
-func natFix(x *Index, w WayOut) string {
+func natFix(x *Index, w WayOut) (string, []Command) {
 	for _, r := range w.DefaultRoutes {
 		if r.Kind != routeNAT || r.Usable {
 			continue
 		}
 		if g := x.net.nat[r.Target]; g != nil && natAvailable(g) {
 			if on := followNAT(x, g, w.client(x)); on.fix != "" {
-				return on.fix
+				return on.fix, on.commands
 			}
 		}
 	}
-	return ""
+	return "", nil
 }
 
 // natAvailable reports whether a NAT gateway is available.

@@ -24,17 +24,10 @@ func natSubnetACL(x *Index, g *snapshot.NATGateway, vpc string, c natClient, onw
 	if acl == nil {
 		return onward
 	}
-	var problems, fixes []string
-	rule := 90
-	entry := func(egress bool, from, to int, cidr string) {
-		dir := "--ingress"
-		if egress {
-			dir = "--egress"
-		}
-		ports := fmt.Sprintf("From=%d,To=%d", from, to)
-		fixes = append(fixes, fmt.Sprintf("`aws ec2 create-network-acl-entry --network-acl-id %s %s --rule-number %d "+
-			"--protocol tcp --port-range %s --cidr-block %s --rule-action allow`", acl.ID, dir, rule, ports, cidr))
-		rule++
+	var problems []string
+	var entries []aclEntry
+	entry := func(egress bool, from, to int32, cidr string, denied []deniedPorts) {
+		entries = append(entries, aclEntry{egress: egress, from: from, to: to, cidr: cidr, denied: denied})
 	}
 	if peer, cidr, ok := natNodePeer(g, c); ok {
 		lo, hi, os := int32(linuxEphemeralFrom), int32(linuxEphemeralTo), "Linux"
@@ -44,35 +37,41 @@ func natSubnetACL(x *Index, g *snapshot.NATGateway, vpc string, c natClient, onw
 		if in, passed := aclDenied(acl, false, 443, 443, peer); len(in) > 0 {
 			problems = append(problems, fmt.Sprintf("inbound TCP 443 from %s denied by rule %s%s", peer.name,
 				in[0].rule, passedText(passed, "from")))
-			entry(false, 443, 443, cidr)
+			entry(false, 443, 443, cidr, in)
 		}
 		if out, passed := aclDenied(acl, true, lo, hi, peer); len(out) > 0 {
 			problems = append(problems, fmt.Sprintf("outbound TCP replies to %s on the %s ephemeral ports %d-%d denied "+
 				"on %s%s", peer.name, os, lo, hi, deniedText(out), passedText(passed, "to")))
-			entry(true, int(lo), int(hi), cidr)
+			entry(true, lo, hi, cidr, out)
 		}
 	}
 	if internet {
 		if out, passed := aclDenied(acl, true, 443, 443, peerInternet); len(out) > 0 {
 			problems = append(problems, fmt.Sprintf("outbound TCP 443 to %s denied by rule %s%s", peerInternet.name,
 				out[0].rule, passedText(passed, "to")))
-			entry(true, 443, 443, "0.0.0.0/0")
+			entry(true, 443, 443, "0.0.0.0/0", out)
 		}
 		if in, passed := aclDenied(acl, false, natReplyFrom, natReplyTo, peerInternet); len(in) > 0 {
 			problems = append(problems, fmt.Sprintf("inbound TCP replies from %s to the NAT gateway's ports %d-%d denied on %s%s",
 				peerInternet.name, natReplyFrom, natReplyTo, deniedText(in), passedText(passed, "from")))
-			entry(false, natReplyFrom, natReplyTo, "0.0.0.0/0")
+			entry(false, natReplyFrom, natReplyTo, "0.0.0.0/0", in)
 		}
 	}
 	if len(problems) == 0 {
 		return onward
 	}
+	cmds, missing := aclEntryCommands(x, acl, entries)
+	fix := fmt.Sprintf("allow it in network ACL %s of %s with entries numbered below the denying rules (the commands)",
+		acl.ID, g.SubnetID)
+	if len(missing) > 0 {
+		fix += "; renumber its entries to make room for " + strings.Join(missing, " and ")
+	}
 	drops := "network ACL " + acl.ID + " drops the traffic it forwards: " + strings.Join(problems, "; ")
 	return natOnward{
-		note:  natWhere(g) + ", whose subnet's " + drops,
-		cause: "which sits in " + g.SubnetID + " whose " + drops,
-		fix: fmt.Sprintf("allow it in network ACL %s of %s: %s (rule numbers below the denying ones)", acl.ID,
-			g.SubnetID, strings.Join(fixes, " and ")),
+		note:     natWhere(g) + ", whose subnet's " + drops,
+		cause:    "which sits in " + g.SubnetID + " whose " + drops,
+		fix:      fix,
+		commands: cmds,
 	}
 }
 

@@ -108,28 +108,28 @@ func TestCiliumMaxPodsExceedsIPCapacity(t *testing.T) {
 		{
 			name: "a default node with one host-network pod fewer than the router and health endpoint take: one pod waits, a warning",
 			edit: edits(ciliumENI(0, nil, false), hostNetwork(defaultAgents...)),
-			want: warning("node advertises 29 pods (capacity.pods, from Karpenter's VPC CNI formula) but Cilium's ENI IPAM can "+
+			want: withCommands(warning("node advertises 29 pods (capacity.pods, from Karpenter's VPC CNI formula) but Cilium's ENI IPAM can "+
 				"give it at most 25 pod IPs: (3 ENIs - first-interface-index 0) x (10 IPv4 per ENI - 1) = 27 addresses; 2 for "+
 				"Cilium's router and health endpoint: 25 pod IPs; with 3 host-network pods (kube-system/cilium, "+
 				"kube-system/cilium-envoy, kube-system/kube-proxy), 1 pod would wait without an address (only the router's "+
 				"and health endpoint's addresses make the difference)",
-				"set spec.kubelet.maxPods to 28 in EC2NodeClass default for m5.large nodes (one class per instance size); or "+
+				"set spec.kubelet.maxPods to 28 in EC2NodeClass default for m5.large nodes (one class per instance size; the command sets it on the class as it is); or "+
 					pdOn+", which gives 430 pod IPs, and "+replace+"; or set Karpenter's --reserved-enis=1 (Helm "+
-					"settings.reservedENIs; every instance type), which brings m5.large max pods to 20"),
+					"settings.reservedENIs; every instance type), which brings m5.large max pods to 20"), maxPodsPatch(28, "1 node (m5.large)")),
 		},
 		{
 			name: "a host-network DaemonSet whose nodeSelector excludes the node is not counted",
 			edit: edits(ciliumENI(0, nil, false), hostNetwork(append(defaultAgents, "eks-pod-identity-agent")...), func(s *snapshot.Snapshot) {
 				s.Cilium.HostNetwork[3].Scheduling.NodeSelector = map[string]string{"gpu": "true"}
 			}),
-			want: warning("node advertises 29 pods (capacity.pods, from Karpenter's VPC CNI formula) but Cilium's ENI IPAM can "+
+			want: withCommands(warning("node advertises 29 pods (capacity.pods, from Karpenter's VPC CNI formula) but Cilium's ENI IPAM can "+
 				"give it at most 25 pod IPs: (3 ENIs - first-interface-index 0) x (10 IPv4 per ENI - 1) = 27 addresses; 2 for "+
 				"Cilium's router and health endpoint: 25 pod IPs; with 3 host-network pods (kube-system/cilium, "+
 				"kube-system/cilium-envoy, kube-system/kube-proxy), 1 pod would wait without an address (only the router's "+
 				"and health endpoint's addresses make the difference)",
-				"set spec.kubelet.maxPods to 28 in EC2NodeClass default for m5.large nodes (one class per instance size); or "+
+				"set spec.kubelet.maxPods to 28 in EC2NodeClass default for m5.large nodes (one class per instance size; the command sets it on the class as it is); or "+
 					pdOn+", which gives 430 pod IPs, and "+replace+"; or set Karpenter's --reserved-enis=1 (Helm "+
-					"settings.reservedENIs; every instance type), which brings m5.large max pods to 20"),
+					"settings.reservedENIs; every instance type), which brings m5.large max pods to 20"), maxPodsPatch(28, "1 node (m5.large)")),
 		},
 		{
 			name: "a host-network DaemonSet that does not tolerate Cilium's startup taint still counts: it runs once the agent is ready",
@@ -142,11 +142,11 @@ func TestCiliumMaxPodsExceedsIPCapacity(t *testing.T) {
 		{
 			name: "first-interface-index 1 with Karpenter's max pods, DaemonSets not listed: Karpenter's 2 assumed, critical",
 			edit: ciliumENI(1, nil, false),
-			want: critical(first1+"with the 2 host-network pods Karpenter's formula assumes (the DaemonSets were not listed), "+
+			want: withCommands(critical(first1+"with the 2 host-network pods Karpenter's formula assumes (the DaemonSets were not listed), "+
 				"11 pods would wait without an address",
-				"set spec.kubelet.maxPods to 18 in EC2NodeClass default for m5.large nodes (one class per instance size); or "+
+				"set spec.kubelet.maxPods to 18 in EC2NodeClass default for m5.large nodes (one class per instance size; the command sets it on the class as it is); or "+
 					pdOn+", which gives 286 pod IPs, and "+replace+"; or set Karpenter's --reserved-enis=2 (Helm "+
-					"settings.reservedENIs; every instance type), which brings m5.large max pods to 11"),
+					"settings.reservedENIs; every instance type), which brings m5.large max pods to 11"), maxPodsPatch(18, "1 node (m5.large)")),
 		},
 		{name: "the maxPods remedy clears it", edit: edits(ciliumENI(1, nil, false), classMaxPods(18))},
 		{name: "the reserved-enis remedy clears it", edit: edits(ciliumENI(1, nil, false), maxPods(11))},
@@ -154,13 +154,13 @@ func TestCiliumMaxPodsExceedsIPCapacity(t *testing.T) {
 			edit: edits(ciliumENI(1, map[string]string{"aws-enable-prefix-delegation": "true"}, false), freshPrefixNode)},
 		{name: "prefix delegation turned on without replacing the node does not clear it: Cilium keeps its secondary addresses",
 			edit: edits(ciliumENI(1, map[string]string{"aws-enable-prefix-delegation": "true"}, false)),
-			want: critical(first1+"with the 2 host-network pods Karpenter's formula assumes (the DaemonSets were not listed), "+
+			want: withCommands(critical(first1+"with the 2 host-network pods Karpenter's formula assumes (the DaemonSets were not listed), "+
 				"11 pods would wait without an address; cilium-config's aws-enable-prefix-delegation turns prefix delegation on, "+
 				"but not for this node: one of its interfaces already holds secondary addresses, which Cilium does not mix with "+
 				"prefixes",
-				"set spec.kubelet.maxPods to 18 in EC2NodeClass default for m5.large nodes (one class per instance size); or "+
+				"set spec.kubelet.maxPods to 18 in EC2NodeClass default for m5.large nodes (one class per instance size; the command sets it on the class as it is); or "+
 					replace+", 286 pod IPs; or set Karpenter's --reserved-enis=2 (Helm settings.reservedENIs; every instance "+
-					"type), which brings m5.large max pods to 11")},
+					"type), which brings m5.large max pods to 11"), maxPodsPatch(18, "1 node (m5.large)"))},
 		{name: "prefix delegation with 110 max pods is clean",
 			edit: edits(ciliumENI(1, map[string]string{"aws-enable-prefix-delegation": "true"}, true), classMaxPods(110))},
 		{name: "prefix delegation set by the operator's args on a Nitro node is clean",
@@ -170,37 +170,37 @@ func TestCiliumMaxPodsExceedsIPCapacity(t *testing.T) {
 			edit: edits(ciliumENI(1, nil, true), operatorPD(true), classMaxPods(110), hostNetwork(defaultAgents...), func(s *snapshot.Snapshot) {
 				s.Instances[0].ENIs[0].PrivateIPs = append(s.Instances[0].ENIs[0].PrivateIPs, "10.0.1.99")
 			}),
-			want: critical("node advertises 110 pods (capacity.pods, EC2NodeClass default sets kubelet.maxPods 110) but Cilium's ENI "+
+			want: withCommands(critical("node advertises 110 pods (capacity.pods, EC2NodeClass default sets kubelet.maxPods 110) but Cilium's ENI "+
 				"IPAM can give it at most 16 pod IPs: (3 ENIs - first-interface-index 1) x (10 IPv4 per ENI - 1) = 18 "+
 				"addresses; 2 for Cilium's router and health endpoint: 16 pod IPs; with 3 host-network pods (kube-system/cilium, "+
 				"kube-system/cilium-envoy, kube-system/kube-proxy), 91 pods would wait without an address; the cilium-operator "+
 				"Deployment's --aws-enable-prefix-delegation turns prefix delegation on, but not for this node: one of its "+
 				"interfaces already holds secondary addresses, which Cilium does not mix with prefixes",
-				"set spec.kubelet.maxPods to 19 in EC2NodeClass default for m5.large nodes (one class per instance size); or "+
-					replace+", 286 pod IPs"),
+				"set spec.kubelet.maxPods to 19 in EC2NodeClass default for m5.large nodes (one class per instance size; the command sets it on the class as it is); or "+
+					replace+", 286 pod IPs"), maxPodsPatch(19, "1 node (m5.large)")),
 		},
 		{
 			name: "the operator's args turning prefix delegation off win over cilium-config",
 			edit: edits(ciliumENI(1, map[string]string{"aws-enable-prefix-delegation": "true"}, true), operatorPD(false), classMaxPods(110)),
-			want: critical("node advertises 110 pods (capacity.pods, EC2NodeClass default sets kubelet.maxPods 110) but Cilium's ENI "+
+			want: withCommands(critical("node advertises 110 pods (capacity.pods, EC2NodeClass default sets kubelet.maxPods 110) but Cilium's ENI "+
 				"IPAM can give it at most 16 pod IPs: (3 ENIs - first-interface-index 1) x (10 IPv4 per ENI - 1) = 18 "+
 				"addresses; 2 for Cilium's router and health endpoint: 16 pod IPs; with the 2 host-network pods Karpenter's "+
 				"formula assumes (the DaemonSets were not listed), 92 pods would wait without an address",
-				"set spec.kubelet.maxPods to 18 in EC2NodeClass default for m5.large nodes (one class per instance size); or "+
+				"set spec.kubelet.maxPods to 18 in EC2NodeClass default for m5.large nodes (one class per instance size; the command sets it on the class as it is); or "+
 					"turn on prefix delegation with --aws-enable-prefix-delegation=true in the cilium-operator Deployment's args "+
-					"(they set it false, and win over cilium-config), which gives 286 pod IPs"),
+					"(they set it false, and win over cilium-config), which gives 286 pod IPs"), maxPodsPatch(18, "1 node (m5.large)")),
 		},
 		{
 			name: "use-primary-address does not raise the count",
 			edit: edits(ciliumENI(1, nil, false), classMaxPods(20), func(s *snapshot.Snapshot) { s.CiliumNodes[0].UsePrimaryAddress = true }),
-			want: warning("node advertises 20 pods (capacity.pods, EC2NodeClass default sets kubelet.maxPods 20) but Cilium's ENI "+
+			want: withCommands(warning("node advertises 20 pods (capacity.pods, EC2NodeClass default sets kubelet.maxPods 20) but Cilium's ENI "+
 				"IPAM can give it at most 16 pod IPs: (3 ENIs - first-interface-index 1) x (10 IPv4 per ENI - 1) = 18 "+
 				"addresses; 2 for Cilium's router and health endpoint: 16 pod IPs; with the 2 host-network pods Karpenter's "+
 				"formula assumes (the DaemonSets were not listed), 2 pods would wait without an address (only the router's and "+
 				"health endpoint's addresses make the difference); spec.eni.use-primary-address does not raise the count: the "+
 				"operator caps the pool without it",
-				"set spec.kubelet.maxPods to 18 in EC2NodeClass default for m5.large nodes (one class per instance size); or "+
-					pdOn+", which gives 286 pod IPs, and "+replace),
+				"set spec.kubelet.maxPods to 18 in EC2NodeClass default for m5.large nodes (one class per instance size; the command sets it on the class as it is); or "+
+					pdOn+", which gives 286 pod IPs, and "+replace), maxPodsPatch(18, "1 node (m5.large)")),
 		},
 		{
 			name: "an interface exclude-interface-tags leaves out gives Cilium nothing",
@@ -209,14 +209,14 @@ func TestCiliumMaxPodsExceedsIPCapacity(t *testing.T) {
 					s.CiliumNodes[0].ExcludeInterfaceTags = map[string]string{"owner": "other"}
 					s.CiliumNodes[0].ENIs = []snapshot.CiliumENI{{ID: "eni-0other", Number: 2, Tags: map[string]string{"owner": "other"}}}
 				}),
-			want: warning("node advertises 21 pods (capacity.pods, EC2NodeClass default sets kubelet.maxPods 21) but Cilium's ENI "+
+			want: withCommands(warning("node advertises 21 pods (capacity.pods, EC2NodeClass default sets kubelet.maxPods 21) but Cilium's ENI "+
 				"IPAM can give it at most 16 pod IPs: (3 ENIs - first-interface-index 0 - 1 excluded by exclude-interface-tags) x "+
 				"(10 IPv4 per ENI - 1) = 18 addresses; 2 for Cilium's router and health endpoint: 16 pod IPs; with 4 "+
 				"host-network pods (kube-system/cilium, kube-system/cilium-envoy, kube-system/kube-proxy, "+
 				"kube-system/eks-pod-identity-agent), 1 pod would wait without an address (only the router's and health "+
 				"endpoint's addresses make the difference)",
-				"set spec.kubelet.maxPods to 20 in EC2NodeClass default for m5.large nodes (one class per instance size); or "+
-					pdOn+", which gives 286 pod IPs, and "+replace),
+				"set spec.kubelet.maxPods to 20 in EC2NodeClass default for m5.large nodes (one class per instance size; the command sets it on the class as it is); or "+
+					pdOn+", which gives 286 pod IPs, and "+replace), maxPodsPatch(20, "1 node (m5.large)")),
 		},
 		{
 			name: "the excluded interface's maxPods remedy clears it",
@@ -233,13 +233,13 @@ func TestCiliumMaxPodsExceedsIPCapacity(t *testing.T) {
 		{
 			name: "a multi-card type: the other card's interfaces hold no Cilium address",
 			edit: edits(ciliumENI(0, nil, false), hostNetwork(append(defaultAgents, "eks-pod-identity-agent")...), twoCards, classMaxPods(50)),
-			want: critical("node advertises 50 pods (capacity.pods, EC2NodeClass default sets kubelet.maxPods 50) but Cilium's ENI "+
+			want: withCommands(critical("node advertises 50 pods (capacity.pods, EC2NodeClass default sets kubelet.maxPods 50) but Cilium's ENI "+
 				"IPAM can give it at most 25 pod IPs: (3 ENIs of the default network card - first-interface-index 0) x (10 IPv4 "+
 				"per ENI - 1) = 27 addresses; 2 for Cilium's router and health endpoint: 25 pod IPs; with 4 host-network pods "+
 				"(kube-system/cilium, kube-system/cilium-envoy, kube-system/kube-proxy, kube-system/eks-pod-identity-agent), 21 "+
 				"pods would wait without an address",
-				"set spec.kubelet.maxPods to 29 in EC2NodeClass default for m5.large nodes (one class per instance size); or "+
-					pdOn+", which gives 430 pod IPs, and "+replace),
+				"set spec.kubelet.maxPods to 29 in EC2NodeClass default for m5.large nodes (one class per instance size; the command sets it on the class as it is); or "+
+					pdOn+", which gives 430 pod IPs, and "+replace), maxPodsPatch(29, "1 node (m5.large)")),
 		},
 		{name: "a node without a CiliumNode yet is silent", edit: edits(ciliumENI(1, nil, false), func(s *snapshot.Snapshot) { s.CiliumNodes = nil })},
 		{name: "CiliumNodes that could not be read are silent", edit: edits(ciliumENI(1, nil, false), func(s *snapshot.Snapshot) {

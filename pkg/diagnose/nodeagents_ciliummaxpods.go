@@ -84,6 +84,9 @@ var ciliumMaxPodsExceedsIPCapacity = Check{
 					c.Formula, c.hostNetworkText(), c.Pods-c.Limit(), plural(c.Pods-c.Limit(), "pod", "pods")),
 				Remedy: x.ciliumMaxPodsRemedy(n.NodeInfo, n.cn, c),
 			}
+			if cmd, ok := classMaxPodsPatch(x, n.NodeInfo, c.Limit()); ok {
+				f.Commands = []Command{cmd}
+			}
 			if c.Pods <= c.Allocatable+c.HostNetworkPods {
 				f.Severity = Warning
 				f.Message += " (only the router's and health endpoint's addresses make the difference)"
@@ -143,8 +146,8 @@ func (x *Index) ciliumMaxPodsRemedy(n *NodeInfo, cn *snapshot.CiliumNode, c cili
 	if n.ClassName != "" {
 		class = n.ClassLabel()
 	}
-	parts := []string{fmt.Sprintf("set spec.kubelet.maxPods to %d in %s for %s nodes (one class per instance size)", c.Limit(), class,
-		n.Type.Name)}
+	parts := []string{fmt.Sprintf("set spec.kubelet.maxPods to %d in %s for %s nodes (one class per instance size; the "+
+		"command sets it on the class as it is)", c.Limit(), class, n.Type.Name)}
 	// With prefixes, the pool Cilium can give a new node of this type.
 	pd := c
 	pd.Allocatable = c.allocatable(true)

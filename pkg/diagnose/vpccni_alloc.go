@@ -218,19 +218,21 @@ func allocationFinding(n *NodeInfo, fs []snapshot.SandboxFailure, taken time.Tim
 		Message: fmt.Sprintf("%s in the hour before %s for %s (%s) because %s had no IP address; %s; newest at %s: %s",
 			countText(count, "FailedCreatePodSandBox event", "FailedCreatePodSandBox events"), taken.UTC().Format(time.RFC3339), countText(len(names), "pod", "pods"), podList,
 			cniName, evidence, newest.LastSeen.UTC().Format(time.RFC3339), newest.Message),
-		Remedy: allocationRemedy(n, newest.Message),
+		Remedy:   allocationRemedy(n, newest.Message),
+		Commands: []Command{{Argv: []string{"kubectl", "karpnet", "describe", "node", n.Name()}, ReadOnly: true}},
 	}
 }
 
 // allocationRemedy says where to look, by the cause the message names.
 func allocationRemedy(n *NodeInfo, msg string) string {
-	describe := fmt.Sprintf("kubectl karpnet describe node %s", n.Name())
+	const describe = "the command shows the node's capacity and subnets"
 	if n.AutoMode() {
 		return autoAllocationRemedy(n, msg, describe)
 	}
 	if strings.Contains(msg, "InsufficientCidrBlocks") {
-		return "the pod subnet has free addresses but no free contiguous /28 for a prefix: reserve prefix space with " +
-			"aws ec2 create-subnet-cidr-reservation --reservation-type prefix, or give pods a new subnet; see " + describe
+		return "the pod subnet has free addresses but no free contiguous /28 for a prefix: reserve prefix space in it " +
+			"(EC2 CreateSubnetCidrReservation, reservation type prefix; subnet-prefix-fragmented names the free run when " +
+			"karpnet read the subnet's addresses), or give pods a new subnet; " + describe
 	}
 	return fmt.Sprintf("compare the node's capacity.pods with its pod IP capacity and the free addresses of its pod subnet "+
 		"(%s), then read ipamd's log on the node (/var/log/aws-routed-eni/ipamd.log) for the EC2 error; "+
@@ -246,8 +248,8 @@ func autoAllocationRemedy(n *NodeInfo, msg, describe string) string {
 	}
 	if strings.Contains(msg, "InsufficientCidrBlocks") {
 		return fmt.Sprintf("the pod subnet has free addresses but no free contiguous /28: set "+
-			"spec.advancedNetworking.ipv4PrefixSize: \"32\" on %s for secondary IPs, reserve prefix space with aws ec2 "+
-			"create-subnet-cidr-reservation --reservation-type prefix, or add subnets; see %s", class, describe)
+			"spec.advancedNetworking.ipv4PrefixSize: \"32\" on %s for secondary IPs, reserve prefix space in it (EC2 "+
+			"CreateSubnetCidrReservation, reservation type prefix), or add subnets; %s", class, describe)
 	}
 	return fmt.Sprintf("check the free addresses of the node's subnets and, when %s sets spec.podSubnetSelectorTerms, "+
 		"that they select a subnet in the node's zone with free addresses (%s); with static "+

@@ -37,10 +37,11 @@ func TestPodIPAllocationFailures(t *testing.T) {
 		`plugin type="aws-cni" name="aws-cni" failed (add): add cmd: Error received from AddNetwork gRPC call: ` +
 		`InsufficientCidrBlocks: There aren't sufficient free Ipv4 addresses or prefixes`
 	const remedy = "compare the node's capacity.pods with its pod IP capacity and the free addresses of its pod subnet " +
-		"(kubectl karpnet describe node " + nodeA + "), then read ipamd's log on the node (/var/log/aws-routed-eni/ipamd.log) " +
+		"(the command shows the node's capacity and subnets), then read ipamd's log on the node (/var/log/aws-routed-eni/ipamd.log) " +
 		"for the EC2 error; lower kubelet maxPods, free or add subnet space, or fix the node's ENIConfig accordingly"
 	finding := func(sev Severity, msg, remedy string) []Finding {
-		return []Finding{{ID: "pod-ip-allocation-failures", Severity: sev, Node: nodeA, Resource: "node/" + nodeA, Message: msg, Remedy: remedy}}
+		return []Finding{{ID: "pod-ip-allocation-failures", Severity: sev, Node: nodeA, Resource: "node/" + nodeA, Message: msg,
+			Remedy: remedy, Commands: []Command{{Argv: []string{"kubectl", "karpnet", "describe", "node", nodeA}, ReadOnly: true}}}}
 	}
 	const fewFailures = "no pod failed more than 2 times, which a pod waiting for its branch ENI or a burst of new pods " +
 		"causes and a retry fixes"
@@ -111,9 +112,10 @@ func TestPodIPAllocationFailures(t *testing.T) {
 			want: finding(Critical, `5 FailedCreatePodSandBox events in the hour before 2026-08-21T12:00:00Z for 1 pod (shop/web-1) `+
 				`because the VPC CNI had no IP address; still failing: shop/web-1 failed 5 times from 11:56:00 to 11:59:00, `+
 				`the last 1m before the snapshot; newest at 2026-08-21T11:59:00Z: `+cidrMessage,
-				"the pod subnet has free addresses but no free contiguous /28 for a prefix: reserve prefix space with "+
-					"aws ec2 create-subnet-cidr-reservation --reservation-type prefix, or give pods a new subnet; "+
-					"see kubectl karpnet describe node "+nodeA),
+				"the pod subnet has free addresses but no free contiguous /28 for a prefix: reserve prefix space in it "+
+					"(EC2 CreateSubnetCidrReservation, reservation type prefix; subnet-prefix-fragmented names the free run "+
+					"when karpnet read the subnet's addresses), or give pods a new subnet; the command shows the node's "+
+					"capacity and subnets"),
 		},
 		{name: "failures older than an hour are silent", edit: cniSandbox(nodeA, "web-1", noIPMessage, 9, 61*time.Minute)},
 		{name: "failures dated after the snapshot (2099) are silent", edit: func(s *snapshot.Snapshot) {

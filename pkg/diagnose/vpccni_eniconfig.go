@@ -285,7 +285,8 @@ var eniConfigReferenceMissing = Check{
 		var out []Finding
 		for _, name := range sortedKeys(users) {
 			cfg := x.ENIConfigs[name]
-			var missing, lookups []string
+			var missing []string
+			var lookups []Command
 			var nodes []string
 			zones, vpcs := map[string]bool{}, map[string]bool{}
 			for _, n := range users[name] {
@@ -299,7 +300,7 @@ var eniConfigReferenceMissing = Check{
 			}
 			if cfg.Subnet != "" && subnetsRead && x.Subnets[cfg.Subnet] == nil {
 				missing = append(missing, "subnet "+cfg.Subnet)
-				lookups = append(lookups, "aws ec2 describe-subnets --filters "+lookupFilters("availability-zone", zones, vpcs))
+				lookups = append(lookups, lookupCommand("describe-subnets", lookupFilters("availability-zone", zones, vpcs)))
 			}
 			var badGroups bool
 			for _, g := range cfg.SecurityGroups {
@@ -309,7 +310,7 @@ var eniConfigReferenceMissing = Check{
 				}
 			}
 			if badGroups {
-				lookups = append(lookups, "aws ec2 describe-security-groups --filters "+lookupFilters("", nil, vpcs))
+				lookups = append(lookups, lookupCommand("describe-security-groups", lookupFilters("", nil, vpcs)))
 			}
 			if len(missing) == 0 {
 				continue
@@ -319,18 +320,29 @@ var eniConfigReferenceMissing = Check{
 				Message: fmt.Sprintf("ENIConfig %s names %s, which EC2 does not return in %s: ipamd cannot create secondary "+
 					"ENIs for the nodes that use it (%s: %s), so their pods get no IP address", name, strings.Join(missing, " and "),
 					cmp.Or(x.Snapshot.Region, "the Region read"), countText(len(nodes), "node", "nodes"), abbreviate(nodes, 3)),
-				Remedy: fmt.Sprintf("point ENIConfig %s at an existing pod subnet of its nodes' zone and existing security "+
-					"groups of their VPC (kubectl edit eniconfig %s; %s), then replace its nodes so ipamd creates their ENIs again",
-					name, name, strings.Join(lookups, "; ")),
+				Remedy: fmt.Sprintf("point ENIConfig %s (spec.subnet, spec.securityGroups) at an existing pod subnet of its "+
+					"nodes' zone and existing security groups of their VPC (the commands list them), then replace its nodes "+
+					"so ipamd creates their ENIs again", name),
+				Commands: lookups,
 			})
 		}
 		return out
 	},
 }
 
-// lookupFilters renders AWS CLI --filters for the zones (under zoneKey) and VPCs the nodes are
-// in, e.g. "Name=availability-zone,Values=us-west-2a Name=vpc-id,Values=vpc-0abc".
-func lookupFilters(zoneKey string, zones, vpcs map[string]bool) string {
+// lookupCommand is the read-only AWS CLI command that lists what a describe verb returns
+// under filters (none: all of them).
+func lookupCommand(verb string, filters []string) Command {
+	argv := []string{"aws", "ec2", verb}
+	if len(filters) > 0 {
+		argv = append(append(argv, "--filters"), filters...)
+	}
+	return Command{Argv: argv, ReadOnly: true}
+}
+
+// lookupFilters are the AWS CLI --filters for the zones (under zoneKey) and VPCs the nodes are
+// in, e.g. "Name=availability-zone,Values=us-west-2a" and "Name=vpc-id,Values=vpc-0abc".
+func lookupFilters(zoneKey string, zones, vpcs map[string]bool) []string {
 	var parts []string
 	if zoneKey != "" && len(zones) > 0 {
 		parts = append(parts, "Name="+zoneKey+",Values="+strings.Join(sortedKeys(zones), ","))
@@ -338,8 +350,5 @@ func lookupFilters(zoneKey string, zones, vpcs map[string]bool) string {
 	if len(vpcs) > 0 {
 		parts = append(parts, "Name=vpc-id,Values="+strings.Join(sortedKeys(vpcs), ","))
 	}
-	if len(parts) == 0 {
-		return "Name=state,Values=available"
-	}
-	return strings.Join(parts, " ")
+	return parts
 }

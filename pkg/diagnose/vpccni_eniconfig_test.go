@@ -2,7 +2,6 @@ package diagnose
 
 import (
 	"slices"
-	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -204,17 +203,18 @@ func TestChooseENIConfig(t *testing.T) {
 }
 
 func TestENIConfigReferenceMissing(t *testing.T) {
-	const (
-		subnets = "aws ec2 describe-subnets --filters Name=availability-zone,Values=us-west-2a Name=vpc-id,Values=vpc-0abc"
-		groups  = "aws ec2 describe-security-groups --filters Name=vpc-id,Values=vpc-0abc"
-	)
-	finding := func(missing string, lookups ...string) []Finding {
+	subnets := Command{Argv: []string{"aws", "ec2", "describe-subnets", "--filters", "Name=availability-zone,Values=us-west-2a",
+		"Name=vpc-id,Values=vpc-0abc"}, ReadOnly: true}
+	groups := Command{Argv: []string{"aws", "ec2", "describe-security-groups", "--filters", "Name=vpc-id,Values=vpc-0abc"},
+		ReadOnly: true}
+	finding := func(missing string, lookups ...Command) []Finding {
 		return []Finding{{ID: "eniconfig-reference-missing", Severity: Critical, Resource: "eniconfig/us-west-2a",
 			Message: "ENIConfig us-west-2a names " + missing + ", which EC2 does not return in us-west-2: ipamd cannot " +
 				"create secondary ENIs for the nodes that use it (1 node: " + nodeA + "), so their pods get no IP address",
-			Remedy: "point ENIConfig us-west-2a at an existing pod subnet of its nodes' zone and existing security groups of " +
-				"their VPC (kubectl edit eniconfig us-west-2a; " + strings.Join(lookups, "; ") + "), then replace its nodes so " +
-				"ipamd creates their ENIs again"}}
+			Remedy: "point ENIConfig us-west-2a (spec.subnet, spec.securityGroups) at an existing pod subnet of its nodes' " +
+				"zone and existing security groups of their VPC (the commands list them), then replace its nodes so " +
+				"ipamd creates their ENIs again",
+			Commands: lookups}}
 	}
 	deletedSubnet := func(s *snapshot.Snapshot) {
 		s.Subnets = slices.DeleteFunc(s.Subnets, func(sn snapshot.Subnet) bool { return sn.ID == podSubnetA })

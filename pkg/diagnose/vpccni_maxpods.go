@@ -53,16 +53,51 @@ var maxPodsBelowIPCapacity = Check{
 		}
 		cni := x.CNI()
 		var out []Finding
+		classLow := map[string]int64{}
 		for _, n := range x.vpcCNINodes() {
 			if x.cniInstanceGone(n) || n.IPv6() {
 				continue
 			}
-			if f, ok := maxPodsBelowFinding(n, cni); ok {
-				out = append(out, f)
+			f, ok := maxPodsBelowFinding(n, cni)
+			if !ok {
+				continue
 			}
+			// One value serves every type of the class: the command sets the lowest any of the
+			// class's nodes can hold, so that no node of another type ends above its capacity.
+			low, seen := classLow[n.ClassName]
+			if !seen {
+				low = classMaxPodsFloor(x, n.ClassName, cni)
+				classLow[n.ClassName] = low
+			}
+			if c, ok := classMaxPodsPatch(x, n, low); ok && low > 0 {
+				f.Remedy += fmt.Sprintf(" (the command sets %d, the lowest the class's nodes allow)", low)
+				f.Commands = []Command{c}
+			}
+			out = append(out, f)
 		}
 		return out
 	},
+}
+
+// classMaxPodsFloor is the lowest max pods a node of class can hold with prefixes: its IP
+// capacity, within the cap of 110 (250 above 30 vCPUs), over the class's nodes whose type is
+// known; 0 when it knows none.
+func classMaxPodsFloor(x *Index, class string, cni CNISettings) int64 {
+	var low int64
+	for _, m := range x.Nodes {
+		if m.ClassName != class || m.ClassKind == snapshot.KindNodeClass || m.Type == nil {
+			continue
+		}
+		limit := int64(maxpods.CapSmall)
+		if m.Type.VCPUs > maxpods.CapLargeAt {
+			limit = maxpods.CapLarge
+		}
+		v := min(nodeIPCapacity(m, cni).IPCapacity, limit)
+		if v > 0 && (low == 0 || v < low) {
+			low = v
+		}
+	}
+	return low
 }
 
 // maxPodsBelowFinding returns the finding for one node when its capacity.pods is a

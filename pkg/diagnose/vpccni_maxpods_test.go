@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"strconv"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -42,16 +43,16 @@ func TestMaxPodsBelowIPCapacity(t *testing.T) {
 		{
 			name: "Karpenter's secondary-IP value with prefixes fires",
 			edit: pd,
-			want: finding(m5Plain, "set spec.kubelet.maxPods of EC2NodeClass default to 110"+karpenter),
+			want: lowestFor(withCommands(finding(m5Plain, "set spec.kubelet.maxPods of EC2NodeClass default to 110"+karpenter), maxPodsPatch(110, "1 node (m5.large)")), 110),
 		},
 		{
 			name: "value with one reserved ENI under custom networking fires",
 			edit: edits(pd, cniEnv(SettingCustomNetwork, "true"), cniPods("20")),
-			want: finding("prefix delegation is on but capacity.pods 20 is the secondary-IP value for m5.large "+
+			want: lowestFor(withCommands(finding("prefix delegation is on but capacity.pods 20 is the secondary-IP value for m5.large "+
 				"((3 ENIs - 1 custom networking) x (10 IPv4 - 1) + 2 = 20); with /28 prefixes its ENIs give "+
 				"(3 ENIs - 1 custom networking) x (10 IPv4 - 1) x 16 + 2 = 290 pod IPs, so it could run 110 pods "+
 				"(max pods is capped at 110, or 250 above 30 vCPUs; this type has 2)",
-				"set spec.kubelet.maxPods of EC2NodeClass default to 110"+karpenter),
+				"set spec.kubelet.maxPods of EC2NodeClass default to 110"+karpenter), maxPodsPatch(110, "1 node (m5.large)")), 110),
 		},
 		{
 			name: "more than 30 vCPUs caps at 250",
@@ -59,10 +60,10 @@ func TestMaxPodsBelowIPCapacity(t *testing.T) {
 				s.InstanceTypes = []snapshot.InstanceType{c59xlarge()}
 				s.Instances[0].Type = "c5.9xlarge"
 			}),
-			want: finding("prefix delegation is on but capacity.pods 234 is the secondary-IP value for c5.9xlarge "+
+			want: lowestFor(withCommands(finding("prefix delegation is on but capacity.pods 234 is the secondary-IP value for c5.9xlarge "+
 				"(8 ENIs x (30 IPv4 - 1) + 2 = 234); with /28 prefixes its ENIs give (8 ENIs - 0) x (30 IPv4 - 1) x 16 + 2 = 3714 "+
 				"pod IPs, so it could run 250 pods (max pods is capped at 110, or 250 above 30 vCPUs; this type has 36)",
-				"set spec.kubelet.maxPods of EC2NodeClass default to 250"+karpenter),
+				"set spec.kubelet.maxPods of EC2NodeClass default to 250"+karpenter), maxPodsPatch(250, "1 node (m5.large)")), 250),
 		},
 		{
 			name: "efa-only ENI on card 0 of the class is left out as Karpenter does",
@@ -73,11 +74,11 @@ func TestMaxPodsBelowIPCapacity(t *testing.T) {
 				}
 				s.Instances[0].ENIs = append(s.Instances[0].ENIs, snapshot.ENI{ID: "eni-0efa", InterfaceType: "efa-only", DeviceIndex: 1})
 			}),
-			want: finding("prefix delegation is on but capacity.pods 20 is the secondary-IP value for m5.large "+
+			want: lowestFor(withCommands(finding("prefix delegation is on but capacity.pods 20 is the secondary-IP value for m5.large "+
 				"((3 ENIs - 1 efa-only) x (10 IPv4 - 1) + 2 = 20); with /28 prefixes its ENIs give "+
 				"(3 ENIs - 1 efa-only) x (10 IPv4 - 1) x 16 + 2 = 290 pod IPs, so it could run 110 pods "+
 				"(max pods is capped at 110, or 250 above 30 vCPUs; this type has 2)",
-				"set spec.kubelet.maxPods of EC2NodeClass default to 110"+karpenter),
+				"set spec.kubelet.maxPods of EC2NodeClass default to 110"+karpenter), maxPodsPatch(110, "1 node (m5.large)")), 110),
 		},
 		{
 			name: "v1beta1 names the NodePool",
@@ -110,11 +111,18 @@ func TestMaxPodsBelowIPCapacity(t *testing.T) {
 		{
 			name: "instances gap still fires from the type label",
 			edit: edits(pd, func(s *snapshot.Snapshot) { s.Instances = nil }, gap(snapshot.SourceDescribeInstances)),
-			want: finding(m5Plain, "set spec.kubelet.maxPods of EC2NodeClass default to 110"+karpenter),
+			want: lowestFor(withCommands(finding(m5Plain, "set spec.kubelet.maxPods of EC2NodeClass default to 110"+karpenter), maxPodsPatch(110, "1 node (m5.large)")), 110),
 		},
 		{name: "no aws-node DaemonSet is silent", edit: edits(pd, func(s *snapshot.Snapshot) { s.AWSNode = nil })},
 		{name: "aws-node gap is silent", edit: edits(pd, gap(snapshot.SourceAWSNode))},
 		{name: "instance type gap is silent", edit: edits(pd, func(s *snapshot.Snapshot) { s.InstanceTypes = nil }, gap(snapshot.SourceDescribeInstanceTypes))},
 		{name: "no pods capacity is silent", edit: edits(pd, func(s *snapshot.Snapshot) { s.Nodes[0].Status.Capacity = nil })},
 	})
+}
+
+// lowestFor ends the remedy of want's one finding with what its command sets: v, the lowest
+// max pods the class's nodes allow.
+func lowestFor(want []Finding, v int) []Finding {
+	want[0].Remedy += " (the command sets " + strconv.Itoa(v) + ", the lowest the class's nodes allow)"
+	return want
 }

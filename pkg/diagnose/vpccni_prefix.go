@@ -258,9 +258,7 @@ func prefixRemedy(x *Index, n *NodeInfo) (string, []Command) {
 			if m, ok := x.BlockMap(s); ok && m.LargestFreeCIDR != "" {
 				reserve = fmt.Sprintf("reserve its largest free run, %s, for prefixes (the aws ec2 create-subnet-cidr-reservation "+
 					"command; a reservation may cover addresses in use, it frees none)", m.LargestFreeCIDR)
-				commands = append(commands, Command{Argv: []string{"aws", "ec2", "create-subnet-cidr-reservation",
-					"--subnet-id", s.ID, "--cidr", m.LargestFreeCIDR, "--reservation-type", "prefix"},
-					Changes: "subnet/" + s.ID + ": " + m.LargestFreeCIDR + " reserved for prefixes"})
+				commands = append(commands, prefixReservation(x, s, m.LargestFreeCIDR))
 			}
 		}
 	}

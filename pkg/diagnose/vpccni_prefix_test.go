@@ -73,9 +73,7 @@ func TestPrefixDelegationInactive(t *testing.T) {
 					"its largest free run, 10.0.1.208/28, for prefixes (the aws ec2 create-subnet-cidr-reservation command; a "+
 					"reservation may cover addresses in use, it frees none), or give pods a new subnet (one you create), then "+
 					"replace the node by deleting its NodeClaim default-abcde")
-				f[0].Commands = append([]Command{{Argv: []string{"aws", "ec2", "create-subnet-cidr-reservation", "--subnet-id", subnetA,
-					"--cidr", "10.0.1.208/28", "--reservation-type", "prefix"}, Changes: "subnet/" + subnetA + ": 10.0.1.208/28 reserved for prefixes"}},
-					f[0].Commands...)
+				f[0].Commands = append([]Command{prefixReservationOf("10.0.1.208/28")}, f[0].Commands...)
 				return f
 			}(),
 		},

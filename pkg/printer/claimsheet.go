@@ -18,9 +18,9 @@ import (
 const maxEvents = 10
 
 // PrintNodeClaim writes the `describe nodeclaim` output of c, a NodeClaim without a Node, to w
-// in format f: the text sheet (NodeClaimSheet at Width), or c itself as JSON or YAML. taken
-// is the snapshot's time, which the sheet's ages count from. Text shows strings as
-// PrintReport does. st colours the text; nil means no colour.
+// in format f: the text sheet (NodeClaimSheet's at st's Width, its commands never wrapped), or
+// c itself as JSON or YAML. taken is the snapshot's time, which the sheet's ages count from.
+// Text shows strings as PrintReport does. st colours the text; nil means no colour.
 func PrintNodeClaim(w io.Writer, c diagnose.NodeClaimReport, taken time.Time, f Format, st *style.Styles) error {
 	switch {
 	case f == JSON || f == YAML:
@@ -32,7 +32,9 @@ func PrintNodeClaim(w io.Writer, c diagnose.NodeClaimReport, taken time.Time, f 
 		}
 		return err
 	}
-	if _, err := io.WriteString(w, NodeClaimSheet(c, taken, 0, st)); err != nil {
+	t := newText(st, 0)
+	claimSheet(t, style.PrintableCopy(c), taken)
+	if err := t.flush(w); err != nil {
 		return fmt.Errorf("writing the NodeClaim sheet: %w", err)
 	}
 	return nil
@@ -71,10 +73,7 @@ func publicClaim(c diagnose.NodeClaimReport) diagnose.NodeClaimReport {
 // findings with their remedies. taken is the snapshot's time. Strings are escaped and cut as
 // PrintReport does. st colours the text; nil means no colour.
 func NodeClaimSheet(c diagnose.NodeClaimReport, taken time.Time, width int, st *style.Styles) string {
-	t := &text{st: orPlain(st)}
-	if width > 0 {
-		t.cols = max(width, minSheetWidth)
-	}
+	t := newScreen(st, width)
 	claimSheet(t, style.PrintableCopy(c), taken)
 	return t.b.String()
 }

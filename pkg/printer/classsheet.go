@@ -22,7 +22,7 @@ func PrintNodeClasses(w io.Writer, sheets []sheet.NodeClassSheet, f Format, st *
 // zero or less means Width). Strings are escaped and cut as PrintReport does. st colours the
 // text; nil means no colour.
 func NodeClassSheet(sh sheet.NodeClassSheet, width int, st *style.Styles) string {
-	return sheetsText([]sheet.NodeClassSheet{sh}, width, st, classSheet)
+	return sheetsText([]sheet.NodeClassSheet{sh}, width, true, st, classSheet)
 }
 
 func classSheet(t *text, sh sheet.NodeClassSheet) {

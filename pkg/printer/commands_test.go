@@ -10,7 +10,7 @@ import (
 
 // TestRemedyCommandsOnLinesOfTheirOwn prints a finding with a long command in every text view
 // that shows remedies: each command is one line, whole, with nothing else on it, and JUnit and
-// SARIF carry it too.
+// SARIF carry it too. (The sheets the TUI shows wrap it instead: TestScreenSheetsWrapCommands.)
 func TestRemedyCommandsOnLinesOfTheirOwn(t *testing.T) {
 	long := strings.Repeat("x", 150)
 	cmds := []diagnose.Command{
@@ -25,7 +25,13 @@ func TestRemedyCommandsOnLinesOfTheirOwn(t *testing.T) {
 	if err := PrintReport(&wide, r, Wide, plainStyles()); err != nil {
 		t.Fatal(err)
 	}
-	views := map[string]string{"check -o wide": wide.String(), "finding sheet": FindingSheet(f, 80, plainStyles())}
+	narrow := plainStyles()
+	narrow.Width = 40
+	var wide40 bytes.Buffer
+	if err := PrintReport(&wide40, r, Wide, narrow); err != nil {
+		t.Fatal(err)
+	}
+	views := map[string]string{"check -o wide": wide.String(), "check -o wide at 40 columns": wide40.String()}
 	for name, out := range views {
 		lines := strings.Split(out, "\n")
 		for _, c := range cmds {

@@ -29,7 +29,7 @@ func PrintDiff(w io.Writer, d diff.Diff, f Format, st *style.Styles) error {
 	if f != Table {
 		return fmt.Errorf("unsupported output format %q for a diff: use json or yaml, or none for text", f)
 	}
-	t := &text{st: orPlain(st)}
+	t := newText(st, 0)
 	diffText(t, style.PrintableCopy(d))
 	if err := t.flush(w); err != nil {
 		return fmt.Errorf("writing the diff: %w", err)

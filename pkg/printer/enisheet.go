@@ -20,7 +20,7 @@ func PrintENIs(w io.Writer, sheets []sheet.ENISheet, f Format, st *style.Styles)
 // less means Width). Strings are escaped and cut as PrintReport does. st colours the text;
 // nil means no colour.
 func ENISheet(sh sheet.ENISheet, width int, st *style.Styles) string {
-	return sheetsText([]sheet.ENISheet{sh}, width, st, eniSheet)
+	return sheetsText([]sheet.ENISheet{sh}, width, true, st, eniSheet)
 }
 
 func eniSheet(t *text, sh sheet.ENISheet) {

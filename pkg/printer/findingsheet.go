@@ -11,10 +11,7 @@ import (
 // the text; nil means no colour. The TUI shows it above the references and the check's
 // catalogue entry (ExplainSheet).
 func FindingSheet(f diagnose.Finding, cols int, st *style.Styles) string {
-	t := &text{st: orPlain(st)}
-	if cols > 0 {
-		t.cols = max(cols, minSheetWidth)
-	}
+	t := newScreen(st, cols)
 	f = style.PrintableCopy(f)
 	head := t.st.Title.Render("finding/"+f.ID) + "  " + t.st.Level(f.Severity.String()).Badge()
 	if width(head) <= t.limit() {

@@ -21,7 +21,7 @@ func PrintPlacementGroups(w io.Writer, sheets []sheet.PlacementGroupSheet, f For
 // 40; zero or less means Width). Strings are escaped and cut as PrintReport does. st colours
 // the text; nil means no colour.
 func PlacementGroupSheet(sh sheet.PlacementGroupSheet, width int, st *style.Styles) string {
-	return sheetsText([]sheet.PlacementGroupSheet{sh}, width, st, groupSheet)
+	return sheetsText([]sheet.PlacementGroupSheet{sh}, width, true, st, groupSheet)
 }
 
 func groupSheet(t *text, sh sheet.PlacementGroupSheet) {

@@ -14,10 +14,7 @@ const minSheetWidth = 40
 // (diagnose.Report.OnWhatUses), its strings escaped and cut as PrintReport does. st colours
 // the text; nil means no colour.
 func NodeSheet(n diagnose.NodeReport, uses []diagnose.Finding, width int, st *style.Styles) string {
-	t := &text{st: orPlain(st)}
-	if width > 0 {
-		t.cols = max(width, minSheetWidth)
-	}
+	t := newScreen(st, width)
 	nodeSheet(t, style.PrintableCopy(n))
 	related(t, style.PrintableCopy(uses), true)
 	return t.b.String()

@@ -23,7 +23,7 @@ func PrintNodePools(w io.Writer, sheets []sheet.NodePoolSheet, f Format, st *sty
 // zero or less means Width). Strings are escaped and cut as PrintReport does. st colours the
 // text; nil means no colour.
 func NodePoolSheet(sh sheet.NodePoolSheet, width int, st *style.Styles) string {
-	return sheetsText([]sheet.NodePoolSheet{sh}, width, st, poolSheet)
+	return sheetsText([]sheet.NodePoolSheet{sh}, width, true, st, poolSheet)
 }
 
 func poolSheet(t *text, sh sheet.NodePoolSheet) {

@@ -20,7 +20,7 @@ func PrintReport(w io.Writer, r diagnose.Report, f Format, st *style.Styles) err
 	if !f.text() {
 		return printData(w, r, f)
 	}
-	t := &text{st: orPlain(st)}
+	t := newText(st, 0)
 	reportText(t, style.PrintableCopy(r), f == Wide)
 	if err := t.flush(w); err != nil {
 		return fmt.Errorf("writing the report: %w", err)

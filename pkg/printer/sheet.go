@@ -28,7 +28,7 @@ func PrintNodes(w io.Writer, r diagnose.Report, f Format, st *style.Styles) erro
 		return printData(w, r, f)
 	}
 	r = style.PrintableCopy(r)
-	t := &text{st: orPlain(st)}
+	t := newText(st, 0)
 	if len(r.Nodes) == 0 {
 		t.line("no nodes to describe")
 	}

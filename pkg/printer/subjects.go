@@ -43,19 +43,18 @@ func printSheets[T any](w io.Writer, sheets []T, f Format, st *style.Styles, wha
 		}
 		return err
 	}
-	if _, err := io.WriteString(w, sheetsText(sheets, 0, st, render)); err != nil {
+	if _, err := io.WriteString(w, sheetsText(sheets, 0, false, st, render)); err != nil {
 		return fmt.Errorf("writing the %s: %w", what, err)
 	}
 	return nil
 }
 
 // sheetsText renders sheets as text whose lines fit width columns (at least 40; zero or less
-// means Width), their strings escaped as PrintReport does.
-func sheetsText[T any](sheets []T, width int, st *style.Styles, render func(*text, T)) string {
-	t := &text{st: orPlain(st)}
-	if width > 0 {
-		t.cols = max(width, minSheetWidth)
-	}
+// means st's Width, and that zero Width), their strings escaped as PrintReport does; screen
+// wraps long commands, for a view that cuts lines at its edge.
+func sheetsText[T any](sheets []T, width int, screen bool, st *style.Styles, render func(*text, T)) string {
+	t := newText(st, width)
+	t.screen = screen
 	for i, sh := range sheets {
 		if i > 0 {
 			t.blank()

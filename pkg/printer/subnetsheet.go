@@ -24,7 +24,7 @@ func PrintSubnets(w io.Writer, sheets []sheet.SubnetSheet, f Format, st *style.S
 // or less means Width). Strings are escaped and cut as PrintReport does. st colours the text;
 // nil means no colour.
 func SubnetSheet(sh sheet.SubnetSheet, width int, st *style.Styles) string {
-	return sheetsText([]sheet.SubnetSheet{sh}, width, st, subnetSheet)
+	return sheetsText([]sheet.SubnetSheet{sh}, width, true, st, subnetSheet)
 }
 
 func subnetSheet(t *text, sh sheet.SubnetSheet) {

@@ -15,6 +15,29 @@ type text struct {
 	st *style.Styles
 	// cols is the most columns a line takes; zero means Width.
 	cols int
+	// screen lays out for a view that cuts lines at its edge, such as the TUI: a command
+	// longer than a line is wrapped with a continuation mark instead of running past it.
+	screen bool
+}
+
+// newText returns a text styled by st (nil: no colour) whose lines fit cols columns, at
+// least minSheetWidth; cols zero or less means st's Width, and that zero means Width.
+func newText(st *style.Styles, cols int) *text {
+	t := &text{st: orPlain(st)}
+	if cols <= 0 {
+		cols = t.st.Width
+	}
+	if cols > 0 {
+		t.cols = max(cols, minSheetWidth)
+	}
+	return t
+}
+
+// newScreen returns a text as newText does, for a view that cuts lines at its edge.
+func newScreen(st *style.Styles, cols int) *text {
+	t := newText(st, cols)
+	t.screen = true
+	return t
 }
 
 // limit returns the most columns a line may take.

@@ -93,12 +93,19 @@ func cut(s string, limit int) (string, string) {
 }
 
 // pack joins already styled fields with sep into as few lines as fit limit columns; a field
-// wider than limit gets a line of its own.
+// wider than limit gets lines of its own, wrapped at its spaces (its style carries on across
+// them).
 func pack(fields []string, sep string, limit int) []string {
 	var lines []string
 	var cur string
 	for _, f := range fields {
 		switch {
+		case width(f) > limit:
+			if cur != "" {
+				lines = append(lines, cur)
+				cur = ""
+			}
+			lines = append(lines, strings.Split(ansi.Wordwrap(f, limit, ""), "\n")...)
 		case cur == "":
 			cur = f
 		case width(cur)+width(sep)+width(f) <= limit:

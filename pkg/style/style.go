@@ -60,6 +60,10 @@ type Styles struct {
 	Strong lipgloss.Style
 	// Dim marks secondary text.
 	Dim lipgloss.Style
+
+	// Width is the most columns a line of text output takes, the terminal's or COLUMNS; zero
+	// means the printers' default, 100. Printers wrap prose to it and never wrap a command.
+	Width int
 }
 
 // New builds the palette on r. Pass a renderer from Renderer for deterministic output.

@@ -1,12 +1,15 @@
 package tui
 
 import (
+	"cmp"
+	"fmt"
 	"io"
 	"unicode/utf8"
 
 	"github.com/aymanbagabas/go-osc52/v2"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 	"github.com/karpnet/kubectl-karpnet/pkg/style"
 )
 
@@ -15,9 +18,37 @@ import (
 // of base64).
 const maxCopy = 64 << 10
 
-// copier is a view with something to copy: the text and what the status line calls it.
+// copier is a view with something to copy with y: the text and what the status line calls
+// it; when there is nothing, ok is false and what, when set, says so ("no command to copy").
 type copier interface {
 	copyText() (text, what string, ok bool)
+}
+
+// proseCopier is a view that also copies a finding's remedy as prose, with Y.
+type proseCopier interface {
+	copyProse() (text, what string, ok bool)
+}
+
+// commandsClip is what y copies of finding f, as read from the cluster (not escaped for the
+// screen): its commands, one per line, each exactly as diagnose.Command.String quotes it for
+// a POSIX shell, so that the clipboard pastes into a shell as it is.
+func commandsClip(f diagnose.Finding) (string, string, bool) {
+	switch n := len(f.Commands); n {
+	case 0:
+		return "", "no command to copy", false
+	case 1:
+		return f.RemedyCommands(), "1 command", true
+	default:
+		return f.RemedyCommands(), fmt.Sprintf("%d commands", n), true
+	}
+}
+
+// proseClip is what Y copies of finding f: its remedy's prose, as read from the cluster.
+func proseClip(f diagnose.Finding) (string, string, bool) {
+	if f.Remedy == "" {
+		return "", "no remedy to copy", false
+	}
+	return f.Remedy, "the remedy's prose", true
 }
 
 // copiedMsg reports that text was copied, or that writing the sequence failed.
@@ -71,11 +102,10 @@ func (m nodeModel) copyText() (string, string, bool) {
 	return name, name, m.opened && name != ""
 }
 
-// copy copies what view c offers, or notes that it has nothing to copy.
-func (m Model) copy(c copier) (Model, tea.Cmd) {
-	text, what, ok := c.copyText()
+// copy copies text, which a view offers, or notes that it has nothing to copy.
+func (m Model) copy(text, what string, ok bool) (Model, tea.Cmd) {
 	if !ok {
-		m.note = "nothing to copy here"
+		m.note = cmp.Or(what, "nothing to copy here")
 		return m, nil
 	}
 	return m, copyCmd(m.clip, text, what)

@@ -67,9 +67,9 @@ func TestCopyWritesSequenceAndNotes(t *testing.T) {
 	}{
 		{"nodes view: the node under the cursor", nil, func(m Model) string { n, _ := m.nodes.selectedName(); return n }, "copied "},
 		{"node sheet: its node", []string{"enter"}, func(m Model) string { return m.node.report.Identity.Node }, "copied "},
-		{"finding sheet: the remedy's command", []string{"f", "down", "enter", "enter"}, func(m Model) string {
-			return m.shownFinding().Commands[0].String()
-		}, "copied the remedy's command"},
+		{"finding sheet: the remedy's commands", []string{"f", "down", "enter", "enter"}, func(m Model) string {
+			return m.shownFinding().RemedyCommands()
+		}, "copied 1 command"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := press(t, ready(t, r, 120, 40), tc.keys...)

@@ -120,3 +120,20 @@ func (d *data) node(name string) (diagnose.NodeReport, bool) {
 	}
 	return d.report.Nodes[d.rows[i].node], true
 }
+
+// rawFinding returns finding f of the report, which views show escaped and cut for the
+// screen, as it was read: the one at its place in the report the TUI was given, which keeps
+// the findings' order. What is copied to the clipboard must be the real names and values.
+// Without that report (or when f is not in this one) it returns f.
+func (d *data) rawFinding(f diagnose.Finding) diagnose.Finding {
+	raw := d.subjects.report.Findings
+	if len(raw) != len(d.report.Findings) {
+		return f
+	}
+	for i, g := range d.report.Findings {
+		if g.ID == f.ID && g.Node == f.Node && g.Resource == f.Resource && g.Message == f.Message {
+			return raw[i]
+		}
+	}
+	return f
+}

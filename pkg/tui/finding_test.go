@@ -21,9 +21,9 @@ func TestFindingSheetShowsTheFindingInFull(t *testing.T) {
 	screen := strings.Join(strings.Fields(m.View()), " ")
 	for _, want := range []string{
 		strings.Join(strings.Fields(m.shownFinding().Message), " "),
-		// The remedy's prose, and its command on a line of its own.
-		"point ENIConfig us-west-2b at a larger pod subnet: kubectl edit eniconfig us-west-2b spec.subnet, or add a " +
-			"secondary CIDR to the VPC for a new one in us-west-2b",
+		// The remedy's prose in full.
+		"point ENIConfig us-west-2b (spec.subnet) at a larger pod subnet, or add a secondary CIDR to the VPC for a new " +
+			"one in us-west-2b",
 		"Resource: subnet/" + firstSubnetFinding,
 		"▸ subnet/" + firstSubnetFinding + " subnets view, filtered to it",
 		"About the check", "Why it matters",

@@ -8,11 +8,37 @@ import (
 )
 
 // keys returns the findings view's bindings.
+// In an opened group, y and Y copy the remedy of the finding under the cursor.
 func (m findingsModel) keys(k keyMap) helpKeys {
+	if m.open >= 0 {
+		return helpKeys{
+			short: append(append([]key.Binding{k.Down, k.Open}, k.findingCopyKeys()...), k.Explain, k.Back, k.Filter, k.Help, k.Quit),
+			full: [][]key.Binding{k.moveKeys(), append(append([]key.Binding{k.Open, k.Explain}, k.findingCopyKeys()...), k.Back),
+				k.narrowKeys(), k.viewKeys()},
+		}
+	}
 	return helpKeys{
 		short: []key.Binding{k.Down, k.Open, k.Explain, k.Back, k.Filter, k.Help, k.Quit},
 		full:  [][]key.Binding{k.moveKeys(), append([]key.Binding{k.Open, k.Explain, k.Back}, k.narrowKeys()...), k.viewKeys()},
 	}
+}
+
+// copyText returns the commands of the finding under the cursor in an opened group.
+func (m findingsModel) copyText() (string, string, bool) {
+	f, ok := m.selectedFinding()
+	if !ok {
+		return "", "", false
+	}
+	return commandsClip(m.d.rawFinding(f))
+}
+
+// copyProse returns the remedy's prose of the finding under the cursor in an opened group.
+func (m findingsModel) copyProse() (string, string, bool) {
+	f, ok := m.selectedFinding()
+	if !ok {
+		return "", "", false
+	}
+	return proseClip(m.d.rawFinding(f))
 }
 
 // update explains the check under the cursor, opens a group or a finding's sheet, closes the

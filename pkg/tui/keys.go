@@ -25,6 +25,7 @@ type keyMap struct {
 	Group    key.Binding
 	Sort     key.Binding
 	Copy     key.Binding
+	CopyText key.Binding
 	Nodes    key.Binding
 	Findings key.Binding
 	Subnets  key.Binding
@@ -64,6 +65,7 @@ func defaultKeys() keyMap {
 		Group:    b("g", "group by", "g"),
 		Sort:     b("S", "sort by", "S"),
 		Copy:     b("y", "copy", "y"),
+		CopyText: b("Y", "copy prose", "Y"),
 		Nodes:    b("n", "nodes", "n"),
 		Findings: b("f", "findings", "f"),
 		Subnets:  b("s", "subnets", "s"),
@@ -111,6 +113,11 @@ func (k keyMap) sheetKeys(short, full []key.Binding) helpKeys {
 		short: short,
 		full:  [][]key.Binding{k.moveKeys(), append([]key.Binding{k.NextRef, k.PrevRef, k.OpenRef, k.Back}, full...), k.viewKeys()},
 	}
+}
+
+// findingCopyKeys are the keys that copy a finding's remedy: its commands, and its prose.
+func (k keyMap) findingCopyKeys() []key.Binding {
+	return []key.Binding{brief(k.Copy, "copy commands"), k.CopyText}
 }
 
 // passKeys are the root model's keys that a sheet leaves to it.

@@ -50,7 +50,7 @@ func TestScreens(t *testing.T) {
 		{name: "drilldown_auto_200x60", w: 200, h: 60, msgs: []tea.Msg{key("down"), key("enter")}, waitOn: "[Overview]"},
 		{name: "findings_80x24", w: 80, h: 24, typed: "f", waitOn: "findings 19/19"},
 		{name: "findings_200x60", w: 200, h: 60, typed: "f", msgs: []tea.Msg{key("enter")}, waitOn: "findings › subnet-ip-exhaustion"},
-		{name: "finding_sheet_80x24", w: 80, h: 24, typed: "f", msgs: []tea.Msg{key("enter"), key("enter")}, waitOn: "enter follow"},
+		{name: "finding_sheet_80x24", w: 80, h: 24, typed: "f", msgs: []tea.Msg{key("enter"), key("enter")}, waitOn: "Y copy prose"},
 		{name: "finding_sheet_200x60", w: 200, h: 60, typed: "f", msgs: []tea.Msg{key("enter"), key("enter")}, waitOn: "Why it matters"},
 		{name: "finding_node_80x24", w: 80, h: 24, typed: "f", msgs: []tea.Msg{key("down"), key("enter"), key("enter"), key("enter")}, waitOn: "[Overview]"},
 		{name: "finding_node_200x60", w: 200, h: 60, typed: "f", msgs: []tea.Msg{key("down"), key("enter"), key("enter"), key("enter")}, waitOn: "[Overview]"},

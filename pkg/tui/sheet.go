@@ -21,6 +21,9 @@ type sheetPage struct {
 	manual bool
 	// copy is what y copies and copied what the status line calls it; empty for nothing.
 	copy, copied string
+	// finding, on a finding's sheet, is the finding as read: y copies its commands and Y
+	// its remedy's prose.
+	finding *diagnose.Finding
 	// check is the check e explains; empty on the sheet of a subject.
 	check string
 }
@@ -89,6 +92,9 @@ func (m sheetModel) keys(k keyMap) helpKeys {
 	if m.page.check != "" {
 		short, full = append(short, k.Explain), append(full, k.Explain)
 	}
+	if m.page.finding != nil {
+		short, full = append(short, k.findingCopyKeys()...), append(full, k.findingCopyKeys()...)
+	}
 	if m.page.copy != "" {
 		full = append(full, k.Copy)
 	}
@@ -119,9 +125,20 @@ func (m sheetModel) wheel(delta int) screen {
 // where names the sheet's subject.
 func (m sheetModel) where() string { return m.page.where }
 
-// copyText returns what the sheet offers to copy: a NodeClaim's name, a finding's remedy.
+// copyText returns what the sheet offers to copy: a NodeClaim's name, a finding's commands.
 func (m sheetModel) copyText() (string, string, bool) {
+	if m.opened && m.page.finding != nil {
+		return commandsClip(*m.page.finding)
+	}
 	return m.page.copy, m.page.copied, m.opened && m.page.copy != ""
+}
+
+// copyProse returns a finding's remedy as prose; other sheets have none.
+func (m sheetModel) copyProse() (string, string, bool) {
+	if m.opened && m.page.finding != nil {
+		return proseClip(*m.page.finding)
+	}
+	return "", "", false
 }
 
 // claimSheet finds the sheet of NodeClaim name (its row key: nodeclaim/NAME, in its
@@ -187,18 +204,10 @@ func findingSheet(f diagnose.Finding) pageFinder {
 
 // findingPage is findingSheet's page of f in d.
 func findingPage(d *data, f diagnose.Finding) sheetPage {
-	// y copies the remedy's commands, one per line and quoted for a POSIX shell, when it has
-	// any: the remedy's prose then only refers to them.
-	copy, copied := f.Remedy, "the remedy"
-	if cmds := f.RemedyCommands(); cmds != "" {
-		copied = "the remedy's command"
-		if len(f.Commands) > 1 {
-			copied += "s"
-		}
-		copy = cmds
-	}
+	// y copies the remedy's commands, one per line and quoted for a POSIX shell; Y its prose.
+	raw := d.rawFinding(f)
 	return sheetPage{
-		where: findingWhere(f), refs: findingRefs(d, f), copy: copy, copied: copied, check: f.ID,
+		where: findingWhere(f), refs: findingRefs(d, f), finding: &raw, check: f.ID,
 		body: func(cols int, th theme) string { return printer.FindingSheet(f, cols, th.Styles) },
 		tail: func(cols int, th theme) string {
 			doc, ok := catalogueDoc(f.ID)

@@ -96,7 +96,10 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m.resize(m.width, m.height), nil
 	}
 	if c, ok := m.active().(copier); ok && m.state == stateReady && key.Matches(msg, m.keys.Copy) {
-		return m.copy(c)
+		return m.copy(c.copyText())
+	}
+	if c, ok := m.active().(proseCopier); ok && m.state == stateReady && key.Matches(msg, m.keys.CopyText) {
+		return m.copy(c.copyProse())
 	}
 	if m.state == stateReady {
 		next, act := m.active().update(m.keys, msg, m.sel)

@@ -27,12 +27,7 @@ func TestConsistency(t *testing.T) {
 	if err != nil {
 		t.Fatalf("creating the peered VPC: %v", err)
 	}
-	peerSubnet, err := w.ec2.CreateSubnet(ctx, &ec2.CreateSubnetInput{VpcId: peer.Vpc.VpcId,
-		CidrBlock: aws.String("172.16.0.0/20"), AvailabilityZone: aws.String("us-west-2a")})
-	if err != nil {
-		t.Fatalf("creating the peered subnet: %v", err)
-	}
-	peered := subnetRef{aws.ToString(peerSubnet.Subnet.SubnetId), "us-west-2a"}
+	peered := subnetRef{w.createSubnet(aws.ToString(peer.Vpc.VpcId), "172.16.0.0/20", "us-west-2a"), "us-west-2a"}
 	w.natWayOut(aws.ToString(peer.Vpc.VpcId), "172.16.255.240/28")
 
 	w.nodeClass(nodeClassSpec{name: "default", subnets: []subnetRef{a, b}, sgs: sgs})

@@ -346,12 +346,8 @@ func TestHealthyIPv6(t *testing.T) {
 		t.Fatalf("describing the VPC's IPv6 CIDR: %v", err)
 	}
 	v6 := netip.MustParsePrefix(aws.ToString(vpcs.Vpcs[0].Ipv6CidrBlockAssociationSet[0].Ipv6CidrBlock))
-	out, err := w.ec2.CreateSubnet(ctx, &ec2.CreateSubnetInput{VpcId: aws.String(w.vpcID), CidrBlock: aws.String("10.0.0.0/20"),
-		Ipv6CidrBlock: aws.String(netip.PrefixFrom(v6.Addr(), 64).String()), AvailabilityZone: aws.String("us-west-2a")})
-	if err != nil {
-		t.Fatalf("creating a dual-stack subnet: %v", err)
-	}
-	a := subnetRef{aws.ToString(out.Subnet.SubnetId), "us-west-2a"}
+	a := subnetRef{w.createSubnetWith(&ec2.CreateSubnetInput{VpcId: aws.String(w.vpcID), CidrBlock: aws.String("10.0.0.0/20"),
+		Ipv6CidrBlock: aws.String(netip.PrefixFrom(v6.Addr(), 64).String()), AvailabilityZone: aws.String("us-west-2a")}), "us-west-2a"}
 	sgs := []string{w.securityGroup("eks-cluster-sg-e2e", true)}
 	w.awsNode(map[string]string{"ENABLE_IPv6": "true", "ENABLE_IPv4": "false", "ENABLE_PREFIX_DELEGATION": "true"})
 	w.nodeClass(nodeClassSpec{name: "default", subnets: []subnetRef{a}, sgs: sgs, maxPods: 110})

@@ -144,14 +144,21 @@ func (w *world) subnet(cidr, zone string) string {
 	return w.createSubnet(w.vpcID, cidr, zone)
 }
 
-// createSubnet creates a subnet in vpcID and returns its ID. A retry that conflicts with the
-// subnet its first attempt made (InvalidSubnet.Conflict) finds that subnet by its CIDR.
+// createSubnet creates a subnet in vpcID and returns its ID.
 func (w *world) createSubnet(vpcID, cidr, zone string) string {
 	w.t.Helper()
-	ctx := w.t.Context()
-	out, err := w.ec2.CreateSubnet(ctx, &ec2.CreateSubnetInput{
+	return w.createSubnetWith(&ec2.CreateSubnetInput{
 		VpcId: aws.String(vpcID), CidrBlock: aws.String(cidr), AvailabilityZone: aws.String(zone),
 	})
+}
+
+// createSubnetWith creates the subnet in and returns its ID. A retry that conflicts with the
+// subnet its first attempt made (InvalidSubnet.Conflict) finds that subnet by its CIDR.
+func (w *world) createSubnetWith(in *ec2.CreateSubnetInput) string {
+	w.t.Helper()
+	ctx := w.t.Context()
+	vpcID, cidr, zone := aws.ToString(in.VpcId), aws.ToString(in.CidrBlock), aws.ToString(in.AvailabilityZone)
+	out, err := w.ec2.CreateSubnet(ctx, in)
 	if err == nil {
 		return aws.ToString(out.Subnet.SubnetId)
 	}

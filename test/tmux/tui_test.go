@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -142,10 +143,13 @@ func TestDemoTUICilium(t *testing.T) {
 	s.waitFor("the program to exit 0", contains("EXITED 0"))
 }
 
-// TestDemoTUIFindingSheet opens a finding's sheet from the findings view, explains its check
-// (with the full help opened and closed there), follows the sheet to the node and from the
-// node's references to its NodePool, and goes back along the path: the node, the finding
-// sheet, then the opened group.
+// copiedCommands is the status line after y copied a finding's commands.
+var copiedCommands = regexp.MustCompile(`copied [0-9]+ commands?`)
+
+// TestDemoTUIFindingSheet opens a finding's sheet from the findings view, copies its remedy
+// (Y the prose, y the commands), explains its check (with the full help opened and closed
+// there), follows the sheet to the node and from the node's references to its NodePool, and
+// goes back along the path: the node, the finding sheet, then the opened group.
 func TestDemoTUIFindingSheet(t *testing.T) {
 	s := start(t, 120, 40, "demo")
 	s.waitFor("the nodes view", contains("ip-10-0-", "critical"))
@@ -156,6 +160,14 @@ func TestDemoTUIFindingSheet(t *testing.T) {
 	s.waitFor("the instance-not-found group", contains("findings › instance-not-found"))
 	s.keys("Enter")
 	s.waitFor("the finding sheet", contains("finding/instance-not-found", "References", "About the check"))
+
+	s.waitFor("the copy keys in the footer", contains("y copy commands", "Y copy prose"))
+	s.keys("Y")
+	s.waitFor("the remedy's prose copied", contains("copied the remedy's prose"))
+	s.keys("y")
+	s.waitFor("the commands copied, or none to copy", func(scr string) bool {
+		return copiedCommands.MatchString(scr) || strings.Contains(scr, "no command to copy")
+	})
 
 	s.keys("e")
 	s.waitFor("the check's catalogue entry", contains("explain › instance-not-found", "Fires when"))
