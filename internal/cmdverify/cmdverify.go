@@ -28,6 +28,9 @@ type Command struct {
 	Objects []map[string]any `json:"objects,omitempty"`
 	// ObjectsError says why an object the command targets could not be built.
 	ObjectsError string `json:"objectsError,omitempty"`
+	// Snapshot is the file of the snapshot the finding came from, for a `kubectl karpnet`
+	// command to read with --snapshot; "" when it runs against the live cluster.
+	Snapshot string `json:"snapshot,omitempty"`
 }
 
 // Key identifies a command and the objects it runs against, to run each distinct one once.
@@ -181,7 +184,8 @@ func Targets(argv []string) []Ref {
 		return r
 	}
 	switch verb {
-	case "create", "apply", "run", "explain", "version", "api-resources":
+	case "create", "apply", "run", "explain", "version", "api-resources", "karpnet":
+		// karpnet: the plugin reads the cluster (or a snapshot), no object in particular.
 		return nil
 	case "drain", "cordon", "uncordon":
 		var out []Ref

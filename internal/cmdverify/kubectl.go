@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -25,6 +26,9 @@ type Kubectl struct {
 	Kubeconfig string
 	// Dir holds the object files of `patch --local` and kubectl's HOME (its discovery cache).
 	Dir string
+	// Env is added to kubectl's environment (last, so it wins): a PATH that holds the
+	// kubectl-karpnet plugin, the AWS endpoint of the cluster it reads.
+	Env []string
 
 	files atomic.Int64
 }
@@ -33,6 +37,8 @@ type Kubectl struct {
 var readOnlyVerbs = map[string]bool{
 	"get": true, "describe": true, "logs": true, "top": true, "explain": true, "events": true,
 	"api-resources": true, "api-versions": true, "version": true, "auth": true, "diff": true,
+	// The kubectl-karpnet plugin, which only reads.
+	"karpnet": true,
 }
 
 // serverDryRunVerbs are the changing subcommands that also run with --dry-run=server, so
@@ -47,6 +53,11 @@ var serverDryRunVerbs = map[string]bool{
 var logsWithoutKubelet = regexp.MustCompile(`does not have a host assigned|dial tcp|connection refused|no such host|` +
 	`:10250/containerLogs|is waiting to start|ContainerCreating|PodInitializing`)
 
+// pluginFindings is how `kubectl karpnet` ends with exit code 1: it ran and found something at
+// or above --fail-on (README.md, Exit codes); a usage error is 2 and a run that could not read
+// its cluster or snapshot 3.
+var pluginFindings = regexp.MustCompile(`(?m)^\[exit 1\]$`)
+
 // Check is one run of kubectl a verification made.
 type Check struct {
 	// Args are kubectl's arguments (without the program).
@@ -59,7 +70,9 @@ type Check struct {
 // made. A read-only command (c.ReadOnly, which must agree with its subcommand) runs as it is
 // and must exit 0, except that `logs` may fail the way it does with no kubelet behind the API
 // server. A changing command runs with --dry-run=client and must exit 0; patch, label,
-// annotate, delete, set, taint and create also run with --dry-run=server. A patch also runs as
+// annotate, delete, set, taint and create also run with --dry-run=server. `kubectl karpnet`
+// (the plugin, read-only) runs against the cluster, or with --snapshot c.Snapshot, and must
+// exit 0, or 1 for findings. A patch also runs as
 // `kubectl patch --local -f OBJECT -o json` over the object it is about (object returns it)
 // and must apply cleanly and change it: a patch that leaves the object as it is fixes nothing. With no Kubeconfig only that last run is made.
 func (k *Kubectl) Verify(ctx context.Context, c Command, object func(Ref) (map[string]any, error)) ([]Check, error) {
@@ -92,6 +105,15 @@ func (k *Kubectl) Verify(ctx context.Context, c Command, object func(Ref) (map[s
 			return nil
 		}
 		return fmt.Errorf("kubectl %s: %v\n%s", strings.Join(args, " "), err, lastLines(strings.TrimSpace(out), 6))
+	}
+	if verb == "karpnet" {
+		// karpnet's own commands read the cluster, or the snapshot the finding came from.
+		if c.Snapshot != "" {
+			args = withFlag(withFlag(args, "--snapshot"), c.Snapshot)
+		} else if k.Kubeconfig == "" {
+			return checks, nil
+		}
+		return checks, run(args, pluginFindings)
 	}
 	if k.Kubeconfig != "" {
 		switch {
@@ -217,10 +239,14 @@ func (k *Kubectl) run(ctx context.Context, args []string) (string, error) {
 	if kubeconfig == "" {
 		kubeconfig = filepath.Join(k.Dir, "no-kubeconfig")
 	}
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "KUBECONFIG=" + kubeconfig, "LANG=C.UTF-8"}
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "KUBECONFIG=" + kubeconfig, "LANG=C.UTF-8"}, k.Env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		fmt.Fprintf(&out, "\n[exit %d]\n", exit.ExitCode())
+	}
 	if err == nil && len(args) > 0 && args[len(args)-1] == "json" {
 		// patch --local -o json: the patched object must decode.
 		var v map[string]any

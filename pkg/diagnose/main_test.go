@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -44,6 +45,9 @@ const commandCorpusEnv = "KARPNET_COMMAND_CORPUS"
 var commandCorpus struct {
 	mu  sync.Mutex
 	enc *json.Encoder
+	// dir receives the snapshots that `kubectl karpnet` commands read; snapshots counts them.
+	dir       string
+	snapshots int
 }
 
 // recordCommands writes the commands of a case's findings to the corpus, if one is open.
@@ -61,11 +65,29 @@ func recordCommands(t *testing.T, s *snapshot.Snapshot, findings []Finding) {
 				line.ObjectsError = err.Error()
 			}
 			line.Objects = objs
+			if len(c.Argv) > 1 && c.Argv[1] == "karpnet" {
+				line.Snapshot = writeCorpusSnapshot(t, s)
+			}
 			if err := commandCorpus.enc.Encode(line); err != nil {
 				t.Fatalf("writing the command corpus: %v", err)
 			}
 		}
 	}
+}
+
+// writeCorpusSnapshot writes s to the corpus's directory of snapshots and returns its path.
+func writeCorpusSnapshot(t *testing.T, s *snapshot.Snapshot) string {
+	commandCorpus.snapshots++
+	path := filepath.Join(commandCorpus.dir, fmt.Sprintf("%d.json", commandCorpus.snapshots))
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatalf("writing the command corpus: %v", err)
+	}
+	defer f.Close()
+	if err := snapshot.Write(f, s); err != nil {
+		t.Fatalf("writing the command corpus: %v", err)
+	}
+	return path
 }
 
 // TestMain runs the tests and then, when every test ran (no -run filter), fails unless each
@@ -79,6 +101,11 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 		commandCorpus.enc = json.NewEncoder(f)
+		commandCorpus.dir = path + ".snapshots"
+		if err := os.MkdirAll(commandCorpus.dir, 0o755); err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", commandCorpusEnv, err)
+			os.Exit(1)
+		}
 		defer func() {
 			if err := f.Close(); err != nil {
 				fmt.Fprintf(os.Stderr, "%s: %v\n", commandCorpusEnv, err)

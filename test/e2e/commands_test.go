@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
 	"maps"
@@ -20,6 +21,7 @@ import (
 	"github.com/karpnet/kubectl-karpnet/internal/cmdverify"
 	"github.com/karpnet/kubectl-karpnet/pkg/demo"
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 	"github.com/karpnet/kubectl-karpnet/test/e2e/harness"
 )
 
@@ -53,8 +55,10 @@ func TestRemedyCommandsRunInTheRealTools(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := &commandVerifier{t: t, aws: aws, cluster: cmdverify.Cluster{Dynamic: dyn},
-		kubectl: &cmdverify.Kubectl{Binary: kubectlBin, Kubeconfig: env.kube.AdminKubeconfig, Dir: t.TempDir()},
-		done:    map[string]bool{}, sources: map[string]int{}, tools: map[string]int{}}
+		kubectl: &cmdverify.Kubectl{Binary: kubectlBin, Kubeconfig: env.kube.AdminKubeconfig, Dir: t.TempDir(),
+			Env: append([]string{"PATH=" + env.binDir + string(os.PathListSeparator) + os.Getenv("PATH"), "NO_COLOR=1"},
+				env.moto.Env(region)...)},
+		done: map[string]bool{}, sources: map[string]int{}, tools: map[string]int{}}
 	t.Logf("%s; kubectl at %s", aws.Version, kubectlBin)
 
 	// The suite's broken worlds, each checked by the real binary while its objects exist.
@@ -215,9 +219,20 @@ func demoCommands(t *testing.T) []cmdverify.Command {
 		if err != nil {
 			t.Fatalf("the %s demo snapshot: %v", ctx, err)
 		}
+		file := filepath.Join(t.TempDir(), ctx+".json")
+		var b bytes.Buffer
+		if err := snapshot.Write(&b, s); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		for _, f := range diagnose.Analyze(s, diagnose.Options{}).Findings {
 			for _, c := range f.Commands {
 				cmd := cmdverify.Command{Source: "demo", Origin: ctx + " " + f.ID, Argv: c.Argv, ReadOnly: c.ReadOnly}
+				if len(c.Argv) > 1 && c.Argv[1] == "karpnet" {
+					cmd.Snapshot = file
+				}
 				if cmd.Objects, err = cmdverify.Manifests(s, c.Argv); err != nil {
 					cmd.ObjectsError = err.Error()
 				}
