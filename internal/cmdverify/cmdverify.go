@@ -28,9 +28,15 @@ type Command struct {
 	Snapshot string `json:"snapshot,omitempty"`
 }
 
-// Key identifies a command and the objects it runs against, to run each distinct one once.
+// Key identifies a command and what it runs against, to run each distinct one once: a
+// patch's outcome depends on its object's fields, every other kubectl command's only on
+// whether its objects exist (and a plugin command's on its snapshot).
 func (c Command) Key() string {
-	b, _ := json.Marshal([]any{c.Argv, c.Objects})
+	var against any = c.Objects
+	if c.Program() == "kubectl" && Verb(c.Argv) != "patch" {
+		against = []any{len(c.Objects), c.ObjectsError, c.Snapshot}
+	}
+	b, _ := json.Marshal([]any{c.Argv, against})
 	return string(b)
 }
 

@@ -28,8 +28,9 @@ import (
 // TestRemedyCommandsRunInTheRealTools runs every command of karpnet's remedies through the
 // tool that would run it, changing nothing: the commands of both demo clusters, of
 // pkg/diagnose's table cases (written by `go test ./pkg/diagnose` with KARPNET_COMMAND_CORPUS
-// set) and of the broken worlds of this suite (the catalogue, Cilium and private-subnet
-// clusters, checked by the real binary). kubectl commands run against this suite's API server
+// set) and of the broken worlds of this suite (the catalogue, Cilium, private-subnet, egress,
+// security group, placement, VPC CNI, consistency, address and network policy clusters,
+// checked by the real binary). kubectl commands run against this suite's API server
 // holding the objects they are about: for the demo and unit commands, built from the
 // finding's snapshot; for the worlds, the objects the world made. The AWS CLI parses each aws
 // command and calls a local endpoint that refuses it (internal/cmdverify says exactly what
@@ -72,6 +73,9 @@ func TestRemedyCommandsRunInTheRealTools(t *testing.T) {
 		{"egress", func(t *testing.T) { egressWorld(t) }},
 		{"security-groups", func(t *testing.T) { securityGroupsWorld(t) }},
 		{"placement", func(t *testing.T) { placementWorld(t) }},
+		{"vpc-cni", vpcCNIWorld},
+		{"consistency", consistencyWorld},
+		{"addresses", func(t *testing.T) { newAddressCluster(t) }},
 		{"network-policy-no-configmap", func(t *testing.T) { policyWorld(t, true).networkPolicy("default-deny") }},
 		{"network-policy-controller-off", func(t *testing.T) {
 			w := policyWorld(t, true)
@@ -83,8 +87,10 @@ func TestRemedyCommandsRunInTheRealTools(t *testing.T) {
 			}
 		}},
 	} {
+		built := time.Now()
 		w.build(t)
 		rep := decode(t, karpnet(t, runOpts{}, "check", "-o", "json"))
+		checked := time.Now()
 		n := v.total
 		for _, f := range rep.Findings {
 			for _, c := range f.Commands {
@@ -94,6 +100,8 @@ func TestRemedyCommandsRunInTheRealTools(t *testing.T) {
 		if v.total == n {
 			t.Errorf("the %s world gave no command: %v", w.name, rep.set())
 		}
+		t.Logf("%s world: %d commands; built and checked in %s, verified in %s", w.name, v.total-n,
+			checked.Sub(built).Round(100*time.Millisecond), time.Since(checked).Round(100*time.Millisecond))
 	}
 
 	// The demo clusters and the unit tables, each command against its objects built from its
@@ -104,9 +112,14 @@ func TestRemedyCommandsRunInTheRealTools(t *testing.T) {
 	if err := env.kube.InstallCRDs(ctx, harness.CRDsV1AutoMode); err != nil {
 		t.Fatalf("installing the CRDs: %v", err)
 	}
-	for _, c := range append(demoCommands(t), unitCommands(t)...) {
+	collected := time.Now()
+	corpus := append(demoCommands(t), unitCommands(t)...)
+	verifying := time.Now()
+	for _, c := range corpus {
 		v.verify(c, false)
 	}
+	t.Logf("demo and unit corpora: %d commands; collected in %s, verified in %s", len(corpus),
+		verifying.Sub(collected).Round(100*time.Millisecond), time.Since(verifying).Round(100*time.Millisecond))
 
 	var tools []string
 	for _, k := range slices.Sorted(maps.Keys(v.tools)) {
