@@ -158,8 +158,8 @@ func TestAllContextsReadsEveryContextInOrder(t *testing.T) {
 	}
 }
 
-// TestContextsBoundedConcurrency runs six contexts whose node lists each take 50ms and counts
-// how many are read at once.
+// TestContextsBoundedConcurrency runs six contexts whose node lists each wait for the others
+// and counts how many are read at once.
 func TestContextsBoundedConcurrency(t *testing.T) {
 	names := []string{"c1", "c2", "c3", "c4", "c5", "c6"}
 	var now, most atomic.Int32
@@ -175,6 +175,12 @@ func TestContextsBoundedConcurrency(t *testing.T) {
 					if n <= m || most.CompareAndSwap(m, n) {
 						break
 					}
+				}
+				// Hold the list until as many clusters as may be read at once are in (or 5s have
+				// passed, on a machine too loaded to start them), then 50ms more, so that a
+				// cluster read beyond the bound would be counted.
+				for deadline := time.Now().Add(5 * time.Second); most.Load() < maxClusters && time.Now().Before(deadline); {
+					time.Sleep(time.Millisecond)
 				}
 				time.Sleep(50 * time.Millisecond)
 				now.Add(-1)

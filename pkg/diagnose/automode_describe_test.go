@@ -173,7 +173,7 @@ func TestSubnetIPExhaustionAutoMode(t *testing.T) {
 					"20 free of 251 usable): each takes about 19 addresses (what its nodes hold in their subnet now, as the CNI " +
 					"grows with pods: the median of 1 node)",
 				Remedy: "add subnets in us-west-2a to spec.subnetSelectorTerms of NodeClass default (new nodes go to the roomiest " +
-					"subnet of the zone), or give the VPC a larger " +
+					"subnet of the zone; NodeClass default serves 1 node (m5.large), which stay where they are), or give the VPC a larger " +
 					"or secondary CIDR; Auto Mode pods can take addresses from other subnets (spec.podSubnetSelectorTerms with " +
 					"spec.podSecurityGroupSelectorTerms), and secondary-IP mode (spec.advancedNetworking.ipv4PrefixSize: \"32\") " +
 					"takes single addresses instead of /28 prefixes",

@@ -128,3 +128,14 @@ func selfRuleCommands(x *Index, id string) []Command {
 			Changes: "securitygroup/" + id, Affects: affects},
 	}
 }
+
+// classReach says whom a change to the node's class reaches, for a remedy that proposes one in
+// prose: "EC2NodeClass NAME serves 3 nodes (m5.large, m5.xlarge)".
+func classReach(x *Index, n *NodeInfo) string { return classReachOf(x, n.ClassKind, n.ClassName) }
+
+// classReachOf is classReach for the class of kind (EC2NodeClass or NodeClass) and name.
+func classReachOf(x *Index, kind, name string) string {
+	return kind + " " + name + " serves " + nodesAffected(x, func(m *NodeInfo) bool {
+		return m.ClassName == name && m.ClassKind == kind
+	})
+}

@@ -226,3 +226,34 @@ func maxPodsPatch(v int, nodes string) Command {
 		Affects: "every node of EC2NodeClass default drifts (kubelet is part of its hash) and Karpenter replaces it with " +
 			"max pods " + strconv.Itoa(v) + " whatever its type: " + nodes}
 }
+
+// sharedKinds are the objects a command changes that other nodes share: a change to one must
+// say whom it reaches.
+var sharedKinds = []string{"nodepool/", "ec2nodeclass/", "nodeclass/", "securitygroup/", "route-table/", "network-acl/",
+	"subnet/", "vpc/", "vpc-endpoint/", "configmap/", "daemonset/", "the vpc-cni add-on"}
+
+// assertCommandScope fails when a command of c's findings changes a shared object without
+// saying whom it reaches, or c's catalogue entry does not say what its commands change.
+func assertCommandScope(t *testing.T, c Check, got []Finding) {
+	t.Helper()
+	for _, f := range got {
+		for _, cmd := range f.Commands {
+			if cmd.ReadOnly {
+				continue
+			}
+			if cmd.Changes == "" {
+				t.Errorf("%s: %s changes something but does not say what", c.ID, cmd)
+				continue
+			}
+			if !slices.ContainsFunc(sharedKinds, func(k string) bool { return strings.HasPrefix(cmd.Changes, k) }) {
+				continue
+			}
+			if cmd.Affects == "" {
+				t.Errorf("%s: %s changes %s, which other nodes share, without saying whom it reaches", c.ID, cmd, cmd.Changes)
+			}
+			if c.Scope == "" {
+				t.Errorf("%s: its commands change %s, but its Spec has no Scope for explain", c.ID, cmd.Changes)
+			}
+		}
+	}
+}

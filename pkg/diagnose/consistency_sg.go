@@ -28,6 +28,7 @@ var specSecurityGroupNodeToNodeBlocked = &Spec{
 		"Services and webhooks break",
 	Remedy: "the remedy gives the `aws ec2 authorize-security-group-ingress` / `-egress` command for each " +
 		"blocked flow, or add the EKS cluster security group to `spec.securityGroupSelectorTerms`",
+	Scope: "one rule per blocked flow, added to the node's own security group with the other side's group as its source, never a CIDR: it admits only the nodes (or pods) in that group, and its Affects names every node with an interface in the group; adding the EKS cluster security group to the class's selector instead drifts every node of the class",
 	Sources: []string{
 		"terraform-aws-modules/terraform-aws-eks node_groups.tf",
 		"https://docs.aws.amazon.com/eks/latest/userguide/sec-group-reqs.html",

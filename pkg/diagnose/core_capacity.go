@@ -28,6 +28,7 @@ var specMaxPodsExceedsIPCapacity = &Spec{
 		"is the alternative, with how many of its other nodes (and which types) it would lower. Otherwise set " +
 		"`kubelet.maxPods` (EC2NodeClass at v1, NodePool at v1beta1) to at most the capacity, naming the other nodes " +
 		"the cap lowers, `RESERVED_ENIS=1`, or prefix delegation on a Nitro type",
+	Scope: "the narrowest change that clears it: for a xen type under a class sized for prefix delegation, a requirement on the NodePool that drifts only its xen NodeClaims (requirements are no part of the pool's hash) and the node's replacement; otherwise a kubelet.maxPods on the class that drifts every node of the class, with the other nodes it caps below their current capacity named; Karpenter's RESERVED_ENIS and prefix delegation stay in prose",
 	Sources: []string{
 		"aws/amazon-vpc-cni-k8s misc/eni-max-pods.txt",
 		"aws/karpenter-provider-aws pkg/providers/instancetype/types.go (ENILimitedPods)",

@@ -67,8 +67,8 @@ var securityGroupDrift = Check{
 					"%s will replace the node as drifted (SecurityGroupDrift)",
 					n.Instance.ID, n.ClassLabel(), strings.Join(parts, "; "), n.launcher()),
 				Remedy: fmt.Sprintf("make spec.securityGroupSelectorTerms of %s select exactly the groups the "+
-					"nodes need and let %s replace drifted nodes; do not add groups to %s instances by hand",
-					n.ClassLabel(), n.launcher(), n.launcher()),
+					"nodes need and let %s replace drifted nodes (%s; each whose groups then differ drifts); do not add "+
+					"groups to %s instances by hand", n.ClassLabel(), n.launcher(), classReach(x, n), n.launcher()),
 			})
 		}
 		return out

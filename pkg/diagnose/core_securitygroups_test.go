@@ -8,7 +8,8 @@ import (
 
 func TestSecurityGroupDrift(t *testing.T) {
 	remedy := "make spec.securityGroupSelectorTerms of EC2NodeClass default select exactly the groups the nodes " +
-		"need and let Karpenter replace drifted nodes; do not add groups to Karpenter instances by hand"
+		"need and let Karpenter replace drifted nodes (EC2NodeClass default serves 1 node (m5.large); each whose groups " +
+		"then differ drifts); do not add groups to Karpenter instances by hand"
 	drift := func(s *snapshot.Snapshot) {
 		s.Instances[0].SecurityGroups = []snapshot.GroupRef{{ID: "sg-0zzz"}, {ID: sgNodes}, {ID: "sg-0extra"}}
 		s.NodeClasses[0].StatusSecurityGroups = []snapshot.SecurityGroupStatus{{ID: sgNodes}, {ID: "sg-0cluster"}}

@@ -215,7 +215,8 @@ func autoPodPools(x *Index) []subnetPool {
 func nodeSubnetRemedy(x *Index, cni CNISettings, g launchGroup, zone string) string {
 	where := "the node group's subnet list"
 	if g.class != nil {
-		where = fmt.Sprintf("spec.subnetSelectorTerms of %s (new nodes go to the roomiest subnet of the zone)", classLabel(g.class))
+		where = fmt.Sprintf("spec.subnetSelectorTerms of %s (new nodes go to the roomiest subnet of the zone; %s, which "+
+			"stay where they are)", classLabel(g.class), classReachOf(x, g.class.KindName(), g.class.Name))
 	}
 	remedy := fmt.Sprintf("add subnets in %s to %s, or give the VPC a larger or secondary CIDR", zone, where)
 	switch {

@@ -34,6 +34,7 @@ var specSubnetPrefixFragmented = &Spec{
 		"pods stick in ContainerCreating and launches with `ipPrefixCount` fail",
 	Remedy: "keep free blocks for prefixes with a prefix CIDR reservation " +
 		"(`aws ec2 create-subnet-cidr-reservation --reservation-type prefix`), or a new subnet for the pool",
+	Scope: "a prefix reservation of the subnet's largest free aligned run, which keeps every interface in the subnet from taking single addresses there from now on (addresses in use stay); a new subnet is the user's to create and stays in prose",
 	Sources: []string{
 		"EC2 User Guide, Assign prefixes to Amazon EC2 network interfaces (automatic assignment, prefix reservations)",
 		"VPC User Guide, Subnet CIDR reservations",

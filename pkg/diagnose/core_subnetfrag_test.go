@@ -37,7 +37,7 @@ func TestSubnetPrefixFragmented(t *testing.T) {
 	}
 	// The node holds 10.0.1.10 (block 0) and 10.0.1.200 (block 12).
 	const poolRemedy = "add subnets in us-west-2a to spec.subnetSelectorTerms of EC2NodeClass default (new nodes go to the " +
-		"roomiest subnet of the zone), or give the VPC a larger or secondary CIDR; subnet discovery puts pods' ENIs in subnets " +
+		"roomiest subnet of the zone; EC2NodeClass default serves 1 node (m5.large), which stay where they are), or give the VPC a larger or secondary CIDR; subnet discovery puts pods' ENIs in subnets " +
 		"tagged kubernetes.io/role/cni=1 (VPC CNI 1.18+)"
 	reserve := func(cidr string) string {
 		return "keep the free blocks for prefixes so single addresses stop landing in them: reserve " + cidr + ", the " +

@@ -58,7 +58,8 @@ var subnetNotSelected = Check{
 					"%s will replace the node as drifted (SubnetDrift)",
 					n.Instance.ID, n.Instance.SubnetID, n.ClassLabel(), strings.Join(ids, ", "), n.launcher()),
 				Remedy: fmt.Sprintf("if %s should be used, make it match spec.subnetSelectorTerms of %s "+
-					"(tags or id); otherwise let %s replace the node", n.Instance.SubnetID, n.ClassLabel(), n.launcher()),
+					"(tags or id; %s, and each in a subnet the terms then leave out drifts); otherwise let %s replace the "+
+					"node", n.Instance.SubnetID, n.ClassLabel(), classReach(x, n), n.launcher()),
 			})
 		}
 		return out

@@ -23,7 +23,8 @@ func TestSubnetNotSelected(t *testing.T) {
 				Message: "instance " + instanceA + " is in " + subnetA + ", which EC2NodeClass default does not select " +
 					"(status.subnets: subnet-0bbb, subnet-0ccc); Karpenter will replace the node as drifted (SubnetDrift)",
 				Remedy: "if " + subnetA + " should be used, make it match spec.subnetSelectorTerms of EC2NodeClass default " +
-					"(tags or id); otherwise let Karpenter replace the node",
+					"(tags or id; EC2NodeClass default serves 1 node (m5.large), and each in a subnet the terms then leave out " +
+					"drifts); otherwise let Karpenter replace the node",
 			}},
 		},
 		{name: "empty status is silent", edit: func(s *snapshot.Snapshot) { s.NodeClasses[0].StatusSubnets = nil }},
@@ -47,7 +48,7 @@ func TestSubnetIPExhaustion(t *testing.T) {
 		"addresses into /28 prefixes"
 	classRemedy := func(zone string) string {
 		return "add subnets in " + zone + " to spec.subnetSelectorTerms of EC2NodeClass default (new nodes go to the roomiest " +
-			"subnet of the zone), " + classTail
+			"subnet of the zone; EC2NodeClass default serves 1 node (m5.large), which stay where they are), " + classTail
 	}
 	only := func(n int) string {
 		return fmt.Sprintf("its only subnet subnet-0aaa (10.0.1.0/24, %d free of 251 usable)", n)
@@ -109,7 +110,7 @@ func TestSubnetIPExhaustion(t *testing.T) {
 			want: finding(Critical, "subnet/"+subnetA, "EC2NodeClass default in us-west-2a can take no more node: "+only(16)+
 				" has fewer free addresses than the 17 the next node takes at once (1 primary IP + 1 /28 prefix (16 addresses, "+
 				"WARM_PREFIX_TARGET=1) of this m5.large)", "add subnets in us-west-2a to spec.subnetSelectorTerms of EC2NodeClass "+
-				"default (new nodes go to the roomiest subnet of the zone), or give the VPC a larger or secondary CIDR; subnet "+
+				"default (new nodes go to the roomiest subnet of the zone; EC2NodeClass default serves 1 node (m5.large), which stay where they are), or give the VPC a larger or secondary CIDR; subnet "+
 				"discovery puts pods' ENIs in subnets tagged kubernetes.io/role/cni=1 (VPC CNI 1.18+)")},
 		{name: "WARM_IP_TARGET sets the warm pool", edit: edits(free(3), cniEnv(SettingWarmIPTarget, "3")),
 			want: finding(Critical, "subnet/"+subnetA, "EC2NodeClass default in us-west-2a can take no more node: "+only(3)+
@@ -128,7 +129,7 @@ func TestSubnetIPExhaustion(t *testing.T) {
 			want: finding(Warning, "subnet/"+subnetA, "only 4 more nodes of EC2NodeClass default in us-west-2a fit in "+only(9)+
 				": each takes about 2 addresses (what its nodes hold in their subnet now, as the CNI grows with pods: the median of 1 node)",
 				"add subnets in us-west-2a to spec.subnetSelectorTerms of EC2NodeClass default (new nodes go to the roomiest subnet "+
-					"of the zone), "+classTail),
+					"of the zone; EC2NodeClass default serves 1 node (m5.large), which stay where they are), "+classTail),
 		},
 		{
 			name: "the subnet of non-Karpenter nodes is their node group's",

@@ -22,6 +22,7 @@ var specEFASecurityGroupSelfRuleMissing = &Spec{
 		"traffic between nodes is dropped",
 	Remedy: "`aws ec2 authorize-security-group-ingress --group-id SG --protocol -1 --source-group SG` and the " +
 		"matching egress rule, or select such a group in `spec.securityGroupSelectorTerms`",
+	Scope: "the all-traffic rule in from and out to the group itself, on the EFA group only: it admits only interfaces in that group, which the Affects names",
 	Sources: []string{
 		"https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/create-efa.html",
 		"https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-start.html#efa-start-security",

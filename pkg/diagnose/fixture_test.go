@@ -64,6 +64,7 @@ func runCasesOver(t *testing.T, base func() *snapshot.Snapshot, c Check, cases [
 						c.ID, f.Subject(), f.SubjectKind(), c.Examines)
 				}
 			}
+			assertCommandScope(t, c, got)
 			slices.SortFunc(got, compareFindings)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s findings mismatch (-want +got):\n%s", c.ID, diff)

@@ -30,6 +30,7 @@ var specNetworkACLBlocksNodeTraffic = &Spec{
 	Why: "network ACLs are stateless: replies to a node's HTTPS requests need their own inbound rule, and " +
 		"without either direction the node never reaches the EKS API, ECR, STS or EC2 and never registers",
 	Remedy: "allow TCP 443 out and TCP 1024-65535 in before the denying rules (`aws ec2 create-network-acl-entry`)",
+	Scope:  "allow entries added to the subnet's network ACL, each numbered just below the rule that denies its traffic and above none it must not pass, for TCP 443 out and the replies in on 1024-65535 from the way out's peers only (the internet, or the endpoints' subnets); the ACL filters every subnet associated with it, which the Affects names",
 	Sources: []string{
 		"https://docs.aws.amazon.com/vpc/latest/userguide/vpc-network-acls.html (rule order, stateless)",
 		"https://docs.aws.amazon.com/vpc/latest/userguide/nacl-basics.html (evaluated as traffic enters and leaves the subnet; Amazon DNS, instance metadata and Amazon Time Sync traffic is not filtered)",

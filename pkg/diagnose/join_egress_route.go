@@ -49,6 +49,7 @@ var specSubnetNoEgressRoute = &Spec{
 		"own (or, for a regional one, its own table) with `0.0.0.0/0` to the internet gateway; for a regional one " +
 		"missing the nodes' zone, an address there (`aws ec2 associate-nat-gateway-address --availability-zone`); for " +
 		"a NAT subnet's network ACL, the entries it lacks; or the missing VPC endpoints (`aws ec2 create-vpc-endpoint`)",
+	Scope: "ways out to choose from, each alone enough: a route in the NAT gateway's own route table or a network ACL entry in its subnet (which every subnet on that table or ACL shares), the subnet's MapPublicIpOnLaunch (instances launched there from now on), a 0.0.0.0/0 route of the node subnet's route table to an available NAT gateway (every subnet on that table), or the missing VPC endpoints (private DNS then answers for the service across the VPC; a gateway endpoint serves its route table's subnets); each command's Affects names the nodes, and a value karpnet cannot know (an Elastic IP, a new gateway's ID) stays in prose",
 	Sources: []string{
 		"https://docs.aws.amazon.com/eks/latest/userguide/private-clusters.html (required VPC endpoints)",
 		"https://docs.aws.amazon.com/vpc/latest/userguide/VPC_Route_Tables.html (main table, explicit association, blackhole)",

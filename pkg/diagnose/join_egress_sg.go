@@ -24,6 +24,7 @@ var specSecurityGroupEgressBlocked = &Spec{
 	Why: "security groups are stateful, so outbound 443 is what a node needs for the EKS API, ECR, STS and EC2; " +
 		"without it the node never registers and Karpenter replaces its NodeClaim again and again",
 	Remedy: "restore the allow-all egress rule or add TCP 443 (`aws ec2 authorize-security-group-egress`)",
+	Scope:  "the default allow-all egress rule restored on the node's security group (or TCP 443 only, as the prose says); every interface in the group gets it, which the Affects names",
 	Sources: []string{
 		"https://docs.aws.amazon.com/eks/latest/userguide/sec-group-reqs.html (node outbound rules)",
 		"https://docs.aws.amazon.com/vpc/latest/userguide/security-group-rules.html (default outbound rule, stateful)",

@@ -222,7 +222,8 @@ func TestWindowsNodes(t *testing.T) {
 					"command; create the ConfigMap if it does not exist), and attach the AmazonEKSVPCResourceController " +
 					"policy to the EKS cluster role",
 				Commands: []Command{{Argv: []string{"kubectl", "-n", "kube-system", "patch", "configmap", "amazon-vpc-cni",
-					"--type", "merge", "-p", `{"data":{"enable-windows-ipam":"true"}}`}, Changes: "configmap/kube-system/amazon-vpc-cni"}},
+					"--type", "merge", "-p", `{"data":{"enable-windows-ipam":"true"}}`}, Changes: "configmap/kube-system/amazon-vpc-cni",
+					Affects: "the VPC resource controller gives pod addresses to every Windows node: 1 node (m5.large)"}},
 			}},
 		},
 		{
@@ -235,7 +236,8 @@ func TestWindowsNodes(t *testing.T) {
 				Remedy: `turn on Windows IPAM: create the amazon-vpc-cni ConfigMap, which does not exist, with enable-windows-ipam ` +
 					`"true" (the command), and attach the AmazonEKSVPCResourceController policy to the EKS cluster role`,
 				Commands: []Command{{Argv: []string{"kubectl", "-n", "kube-system", "create", "configmap", "amazon-vpc-cni",
-					"--from-literal=enable-windows-ipam=true"}, Changes: "configmap/kube-system/amazon-vpc-cni"}},
+					"--from-literal=enable-windows-ipam=true"}, Changes: "configmap/kube-system/amazon-vpc-cni",
+					Affects: "the VPC resource controller gives pod addresses to every Windows node: 1 node (m5.large)"}},
 			}},
 		},
 		{name: "a booting Windows node is silent", edit: edits(windowsNode, noIPAM, cniCreated(time.Minute))},

@@ -132,14 +132,14 @@ var instanceNetworkAllowanceExceeded = Check{
 				u := uses[a]
 				said = append(said, fmt.Sprintf("%s %s %s (\"%s\")", a, countText(u.count, "time", "times"),
 					span(u.first, u.last, now), u.message))
-				remedies = append(remedies, allowanceRemedy(n, a))
+				remedies = append(remedies, allowanceRemedy(x, n, a))
 			}
 			if u := uses[allowanceCombined]; u != nil {
 				said = append(said, fmt.Sprintf("%s that client-go's event recorder combined into one event (it does once "+
 					"%d different ones come within %s) %s, the latest %s (\"%s\")",
 					countText(u.count, "NetworkingReady warning", "NetworkingReady warnings"), eventAggregateMax,
 					ago(eventAggregateInterval), span(u.first, u.last, now), u.allowance, u.message))
-				remedies = append(remedies, allowanceRemedy(n, u.allowance))
+				remedies = append(remedies, allowanceRemedy(x, n, u.allowance))
 			}
 			out = append(out, Finding{
 				Node:     n.Name(),
@@ -202,16 +202,21 @@ func instanceLimits(n *NodeInfo) string {
 }
 
 // allowanceRemedy says what lifts one allowance on the node.
-func allowanceRemedy(n *NodeInfo, allowance string) string {
+func allowanceRemedy(x *Index, n *NodeInfo, allowance string) string {
 	typeName := "the instance type"
 	if n.Type != nil {
 		typeName = n.Type.Name
 	}
 	switch allowance {
 	case snapshot.AllowanceConntrack:
+		reach := ""
+		if n.ClassName != "" && n.ClassKind != snapshot.KindNodeClass {
+			// connectionTracking is part of the class's hash: every node of the class drifts.
+			reach = "; " + classReach(x, n) + ", each of which drifts and is replaced"
+		}
 		return "conntrack: shorten idle connections' tracking with the EC2NodeClass's spec.connectionTracking " +
-			"(tcpEstablishedTimeout, udpStreamTimeout, udpTimeout; Karpenter v1.13+, Nitro types) or move to a larger type " +
-			"than " + typeName
+			"(tcpEstablishedTimeout, udpStreamTimeout, udpTimeout; Karpenter v1.13+, Nitro types" + reach + ") or move " +
+			"to a larger type than " + typeName
 	case snapshot.AllowanceLinkLocal:
 		return "link-local (DNS, instance metadata, NTP to 169.254.x.x, 1024 PPS per interface): cache DNS on the node " +
 			"(NodeLocal DNSCache) and cache instance metadata in the pods that call it"

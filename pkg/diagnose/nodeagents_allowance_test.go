@@ -37,7 +37,7 @@ func TestInstanceNetworkAllowanceExceeded(t *testing.T) {
 				Remedy: "bandwidth and PPS: a larger or network-optimised instance type than m5.large in the NodePool's " +
 					"requirements, or spread the traffic over more nodes; m5.large supports ENA Express (ENA SRD), which raises " +
 					"the single-flow bandwidth; conntrack: shorten idle connections' tracking with the EC2NodeClass's " +
-					"spec.connectionTracking (tcpEstablishedTimeout, udpStreamTimeout, udpTimeout; Karpenter v1.13+, Nitro types) " +
+					"spec.connectionTracking (tcpEstablishedTimeout, udpStreamTimeout, udpTimeout; Karpenter v1.13+, Nitro types; EC2NodeClass default serves 1 node (m5.large), each of which drifts and is replaced) " +
 					"or move to a larger type than m5.large"}},
 		},
 		{
@@ -52,7 +52,7 @@ func TestInstanceNetworkAllowanceExceeded(t *testing.T) {
 				Remedy: "bandwidth and PPS: a larger or network-optimised instance type than m5.large in the NodePool's " +
 					"requirements, or spread the traffic over more nodes; conntrack: shorten idle connections' tracking with the " +
 					"EC2NodeClass's spec.connectionTracking (tcpEstablishedTimeout, udpStreamTimeout, udpTimeout; Karpenter " +
-					"v1.13+, Nitro types) or move to a larger type than m5.large"}},
+					"v1.13+, Nitro types; EC2NodeClass default serves 1 node (m5.large), each of which drifts and is replaced) or move to a larger type than m5.large"}},
 		},
 		{name: "a Normal event is silent", edit: edits(event(conntrack, 3, time.Minute), func(s *snapshot.Snapshot) {
 			s.NodeEvents[0].Type = "Normal"
@@ -70,7 +70,7 @@ func TestInstanceNetworkAllowanceExceeded(t *testing.T) {
 					"2026-08-20T10:00:00Z to 2026-08-21T11:57:00Z (\"" + conntrack + "\"); the instance (m5.large) dropped or " +
 					"queued packets over its EC2 network allowances",
 				Remedy: "conntrack: shorten idle connections' tracking with the EC2NodeClass's spec.connectionTracking " +
-					"(tcpEstablishedTimeout, udpStreamTimeout, udpTimeout; Karpenter v1.13+, Nitro types) or move to a larger " +
+					"(tcpEstablishedTimeout, udpStreamTimeout, udpTimeout; Karpenter v1.13+, Nitro types; EC2NodeClass default serves 1 node (m5.large), each of which drifts and is replaced) or move to a larger " +
 					"type than m5.large"}},
 		},
 		{

@@ -28,6 +28,7 @@ var specCiliumMaxPodsExceedsIPCapacity = &Spec{
 	Remedy: "set the EC2NodeClass's `spec.kubelet.maxPods` to the count the finding gives (one class per instance size), " +
 		"or turn on prefix delegation in Cilium on Nitro types and replace the node, or raise Karpenter's " +
 		"`--reserved-enis` to the value the finding gives",
+	Scope: "a kubelet.maxPods on the node's EC2NodeClass, which drifts and replaces every node of the class, each then capped at that value whatever its type (hence one class per instance size); replacing the one node or changing Cilium's or Karpenter's settings are the other ways the prose names",
 	Sources: []string{
 		"cilium/cilium pkg/aws/ipam/node.go (GetMaximumAllocatableIPv4, getEffectiveIPLimits, IsPrefixDelegated)",
 		"cilium/cilium operator/pkg/ipam/nodemanager/node.go (getMaxAllocate: the pool's cap)",

@@ -35,6 +35,7 @@ var specNetworkPolicyNotEnforced = &Spec{
 	Remedy: "turn the VPC CNI's agent and the controller on (EKS add-on configuration `{\"enableNetworkPolicy\":\"true\"}` " +
 		"sets both; otherwise `enable-network-policy-controller: \"true\"` in the amazon-vpc-cni ConfigMap), or run another " +
 		"enforcer",
+	Scope: "the vpc-cni add-on's enableNetworkPolicy (aws-node on every node it runs on restarts with the agent), or, where only the network policy controller is off, the amazon-vpc-cni ConfigMap key that starts it for the whole cluster; the Affects of each names the nodes",
 	Sources: []string{
 		"aws/amazon-vpc-cni-k8s config/master/aws-k8s-cni.yaml and charts/aws-vpc-cni (aws-eks-nodeagent, --enable-network-policy, NETWORK_POLICY_ENFORCING_MODE)",
 		"aws/aws-network-policy-agent pkg/config/controller_config.go (enable-network-policy, default false)",
@@ -280,21 +281,23 @@ func policyControllerConfigMap(x *Index) (Command, string) {
 	case "":
 		prose += ", creating it if it does not exist"
 	}
-	return vpcCNIConfigTrue(x, key), prose
+	affects := "the network policy controller starts turning NetworkPolicies into the agents' rules on every node of " +
+		"the VPC CNI or EKS Auto Mode: " + nodesAffected(x, func(n *NodeInfo) bool { return n.VPCCNI || n.AutoMode() })
+	return vpcCNIConfigTrue(x, key, affects), prose
 }
 
 // vpcCNIConfigTrue is the kubectl command that sets key to "true" in the amazon-vpc-cni
 // ConfigMap: a merge patch, or a create when karpnet found the ConfigMap absent (a patch of an
-// absent ConfigMap fails with NotFound).
-func vpcCNIConfigTrue(x *Index, key string) Command {
+// absent ConfigMap fails with NotFound). affects says whom the setting reaches.
+func vpcCNIConfigTrue(x *Index, key, affects string) Command {
 	if x.Snapshot.VPCCNIConfigState == snapshot.ConfigMapNotFound {
 		return Command{Argv: []string{"kubectl", "-n", "kube-system", "create", "configmap", "amazon-vpc-cni", "--from-literal=" + key + "=true"},
-			Changes: vpcCNIConfigResource}
+			Changes: vpcCNIConfigResource, Affects: affects}
 	}
 	return Command{
 		Argv: []string{"kubectl", "-n", "kube-system", "patch", "configmap", "amazon-vpc-cni", "--type", "merge", "-p",
 			jsonArg(map[string]any{"data": map[string]string{key: "true"}})},
-		Changes: vpcCNIConfigResource,
+		Changes: vpcCNIConfigResource, Affects: affects,
 	}
 }
 

@@ -35,9 +35,11 @@ func TestNetworkPolicyNotEnforced(t *testing.T) {
 	}
 	const patchProse = `set enable-network-policy-controller to "true" in the amazon-vpc-cni ConfigMap`
 	patch := Command{Argv: []string{"kubectl", "-n", "kube-system", "patch", "configmap", "amazon-vpc-cni", "--type", "merge",
-		"-p", `{"data":{"enable-network-policy-controller":"true"}}`}, Changes: "configmap/kube-system/amazon-vpc-cni"}
+		"-p", `{"data":{"enable-network-policy-controller":"true"}}`}, Changes: "configmap/kube-system/amazon-vpc-cni",
+		Affects: controllerReach}
 	create := Command{Argv: []string{"kubectl", "-n", "kube-system", "create", "configmap", "amazon-vpc-cni",
-		"--from-literal=enable-network-policy-controller=true"}, Changes: "configmap/kube-system/amazon-vpc-cni"}
+		"--from-literal=enable-network-policy-controller=true"}, Changes: "configmap/kube-system/amazon-vpc-cni",
+		Affects: controllerReach}
 	controllerOff := func(state, how string, cmd Command) []Finding {
 		return []Finding{{ID: "network-policy-not-enforced", Severity: Warning, Resource: "configmap/kube-system/amazon-vpc-cni",
 			Message: "2 NetworkPolicies (shop/allow-web, shop/deny-all) exist and aws-node's network policy agent runs with " +
@@ -160,7 +162,8 @@ func TestNetworkPolicyNotEnforcedAutoMode(t *testing.T) {
 			`does not exist (the command); the Auto Mode NodeClass's spec.networkPolicy (DefaultAllow or DefaultDeny) sets ` +
 			`what pods without a policy get`,
 		Commands: []Command{{Argv: []string{"kubectl", "-n", "kube-system", "patch", "configmap", "amazon-vpc-cni", "--type",
-			"merge", "-p", `{"data":{"enable-network-policy-controller":"true"}}`}, Changes: "configmap/kube-system/amazon-vpc-cni"}}}}
+			"merge", "-p", `{"data":{"enable-network-policy-controller":"true"}}`}, Changes: "configmap/kube-system/amazon-vpc-cni",
+			Affects: controllerReach}}}}
 	runCasesOver(t, autoHealthy, networkPolicyNotEnforced, []checkCase{
 		{name: "no policy is silent"},
 		{name: "the controller off fires on the ConfigMap", edit: policies, want: want},
@@ -194,7 +197,9 @@ func TestNetworkPolicyNotEnforcedAutoMode(t *testing.T) {
 			Remedy: `create the amazon-vpc-cni ConfigMap with enable-network-policy-controller "true" (the command); ` +
 				"the Auto Mode NodeClass's spec.networkPolicy (DefaultAllow or DefaultDeny) sets what pods without a policy get",
 			Commands: []Command{{Argv: []string{"kubectl", "-n", "kube-system", "create", "configmap", "amazon-vpc-cni",
-				"--from-literal=enable-network-policy-controller=true"}, Changes: "configmap/kube-system/amazon-vpc-cni"}}}}},
+				"--from-literal=enable-network-policy-controller=true"}, Changes: "configmap/kube-system/amazon-vpc-cni",
+				Affects: "the network policy controller starts turning NetworkPolicies into the agents' rules on every " +
+					"node of the VPC CNI or EKS Auto Mode: 1 node (m5.large)"}}}}},
 	})
 }
 
@@ -222,3 +227,7 @@ func TestNetworkPolicyText(t *testing.T) {
 		}
 	}
 }
+
+// controllerReach is whom turning the network policy controller on reaches in the fixtures.
+const controllerReach = "the network policy controller starts turning NetworkPolicies into the agents' rules on " +
+	"every node of the VPC CNI or EKS Auto Mode: 1 node (m5.large)"

@@ -35,6 +35,7 @@ var specNodePoolStartupTaintMissing = &Spec{
 		"before the agent has set up the node's datapath and fail to start or lose traffic",
 	Remedy: "add the taint to the NodePool's `spec.template.spec.startupTaints` with effect NoExecute, as Cilium and " +
 		"Karpenter document",
+	Scope: "the startup taint added to the NodePool as a JSON patch that creates the list or appends to it; startupTaints are part of the pool's hash, so every node of the pool drifts and is replaced, which the Affects counts",
 	Sources: []string{
 		"cilium/cilium pkg/defaults/node.go (AgentNotReadyNodeTaint), operator/watchers/node_taint.go (the operator removes it once the agent is ready)",
 		"cilium/cilium install/kubernetes/cilium/templates/cilium-configmap.yaml (agent-not-ready-taint-key, set-cilium-node-taints)",

@@ -43,6 +43,12 @@ type Spec struct {
 	// FiresWhen says when it fires, NotOn what it deliberately leaves alone, Why why that
 	// matters on EKS, Remedy what to do in short; each finding carries its own exact remedy.
 	FiresWhen, NotOn, Why, Remedy string
+	// Scope says, for a check whose remedy commands change an object other nodes share (a
+	// NodePool, an EC2NodeClass, a security group, a route table, a network ACL, a subnet, the
+	// VPC or aws-node), which change it proposes, why that one rather than a wider one, and
+	// whom it reaches; each command's Affects names the nodes. "" for a check whose commands
+	// change only the node, its NodeClaim, its instance or an interface, or read.
+	Scope string
 	// Sources are the upstream code, issues and documents behind the check's rules.
 	Sources []string
 	// Verified names, for each upstream fact the check encodes, the file of the ledger's pinned

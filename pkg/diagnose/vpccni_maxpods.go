@@ -24,6 +24,7 @@ var specMaxPodsBelowIPCapacity = &Spec{
 		"below what they can hold and more nodes are launched than needed",
 	Remedy: "set `spec.kubelet.maxPods` on the EC2NodeClass (v1) or `spec.template.spec.kubelet.maxPods` on " +
 		"the NodePool (v1beta1); see aws/karpenter-provider-aws#8210",
+	Scope: "a kubelet.maxPods on the class, set to the lowest value the class's nodes can hold so that no node of a smaller type ends above its capacity; the class's kubelet is part of its hash, so every node of the class drifts and is replaced, which the Affects counts",
 	Sources: []string{
 		"aws/karpenter-provider-aws#8210",
 		"aws/karpenter-provider-aws pkg/providers/instancetype/types.go (ENILimitedPods)",

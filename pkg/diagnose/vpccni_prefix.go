@@ -34,6 +34,7 @@ var specPrefixDelegationInactive = &Spec{
 	Remedy: "check ipamd.log for InsufficientCidrBlocks; `aws ec2 create-subnet-cidr-reservation " +
 		"--reservation-type prefix`, or a new pod subnet, then replace the node; for the info, nothing: " +
 		"replace the node when convenient",
+	Scope: "a prefix reservation of the pod subnet's largest free aligned run (every interface in the subnet takes single addresses elsewhere from now on) and the node's replacement",
 	Sources: []string{
 		"aws/amazon-vpc-cni-k8s pkg/ipamd/ipamd.go (isDatastorePoolTooLow, containsInsufficientCIDRsOrSubnetIPs)",
 		"aws/amazon-vpc-cni-k8s README.md (ENABLE_PREFIX_DELEGATION)",

@@ -20,6 +20,7 @@ var specWindowsIpamNotEnabled = &Spec{
 	Remedy: "`kubectl patch configmap/amazon-vpc-cni -n kube-system --type merge -p " +
 		"'{\"data\":{\"enable-windows-ipam\":\"true\"}}'` and the AmazonEKSVPCResourceController policy on the " +
 		"cluster role",
+	Scope: "enable-windows-ipam in the amazon-vpc-cni ConfigMap, which the VPC resource controller reads for the whole cluster: every Windows node gets pod addresses, which the Affects counts",
 	Sources: []string{
 		"aws/karpenter-provider-aws pkg/providers/amifamily/windows.go",
 		"aws/karpenter-provider-aws pkg/providers/instancetype/types.go (privateIPv4Address: `vpc.amazonaws.com/PrivateIPv4Address` = IPv4PerInterface - 1 of zz_generated.vpclimits.go)",
@@ -60,8 +61,9 @@ var windowsIPAMNotEnabled = Check{
 				Resource: nodeRef(n.Name()),
 				Message: fmt.Sprintf("Windows node %s advertises no %s, so the VPC resource controller gives its pods "+
 					"no IP address and they stay in ContainerCreating", n.Name(), ResourceWindowsIPv4),
-				Remedy:   "turn on Windows IPAM: " + windowsIPAMProse(x) + ", and attach the AmazonEKSVPCResourceController policy to the EKS cluster role",
-				Commands: []Command{vpcCNIConfigTrue(x, "enable-windows-ipam")},
+				Remedy: "turn on Windows IPAM: " + windowsIPAMProse(x) + ", and attach the AmazonEKSVPCResourceController policy to the EKS cluster role",
+				Commands: []Command{vpcCNIConfigTrue(x, "enable-windows-ipam", "the VPC resource controller gives pod addresses to every Windows node: "+
+					nodesAffected(x, func(n *NodeInfo) bool { return n.Windows() }))},
 			})
 		}
 		return out

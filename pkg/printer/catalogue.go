@@ -9,7 +9,8 @@ import (
 )
 
 // CatalogueMarkdown writes the checks as the catalogue table of docs/checks.md: one row per check with
-// its ID, severities, when it fires, what it does not fire on, why it matters and the remedy.
+// its ID, severities, when it fires, what it does not fire on, why it matters and the remedy, with
+// what the remedy's commands change where they change objects other nodes share.
 func CatalogueMarkdown(w io.Writer, checks []diagnose.Check) error {
 	var b strings.Builder
 	b.WriteString("| id | severity | fires when | does not fire on | why it matters | remedy |\n")
@@ -19,8 +20,12 @@ func CatalogueMarkdown(w io.Writer, checks []diagnose.Check) error {
 		for _, s := range c.Severities() {
 			sev = append(sev, s.String())
 		}
+		remedy := c.Remedy
+		if c.Scope != "" {
+			remedy += ". *What the commands change:* " + c.Scope
+		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", c.ID, strings.Join(sev, " / "),
-			cell(c.FiresWhen), cell(c.NotOn), cell(c.Why), cell(c.Remedy))
+			cell(c.FiresWhen), cell(c.NotOn), cell(c.Why), cell(remedy))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -35,7 +35,12 @@ func TestCIRulesAreTheCatalogue(t *testing.T) {
 			md = append(md, "**Does not fire on:** "+c.NotOn)
 		}
 		text = append(text, "Why it matters: "+plain(c.Why), "Remedy: "+plain(c.Remedy))
-		md = append(md, "**Why it matters:** "+c.Why, "**Remedy:** "+c.Remedy, "**Sources:**\n\n- "+strings.Join(c.Sources, "\n- "))
+		md = append(md, "**Why it matters:** "+c.Why, "**Remedy:** "+c.Remedy)
+		if c.Scope != "" {
+			text = append(text, "What the commands change: "+plain(c.Scope))
+			md = append(md, "**What the commands change:** "+c.Scope)
+		}
+		md = append(md, "**Sources:**\n\n- "+strings.Join(c.Sources, "\n- "))
 		var severities []string
 		for _, s := range c.Severities() {
 			severities = append(severities, s.String())

@@ -22,7 +22,9 @@ type CheckDoc struct {
 	NotOn      string   `json:"notOn,omitempty"`
 	Why        string   `json:"why"`
 	Remedy     string   `json:"remedy"`
-	Sources    []string `json:"sources"`
+	// Scope says which shared objects the remedy's commands change and whom they reach.
+	Scope   string   `json:"scope,omitempty"`
+	Sources []string `json:"sources"`
 	// Verified lists the upstream files, at the ledger's pinned versions, the check's rules were
 	// read in.
 	Verified []VerifiedDoc `json:"verified,omitempty"`
@@ -47,7 +49,7 @@ func Docs(checks []diagnose.Check) []CheckDoc {
 	out := make([]CheckDoc, 0, len(checks))
 	for _, c := range checks {
 		d := CheckDoc{ID: c.ID, Family: string(c.Family), Title: c.Title, FiresWhen: c.FiresWhen, NotOn: c.NotOn,
-			Why: c.Why, Remedy: c.Remedy, Sources: append([]string{}, c.Sources...)}
+			Why: c.Why, Remedy: c.Remedy, Scope: c.Scope, Sources: append([]string{}, c.Sources...)}
 		for _, s := range c.Severities() {
 			d.Severities = append(d.Severities, s.String())
 		}
@@ -176,7 +178,11 @@ func docFields(d CheckDoc) [][2]string {
 	if d.NotOn != "" {
 		fields = append(fields, [2]string{"Does not fire on", d.NotOn})
 	}
-	return append(fields, [2]string{"Why it matters", d.Why}, [2]string{"Remedy", d.Remedy})
+	fields = append(fields, [2]string{"Why it matters", d.Why}, [2]string{"Remedy", d.Remedy})
+	if d.Scope != "" {
+		fields = append(fields, [2]string{"What the commands change", d.Scope})
+	}
+	return fields
 }
 
 // plainMarkdown drops the backticks of Markdown code spans for the terminal.
