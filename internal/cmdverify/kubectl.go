@@ -42,9 +42,11 @@ var readOnlyVerbs = map[string]bool{
 }
 
 // serverDryRunVerbs are the changing subcommands that also run with --dry-run=server, so
-// that the API server (and a CRD's schema) validates the object the change would leave.
+// that the API server (and a CRD's schema) validates the object the change would leave. A
+// delete is left out: its client dry run already gets the object, and no object is left to
+// validate.
 var serverDryRunVerbs = map[string]bool{
-	"patch": true, "label": true, "annotate": true, "delete": true, "set": true, "taint": true, "create": true,
+	"patch": true, "label": true, "annotate": true, "set": true, "taint": true, "create": true,
 }
 
 // logsWithoutKubelet are the errors of `kubectl logs` that come after kubectl found the pod
@@ -70,7 +72,7 @@ type Check struct {
 // made. A read-only command (c.ReadOnly, which must agree with its subcommand) runs as it is
 // and must exit 0, except that `logs` may fail the way it does with no kubelet behind the API
 // server. A changing command runs with --dry-run=client and must exit 0; patch, label,
-// annotate, delete, set, taint and create also run with --dry-run=server. `kubectl karpnet`
+// annotate, set, taint and create also run with --dry-run=server. `kubectl karpnet`
 // (the plugin, read-only) runs against the cluster, or with --snapshot c.Snapshot, and must
 // exit 0, or 1 for findings. A patch also runs as
 // `kubectl patch --local -f OBJECT -o json` over the object it is about (object returns it)
