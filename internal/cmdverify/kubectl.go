@@ -51,9 +51,10 @@ var serverDryRunVerbs = map[string]bool{
 
 // logsWithoutKubelet are the errors of `kubectl logs` that come after kubectl found the pod
 // and asked the API server for its log: the test's API server has no kubelet to read it from
-// (a pod with no node, or a node whose kubelet does not answer).
-var logsWithoutKubelet = regexp.MustCompile(`does not have a host assigned|dial tcp|connection refused|no such host|` +
-	`:10250/containerLogs|is waiting to start|ContainerCreating|PodInitializing`)
+// (the API server's request to the node's kubelet fails, or the pod's container never
+// started). An API server kubectl cannot reach is no such error.
+var logsWithoutKubelet = regexp.MustCompile(`:10250/containerLogs/|does not have a host assigned|` +
+	`container "[^"]*" in pod "[^"]*" is waiting to start`)
 
 // pluginFindings is how `kubectl karpnet` ends with exit code 1: it ran and found something at
 // or above --fail-on (README.md, Exit codes); a usage error is 2 and a run that could not read
