@@ -96,3 +96,17 @@ func TestPatchLocal(t *testing.T) {
 		t.Errorf("a get said to change objects: got %v", err)
 	}
 }
+
+func TestLogsWithoutKubelet(t *testing.T) {
+	for out, want := range map[string]bool{
+		`Error from server: Get "https://10.0.0.10:10250/containerLogs/kube-system/cilium-operator-0/cilium-operator": dial tcp 10.0.0.10:10250: connect: connection refused`: true,
+		`Error from server (BadRequest): container "cilium-operator" in pod "cilium-operator-0" is waiting to start: ContainerCreating`:                                       true,
+		`The connection to the server 127.0.0.1:6443 was refused - did you specify the right host or port?`:                                                                   false,
+		`error: unable to upgrade connection: dial tcp 127.0.0.1:6443: connect: connection refused`:                                                                           false,
+		`error: error from server (NotFound): deployments.apps "cilium-operator" not found`:                                                                                   false,
+	} {
+		if got := logsWithoutKubelet.MatchString(out); got != want {
+			t.Errorf("%q: accepted %t, want %t", out, got, want)
+		}
+	}
+}
