@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -227,6 +228,9 @@ func maxPodsPatch(v int, nodes string) Command {
 			"max pods " + strconv.Itoa(v) + " whatever its type: " + nodes}
 }
 
+// inlineCommand finds a command written into a remedy's prose, which belongs in its commands.
+var inlineCommand = regexp.MustCompile(`(^|[ (:])(kubectl|aws) [a-z-]+ [a-z-]`)
+
 // sharedKinds are the objects a command changes that other nodes share: a change to one must
 // say whom it reaches.
 var sharedKinds = []string{"nodepool/", "ec2nodeclass/", "nodeclass/", "securitygroup/", "route-table/", "network-acl/",
@@ -237,6 +241,9 @@ var sharedKinds = []string{"nodepool/", "ec2nodeclass/", "nodeclass/", "security
 func assertCommandScope(t *testing.T, c Check, got []Finding) {
 	t.Helper()
 	for _, f := range got {
+		if m := inlineCommand.FindString(f.Remedy); m != "" || strings.Contains(f.Remedy, "`") {
+			t.Errorf("%s: the remedy's prose holds a command (%q) instead of its commands list: %s", c.ID, m, f.Remedy)
+		}
 		for _, cmd := range f.Commands {
 			if cmd.ReadOnly {
 				continue

@@ -249,8 +249,8 @@ var placementGroupPartitionMismatch = Check{
 			}
 			if part > 0 {
 				partText = fmt.Sprintf("partition %d", part)
-				f.Remedy = fmt.Sprintf("set the label to the instance's Placement.PartitionNumber (the kubectl label command), "+
-					"or %s (the kubectl delete command); Karpenter v1.11+ fills it at registration", replaceNodeProse(n, ""))
+				f.Remedy = fmt.Sprintf("set the label to the instance's Placement.PartitionNumber (the label command), "+
+					"or %s (the delete command); Karpenter v1.11+ fills it at registration", replaceNodeProse(n, ""))
 				label := Command{Argv: []string{"kubectl", "label", "node", n.Name(),
 					labelPlacementGroupPartition + "=" + strconv.Itoa(int(part)), "--overwrite"}, Changes: "node/" + n.Name()}
 				f.Commands = append([]Command{label}, f.Commands...)
@@ -270,11 +270,11 @@ func placementMissingRemedy(n *NodeInfo) (string, []Command) {
 	commands := append(replaceNodeCommands(n), Command{Argv: []string{"kubectl", "describe", kind, name}, ReadOnly: true})
 	if n.AutoMode() {
 		return fmt.Sprintf("%s; Auto Mode honours spec.placementGroupSelector since May 2026, and only while the "+
-			"group resolves (the kubectl describe command shows %s's status)", replaceNodeProse(n, "so EKS Auto Mode launches it into the group"),
+			"group resolves (the describe command shows %s's status)", replaceNodeProse(n, "so EKS Auto Mode launches it into the group"),
 			n.ClassLabel()), commands
 	}
 	return fmt.Sprintf("%s; Karpenter honours spec.placementGroupSelector from v1.11, and only while the group "+
-		"resolves (the kubectl describe command shows %s's condition PlacementGroupReady)",
+		"resolves (the describe command shows %s's condition PlacementGroupReady)",
 		replaceNodeProse(n, "so Karpenter launches it into the group"), n.ClassLabel()), commands
 }
 
@@ -284,7 +284,7 @@ func labelMismatchRemedy(x *Index, n *NodeInfo) (string, []Command) {
 	remedy := "Karpenter sets the label at launch and decides drift by it: " + replaceNodeProse(n, "")
 	commands := replaceNodeCommands(n)
 	if v := placementLabelValue(x, n.Instance.Placement); v != "" {
-		remedy += ", or if the label was edited by hand, restore it (the kubectl label command)"
+		remedy += ", or if the label was edited by hand, restore it (the label command)"
 		commands = append(commands, Command{Argv: []string{"kubectl", "label", "node", n.Name(), labelPlacementGroupID + "=" + v, "--overwrite"},
 			Changes: "node/" + n.Name()})
 	}

@@ -115,7 +115,7 @@ func TestPlacementGroupMismatch(t *testing.T) {
 			want: []Finding{{ID: "placement-group-mismatch", Severity: Warning, Node: nodeE1, Resource: "node/" + nodeE1,
 				Message: "instance " + instE1 + " is in placement group training (pg-0train), but the node label " +
 					"karpenter.k8s.aws/placement-group-id is pg-0old",
-				Remedy:   replace + ", or if the label was edited by hand, restore it (the kubectl label command)",
+				Remedy:   replace + ", or if the label was edited by hand, restore it (the label command)",
 				Commands: relabel("pg-0train")}},
 		},
 		{
@@ -124,7 +124,7 @@ func TestPlacementGroupMismatch(t *testing.T) {
 			want: []Finding{{ID: "placement-group-mismatch", Severity: Warning, Node: nodeE1, Resource: "node/" + nodeE1,
 				Message: "instance " + instE1 + " is in placement group training (pg-0train), but the node label " +
 					"karpenter.k8s.aws/placement-group-id is pg-0old",
-				Remedy:   replace + ", or if the label was edited by hand, restore it (the kubectl label command)",
+				Remedy:   replace + ", or if the label was edited by hand, restore it (the label command)",
 				Commands: relabel("pg-0train")}},
 		},
 		{
@@ -152,7 +152,7 @@ func TestPlacementGroupMismatch(t *testing.T) {
 			want: []Finding{{ID: "placement-group-mismatch", Severity: Warning, Node: nodeE1, Resource: "node/" + nodeE1,
 				Message: "instance " + instE1 + " is in placement group other (pg-0other), but the node label " +
 					"karpenter.k8s.aws/placement-group-id is pg-0train",
-				Remedy:   replace + ", or if the label was edited by hand, restore it (the kubectl label command)",
+				Remedy:   replace + ", or if the label was edited by hand, restore it (the label command)",
 				Commands: relabel("pg-0other")}},
 		},
 	})
@@ -166,7 +166,7 @@ func TestPlacementGroupMissing(t *testing.T) {
 				"selects the " + kind + ` with name "training"`,
 			Remedy: "replace the node so Karpenter launches it into the group by deleting its NodeClaim training-2e2e2; " +
 				"Karpenter honours spec.placementGroupSelector from v1.11, and only while the group resolves " +
-				"(the kubectl describe command shows EC2NodeClass efa's condition PlacementGroupReady)",
+				"(the describe command shows EC2NodeClass efa's condition PlacementGroupReady)",
 			Commands: append(claimDeleted("training-2e2e2", nodeE2, "Karpenter"),
 				Command{Argv: []string{"kubectl", "describe", "ec2nodeclass", "efa"}, ReadOnly: true})}}
 	}
@@ -211,8 +211,8 @@ func TestPlacementGroupPartitionMismatch(t *testing.T) {
 		return []Finding{{ID: "placement-group-partition-mismatch", Severity: Warning, Node: nodeE2, Resource: "node/" + nodeE2,
 			Message: "instance " + instE2 + " is in partition 2 of partition placement group training, but the node label " +
 				"karpenter.k8s.aws/placement-group-partition is " + state,
-			Remedy: "set the label to the instance's Placement.PartitionNumber (the kubectl label command), or replace the " +
-				"node by deleting its NodeClaim training-2e2e2 (the kubectl delete command); Karpenter v1.11+ fills it at " +
+			Remedy: "set the label to the instance's Placement.PartitionNumber (the label command), or replace the " +
+				"node by deleting its NodeClaim training-2e2e2 (the delete command); Karpenter v1.11+ fills it at " +
 				"registration",
 			Commands: []Command{
 				{Argv: []string{"kubectl", "label", "node", nodeE2, "karpenter.k8s.aws/placement-group-partition=2", "--overwrite"},

@@ -174,8 +174,8 @@ func repairWindow(x *Index, n *NodeInfo) string {
 // command names the node's aws-node pod, whose log is then read (one plain command each, no
 // command substitution).
 func networkNotReadyRemedy(n *NodeInfo) (string, []Command) {
-	return "read the log of the node's aws-node pod, which the command names (kubectl -n kube-system logs -c " +
-			"aws-node with that pod), and ipamd's log (/var/log/aws-routed-eni/ipamd.log); the usual causes are " +
+	return "read the log of the aws-node container of the node's aws-node pod, which the command names, and " +
+			"ipamd's log (/var/log/aws-routed-eni/ipamd.log); the usual causes are " +
 			"security groups that do not allow the node to reach the EKS API, a subnet without a route to EC2 and the " +
 			"API, or a node or IRSA role without AmazonEKS_CNI_Policy",
 		[]Command{{Argv: []string{"kubectl", "-n", "kube-system", "get", "pod", "-l", "k8s-app=aws-node",

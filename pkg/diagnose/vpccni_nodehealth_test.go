@@ -16,8 +16,8 @@ func TestNodeNetworkNotReady(t *testing.T) {
 	}
 	const cniMessage = "container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady " +
 		"message:Network plugin returns error: cni plugin not initialized"
-	remedy := "read the log of the node's aws-node pod, which the command names (kubectl -n kube-system logs -c aws-node " +
-		"with that pod), and ipamd's log (/var/log/aws-routed-eni/ipamd.log); the usual causes are security groups that do not allow the node to reach " +
+	remedy := "read the log of the aws-node container of the node's aws-node pod, which the command names, and " +
+		"ipamd's log (/var/log/aws-routed-eni/ipamd.log); the usual causes are security groups that do not allow the node to reach " +
 		"the EKS API, a subnet without a route to EC2 and the API, or a node or IRSA role without AmazonEKS_CNI_Policy"
 	finding := func(msg string) []Finding {
 		return []Finding{{ID: "node-network-not-ready", Severity: Critical, Node: nodeA, Resource: "node/" + nodeA, Message: msg, Remedy: remedy,

@@ -93,7 +93,7 @@ var trunkENIMissing = Check{
 					"pods with a SecurityGroupPolicy get no branch ENI",
 					strings.Join(why, " and "), countText(len(n.Instance.ENIs), "ENI", "ENIs"), n.Instance.ID, cniENITypes(n),
 					cniNodeText(x, n)),
-				Remedy: fmt.Sprintf("read the node's events (the kubectl get events command) for the "+
+				Remedy: fmt.Sprintf("read the node's events (the get events command) for the "+
 					"VPC resource controller's reason (an instance type it does not support, or the EKS cluster role missing "+
 					"AmazonEKSVPCResourceController), fix it, then %s",
 					replaceNodeProse(n, "so the resource controller attaches a trunk ENI again")),

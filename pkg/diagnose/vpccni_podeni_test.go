@@ -32,7 +32,7 @@ func TestTrunkENIMissing(t *testing.T) {
 			ID: "trunk-eni-missing", Severity: Warning, Node: nodeA, Resource: "node/" + nodeA,
 			Message: "the node " + why + ", but none of the 1 ENI attached to i-0123456789abcdef0 is a trunk ENI " +
 				"(interface 1)" + cni + ": pods with a SecurityGroupPolicy get no branch ENI",
-			Remedy: "read the node's events (the kubectl get events command) for the " +
+			Remedy: "read the node's events (the get events command) for the " +
 				"VPC resource controller's reason (an instance type it does not support, or the EKS cluster role missing " +
 				"AmazonEKSVPCResourceController), fix it, then replace the node so the resource controller attaches a trunk " +
 				"ENI again by deleting its NodeClaim default-abcde",

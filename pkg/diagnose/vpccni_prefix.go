@@ -257,7 +257,7 @@ func prefixRemedy(x *Index, n *NodeInfo) (string, []Command) {
 		if s := x.Subnets[subnet]; s != nil {
 			where += fmt.Sprintf(" (%s, %d free addresses)", s.CIDR, s.AvailableIPs)
 			if m, ok := x.BlockMap(s); ok && m.LargestFreeCIDR != "" {
-				reserve = fmt.Sprintf("reserve its largest free run, %s, for prefixes (the aws ec2 create-subnet-cidr-reservation "+
+				reserve = fmt.Sprintf("reserve its largest free run, %s, for prefixes (the create-subnet-cidr-reservation "+
 					"command; a reservation may cover addresses in use, it frees none)", m.LargestFreeCIDR)
 				commands = append(commands, prefixReservation(x, s, m.LargestFreeCIDR))
 			}

@@ -70,7 +70,7 @@ func TestPrefixDelegationInactive(t *testing.T) {
 			want: func() []Finding {
 				f := finding(noPrefix, "look for InsufficientCidrBlocks in ipamd's log on the node (/var/log/aws-routed-eni/ipamd.log): "+
 					"pod subnet "+subnetA+subnetADetail+" is likely fragmented, with free addresses but no free aligned /28; reserve "+
-					"its largest free run, 10.0.1.208/28, for prefixes (the aws ec2 create-subnet-cidr-reservation command; a "+
+					"its largest free run, 10.0.1.208/28, for prefixes (the create-subnet-cidr-reservation command; a "+
 					"reservation may cover addresses in use, it frees none), or give pods a new subnet (one you create), then "+
 					"replace the node by deleting its NodeClaim default-abcde")
 				f[0].Commands = append([]Command{prefixReservationOf("10.0.1.208/28")}, f[0].Commands...)
