@@ -54,6 +54,7 @@ func runCasesOver(t *testing.T, base func() *snapshot.Snapshot, c Check, cases [
 			}
 			got := c.Findings(NewIndex(s))
 			coverage.record(c.ID, len(got))
+			recordCommands(t, s, got)
 			for _, f := range got {
 				if !slices.Contains(c.Severities(), f.Severity) {
 					t.Errorf("%s raised %s, which its catalogue entry does not list (%v)", c.ID, f.Severity, c.Severities())

@@ -226,6 +226,20 @@ func TestWindowsNodes(t *testing.T) {
 					Affects: "the VPC resource controller gives pod addresses to every Windows node: 1 node (m5.large)"}},
 			}},
 		},
+		{
+			name: "without the amazon-vpc-cni ConfigMap the command creates it",
+			edit: edits(windowsNode, noIPAM, func(s *snapshot.Snapshot) { s.VPCCNIConfigState = snapshot.ConfigMapNotFound }),
+			want: []Finding{{
+				ID: "windows-ipam-not-enabled", Severity: Critical, Node: nodeA, Resource: "node/" + nodeA,
+				Message: "Windows node " + nodeA + " advertises no vpc.amazonaws.com/PrivateIPv4Address, so the VPC resource " +
+					"controller gives its pods no IP address and they stay in ContainerCreating",
+				Remedy: `turn on Windows IPAM: create the amazon-vpc-cni ConfigMap, which does not exist, with enable-windows-ipam ` +
+					`"true" (the command), and attach the AmazonEKSVPCResourceController policy to the EKS cluster role`,
+				Commands: []Command{{Argv: []string{"kubectl", "-n", "kube-system", "create", "configmap", "amazon-vpc-cni",
+					"--from-literal=enable-windows-ipam=true"}, Changes: "configmap/kube-system/amazon-vpc-cni",
+					Affects: "the VPC resource controller gives pod addresses to every Windows node: 1 node (m5.large)"}},
+			}},
+		},
 		{name: "a booting Windows node is silent", edit: edits(windowsNode, noIPAM, cniCreated(time.Minute))},
 		{name: "a cluster without aws-node runs another CNI", edit: edits(windowsNode, noIPAM, func(s *snapshot.Snapshot) { s.AWSNode = nil })},
 	})

@@ -1,12 +1,17 @@
 package diagnose
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
+
+	"github.com/karpnet/kubectl-karpnet/internal/cmdverify"
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
 // caseCoverage records, per check ID, whether a single-check table case made the check fire
@@ -30,10 +35,84 @@ func (c *caseCoverage) record(id string, findings int) {
 // coverage is filled by runCasesOver while the package's tests run.
 var coverage = &caseCoverage{fired: map[string]bool{}, silent: map[string]bool{}}
 
+// commandCorpusEnv names the file that, when set, receives every command of the findings the
+// table cases raise, with the objects each is about built from the case's snapshot, one JSON
+// line each: the end-to-end suite runs them through kubectl and the AWS CLI
+// (TestRemedyCommandsRunInTheRealTools).
+const commandCorpusEnv = "KARPNET_COMMAND_CORPUS"
+
+// commandCorpus writes the commands of the table cases when commandCorpusEnv is set.
+var commandCorpus struct {
+	mu  sync.Mutex
+	enc *json.Encoder
+	// dir receives the snapshots that `kubectl karpnet` commands read; snapshots counts them.
+	dir       string
+	snapshots int
+}
+
+// recordCommands writes the commands of a case's findings to the corpus, if one is open.
+func recordCommands(t *testing.T, s *snapshot.Snapshot, findings []Finding) {
+	commandCorpus.mu.Lock()
+	defer commandCorpus.mu.Unlock()
+	if commandCorpus.enc == nil {
+		return
+	}
+	for _, f := range findings {
+		for _, c := range f.Commands {
+			line := cmdverify.Command{Source: "unit", Origin: t.Name() + " " + f.ID, Argv: c.Argv, ReadOnly: c.ReadOnly}
+			objs, err := cmdverify.Manifests(s, c.Argv)
+			if err != nil {
+				line.ObjectsError = err.Error()
+			}
+			line.Objects = objs
+			if len(c.Argv) > 1 && c.Argv[1] == "karpnet" {
+				line.Snapshot = writeCorpusSnapshot(t, s)
+			}
+			if err := commandCorpus.enc.Encode(line); err != nil {
+				t.Fatalf("writing the command corpus: %v", err)
+			}
+		}
+	}
+}
+
+// writeCorpusSnapshot writes s to the corpus's directory of snapshots and returns its path.
+func writeCorpusSnapshot(t *testing.T, s *snapshot.Snapshot) string {
+	commandCorpus.snapshots++
+	path := filepath.Join(commandCorpus.dir, fmt.Sprintf("%d.json", commandCorpus.snapshots))
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatalf("writing the command corpus: %v", err)
+	}
+	defer f.Close()
+	if err := snapshot.Write(f, s); err != nil {
+		t.Fatalf("writing the command corpus: %v", err)
+	}
+	return path
+}
+
 // TestMain runs the tests and then, when every test ran (no -run filter), fails unless each
 // check fired in some case and stayed silent in another.
 func TestMain(m *testing.M) {
 	flag.Parse()
+	if path := os.Getenv(commandCorpusEnv); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", commandCorpusEnv, err)
+			os.Exit(1)
+		}
+		commandCorpus.enc = json.NewEncoder(f)
+		commandCorpus.dir = path + ".snapshots"
+		if err := os.MkdirAll(commandCorpus.dir, 0o755); err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", commandCorpusEnv, err)
+			os.Exit(1)
+		}
+		defer func() {
+			if err := f.Close(); err != nil {
+				fmt.Fprintf(os.Stderr, "%s: %v\n", commandCorpusEnv, err)
+				os.Exit(1)
+			}
+		}()
+	}
 	code := m.Run()
 	if code == 0 && flag.Lookup("test.run").Value.String() == "" && flag.Lookup("test.skip").Value.String() == "" {
 		var missing []string
@@ -53,5 +132,7 @@ func TestMain(m *testing.M) {
 			code = 1
 		}
 	}
-	os.Exit(code)
+	if code != 0 {
+		os.Exit(code)
+	}
 }

@@ -274,22 +274,31 @@ func enableNetworkPolicyAddon(x *Index) (Command, bool) {
 // exist), and the prose that leads to it.
 func policyControllerConfigMap(x *Index) (Command, string) {
 	const key = "enable-network-policy-controller"
-	c := Command{
-		Argv: []string{"kubectl", "-n", "kube-system", "patch", "configmap", "amazon-vpc-cni", "--type", "merge", "-p",
-			jsonArg(map[string]any{"data": map[string]string{key: "true"}})},
-		Changes: vpcCNIConfigResource,
-		Affects: "the network policy controller starts turning NetworkPolicies into the agents' rules on every node of " +
-			"the VPC CNI or EKS Auto Mode: " + nodesAffected(x, func(n *NodeInfo) bool { return n.VPCCNI || n.AutoMode() }),
-	}
 	prose := "set " + key + " to \"true\" in the amazon-vpc-cni ConfigMap"
 	switch x.Snapshot.VPCCNIConfigState {
 	case snapshot.ConfigMapNotFound:
-		c.Argv = []string{"kubectl", "-n", "kube-system", "create", "configmap", "amazon-vpc-cni", "--from-literal=" + key + "=true"}
 		prose = "create the amazon-vpc-cni ConfigMap with " + key + " \"true\""
 	case "":
 		prose += ", creating it if it does not exist"
 	}
-	return c, prose
+	affects := "the network policy controller starts turning NetworkPolicies into the agents' rules on every node of " +
+		"the VPC CNI or EKS Auto Mode: " + nodesAffected(x, func(n *NodeInfo) bool { return n.VPCCNI || n.AutoMode() })
+	return vpcCNIConfigTrue(x, key, affects), prose
+}
+
+// vpcCNIConfigTrue is the kubectl command that sets key to "true" in the amazon-vpc-cni
+// ConfigMap: a merge patch, or a create when karpnet found the ConfigMap absent (a patch of an
+// absent ConfigMap fails with NotFound). affects says whom the setting reaches.
+func vpcCNIConfigTrue(x *Index, key, affects string) Command {
+	if x.Snapshot.VPCCNIConfigState == snapshot.ConfigMapNotFound {
+		return Command{Argv: []string{"kubectl", "-n", "kube-system", "create", "configmap", "amazon-vpc-cni", "--from-literal=" + key + "=true"},
+			Changes: vpcCNIConfigResource, Affects: affects}
+	}
+	return Command{
+		Argv: []string{"kubectl", "-n", "kube-system", "patch", "configmap", "amazon-vpc-cni", "--type", "merge", "-p",
+			jsonArg(map[string]any{"data": map[string]string{key: "true"}})},
+		Changes: vpcCNIConfigResource, Affects: affects,
+	}
 }
 
 // autoModeNodes reports whether any EKS Auto Mode node runs.

@@ -1,6 +1,10 @@
 package diagnose
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+)
 
 var specWindowsIpamNotEnabled = &Spec{
 	ID:       "windows-ipam-not-enabled",
@@ -57,16 +61,20 @@ var windowsIPAMNotEnabled = Check{
 				Resource: nodeRef(n.Name()),
 				Message: fmt.Sprintf("Windows node %s advertises no %s, so the VPC resource controller gives its pods "+
 					"no IP address and they stay in ContainerCreating", n.Name(), ResourceWindowsIPv4),
-				Remedy: "turn on Windows IPAM: set enable-windows-ipam to \"true\" in the amazon-vpc-cni ConfigMap (the " +
-					"command; create the ConfigMap if it does not exist), and attach the AmazonEKSVPCResourceController policy " +
-					"to the EKS cluster role",
-				Commands: []Command{{Argv: []string{"kubectl", "-n", "kube-system", "patch", "configmap", "amazon-vpc-cni",
-					"--type", "merge", "-p", jsonArg(map[string]any{"data": map[string]string{"enable-windows-ipam": "true"}})},
-					Changes: vpcCNIConfigResource,
-					Affects: "the VPC resource controller gives pod addresses to every Windows node: " +
-						nodesAffected(x, func(n *NodeInfo) bool { return n.Windows() })}},
+				Remedy: "turn on Windows IPAM: " + windowsIPAMProse(x) + ", and attach the AmazonEKSVPCResourceController policy to the EKS cluster role",
+				Commands: []Command{vpcCNIConfigTrue(x, "enable-windows-ipam", "the VPC resource controller gives pod addresses to every Windows node: "+
+					nodesAffected(x, func(n *NodeInfo) bool { return n.Windows() }))},
 			})
 		}
 		return out
 	},
+}
+
+// windowsIPAMProse says how the command turns on enable-windows-ipam: by creating the
+// amazon-vpc-cni ConfigMap when karpnet found it absent, else by setting the key in it.
+func windowsIPAMProse(x *Index) string {
+	if x.Snapshot.VPCCNIConfigState == snapshot.ConfigMapNotFound {
+		return `create the amazon-vpc-cni ConfigMap, which does not exist, with enable-windows-ipam "true" (the command)`
+	}
+	return `set enable-windows-ipam to "true" in the amazon-vpc-cni ConfigMap (the command; create the ConfigMap if it does not exist)`
 }

@@ -32,7 +32,8 @@ type jsonReport struct {
 
 // jsonCommand is a command of a finding's remedy.
 type jsonCommand struct {
-	Argv []string `json:"argv"`
+	Argv     []string `json:"argv"`
+	ReadOnly bool     `json:"readOnly"`
 }
 
 // commandLines returns the argument vectors of cmds, each joined by spaces, one per line.
@@ -67,6 +68,45 @@ func (rep jsonReport) set() []finding {
 // TestCatalogue builds a cluster where each core check has one node or object in the state a
 // user really ends up in, and expects exactly those findings.
 func TestCatalogue(t *testing.T) {
+	tiny := catalogueWorld(t)
+	const dom = ".us-west-2.compute.internal"
+
+	snap := filepath.Join(t.TempDir(), "catalogue.json")
+	r := karpnet(t, runOpts{}, "check", "-o", "json", "--save-snapshot", snap)
+	wantCode(t, r, 1)
+	wantSandboxFailure(t, snap, "ip-10-0-16-12"+dom, "web-7d9f8")
+	want := []finding{
+		{"instance-not-found", "critical", "ip-10-0-0-12" + dom, "node/ip-10-0-0-12" + dom},
+		{"instance-not-running", "critical", "ip-10-0-0-13" + dom, "node/ip-10-0-0-13" + dom},
+		{"instance-type-mismatch", "warning", "ip-10-0-0-15" + dom, "node/ip-10-0-0-15" + dom},
+		{"internal-ip-not-instance-ip", "critical", "ip-10-0-0-16" + dom, "node/ip-10-0-0-16" + dom},
+		{"internal-ip-not-instance-ip", "critical", "ip-10-0-0-17" + dom, "node/ip-10-0-0-17" + dom},
+		{"internal-ip-outside-subnet", "critical", "ip-10-0-0-16" + dom, "node/ip-10-0-0-16" + dom},
+		{"max-pods-exceeds-ip-capacity", "critical", "ip-10-0-16-12" + dom, "node/ip-10-0-16-12" + dom},
+		{"nodeclass-not-ready", "critical", "", "ec2nodeclass/broken"},
+		{"pod-ip-allocation-failures", "critical", "ip-10-0-16-12" + dom, "node/ip-10-0-16-12" + dom},
+		{"provider-id-invalid", "warning", "ip-10-0-0-11" + dom, "node/ip-10-0-0-11" + dom},
+		{"security-group-drift", "warning", "ip-10-0-16-11" + dom, "ec2nodeclass/default"},
+		{"subnet-ip-exhaustion", "critical", "", "subnet/" + tiny.id},
+		{"subnet-not-selected", "warning", "ip-10-0-64-10" + dom, "ec2nodeclass/default"},
+		{"zone-mismatch", "warning", "ip-10-0-0-14" + dom, "node/ip-10-0-0-14" + dom},
+	}
+	rep := decode(t, r)
+	if diff := cmpDiff(want, rep.set()); diff != "" {
+		t.Errorf("findings (-want +got):\n%s\nstdout:\n%s", diff, r.stdout)
+	}
+	for _, f := range rep.Findings {
+		if f.Message == "" || f.Remedy == "" {
+			t.Errorf("finding %s on %s%s has no message or remedy", f.ID, f.Node, f.Resource)
+		}
+	}
+	wantCIReports(t, rep)
+}
+
+// catalogueWorld builds the catalogue's cluster: each core check has one node or object in the
+// state a user really ends up in. It returns the /28 subnet that runs out of addresses.
+func catalogueWorld(t *testing.T) subnetRef {
+	t.Helper()
 	w := newWorld(t, harness.CRDsV1)
 	ctx := t.Context()
 	a := subnetRef{w.subnet("10.0.0.0/20", "us-west-2a"), "us-west-2a"}
@@ -130,37 +170,7 @@ func TestCatalogue(t *testing.T) {
 
 	// Pods on the over-packed node fail to get an address; karpnet keeps the kubelet's events.
 	w.sandboxFailure("ip-10-0-16-12"+dom, "web-7d9f8", 4)
-
-	snap := filepath.Join(t.TempDir(), "catalogue.json")
-	r := karpnet(t, runOpts{}, "check", "-o", "json", "--save-snapshot", snap)
-	wantCode(t, r, 1)
-	wantSandboxFailure(t, snap, "ip-10-0-16-12"+dom, "web-7d9f8")
-	want := []finding{
-		{"instance-not-found", "critical", "ip-10-0-0-12" + dom, "node/ip-10-0-0-12" + dom},
-		{"instance-not-running", "critical", "ip-10-0-0-13" + dom, "node/ip-10-0-0-13" + dom},
-		{"instance-type-mismatch", "warning", "ip-10-0-0-15" + dom, "node/ip-10-0-0-15" + dom},
-		{"internal-ip-not-instance-ip", "critical", "ip-10-0-0-16" + dom, "node/ip-10-0-0-16" + dom},
-		{"internal-ip-not-instance-ip", "critical", "ip-10-0-0-17" + dom, "node/ip-10-0-0-17" + dom},
-		{"internal-ip-outside-subnet", "critical", "ip-10-0-0-16" + dom, "node/ip-10-0-0-16" + dom},
-		{"max-pods-exceeds-ip-capacity", "critical", "ip-10-0-16-12" + dom, "node/ip-10-0-16-12" + dom},
-		{"nodeclass-not-ready", "critical", "", "ec2nodeclass/broken"},
-		{"pod-ip-allocation-failures", "critical", "ip-10-0-16-12" + dom, "node/ip-10-0-16-12" + dom},
-		{"provider-id-invalid", "warning", "ip-10-0-0-11" + dom, "node/ip-10-0-0-11" + dom},
-		{"security-group-drift", "warning", "ip-10-0-16-11" + dom, "ec2nodeclass/default"},
-		{"subnet-ip-exhaustion", "critical", "", "subnet/" + tiny.id},
-		{"subnet-not-selected", "warning", "ip-10-0-64-10" + dom, "ec2nodeclass/default"},
-		{"zone-mismatch", "warning", "ip-10-0-0-14" + dom, "node/ip-10-0-0-14" + dom},
-	}
-	rep := decode(t, r)
-	if diff := cmpDiff(want, rep.set()); diff != "" {
-		t.Errorf("findings (-want +got):\n%s\nstdout:\n%s", diff, r.stdout)
-	}
-	for _, f := range rep.Findings {
-		if f.Message == "" || f.Remedy == "" {
-			t.Errorf("finding %s on %s%s has no message or remedy", f.ID, f.Node, f.Resource)
-		}
-	}
-	wantCIReports(t, rep)
+	return tiny
 }
 
 // cmpDiff compares findings.

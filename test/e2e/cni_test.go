@@ -100,10 +100,11 @@ func shiftSnapshot(t *testing.T, file string, d time.Duration) {
 	}
 }
 
-// TestVPCCNI is a cluster on custom networking with prefix delegation and security groups for
-// pods, where each VPC CNI check has one node or setting in the state a user ends up in, and
-// healthy nodes (Karpenter and a managed node group) beside them stay clean.
-func TestVPCCNI(t *testing.T) {
+// vpcCNIWorld builds TestVPCCNI's cluster: custom networking with an ENIConfig per zone but
+// one, prefix delegation, a node whose ENIConfig is in another zone, one on the node subnet,
+// one without its trunk ENI, one whose CNI never initialized, a drifted one and an old aws-node.
+func vpcCNIWorld(t *testing.T) {
+	t.Helper()
 	w := newWorld(t, harness.CRDsV1)
 	ctx := t.Context()
 	a := subnetRef{w.subnet("10.0.0.0/20", "us-west-2a"), "us-west-2a"}
@@ -195,7 +196,14 @@ func TestVPCCNI(t *testing.T) {
 		w.cniLaunch(a.id, "10.0.0.24", append([]string{debug}, sgs...), pods(1)), 110, func(s *nodeSpec) {
 			s.claimConditions = []map[string]any{condition("Drifted", "True", "SecurityGroupDrift", "")}
 		})
+}
 
+// TestVPCCNI is a cluster on custom networking with prefix delegation and security groups for
+// pods, where each VPC CNI check has one node or setting in the state a user ends up in, and
+// healthy nodes (Karpenter and a managed node group) beside them stay clean.
+func TestVPCCNI(t *testing.T) {
+	vpcCNIWorld(t)
+	const dom = ".us-west-2.compute.internal"
 	node := func(name string) string { return "ip-10-0-" + name + dom }
 	want := []finding{
 		{"eniconfig-missing", "critical", node("32-10"), "node/" + node("32-10")},

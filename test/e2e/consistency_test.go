@@ -9,12 +9,11 @@ import (
 	"github.com/karpnet/kubectl-karpnet/test/e2e/harness"
 )
 
-// TestConsistency builds a cluster where NodePools, EC2NodeClasses and security groups
-// disagree the way they do after hand edits: a NodePool widened to a zone without subnets,
-// one pinned to a zone its class has no subnet in, a discovery tag shared with a peered VPC's
-// subnet, a public-IP class given EFA interfaces, and a class selecting only a group without
-// the node-to-node rule. A healthy node on the default class stays clean.
-func TestConsistency(t *testing.T) {
+// consistencyWorld builds TestConsistency's cluster: NodePools over zones their class's
+// subnets do not reach, a class in another VPC's subnet, a multi-interface class asking for
+// public addresses and a class whose only group admits no node-to-node traffic.
+func consistencyWorld(t *testing.T) {
+	t.Helper()
 	w := newWorld(t, harness.CRDsV1)
 	ctx := t.Context()
 	a := subnetRef{w.subnet("10.0.0.0/20", "us-west-2a"), "us-west-2a"}
@@ -52,6 +51,16 @@ func TestConsistency(t *testing.T) {
 	w.karpenterNode("ip-10-0-0-10"+dom, "general", "default", "v1", healthy, 29, nil)
 	isolated := w.instance(instanceSpec{typ: "m5.large", subnet: a.id, sgs: []string{nodes}, ip: "10.0.0.11"})
 	w.karpenterNode("ip-10-0-0-11"+dom, "isolated", "isolated", "v1", isolated, 29, nil)
+}
+
+// TestConsistency builds a cluster where NodePools, EC2NodeClasses and security groups
+// disagree the way they do after hand edits: a NodePool widened to a zone without subnets,
+// one pinned to a zone its class has no subnet in, a discovery tag shared with a peered VPC's
+// subnet, a public-IP class given EFA interfaces, and a class selecting only a group without
+// the node-to-node rule. A healthy node on the default class stays clean.
+func TestConsistency(t *testing.T) {
+	consistencyWorld(t)
+	const dom = ".us-west-2.compute.internal"
 
 	r := karpnet(t, runOpts{}, "check", "-o", "json")
 	wantCode(t, r, 1)

@@ -26,16 +26,9 @@ const joinChecks = "nodeclaim-launch-failed,nodeclaim-not-registered,nodepool-re
 // the subnet say why. With the full set of endpoints a private cluster needs, the subnet is
 // healthy (the claim, still without a Node, stays reported, without the way-out cause).
 func TestJoinPrivateSubnet(t *testing.T) {
-	w := newWorld(t, harness.CRDsV1)
+	w, private, table, sgs := privateSubnetWorld(t)
 	ctx := t.Context()
-	private := subnetRef{w.subnet("10.0.32.0/20", "us-west-2a"), "us-west-2a"}
-	table := w.routeTable(private.id)
-	sgs := []string{w.securityGroup("eks-cluster-sg-e2e", true), w.securityGroup("e2e-nodes", false)}
-	w.nodeClass(nodeClassSpec{name: "private", subnets: []subnetRef{private}, sgs: sgs})
-	w.nodePool("private", "v1", "private", []string{"us-west-2a"}, 0)
-	in := w.instance(instanceSpec{typ: "m5.large", subnet: private.id, sgs: sgs})
-	const claim = "private-7xk2p"
-	w.unjoinedClaim(claim, "private", "private", providerID(in), 7*time.Minute, "True", "Launched", "")
+	const claim = privateClaim
 
 	rep := decode(t, karpnet(t, runOpts{}, "check", "-o", "json", "--only", joinChecks))
 	want := []finding{
@@ -74,14 +67,34 @@ func TestJoinPrivateSubnet(t *testing.T) {
 	}
 }
 
-// TestJoinEgressRulesAndACLs: a class whose only security group lost its egress rule, and a
-// subnet whose network ACL admits the replies only below the Linux ephemeral range, next to
-// a hardened ACL that is healthy (443 out, 1024-65535 in).
-func TestJoinEgressRulesAndACLs(t *testing.T) {
+// privateClaim is the NodeClaim privateSubnetWorld launches and that never registers.
+const privateClaim = "private-7xk2p"
+
+// privateSubnetWorld builds TestJoinPrivateSubnet's cluster: a class in a subnet with no route
+// out and a VPC with no endpoints, and a claim launched there that never registered. It
+// returns the world, the subnet, its route table and the class's security groups.
+func privateSubnetWorld(t *testing.T) (*world, subnetRef, string, []string) {
+	t.Helper()
+	w := newWorld(t, harness.CRDsV1)
+	private := subnetRef{w.subnet("10.0.32.0/20", "us-west-2a"), "us-west-2a"}
+	table := w.routeTable(private.id)
+	sgs := []string{w.securityGroup("eks-cluster-sg-e2e", true), w.securityGroup("e2e-nodes", false)}
+	w.nodeClass(nodeClassSpec{name: "private", subnets: []subnetRef{private}, sgs: sgs})
+	w.nodePool("private", "v1", "private", []string{"us-west-2a"}, 0)
+	in := w.instance(instanceSpec{typ: "m5.large", subnet: private.id, sgs: sgs})
+	w.unjoinedClaim(privateClaim, "private", "private", providerID(in), 7*time.Minute, "True", "Launched", "")
+	return w, private, table, sgs
+}
+
+// egressWorld builds TestJoinEgressRulesAndACLs' cluster: a class whose only security group
+// lost its egress rule, a subnet whose network ACL admits replies only below the Linux
+// ephemeral range and a hardened one that is healthy. It returns the narrow ACL's subnet.
+func egressWorld(t *testing.T) (narrow subnetRef) {
+	t.Helper()
 	w := newWorld(t, harness.CRDsV1)
 	ctx := t.Context()
 	a := subnetRef{w.subnet("10.0.0.0/20", "us-west-2a"), "us-west-2a"}
-	narrow := subnetRef{w.subnet("10.0.16.0/20", "us-west-2b"), "us-west-2b"}
+	narrow = subnetRef{w.subnet("10.0.16.0/20", "us-west-2b"), "us-west-2b"}
 	hardened := subnetRef{w.subnet("10.0.48.0/20", "us-west-2c"), "us-west-2c"}
 	cluster, nodes := w.securityGroup("eks-cluster-sg-e2e", true), w.securityGroup("e2e-nodes", false)
 	locked := w.securityGroup("locked-down", false)
@@ -104,6 +117,15 @@ func TestJoinEgressRulesAndACLs(t *testing.T) {
 	const dom = ".us-west-2.compute.internal"
 	healthy := w.instance(instanceSpec{typ: "m5.large", subnet: hardened.id, sgs: sgs, ip: "10.0.48.10"})
 	w.karpenterNode("ip-10-0-48-10"+dom, "general", "default", "v1", healthy, 29, nil)
+
+	return narrow
+}
+
+// TestJoinEgressRulesAndACLs: a class whose only security group lost its egress rule, and a
+// subnet whose network ACL admits the replies only below the Linux ephemeral range, next to
+// a hardened ACL that is healthy (443 out, 1024-65535 in).
+func TestJoinEgressRulesAndACLs(t *testing.T) {
+	narrow := egressWorld(t)
 
 	rep := decode(t, karpnet(t, runOpts{}, "check", "-o", "json", "--only", joinChecks))
 	want := []finding{

@@ -60,19 +60,19 @@ func (w *world) tfNodeGroup(name, cluster string, udp bool) string {
 	return sg
 }
 
-// TestModelSecurityGroups: nodes on terraform-aws-eks's node group, on a group that admits
-// the VPC's CIDR, and on the cluster group with an untagged node group stay clean; a node group
-// without UDP 53 blocks DNS, and two groups tagged for the cluster on one ENI stop the AWS Load
-// Balancer Controller.
-func TestModelSecurityGroups(t *testing.T) {
+// securityGroupsWorld builds TestModelSecurityGroups' cluster: node groups made by Terraform's
+// EKS module, by hand without the DNS rule, VPC-wide and untagged, and a class with two groups
+// tagged for the cluster. It returns the cluster's group, the Terraform one and the hand-made one.
+func securityGroupsWorld(t *testing.T) (cluster, tf, handMade string) {
+	t.Helper()
 	w := newWorld(t, harness.CRDsV1)
 	a := subnetRef{w.subnet("10.0.0.0/20", "us-west-2a"), "us-west-2a"}
-	cluster := w.securityGroup("eks-cluster-sg-e2e", true)
+	cluster = w.securityGroup("eks-cluster-sg-e2e", true)
 	w.tag(cluster, "kubernetes.io/cluster/e2e", "owned")
 	w.awsNode(map[string]string{"CLUSTER_NAME": "e2e"})
 
-	tf := w.tfNodeGroup("e2e-node", cluster, true)
-	handMade := w.tfNodeGroup("e2e-node-legacy", cluster, false)
+	tf = w.tfNodeGroup("e2e-node", cluster, true)
+	handMade = w.tfNodeGroup("e2e-node-legacy", cluster, false)
 	vpcWide := w.securityGroup("e2e-vpc-wide", false)
 	w.allowCIDR(vpcWide, "-1", 0, 0, "10.0.0.0/16")
 	untagged := w.securityGroup("e2e-node-untagged", false)
@@ -96,6 +96,17 @@ func TestModelSecurityGroups(t *testing.T) {
 		in := w.instance(instanceSpec{typ: "m5.large", subnet: a.id, sgs: c.sgs, ip: c.ip})
 		w.karpenterNode("ip-"+strings.ReplaceAll(c.ip, ".", "-")+dom, c.name, c.name, "v1", in, 29, nil)
 	}
+
+	return cluster, tf, handMade
+}
+
+// TestModelSecurityGroups: nodes on terraform-aws-eks's node group, on a group that admits
+// the VPC's CIDR, and on the cluster group with an untagged node group stay clean; a node group
+// without UDP 53 blocks DNS, and two groups tagged for the cluster on one ENI stop the AWS Load
+// Balancer Controller.
+func TestModelSecurityGroups(t *testing.T) {
+	cluster, tf, handMade := securityGroupsWorld(t)
+	const dom = ".us-west-2.compute.internal"
 
 	r := karpnet(t, runOpts{}, "check", "-o", "json")
 	wantCode(t, r, 0)

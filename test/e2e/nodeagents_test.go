@@ -176,6 +176,46 @@ func (w *world) allowanceEvent(node, name, message string, count int32, ago time
 // status.ipam.operator-status, so nothing is read there. NetworkPolicies exist: Cilium enforces
 // them.
 func TestCilium(t *testing.T) {
+	ciliumWorld(t)
+	const dom = ".us-west-2.compute.internal"
+
+	node := func(n string) string { return "ip-10-0-0-" + n + dom }
+	want := []finding{
+		{"cilium-eni-selection-mismatch", "warning", node("12"), "node/" + node("12")},
+		{"cilium-max-pods-exceeds-ip-capacity", "critical", node("10"), "node/" + node("10")},
+		{"instance-network-allowance-exceeded", "warning", node("11"), "node/" + node("11")},
+		{"nodepool-startup-taint-missing", "warning", "", "nodepool/cilium"},
+	}
+	r := karpnet(t, runOpts{}, "check", "-o", "json")
+	wantCode(t, r, 1)
+	rep := decode(t, r)
+	if diff := cmpDiff(want, rep.set()); diff != "" {
+		t.Errorf("findings (-want +got):\n%s\nstdout:\n%s", diff, r.stdout)
+	}
+	for _, f := range rep.Findings {
+		if f.ID == "cilium-max-pods-exceeds-ip-capacity" && (!strings.Contains(f.Message, "at most 16 pod IPs") ||
+			!strings.Contains(f.Message, "with 3 host-network pods (kube-system/cilium, kube-system/cilium-envoy, kube-system/kube-proxy), 10 pods")) {
+			t.Errorf("max pods finding does not count Cilium's 16 pod addresses and the 3 host-network pods: %s", f.Message)
+		}
+	}
+
+	// The node sheet shows Cilium's IPAM in place of the VPC CNI's pod capacity.
+	r = karpnet(t, runOpts{}, "describe", "node", node("10"))
+	for _, s := range []string{"Cilium IPAM (ENI mode)", "First interface index", "(3 ENIs - first-interface-index 1) x (10 IPv4 per ENI - 1) = 18 addresses"} {
+		if !strings.Contains(r.stdout, s) {
+			t.Errorf("describe node lacks %q:\n%s", s, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "Pod capacity") {
+		t.Errorf("describe node shows the VPC CNI's pod capacity on a Cilium node:\n%s", r.stdout)
+	}
+}
+
+// ciliumWorld builds TestCilium's cluster: Cilium in ENI mode with prefix delegation, a pool
+// without Cilium's startup taint, a node whose interfaces miss the CiliumNode's subnet, one
+// over its pod addresses and one over its conntrack allowance.
+func ciliumWorld(t *testing.T) {
+	t.Helper()
 	w := newWorld(t, harness.CRDsV1)
 	a := subnetRef{w.subnet("10.0.0.0/20", "us-west-2a"), "us-west-2a"}
 	pods := w.subnet("10.0.128.0/20", "us-west-2a")
@@ -219,37 +259,6 @@ func TestCilium(t *testing.T) {
 	full := w.cniLaunch(a.id, "10.0.0.13", sgs, cniNIC{subnet: pods, device: 1, prefixes: 1})
 	w.karpenterNode("ip-10-0-0-13"+dom, "cilium-pd", "cilium-pd", "v1", full, 110, nil)
 	w.ciliumNode("ip-10-0-0-13"+dom, full, spec(1, nil), "allocator clusterCIDR: 10.0.0.0/8, nodeMask: 24 full")
-
-	node := func(n string) string { return "ip-10-0-0-" + n + dom }
-	want := []finding{
-		{"cilium-eni-selection-mismatch", "warning", node("12"), "node/" + node("12")},
-		{"cilium-max-pods-exceeds-ip-capacity", "critical", node("10"), "node/" + node("10")},
-		{"instance-network-allowance-exceeded", "warning", node("11"), "node/" + node("11")},
-		{"nodepool-startup-taint-missing", "warning", "", "nodepool/cilium"},
-	}
-	r := karpnet(t, runOpts{}, "check", "-o", "json")
-	wantCode(t, r, 1)
-	rep := decode(t, r)
-	if diff := cmpDiff(want, rep.set()); diff != "" {
-		t.Errorf("findings (-want +got):\n%s\nstdout:\n%s", diff, r.stdout)
-	}
-	for _, f := range rep.Findings {
-		if f.ID == "cilium-max-pods-exceeds-ip-capacity" && (!strings.Contains(f.Message, "at most 16 pod IPs") ||
-			!strings.Contains(f.Message, "with 3 host-network pods (kube-system/cilium, kube-system/cilium-envoy, kube-system/kube-proxy), 10 pods")) {
-			t.Errorf("max pods finding does not count Cilium's 16 pod addresses and the 3 host-network pods: %s", f.Message)
-		}
-	}
-
-	// The node sheet shows Cilium's IPAM in place of the VPC CNI's pod capacity.
-	r = karpnet(t, runOpts{}, "describe", "node", node("10"))
-	for _, s := range []string{"Cilium IPAM (ENI mode)", "First interface index", "(3 ENIs - first-interface-index 1) x (10 IPv4 per ENI - 1) = 18 addresses"} {
-		if !strings.Contains(r.stdout, s) {
-			t.Errorf("describe node lacks %q:\n%s", s, r.stdout)
-		}
-	}
-	if strings.Contains(r.stdout, "Pod capacity") {
-		t.Errorf("describe node shows the VPC CNI's pod capacity on a Cilium node:\n%s", r.stdout)
-	}
 }
 
 // TestHealthyCiliumENI is Cilium in ENI mode as installed by default: first-interface-index 0
@@ -309,26 +318,38 @@ func TestHealthyCiliumENI(t *testing.T) {
 	}
 }
 
-// TestNetworkPolicyEnforcement is a VPC CNI cluster with a NetworkPolicy: with aws-node's
-// network policy agent off the policy is not enforced; turned on, the same cluster is clean.
-func TestNetworkPolicyEnforcement(t *testing.T) {
+// policyAgent adds aws-node's network policy agent container, with --enable-network-policy on
+// or off.
+func policyAgent(on bool) func(*appsv1.DaemonSet) {
+	return func(ds *appsv1.DaemonSet) {
+		ds.Spec.Template.Spec.Containers = append(ds.Spec.Template.Spec.Containers, corev1.Container{
+			Name: "aws-eks-nodeagent", Image: "602401143452.dkr.ecr.us-west-2.amazonaws.com/amazon/aws-network-policy-agent:v1.4.2",
+			Args: []string{fmt.Sprintf("--enable-network-policy=%t", on), "--enable-ipv6=false"},
+		})
+	}
+}
+
+// policyWorld builds TestNetworkPolicyEnforcement's cluster: aws-node in strict mode with its
+// network policy agent on or off, one Karpenter node, no NetworkPolicy yet.
+func policyWorld(t *testing.T, agentOn bool) *world {
+	t.Helper()
 	w := newWorld(t, harness.CRDsV1)
 	a := subnetRef{w.subnet("10.0.0.0/20", "us-west-2a"), "us-west-2a"}
 	sgs := []string{w.securityGroup("eks-cluster-sg-e2e", true)}
-	agent := func(on bool) func(*appsv1.DaemonSet) {
-		return func(ds *appsv1.DaemonSet) {
-			ds.Spec.Template.Spec.Containers = append(ds.Spec.Template.Spec.Containers, corev1.Container{
-				Name: "aws-eks-nodeagent", Image: "602401143452.dkr.ecr.us-west-2.amazonaws.com/amazon/aws-network-policy-agent:v1.4.2",
-				Args: []string{fmt.Sprintf("--enable-network-policy=%t", on), "--enable-ipv6=false"},
-			})
-		}
-	}
-	w.awsNodeWith(map[string]string{"NETWORK_POLICY_ENFORCING_MODE": "strict"}, agent(false))
-	var err error
+	w.awsNodeWith(map[string]string{"NETWORK_POLICY_ENFORCING_MODE": "strict"}, policyAgent(agentOn))
 	w.nodeClass(nodeClassSpec{name: "default", subnets: []subnetRef{a}, sgs: sgs})
 	w.nodePool("default", "v1", "default", []string{"us-west-2a"}, 0)
 	w.karpenterNode("ip-10-0-0-10.us-west-2.compute.internal", "default", "default", "v1",
 		w.cniLaunch(a.id, "10.0.0.10", sgs), 29, nil)
+	return w
+}
+
+// TestNetworkPolicyEnforcement is a VPC CNI cluster with a NetworkPolicy: with aws-node's
+// network policy agent off the policy is not enforced; turned on, the same cluster is clean.
+func TestNetworkPolicyEnforcement(t *testing.T) {
+	w := policyWorld(t, false)
+	agent := policyAgent
+	var err error
 
 	// Without a policy nothing is said.
 	r := karpnet(t, runOpts{}, "check", "-o", "json", "--only", "network-policy-not-enforced")

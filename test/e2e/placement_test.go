@@ -10,13 +10,12 @@ import (
 	"github.com/karpnet/kubectl-karpnet/test/e2e/harness"
 )
 
-// TestPlacementGroups builds NodePools on placement groups the way they go wrong: an ML class
-// whose selector moved from one cluster group to another while its NodePool allows two zones,
-// with one node still in the old group and one launched before the selector was set; a class
-// whose selector has a typo; a Kafka pool in a partition group with a node whose partition label
-// was never filled; and a web pool whose spread group is full in one zone. One node of each
-// working pool is as it should be.
-func TestPlacementGroups(t *testing.T) {
+// placementWorld builds TestPlacementGroups' cluster: classes selecting cluster, partition and
+// spread groups (one by a misspelt name), nodes in the wrong group, in none, without their
+// partition label, and too many in one zone of a spread group. It returns the nodes in the
+// wrong group, in none, without the partition label, and the drifted one's instance.
+func placementWorld(t *testing.T) (stale, outside, unlabelled string, drifting ec2types.Instance) {
+	t.Helper()
 	w := newWorld(t, harness.CRDsV1)
 	a := subnetRef{w.subnet("10.0.0.0/20", "us-west-2a"), "us-west-2a"}
 	b := subnetRef{w.subnet("10.0.16.0/20", "us-west-2b"), "us-west-2b"}
@@ -60,23 +59,35 @@ func TestPlacementGroups(t *testing.T) {
 
 	node("ml", a, "training", "training", 0, nil) // healthy
 	// Launched while the selector still named the scratch group; drift has not replaced it yet.
-	stale := node("ml", a, "scratch", "scratch", 0, nil)
+	stale = node("ml", a, "scratch", "scratch", 0, nil)
 	// Launched before the class selected any group.
-	outside := node("ml", a, "", "", 0, nil)
+	outside = node("ml", a, "", "", 0, nil)
 	// The same, once Karpenter marked it drifted for it: still one warning, which says drift will replace it.
-	drifting := w.launch(launchSpec{typ: "m5.large", subnet: a.id, sgs: sgs})
+	drifting = w.launch(launchSpec{typ: "m5.large", subnet: a.id, sgs: sgs})
 	w.karpenterNode(nodeNameOf(drifting), "ml", "ml", "v1", drifting, 29, func(n *nodeSpec) {
 		n.claimConditions = []map[string]any{condition("Drifted", "True", "PlacementGroupDrift", "")}
 	})
 
 	node("kafka", a, "kafka", "kafka", 1, &one) // healthy
 	// The registration hook never filled the partition label.
-	unlabelled := node("kafka", a, "kafka", "kafka", 2, &none)
+	unlabelled = node("kafka", a, "kafka", "kafka", 2, &none)
 
 	for range 7 {
 		node("web", a, "web", "web", 0, nil)
 	}
 	node("web", b, "web", "web", 0, nil) // healthy
+
+	return stale, outside, unlabelled, drifting
+}
+
+// TestPlacementGroups builds NodePools on placement groups the way they go wrong: an ML class
+// whose selector moved from one cluster group to another while its NodePool allows two zones,
+// with one node still in the old group and one launched before the selector was set; a class
+// whose selector has a typo; a Kafka pool in a partition group with a node whose partition label
+// was never filled; and a web pool whose spread group is full in one zone. One node of each
+// working pool is as it should be.
+func TestPlacementGroups(t *testing.T) {
+	stale, outside, unlabelled, drifting := placementWorld(t)
 
 	r := karpnet(t, runOpts{}, "check", "-o", "json")
 	wantCode(t, r, 1)
