@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"golang.org/x/net/netutil"
 
 	"github.com/karpnet/kubectl-karpnet/internal/budget"
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
@@ -290,7 +289,9 @@ func (s *Server) requestTotals() (int, int) {
 // HTTP server.
 func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	srv := s.httpServer()
-	ln = netutil.LimitListener(ln, s.opts.HTTP.MaxConnections)
+	limited := newConnLimit(ln, s.opts.HTTP.MaxConnections)
+	srv.ConnState = limited.connState
+	ln = limited
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 
