@@ -29,7 +29,7 @@ const index = `karpnet serve
 // Handler returns the HTTP handler of /metrics, /report, /healthz, /readyz and /.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /metrics", s.metrics)
+	mux.HandleFunc("GET /metrics", s.serveMetrics)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { text(w, http.StatusOK, "ok\n") })
 	mux.HandleFunc("GET /readyz", s.readyz)
 	mux.HandleFunc("GET /report", s.opts.Report.guard(s.report))
@@ -46,10 +46,10 @@ var gzipWriters = sync.Pool{New: func() any {
 	return w
 }}
 
-// metrics writes the Prometheus exposition: what changes between collections, gathered per
+// serveMetrics writes the Prometheus exposition: what changes between collections, gathered per
 // request (process, Go runtime, staleness, counts), then the latest good collection's figures
 // as they were rendered when it ended. Past MaxMetricsRequests at once, 429 with Retry-After.
-func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
+func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {
 	select {
 	case s.metricsSlots <- struct{}{}:
 		defer func() { <-s.metricsSlots }()
