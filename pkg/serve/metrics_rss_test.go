@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"cmp"
 	"io"
 	"net/http"
 	"os"
@@ -16,7 +17,8 @@ import (
 // clients scrape /metrics of a 4,000-node report with NodeMetrics under the Deployment's
 // GOMEMLIMIT of 512 MiB (run it alone: go test ./pkg/serve -run TestMetricsPeakRSS -count=1
 // with KARPNET_SERVE_METRICS_RSS=128; KARPNET_SERVE_METRICS_RSS_CAP=N answers N at once instead
-// of DefaultMaxMetricsRequests). It is skipped otherwise; docs/serve.md has its figures.
+// of DefaultMaxMetricsRequests; KARPNET_SERVE_METRICS_NODES=N grows the report to N nodes). It is
+// skipped otherwise; docs/serve.md has its figures.
 func TestMetricsPeakRSS(t *testing.T) {
 	n, _ := strconv.Atoi(os.Getenv("KARPNET_SERVE_METRICS_RSS"))
 	if n <= 0 {
@@ -24,7 +26,8 @@ func TestMetricsPeakRSS(t *testing.T) {
 	}
 	limit, _ := strconv.Atoi(os.Getenv("KARPNET_SERVE_METRICS_RSS_CAP"))
 	debug.SetMemoryLimit(512 << 20)
-	r := syntheticReport(t, 4000)
+	nodes, _ := strconv.Atoi(os.Getenv("KARPNET_SERVE_METRICS_NODES"))
+	r := syntheticReport(t, cmp.Or(nodes, 4000))
 	s := New(Options{Collect: (&script{steps: []step{{report: r}}}).collect, Interval: time.Hour, MaxAge: time.Hour,
 		NodeMetrics: true, MaxMetricsRequests: limit, HTTP: HTTPLimits{MaxConnections: 1000}})
 	addr := startServer(t, s)
