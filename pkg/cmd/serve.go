@@ -293,7 +293,7 @@ func (o *serveOptions) collector(ctx context.Context, requests *serve.Requests) 
 		if err != nil {
 			return serve.Collection{}, err
 		}
-		got := serve.Collection{Report: diagnose.Analyze(snap, opts)}
+		got := serve.NewCollection(snap, diagnose.Analyze(snap, opts))
 		if static {
 			once = &got
 		}

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -114,5 +115,116 @@ func TestLargeHeadersAreRefused(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
 		t.Errorf("headers of %d bytes: %d, want 431", 2*DefaultMaxHeaderBytes, resp.StatusCode)
+	}
+}
+
+// TestIdleConnectionsDoNotStarveNewOnes: with every slot of the connection limit (its default
+// of 128) held by a keep-alive connection idle after one GET /healthz, and the idle timeout at
+// its default of 90 s, a new client's GET /metrics is answered at once: the connection idle longest is closed
+// for it, and the others stay open and usable.
+func TestIdleConnectionsDoNotStarveNewOnes(t *testing.T) {
+	const limit = DefaultMaxConnections
+	s := New(Options{Collect: (&script{steps: []step{{report: takenAt(demoReport(t), time.Now())}}}).collect,
+		Interval: time.Hour, MaxAge: time.Hour})
+	addr := startServer(t, s)
+	// startServer's own /readyz connection may still be open, idle: it is closed first.
+	http.DefaultClient.CloseIdleConnections()
+	type kept struct {
+		c net.Conn
+		r *bufio.Reader
+	}
+	healthz := func(k kept) error {
+		if _, err := fmt.Fprintf(k.c, "GET /healthz HTTP/1.1\r\nHost: karpnet\r\n\r\n"); err != nil {
+			return err
+		}
+		resp, err := http.ReadResponse(k.r, nil)
+		if err != nil {
+			return err
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return resp.Body.Close()
+	}
+	var conns []kept
+	for i := range limit {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		k := kept{c: c, r: bufio.NewReader(c)}
+		_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+		if err := healthz(k); err != nil {
+			t.Fatalf("connection %d: %v", i, err)
+		}
+		conns = append(conns, k)
+		time.Sleep(time.Millisecond) // the first is idle longest
+	}
+	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	start := time.Now()
+	resp, err := client.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatalf("/metrics with %d idle keep-alive connections holding the limit of %d: %v after %s, want an answer within 2s",
+			len(conns), limit, err, time.Since(start).Round(time.Millisecond))
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("/metrics: %d, want 200", resp.StatusCode)
+	}
+	t.Logf("/metrics answered in %s with %d idle connections at the limit", time.Since(start).Round(time.Millisecond), limit)
+	_ = conns[0].c.SetReadDeadline(time.Now().Add(2 * time.Second))
+	if _, err := conns[0].r.ReadByte(); !errors.Is(err, io.EOF) && !errors.Is(err, syscall.ECONNRESET) {
+		t.Errorf("the connection idle longest: read %v, want it closed by the server (EOF)", err)
+	}
+	for i, k := range conns[1:] {
+		_ = k.c.SetDeadline(time.Now().Add(2 * time.Second))
+		if err := healthz(k); err != nil {
+			t.Errorf("connection %d, idle but not the oldest: %v, want it kept open", i+1, err)
+		}
+	}
+}
+
+// TestBusyConnectionsAreNotClosedForNewOnes: at the limit, a new connection closes an idle one,
+// never one whose request is being answered; with none idle it waits for a slot.
+func TestBusyConnectionsAreNotClosedForNewOnes(t *testing.T) {
+	s := New(Options{Collect: (&script{steps: []step{{report: takenAt(demoReport(t), time.Now())}}}).collect,
+		Interval: time.Hour, MaxAge: time.Hour, HTTP: HTTPLimits{MaxConnections: 2}})
+	addr := startServer(t, s)
+	http.DefaultClient.CloseIdleConnections()
+	release, entered := make(chan struct{}), make(chan struct{}, 1)
+	s.metricsEntered = func() {
+		entered <- struct{}{}
+		<-release
+	}
+	busy := make(chan int, 1)
+	go func() {
+		client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+		resp, err := client.Get("http://" + addr + "/metrics")
+		if err != nil {
+			t.Error(err)
+			busy <- 0
+			return
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		busy <- resp.StatusCode
+	}()
+	<-entered
+	idle := &http.Client{Timeout: 2 * time.Second}
+	resp, err := idle.Get("http://" + addr + "/healthz") // kept alive: the other slot, idle
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	fresh := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	if resp, err = fresh.Get("http://" + addr + "/healthz"); err != nil {
+		t.Fatalf("a new connection with one slot busy and one idle: %v, want an answer", err)
+	}
+	resp.Body.Close()
+	// Both slots are now busy or free; a scrape under way is answered whole.
+	close(release)
+	if code := <-busy; code != http.StatusOK {
+		t.Errorf("the scrape under way while new connections came: %d, want 200", code)
 	}
 }

@@ -5,11 +5,14 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/demo"
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
@@ -41,6 +44,9 @@ type script struct {
 type step struct {
 	report diagnose.Report
 	err    error
+	// pools and classes are the NodePools and classes the collection read; when both are nil,
+	// every one the report names.
+	pools, classes []string
 }
 
 func (s *script) collect(context.Context) (Collection, error) {
@@ -48,7 +54,30 @@ func (s *script) collect(context.Context) (Collection, error) {
 	defer s.mu.Unlock()
 	st := s.steps[min(s.calls, len(s.steps)-1)]
 	s.calls++
-	return Collection{Report: st.report}, st.err
+	pools, classes := st.pools, st.classes
+	if pools == nil && classes == nil {
+		pools, classes = subjectsOf(st.report)
+	}
+	return Collection{Report: st.report, NodePools: pools, NodeClasses: classes}, st.err
+}
+
+// subjectsOf returns the NodePools and classes a report's nodes and findings name, as the
+// collection of a cluster that has every one of them would.
+func subjectsOf(r diagnose.Report) (pools, classes []string) {
+	for _, n := range r.Nodes {
+		pools, classes = append(pools, n.Identity.NodePool), append(classes, n.Identity.NodeClass)
+	}
+	for _, f := range r.Findings {
+		for _, ref := range append(append([]string{f.Resource}, f.Subjects...), f.Subject()) {
+			switch kind, name, _ := strings.Cut(ref, "/"); kind {
+			case "nodepool":
+				pools = append(pools, name)
+			case "ec2nodeclass", "nodeclass":
+				classes = append(classes, name)
+			}
+		}
+	}
+	return pools, classes
 }
 
 // count returns how many collections ran.
@@ -89,9 +118,14 @@ func get(t *testing.T, s *Server, path string) *httptest.ResponseRecorder {
 // series returns the metrics of one family, and false when the family is absent.
 func series(t *testing.T, s *Server, name string) ([]*dto.Metric, bool) {
 	t.Helper()
-	families, err := s.Registry().Gather()
+	rec := get(t, s, "/metrics")
+	if rec.Code != http.StatusOK {
+		t.Fatalf("/metrics: %d %s", rec.Code, rec.Body)
+	}
+	parser := expfmt.NewTextParser(model.LegacyValidation)
+	families, err := parser.TextToMetricFamilies(rec.Body)
 	if err != nil {
-		t.Fatalf("gathering: %v", err)
+		t.Fatalf("parsing /metrics: %v", err)
 	}
 	for _, f := range families {
 		if f.GetName() == name {

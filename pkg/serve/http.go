@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"fmt"
@@ -8,9 +9,10 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/common/expfmt"
 )
 
 // index is what / answers: the endpoints.
@@ -27,14 +29,67 @@ const index = `karpnet serve
 // Handler returns the HTTP handler of /metrics, /report, /healthz, /readyz and /.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{
-		Registry: s.registry, ErrorHandling: promhttp.ContinueOnError,
-	}))
+	mux.HandleFunc("GET /metrics", s.serveMetrics)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { text(w, http.StatusOK, "ok\n") })
 	mux.HandleFunc("GET /readyz", s.readyz)
 	mux.HandleFunc("GET /report", s.opts.Report.guard(s.report))
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) { text(w, http.StatusOK, index) })
 	return mux
+}
+
+// metricsContentType is the Prometheus text format, which every Prometheus accepts.
+var metricsContentType = string(expfmt.NewFormat(expfmt.TypeTextPlain))
+
+// gzipWriters keeps the compressors of /metrics answers between scrapes.
+var gzipWriters = sync.Pool{New: func() any {
+	w, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed) // a valid level never fails
+	return w
+}}
+
+// serveMetrics writes the Prometheus exposition: what changes between collections, gathered per
+// request (process, Go runtime, staleness, counts), then the latest good collection's figures
+// as they were rendered when it ended. Past MaxMetricsRequests at once, 429 with Retry-After.
+func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {
+	select {
+	case s.metricsSlots <- struct{}{}:
+		defer func() { <-s.metricsSlots }()
+	default:
+		w.Header().Set("Retry-After", "1")
+		text(w, http.StatusTooManyRequests, fmt.Sprintf("too many /metrics requests at once (at most %d): retry in 1 s\n", cap(s.metricsSlots)))
+		return
+	}
+	if s.metricsEntered != nil {
+		s.metricsEntered()
+	}
+	families, _ := s.registry.Gather() // what was gathered is served, as promhttp's ContinueOnError does
+	s.mu.RLock()
+	v := s.st.view
+	s.mu.RUnlock()
+	h := w.Header()
+	h.Set("Content-Type", metricsContentType)
+	h.Set("Vary", "Accept-Encoding")
+	var out io.Writer = w
+	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
+		h.Set("Content-Encoding", "gzip")
+		zw := gzipWriters.Get().(*gzip.Writer)
+		zw.Reset(w)
+		defer func() {
+			_ = zw.Close() // a client gone mid-answer is not ours to report
+			zw.Reset(nil)
+			gzipWriters.Put(zw)
+		}()
+		out = zw
+	}
+	bw := bufio.NewWriterSize(out, 32<<10)
+	for _, mf := range families {
+		if _, err := expfmt.MetricFamilyToText(bw, mf); err != nil {
+			return // the client is gone
+		}
+	}
+	if v != nil {
+		_, _ = bw.Write(v.exposition)
+	}
+	_ = bw.Flush()
 }
 
 // readyz answers 200 while the data served is younger than MaxAge, measured from the

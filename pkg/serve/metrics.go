@@ -1,15 +1,18 @@
 package serve
 
 import (
+	"bytes"
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/common/expfmt"
 )
 
 // durationBuckets are karpnet_collection_duration_seconds' buckets: a collection takes about
@@ -80,8 +83,9 @@ var (
 		"Kubernetes API requests the collections made, by verb and resource.", []string{"verb", "resource"}, nil)
 )
 
-// newRegistry returns the registry /metrics serves: the Go and process collectors, the
-// collection duration histogram and the server's own metrics.
+// newRegistry returns the registry of what changes between collections: the Go and process
+// collectors, the collection duration histogram and the server's own metrics. The families of
+// the collection's figures are rendered once per collection instead (view.exposition).
 func newRegistry(s *Server) (*prometheus.Registry, prometheus.Histogram) {
 	reg := prometheus.NewRegistry()
 	duration := prometheus.NewHistogram(prometheus.HistogramOpts{
@@ -97,28 +101,23 @@ func newRegistry(s *Server) (*prometheus.Registry, prometheus.Histogram) {
 	return reg, duration
 }
 
-// metrics is the Server seen as a prometheus.Collector: every scrape copies the latest view
-// out, so series of a finding that is gone end with the collection that saw it gone.
+// metrics is the Server seen as a prometheus.Collector of what changes between collections:
+// the build, the settings, the collections and requests counted, staleness and the data's
+// times.
 type metrics Server
 
 // Describe sends every description the collector can emit.
 func (m *metrics) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descBuildInfo, descFindings, descPoolFindings, descClassFindings,
-		descSubnetFindings, descNodeFindings, descNodes, descNodeInfo, descNodeMaxPods, descNodePodIPs, descSubnetFree,
-		descSubnetSize, descSubnetFreeBlocks, descGaps, descStale, descLastSuccess, descSnapshotTime, descMaxAge,
+	for _, d := range []*prometheus.Desc{descBuildInfo, descStale, descLastSuccess, descSnapshotTime, descMaxAge,
 		descInterval, descCollections, descEC2Requests, descKubeRequests} {
 		ch <- d
 	}
 }
 
-// Collect sends the current values.
-func (m *metrics) Collect(ch chan<- prometheus.Metric) {
-	s := (*Server)(m)
-	s.mu.RLock()
-	st := s.st
-	s.mu.RUnlock()
-
-	emit := func(d *prometheus.Desc, t prometheus.ValueType, v float64, labels []string) {
+// emitter returns the function that sends one series to ch, its label values made valid and
+// bounded; a series with an empty label value is left out.
+func emitter(ch chan<- prometheus.Metric) func(d *prometheus.Desc, t prometheus.ValueType, v float64, labels ...string) {
+	return func(d *prometheus.Desc, t prometheus.ValueType, v float64, labels ...string) {
 		for i, l := range labels {
 			if l == "" {
 				return // a label that does not apply is omitted with its series, never emitted empty
@@ -129,8 +128,17 @@ func (m *metrics) Collect(ch chan<- prometheus.Metric) {
 			ch <- m
 		}
 	}
-	gauge := func(d *prometheus.Desc, v float64, labels ...string) { emit(d, prometheus.GaugeValue, v, labels) }
-	counter := func(d *prometheus.Desc, v float64, labels ...string) { emit(d, prometheus.CounterValue, v, labels) }
+}
+
+// Collect sends the current values.
+func (m *metrics) Collect(ch chan<- prometheus.Metric) {
+	s := (*Server)(m)
+	s.mu.RLock()
+	st := s.st
+	s.mu.RUnlock()
+	emit := emitter(ch)
+	gauge := func(d *prometheus.Desc, v float64, labels ...string) { emit(d, prometheus.GaugeValue, v, labels...) }
+	counter := func(d *prometheus.Desc, v float64, labels ...string) { emit(d, prometheus.CounterValue, v, labels...) }
 	gauge(descBuildInfo, 1, cmp.Or(s.opts.Version, "dev"))
 	gauge(descInterval, s.opts.Interval.Seconds())
 	if s.opts.MaxAge > 0 {
@@ -152,12 +160,32 @@ func (m *metrics) Collect(ch chan<- prometheus.Metric) {
 			counter(descKubeRequests, float64(n), verb, resource)
 		}
 	}
-	v := st.view
-	if v == nil {
+	if st.view == nil {
 		return
 	}
 	gauge(descLastSuccess, float64(st.lastSuccess.UnixNano())/1e9)
 	gauge(descSnapshotTime, float64(st.taken().UnixNano())/1e9)
+}
+
+// figureMetrics is a collection's figures seen as a prometheus.Collector: they only change
+// when a collection succeeds, so they are gathered once, when it ends, into the view's
+// exposition; series of a finding that is gone end with the collection that saw it gone.
+type figureMetrics struct{ f *figures }
+
+// Describe sends every description the collector can emit.
+func (m figureMetrics) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descFindings, descPoolFindings, descClassFindings, descSubnetFindings,
+		descNodeFindings, descNodes, descNodeInfo, descNodeMaxPods, descNodePodIPs, descSubnetFree, descSubnetSize,
+		descSubnetFreeBlocks, descGaps} {
+		ch <- d
+	}
+}
+
+// Collect sends the figures.
+func (m figureMetrics) Collect(ch chan<- prometheus.Metric) {
+	v := m.f
+	emit := emitter(ch)
+	gauge := func(d *prometheus.Desc, v float64, labels ...string) { emit(d, prometheus.GaugeValue, v, labels...) }
 	for k, n := range v.findings {
 		gauge(descFindings, float64(n), k.check, k.severity)
 	}
@@ -196,6 +224,23 @@ func (m *metrics) Collect(ch chan<- prometheus.Metric) {
 	for source, n := range v.gaps {
 		gauge(descGaps, float64(n), source)
 	}
+}
+
+// renderings counts the expositions of figures rendered since the process started: one per
+// successful collection.
+var renderings atomic.Int64
+
+// render returns f's families in the Prometheus text format, as /metrics serves them.
+func (f *figures) render() []byte {
+	renderings.Add(1)
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(figureMetrics{f})
+	families, _ := reg.Gather() // the figures' own series cannot clash; any error leaves what was gathered
+	var b bytes.Buffer
+	for _, mf := range families {
+		_, _ = expfmt.MetricFamilyToText(&b, mf) // a bytes.Buffer does not fail
+	}
+	return bytes.Clone(b.Bytes())
 }
 
 // maxLabelBytes bounds a label value: names read from a cluster or a snapshot are data.

@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"golang.org/x/net/netutil"
 
 	"github.com/karpnet/kubectl-karpnet/internal/budget"
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
 // shutdownGrace bounds how long a stopping server waits for scrapes under way.
@@ -22,9 +22,27 @@ const shutdownGrace = 5 * time.Second
 // CollectFunc reads the cluster and analyses it: one collection.
 type CollectFunc func(ctx context.Context) (Collection, error)
 
-// Collection is what one collection leaves: the report.
+// Collection is what one collection leaves: the report, and the NodePools and NodeClasses
+// (EC2NodeClasses and Auto Mode NodeClasses) it read. Only those name the series of
+// karpnet_nodepool_findings and karpnet_nodeclass_findings: a finding whose NodePool or class
+// is not among them (a NodeClaim's label naming one that does not exist) is counted under one
+// bucket, so that labels the cluster's objects carry cannot grow the series without bound.
 type Collection struct {
-	Report diagnose.Report
+	Report      diagnose.Report
+	NodePools   []string
+	NodeClasses []string
+}
+
+// NewCollection returns the collection of report, analysed from snap.
+func NewCollection(snap *snapshot.Snapshot, report diagnose.Report) Collection {
+	c := Collection{Report: report}
+	for i := range snap.NodePools {
+		c.NodePools = append(c.NodePools, snap.NodePools[i].Name)
+	}
+	for i := range snap.NodeClasses {
+		c.NodeClasses = append(c.NodeClasses, snap.NodeClasses[i].Name)
+	}
+	return c
 }
 
 // Options configure a Server.
@@ -57,6 +75,9 @@ type Options struct {
 	// MaxReportRequests bounds the /report requests answered at once; more get 429. Zero
 	// means DefaultMaxReportRequests.
 	MaxReportRequests int
+	// MaxMetricsRequests bounds the /metrics requests answered at once; more get 429. Zero
+	// means DefaultMaxMetricsRequests.
+	MaxMetricsRequests int
 	// HTTP bounds the server's connections; zero fields take the defaults.
 	HTTP HTTPLimits
 	// Release, when set, is called after each successful collection, once its view has
@@ -72,8 +93,11 @@ type Server struct {
 	registry *prometheus.Registry
 	duration prometheus.Histogram
 
-	// reportSlots holds one token per /report request being answered.
-	reportSlots chan struct{}
+	// reportSlots and metricsSlots hold one token per /report and /metrics request being
+	// answered.
+	reportSlots, metricsSlots chan struct{}
+	// metricsEntered, when set, is called by each /metrics request that holds a slot (tests).
+	metricsEntered func()
 
 	mu sync.RWMutex
 	st state
@@ -81,6 +105,10 @@ type Server struct {
 
 // DefaultMaxReportRequests is how many /report requests are answered at once by default.
 const DefaultMaxReportRequests = 8
+
+// DefaultMaxMetricsRequests is how many /metrics requests are answered at once by default: a
+// Prometheus pair scrapes once each per interval.
+const DefaultMaxMetricsRequests = 8
 
 // state is what the collections so far have left: the latest good view and how the last
 // attempt went. Nothing older is kept.
@@ -121,7 +149,11 @@ func New(opts Options) *Server {
 	if opts.MaxReportRequests <= 0 {
 		opts.MaxReportRequests = DefaultMaxReportRequests
 	}
-	s := &Server{opts: opts, reportSlots: make(chan struct{}, opts.MaxReportRequests)}
+	if opts.MaxMetricsRequests <= 0 {
+		opts.MaxMetricsRequests = DefaultMaxMetricsRequests
+	}
+	s := &Server{opts: opts, reportSlots: make(chan struct{}, opts.MaxReportRequests),
+		metricsSlots: make(chan struct{}, opts.MaxMetricsRequests)}
 	s.registry, s.duration = newRegistry(s)
 	return s
 }
@@ -130,7 +162,8 @@ func New(opts Options) *Server {
 // three intervals, so that two collections may fail or run late before the pod is unready.
 func DefaultMaxAge(interval time.Duration) time.Duration { return 3 * interval }
 
-// Registry returns the registry /metrics serves.
+// Registry returns the registry of the metrics that change between collections; /metrics
+// serves it followed by the latest good collection's figures, rendered once.
 func (s *Server) Registry() *prometheus.Registry { return s.registry }
 
 // Ready reports whether a collection has succeeded.
@@ -256,7 +289,9 @@ func (s *Server) requestTotals() (int, int) {
 // HTTP server.
 func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	srv := s.httpServer()
-	ln = netutil.LimitListener(ln, s.opts.HTTP.MaxConnections)
+	limited := newConnLimit(ln, s.opts.HTTP.MaxConnections)
+	srv.ConnState = limited.connState
+	ln = limited
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 

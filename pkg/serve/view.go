@@ -9,8 +9,8 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 )
 
-// view is one good collection as the metrics show it: the report and its figures, counted
-// once when the collection ends so that a scrape only copies them out.
+// view is one good collection as serve answers it: its figures rendered once, when the
+// collection ends, so that a scrape only copies them out.
 type view struct {
 	// taken is when the data was read (the snapshot's Taken); nodeCount and findingCount how
 	// many nodes and findings the report holds. The report itself is not kept.
@@ -18,10 +18,21 @@ type view struct {
 	nodeCount, findingCount int
 	// body is /report's answer, rendered when the collection ended; nil when /report is off.
 	body *reportBody
+	// exposition is the figures' families in the Prometheus text format: the part of /metrics
+	// that only changes with the collection. The figures themselves are not kept.
+	exposition []byte
+	// bySeverity counts findings by severity and gaps the sources not read, for the log line.
+	bySeverity map[string]int
+	gaps       int
+}
+
+// figures are one collection's counts as the metrics show them.
+type figures struct {
 	// findings counts findings by check and severity; poolFindings, classFindings and
 	// subnetFindings count those that concern one NodePool, one NodeClass or one subnet by
 	// check, severity and that subject's name (the label is never empty: a finding that
-	// concerns none is not counted there).
+	// concerns none is not counted there; one whose NodePool or class the cluster does not
+	// have is counted under otherSubject).
 	findings       map[findingKey]int
 	poolFindings   map[subjectFindingKey]int
 	classFindings  map[subjectFindingKey]int
@@ -36,6 +47,12 @@ type view struct {
 	statuses map[string]int
 	gaps     map[string]int
 }
+
+// otherSubject is the nodepool and nodeclass label of the findings whose NodePool or class
+// is not one the collection read (a NodeClaim's or a node's label naming one that does not
+// exist): no object name can be it, and it keeps the series count bounded by the objects
+// that exist whatever the labels say.
+const otherSubject = "(not in cluster)"
 
 type subnetKey struct{ id, zone string }
 
@@ -65,23 +82,24 @@ type nodeFacts struct {
 // nodeStatuses are the values of karpnet_nodes' status label, always exported.
 var nodeStatuses = []string{"ok", "info", "warning", "critical", "initialising", "terminating", "skipped"}
 
-// newView counts a collection's figures; the per-node ones only when perNode is set, and renders
-// /report's answer when withBody is set.
+// newView counts a collection's figures, the per-node ones only when perNode is set, renders
+// them for /metrics, and renders /report's answer when withBody is set.
 func newView(c Collection, perNode, withBody bool) *view {
 	r := c.Report
-	v := &view{taken: r.Taken, nodeCount: len(r.Nodes), findingCount: len(r.Findings), findings: map[findingKey]int{}, poolFindings: map[subjectFindingKey]int{},
+	f := &figures{findings: map[findingKey]int{}, poolFindings: map[subjectFindingKey]int{},
 		classFindings: map[subjectFindingKey]int{}, subnetFindings: map[subjectFindingKey]int{},
 		statuses: map[string]int{}, gaps: map[string]int{}, subnets: map[subnetKey]subnetFacts{}}
 	if perNode {
-		v.nodeFindings = map[nodeFindingKey]int{}
+		f.nodeFindings = map[nodeFindingKey]int{}
 	}
 	for _, s := range nodeStatuses {
-		v.statuses[s] = 0
+		f.statuses[s] = 0
 	}
 	// karpnet_nodes is the report's one summary, as check's summary line and JSON print it.
 	for s, n := range r.Summary.ByStatus() {
-		v.statuses[s] = n
+		f.statuses[s] = n
 	}
+	pools, classes := existing(c.NodePools), existing(c.NodeClasses)
 	owner := owners(r)
 	seen := map[string]bool{}
 	for i := range r.Nodes {
@@ -98,65 +116,80 @@ func newView(c Collection, perNode, withBody bool) *view {
 		if c := n.Capacity; c != nil {
 			facts.capacity, facts.maxPods, facts.podIPs = true, c.Pods, c.IPCapacity
 		}
-		v.nodes = append(v.nodes, facts)
+		f.nodes = append(f.nodes, facts)
 	}
 	for _, sn := range r.Subnets {
 		k := subnetKey{id: sn.ID, zone: sn.Zone}
-		if _, ok := v.subnets[k]; !ok {
+		if _, ok := f.subnets[k]; !ok {
 			facts := subnetFacts{free: int64(sn.AvailableIPs), size: sn.UsableIPs}
 			if sn.FreeBlocks != nil {
 				facts.freeBlocks, facts.blocksKnown = *sn.FreeBlocks, true
 			}
-			v.subnets[k] = facts
+			f.subnets[k] = facts
 		}
 	}
-	for _, f := range r.Findings {
-		o := owner.of(f)
-		sev := f.Severity.String()
-		v.findings[findingKey{check: f.ID, severity: sev}]++
+	v := &view{taken: r.Taken, nodeCount: len(r.Nodes), findingCount: len(r.Findings), bySeverity: map[string]int{}}
+	for _, fd := range r.Findings {
+		o := owner.of(fd)
+		sev := fd.Severity.String()
+		f.findings[findingKey{check: fd.ID, severity: sev}]++
+		v.bySeverity[sev]++
 		if o.nodePool != "" {
-			v.poolFindings[subjectFindingKey{check: f.ID, severity: sev, name: o.nodePool}]++
+			f.poolFindings[subjectFindingKey{check: fd.ID, severity: sev, name: pools.label(o.nodePool)}]++
 		}
 		if o.nodeClass != "" {
-			v.classFindings[subjectFindingKey{check: f.ID, severity: sev, name: o.nodeClass}]++
+			f.classFindings[subjectFindingKey{check: fd.ID, severity: sev, name: classes.label(o.nodeClass)}]++
 		}
 		if o.subnet != "" {
-			v.subnetFindings[subjectFindingKey{check: f.ID, severity: sev, name: o.subnet}]++
+			f.subnetFindings[subjectFindingKey{check: fd.ID, severity: sev, name: o.subnet}]++
 		}
-		if v.nodeFindings != nil && f.Node != "" {
-			v.nodeFindings[nodeFindingKey{node: f.Node, check: f.ID, severity: f.Severity.String()}]++
+		if f.nodeFindings != nil && fd.Node != "" {
+			f.nodeFindings[nodeFindingKey{node: fd.Node, check: fd.ID, severity: sev}]++
 		}
 	}
 	for _, g := range r.Gaps {
-		v.gaps[g.Subject()]++
+		f.gaps[g.Subject()]++
 	}
+	v.gaps = len(r.Gaps)
+	v.exposition = f.render()
 	if withBody {
 		v.body = renderReport(&r)
 	}
 	return v
 }
 
+// names is a set of the objects of one kind the collection read.
+type names map[string]bool
+
+func existing(list []string) names {
+	set := make(names, len(list))
+	for _, n := range list {
+		set[n] = true
+	}
+	return set
+}
+
+// label returns name when the collection read an object of that name, else otherSubject.
+func (set names) label(name string) string {
+	if set[name] {
+		return name
+	}
+	return otherSubject
+}
+
 // summary is the collection's part of the log line: nodes, findings by severity, gaps.
 func (v *view) summary() string {
-	bySeverity := map[string]int{}
-	for k, n := range v.findings {
-		bySeverity[k.severity] += n
-	}
 	var parts []string
 	for _, s := range []string{"critical", "warning", "info"} {
-		if bySeverity[s] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", bySeverity[s], s))
+		if v.bySeverity[s] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", v.bySeverity[s], s))
 		}
 	}
 	findings := fmt.Sprintf("%d findings", v.findingCount)
 	if len(parts) > 0 {
 		findings += " (" + strings.Join(parts, ", ") + ")"
 	}
-	gaps := 0
-	for _, n := range v.gaps {
-		gaps += n
-	}
-	return fmt.Sprintf("%d nodes, %s, %d gaps", v.nodeCount, findings, gaps)
+	return fmt.Sprintf("%d nodes, %s, %d gaps", v.nodeCount, findings, v.gaps)
 }
 
 // owner is the NodePool, NodeClass and subnet a finding belongs to; "" where none applies.
