@@ -41,6 +41,10 @@ const (
 	SourceCiliumOperator  = "deployments.apps kube-system/cilium-operator"
 	SourceDaemonSets      = "daemonsets.apps"
 	SourceNetworkPolicies = "networkpolicies.networking.k8s.io"
+	// SourceClusterNetworkPolicies and SourceApplicationNetworkPolicies are the VPC CNI's
+	// policy kinds, read where NetworkPolicies are counted and none exists.
+	SourceClusterNetworkPolicies     = "clusternetworkpolicies.networking.k8s.aws"
+	SourceApplicationNetworkPolicies = "applicationnetworkpolicies.networking.k8s.aws"
 	SourceVPCCNIConfig    = "configmaps kube-system/amazon-vpc-cni"
 	SourceCalico          = "daemonsets.apps calico-node"
 	SourceEvents          = "events"
