@@ -45,9 +45,9 @@ const (
 	// policy kinds, read where NetworkPolicies are counted and none exists.
 	SourceClusterNetworkPolicies     = "clusternetworkpolicies.networking.k8s.aws"
 	SourceApplicationNetworkPolicies = "applicationnetworkpolicies.networking.k8s.aws"
-	SourceVPCCNIConfig    = "configmaps kube-system/amazon-vpc-cni"
-	SourceCalico          = "daemonsets.apps calico-node"
-	SourceEvents          = "events"
+	SourceVPCCNIConfig               = "configmaps kube-system/amazon-vpc-cni"
+	SourceCalico                     = "daemonsets.apps calico-node"
+	SourceEvents                     = "events"
 )
 
 // Unavailable reports whether the snapshot has a Gap for source, directly or through the
