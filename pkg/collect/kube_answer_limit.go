@@ -9,13 +9,14 @@ import (
 
 // kubeMaxAnswer is the most bytes karpnet reads of one Kubernetes answer, the same bound as
 // one EC2 answer's (ec2MaxAnswer). The lists it bounds are filtered by the API server (events
-// of one reason, policies, DaemonSets, CiliumNodes), of a few KiB an object: 64 MiB is
-// tens of thousands of them. The node and NodeClaim lists, which grow with the cluster, are
-// not bounded by it: they are read one page or one object at a time (kubeNodes, kubeStreamList).
+// of one reason, policies, DaemonSets), of a few KiB an object: 64 MiB is tens of thousands
+// of them. The lists of one object per node or NodeClaim (nodes, NodeClaims, CNINodes,
+// CiliumNodes), which grow with the cluster, are not bounded by it: they are read one page
+// or one object at a time (kubeNodes, kubeStreamList), each object at most kubeMaxObject.
 const kubeMaxAnswer = ec2MaxAnswer
 
-// LimitKubeAnswers wraps the transport of a Kubernetes client so that no answer but the node
-// and NodeClaim lists' is read past kubeMaxAnswer bytes: reading further fails with a
+// LimitKubeAnswers wraps the transport of a Kubernetes client so that no answer but the lists
+// of one object per node or NodeClaim is read past kubeMaxAnswer bytes: reading further fails with a
 // *kubeTooLongError, which makes the read a gap that says so, instead of holding whatever the
 // API server or a proxy sends. Install it with rest.Config.Wrap before the clients are made.
 func LimitKubeAnswers(rt http.RoundTripper) http.RoundTripper {
@@ -40,10 +41,21 @@ func (l *kubeAnswerLimit) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// kubeUnboundedPath reports whether path is the node list or a NodeClaim list, read a page or
-// an object at a time.
+// kubeUnboundedPath reports whether path is the node list or a list of NodeClaims, CNINodes or
+// CiliumNodes, read a page or an object at a time.
 func kubeUnboundedPath(path string) bool {
-	return path == "/api/v1/nodes" || strings.HasSuffix(path, "/nodeclaims")
+	if path == "/api/v1/nodes" {
+		return true
+	}
+	if !strings.HasPrefix(path, "/apis/") {
+		return false
+	}
+	for _, r := range []string{"/nodeclaims", "/cninodes", "/ciliumnodes"} {
+		if strings.HasSuffix(path, r) {
+			return true
+		}
+	}
+	return false
 }
 
 // kubeLimitedBody reads an answer's body until limit bytes, then fails.
@@ -72,12 +84,24 @@ func (b *kubeLimitedBody) Read(p []byte) (int, error) {
 
 func (b *kubeLimitedBody) Close() error { return b.body.Close() }
 
-// kubeTooLongError is a Kubernetes answer longer than karpnet reads.
+// kubeMaxObject is the most bytes of one object of a list read one object at a time
+// (kubeStreamList): 3 MiB, the largest request body the API server accepts
+// (k8s.io/apiserver pkg/server/config.go, MaxRequestBodyBytes, twice etcd's 1.5 MB), so no
+// object written through it is longer. A CiliumNode of 128 ENIs is far below it.
+const kubeMaxObject = 3 << 20
+
+// kubeTooLongError is a Kubernetes answer longer than karpnet reads (path is the request's),
+// or with object set an object of a list (path is the resource) longer than kubeMaxObject.
 type kubeTooLongError struct {
-	path  string
-	limit int64
+	path   string
+	limit  int64
+	object bool
 }
 
 func (e *kubeTooLongError) Error() string {
+	if e.object {
+		return fmt.Sprintf("the API server's %s list holds an object longer than %d MiB, more than the API server "+
+			"accepts in a request", e.path, e.limit>>20)
+	}
 	return fmt.Sprintf("the API server's answer to %s is longer than %d MiB, the most karpnet reads", e.path, e.limit>>20)
 }

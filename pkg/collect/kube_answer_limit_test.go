@@ -105,7 +105,9 @@ func TestKubeAnswerLimit(t *testing.T) {
 func TestKubeUnboundedPath(t *testing.T) {
 	for path, want := range map[string]bool{
 		"/api/v1/nodes": true, "/apis/karpenter.sh/v1/nodeclaims": true, "/api/v1/events": false,
-		"/apis/cilium.io/v2/ciliumnodes": false, "/api/v1/nodes/ip-10-0-1-10": false,
+		"/apis/cilium.io/v2/ciliumnodes": true, "/apis/vpcresources.k8s.aws/v1alpha1/cninodes": true,
+		"/api/v1/nodes/ip-10-0-1-10": false, "/apis/networking.k8s.aws/v1alpha1/clusternetworkpolicies": false,
+		"/api/v1/namespaces/default/configmaps/nodeclaims": false,
 	} {
 		if got := kubeUnboundedPath(path); got != want {
 			t.Errorf("kubeUnboundedPath(%q) = %v, want %v", path, got, want)

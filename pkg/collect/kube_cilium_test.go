@@ -2,7 +2,12 @@ package collect
 
 import (
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	goruntime "runtime"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
@@ -11,7 +16,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes"
 	k8sfake "k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/rest"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
@@ -259,6 +266,79 @@ func TestKubeCiliumBounded(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.wantNotes, s.Notes); diff != "" || len(s.Gaps) > 0 {
 				t.Errorf("gaps %+v; notes (-want +got):\n%s", s.Gaps, diff)
+			}
+		})
+	}
+}
+
+// kubeCiliumNodeListJSON is a CiliumNode list of one node's CiliumNode listing enis ENIs of
+// 50 addresses each, as the operator writes them.
+func kubeCiliumNodeListJSON(name string, enis int) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, `{"kind":"CiliumNodeList","apiVersion":"cilium.io/v2","metadata":{},"items":[{"apiVersion":"cilium.io/v2",`+
+		`"kind":"CiliumNode","metadata":{"name":%q},"spec":{"instance-id":"i-0123456789abcdef0"},"status":{"eni":{"enis":{`, name)
+	for i := range enis {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"eni-%017x":{"id":"eni-%017x","number":%d,"subnet":{"id":"subnet-0pods","cidr":"10.0.0.0/16"},`+
+			`"security-groups":["sg-0pods"],"vpc":{"id":"vpc-0123456789abcdef0"},"addresses":[`, i, i, i)
+		for a := range 50 {
+			if a > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `"10.0.%d.%d"`, i%250, a)
+		}
+		b.WriteString(`]}`)
+	}
+	b.WriteString(`}}}}]}`)
+	return []byte(b.String())
+}
+
+// TestKubeCiliumNodeTooLong: a CiliumNode longer than kubeMaxObject (no API server accepts
+// one) ends the list as soon as it passes the bound, a gap, rather than being decoded whole;
+// one of 128 ENIs is read.
+func TestKubeCiliumNodeTooLong(t *testing.T) {
+	const node = "ip-10-0-1-10.us-west-2.compute.internal"
+	agent := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "cilium", Namespace: "kube-system"}}
+	config := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cilium-config", Namespace: "kube-system"},
+		Data: map[string]string{"ipam": "cluster-pool"}}
+	for _, tc := range []struct {
+		enis int
+		gap  bool
+	}{{128, false}, {40000, true}} {
+		t.Run(fmt.Sprintf("%d ENIs", tc.enis), func(t *testing.T) {
+			body := kubeCiliumNodeListJSON(node, tc.enis)
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write(body)
+			}))
+			defer srv.Close()
+			rc, err := kubernetes.NewForConfig(&rest.Config{Host: srv.URL, QPS: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := kubeCiliumSnapshot()
+			goruntime.GC()
+			var before goruntime.MemStats
+			goruntime.ReadMemStats(&before)
+			peak := kubeHeapPeak()
+			start := time.Now()
+			c := &Collector{Kube: k8sfake.NewClientset(agent, config), REST: rc.CoreV1().RESTClient()}
+			if err := c.kubeCilium(t.Context(), s, Scope{}); err != nil {
+				t.Fatalf("kubeCilium: %v", err)
+			}
+			t.Logf("a list of %.1f MiB: %.2f s, heap peak %.0f MiB above the start", float64(len(body))/(1<<20),
+				time.Since(start).Seconds(), float64(peak()-before.HeapInuse)/(1<<20))
+			if !tc.gap {
+				if len(s.Gaps) != 0 || len(s.CiliumNodes) != 1 || len(s.CiliumNodes[0].ENIs) != tc.enis {
+					t.Errorf("gaps %+v, %d CiliumNodes: want none and one of %d ENIs", s.Gaps, len(s.CiliumNodes), tc.enis)
+				}
+				return
+			}
+			want := "the API server's ciliumnodes list holds an object longer than 3 MiB"
+			if len(s.Gaps) != 1 || s.Gaps[0].Source != snapshot.SourceCiliumNodes || !strings.HasPrefix(s.Gaps[0].Reason, want) {
+				t.Errorf("gaps %+v: want one of %s saying %q", s.Gaps, snapshot.SourceCiliumNodes, want)
 			}
 		})
 	}
