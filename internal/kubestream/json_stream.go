@@ -19,6 +19,16 @@ type jsonStream struct {
 	pos int   // the next byte to read, in buf
 	off int64 // where buf[0] stands in the answer
 	err error // the reader's error, once it gave one (io.EOF at the end)
+	max int   // the most bytes of one value, 0 for no bound
+}
+
+// ValueTooLongError is a value of a list answer (one of its items) longer than Items.MaxItem.
+type ValueTooLongError struct {
+	Limit int
+}
+
+func (e *ValueTooLongError) Error() string {
+	return fmt.Sprintf("a value is longer than %d bytes", e.Limit)
 }
 
 // streamBuffer is the size a stream's buffer starts at; it doubles for a value that
@@ -114,6 +124,9 @@ func (s *jsonStream) value() ([]byte, error) {
 			break
 		}
 		read := len(s.buf) - start // of the value, so far
+		if s.max > 0 && read > s.max {
+			return nil, &ValueTooLongError{Limit: s.max}
+		}
 		s.pos = len(s.buf)
 		more := s.fill(start) // the value now starts at 0
 		start, from = 0, read
@@ -124,6 +137,9 @@ func (s *jsonStream) value() ([]byte, error) {
 			}
 			return nil, s.ended()
 		}
+	}
+	if s.max > 0 && end-start > s.max {
+		return nil, &ValueTooLongError{Limit: s.max}
 	}
 	v := s.buf[start:end:end]
 	if !validJSON(v) {

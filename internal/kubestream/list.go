@@ -11,11 +11,13 @@ import (
 )
 
 // DecodeListStream reads a JSON list object from r, passing each of its items to visit
-// (as items says: decodeItem), and returns metadata.continue.
+// (as items says: decodeItem), and returns metadata.continue. A value longer than
+// items.MaxItem ends it with a *ValueTooLongError.
 // The answer is read one value at a time (jsonStream), each checked as encoding/json
 // checks it: an answer that is not JSON fails as it would with json.Decoder.
 func DecodeListStream(r io.Reader, items Items, visit func(*unstructured.Unstructured)) (string, error) {
 	s := newJSONStream(r)
+	s.max = items.MaxItem
 	if err := s.expect('{'); err != nil {
 		return "", err
 	}
@@ -122,6 +124,10 @@ type Items struct {
 	Take func(raw []byte, names *Names) bool
 	// Reads names the parts of an item the visit reads; nil decodes items whole.
 	Reads Shape
+	// MaxItem, when positive, is the most bytes of one item (or other member of the list):
+	// a longer one ends the list with a *ValueTooLongError as soon as it passes the bound,
+	// before it is held whole or decoded.
+	MaxItem int
 }
 
 // decodeItem hands one item, valid JSON, to items.Take, or passes it to visit. With

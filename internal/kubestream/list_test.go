@@ -3,6 +3,7 @@ package kubestream
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -93,4 +94,36 @@ func FuzzWithoutManagedFields(f *testing.F) {
 			t.Fatalf("%q became %q:\n got %v\nwant %v", b, got, have, want)
 		}
 	})
+}
+
+// TestDecodeListStreamMaxItem: an item longer than Items.MaxItem ends the list with a
+// *ValueTooLongError, also when it spans reads of the answer; items within it decode.
+func TestDecodeListStreamMaxItem(t *testing.T) {
+	item := func(n int) string {
+		return `{"apiVersion":"v1","kind":"Thing","metadata":{"name":"a"},"pad":"` + strings.Repeat("x", n) + `"}`
+	}
+	for _, tc := range []struct {
+		name string
+		pad  int
+		max  int
+		long bool
+	}{
+		{"no bound", 1 << 20, 0, false},
+		{"within", 100, 1000, false},
+		{"past, in one read", 2000, 1000, true},
+		{"past, over many reads", 1 << 20, 300 << 10, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := `{"kind":"ThingList","metadata":{},"items":[` + item(10) + `,` + item(tc.pad) + `]}`
+			n := 0
+			_, err := DecodeListStream(strings.NewReader(body), Items{MaxItem: tc.max}, func(*unstructured.Unstructured) { n++ })
+			var long *ValueTooLongError
+			if got := errors.As(err, &long); got != tc.long {
+				t.Fatalf("error %v: want a ValueTooLongError %v", err, tc.long)
+			}
+			if !tc.long && n != 2 {
+				t.Errorf("%d items, want 2", n)
+			}
+		})
+	}
 }

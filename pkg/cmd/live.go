@@ -32,6 +32,7 @@ func buildCollector(ctx context.Context, o *commonOptions, flags *kubeFlags, bud
 	cfg = rest.CopyConfig(cfg)
 	cfg.WarningHandler = rest.NoWarnings{}
 	cfg.Wrap(collect.RecordKubeAnswers)
+	cfg.Wrap(collect.LimitKubeAnswers)
 	if cfg.QPS == 0 {
 		cfg.QPS, cfg.Burst = 50, 100
 	}

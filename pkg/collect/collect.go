@@ -27,6 +27,11 @@ type Scope struct {
 	MissingOK bool
 }
 
+// narrowed reports whether the scope reads some nodes rather than every node.
+func (s Scope) narrowed() bool {
+	return len(s.Names) > 0 || s.Selector != "" || len(s.OrSelectors) > 0
+}
+
 // Collector reads one Snapshot. Clients are given, never built here, so tests pass fakes.
 type Collector struct {
 	Kube    kubernetes.Interface

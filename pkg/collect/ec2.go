@@ -48,6 +48,8 @@ type ec2Result struct {
 	// main is the main Region once it is known: a failure of all EC2 there stops every
 	// Region's reads, one elsewhere only its own Region's.
 	main string
+	// spareReservations are the follow-up pages left to the reservation reads, by Region.
+	spareReservations map[string]*ec2SpareReservationPages
 }
 
 func (r *ec2Result) fail(source, region string, err error) {

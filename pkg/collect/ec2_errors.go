@@ -76,6 +76,18 @@ func ec2Classify(source, region string, err error) ec2Failure {
 			Remedy: "retry; if the pages still do not end, check AWS_ENDPOINT_URL_EC2 and any proxy between karpnet and " +
 				"EC2 (karpnet stops there so as not to spend the Describe budget Karpenter shares)"}}
 	}
+	var spent *ec2ReservationPagesError
+	if errors.As(err, &spent) {
+		return ec2Failure{gap: snapshot.Gap{Source: source, Reason: spent.Error(),
+			Remedy: "retry; if the pages still do not end, check AWS_ENDPOINT_URL_EC2 and any proxy between karpnet and " +
+				"EC2 (karpnet stops there so as not to spend the Describe budget Karpenter shares)"}}
+	}
+	var many *ec2ReservationSubnetsError
+	if errors.As(err, &many) {
+		return ec2Failure{gap: snapshot.Gap{Source: source, Reason: many.Error(),
+			Remedy: "the addresses reservations hold in the other subnets are not counted: list them with " +
+				"`aws ec2 get-subnet-cidr-reservations --subnet-id SUBNET`"}}
+	}
 	var ours *ec2TimeoutError
 	if errors.As(err, &ours) {
 		// No answer within --request-timeout: EC2 is unreachable, so do not wait on the other calls.

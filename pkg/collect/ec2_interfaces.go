@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
@@ -63,6 +64,74 @@ func ec2PrefixSubnets(s *snapshot.Snapshot, read []snapshot.Subnet) []string {
 	return ids.sorted()
 }
 
+// ec2MaxReservationSubnets is the most subnets whose CIDR reservations one collection reads,
+// one GetSubnetCidrReservations each: as many subnets as one selector reads
+// (ec2MaxIDsPerSource), and as many as a VPC holds by default. Past it, the subnets left are a
+// gap and not counted among those whose addresses are known.
+const ec2MaxReservationSubnets = ec2MaxIDsPerSource
+
+// ec2SpareReservations is how many pages past each subnet's first the GetSubnetCidrReservations
+// calls of one collection in one Region follow together: a subnet holds a few reservations,
+// which come back on one page, so an endpoint whose NextTokens never end costs at most one
+// request per subnet plus these, instead of ec2MaxPages per subnet.
+const ec2SpareReservations = ec2MaxPages
+
+// ec2SpareReservationPages counts the follow-up pages left to the reservation reads of one
+// collection in one Region.
+type ec2SpareReservationPages struct {
+	mu   sync.Mutex
+	left int
+}
+
+// take reports whether one more follow-up page may be asked for, counting it.
+func (p *ec2SpareReservationPages) take() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.left <= 0 {
+		return false
+	}
+	p.left--
+	return true
+}
+
+// reservationPages returns the follow-up pages the reservation reads in region share, made
+// with ec2SpareReservations on first use.
+func (r *ec2Result) reservationPages(region string) *ec2SpareReservationPages {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.spareReservations == nil {
+		r.spareReservations = map[string]*ec2SpareReservationPages{}
+	}
+	p := r.spareReservations[region]
+	if p == nil {
+		p = &ec2SpareReservationPages{left: ec2SpareReservations}
+		r.spareReservations[region] = p
+	}
+	return p
+}
+
+// ec2ReservationPagesError is a subnet's reservations still paging when the follow-up pages
+// the collection's reservation reads share had all been spent.
+type ec2ReservationPagesError struct {
+	subnet string
+	pages  int
+}
+
+func (e *ec2ReservationPagesError) Error() string {
+	return fmt.Sprintf("GetSubnetCidrReservations of %s did not end after %d pages: the reads of every subnet had "+
+		"followed the %d pages past their first that karpnet follows in one collection", e.subnet, e.pages, ec2SpareReservations)
+}
+
+// ec2ReservationSubnetsError is more subnets whose reservations are needed than a collection reads.
+type ec2ReservationSubnetsError struct {
+	subnets int
+}
+
+func (e *ec2ReservationSubnetsError) Error() string {
+	return fmt.Sprintf("%d subnets carve prefixes; karpnet reads the CIDR reservations of the first %d (sorted by ID), "+
+		"the %d others are not counted", e.subnets, ec2MaxReservationSubnets, e.subnets-ec2MaxReservationSubnets)
+}
+
 // ec2TooManyError is an answer page with more items than its MaxResults allowed, which EC2
 // never sends: the call fails rather than hold what an endpoint makes up.
 type ec2TooManyError struct {
@@ -77,8 +146,10 @@ func (e *ec2TooManyError) Error() string {
 // subnetAddressTasks adds to g the reads of every interface and CIDR reservation of subnets:
 // one DescribeNetworkInterfaces by subnet-id per ec2FilterBatch subnets, following NextToken
 // for ec2MaxPages pages plus one per 1,000 interfaces the instances already read hold there,
-// and one GetSubnetCidrReservations per subnet. Interfaces of other subnets, and those whose
-// ID is in known (the instances' own), are not kept. A failed call is a gap on its own source.
+// and one GetSubnetCidrReservations per subnet, for the first ec2MaxReservationSubnets of them
+// (the others are a gap), with ec2SpareReservationPages follow-up pages shared. Interfaces of
+// other subnets, and those whose ID is in known (the instances' own), are not kept. A failed
+// call is a gap on its own source.
 func (r *ec2Result) subnetAddressTasks(ctx context.Context, g *errgroup.Group, call ec2Call, subnets []string,
 	known map[string]bool, perSubnet map[string]int) {
 	for _, batch := range ec2Batches(subnets, ec2FilterBatch) {
@@ -99,9 +170,15 @@ func (r *ec2Result) subnetAddressTasks(ctx context.Context, g *errgroup.Group, c
 			return nil
 		})
 	}
-	for _, subnet := range subnets {
+	reserved := subnets
+	if len(reserved) > ec2MaxReservationSubnets {
+		reserved = subnets[:ec2MaxReservationSubnets]
+		r.fail(snapshot.SourceCIDRReservations, call.region, &ec2ReservationSubnetsError{subnets: len(subnets)})
+	}
+	spare := r.reservationPages(call.region)
+	for _, subnet := range reserved {
 		g.Go(func() error {
-			out, err := call.cidrReservations(ctx, subnet)
+			out, err := call.cidrReservations(ctx, subnet, spare)
 			r.add(snapshot.SourceCIDRReservations, call.region, err, func() {
 				for _, v := range out {
 					r.addresses.reservations = append(r.addresses.reservations, ec2CIDRReservation(v))

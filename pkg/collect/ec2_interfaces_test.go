@@ -345,3 +345,69 @@ func TestCollectEC2InterfaceOwners(t *testing.T) {
 		})
 	}
 }
+
+// TestCollectEC2ReservationPagesBounded: with prefixes carved from many subnets, the
+// GetSubnetCidrReservations calls of one collection cost one request per subnet for at most
+// ec2MaxReservationSubnets subnets plus ec2SpareReservations follow-up pages shared, whatever
+// the NextTokens; a subnet past either bound is a gap and not one whose addresses are known.
+func TestCollectEC2ReservationPagesBounded(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		subnets  int
+		tokens   ec2sim.Tokens
+		requests int
+		reason   string
+	}{
+		{"32 subnets, tokens that end", 32, 0, 32, ""},
+		{"32 subnets, endless tokens", 32, ec2sim.EndlessTokens, 32 + ec2SpareReservations, "GetSubnetCidrReservations "},
+		{"202 subnets, tokens that end", 202, 0, ec2MaxReservationSubnets, "202 subnets carve prefixes"},
+		{"202 subnets, endless tokens", 202, ec2sim.EndlessTokens, ec2MaxReservationSubnets + ec2SpareReservations, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newEC2World(t, 2)
+			one := int32(1)
+			var classes []snapshot.EC2NodeClass
+			for i := range tc.subnets {
+				id := fmt.Sprintf("subnet-%04d", i)
+				w.sim.AddSubnets(snapshot.Subnet{ID: id, VpcID: "vpc-1", CIDR: fmt.Sprintf("10.1.%d.0/24", i), Zone: "us-west-2a"})
+				w.sim.AddCIDRReservations(snapshot.CIDRReservation{ID: fmt.Sprintf("scr-%04d", i), SubnetID: id,
+					CIDR: fmt.Sprintf("10.1.%d.0/28", i), Type: "prefix"})
+				// A class names at most ec2MaxIDsPerSource subnets; 101 a class.
+				if i%101 == 0 {
+					classes = append(classes, snapshot.EC2NodeClass{Name: fmt.Sprintf("pd-%d", i), IPPrefixCount: &one})
+				}
+				c := &classes[len(classes)-1]
+				c.StatusSubnets = append(c.StatusSubnets, snapshot.SubnetStatus{ID: id})
+			}
+			w.snap.NodeClasses = classes
+			w.sim.SetTokens(ec2sim.GetSubnetCidrReservations, tc.tokens)
+			// Unpaced: the bound is on requests; at the default pace they take a tenth of a second each.
+			unpaced := NewPacer(1<<30, 1<<30)
+			(&Collector{EC2: ec2sim.NewClient(w.url, "us-west-2"), Pacer: unpaced}).collectEC2(t.Context(), w.snap)
+			got := w.sim.Count(ec2sim.GetSubnetCidrReservations)
+			t.Logf("%d subnets: %d GetSubnetCidrReservations requests", tc.subnets, got)
+			if got > tc.requests {
+				t.Errorf("got %d GetSubnetCidrReservations requests, want at most %d", got, tc.requests)
+			}
+			var gaps []snapshot.Gap
+			for _, g := range w.snap.Gaps {
+				if g.Source == snapshot.SourceCIDRReservations {
+					gaps = append(gaps, g)
+				}
+			}
+			if tc.tokens == 0 && tc.subnets <= ec2MaxReservationSubnets {
+				if len(gaps) != 0 || len(w.snap.AddressSubnets) != tc.subnets || len(w.snap.CIDRReservations) != tc.subnets {
+					t.Errorf("gaps %+v, %d address subnets, %d reservations: want none and %d, %d", gaps,
+						len(w.snap.AddressSubnets), len(w.snap.CIDRReservations), tc.subnets, tc.subnets)
+				}
+				return
+			}
+			if len(gaps) != 1 || !strings.Contains(gaps[0].Reason, tc.reason) {
+				t.Fatalf("gaps %+v: want one for %s saying %q", gaps, snapshot.SourceCIDRReservations, tc.reason)
+			}
+			if len(w.snap.AddressSubnets) >= tc.subnets {
+				t.Errorf("%d address subnets of %d, want those past the bound left out", len(w.snap.AddressSubnets), tc.subnets)
+			}
+		})
+	}
+}

@@ -3,6 +3,8 @@ package collect
 import (
 	"cmp"
 	"context"
+	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,8 +26,10 @@ func kubeCiliumNodesCRD() kubeCRD {
 // cilium-config ConfigMap; in ENI mode (ipam: eni) it reads the cilium-operator Deployment's
 // args and the host-network DaemonSets, and lists the CiliumNodes, which it lists too in the
 // cluster-pool and multi-pool modes, whose operator writes its errors on them. Without the
-// agent DaemonSet nothing more is read and s.Cilium stays nil, without a gap.
-func (c *Collector) kubeCilium(ctx context.Context, s *snapshot.Snapshot, _ Scope) error {
+// agent DaemonSet nothing more is read and s.Cilium stays nil, without a gap. Only the
+// CiliumNodes of the nodes read are kept, each with at most kubeMaxCiliumENIs ENIs; a note
+// says what was left out.
+func (c *Collector) kubeCilium(ctx context.Context, s *snapshot.Snapshot, scope Scope) error {
 	s.Cilium, s.CiliumNodes = nil, nil
 	ds, err := c.Kube.AppsV1().DaemonSets(snapshot.CiliumNamespace).Get(ctx, snapshot.CiliumDaemonSet, metav1.GetOptions{})
 	switch {
@@ -65,12 +69,46 @@ func (c *Collector) kubeCilium(ctx context.Context, s *snapshot.Snapshot, _ Scop
 	default:
 		return nil
 	}
+	read := make(map[string]bool, len(s.Nodes))
+	for i := range s.Nodes {
+		read[s.Nodes[i].Name] = true
+	}
+	others, enisCut := 0, map[string]int{}
 	err = c.kubeReadCRD(ctx, s, kubeCiliumNodesCRD(), false, nil,
 		"install Cilium's CiliumNode CRD (cilium-operator registers it), or check cilium-config's ipam",
-		func(u *unstructured.Unstructured) { s.CiliumNodes = append(s.CiliumNodes, kubeobj.DecodeCiliumNode(u)) })
+		func(u *unstructured.Unstructured) {
+			// Cilium names a CiliumNode after its node; the checks read only those of the nodes read.
+			if !read[u.GetName()] {
+				others++
+				return
+			}
+			cn := kubeobj.DecodeCiliumNode(u)
+			if n := len(cn.ENIs); n > kubeMaxCiliumENIs {
+				cn.ENIs = slices.Clip(cn.ENIs[:kubeMaxCiliumENIs])
+				enisCut[cn.Name] = n
+			}
+			s.CiliumNodes = append(s.CiliumNodes, cn)
+		})
 	kubeSortByName(s.CiliumNodes, func(v *snapshot.CiliumNode) string { return v.Name })
+	for _, name := range slices.Sorted(maps.Keys(enisCut)) {
+		s.Notes = append(s.Notes, fmt.Sprintf("CiliumNode %s lists %d ENIs; karpnet keeps the %d of the lowest device "+
+			"numbers (no EC2 instance type takes more than %d)", name, enisCut[name], kubeMaxCiliumENIs, kubeMostENIs))
+	}
+	if others > 0 && !scope.narrowed() && others > len(s.Nodes) {
+		s.Notes = append(s.Notes, fmt.Sprintf("%s: %d CiliumNodes name no node of the cluster and were left out; karpnet "+
+			"keeps the %d of the nodes it read", snapshot.SourceCiliumNodes, others, len(s.CiliumNodes)))
+	}
 	return err
 }
+
+// kubeMostENIs is the most network interfaces any EC2 instance type takes (trn1n.32xlarge's
+// 80 in Karpenter's VPC limits), and kubeMaxCiliumENIs how many of a CiliumNode's
+// status.eni.enis karpnet keeps: room above it for types to come. A CiliumNode listing more
+// describes no instance; the rest would only print.
+const (
+	kubeMostENIs      = 80
+	kubeMaxCiliumENIs = 128
+)
 
 // kubeCiliumOperator reads --aws-enable-prefix-delegation from the kube-system/cilium-operator
 // Deployment's container args (one GET); a missing Deployment leaves it unset, without a gap.

@@ -70,6 +70,7 @@ func (c *Collector) kubeFail(s *snapshot.Snapshot, source, verb, resource string
 	}
 	var paging *kubePagingError
 	var answer *kubeAnswerError
+	var tooLong *kubeTooLongError
 	var status apierrors.APIStatus
 	switch {
 	case apierrors.IsUnauthorized(err):
@@ -81,6 +82,9 @@ func (c *Collector) kubeFail(s *snapshot.Snapshot, source, verb, resource string
 	case errors.As(err, &paging):
 		s.Gaps = append(s.Gaps, kubePagingGap(source, verb, resource, paging))
 		return nil
+	case errors.As(err, &tooLong):
+		return gap(tooLong.Error(), fmt.Sprintf("check what fills %s (objects written in a loop, a proxy between karpnet and the "+
+			"API server): karpnet stops reading there rather than hold it all", resource))
 	case errors.As(err, &answer):
 		return gap(answer.Error(), kubeProxyRemedy)
 	case errors.As(err, &status):

@@ -1,12 +1,14 @@
 package collect
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	k8sfake "k8s.io/client-go/kubernetes/fake"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
@@ -71,5 +73,46 @@ func TestKubeNodeAgentEvents(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, s.NodeEvents); diff != "" {
 		t.Errorf("node events (-want +got):\n%s", diff)
+	}
+}
+
+// TestKubeNodeAgentEventsPerNode: of a node's many NetworkingReady warnings the newest
+// kubeEventsPerObject are kept, and a note says how many older ones were left out; a node with
+// fewer keeps them all.
+func TestKubeNodeAgentEventsPerNode(t *testing.T) {
+	at := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	var objs []runtime.Object
+	add := func(node string, n int) {
+		for i := range n {
+			when := metav1.NewTime(at.Add(time.Duration(i) * time.Minute))
+			objs = append(objs, &corev1.Event{
+				ObjectMeta:     metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("%s.%05d", node, i)},
+				InvolvedObject: corev1.ObjectReference{Kind: "Node", Name: node},
+				Reason:         "NetworkingReady", Type: corev1.EventTypeWarning, Count: 1,
+				Message:        `PPSExceeded: pps_allowance_exceeded increased on interface "ens5" from 0 to 512`,
+				FirstTimestamp: when, LastTimestamp: when,
+			})
+		}
+	}
+	add("node-a", 1000)
+	add("node-b", 3)
+	s := &snapshot.Snapshot{Nodes: []corev1.Node{{ObjectMeta: metav1.ObjectMeta{Name: "node-a"}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "node-b"}}}}
+	if err := (&Collector{Kube: k8sfake.NewClientset(objs...)}).kubeNodeAgentEvents(t.Context(), s, Scope{}); err != nil {
+		t.Fatalf("kubeNodeAgentEvents: %v", err)
+	}
+	per := map[string]int{}
+	for _, e := range s.NodeEvents {
+		per[e.Name]++
+	}
+	if diff := cmp.Diff(map[string]int{"node-a": kubeEventsPerObject, "node-b": 3}, per); diff != "" {
+		t.Errorf("events per node (-want +got):\n%s", diff)
+	}
+	if first := s.NodeEvents[0]; first.Name != "node-a" || !first.Last.Equal(at.Add(990*time.Minute)) {
+		t.Errorf("node-a's oldest kept event %s at %s, want the newest ten (from %s)", first.Name, first.Last, at.Add(990*time.Minute))
+	}
+	want := []string{"events: 990 older NetworkingReady events about 1 node were left out; karpnet keeps the newest 10 of each node"}
+	if diff := cmp.Diff(want, s.Notes); diff != "" {
+		t.Errorf("notes (-want +got):\n%s", diff)
 	}
 }

@@ -2,6 +2,8 @@ package collect
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -65,33 +67,43 @@ func (c *Collector) kubePolicies(ctx context.Context, s *snapshot.Snapshot) erro
 	opts := metav1.ListOptions{Limit: c.kubePageSize(), ResourceVersion: "0"} // one page, from the watch cache
 	list, err := c.Kube.NetworkingV1().NetworkPolicies("").List(ctx, opts)
 	if apierrors.IsNotFound(err) {
-		return nil // an API server that does not serve them has none
+		return nil // a list answered NotFound: the API server does not serve the kind, so it has none
 	}
 	if err != nil {
-		return c.kubeFail(s, snapshot.SourceNetworkPolicies, "list", "networkpolicies.networking.k8s.io", err)
+		return c.kubeFail(s, snapshot.SourceNetworkPolicies, "list", snapshot.SourceNetworkPolicies, err)
 	}
 	count := snapshot.PolicyCount{Kind: snapshot.KindNetworkPolicy}
 	for i := range list.Items[:min(len(list.Items), kubePolicyNames)] {
 		count.Names = append(count.Names, list.Items[i].Namespace+"/"+list.Items[i].Name)
 	}
-	kubeCountRest(&count, len(list.Items), list.RemainingItemCount, list.Continue)
+	kubeCountRest(s, snapshot.SourceNetworkPolicies, &count, len(list.Items), list.RemainingItemCount, list.Continue)
 	if count.Count > 0 {
 		s.NetworkPolicies = append(s.NetworkPolicies, count)
 	} else {
 		// The VPC CNI's own kinds matter only without a NetworkPolicy: one is enough to tell.
 		for _, k := range []struct {
-			kind string
-			gvr  schema.GroupVersionResource
-		}{{snapshot.KindClusterNetworkPolicy, kubeClusterNetworkPoliciesGVR}, {snapshot.KindApplicationNetworkPolicy, kubeApplicationNetworkPoliciesGVR}} {
+			kind, source string
+			gvr          schema.GroupVersionResource
+		}{
+			{snapshot.KindClusterNetworkPolicy, snapshot.SourceClusterNetworkPolicies, kubeClusterNetworkPoliciesGVR},
+			{snapshot.KindApplicationNetworkPolicy, snapshot.SourceApplicationNetworkPolicies, kubeApplicationNetworkPoliciesGVR},
+		} {
 			l, err := c.Dynamic.Resource(k.gvr).List(ctx, opts)
+			if apierrors.IsNotFound(err) {
+				continue // a list answered NotFound: the controller's CRD is not installed, so there are none
+			}
 			if err != nil {
-				continue // not served (the controller's CRDs are not installed) or not readable: nothing to count
+				// Forbidden, a server error, a timeout: whether such policies exist is unknown, a gap.
+				if err := c.kubeFail(s, k.source, "list", k.source, err); err != nil {
+					return err
+				}
+				continue
 			}
 			count := snapshot.PolicyCount{Kind: k.kind}
 			for _, it := range l.Items[:min(len(l.Items), kubePolicyNames)] {
 				count.Names = append(count.Names, strings.TrimPrefix(it.GetNamespace()+"/"+it.GetName(), "/"))
 			}
-			kubeCountRest(&count, len(l.Items), l.GetRemainingItemCount(), l.GetContinue())
+			kubeCountRest(s, k.source, &count, len(l.Items), l.GetRemainingItemCount(), l.GetContinue())
 			if count.Count > 0 {
 				s.NetworkPolicies = append(s.NetworkPolicies, count)
 			}
@@ -113,11 +125,18 @@ func (c *Collector) kubePolicies(ctx context.Context, s *snapshot.Snapshot) erro
 	return nil
 }
 
-// kubeCountRest completes a count of one page of n items with the API server's
+// kubeCountRest completes a count of one page of n items of source with the API server's
 // remainingItemCount, or marks that more exist when it gives only a continue token (a page
-// read from etcd rather than the watch cache).
-func kubeCountRest(count *snapshot.PolicyCount, n int, remaining *int64, next string) {
+// read from etcd rather than the watch cache). A remainingItemCount below zero, or one that
+// would take the count past what an int32 holds, is no count the API server gives: the items
+// received are counted, more are marked when a continue token came, and s gets a note.
+func kubeCountRest(s *snapshot.Snapshot, source string, count *snapshot.PolicyCount, n int, remaining *int64, next string) {
 	count.Count = n
+	if remaining != nil && (*remaining < 0 || *remaining > math.MaxInt32-int64(n)) {
+		s.Notes = append(s.Notes, fmt.Sprintf("%s: the API server answered a page of %d with remainingItemCount %d, "+
+			"which is no count; the %d received are counted", source, n, *remaining, n))
+		remaining = nil
+	}
 	switch {
 	case remaining != nil:
 		count.Count += int(*remaining)

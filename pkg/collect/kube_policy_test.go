@@ -1,17 +1,24 @@
 package collect
 
 import (
+	"context"
+	"errors"
+	"math"
+	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	k8sfake "k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
@@ -181,5 +188,93 @@ func TestKubePoliciesForbiddenIsGap(t *testing.T) {
 		Remedy: "grant list on networkpolicies.networking.k8s.io (see the ClusterRole in docs/permissions.md)"}}
 	if diff := cmp.Diff(want, s.Gaps); diff != "" {
 		t.Errorf("gaps (-want +got):\n%s", diff)
+	}
+}
+
+// TestKubePoliciesUnreadIsGap: only a list answered NotFound means a policy kind is not
+// served (none exist); a list refused, failed or timed out is a gap on its own source, so
+// network-policy-not-enforced is silenced rather than seeing no policies.
+func TestKubePoliciesUnreadIsGap(t *testing.T) {
+	cnp := schema.GroupResource{Group: "networking.k8s.aws", Resource: "clusternetworkpolicies"}
+	netpol := schema.GroupResource{Group: "networking.k8s.io", Resource: "networkpolicies"}
+	timeout := &url.Error{Op: "Get", URL: "https://api/apis", Err: context.DeadlineExceeded}
+	for _, tc := range []struct {
+		name   string
+		fail   kubeFailing
+		source string
+		reason string
+	}{
+		{"clusternetworkpolicies not served", kubeFailing{true, "list", "clusternetworkpolicies",
+			apierrors.NewNotFound(cnp, "")}, "", ""},
+		{"clusternetworkpolicies forbidden", kubeFailing{true, "list", "clusternetworkpolicies",
+			kubeForbidden(cnp.Group, cnp.Resource)}, snapshot.SourceClusterNetworkPolicies, "forbidden"},
+		{"clusternetworkpolicies 500", kubeFailing{true, "list", "clusternetworkpolicies",
+			apierrors.NewInternalError(errors.New("etcd leader changed"))}, snapshot.SourceClusterNetworkPolicies, "InternalError"},
+		{"clusternetworkpolicies timeout", kubeFailing{true, "list", "clusternetworkpolicies", timeout},
+			snapshot.SourceClusterNetworkPolicies, "timeout"},
+		{"applicationnetworkpolicies 503", kubeFailing{true, "list", "applicationnetworkpolicies",
+			apierrors.NewServiceUnavailable("apiserver overloaded")}, snapshot.SourceApplicationNetworkPolicies, "ServiceUnavailable"},
+		{"networkpolicies not served", kubeFailing{false, "list", "networkpolicies", apierrors.NewNotFound(netpol, "")}, "", ""},
+		{"networkpolicies 500", kubeFailing{false, "list", "networkpolicies",
+			apierrors.NewInternalError(errors.New("etcd leader changed"))}, snapshot.SourceNetworkPolicies, "InternalError"},
+		{"networkpolicies timeout", kubeFailing{false, "list", "networkpolicies", timeout},
+			snapshot.SourceNetworkPolicies, "timeout"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			kube := k8sfake.NewClientset()
+			served := []schema.GroupVersionResource{kubeClusterNetworkPoliciesGVR, kubeApplicationNetworkPoliciesGVR}
+			dyn := kubeDynamic(served)
+			tc.fail.install(kube, dyn)
+			s := snapshot.Snapshot{AWSNode: &snapshot.AWSNode{}}
+			if err := (&Collector{Kube: kube, Dynamic: dyn}).kubePolicies(t.Context(), &s); err != nil {
+				t.Fatalf("kubePolicies: %v", err)
+			}
+			if tc.source == "" {
+				if len(s.Gaps) != 0 {
+					t.Errorf("gaps %+v, want none: a kind not served has no policies", s.Gaps)
+				}
+				return
+			}
+			if len(s.Gaps) != 1 || s.Gaps[0].Source != tc.source || !strings.Contains(s.Gaps[0].Reason, tc.reason) {
+				t.Errorf("gaps %+v, want one for %s saying %q", s.Gaps, tc.source, tc.reason)
+			}
+		})
+	}
+}
+
+// TestKubePoliciesRemainingItemCount: a remainingItemCount below zero is no count; the items
+// received are counted and a note says so. The healthy twin adds the remaining count.
+func TestKubePoliciesRemainingItemCount(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		remaining int64
+		want      int
+		note      bool
+	}{
+		{"remaining 2", 2, 5, false},
+		{"remaining 0", 0, 3, false},
+		{"remaining -3", -3, 3, true},
+		{"remaining past int32", math.MaxInt64, 3, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			kube := k8sfake.NewClientset()
+			kube.PrependReactor("list", "networkpolicies", func(clienttesting.Action) (bool, runtime.Object, error) {
+				l := &networkingv1.NetworkPolicyList{ListMeta: metav1.ListMeta{RemainingItemCount: &tc.remaining}}
+				for _, name := range []string{"a", "b", "c"} {
+					l.Items = append(l.Items, networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: name}})
+				}
+				return true, l, nil
+			})
+			s := snapshot.Snapshot{AWSNode: &snapshot.AWSNode{}}
+			if err := (&Collector{Kube: kube, Dynamic: kubeDynamic(nil)}).kubePolicies(t.Context(), &s); err != nil {
+				t.Fatalf("kubePolicies: %v", err)
+			}
+			if len(s.NetworkPolicies) != 1 || s.NetworkPolicies[0].Count != tc.want {
+				t.Fatalf("policies %+v, want %d NetworkPolicies", s.NetworkPolicies, tc.want)
+			}
+			if got := len(s.Notes) == 1 && strings.Contains(s.Notes[0], "remainingItemCount"); got != tc.note || len(s.Gaps) != 0 {
+				t.Errorf("notes %q, gaps %+v: want a note %v, no gap", s.Notes, s.Gaps, tc.note)
+			}
+		})
 	}
 }

@@ -1,10 +1,12 @@
 package diff
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/karpnet/kubectl-karpnet/pkg/demo"
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
@@ -96,6 +98,58 @@ func TestCompareGaps(t *testing.T) {
 			}
 			if got := len(d.Uncertain(diagnose.Critical)); got != tt.wantUncertain {
 				t.Errorf("Uncertain(critical): got %d findings, want %d", got, tt.wantUncertain)
+			}
+		})
+	}
+}
+
+// TestComparePolicyListUnread: network-policy-not-enforced raised on OLD is unknown, not
+// resolved, when NEW could not list the ClusterNetworkPolicies it was raised from; the check
+// is silent on NEW rather than clean.
+func TestComparePolicyListUnread(t *testing.T) {
+	side := func(edit func(*snapshot.Snapshot)) diagnose.Report {
+		s, err := demo.Snapshot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Cilium, s.Calico = nil, ""
+		s.NetworkPolicies = []snapshot.PolicyCount{{Kind: snapshot.KindClusterNetworkPolicy, Count: 1, Names: []string{"deny-egress"}}}
+		if s.AWSNode == nil {
+			t.Fatal("the demo has no aws-node")
+		}
+		s.AWSNode.NodeAgent = &snapshot.NodeAgent{}
+		edit(s)
+		return diagnose.Analyze(s, diagnose.Options{})
+	}
+	const id = "network-policy-not-enforced"
+	has := func(r diagnose.Report) bool {
+		return slices.ContainsFunc(r.Findings, func(f diagnose.Finding) bool { return f.ID == id })
+	}
+	old := side(func(*snapshot.Snapshot) {})
+	if !has(old) {
+		t.Fatalf("OLD: no %s finding", id)
+	}
+	for _, tc := range []struct {
+		name    string
+		edit    func(*snapshot.Snapshot)
+		unknown bool
+	}{
+		{"the list refused", func(s *snapshot.Snapshot) {
+			s.NetworkPolicies = nil
+			s.Gaps = append(s.Gaps, snapshot.Gap{Source: snapshot.SourceClusterNetworkPolicies, Reason: "forbidden"})
+		}, true},
+		{"the policy deleted", func(s *snapshot.Snapshot) { s.NetworkPolicies = nil }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			new := side(tc.edit)
+			if has(new) {
+				t.Fatalf("NEW: %s still fires", id)
+			}
+			d := Compare(old, new, Side{}, Side{})
+			resolved := slices.ContainsFunc(d.Findings.Resolved, func(f diagnose.Finding) bool { return f.ID == id })
+			unknown := slices.ContainsFunc(d.Uncertain(diagnose.Warning), func(f diagnose.Finding) bool { return f.ID == id })
+			if unknown != tc.unknown || resolved == tc.unknown {
+				t.Errorf("%s: resolved %v, unknown %v; want unknown %v", id, resolved, unknown, tc.unknown)
 			}
 		})
 	}

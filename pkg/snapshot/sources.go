@@ -41,9 +41,13 @@ const (
 	SourceCiliumOperator  = "deployments.apps kube-system/cilium-operator"
 	SourceDaemonSets      = "daemonsets.apps"
 	SourceNetworkPolicies = "networkpolicies.networking.k8s.io"
-	SourceVPCCNIConfig    = "configmaps kube-system/amazon-vpc-cni"
-	SourceCalico          = "daemonsets.apps calico-node"
-	SourceEvents          = "events"
+	// SourceClusterNetworkPolicies and SourceApplicationNetworkPolicies are the VPC CNI's
+	// policy kinds, read where NetworkPolicies are counted and none exists.
+	SourceClusterNetworkPolicies     = "clusternetworkpolicies.networking.k8s.aws"
+	SourceApplicationNetworkPolicies = "applicationnetworkpolicies.networking.k8s.aws"
+	SourceVPCCNIConfig               = "configmaps kube-system/amazon-vpc-cni"
+	SourceCalico                     = "daemonsets.apps calico-node"
+	SourceEvents                     = "events"
 )
 
 // Unavailable reports whether the snapshot has a Gap for source, directly or through the
