@@ -287,3 +287,22 @@ func TestContextsCompletion(t *testing.T) {
 		t.Errorf("completion of --contexts a, (-want +got):\n%s", diff)
 	}
 }
+
+// TestUnknownContextIsAUsageError: a context the kubeconfig does not have exits 2 with the
+// contexts it has, with --context as with --contexts, before anything is read.
+func TestUnknownContextIsAUsageError(t *testing.T) {
+	kubeconfig := multiKubeconfig(t, "a", "b")
+	for _, args := range [][]string{
+		{"check", "--context", "nope"},
+		{"describe", "node", "x", "--context", "nope"},
+		{"check", "--contexts", "nope"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			o, _, _ := newTestOptions()
+			o.newCollector = liveCollector
+			r := runWith(t, o, append([]string{"--kubeconfig", kubeconfig}, args...)...)
+			wantCode(t, r, ExitUsage)
+			wantOneErrorLine(t, r, `unknown context "nope": the kubeconfig has a, b`)
+		})
+	}
+}
