@@ -147,10 +147,14 @@ func (o *checkOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := printer.PrintCheck(o.Out, report, o.format, o.styles(), o.ci()); err != nil {
+	err = printer.PrintCheck(o.Out, report, o.format, o.styles(), o.ci())
+	switch {
+	case readerLeft(o.Out, err):
+		// The reader had what it wanted (| head): the exit code is still the report's, so a
+		// pipeline that checks it fails on the findings it did not read, and a watch ends.
+	case err != nil:
 		return outputError("report", err)
-	}
-	if o.every > 0 {
+	case o.every > 0:
 		return o.watchFrom(ctx, report)
 	}
 	if err := o.unreadClusters(report); err != nil {
