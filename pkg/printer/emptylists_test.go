@@ -34,7 +34,9 @@ func TestJSONListsAreNeverNull(t *testing.T) {
 	}{
 		{"report", func(w *bytes.Buffer) error { return PrintReport(w, report, JSON, nil) }},
 		{"node sheet", func(w *bytes.Buffer) error { return PrintNodes(w, report, JSON, nil) }},
-		{"NodeClaim", func(w *bytes.Buffer) error { return PrintNodeClaim(w, diagnose.NodeClaimReport{Name: "c"}, taken, JSON, nil) }},
+		{"NodeClaim", func(w *bytes.Buffer) error {
+			return PrintNodeClaim(w, diagnose.NodeClaimReport{Name: "c"}, taken, JSON, nil)
+		}},
 		{"subnet", func(w *bytes.Buffer) error { return PrintSubnets(w, []sheet.SubnetSheet{{}}, JSON, nil) }},
 		{"NodeClass", func(w *bytes.Buffer) error { return PrintNodeClasses(w, []sheet.NodeClassSheet{{}}, JSON, nil) }},
 		{"NodePool", func(w *bytes.Buffer) error { return PrintNodePools(w, []sheet.NodePoolSheet{{}}, JSON, nil) }},
