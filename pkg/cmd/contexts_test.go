@@ -296,6 +296,7 @@ func TestUnknownContextIsAUsageError(t *testing.T) {
 		{"check", "--context", "nope"},
 		{"describe", "node", "x", "--context", "nope"},
 		{"check", "--contexts", "nope"},
+		{"serve", "--context", "nope", "--listen", "127.0.0.1:0"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			o, _, _ := newTestOptions()
