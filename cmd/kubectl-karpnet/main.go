@@ -17,8 +17,9 @@ import (
 func main() {
 	// The terminal was not queried at start-up (see noquery); give CI back its value.
 	noquery.Restore()
-	// A closed standard output (| head that exited) is a write error, exit 3 as the README
-	// says, not death by SIGPIPE (141).
+	// A closed standard output is not death by SIGPIPE (141): a reader that leaves after part
+	// of the output (| head) ends the run quietly with the report's exit code, one that was
+	// gone before the first byte is a write error (exit 3), as the README says.
 	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() {

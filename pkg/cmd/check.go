@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -44,6 +45,9 @@ type checkOptions struct {
 	only      []string
 	skip      []string
 	watch     time.Duration
+	// allowUnreachable lets a run over several clusters exit on the findings alone when some
+	// (not all) of them could not be read.
+	allowUnreachable bool
 
 	// Set by complete.
 	sel     selection
@@ -66,7 +70,9 @@ checks and prints the findings worst first, then a summary line.
 Exit codes: 0 no finding at or above --fail-on; 1 findings at or above it; 2 usage error;
 3 could not collect at all (API server unreachable or unauthenticated, nodes forbidden or
 failing, snapshot unreadable). With --contexts or --all-contexts the code covers every
-cluster; one that cannot be read is a data-unavailable warning, and 3 means none could be.
+cluster: 3 when any of them cannot be read at all (the report of the others is printed first), unless
+--allow-unreachable makes such a cluster a data-unavailable warning (3 then only when none
+can be read).
 
 --watch 30s collects again on that interval (at least 15s) until interrupted: the first
 report in full, then after each collection what changed since the one before, as diff
@@ -91,6 +97,8 @@ exits 130.`,
 	f.StringVar(&o.failOn, "fail-on", o.failOn, "exit 1 when a finding is at or above this severity: critical, warning, info or never")
 	f.StringSliceVar(&o.only, "only", o.only, "run only these check IDs (comma-separated)")
 	f.StringSliceVar(&o.skip, "skip", o.skip, "skip these check IDs (comma-separated)")
+	f.BoolVar(&o.allowUnreachable, "allow-unreachable", o.allowUnreachable,
+		"with --contexts or --all-contexts, a cluster that cannot be read is a data-unavailable warning instead of exit 3 (exit 3 still when none can be read)")
 	addWatchFlag(f, &o.watch)
 	registerCheckCompletion(cmd, o)
 	return cmd
@@ -139,16 +147,47 @@ func (o *checkOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := printer.PrintCheck(o.Out, report, o.format, o.styles(), o.ci()); err != nil {
+	err = printer.PrintCheck(o.Out, report, o.format, o.styles(), o.ci())
+	switch {
+	case readerLeft(o.Out, err):
+		// The reader had what it wanted (| head): the exit code is still the report's, so a
+		// pipeline that checks it fails on the findings it did not read, and a watch ends.
+	case err != nil:
 		return outputError("report", err)
-	}
-	if o.every > 0 {
+	case o.every > 0:
 		return o.watchFrom(ctx, report)
+	}
+	if err := o.unreadClusters(report); err != nil {
+		return err
 	}
 	if o.failed(report) {
 		return errFindings
 	}
 	return nil
+}
+
+// unreadClusters is the error (exit 3) of a report over several clusters of which some could
+// not be read at all, nil when every one was read or --allow-unreachable is set: a gate over
+// several clusters does not pass on one it never read. The report is printed before it.
+func (o *checkOptions) unreadClusters(r diagnose.Report) error {
+	if o.allowUnreachable {
+		return nil
+	}
+	var unread []string
+	for _, c := range r.Clusters {
+		if c.Status == diagnose.StatusUnreachable {
+			unread = append(unread, fmt.Sprintf("%s (%s)", printableLine(c.Context), printableLine(c.Gap)))
+		}
+	}
+	if len(unread) == 0 {
+		return nil
+	}
+	what := "context"
+	if len(unread) > 1 {
+		what = "contexts"
+	}
+	return collectError(fmt.Errorf("%d of %d clusters could not be read: %s %s; the report covers the others "+
+		"(pass --allow-unreachable to exit on their findings alone)", len(unread), len(r.Clusters), what, strings.Join(unread, "; ")))
 }
 
 // collect reads the cluster (or the snapshot) and analyses it.

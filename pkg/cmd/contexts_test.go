@@ -50,11 +50,11 @@ func TestContextsReportEveryCluster(t *testing.T) {
 	m := standardClusters(t)
 	m.accounts = map[string]string{"a": "111122223333"}
 	text := m.run(t, "check", "--contexts", "a,b,c")
-	wantCode(t, text, ExitFindings) // b has a critical finding
+	wantCode(t, text, ExitCollect) // c could not be read; the report of all three is printed
 	testutil.Assert(t, filepath.Join("testdata", "contexts-check.table.golden"), text.stdout)
 
-	j := m.run(t, "check", "--contexts", "a,b,c", "-o", "json")
-	wantCode(t, j, ExitFindings)
+	j := m.run(t, "check", "--contexts", "a,b,c", "-o", "json", "--allow-unreachable")
+	wantCode(t, j, ExitFindings) // b has a critical finding
 	testutil.Assert(t, filepath.Join("testdata", "contexts-check.json.golden"), j.stdout)
 	var rep multiReport
 	if err := json.Unmarshal([]byte(j.stdout), &rep); err != nil {
@@ -101,9 +101,17 @@ func TestContextsExitCodes(t *testing.T) {
 		want int
 		line []string
 	}{
-		{"a critical in one cluster fails the run", []string{"check", "--contexts", "a,b,c"}, ExitFindings, nil},
-		{"an unreachable cluster is a warning, not a failure", []string{"check", "--contexts", "a,c"}, ExitOK, nil},
-		{"an unreachable cluster fails --fail-on warning", []string{"check", "--contexts", "a,c", "--fail-on", "warning"}, ExitFindings, nil},
+		{"a critical in one cluster fails the run", []string{"check", "--contexts", "a,b"}, ExitFindings, nil},
+		{"every cluster read, no finding", []string{"check", "--contexts", "a"}, ExitOK, nil},
+		{"an unreachable cluster fails the run", []string{"check", "--contexts", "a,c"}, ExitCollect,
+			[]string{"1 of 2 clusters could not be read: context c (", "connection refused", "pass --allow-unreachable"}},
+		{"an unreachable cluster fails the run over a critical", []string{"check", "--contexts", "a,b,c,d"}, ExitCollect,
+			[]string{"2 of 4 clusters could not be read: contexts c (", "; d ("}},
+		{"--allow-unreachable: an unreachable cluster is a warning", []string{"check", "--contexts", "a,c", "--allow-unreachable"}, ExitOK, nil},
+		{"--allow-unreachable: it fails --fail-on warning", []string{"check", "--contexts", "a,c", "--fail-on", "warning", "--allow-unreachable"}, ExitFindings, nil},
+		{"--allow-unreachable: a critical still fails", []string{"check", "--all-contexts", "--allow-unreachable"}, ExitFindings, nil},
+		{"--allow-unreachable: none read is still 3", []string{"check", "--contexts", "c,d", "--allow-unreachable"}, ExitCollect,
+			[]string{"no cluster could be read"}},
 		{"every cluster unreachable", []string{"check", "--contexts", "c,d"}, ExitCollect,
 			[]string{"no cluster could be read", "c: ", "d: "}},
 		{"one context, unreachable", []string{"check", "--contexts", "c"}, ExitCollect, []string{"no cluster could be read"}},
@@ -144,7 +152,7 @@ func TestAllContextsReadsEveryContextInOrder(t *testing.T) {
 	m := standardClusters(t)
 	m.kubeconfig = multiKubeconfig(t, "c", "b", "a") // current context c; sorted by name
 	r := m.run(t, "check", "--all-contexts", "-o", "json")
-	wantCode(t, r, ExitFindings)
+	wantCode(t, r, ExitCollect) // c could not be read
 	var rep multiReport
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 		t.Fatal(err)
@@ -221,10 +229,15 @@ func TestContextsSnapshotReplays(t *testing.T) {
 	m := standardClusters(t)
 	file := filepath.Join(t.TempDir(), "several.json.gz")
 	live := m.run(t, "check", "--contexts", "a,b,c", "-o", "wide", "--save-snapshot", file)
-	wantCode(t, live, ExitFindings)
+	wantCode(t, live, ExitCollect) // c could not be read, in the snapshot as live
 	o, _, _ := newTestOptions()
 	replay := runWith(t, o, "check", "-o", "wide", "--snapshot", file)
-	wantCode(t, replay, ExitFindings)
+	wantCode(t, replay, ExitCollect)
+	if replay.stderr != strings.Replace(live.stderr, "snapshot saved to "+file+"\n", "", 1) {
+		t.Errorf("replay's stderr %q, want live's %q", replay.stderr, live.stderr)
+	}
+	o, _, _ = newTestOptions()
+	wantCode(t, runWith(t, o, "check", "--snapshot", file, "--allow-unreachable"), ExitFindings)
 	if replay.stdout != live.stdout {
 		t.Errorf("replayed report differs:\n--- live\n%s\n--- replay\n%s", live.stdout, replay.stdout)
 	}
@@ -272,5 +285,25 @@ func TestContextsCompletion(t *testing.T) {
 	got := strings.Split(strings.TrimSpace(r.stdout), "\n")
 	if diff := cmp.Diff([]string{"a,b", "a,c", ":6"}, got); diff != "" {
 		t.Errorf("completion of --contexts a, (-want +got):\n%s", diff)
+	}
+}
+
+// TestUnknownContextIsAUsageError: a context the kubeconfig does not have exits 2 with the
+// contexts it has, with --context as with --contexts, before anything is read.
+func TestUnknownContextIsAUsageError(t *testing.T) {
+	kubeconfig := multiKubeconfig(t, "a", "b")
+	for _, args := range [][]string{
+		{"check", "--context", "nope"},
+		{"describe", "node", "x", "--context", "nope"},
+		{"check", "--contexts", "nope"},
+		{"serve", "--context", "nope", "--listen", "127.0.0.1:0"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			o, _, _ := newTestOptions()
+			o.newCollector = liveCollector
+			r := runWith(t, o, append([]string{"--kubeconfig", kubeconfig}, args...)...)
+			wantCode(t, r, ExitUsage)
+			wantOneErrorLine(t, r, `unknown context "nope": the kubeconfig has a, b`)
+		})
 	}
 }

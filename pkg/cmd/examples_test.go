@@ -361,10 +361,17 @@ func runServeExample(t *testing.T, o *commonOptions, args []string) result {
 // shows a node of the demo, or after 20 seconds, which fails the test.
 func runTUIExample(t *testing.T, o *commonOptions, args []string) result {
 	t.Helper()
+	return runTUIUntil(t, o, args, "ip-10-0-")
+}
+
+// runTUIUntil runs the terminal UI on a fake terminal and quits with q once the screen shows
+// want, or after 20 seconds, which fails the test.
+func runTUIUntil(t *testing.T, o *commonOptions, args []string, want string) result {
+	t.Helper()
 	screen := &lockedBuffer{}
 	o.Out = screen
 	o.isTerminal = func(any) bool { return true }
-	in := &quitWhenShown{t: t, screen: screen, want: "ip-10-0-"}
+	in := &quitWhenShown{t: t, screen: screen, want: want}
 	o.In = in
 	code := execute(t.Context(), o, args)
 	return result{code: code, stdout: screen.String(), stderr: bufString(o.ErrOut)}

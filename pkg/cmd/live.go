@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"strings"
 
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -25,6 +26,9 @@ func liveCollector(ctx context.Context, o *commonOptions) (*collect.Collector, e
 // (collect.AWSFromExec), so EC2 is read as the identity kubectl authenticates with; with budget
 // set (a run over several clusters) every EC2 request goes through budget.
 func buildCollector(ctx context.Context, o *commonOptions, flags *kubeFlags, budget *collect.EC2Budget) (*collect.Collector, error) {
+	if err := knownContext(flags); err != nil {
+		return nil, err
+	}
 	cfg, err := flags.ToRESTConfig()
 	if err != nil {
 		return nil, fmt.Errorf("loading kubeconfig: %w: check --kubeconfig and --context", kubeconfigError(err))
@@ -79,4 +83,25 @@ func buildCollector(ctx context.Context, o *commonOptions, flags *kubeFlags, bud
 		c.EC2Budget, c.EC2Identity, c.EC2Account = budget, "profile "+cmp.Or(profile, "(default chain)"), collect.ProfileAccount(ctx, profile)
 	}
 	return c, nil
+}
+
+// knownContext is the usage error (exit 2, as for --contexts) of a --context the kubeconfig
+// does not have, listing the ones it has; nil when --context is not given, names a context, or
+// the kubeconfig cannot be read (loading it says why).
+func knownContext(flags *kubeFlags) error {
+	if flags.Context == "" {
+		return nil
+	}
+	raw, err := flags.ToRawKubeConfigLoader().RawConfig()
+	if err != nil {
+		return nil
+	}
+	if _, ok := raw.Contexts[flags.Context]; ok {
+		return nil
+	}
+	known := kubeconfigContexts(&raw)
+	if len(known) == 0 {
+		return usageErrorf("--context: unknown context %q: the kubeconfig has no context: check --kubeconfig and KUBECONFIG", flags.Context)
+	}
+	return usageErrorf("--context: unknown context %q: the kubeconfig has %s", flags.Context, strings.Join(known, ", "))
 }

@@ -70,7 +70,6 @@ current-context: prod
 		{name: "missing kubeconfig", args: []string{"check", "--kubeconfig", missing}, want: []string{"loading kubeconfig", missing, "--kubeconfig"}},
 		{name: "duplicate context name", args: []string{"check", "--kubeconfig", dup},
 			want: []string{"loading kubeconfig", `the context name "prod" is used twice: each context needs a name of its own`, "check --kubeconfig"}},
-		{name: "unknown context", args: []string{"check", "--kubeconfig", kubeconfig, "--context", "prod"}, want: []string{"loading kubeconfig", `"prod"`}},
 		{
 			name: "API server gone",
 			args: []string{"check", "--kubeconfig", kubeconfig, "--region", "us-west-2", "--profile", "no-such-profile"},

@@ -223,6 +223,10 @@ func (o *commonOptions) load(ctx context.Context, scope collect.Scope) (*snapsho
 		}
 	default:
 		c, err := o.newCollector(ctx, o)
+		var usage *exitError
+		if errors.As(err, &usage) && usage.code == ExitUsage {
+			return nil, err
+		}
 		if err != nil {
 			return nil, collectError(err)
 		}

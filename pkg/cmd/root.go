@@ -78,7 +78,9 @@ It only reads: Kubernetes get/list, and EC2 Describe* and Get* calls.`,
 // Execute runs karpnet with args and returns its exit code. Errors are printed once, to
 // streams.ErrOut, as "error: ...".
 func Execute(ctx context.Context, streams genericiooptions.IOStreams, args []string) int {
-	return execute(ctx, newCommonOptions(streams), args)
+	o := newCommonOptions(streams)
+	o.Out = outputFor(o.Out, o.isTerminal)
+	return execute(ctx, o, args)
 }
 
 // execute runs the root command over o, which tests build with fake collectors.
@@ -93,6 +95,9 @@ func execute(ctx context.Context, o *commonOptions, args []string) int {
 	var coded *exitError
 	switch {
 	case err == nil || errors.Is(err, errFindings):
+	case readerLeft(o.Out, err):
+		// The reader had what it wanted (| head): nothing more to say, and nothing failed.
+		return ExitOK
 	case errors.As(err, &coded) && coded.err == nil:
 		// The code says it all; what the command had to say was printed.
 	case errors.As(err, &coded):

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -268,6 +269,10 @@ func (o *serveOptions) collector(ctx context.Context, requests *serve.Requests) 
 			return cfg
 		}
 		live, err := c.newCollector(ctx, c.commonOptions)
+		var usage *exitError
+		if errors.As(err, &usage) && usage.code == ExitUsage {
+			return nil, err // an unknown --context, as for check
+		}
 		if err != nil {
 			return nil, collectError(err)
 		}

@@ -16,9 +16,8 @@ import (
 const maxSuggestions = 3
 
 // suggestions returns the candidates closest to typed, nearest first, at most maxSuggestions:
-// those within an edit distance of 2 (cobra's SuggestionsMinimumDistance), and those that
-// start with typed (3 characters or more), the way cobra and kubectl suggest. A wider distance
-// would suggest the neighbours of node names, which differ from each other by as little.
+// those within an edit distance of maxDistance, and those that
+// start with typed (3 characters or more), the way cobra and kubectl suggest.
 func suggestions(typed string, candidates []string) []string {
 	items := make([]spelled, len(candidates))
 	for i, c := range candidates {
@@ -35,33 +34,42 @@ type spelled struct {
 }
 
 // nearest is suggestions over values that have several spellings: a value is as near as its
-// nearest spelling, and named once.
+// nearest spelling, and named once. Its cost is linear in the candidates whatever is typed: a
+// spelling is only compared within maxDistance of its length (a longer typed name is a prefix
+// of nothing and within the distance of nothing, so it costs one length test per spelling),
+// and the distance is computed in a band that stops once it passes maxDistance.
 func nearest(typed string, items []spelled) []string {
 	type near struct {
 		name string
 		dist int
 	}
-	const limit = 2
 	lower := strings.ToLower(typed)
 	var found []near
+	seen := map[string]bool{}
 	for _, it := range items {
-		if it.name == "" || it.name == typed || slices.ContainsFunc(found, func(n near) bool { return n.name == it.name }) {
+		if it.name == "" || it.name == typed || seen[it.name] {
 			continue
 		}
 		best, ok := 0, false
 		for _, sp := range it.spellings {
-			sp = strings.ToLower(sp)
-			if sp == "" {
+			if sp == "" || len(sp)+maxDistance < len(lower) {
 				continue
 			}
-			d := editDistance(lower, sp)
-			if d <= limit || len(typed) >= 3 && strings.HasPrefix(sp, lower) {
-				if !ok || d < best {
-					best, ok = d, true
-				}
+			sp = strings.ToLower(sp)
+			d, match := 0, false
+			switch {
+			case len(lower) >= 3 && strings.HasPrefix(sp, lower):
+				d, match = len(sp)-len(lower), true // the distance of a prefix is what it lacks
+			default:
+				d = boundedDistance(lower, sp, maxDistance)
+				match = d <= maxDistance
+			}
+			if match && (!ok || d < best) {
+				best, ok = d, true
 			}
 		}
 		if ok {
+			seen[it.name] = true
 			found = append(found, near{it.name, best})
 		}
 	}
@@ -73,25 +81,58 @@ func nearest(typed string, items []spelled) []string {
 	return out
 }
 
+// maxDistance is the widest edit distance a suggestion is at (cobra's
+// SuggestionsMinimumDistance); a wider one would suggest the neighbours of node names, which
+// differ from each other by as little.
+const maxDistance = 2
+
 // editDistance is the Levenshtein distance of a and b, in bytes.
 func editDistance(a, b string) int {
+	return boundedDistance(a, b, max(len(a), len(b)))
+}
+
+// boundedDistance is the Levenshtein distance of a and b, in bytes, when it is at most limit,
+// and limit+1 when it is more. It fills only the band of cells within limit of the diagonal
+// and stops at the first row whose every cell is past limit, so it costs
+// O(min(len(a), len(b)) * limit) at most, and nothing when the lengths differ by more than limit.
+func boundedDistance(a, b string, limit int) int {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	if len(b)-len(a) > limit {
+		return limit + 1
+	}
+	over := limit + 1
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {
-		prev[j] = j
+		prev[j] = min(j, over)
 	}
 	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
+		// Row i is filled from column lo to hi; the cells just outside are past the limit.
+		lo, hi := max(1, i-limit), min(len(b), i+limit)
+		cur[lo-1] = over
+		if lo == 1 {
+			cur[0] = min(i, over)
+		}
+		if hi < len(b) {
+			cur[hi+1] = over
+		}
+		rowMin := cur[lo-1]
+		for j := lo; j <= hi; j++ {
 			cost := 1
 			if a[i-1] == b[j-1] {
 				cost = 0
 			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost, over)
+			rowMin = min(rowMin, cur[j])
+		}
+		if rowMin > limit {
+			return over
 		}
 		prev, cur = cur, prev
 	}
-	return prev[len(b)]
+	return min(prev[len(b)], over)
 }
 
 // didYouMean is "did you mean a?", "did you mean a or b?" or "did you mean a, b or c?"; ""

@@ -77,12 +77,19 @@ func (o *tuiOptions) run(ctx context.Context) error {
 		}
 		return ""
 	}
+	// loaded is set once a load succeeds; failed holds the last load's error until one does.
+	var (
+		loaded atomic.Bool
+		failed atomic.Pointer[error]
+	)
 	load := func(ctx context.Context) (tui.Loaded, error) {
 		start.Store(time.Now().UnixNano())
 		snap, err := o.load(ctx, collect.Scope{})
 		if err != nil {
+			failed.Store(&err)
 			return tui.Loaded{}, err
 		}
+		loaded.Store(true)
 		if snap.Multi() {
 			// The sheets of subnets, classes, NodePools and placement groups are of one cluster.
 			return tui.Loaded{Report: diagnose.AnalyzeAll(snap, diagnose.Options{})}, nil
@@ -92,6 +99,11 @@ func (o *tuiOptions) run(ctx context.Context) error {
 	if err := tui.Run(ctx, load, tui.Options{In: o.In, Out: o.Out, Styles: st, Title: title, AltScreen: true, PlainCommand: plain,
 		Watch: every, WatchNote: watchNote(every, raisedFrom), Progress: progress}); err != nil {
 		return fmt.Errorf("terminal UI: %w", err)
+	}
+	if e := failed.Load(); e != nil && !loaded.Load() {
+		// Nothing was ever shown: the run failed as check would (exit 3, or 2 for a usage
+		// error such as an unknown context), with check's error on standard error.
+		return fmt.Errorf("terminal UI: nothing could be loaded: %w", *e)
 	}
 	return nil
 }

@@ -17,3 +17,16 @@ func TestWatchFlagTakesADuration(t *testing.T) {
 	wantCode(t, r, ExitUsage)
 	wantOneErrorLine(t, r, "--watch")
 }
+
+// TestTUIExitsAsCheckWhenNothingLoads: a terminal UI that never loaded a report exits with
+// check's code and error once quit; one that loaded exits 0.
+func TestTUIExitsAsCheckWhenNothingLoads(t *testing.T) {
+	o, _, _ := newTestOptions()
+	r := runTUIUntil(t, o, []string{"tui"}, "could not load the report")
+	wantCode(t, r, ExitCollect)
+	wantOneErrorLine(t, r, "terminal UI: nothing could be loaded", "no cluster in this test")
+
+	o, _, _ = newTestOptions()
+	r = runTUIUntil(t, o, []string{"demo"}, "ip-10-0-")
+	wantCode(t, r, ExitOK)
+}

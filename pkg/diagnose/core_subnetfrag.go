@@ -29,7 +29,9 @@ var specSubnetPrefixFragmented = &Spec{
 	NotOn: "subnets nothing carves prefixes from (no reads happen there), a packed small subnet whose free " +
 		"addresses lie in whole blocks, subnets too short of addresses for the prefixes at all " +
 		"(`subnet-ip-exhaustion` speaks), IPv6 /80 prefixes (a /64 holds 65,536 of them), subnets whose " +
-		"interfaces were not all read",
+		"interfaces were not all read; a CIDR reservation not within the subnet (0.0.0.0/0, the VPC's CIDR: a " +
+		"reservation is a range of the subnet's own addresses) reserves none of its blocks, and the block map names it " +
+		"as ignored",
 	Why: "ipamd cannot attach a prefix (`InsufficientCidrBlocks`) although the subnet shows free addresses: " +
 		"pods stick in ContainerCreating and launches with `ipPrefixCount` fail",
 	Remedy: "keep free blocks for prefixes with a prefix CIDR reservation " +

@@ -103,6 +103,33 @@ func TestSubnetPrefixFragmented(t *testing.T) {
 			edit: edits(pd, scatter(1, 11, 150), func(s *snapshot.Snapshot) { s.AddressSubnets = []string{"subnet-0other"} }),
 		},
 		{
+			name: "a reservation wider than the subnet (0.0.0.0/0) reserves none of its blocks",
+			edit: edits(pd, read, func(s *snapshot.Snapshot) {
+				s.Subnets[0].AvailableIPs = 240
+				s.CIDRReservations = []snapshot.CIDRReservation{
+					{ID: "scr-0all", SubnetID: subnetA, CIDR: "0.0.0.0/0", Type: snapshot.ReservationExplicit},
+					{ID: "scr-0vpc", SubnetID: subnetA, CIDR: "10.0.0.0/16", Type: snapshot.ReservationExplicit},
+					{ID: "scr-0next", SubnetID: subnetA, CIDR: "10.0.2.0/24", Type: snapshot.ReservationExplicit},
+				}
+			}),
+		},
+		{
+			name: "its twin within the subnet reserves every block",
+			edit: edits(pd, read, func(s *snapshot.Snapshot) {
+				s.Subnets[0].AvailableIPs = 240
+				s.CIDRReservations = []snapshot.CIDRReservation{
+					{ID: "scr-0all", SubnetID: subnetA, CIDR: "10.0.1.0/24", Type: snapshot.ReservationExplicit},
+				}
+			}),
+			want: []Finding{{ID: "subnet-prefix-fragmented", Severity: Critical, Resource: "subnet/" + subnetA,
+				Message: "EC2NodeClass default in us-west-2a carves /28 prefixes from subnet-0aaa, where its next node goes " +
+					"(the most free addresses): 240 addresses free (10.0.1.0/24), 0 free /28 blocks; the next node carves 1 " +
+					"prefix at once (1 warm /28 prefix at start on an m5.large)",
+				Remedy: "no /28 block of subnet-0aaa is free: blocks come back only when every address in them is released; " +
+					poolRemedy + ", and keep the new subnet's space for prefixes: once it exists, reserve its CIDR with " +
+					"reservation type prefix (EC2 CreateSubnetCidrReservation)"}},
+		},
+		{
 			name: "an explicit reservation takes blocks; a prefix reservation keeps them",
 			edit: edits(pd, read, scatter(1, 11, 150), func(s *snapshot.Snapshot) {
 				s.CIDRReservations = []snapshot.CIDRReservation{

@@ -54,6 +54,9 @@ type BlockMap struct {
 	// Example is a held address in a partly used block and what holds it, to show what
 	// fragments the subnet.
 	Example *BlockHolder `json:"example,omitempty"`
+	// IgnoredReservations are the subnet's CIDR reservations (ID and CIDR) that are not within
+	// its CIDR, which EC2 never makes: they reserve none of its blocks.
+	IgnoredReservations []string `json:"ignoredReservations,omitempty"`
 
 	base netip.Addr
 }
@@ -148,12 +151,18 @@ func blockMapOf(x *Index, s *snapshot.Subnet) (m BlockMap, ok bool) {
 	reserved[0], reserved[len(reserved)-1] = BlockReserved, BlockReserved
 	for _, r := range x.Snapshot.CIDRReservations {
 		q, err := netip.ParsePrefix(r.CIDR)
-		if r.SubnetID != s.ID || err != nil || !q.Addr().Is4() || !p.Overlaps(q) {
+		if r.SubnetID != s.ID || err != nil || !q.Addr().Is4() {
 			continue
 		}
 		q = q.Masked()
+		if q.Bits() < p.Bits() || !p.Contains(q.Addr()) {
+			// A subnet CIDR reservation is a range of the subnet's own addresses: one that is
+			// not within it reserves nothing here, whatever the answer said.
+			m.IgnoredReservations = append(m.IgnoredReservations, cmp.Or(r.ID, "a reservation")+" "+q.String())
+			continue
+		}
 		lo, _ := m.offset(q.Addr().String())
-		hi := lo + (1 << (32 - max(q.Bits(), p.Bits()))) - 1
+		hi := lo + (1 << (32 - q.Bits())) - 1
 		for b := lo / blockSize; b <= hi/blockSize && b < len(reserved); b++ {
 			switch {
 			case reserved[b] == BlockReserved:

@@ -69,3 +69,34 @@ func TestBlockMap(t *testing.T) {
 		})
 	}
 }
+
+// TestBlockMapReservationsOutsideTheSubnet: a CIDR reservation must lie within the subnet (a
+// reservation is a range of the subnet's own addresses); 0.0.0.0/0, the VPC's CIDR or a
+// neighbour's range reserve none of its blocks and are named as ignored.
+func TestBlockMapReservationsOutsideTheSubnet(t *testing.T) {
+	s := healthy()
+	s.AddressSubnets = []string{subnetA}
+	s.Subnets[0].CIDR = "10.0.0.0/19"
+	s.Instances[0].ENIs[0].PrivateIPs = nil
+	s.Instances[0].ENIs[0].PrimaryIP = ""
+	s.Instances[0].PrivateIP = ""
+	s.CIDRReservations = []snapshot.CIDRReservation{
+		{ID: "scr-0all", SubnetID: subnetA, CIDR: "0.0.0.0/0", Type: snapshot.ReservationExplicit},
+		{ID: "scr-0vpc", SubnetID: subnetA, CIDR: "10.0.0.0/16", Type: snapshot.ReservationPrefix},
+		{ID: "scr-0next", SubnetID: subnetA, CIDR: "10.0.32.0/28", Type: snapshot.ReservationExplicit},
+		{ID: "scr-0own", SubnetID: subnetA, CIDR: "10.0.0.16/28", Type: snapshot.ReservationExplicit},
+	}
+	x := NewIndex(s)
+	m, ok := x.BlockMap(x.Subnets[subnetA])
+	if !ok {
+		t.Fatal("BlockMap: not ok")
+	}
+	// 512 blocks: AWS's first and last, and the one reservation within the subnet.
+	if m.Reserved != 3 || m.Free != 509 || m.FreeAddresses != 8192-5 {
+		t.Errorf("reserved %d, free %d, free addresses %d; want 3, 509, %d", m.Reserved, m.Free, m.FreeAddresses, 8192-5)
+	}
+	want := []string{"scr-0all 0.0.0.0/0", "scr-0vpc 10.0.0.0/16", "scr-0next 10.0.32.0/28"}
+	if diff := cmp.Diff(want, m.IgnoredReservations); diff != "" {
+		t.Errorf("ignored reservations (-want +got):\n%s", diff)
+	}
+}

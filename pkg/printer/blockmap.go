@@ -20,34 +20,45 @@ func blockMap(t *text, cidr string, b *sheet.SubnetBlocks) {
 	if b == nil {
 		return
 	}
-	t.header(fmt.Sprintf("/28 blocks (%s: %d)", cidr, len(b.Map)))
+	total := b.Blocks()
+	t.header(fmt.Sprintf("/28 blocks (%s: %d)", cidr, total))
 	if _, err := netip.ParsePrefix(b.CIDR); err != nil {
 		return
 	}
+	if cells := b.Cells(); cells != "" {
+		blockCells(t, b, cells)
+	}
+	blockCounts(t, b, total)
+}
+
+// blockCells draws the cells of a block map, at most maxMapRows rows: a larger subnet draws
+// several blocks a cell (summarised as blockCell says), so a map of any size takes the same
+// room.
+func blockCells(t *text, b *sheet.SubnetBlocks, cells string) {
 	cols := 64
 	for cols > 8 && indent+len("255.255.255.255  ")+cols > t.limit() {
 		cols /= 2
 	}
 	per := 1
-	for (len(b.Map)+per*cols-1)/(per*cols) > maxMapRows {
+	for (len(cells)+per*cols-1)/(per*cols) > maxMapRows {
 		per *= 2
 	}
 	var addrs []string
 	label := 0
-	for row := 0; row*cols*per < len(b.Map); row++ {
+	for row := 0; row*cols*per < len(cells); row++ {
 		addrs = append(addrs, b.BlockAddr(row*cols*per).String())
 		label = max(label, len(addrs[row])+2)
 	}
 	for row, addr := range addrs {
-		var cells strings.Builder
+		var line strings.Builder
 		for c := 0; c < cols; c++ {
 			lo := (row*cols + c) * per
-			if lo >= len(b.Map) {
+			if lo >= len(cells) {
 				break
 			}
-			cells.WriteString(t.blockCell(b.Map[lo:min(lo+per, len(b.Map))]))
+			line.WriteString(t.blockCell(cells[lo:min(lo+per, len(cells))]))
 		}
-		t.line(strings.Repeat(" ", indent) + fmt.Sprintf("%-*s", label, addr) + cells.String())
+		t.line(strings.Repeat(" ", indent) + fmt.Sprintf("%-*s", label, addr) + line.String())
 	}
 	items := []string{t.blockCell(".") + " free", t.blockCell("+") + " free, reserved for prefixes",
 		t.blockCell("o") + " partly used", t.blockCell("#") + " full", t.blockCell("x") + " reserved"}
@@ -66,6 +77,11 @@ func blockMap(t *text, cidr string, b *sheet.SubnetBlocks) {
 		line += it
 	}
 	t.line(strings.Repeat(" ", indent) + line)
+}
+
+// blockCounts writes a block map's counts, its largest free run, an example of what holds a
+// partly used block and the CIDR reservations it ignored.
+func blockCounts(t *text, b *sheet.SubnetBlocks, total int) {
 	run := "none"
 	if b.LargestFreeRun > 0 {
 		run = fmt.Sprintf("%d block", b.LargestFreeRun)
@@ -77,7 +93,7 @@ func blockMap(t *text, cidr string, b *sheet.SubnetBlocks) {
 		}
 	}
 	t.kvs(indent, []kv{
-		{"Free /28 blocks", fmt.Sprintf("%d of %d (%d partly used, %d full, %d reserved)", b.Free, len(b.Map), b.Partly, b.Full, b.Reserved)},
+		{"Free /28 blocks", fmt.Sprintf("%d of %d (%d partly used, %d full, %d reserved)", b.Free, total, b.Partly, b.Full, b.Reserved)},
 		{"Largest free run", run},
 	})
 	if e := b.Example; e != nil && b.Partly > 0 {
@@ -86,6 +102,14 @@ func blockMap(t *text, cidr string, b *sheet.SubnetBlocks) {
 			holder += ", " + fmt.Sprintf("%q", e.Description)
 		}
 		t.para(indent, t.st.Dim.Render(fmt.Sprintf("A partly used block holds e.g. %s (%s).", e.Address, holder)))
+	}
+	if n := len(b.IgnoredReservations); n > 0 {
+		what := "the CIDR reservation " + b.IgnoredReservations[0] + " is"
+		if n > 1 {
+			what = "the CIDR reservations " + strings.Join(b.IgnoredReservations, ", ") + " are"
+		}
+		t.para(indent, t.st.Dim.Render(fmt.Sprintf("Ignored: %s not within the subnet's %s (a reservation is a range "+
+			"of the subnet's own addresses) and reserves none of its blocks.", what, b.CIDR)))
 	}
 }
 

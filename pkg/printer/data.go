@@ -149,7 +149,7 @@ func streamNodes(w io.Writer, nodes []diagnose.NodeReport) error {
 				for i := b.from; i < b.to && b.err == nil; i++ {
 					node.Reset()
 					cur = publicNode(nodes[i])
-					if err := enc.Encode(&cur); err != nil {
+					if err := enc.Encode(emptyLists(&cur)); err != nil {
 						b.err = fmt.Errorf("encoding the report as JSON: %w", err)
 						break
 					}
@@ -180,7 +180,7 @@ func streamNodes(w io.Writer, nodes []diagnose.NodeReport) error {
 // by a newline.
 func encodeJSON(w io.Writer, v any, prefix, indent string) error {
 	var buf bytes.Buffer
-	if err := newJSONEncoder(&buf, prefix, indent).Encode(v); err != nil {
+	if err := newJSONEncoder(&buf, prefix, indent).Encode(emptyLists(v)); err != nil {
 		return fmt.Errorf("encoding the report as JSON: %w", err)
 	}
 	_, err := w.Write(escapeControls(buf.Bytes()))

@@ -80,14 +80,14 @@ func PrintExplain(w io.Writer, checks []diagnose.Check, format ExplainFormat, st
 	docs := Docs(checks)
 	switch format {
 	case ExplainJSON:
-		b, err := json.MarshalIndent(docs, "", "  ")
+		b, err := json.MarshalIndent(emptyLists(docs), "", "  ")
 		if err != nil {
 			return err
 		}
 		_, err = fmt.Fprintf(w, "%s\n", b)
 		return err
 	case ExplainYAML:
-		b, err := yaml.Marshal(docs)
+		b, err := yaml.Marshal(emptyLists(docs))
 		if err != nil {
 			return err
 		}

@@ -2,7 +2,9 @@ package sheet
 
 import (
 	"maps"
+	"net/netip"
 	"slices"
+	"strings"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
@@ -87,6 +89,39 @@ func DescribeSubnet(x *diagnose.Index, r diagnose.Report, id string) (SubnetShee
 type SubnetBlocks struct {
 	diagnose.BlockMap
 	Map string `json:"map"`
+}
+
+// Cells returns one character per block in address order (BlockChars): from the block
+// states when the sheet was made here, else from Map when it holds one character for every
+// block of the CIDR (a sheet read back from JSON); "" when neither does, and the map is then
+// told by its counts alone. Map is never drawn from when it was cut or is short.
+func (b *SubnetBlocks) Cells() string {
+	blocks := b.Blocks()
+	if len(b.States) == blocks && blocks > 0 {
+		out := make([]byte, len(b.States))
+		for i, st := range b.States {
+			c, ok := BlockChars[st]
+			if !ok {
+				return ""
+			}
+			out[i] = c
+		}
+		return string(out)
+	}
+	if len(b.Map) == blocks && blocks > 0 && strings.Trim(b.Map, ".+o#x") == "" {
+		return b.Map
+	}
+	return ""
+}
+
+// Blocks is how many /28 blocks the map's CIDR holds; the sum of its counts when the CIDR is
+// not an IPv4 CIDR of at least one block.
+func (b *SubnetBlocks) Blocks() int {
+	p, err := netip.ParsePrefix(b.CIDR)
+	if err != nil || !p.Addr().Is4() || p.Bits() > 28 {
+		return b.Free + b.Partly + b.Full + b.Reserved
+	}
+	return 1 << (28 - p.Bits())
 }
 
 // BlockChars are the characters of a block map, by block state: plain characters that read

@@ -50,7 +50,7 @@ func TestSeveralClusters(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := karpnet(t, opts, "check", "--contexts", "alpha,bravo,down")
-	wantCode(t, text, 1) // bravo has a critical finding
+	wantCode(t, text, 3) // down could not be read (bravo has a critical finding too)
 	callers, err := env.moto.Callers(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -93,8 +93,8 @@ func TestSeveralClusters(t *testing.T) {
 		}
 	}
 
-	j := karpnet(t, opts, "check", "--contexts", "alpha,bravo,down", "-o", "json")
-	wantCode(t, j, 1)
+	j := karpnet(t, opts, "check", "--contexts", "alpha,bravo,down", "-o", "json", "--allow-unreachable")
+	wantCode(t, j, 1) // bravo has a critical finding
 	testutil.Assert(t, filepath.Join("testdata", "several-clusters.json.golden"), stableIDs(clustersView(t, j.stdout)))
 	var rep struct {
 		Clusters []struct{ Context, ClusterName, Region, Account, Status, Gap string } `json:"clusters"`
@@ -116,7 +116,7 @@ func TestSeveralClusters(t *testing.T) {
 	// The CI formats over the three: valid against their schemas, every subject and result in
 	// its cluster, and the exit code the text report had.
 	junit := karpnet(t, opts, "check", "--contexts", "alpha,bravo,down", "-o", "junit")
-	wantCode(t, junit, 1)
+	wantCode(t, junit, 3)
 	cischema.ValidateJUnit(t, []byte(junit.stdout))
 	for _, want := range []string{`name="alpha: node/`, `name="bravo: node/`, `<failure`, `name="down: kubernetes"`} {
 		if !strings.Contains(junit.stdout, want) {
@@ -124,7 +124,7 @@ func TestSeveralClusters(t *testing.T) {
 		}
 	}
 	sarif := karpnet(t, opts, "check", "--contexts", "alpha,bravo,down", "-o", "sarif")
-	wantCode(t, sarif, 1)
+	wantCode(t, sarif, 3)
 	cischema.ValidateSARIF(t, []byte(sarif.stdout))
 	for _, want := range []string{`"uri": "context/bravo/node/`, `"uri": "context/down/`} {
 		if !strings.Contains(sarif.stdout, want) {
@@ -133,10 +133,10 @@ func TestSeveralClusters(t *testing.T) {
 	}
 
 	for _, tc := range []struct {
-		contexts string
-		code     int
-	}{{"alpha,down", 0}, {"down", 3}} {
-		r := karpnet(t, opts, "check", "--contexts", tc.contexts)
+		args []string
+		code int
+	}{{[]string{"alpha,down"}, 3}, {[]string{"alpha,down", "--allow-unreachable"}, 0}, {[]string{"down"}, 3}} {
+		r := karpnet(t, opts, append([]string{"check", "--contexts"}, tc.args...)...)
 		wantCode(t, r, tc.code)
 	}
 
@@ -144,7 +144,7 @@ func TestSeveralClusters(t *testing.T) {
 	saved := karpnet(t, opts, "check", "--contexts", "alpha,bravo,down", "-o", "wide", "--save-snapshot", file)
 	replay := karpnet(t, runOpts{kubeconfig: filepath.Join(t.TempDir(), "none"), env: []string{"AWS_ENDPOINT_URL_EC2=http://127.0.0.1:1"}},
 		"check", "-o", "wide", "--snapshot", file)
-	wantCode(t, replay, 1)
+	wantCode(t, replay, 3)
 	if replay.stdout != saved.stdout {
 		t.Errorf("replayed report differs:\n--- live\n%s\n--- replay\n%s", saved.stdout, replay.stdout)
 	}
