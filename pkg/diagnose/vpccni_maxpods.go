@@ -81,12 +81,14 @@ var maxPodsBelowIPCapacity = Check{
 }
 
 // classMaxPodsFloor is the lowest max pods a node of class can hold with prefixes: its IP
-// capacity, within the cap of 110 (250 above 30 vCPUs), over the class's nodes whose type is
-// known; 0 when it knows none.
+// capacity, within the cap of 110 (250 above 30 vCPUs), over the class's nodes of Nitro types
+// karpnet knows; 0 when it knows none.
 func classMaxPodsFloor(x *Index, class string, cni CNISettings) int64 {
 	var low int64
 	for _, m := range x.Nodes {
-		if m.ClassName != class || m.ClassKind == snapshot.KindNodeClass || m.Type == nil {
+		// A type that is not Nitro takes no prefixes: it does not belong in a class sized for them
+		// (max-pods-exceeds-ip-capacity says so), and its secondary-IP count is no floor for it.
+		if m.ClassName != class || m.ClassKind == snapshot.KindNodeClass || m.Type == nil || !m.Type.Nitro() {
 			continue
 		}
 		limit := int64(maxpods.CapSmall)
