@@ -60,6 +60,9 @@ type commonOptions struct {
 	now func() time.Time
 	// getenv reads the environment (NO_COLOR); tests replace it.
 	getenv func(string) string
+	// serveFloor, when set by a test, replaces serve's interval floor (budget.Floor), so that
+	// a test collects every few milliseconds; the shipped binary has no way to set it.
+	serveFloor time.Duration
 	// sleep waits between the collections of --watch and reports whether the wait ran out
 	// (false when ctx ended); tests replace it.
 	sleep func(ctx context.Context, d time.Duration) bool

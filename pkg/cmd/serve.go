@@ -22,8 +22,9 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/version"
 )
 
-// serveFloorEnv lowers serve's interval floor, for tests only: the end-to-end test of the
-// exporter collects every few seconds. Users get budget.Floor.
+// serveFloorEnv lowers serve's interval floor in a binary built with the karpnet_testseams
+// tag, which the end-to-end and scale suites build so that their exporter collects every few
+// seconds; a release build does not read it, and users get budget.Floor.
 const serveFloorEnv = "KARPNET_SERVE_TEST_MIN_INTERVAL"
 
 const serveExample = `  # Export metrics on 127.0.0.1:9464, collecting every 5 minutes
@@ -114,11 +115,12 @@ bad flags and 3 when it cannot start (kubeconfig unreadable, --listen address ta
 // every returns the interval to collect on; one below the floor is a usage error naming it.
 func (o *serveOptions) every() (time.Duration, error) {
 	floor := budget.Floor
-	if v := o.check.getenv(serveFloorEnv); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return 0, usageErrorf("%s=%q is not a positive duration: unset it (it is for tests only)", serveFloorEnv, v)
-		}
+	if o.check.serveFloor > 0 {
+		floor = o.check.serveFloor
+	}
+	if d, err := testSeamFloor(o.check.getenv); err != nil {
+		return 0, err
+	} else if d > 0 {
 		floor = d
 	}
 	if o.interval <= 0 {

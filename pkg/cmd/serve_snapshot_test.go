@@ -22,7 +22,7 @@ func serveSnapshot(t *testing.T, taken time.Time, args ...string) (*runningServe
 	file := filepath.Join(t.TempDir(), "cluster.json")
 	writeSnapshot(t, file, snap, false)
 	o, _, _ := newTestOptions()
-	o.getenv = env{serveFloorEnv: "20ms"}.get
+	o.serveFloor = 20 * time.Millisecond
 	return startServe(t, o, append([]string{"--snapshot", file, "--interval", "20ms"}, args...)...), file
 }
 

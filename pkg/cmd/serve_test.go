@@ -185,7 +185,7 @@ func TestServeCollectsLikeCheck(t *testing.T) {
 	}
 
 	o, _, _ := newTestOptions()
-	o.getenv = env{serveFloorEnv: "1ms"}.get
+	o.serveFloor = 1 * time.Millisecond
 	o.newCollector = h.collector()
 	// One collection: the next is an hour away.
 	s := startServe(t, o, "--interval", "1h", "--report", "--kubeconfig", h.kubeconfig)
@@ -236,7 +236,7 @@ func TestServeCollectsLikeCheck(t *testing.T) {
 func TestServeKeepsTheLastGoodDataWhenTheAPIServerFails(t *testing.T) {
 	h := newHostileCluster(t)
 	o, _, _ := newTestOptions()
-	o.getenv = env{serveFloorEnv: "20ms"}.get
+	o.serveFloor = 20 * time.Millisecond
 	o.newCollector = h.collector()
 	// --max-age well above the time the failures take, so /readyz judges the failure alone.
 	s := startServe(t, o, "--interval", "20ms", "--max-age", "10m", "--kubeconfig", h.kubeconfig)
@@ -281,7 +281,7 @@ func TestServeKeepsTheLastGoodDataWhenTheAPIServerFails(t *testing.T) {
 func TestServeReusesItsCollector(t *testing.T) {
 	h := newHostileCluster(t)
 	o, _, _ := newTestOptions()
-	o.getenv = env{serveFloorEnv: "20ms"}.get
+	o.serveFloor = 20 * time.Millisecond
 	var mu sync.Mutex
 	var built []*collect.Collector
 	build := h.collector()
@@ -338,7 +338,6 @@ func TestServeUsageAndStartErrors(t *testing.T) {
 			[]string{"reading --report-token-file", "readable file"}},
 		{"reload without a snapshot", []string{"demo", "serve", "--reload"}, nil, ExitUsage, []string{"--reload", "--snapshot FILE"}},
 		{"bad listen", []string{"demo", "serve", "--listen", "9464"}, nil, ExitUsage, []string{"--listen \"9464\"", ":9464"}},
-		{"bad floor", []string{"demo", "serve"}, env{serveFloorEnv: "soon"}, ExitUsage, []string{serveFloorEnv, "tests only"}},
 		{"arguments", []string{"demo", "serve", "node-a"}, nil, ExitUsage, []string{"unknown command"}},
 		{"unknown check", []string{"demo", "serve", "--only", "subnet-not-selectd"}, nil, ExitUsage, []string{"--only", "did you mean subnet-not-selected?"}},
 		{"address taken", []string{"demo", "serve", "--listen", taken.Addr().String()}, nil, ExitCollect,

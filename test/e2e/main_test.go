@@ -79,11 +79,12 @@ func run(m *testing.M) (int, error) {
 	return m.Run(), nil
 }
 
-// buildPlugin builds the plugin binary from this checkout into dir.
+// buildPlugin builds the plugin binary from this checkout into dir, with the karpnet_testseams
+// tag: serve then takes its interval floor from KARPNET_SERVE_TEST_MIN_INTERVAL, as no release does.
 func buildPlugin(ctx context.Context, dir string) error {
 	_, file, _, _ := runtime.Caller(0)
 	root := filepath.Join(filepath.Dir(file), "..", "..")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(dir, "kubectl-karpnet"), "./cmd/kubectl-karpnet")
+	cmd := exec.CommandContext(ctx, "go", "build", "-tags", "karpnet_testseams", "-o", filepath.Join(dir, "kubectl-karpnet"), "./cmd/kubectl-karpnet")
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("building kubectl-karpnet: %w\n%s", err, out)

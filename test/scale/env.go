@@ -111,7 +111,7 @@ func (e *Env) logf(format string, args ...any) {
 // goBuild builds the package at pkg, relative to the module root, into out.
 func goBuild(ctx context.Context, out, pkg string) error {
 	_, file, _, _ := runtime.Caller(0)
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, pkg)
+	cmd := exec.CommandContext(ctx, "go", "build", "-tags", "karpnet_testseams", "-o", out, pkg)
 	cmd.Dir = filepath.Join(filepath.Dir(file), "..", "..")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("building %s: %w\n%s", pkg, err, b)
