@@ -351,3 +351,18 @@ func holdsStrings(t reflect.Type) bool {
 	stringsByType.Store(t, h)
 	return h
 }
+
+// InRangeInstanceTypes returns types without those holding a number out of the range a
+// snapshot takes, and what is out of range in each left out ("instanceTypes[m5.large].maxENIs:
+// 2147483647 is out of range (0 to 1024)"): the check Read and Bound make, for the live
+// answers that go into no snapshot (max-pods --live).
+func InRangeInstanceTypes(types []InstanceType) ([]InstanceType, []string) {
+	v := &validator{live: true}
+	s := &Snapshot{InstanceTypes: types}
+	v.ec2(s)
+	var out []string
+	for _, r := range v.ranges {
+		out = append(out, r.text)
+	}
+	return s.InstanceTypes, out
+}
