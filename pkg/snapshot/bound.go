@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 // Whatever a live run keeps, its snapshot reads back: Bound holds a snapshot read from a
@@ -144,12 +146,8 @@ func (c *cutter) pathText() string {
 	return b.String()
 }
 
-// walk cuts the long strings of v, which is settable.
+// walk cuts the long strings of v, which is settable and of a type that holds strings.
 func (c *cutter) walk(v reflect.Value) {
-	t := v.Type()
-	if !holdsStrings(t) {
-		return
-	}
 	switch v.Kind() {
 	case reflect.String:
 		if s := v.String(); tooLong(s) {
@@ -160,19 +158,72 @@ func (c *cutter) walk(v reflect.Value) {
 			c.walk(v.Elem())
 		}
 	case reflect.Slice, reflect.Array:
+		if v.Type().Elem().Kind() == reflect.String {
+			for i := range v.Len() {
+				if e := v.Index(i); tooLong(e.String()) {
+					c.path = append(c.path, step{index: i})
+					e.SetString(c.cut(e.String()))
+					c.path = c.path[:len(c.path)-1]
+				}
+			}
+			return
+		}
 		for i := range v.Len() {
 			c.path = append(c.path, step{index: i})
 			c.walk(v.Index(i))
 			c.path = c.path[:len(c.path)-1]
 		}
 	case reflect.Struct:
-		for _, f := range walkFields(t) {
+		for _, f := range walkFields(v.Type()) {
 			c.path = append(c.path, step{key: f.key, index: -1})
 			c.walk(v.Field(f.index))
 			c.path = c.path[:len(c.path)-1]
 		}
 	case reflect.Map:
+		switch v.Type() {
+		case stringMap:
+			c.walkStringMap(v.Interface().(map[string]string))
+			return
+		case resourceList:
+			for k := range v.Interface().(corev1.ResourceList) {
+				if tooLong(string(k)) {
+					c.walkMap(v)
+					return
+				}
+			}
+			return
+		}
 		c.walkMap(v)
+	}
+}
+
+var (
+	stringMap    = reflect.TypeFor[map[string]string]()
+	resourceList = reflect.TypeFor[corev1.ResourceList]()
+)
+
+// walkStringMap is walkMap for the most common map, labels, annotations and tags, without
+// reflection.
+func (c *cutter) walkStringMap(m map[string]string) {
+	var long []string
+	for k, v := range m {
+		if tooLong(k) || tooLong(v) {
+			long = append(long, k)
+		}
+	}
+	for _, k := range long {
+		v := m[k]
+		c.path = append(c.path, step{key: k, index: -1})
+		nk := k
+		if tooLong(k) {
+			nk = c.cut(k)
+			delete(m, k)
+		}
+		if tooLong(v) {
+			v = c.cut(v)
+		}
+		m[nk] = v
+		c.path = c.path[:len(c.path)-1]
 	}
 }
 

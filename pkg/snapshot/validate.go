@@ -39,49 +39,49 @@ func (s *Snapshot) validate() error {
 func (v *validator) kubernetes(s *Snapshot) {
 	for i := range s.Nodes {
 		n := &s.Nodes[i]
-		at := v.elem(SourceNodes, "nodes", i, n.Name)
-		v.quantities(SourceNodes, at+".status.capacity", n.Status.Capacity)
-		v.quantities(SourceNodes, at+".status.allocatable", n.Status.Allocatable)
+		at := elem("nodes", i, n.Name)
+		v.quantities(SourceNodes, at, ".status.capacity", n.Status.Capacity)
+		v.quantities(SourceNodes, at, ".status.allocatable", n.Status.Allocatable)
 	}
 	for i, c := range s.NodeClaims {
-		at := v.elem(SourceNodeClaims, "nodeClaims", i, c.Name)
-		v.quantityStrings(SourceNodeClaims, at+".requests", c.Requests)
-		v.quantityStrings(SourceNodeClaims, at+".capacity", c.Capacity)
+		at := elem("nodeClaims", i, c.Name)
+		v.quantityStrings(SourceNodeClaims, at, ".requests", c.Requests)
+		v.quantityStrings(SourceNodeClaims, at, ".capacity", c.Capacity)
 	}
 	for i := range s.NodePools {
 		p := &s.NodePools[i]
 		if p.Kubelet != nil {
-			at := v.elem(SourceNodePools, "nodePools", i, p.Name)
-			v.ptr(SourceNodePools, at+".kubelet.maxPods", &p.Kubelet.MaxPods, maxCount)
-			v.ptr(SourceNodePools, at+".kubelet.podsPerCore", &p.Kubelet.PodsPerCore, maxCount)
+			at := elem("nodePools", i, p.Name)
+			v.ptr(SourceNodePools, at, ".kubelet.maxPods", &p.Kubelet.MaxPods, maxCount)
+			v.ptr(SourceNodePools, at, ".kubelet.podsPerCore", &p.Kubelet.PodsPerCore, maxCount)
 		}
 	}
 	for i := range s.NodeClasses {
 		c := &s.NodeClasses[i]
-		at := v.elem(SourceNodeClasses, "nodeClasses", i, c.Name)
+		at := elem("nodeClasses", i, c.Name)
 		if c.Kubelet != nil {
-			v.ptr(SourceNodeClasses, at+".kubelet.maxPods", &c.Kubelet.MaxPods, maxCount)
-			v.ptr(SourceNodeClasses, at+".kubelet.podsPerCore", &c.Kubelet.PodsPerCore, maxCount)
+			v.ptr(SourceNodeClasses, at, ".kubelet.maxPods", &c.Kubelet.MaxPods, maxCount)
+			v.ptr(SourceNodeClasses, at, ".kubelet.podsPerCore", &c.Kubelet.PodsPerCore, maxCount)
 		}
-		v.ptr(SourceNodeClasses, at+".ipPrefixCount", &c.IPPrefixCount, maxPerType)
+		v.ptr(SourceNodeClasses, at, ".ipPrefixCount", &c.IPPrefixCount, maxPerType)
 		c.NetworkInterfaces = keep(c.NetworkInterfaces, func(j int, ni *NetworkInterface) bool {
-			at := fmt.Sprintf("%s.networkInterfaces[%d]", at, j)
-			ok := v.num(SourceNodeClasses, at+".networkCardIndex", int64(ni.NetworkCardIndex), 0, maxIndex)
-			ok = v.num(SourceNodeClasses, at+".deviceIndex", int64(ni.DeviceIndex), 0, maxIndex) && ok
-			return v.ptr(SourceNodeClasses, at+".secondaryIPv4PrefixCount", &ni.SecondaryIPv4PrefixCount, maxPerType) && ok
+			at := at.in(".networkInterfaces", j, "")
+			ok := v.num(SourceNodeClasses, at, ".networkCardIndex", int64(ni.NetworkCardIndex), 0, maxIndex)
+			ok = v.num(SourceNodeClasses, at, ".deviceIndex", int64(ni.DeviceIndex), 0, maxIndex) && ok
+			return v.ptr(SourceNodeClasses, at, ".secondaryIPv4PrefixCount", &ni.SecondaryIPv4PrefixCount, maxPerType) && ok
 		})
 	}
 	if a := s.AWSNode; a != nil {
-		v.ptr(SourceAWSNode, "awsNode.desiredNumberScheduled", &a.DesiredNumberScheduled, maxCount)
+		v.ptr(SourceAWSNode, loc{list: "awsNode", i: -1}, ".desiredNumberScheduled", &a.DesiredNumberScheduled, maxCount)
 	}
 	s.SandboxFailures = keep(s.SandboxFailures, func(i int, f *SandboxFailure) bool {
-		return v.num(SourceEvents, v.elem(SourceEvents, "sandboxFailures", i, f.Pod)+".count", int64(f.Count), 0, maxCount)
+		return v.num(SourceEvents, elem("sandboxFailures", i, f.Pod), ".count", int64(f.Count), 0, maxCount)
 	})
 	s.Events = keep(s.Events, func(i int, e *KubeEvent) bool {
-		return v.num(SourceEvents, v.elem(SourceEvents, "events", i, e.Name)+".count", int64(e.Count), 0, maxCount)
+		return v.num(SourceEvents, elem("events", i, e.Name), ".count", int64(e.Count), 0, maxCount)
 	})
 	s.NodeEvents = keep(s.NodeEvents, func(i int, e *KubeEvent) bool {
-		return v.num(SourceEvents, v.elem(SourceEvents, "nodeEvents", i, e.Name)+".count", int64(e.Count), 0, maxCount)
+		return v.num(SourceEvents, elem("nodeEvents", i, e.Name), ".count", int64(e.Count), 0, maxCount)
 	})
 }
 
@@ -90,34 +90,41 @@ func (v *validator) kubernetes(s *Snapshot) {
 // placement group or instance type with a number out of range is left out whole, so no check
 // computes with what remains of it.
 func (v *validator) ec2(s *Snapshot) {
+	const (
+		instances = SourceDescribeInstances
+		subnets   = SourceDescribeSubnets
+		acls      = SourceDescribeNetworkAcls
+		groups    = SourceDescribeSecurityGroups
+		types     = SourceDescribeInstanceTypes
+	)
 	for i := range s.Instances {
 		in := &s.Instances[i]
-		at := v.elem(SourceDescribeInstances, "instances", i, in.ID)
-		if !v.num(SourceDescribeInstances, at+".placement.partitionNumber", int64(in.Placement.PartitionNumber), 0, maxParts) {
+		at := elem("instances", i, in.ID)
+		if !v.num(instances, at, ".placement.partitionNumber", int64(in.Placement.PartitionNumber), 0, maxParts) {
 			in.Placement.PartitionNumber = 0
 		}
 		in.ENIs = keep(in.ENIs, func(j int, e *ENI) bool {
-			at := v.elem(SourceDescribeInstances, at+".enis", j, e.ID)
-			ok := v.num(SourceDescribeInstances, at+".networkCardIndex", int64(e.NetworkCardIndex), 0, maxIndex)
-			return v.num(SourceDescribeInstances, at+".deviceIndex", int64(e.DeviceIndex), 0, maxIndex) && ok
+			at := at.in(".enis", j, e.ID)
+			ok := v.num(instances, at, ".networkCardIndex", int64(e.NetworkCardIndex), 0, maxIndex)
+			return v.num(instances, at, ".deviceIndex", int64(e.DeviceIndex), 0, maxIndex) && ok
 		})
 	}
 	s.Subnets = keep(s.Subnets, func(i int, sn *Subnet) bool {
-		at := v.elem(SourceDescribeSubnets, "subnets", i, sn.ID)
-		ok := v.num(SourceDescribeSubnets, at+".availableIPs", int64(sn.AvailableIPs), 0, maxAddrFree)
-		ok = v.cidr(SourceDescribeSubnets, at+".cidr", sn.CIDR) && ok
+		at := elem("subnets", i, sn.ID)
+		ok := v.num(subnets, at, ".availableIPs", int64(sn.AvailableIPs), 0, maxAddrFree)
+		ok = v.cidr(subnets, at, ".cidr", sn.CIDR) && ok
 		for j, c := range sn.IPv6CIDRs {
-			ok = v.cidr(SourceDescribeSubnets, fmt.Sprintf("%s.ipv6CIDRs[%d]", at, j), c) && ok
+			ok = v.cidr(subnets, at.in(".ipv6CIDRs", j, ""), "", c) && ok
 		}
 		return ok
 	})
 	s.NetworkACLs = keep(s.NetworkACLs, func(i int, acl *NetworkACL) bool {
 		ok := true
 		for j, e := range acl.Entries {
-			at := fmt.Sprintf("%s.entries[%d]", v.elem(SourceDescribeNetworkAcls, "networkACLs", i, acl.ID), j)
-			ok = v.num(SourceDescribeNetworkAcls, at+".ruleNumber", int64(e.RuleNumber), 1, maxACLRule) && ok
-			ok = v.num(SourceDescribeNetworkAcls, at+".fromPort", int64(e.FromPort), 0, maxPort) && ok
-			ok = v.num(SourceDescribeNetworkAcls, at+".toPort", int64(e.ToPort), 0, maxPort) && ok
+			at := elem("networkACLs", i, acl.ID).in(".entries", j, "")
+			ok = v.num(acls, at, ".ruleNumber", int64(e.RuleNumber), 1, maxACLRule) && ok
+			ok = v.num(acls, at, ".fromPort", int64(e.FromPort), 0, maxPort) && ok
+			ok = v.num(acls, at, ".toPort", int64(e.ToPort), 0, maxPort) && ok
 		}
 		return ok
 	})
@@ -126,32 +133,30 @@ func (v *validator) ec2(s *Snapshot) {
 		for _, dir := range []struct {
 			name  string
 			rules []Rule
-		}{{"inbound", g.Inbound}, {"outbound", g.Outbound}} {
+		}{{".inbound", g.Inbound}, {".outbound", g.Outbound}} {
 			for j, r := range dir.rules {
-				at := fmt.Sprintf("%s.%s[%d]", v.elem(SourceDescribeSecurityGroups, "securityGroups", i, g.ID), dir.name, j)
-				ok = v.num(SourceDescribeSecurityGroups, at+".fromPort", int64(r.FromPort), -1, maxPort) && ok
-				ok = v.num(SourceDescribeSecurityGroups, at+".toPort", int64(r.ToPort), -1, maxPort) && ok
+				at := elem("securityGroups", i, g.ID).in(dir.name, j, "")
+				ok = v.num(groups, at, ".fromPort", int64(r.FromPort), -1, maxPort) && ok
+				ok = v.num(groups, at, ".toPort", int64(r.ToPort), -1, maxPort) && ok
 			}
 		}
 		return ok
 	})
 	s.PlacementGroups = keep(s.PlacementGroups, func(i int, g *PlacementGroup) bool {
-		return v.num(SourceDescribePlacementGroups, v.elem(SourceDescribePlacementGroups, "placementGroups", i, g.Name)+".partitionCount",
-			int64(g.PartitionCount), 0, maxParts)
+		return v.num(SourceDescribePlacementGroups, elem("placementGroups", i, g.Name), ".partitionCount", int64(g.PartitionCount), 0, maxParts)
 	})
 	s.InstanceTypes = keep(s.InstanceTypes, func(i int, t *InstanceType) bool {
-		const src = SourceDescribeInstanceTypes
-		at := v.elem(src, "instanceTypes", i, t.Name)
-		ok := v.num(src, at+".vcpus", int64(t.VCPUs), 0, maxVCPUs)
-		ok = v.num(src, at+".maxENIs", int64(t.MaxENIs), 0, maxPerType) && ok
-		ok = v.num(src, at+".defaultNetworkCardIndex", int64(t.DefaultNetworkCardIndex), 0, maxIndex) && ok
-		ok = v.num(src, at+".ipv4PerENI", int64(t.IPv4PerENI), 0, maxPerType) && ok
-		ok = v.num(src, at+".ipv6PerENI", int64(t.IPv6PerENI), 0, maxPerType) && ok
-		ok = v.num(src, at+".maxEFAInterfaces", int64(t.MaxEFAInterfaces), 0, maxPerType) && ok
+		at := elem("instanceTypes", i, t.Name)
+		ok := v.num(types, at, ".vcpus", int64(t.VCPUs), 0, maxVCPUs)
+		ok = v.num(types, at, ".maxENIs", int64(t.MaxENIs), 0, maxPerType) && ok
+		ok = v.num(types, at, ".defaultNetworkCardIndex", int64(t.DefaultNetworkCardIndex), 0, maxIndex) && ok
+		ok = v.num(types, at, ".ipv4PerENI", int64(t.IPv4PerENI), 0, maxPerType) && ok
+		ok = v.num(types, at, ".ipv6PerENI", int64(t.IPv6PerENI), 0, maxPerType) && ok
+		ok = v.num(types, at, ".maxEFAInterfaces", int64(t.MaxEFAInterfaces), 0, maxPerType) && ok
 		for j, c := range t.NetworkCards {
-			at := fmt.Sprintf("%s.networkCards[%d]", at, j)
-			ok = v.num(src, at+".index", int64(c.Index), 0, maxIndex) && ok
-			ok = v.num(src, at+".maxENIs", int64(c.MaxENIs), 0, maxPerType) && ok
+			at := at.in(".networkCards", j, "")
+			ok = v.num(types, at, ".index", int64(c.Index), 0, maxIndex) && ok
+			ok = v.num(types, at, ".maxENIs", int64(c.MaxENIs), 0, maxPerType) && ok
 		}
 		return ok
 	})
@@ -205,13 +210,41 @@ func (v *validator) fail(source, text string) bool {
 	return true
 }
 
-// elem names an element of a list: by index in a file (nodes[3]), by name in a live run
-// (nodes[ip-10-0-1-5.ec2.internal]), where the index means nothing to the reader.
-func (v *validator) elem(_, list string, i int, name string) string {
-	if v.live && name != "" {
-		return fmt.Sprintf("%s[%s]", list, clip(name, 64))
+// loc is where a number is: an element of a list (nodes[3]), and one of its own lists
+// (.enis[0]) when sub is set. Its text is made only for an error: by index in a file, by name
+// in a live run (nodes[ip-10-0-1-5.ec2.internal]), where the index means nothing to the reader.
+type loc struct {
+	list, name string
+	i          int // -1: list is a field, not a list
+	sub, sname string
+	j          int
+}
+
+// elem is the place of element i of list, named name.
+func elem(list string, i int, name string) loc { return loc{list: list, i: i, name: name} }
+
+// in is the place of element j of the element's list sub, named name.
+func (l loc) in(sub string, j int, name string) loc {
+	l.sub, l.j, l.sname = sub, j, name
+	return l
+}
+
+// text renders the place of field (".maxENIs") at l.
+func (v *validator) text(l loc, field string) string {
+	step := func(list string, i int, name string) string {
+		switch {
+		case i < 0:
+			return list
+		case v.live && name != "":
+			return fmt.Sprintf("%s[%s]", list, clip(name, 64))
+		}
+		return fmt.Sprintf("%s[%d]", list, i)
 	}
-	return fmt.Sprintf("%s[%d]", list, i)
+	t := step(l.list, l.i, l.name)
+	if l.sub != "" {
+		t += step(l.sub, l.j, l.sname)
+	}
+	return t + field
 }
 
 // clip cuts s to at most n bytes for a message, marking the cut.
@@ -223,28 +256,28 @@ func clip(s string, n int) string {
 }
 
 // num checks lo <= n <= hi.
-func (v *validator) num(source, path string, n, lo, hi int64) bool {
+func (v *validator) num(source string, at loc, field string, n, lo, hi int64) bool {
 	if n < lo || n > hi {
-		return v.fail(source, fmt.Sprintf("%s: %d is out of range (%d to %d)", path, n, lo, hi))
+		return v.fail(source, fmt.Sprintf("%s: %d is out of range (%d to %d)", v.text(at, field), n, lo, hi))
 	}
 	return true
 }
 
 // cidr checks that a subnet's CIDR block, when given, is one: checks count its addresses and
 // carve it into blocks.
-func (v *validator) cidr(source, path, c string) bool {
+func (v *validator) cidr(source string, at loc, field, c string) bool {
 	if c == "" {
 		return true
 	}
 	if _, err := netip.ParsePrefix(c); err != nil {
-		return v.fail(source, fmt.Sprintf("%s is %q: not a CIDR block such as 10.0.0.0/24", path, clip(c, 64)))
+		return v.fail(source, fmt.Sprintf("%s is %q: not a CIDR block such as 10.0.0.0/24", v.text(at, field), clip(c, 64)))
 	}
 	return true
 }
 
 // ptr checks an optional count: 0 to hi when set. In a live run one out of range is unset.
-func (v *validator) ptr(source, path string, n **int32, hi int64) bool {
-	if *n == nil || v.num(source, path, int64(**n), 0, hi) {
+func (v *validator) ptr(source string, at loc, field string, n **int32, hi int64) bool {
+	if *n == nil || v.num(source, at, field, int64(**n), 0, hi) {
 		return true
 	}
 	*n = nil
@@ -254,9 +287,9 @@ func (v *validator) ptr(source, path string, n **int32, hi int64) bool {
 // quantities checks the counted resources of a resource list (pods and the VPC resource
 // controller's vpc.amazonaws.com/*): whole numbers from 0 to maxCount. In a live run one out
 // of range is removed from the list, as if the object did not say.
-func (v *validator) quantities(source, path string, list corev1.ResourceList) {
+func (v *validator) quantities(source string, at loc, field string, list corev1.ResourceList) {
 	for name, q := range list {
-		if counted(string(name)) && !v.count(source, path+"."+string(name), q) {
+		if counted(string(name)) && !v.count(source, at, field, string(name), q) {
 			delete(list, name)
 		}
 	}
@@ -264,29 +297,29 @@ func (v *validator) quantities(source, path string, list corev1.ResourceList) {
 
 // quantityStrings is quantities for quantities kept as strings; one that does not parse is
 // refused (left out in a live run) too.
-func (v *validator) quantityStrings(source, path string, list map[string]string) {
+func (v *validator) quantityStrings(source string, at loc, field string, list map[string]string) {
 	for name, text := range list {
 		if !counted(name) {
 			continue
 		}
 		q, err := resource.ParseQuantity(strings.TrimSpace(text))
 		if err != nil {
-			if !v.fail(source, fmt.Sprintf("%s.%s: %q is not a quantity", path, name, clip(text, 64))) {
+			if !v.fail(source, fmt.Sprintf("%s.%s: %q is not a quantity", v.text(at, field), name, clip(text, 64))) {
 				delete(list, name)
 			}
 			continue
 		}
-		if !v.count(source, path+"."+name, q) {
+		if !v.count(source, at, field, name, q) {
 			delete(list, name)
 		}
 	}
 }
 
-// count checks that q is a whole number from 0 to maxCount.
-func (v *validator) count(source, path string, q resource.Quantity) bool {
+// count checks that q, the quantity name of field at, is a whole number from 0 to maxCount.
+func (v *validator) count(source string, at loc, field, name string, q resource.Quantity) bool {
 	n, ok := q.AsInt64()
 	if !ok || n < 0 || n > maxCount {
-		return v.fail(source, fmt.Sprintf("%s: %s is out of range (0 to %d)", path, clip(q.String(), 64), maxCount))
+		return v.fail(source, fmt.Sprintf("%s.%s: %s is out of range (0 to %d)", v.text(at, field), name, clip(q.String(), 64), maxCount))
 	}
 	return true
 }
