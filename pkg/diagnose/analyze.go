@@ -30,6 +30,7 @@ func Analyze(s *snapshot.Snapshot, opts Options) Report {
 	slices.SortFunc(all, compareFindings)
 
 	r := newReport(s)
+	r.Notes = append(r.Notes, ciliumIndexNotes(x)...)
 	related := relatedSubjects(x, opts)
 	claims := selectedClaims(x, opts)
 	for _, c := range claims {

@@ -39,6 +39,8 @@ var specCiliumENISelectionMismatch = &Spec{
 			"a tag selection matches when every key is present with exactly its value"},
 		{UpstreamCilium, "pkg/aws/types/types.go (ENI.IsExcludedBySpec)",
 			"interfaces below first-interface-index are not Cilium's"},
+		{UpstreamCilium, "pkg/aws/types/types.go (ENISpec.FirstInterfaceIndex)",
+			"first-interface-index carries kubebuilder:validation:Minimum=0: the API server takes no negative value"},
 	},
 }
 
@@ -50,7 +52,7 @@ var ciliumENISelectionMismatch = Check{
 		var out []Finding
 		for _, n := range x.ciliumENINodes() {
 			cn := n.cn
-			if cn.FirstInterfaceIndex == nil {
+			if _, bad := ciliumFirstIndex(n.NodeInfo, cn); cn.FirstInterfaceIndex == nil || bad != "" {
 				continue
 			}
 			for _, e := range n.instanceENIs() {
