@@ -2,6 +2,7 @@ package collect
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -110,5 +111,58 @@ func TestCollectBoundsHostileAnswers(t *testing.T) {
 	}
 	if got.Cilium == nil || got.Cilium.Config[snapshot.CiliumKeyIPAM] != "eni" {
 		t.Errorf("cilium-config: got %+v, want ipam eni kept", got.Cilium)
+	}
+}
+
+// TestCollectBoundsLongLists collects 110,000 FailedCreatePodSandBox events, more elements
+// than a snapshot's list holds: the run's snapshot reads back, no list holds more than the
+// reader takes, and a gap says what was left out.
+func TestCollectBoundsLongLists(t *testing.T) {
+	if testing.Short() {
+		t.Skip("110,000 events through an API server: skipped with -short")
+	}
+	const n = 110_000
+	var objects []unstructured.Unstructured
+	for _, f := range []string{"nodes.yaml", "aws-node.yaml"} {
+		objects = append(objects, kubeLoadList(t, f)...)
+	}
+	k := hostile.NewKube(objects...)
+	node := objects[0].GetName()
+	for i := range n {
+		k.Add(map[string]any{"apiVersion": "v1", "kind": "Event",
+			"metadata":       map[string]any{"name": fmt.Sprintf("web-%d.%x", i, i), "namespace": "shop"},
+			"involvedObject": map[string]any{"kind": "Pod", "name": fmt.Sprintf("web-%d", i), "namespace": "shop"},
+			"reason":         "FailedCreatePodSandBox", "type": "Warning",
+			"message": "Failed to create pod sandbox: plugin type=\"aws-cni\" failed (add): InsufficientCidrBlocks",
+			"source":  map[string]any{"component": "kubelet", "host": node},
+			"count":   int64(1), "lastTimestamp": fmt.Sprintf("2026-08-20T10:%02d:%02dZ", i/60%60, i%60)})
+	}
+	c := kubeHostileCollector(t, k, 0, 0)
+	c.EC2, c.Region = ec2sim.NewClient(ec2sim.New().Start(t), "us-west-2"), "us-west-2"
+	start := time.Now()
+	s, err := c.Collect(t.Context(), Scope{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	collected := time.Since(start)
+	var buf bytes.Buffer
+	if err := snapshot.Write(&buf, s); err != nil {
+		t.Fatal(err)
+	}
+	size := buf.Len()
+	start = time.Now()
+	got, err := snapshot.Read(&buf)
+	if err != nil {
+		t.Fatalf("the run's own snapshot (%d bytes): %v", size, err)
+	}
+	t.Logf("collected in %s; snapshot of %d bytes read back in %s", collected.Round(time.Millisecond), size,
+		time.Since(start).Round(time.Millisecond))
+	limit := int(snapshot.MaxElements(snapshot.DefaultMaxBytes))
+	if len(got.SandboxFailures) > limit {
+		t.Errorf("sandboxFailures: %d kept, want at most %d", len(got.SandboxFailures), limit)
+	}
+	if len(got.SandboxFailures) < n &&
+		!slices.ContainsFunc(got.Gaps, func(g snapshot.Gap) bool { return strings.Contains(g.Reason, "sandboxFailures") }) {
+		t.Errorf("sandboxFailures: %d of %d kept, and no gap says so: %+v", len(got.SandboxFailures), n, got.Gaps)
 	}
 }
