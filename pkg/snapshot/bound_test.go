@@ -2,6 +2,7 @@ package snapshot_test
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -144,4 +145,21 @@ func typeNames(types []snapshot.InstanceType) []string {
 		out = append(out, t.Name)
 	}
 	return out
+}
+
+// TestBoundNamesAFewValues checks that a run with thousands of numbers out of range names the
+// first 20 in gaps of their own and counts the rest in one more, so hostile answers cannot
+// grow the gap list without bound.
+func TestBoundNamesAFewValues(t *testing.T) {
+	s := snapshot.New(time.Date(2026, 12, 7, 9, 0, 0, 0, time.UTC))
+	for i := range 5000 {
+		s.InstanceTypes = append(s.InstanceTypes, snapshot.InstanceType{Name: fmt.Sprintf("x%d.large", i), MaxENIs: -1})
+	}
+	s.Bound()
+	if len(s.Gaps) != 21 || len(s.InstanceTypes) != 0 {
+		t.Fatalf("%d gaps and %d instance types kept, want 21 gaps and none kept", len(s.Gaps), len(s.InstanceTypes))
+	}
+	if g := s.Gaps[20]; g.Source != snapshot.SourceBound || g.Reason != "4980 more values out of range were left out" {
+		t.Errorf("the last gap: got %+v, want it to count the 4980 values not named", g)
+	}
 }
