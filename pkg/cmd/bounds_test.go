@@ -43,7 +43,9 @@ func TestLiveNumbersOutOfRange(t *testing.T) {
 	tests := []struct {
 		name     string
 		changes  map[string][][2]string
+		add      map[string]any // one more object the API server holds
 		wantGaps []string
+		wantNote string
 	}{
 		{name: "healthy"},
 		{name: "2147483647 ENIs and addresses", changes: map[string][][2]string{"ec2.json": {{typ,
@@ -56,10 +58,21 @@ func TestLiveNumbersOutOfRange(t *testing.T) {
 			wantGaps: []string{"instanceTypes[m6i.large].maxENIs: -1 is out of range (0 to 1024)"}},
 		{name: "capacity.pods past int64", changes: map[string][][2]string{"kube.yaml": {{`pods: "29"`, `pods: "99999999999999999999"`}}},
 			wantGaps: []string{".status.capacity.pods: 99999999999999999999 is out of range (0 to 10000000)"}},
+		{name: "a 1.2 MB event message", add: map[string]any{"apiVersion": "v1", "kind": "Event",
+			"metadata":       map[string]any{"name": "web-0.17e9a1b2c3d4ffff", "namespace": "shop"},
+			"involvedObject": map[string]any{"kind": "Pod", "name": "web-0", "namespace": "shop"},
+			"reason":         "FailedCreatePodSandBox", "type": "Warning",
+			"message": "Failed to create pod sandbox: " + strings.Repeat("<x>", 400_000),
+			"source":  map[string]any{"component": "kubelet", "host": "ip-10-0-1-10.us-west-2.compute.internal"},
+			"count":   int64(2), "lastTimestamp": "2026-11-20T09:00:00Z"},
+			wantNote: "1 string longer than 1 MiB, which no snapshot holds, was cut to 64 KiB (the cut is marked): sandboxFailures[0].message (1,200,030 bytes)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHostileClusterIn(t, hostileLiveDir(t, tc.changes), "kube.yaml", "karpenter.yaml")
+			if tc.add != nil {
+				h.Kube.Add(tc.add)
+			}
 			file := filepath.Join(t.TempDir(), "run.json")
 			r, _ := h.run(t, "check", "-o", "json", "--save-snapshot", file)
 			if r.code != ExitOK && r.code != ExitFindings {
@@ -73,6 +86,9 @@ func TestLiveNumbersOutOfRange(t *testing.T) {
 				if !strings.Contains(r.stdout, want) {
 					t.Errorf("report: want a gap saying %q\n%+v", want, rep.Gaps)
 				}
+			}
+			if tc.wantNote != "" && !strings.Contains(r.stdout, tc.wantNote) {
+				t.Errorf("report: want a note saying %q", tc.wantNote)
 			}
 			if len(tc.wantGaps) == 0 && len(rep.Gaps) > 0 {
 				t.Errorf("the healthy twin: gaps %+v, want none", rep.Gaps)
