@@ -65,7 +65,7 @@ func TestLiveNumbersOutOfRange(t *testing.T) {
 			"message": "Failed to create pod sandbox: " + strings.Repeat("<x>", 400_000),
 			"source":  map[string]any{"component": "kubelet", "host": "ip-10-0-1-10.us-west-2.compute.internal"},
 			"count":   int64(2), "lastTimestamp": "2026-11-20T09:00:00Z"},
-			wantNote: "1 string longer than 1 MiB, which no snapshot holds, was cut to 64 KiB (the cut is marked): sandboxFailures[0].message (1,200,030 bytes)"},
+			wantNote: "1 string longer than 1 MiB as JSON, which no snapshot holds, was cut to 64 KiB (the cut is marked): sandboxFailures[0].message (1,200,030 bytes, 5,200,030 as JSON)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

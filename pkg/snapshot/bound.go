@@ -27,8 +27,24 @@ const CutString = 64 << 10
 // the rest, so a cluster of hostile answers cannot grow the gap list without bound.
 const maxBoundGaps = 20
 
-// SourceBound is the Source of a gap Bound adds for a list it cut; the Reason names the list.
-const SourceBound = "snapshot bounds"
+// SourceBound is the Source of a gap Bound adds to count what it did not name one by one
+// (values out of range past the first 20, gaps past a list's bound).
+const SourceBound = "answers past karpnet's bounds"
+
+// listSources maps a snapshot list to the source it is read from: a list cut is a gap of that
+// source, so the checks that need all of it are skipped. Lists not named are gaps of
+// SourceBound.
+var listSources = map[string]string{
+	"nodes": SourceNodes, "nodeClaims": SourceNodeClaims, "nodePools": SourceNodePools, "nodeClasses": SourceNodeClasses,
+	"eniConfigs": SourceENIConfigs, "cniNodes": SourceCNINodes, "ciliumNodes": SourceCiliumNodes,
+	"sandboxFailures": SourceEvents, "events": SourceEvents, "nodeEvents": SourceEvents,
+	"networkPolicies": SourceNetworkPolicies, "instances": SourceDescribeInstances, "subnets": SourceDescribeSubnets,
+	"securityGroups": SourceDescribeSecurityGroups, "placementGroups": SourceDescribePlacementGroups,
+	"instanceTypes": SourceDescribeInstanceTypes, "routeTables": SourceDescribeRouteTables,
+	"natGateways": SourceDescribeNatGateways, "vpcEndpoints": SourceDescribeVpcEndpoints,
+	"networkACLs": SourceDescribeNetworkAcls, "networkInterfaces": SourceSubnetInterfaces,
+	"cidrReservations": SourceCIDRReservations, "interfaceOwners": SourceInterfaceOwners,
+}
 
 // Bound holds a live snapshot to the bounds Read takes (see above), in every cluster of a
 // snapshot of several. What it leaves out or cuts is a Gap or a Note, never silent.
@@ -78,10 +94,14 @@ func (s *Snapshot) capLists() {
 			continue
 		}
 		fv.Set(fv.Slice3(0, int(limit), int(limit)))
-		s.Gaps = append(s.Gaps, Gap{Source: SourceBound,
+		source := listSources[f.key]
+		if source == "" {
+			source = SourceBound
+		}
+		s.Gaps = append(s.Gaps, Gap{Source: source,
 			Reason: fmt.Sprintf("%s holds %s elements, more than the %s a snapshot holds: the first %s are kept", f.key,
 				thousands(int64(n)), thousands(limit), thousands(limit)),
-			Remedy: "narrow the run (a node selector, --nodepool) so fewer objects are read"})
+			Remedy: "narrow the run (--selector, --nodepool, node names) so fewer objects are read"})
 	}
 	if int64(len(s.Gaps)) > limit {
 		s.Gaps = append(s.Gaps[:limit-1], Gap{Source: SourceBound,
@@ -110,7 +130,7 @@ func (c *cutter) note() string {
 	if c.n > len(c.cuts) {
 		more = fmt.Sprintf(" and %d more", c.n-len(c.cuts))
 	}
-	return fmt.Sprintf("%d %s longer than 1 MiB, which no snapshot holds, %s cut to %d KiB (the cut is marked): %s%s", c.n,
+	return fmt.Sprintf("%d %s longer than 1 MiB as JSON, which no snapshot holds, %s cut to %d KiB (the cut is marked): %s%s", c.n,
 		plural(c.n, "string", "strings"), plural(c.n, "was", "were"), CutString>>10, strings.Join(c.cuts, ", "), more)
 }
 
@@ -125,7 +145,11 @@ func plural(n int, one, many string) string {
 func (c *cutter) cut(s string) string {
 	c.n++
 	if len(c.cuts) < maxCutsNamed {
-		c.cuts = append(c.cuts, fmt.Sprintf("%s (%s bytes)", c.pathText(), thousands(int64(len(s)))))
+		size := thousands(int64(len(s))) + " bytes"
+		if j := jsonLen(s); j != len(s) {
+			size += ", " + thousands(int64(j)) + " as JSON"
+		}
+		c.cuts = append(c.cuts, fmt.Sprintf("%s (%s)", c.pathText(), size))
 	}
 	end := prefixWithin(s, CutString)
 	return s[:end] + fmt.Sprintf(" [cut by karpnet: %s more bytes]", thousands(int64(len(s)-end)))

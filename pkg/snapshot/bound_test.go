@@ -96,7 +96,7 @@ func TestBoundReadsBack(t *testing.T) {
 	}
 	note := strings.Join(got.Notes, "\n")
 	for _, want := range []string{"3 strings longer than 1 MiB", "events[0].message (1,200,030 bytes)",
-		"cilium.config.ipam (5,000,000 bytes)", "nodes[0].metadata.annotations.note (204,800 bytes)"} {
+		"cilium.config.ipam (5,000,000 bytes)", "nodes[0].metadata.annotations.note (204,800 bytes, 1,228,800 as JSON)"} {
 		if !strings.Contains(note, want) {
 			t.Errorf("notes %q: want them to say %q", note, want)
 		}
