@@ -7,6 +7,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/demo"
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
 // hostileLiveDir copies testdata/live to a directory of its own, each file changed by
@@ -142,5 +145,46 @@ func TestMaxPodsLiveOutOfRange(t *testing.T) {
 				t.Errorf("stdout: got %q, want no figure", r.stdout)
 			}
 		})
+	}
+}
+
+// TestCiliumFirstIndexOutOfRangePrinted checks what check and describe say of a demo-cilium
+// snapshot whose CiliumNodes have first-interface-index -5: a note names the value, no Cilium
+// finding is printed, and the node's Cilium section says the index is out of range instead of
+// a capacity or which interfaces are for pods.
+func TestCiliumFirstIndexOutOfRangePrinted(t *testing.T) {
+	s, err := demo.SnapshotOf(demo.CiliumContext)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := int32(-5)
+	for i := range s.CiliumNodes {
+		s.CiliumNodes[i].FirstInterfaceIndex = &first
+	}
+	file := filepath.Join(t.TempDir(), "cilium.json")
+	f, err := os.Create(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := snapshot.Write(f, s); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	r := run(t, "check", "--snapshot", file)
+	if r.code != ExitOK && r.code != ExitFindings {
+		t.Fatalf("check: exit %d\n%s", r.code, r.stderr)
+	}
+	if want := "spec.eni.first-interface-index -5 is out of range (0 to 3, the interfaces of m5.large)"; !strings.Contains(r.stderr, want) {
+		t.Errorf("check's stderr %q: want a note saying %q", r.stderr, want)
+	}
+	if strings.Contains(r.stdout, "cilium-max-pods") || strings.Contains(r.stdout, "cilium-eni-selection") {
+		t.Errorf("check printed a Cilium finding computed from the index:\n%s", r.stdout)
+	}
+	d := run(t, "describe", "node", "ip-10-1-23-30.us-west-2.compute.internal", "--snapshot", file)
+	wantCode(t, d, ExitOK)
+	for _, want := range []string{"-5 (out of range (0 to 3, the interfaces of m5.large)", "whether for pods is"} {
+		if !strings.Contains(d.stdout, want) {
+			t.Errorf("describe: want %q in\n%s", want, d.stdout)
+		}
 	}
 }

@@ -123,7 +123,7 @@ func (x *Index) ciliumCapacityOf(n *NodeInfo, cn *snapshot.CiliumNode) (ciliumCa
 }
 
 // ciliumFirstIndex returns the CiliumNode's first-interface-index, and what is wrong with it
-// when it is out of the range Cilium computes with: the CRD takes no value below 0
+// ("out of range (0 to 3, the interfaces of m5.large)") when it is out of the range Cilium computes with: the CRD takes no value below 0
 // (kubebuilder Minimum=0), and the operator counts no pool at all when the instance type has
 // fewer interfaces than the index (GetMaximumAllocatableIPv4 returns 0 and logs a warning). A
 // value out of that range comes from no working cluster (a hand-edited snapshot, an answer no
@@ -139,11 +139,9 @@ func ciliumFirstIndex(n *NodeInfo, cn *snapshot.CiliumNode) (int32, string) {
 	}
 	switch {
 	case first < 0 || (first > most && n.Type == nil):
-		return first, fmt.Sprintf("CiliumNode %s: spec.eni.first-interface-index %d is out of range (0 to %d, the interfaces of %s)",
-			cn.Name, first, most, of)
+		return first, fmt.Sprintf("out of range (0 to %d, the interfaces of %s)", most, of)
 	case first > most:
-		return first, fmt.Sprintf("CiliumNode %s: spec.eni.first-interface-index %d is out of range (0 to %d, the interfaces of %s; "+
-			"Cilium's operator counts no pool for such a node)", cn.Name, first, most, of)
+		return first, fmt.Sprintf("out of range (0 to %d, the interfaces of %s; Cilium's operator counts no pool for such a node)", most, of)
 	}
 	return first, ""
 }
@@ -157,8 +155,8 @@ const ciliumMaxInterfaces = 1024
 func ciliumIndexNotes(x *Index) []string {
 	var bad []string
 	for _, n := range x.ciliumENINodes() {
-		if _, why := ciliumFirstIndex(n.NodeInfo, n.cn); why != "" {
-			bad = append(bad, why)
+		if first, why := ciliumFirstIndex(n.NodeInfo, n.cn); why != "" {
+			bad = append(bad, fmt.Sprintf("CiliumNode %s: spec.eni.first-interface-index %d is %s", n.cn.Name, first, why))
 		}
 	}
 	if len(bad) == 0 {
@@ -256,9 +254,7 @@ func describeCilium(x *Index, n *NodeInfo) *CiliumReport {
 		r.HostNetworkPods, r.HostNetwork = c.HostNetworkPods, c.HostNetwork
 	}
 	_, bad := ciliumFirstIndex(n, cn)
-	if bad != "" {
-		r.Formula = bad + ": nothing is computed from it"
-	}
+	r.FirstInterfaceIndexProblem = bad
 	for i := range cn.ENIs {
 		e := &cn.ENIs[i]
 		excluded := e.Excluded(cn)
