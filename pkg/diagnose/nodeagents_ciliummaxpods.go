@@ -21,7 +21,8 @@ var specCiliumMaxPodsExceedsIPCapacity = &Spec{
 		"it, warning when only those two addresses make the difference",
 	NotOn: "Cilium in overlay, cluster-pool or multi-pool mode; nodes without a CiliumNode yet; Windows, EKS Auto Mode " +
 		"and IPv6 nodes; nodes whose instance type is unknown; a default node (first-interface-index 0, Karpenter's max " +
-		"pods) whose host-network pods cover the router's and health endpoint's addresses",
+		"pods) whose host-network pods cover the router's and health endpoint's addresses; a `first-interface-index` below 0 " +
+		"or above the type's interfaces (a note names it)",
 	Why: "Karpenter sets max pods by the VPC CNI's formula (aws/karpenter-provider-aws#5780), which counts 2 host-network " +
 		"pods and no address for Cilium's router or health endpoint; with `first-interface-index: 1` Cilium never gives " +
 		"the primary ENI's addresses to pods. The scheduler places pods that wait in ContainerCreating without an address",

@@ -19,7 +19,8 @@ var specCiliumENISelectionMismatch = &Spec{
 		"in a subnet outside the CiliumNode's `spec.eni.subnet-ids` / `subnet-tags`, or carries security groups other " +
 		"than `spec.eni.security-groups` / matching `security-group-tags`",
 	NotOn: "CiliumNodes that select no subnet or group (Cilium then uses the node's own); EFA-only and trunk interfaces; " +
-		"subnets and groups whose tags were not read",
+		"subnets and groups whose tags were not read; a `first-interface-index` below 0 or above the type's interfaces (a " +
+		"note names it)",
 	Why: "pods on that interface take addresses of the wrong subnet, or are filtered by the wrong security groups: " +
 		"traffic is dropped or routed where the subnet's route table sends it",
 	Remedy: "fix the CiliumNode's spec.eni (Helm eni.nodeSpec.subnetIDs / securityGroups) and replace the node, so Cilium " +
