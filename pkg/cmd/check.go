@@ -201,7 +201,13 @@ func (o *checkOptions) collect(ctx context.Context) (diagnose.Report, error) {
 		o.staleSaid = true
 		o.printStale(snap, diagnose.SelectedChecks(o.only, o.skip))
 	}
-	return o.sel.analyze(snap, o.only, o.skip)
+	r, err := o.sel.analyze(snap, o.only, o.skip)
+	// The notes the analysis added (a CiliumNode's first-interface-index out of range), as
+	// printNotes says the snapshot's.
+	for _, n := range r.AnalysisNotes {
+		fmt.Fprintf(o.ErrOut, "note: %s\n", printableLine(n))
+	}
+	return r, err
 }
 
 // watchFrom collects every o.every after the report prev until ctx ends, printing what

@@ -36,7 +36,13 @@ func newHostileCluster(t *testing.T) *hostileCluster {
 // testdata/live only.
 func newHostileClusterOf(t *testing.T, kubeFiles ...string) *hostileCluster {
 	t.Helper()
-	c, err := hostile.LoadCluster(filepath.Join("testdata", "live"), kubeFiles...)
+	return newHostileClusterIn(t, filepath.Join("testdata", "live"), kubeFiles...)
+}
+
+// newHostileClusterIn is newHostileClusterOf over the fixtures of dir.
+func newHostileClusterIn(t *testing.T, dir string, kubeFiles ...string) *hostileCluster {
+	t.Helper()
+	c, err := hostile.LoadCluster(dir, kubeFiles...)
 	if err != nil {
 		t.Fatal(err)
 	}

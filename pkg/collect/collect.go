@@ -145,6 +145,10 @@ func (c *Collector) collect(ctx context.Context, scope Scope) (*snapshot.Snapsho
 		return nil, err
 	}
 	ec2.finish(ctx, s)
+	// What the run keeps, its snapshot reads back: numbers out of range, strings and lists
+	// longer than a snapshot holds are left out or cut here, with a gap or a note, before any
+	// check or save sees them.
+	s.Bound()
 	s.Redact()
 	return s, nil
 }

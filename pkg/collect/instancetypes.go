@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"golang.org/x/sync/errgroup"
@@ -40,7 +41,25 @@ func DescribeInstanceTypes(ctx context.Context, api EC2API, region string, names
 	for _, info := range slices.Concat(results...) {
 		out = append(out, ec2InstanceType(info))
 	}
-	return ec2SortUnique(out, func(v snapshot.InstanceType) string { return v.Name }), nil
+	kept, bad := snapshot.InRangeInstanceTypes(out)
+	if len(bad) > 0 {
+		return nil, &OutOfRangeError{Region: region, Fields: bad}
+	}
+	return ec2SortUnique(kept, func(v snapshot.InstanceType) string { return v.Name }), nil
+}
+
+// OutOfRangeError is an answer of EC2 with numbers no instance type has (2147483647 ENIs, -1
+// addresses): nothing is computed from it.
+type OutOfRangeError struct {
+	Region string
+	// Fields says what is out of range: "instanceTypes[m5.large].maxENIs: 2147483647 is out of
+	// range (0 to 1024)".
+	Fields []string
+}
+
+func (e *OutOfRangeError) Error() string {
+	return fmt.Sprintf("EC2 DescribeInstanceTypes in %s answered numbers out of range, so nothing is computed from them: %s",
+		e.Region, strings.Join(e.Fields, "; "))
 }
 
 // describeError is a failed Describe call explained like a gap: the reason, then the remedy.

@@ -30,6 +30,8 @@ func Analyze(s *snapshot.Snapshot, opts Options) Report {
 	slices.SortFunc(all, compareFindings)
 
 	r := newReport(s)
+	r.AnalysisNotes = ciliumIndexNotes(x)
+	r.Notes = append(r.Notes, r.AnalysisNotes...)
 	related := relatedSubjects(x, opts)
 	claims := selectedClaims(x, opts)
 	for _, c := range claims {

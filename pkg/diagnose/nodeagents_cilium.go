@@ -72,7 +72,7 @@ func (c ciliumCapacity) Limit() int64 { return c.PodIPs + c.HostNetworkPods }
 // CiliumNode's first-interface-index or capacity.pods is unknown.
 func (x *Index) ciliumCapacityOf(n *NodeInfo, cn *snapshot.CiliumNode) (ciliumCapacity, bool) {
 	pods, ok := n.Node.Status.Capacity[corev1.ResourcePods]
-	if n.Type == nil || cn.FirstInterfaceIndex == nil || !ok {
+	if _, bad := ciliumFirstIndex(n, cn); n.Type == nil || cn.FirstInterfaceIndex == nil || !ok || bad != "" {
 		return ciliumCapacity{}, false
 	}
 	t, cl := n.Type, x.Snapshot.Cilium
@@ -120,6 +120,53 @@ func (x *Index) ciliumCapacityOf(n *NodeInfo, cn *snapshot.CiliumNode) (ciliumCa
 	c.Formula = fmt.Sprintf("(%s) x %s = %d addresses; %d for Cilium's router%s: %d pod IPs",
 		enisText, perText, c.Allocatable, c.Infra, map[bool]string{true: " and health endpoint", false: ""}[c.Infra == 2], c.PodIPs)
 	return c, true
+}
+
+// ciliumFirstIndex returns the CiliumNode's first-interface-index, and what is wrong with it
+// ("out of range (0 to 3, the interfaces of m5.large)") when it is out of the range Cilium computes with: the CRD takes no value below 0
+// (kubebuilder Minimum=0), and the operator counts no pool at all when the instance type has
+// fewer interfaces than the index (GetMaximumAllocatableIPv4 returns 0 and logs a warning). A
+// value out of that range comes from no working cluster (a hand-edited snapshot, an answer no
+// API server gives): nothing is computed from it, and a note names it. Without an instance
+// type the bound is the most interfaces any type has.
+func ciliumFirstIndex(n *NodeInfo, cn *snapshot.CiliumNode) (int32, string) {
+	if cn.FirstInterfaceIndex == nil {
+		return 0, ""
+	}
+	first, most, of := *cn.FirstInterfaceIndex, int32(ciliumMaxInterfaces), "any instance type"
+	if n.Type != nil {
+		most, of = n.Type.DefaultCardENIs(), n.Type.Name
+	}
+	switch {
+	case first < 0 || (first > most && n.Type == nil):
+		return first, fmt.Sprintf("out of range (0 to %d, the interfaces of %s)", most, of)
+	case first > most:
+		return first, fmt.Sprintf("out of range (0 to %d, the interfaces of %s; Cilium's operator counts no pool for such a node)", most, of)
+	}
+	return first, ""
+}
+
+// ciliumMaxInterfaces bounds first-interface-index when the node's instance type is unknown:
+// no instance type has more network interfaces than the snapshot's range for a count of them.
+const ciliumMaxInterfaces = 1024
+
+// ciliumIndexNotes says which CiliumNodes have a first-interface-index out of range (nothing
+// is computed from them): the first few by name, and how many more.
+func ciliumIndexNotes(x *Index) []string {
+	var bad []string
+	for _, n := range x.ciliumENINodes() {
+		if first, why := ciliumFirstIndex(n.NodeInfo, n.cn); why != "" {
+			bad = append(bad, fmt.Sprintf("CiliumNode %s: spec.eni.first-interface-index %d is %s", n.cn.Name, first, why))
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	more := ""
+	if len(bad) > 3 {
+		bad, more = bad[:3], fmt.Sprintf("; and %d more", len(bad)-3)
+	}
+	return []string{strings.Join(bad, "; ") + more + ": no Cilium capacity or interface selection is computed from it"}
 }
 
 // allocatable is the operator's cap on the node's pool, with or without prefix delegation.
@@ -206,12 +253,14 @@ func describeCilium(x *Index, n *NodeInfo) *CiliumReport {
 		r.PrefixDelegation, r.Pods, r.Allocatable, r.PodIPs, r.Formula = c.PrefixDelegation, c.Pods, c.Allocatable, c.PodIPs, c.Formula
 		r.HostNetworkPods, r.HostNetwork = c.HostNetworkPods, c.HostNetwork
 	}
+	_, bad := ciliumFirstIndex(n, cn)
+	r.FirstInterfaceIndexProblem = bad
 	for i := range cn.ENIs {
 		e := &cn.ENIs[i]
 		excluded := e.Excluded(cn)
 		r.ENIs = append(r.ENIs, CiliumENIReport{ID: e.ID, Device: e.Number, Subnet: e.Subnet, SecurityGroups: e.SecurityGroups,
 			Addresses: e.Addresses, Prefixes: e.Prefixes, Excluded: excluded,
-			Managed: cn.FirstInterfaceIndex != nil && e.Number >= *cn.FirstInterfaceIndex && !excluded})
+			Managed: cn.FirstInterfaceIndex != nil && bad == "" && e.Number >= *cn.FirstInterfaceIndex && !excluded})
 	}
 	return r
 }

@@ -21,7 +21,8 @@ var specCiliumMaxPodsExceedsIPCapacity = &Spec{
 		"it, warning when only those two addresses make the difference",
 	NotOn: "Cilium in overlay, cluster-pool or multi-pool mode; nodes without a CiliumNode yet; Windows, EKS Auto Mode " +
 		"and IPv6 nodes; nodes whose instance type is unknown; a default node (first-interface-index 0, Karpenter's max " +
-		"pods) whose host-network pods cover the router's and health endpoint's addresses",
+		"pods) whose host-network pods cover the router's and health endpoint's addresses; a `first-interface-index` below 0 " +
+		"or above the type's interfaces (a note names it)",
 	Why: "Karpenter sets max pods by the VPC CNI's formula (aws/karpenter-provider-aws#5780), which counts 2 host-network " +
 		"pods and no address for Cilium's router or health endpoint; with `first-interface-index: 1` Cilium never gives " +
 		"the primary ENI's addresses to pods. The scheduler places pods that wait in ContainerCreating without an address",
@@ -49,6 +50,10 @@ var specCiliumMaxPodsExceedsIPCapacity = &Spec{
 			"Cilium attaches its interfaces with NetworkCardIndex 0: only the default card's interfaces can hold its addresses"},
 		{UpstreamCilium, "pkg/aws/types/types.go (ENI.IsExcludedBySpec)",
 			"an interface below first-interface-index, or carrying every exclude-interface-tags tag with the same value, is not Cilium's"},
+		{UpstreamCilium, "pkg/aws/types/types.go (ENISpec.FirstInterfaceIndex)",
+			"first-interface-index carries kubebuilder:validation:Minimum=0: the API server takes no negative value"},
+		{UpstreamCilium, "pkg/aws/ipam/node.go (GetMaximumAllocatableIPv4)",
+			"when limits.Adapters is lower than first-interface-index the operator logs a warning and counts no pool (returns 0)"},
 		{UpstreamCilium, "pkg/defaults/defaults.go (ENIFirstInterfaceIndex)",
 			"the default first-interface-index is 0; the agent writes it into spec.eni.first-interface-index (pkg/nodediscovery/eni/eni.go mutate)"},
 		{UpstreamCilium, "install/kubernetes/cilium/values.yaml (eni.nodeSpec.firstInterfaceIndex)",

@@ -19,7 +19,8 @@ var specCiliumENISelectionMismatch = &Spec{
 		"in a subnet outside the CiliumNode's `spec.eni.subnet-ids` / `subnet-tags`, or carries security groups other " +
 		"than `spec.eni.security-groups` / matching `security-group-tags`",
 	NotOn: "CiliumNodes that select no subnet or group (Cilium then uses the node's own); EFA-only and trunk interfaces; " +
-		"subnets and groups whose tags were not read",
+		"subnets and groups whose tags were not read; a `first-interface-index` below 0 or above the type's interfaces (a " +
+		"note names it)",
 	Why: "pods on that interface take addresses of the wrong subnet, or are filtered by the wrong security groups: " +
 		"traffic is dropped or routed where the subnet's route table sends it",
 	Remedy: "fix the CiliumNode's spec.eni (Helm eni.nodeSpec.subnetIDs / securityGroups) and replace the node, so Cilium " +
@@ -39,6 +40,8 @@ var specCiliumENISelectionMismatch = &Spec{
 			"a tag selection matches when every key is present with exactly its value"},
 		{UpstreamCilium, "pkg/aws/types/types.go (ENI.IsExcludedBySpec)",
 			"interfaces below first-interface-index are not Cilium's"},
+		{UpstreamCilium, "pkg/aws/types/types.go (ENISpec.FirstInterfaceIndex)",
+			"first-interface-index carries kubebuilder:validation:Minimum=0: the API server takes no negative value"},
 	},
 }
 
@@ -50,7 +53,7 @@ var ciliumENISelectionMismatch = Check{
 		var out []Finding
 		for _, n := range x.ciliumENINodes() {
 			cn := n.cn
-			if cn.FirstInterfaceIndex == nil {
+			if _, bad := ciliumFirstIndex(n.NodeInfo, cn); cn.FirstInterfaceIndex == nil || bad != "" {
 				continue
 			}
 			for _, e := range n.instanceENIs() {

@@ -159,12 +159,15 @@ type CiliumReport struct {
 	CiliumNode string `json:"ciliumNode"`
 	// FirstInterfaceIndex is spec.eni.first-interface-index; interfaces below it carry no
 	// pod address.
-	FirstInterfaceIndex *int32            `json:"firstInterfaceIndex,omitempty"`
-	SubnetIDs           []string          `json:"subnetIDs,omitempty"`
-	SubnetTags          map[string]string `json:"subnetTags,omitempty"`
-	SecurityGroups      []string          `json:"securityGroups,omitempty"`
-	SecurityGroupTags   map[string]string `json:"securityGroupTags,omitempty"`
-	PrefixDelegation    bool              `json:"prefixDelegation"`
+	FirstInterfaceIndex *int32 `json:"firstInterfaceIndex,omitempty"`
+	// FirstInterfaceIndexProblem says why the index is not computed with, "out of range (0 to
+	// 3, the interfaces of m5.large)"; the capacity and the managed interfaces are then unknown.
+	FirstInterfaceIndexProblem string            `json:"firstInterfaceIndexProblem,omitempty"`
+	SubnetIDs                  []string          `json:"subnetIDs,omitempty"`
+	SubnetTags                 map[string]string `json:"subnetTags,omitempty"`
+	SecurityGroups             []string          `json:"securityGroups,omitempty"`
+	SecurityGroupTags          map[string]string `json:"securityGroupTags,omitempty"`
+	PrefixDelegation           bool              `json:"prefixDelegation"`
 	// Pods is capacity.pods; Allocatable the addresses Cilium can give the node, PodIPs those
 	// left for pods after its router and health endpoint; Formula shows the computation.
 	// All three are 0 and Formula empty when the instance type or the index is unknown.

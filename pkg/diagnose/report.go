@@ -24,9 +24,12 @@ type Report struct {
 	Regions []string `json:"regions,omitempty"`
 	// Notes are what collection wants the reader to know, e.g. that the AWS configuration's
 	// Region was not the nodes'.
-	Notes   []string     `json:"notes,omitempty"`
-	Summary Summary      `json:"summary"`
-	Nodes   []NodeReport `json:"nodes"`
+	Notes []string `json:"notes,omitempty"`
+	// AnalysisNotes are the notes of Notes the analysis added (a CiliumNode's
+	// first-interface-index out of range), for a text report to say beside the snapshot's.
+	AnalysisNotes []string     `json:"-"`
+	Summary       Summary      `json:"summary"`
+	Nodes         []NodeReport `json:"nodes"`
 	// NodeClaims are the NodeClaims that have no Node, worst first; absent when there are none.
 	NodeClaims []NodeClaimReport `json:"nodeClaims,omitempty"`
 	Subnets    []SubnetUse       `json:"subnets"`

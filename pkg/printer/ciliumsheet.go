@@ -23,6 +23,9 @@ func ciliumIPAM(t *text, c *diagnose.CiliumReport, found map[string]bool) {
 	if c.FirstInterfaceIndex != nil {
 		first = strconv.Itoa(int(*c.FirstInterfaceIndex))
 	}
+	if c.FirstInterfaceIndexProblem != "" {
+		first = t.offending(first) + " (" + c.FirstInterfaceIndexProblem + ": nothing is computed from it)"
+	}
 	pods := strconv.FormatInt(c.Pods, 10)
 	if found["cilium-max-pods-exceeds-ip-capacity"] {
 		pods = t.offending(pods)
@@ -45,7 +48,7 @@ func ciliumIPAM(t *text, c *diagnose.CiliumReport, found map[string]bool) {
 		pairs = append(pairs, kv{"capacity.pods", pods}, kv{"Pod IPs", strconv.FormatInt(c.PodIPs, 10)},
 			kv{"Host-network pods", hostNet}, kv{"Formula", c.Formula})
 	} else {
-		pairs = append(pairs, kv{"Pod IPs", "unknown (no instance type limits or interface index)"})
+		pairs = append(pairs, kv{"Pod IPs", "unknown (no instance type limits or usable interface index)"})
 	}
 	if c.OperatorError != "" {
 		pairs = append(pairs, kv{"Operator error", t.offending(c.OperatorError)})
@@ -64,6 +67,9 @@ func ciliumIPAM(t *text, c *diagnose.CiliumReport, found map[string]bool) {
 		switch {
 		case e.Excluded:
 			use = "not for pods (exclude-interface-tags)"
+		case c.FirstInterfaceIndexProblem != "":
+			use = fmt.Sprintf("%d addresses, %d prefixes (whether for pods is unknown: the first interface index is out of range)",
+				e.Addresses, e.Prefixes)
 		case e.Managed:
 			use = fmt.Sprintf("%d addresses, %d prefixes", e.Addresses, e.Prefixes)
 		}

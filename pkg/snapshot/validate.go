@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"errors"
 	"fmt"
 	"net/netip"
 	"strings"
@@ -32,168 +33,295 @@ func (s *Snapshot) validate() error {
 	return v.err
 }
 
-// kubernetes checks the numbers of what was read from Kubernetes.
+// kubernetes checks the numbers of what was read from Kubernetes. In a live run (v.live) what
+// is out of range is left out: a count is removed, an object that cannot be used without it is
+// dropped.
 func (v *validator) kubernetes(s *Snapshot) {
 	for i := range s.Nodes {
 		n := &s.Nodes[i]
-		v.quantities(fmt.Sprintf("nodes[%d].status.capacity", i), n.Status.Capacity)
-		v.quantities(fmt.Sprintf("nodes[%d].status.allocatable", i), n.Status.Allocatable)
+		at := elem("nodes", i, n.Name)
+		v.quantities(SourceNodes, at, ".status.capacity", n.Status.Capacity)
+		v.quantities(SourceNodes, at, ".status.allocatable", n.Status.Allocatable)
 	}
 	for i, c := range s.NodeClaims {
-		v.quantityStrings(fmt.Sprintf("nodeClaims[%d].requests", i), c.Requests)
-		v.quantityStrings(fmt.Sprintf("nodeClaims[%d].capacity", i), c.Capacity)
+		at := elem("nodeClaims", i, c.Name)
+		v.quantityStrings(SourceNodeClaims, at, ".requests", c.Requests)
+		v.quantityStrings(SourceNodeClaims, at, ".capacity", c.Capacity)
 	}
-	for i, p := range s.NodePools {
+	for i := range s.NodePools {
+		p := &s.NodePools[i]
 		if p.Kubelet != nil {
-			v.ptr(fmt.Sprintf("nodePools[%d].kubelet.maxPods", i), p.Kubelet.MaxPods, maxCount)
-			v.ptr(fmt.Sprintf("nodePools[%d].kubelet.podsPerCore", i), p.Kubelet.PodsPerCore, maxCount)
+			at := elem("nodePools", i, p.Name)
+			v.ptr(SourceNodePools, at, ".kubelet.maxPods", &p.Kubelet.MaxPods, maxCount)
+			v.ptr(SourceNodePools, at, ".kubelet.podsPerCore", &p.Kubelet.PodsPerCore, maxCount)
 		}
 	}
-	for i, c := range s.NodeClasses {
-		at := fmt.Sprintf("nodeClasses[%d]", i)
+	for i := range s.NodeClasses {
+		c := &s.NodeClasses[i]
+		at := elem("nodeClasses", i, c.Name)
 		if c.Kubelet != nil {
-			v.ptr(at+".kubelet.maxPods", c.Kubelet.MaxPods, maxCount)
-			v.ptr(at+".kubelet.podsPerCore", c.Kubelet.PodsPerCore, maxCount)
+			v.ptr(SourceNodeClasses, at, ".kubelet.maxPods", &c.Kubelet.MaxPods, maxCount)
+			v.ptr(SourceNodeClasses, at, ".kubelet.podsPerCore", &c.Kubelet.PodsPerCore, maxCount)
 		}
-		v.ptr(at+".ipPrefixCount", c.IPPrefixCount, maxPerType)
-		for j, ni := range c.NetworkInterfaces {
-			at := fmt.Sprintf("%s.networkInterfaces[%d]", at, j)
-			v.num(at+".networkCardIndex", int64(ni.NetworkCardIndex), 0, maxIndex)
-			v.num(at+".deviceIndex", int64(ni.DeviceIndex), 0, maxIndex)
-			v.ptr(at+".secondaryIPv4PrefixCount", ni.SecondaryIPv4PrefixCount, maxPerType)
-		}
+		v.ptr(SourceNodeClasses, at, ".ipPrefixCount", &c.IPPrefixCount, maxPerType)
+		c.NetworkInterfaces = keep(c.NetworkInterfaces, func(j int, ni *NetworkInterface) bool {
+			at := at.in(".networkInterfaces", j, "")
+			ok := v.num(SourceNodeClasses, at, ".networkCardIndex", int64(ni.NetworkCardIndex), 0, maxIndex)
+			ok = v.num(SourceNodeClasses, at, ".deviceIndex", int64(ni.DeviceIndex), 0, maxIndex) && ok
+			return v.ptr(SourceNodeClasses, at, ".secondaryIPv4PrefixCount", &ni.SecondaryIPv4PrefixCount, maxPerType) && ok
+		})
 	}
 	if a := s.AWSNode; a != nil {
-		v.ptr("awsNode.desiredNumberScheduled", a.DesiredNumberScheduled, maxCount)
+		v.ptr(SourceAWSNode, loc{list: "awsNode", i: -1}, ".desiredNumberScheduled", &a.DesiredNumberScheduled, maxCount)
 	}
-	for i, f := range s.SandboxFailures {
-		v.num(fmt.Sprintf("sandboxFailures[%d].count", i), int64(f.Count), 0, maxCount)
-	}
-	for i, e := range s.Events {
-		v.num(fmt.Sprintf("events[%d].count", i), int64(e.Count), 0, maxCount)
-	}
+	s.SandboxFailures = keep(s.SandboxFailures, func(i int, f *SandboxFailure) bool {
+		return v.num(SourceEvents, elem("sandboxFailures", i, f.Pod), ".count", int64(f.Count), 0, maxCount)
+	})
+	s.Events = keep(s.Events, func(i int, e *KubeEvent) bool {
+		return v.num(SourceEvents, elem("events", i, e.Name), ".count", int64(e.Count), 0, maxCount)
+	})
+	s.NodeEvents = keep(s.NodeEvents, func(i int, e *KubeEvent) bool {
+		return v.num(SourceEvents, elem("nodeEvents", i, e.Name), ".count", int64(e.Count), 0, maxCount)
+	})
 }
 
-// ec2 checks the numbers of what was read from EC2.
+// ec2 checks the numbers of what was read from EC2. In a live run an instance's interface
+// whose indexes are out of range is left out; a subnet, security group, network ACL,
+// placement group or instance type with a number out of range is left out whole, so no check
+// computes with what remains of it.
 func (v *validator) ec2(s *Snapshot) {
-	for i, in := range s.Instances {
-		at := fmt.Sprintf("instances[%d]", i)
-		v.num(at+".placement.partitionNumber", int64(in.Placement.PartitionNumber), 0, maxParts)
-		for j, e := range in.ENIs {
-			at := fmt.Sprintf("%s.enis[%d]", at, j)
-			v.num(at+".networkCardIndex", int64(e.NetworkCardIndex), 0, maxIndex)
-			v.num(at+".deviceIndex", int64(e.DeviceIndex), 0, maxIndex)
+	const (
+		instances = SourceDescribeInstances
+		subnets   = SourceDescribeSubnets
+		acls      = SourceDescribeNetworkAcls
+		groups    = SourceDescribeSecurityGroups
+		types     = SourceDescribeInstanceTypes
+	)
+	for i := range s.Instances {
+		in := &s.Instances[i]
+		at := elem("instances", i, in.ID)
+		if !v.num(instances, at, ".placement.partitionNumber", int64(in.Placement.PartitionNumber), 0, maxParts) {
+			in.Placement.PartitionNumber = 0
 		}
+		in.ENIs = keep(in.ENIs, func(j int, e *ENI) bool {
+			at := at.in(".enis", j, e.ID)
+			ok := v.num(instances, at, ".networkCardIndex", int64(e.NetworkCardIndex), 0, maxIndex)
+			return v.num(instances, at, ".deviceIndex", int64(e.DeviceIndex), 0, maxIndex) && ok
+		})
 	}
-	for i, sn := range s.Subnets {
-		v.num(fmt.Sprintf("subnets[%d].availableIPs", i), int64(sn.AvailableIPs), 0, maxAddrFree)
-		v.cidr(fmt.Sprintf("subnets[%d].cidr", i), sn.CIDR)
+	s.Subnets = keep(s.Subnets, func(i int, sn *Subnet) bool {
+		at := elem("subnets", i, sn.ID)
+		ok := v.num(subnets, at, ".availableIPs", int64(sn.AvailableIPs), 0, maxAddrFree)
+		ok = v.cidr(subnets, at, ".cidr", sn.CIDR) && ok
 		for j, c := range sn.IPv6CIDRs {
-			v.cidr(fmt.Sprintf("subnets[%d].ipv6CIDRs[%d]", i, j), c)
+			ok = v.cidr(subnets, at.in(".ipv6CIDRs", j, ""), "", c) && ok
 		}
-	}
-	for i, acl := range s.NetworkACLs {
+		return ok
+	})
+	s.NetworkACLs = keep(s.NetworkACLs, func(i int, acl *NetworkACL) bool {
+		ok := true
 		for j, e := range acl.Entries {
-			at := fmt.Sprintf("networkACLs[%d].entries[%d]", i, j)
-			v.num(at+".ruleNumber", int64(e.RuleNumber), 1, maxACLRule)
-			v.num(at+".fromPort", int64(e.FromPort), 0, maxPort)
-			v.num(at+".toPort", int64(e.ToPort), 0, maxPort)
+			at := elem("networkACLs", i, acl.ID).in(".entries", j, "")
+			ok = v.num(acls, at, ".ruleNumber", int64(e.RuleNumber), 1, maxACLRule) && ok
+			ok = v.num(acls, at, ".fromPort", int64(e.FromPort), 0, maxPort) && ok
+			ok = v.num(acls, at, ".toPort", int64(e.ToPort), 0, maxPort) && ok
 		}
-	}
-	for i, g := range s.SecurityGroups {
-		for dir, rules := range map[string][]Rule{"inbound": g.Inbound, "outbound": g.Outbound} {
-			for j, r := range rules {
-				at := fmt.Sprintf("securityGroups[%d].%s[%d]", i, dir, j)
-				v.num(at+".fromPort", int64(r.FromPort), -1, maxPort)
-				v.num(at+".toPort", int64(r.ToPort), -1, maxPort)
+		return ok
+	})
+	s.SecurityGroups = keep(s.SecurityGroups, func(i int, g *SecurityGroup) bool {
+		ok := true
+		for _, dir := range []struct {
+			name  string
+			rules []Rule
+		}{{".inbound", g.Inbound}, {".outbound", g.Outbound}} {
+			for j, r := range dir.rules {
+				at := elem("securityGroups", i, g.ID).in(dir.name, j, "")
+				ok = v.num(groups, at, ".fromPort", int64(r.FromPort), -1, maxPort) && ok
+				ok = v.num(groups, at, ".toPort", int64(r.ToPort), -1, maxPort) && ok
 			}
 		}
-	}
-	for i, g := range s.PlacementGroups {
-		v.num(fmt.Sprintf("placementGroups[%d].partitionCount", i), int64(g.PartitionCount), 0, maxParts)
-	}
-	for i, t := range s.InstanceTypes {
-		at := fmt.Sprintf("instanceTypes[%d]", i)
-		v.num(at+".vcpus", int64(t.VCPUs), 0, maxVCPUs)
-		v.num(at+".maxENIs", int64(t.MaxENIs), 0, maxPerType)
-		v.num(at+".defaultNetworkCardIndex", int64(t.DefaultNetworkCardIndex), 0, maxIndex)
-		v.num(at+".ipv4PerENI", int64(t.IPv4PerENI), 0, maxPerType)
-		v.num(at+".ipv6PerENI", int64(t.IPv6PerENI), 0, maxPerType)
-		v.num(at+".maxEFAInterfaces", int64(t.MaxEFAInterfaces), 0, maxPerType)
+		return ok
+	})
+	s.PlacementGroups = keep(s.PlacementGroups, func(i int, g *PlacementGroup) bool {
+		return v.num(SourceDescribePlacementGroups, elem("placementGroups", i, g.Name), ".partitionCount", int64(g.PartitionCount), 0, maxParts)
+	})
+	s.InstanceTypes = keep(s.InstanceTypes, func(i int, t *InstanceType) bool {
+		at := elem("instanceTypes", i, t.Name)
+		ok := v.num(types, at, ".vcpus", int64(t.VCPUs), 0, maxVCPUs)
+		ok = v.num(types, at, ".maxENIs", int64(t.MaxENIs), 0, maxPerType) && ok
+		ok = v.num(types, at, ".defaultNetworkCardIndex", int64(t.DefaultNetworkCardIndex), 0, maxIndex) && ok
+		ok = v.num(types, at, ".ipv4PerENI", int64(t.IPv4PerENI), 0, maxPerType) && ok
+		ok = v.num(types, at, ".ipv6PerENI", int64(t.IPv6PerENI), 0, maxPerType) && ok
+		ok = v.num(types, at, ".maxEFAInterfaces", int64(t.MaxEFAInterfaces), 0, maxPerType) && ok
 		for j, c := range t.NetworkCards {
-			at := fmt.Sprintf("%s.networkCards[%d]", at, j)
-			v.num(at+".index", int64(c.Index), 0, maxIndex)
-			v.num(at+".maxENIs", int64(c.MaxENIs), 0, maxPerType)
+			at := at.in(".networkCards", j, "")
+			ok = v.num(types, at, ".index", int64(c.Index), 0, maxIndex) && ok
+			ok = v.num(types, at, ".maxENIs", int64(c.MaxENIs), 0, maxPerType) && ok
 		}
-	}
+		return ok
+	})
 }
 
-// validator keeps the first range error.
-type validator struct{ err error }
+// keep returns list without the elements ok is false for, in a live run; when reading a file
+// (which is refused on the first number out of range) it returns list as it is.
+func keep[T any](list []T, ok func(i int, e *T) bool) []T {
+	out := list[:0:0]
+	dropped := false
+	for i := range list {
+		if ok(i, &list[i]) {
+			if dropped {
+				out = append(out, list[i])
+			}
+			continue
+		}
+		if !dropped {
+			dropped = true
+			out = append(out, list[:i]...)
+		}
+	}
+	if !dropped {
+		return list
+	}
+	return out
+}
+
+// validator keeps the first range error of a file being read. In a live run (live) it keeps
+// every one as a rangeError, and its checks report false so the caller leaves the value out.
+type validator struct {
+	err    error
+	live   bool
+	ranges []rangeError
+}
+
+// rangeError is a number out of range in a live answer: the source it came from and what is
+// wrong, "instanceTypes[m5.large].maxENIs: 2147483647 is out of range (0 to 1024)".
+type rangeError struct{ source, text string }
+
+// fail records a value out of range: the first one when reading a file, each one in a live
+// run. It returns false in a live run only: a file is refused, a live value is left out.
+func (v *validator) fail(source, text string) bool {
+	if v.live {
+		v.ranges = append(v.ranges, rangeError{source, text})
+		return false
+	}
+	if v.err == nil {
+		v.err = errors.New(text)
+	}
+	return true
+}
+
+// loc is where a number is: an element of a list (nodes[3]), and one of its own lists
+// (.enis[0]) when sub is set. Its text is made only for an error: by index in a file, by name
+// in a live run (nodes[ip-10-0-1-5.ec2.internal]), where the index means nothing to the reader.
+type loc struct {
+	list, name string
+	i          int // -1: list is a field, not a list
+	sub, sname string
+	j          int
+}
+
+// elem is the place of element i of list, named name.
+func elem(list string, i int, name string) loc { return loc{list: list, i: i, name: name} }
+
+// in is the place of element j of the element's list sub, named name.
+func (l loc) in(sub string, j int, name string) loc {
+	l.sub, l.j, l.sname = sub, j, name
+	return l
+}
+
+// text renders the place of field (".maxENIs") at l.
+func (v *validator) text(l loc, field string) string {
+	step := func(list string, i int, name string) string {
+		switch {
+		case i < 0:
+			return list
+		case v.live && name != "":
+			return fmt.Sprintf("%s[%s]", list, clip(name, 64))
+		}
+		return fmt.Sprintf("%s[%d]", list, i)
+	}
+	t := step(l.list, l.i, l.name)
+	if l.sub != "" {
+		t += step(l.sub, l.j, l.sname)
+	}
+	return t + field
+}
+
+// clip cuts s to at most n bytes for a message, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "..."
+}
 
 // num checks lo <= n <= hi.
-func (v *validator) num(path string, n, lo, hi int64) {
-	if v.err == nil && (n < lo || n > hi) {
-		v.err = fmt.Errorf("%s: %d is out of range (%d to %d)", path, n, lo, hi)
+func (v *validator) num(source string, at loc, field string, n, lo, hi int64) bool {
+	if n < lo || n > hi {
+		return v.fail(source, fmt.Sprintf("%s: %d is out of range (%d to %d)", v.text(at, field), n, lo, hi))
 	}
+	return true
 }
 
 // cidr checks that a subnet's CIDR block, when given, is one: checks count its addresses and
 // carve it into blocks.
-func (v *validator) cidr(path, c string) {
-	if c == "" || v.err != nil {
-		return
+func (v *validator) cidr(source string, at loc, field, c string) bool {
+	if c == "" {
+		return true
 	}
 	if _, err := netip.ParsePrefix(c); err != nil {
-		if len(c) > 64 {
-			c = c[:64] + "..."
-		}
-		v.err = fmt.Errorf("%s is %q: not a CIDR block such as 10.0.0.0/24", path, c)
+		return v.fail(source, fmt.Sprintf("%s is %q: not a CIDR block such as 10.0.0.0/24", v.text(at, field), clip(c, 64)))
 	}
+	return true
 }
 
-// ptr checks an optional count: 0 to hi when set.
-func (v *validator) ptr(path string, n *int32, hi int64) {
-	if n != nil {
-		v.num(path, int64(*n), 0, hi)
+// ptr checks an optional count: 0 to hi when set. In a live run one out of range is unset.
+func (v *validator) ptr(source string, at loc, field string, n **int32, hi int64) bool {
+	if *n == nil || v.num(source, at, field, int64(**n), 0, hi) {
+		return true
 	}
+	*n = nil
+	return false
 }
 
 // quantities checks the counted resources of a resource list (pods and the VPC resource
-// controller's vpc.amazonaws.com/*): whole numbers from 0 to maxCount.
-func (v *validator) quantities(path string, list corev1.ResourceList) {
+// controller's vpc.amazonaws.com/*): whole numbers from 0 to maxCount. In a live run one out
+// of range is removed from the list, as if the object did not say.
+func (v *validator) quantities(source string, at loc, field string, list corev1.ResourceList) {
 	for name, q := range list {
-		if counted(string(name)) {
-			v.count(path+"."+string(name), q)
+		if counted(string(name)) && !v.count(source, at, field, string(name), q) {
+			delete(list, name)
 		}
 	}
 }
 
 // quantityStrings is quantities for quantities kept as strings; one that does not parse is
-// refused too.
-func (v *validator) quantityStrings(path string, list map[string]string) {
+// refused (left out in a live run) too.
+func (v *validator) quantityStrings(source string, at loc, field string, list map[string]string) {
 	for name, text := range list {
-		if !counted(name) || v.err != nil {
+		if !counted(name) {
 			continue
 		}
 		q, err := resource.ParseQuantity(strings.TrimSpace(text))
 		if err != nil {
-			v.err = fmt.Errorf("%s.%s: %q is not a quantity", path, name, text)
-			return
+			if !v.fail(source, fmt.Sprintf("%s.%s: %q is not a quantity", v.text(at, field), name, clip(text, 64))) {
+				delete(list, name)
+			}
+			continue
 		}
-		v.count(path+"."+name, q)
+		if !v.count(source, at, field, name, q) {
+			delete(list, name)
+		}
 	}
 }
 
-// count checks that q is a whole number from 0 to maxCount.
-func (v *validator) count(path string, q resource.Quantity) {
-	if v.err != nil {
-		return
-	}
+// count checks that q, the quantity name of field at, is a whole number from 0 to maxCount.
+func (v *validator) count(source string, at loc, field, name string, q resource.Quantity) bool {
 	n, ok := q.AsInt64()
 	if !ok || n < 0 || n > maxCount {
-		v.err = fmt.Errorf("%s: %s is out of range (0 to %d)", path, q.String(), maxCount)
+		return v.fail(source, fmt.Sprintf("%s.%s: %s is out of range (0 to %d)", v.text(at, field), name, clip(q.String(), 64), maxCount))
 	}
+	return true
 }
 
 // counted reports whether a resource name is one of the counts checks compute with.
