@@ -62,11 +62,8 @@ func holdsLists(t reflect.Type) bool {
 	case reflect.Struct:
 		for i := range t.NumField() {
 			f := t.Field(i)
-			if !f.IsExported() {
-				continue
-			}
-			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if name == "-" && opts == "" {
+			opts, ok := jsonField(f)
+			if !ok {
 				continue
 			}
 			k := f.Type.Kind()
@@ -155,11 +152,8 @@ func fillLists(v reflect.Value) (reflect.Value, bool) {
 		var out reflect.Value
 		for i := range t.NumField() {
 			f := t.Field(i)
-			if !f.IsExported() {
-				continue
-			}
-			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if name == "-" && opts == "" {
+			opts, ok := jsonField(f)
+			if !ok {
 				continue
 			}
 			fv := v.Field(i)
@@ -191,4 +185,14 @@ func fillLists(v reflect.Value) (reflect.Value, bool) {
 		}
 	}
 	return v, false
+}
+
+// jsonField returns the options of a struct field's json tag, and false for a field
+// encoding/json leaves out: unexported, or tagged "-".
+func jsonField(f reflect.StructField) (opts string, ok bool) {
+	if !f.IsExported() {
+		return "", false
+	}
+	name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+	return opts, name != "-" || opts != ""
 }
