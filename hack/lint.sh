@@ -63,6 +63,14 @@ if go list -deps ./cmd/kubectl-karpnet | grep -qx plugin; then
 	failed=1
 fi
 
+# Packages only tests, benchmarks and hack tools use live under internal/testkit; the plugin
+# links none of them (no simulator, misbehaving server or test helper in the shipped binary).
+if kits=$(go list -deps ./cmd/kubectl-karpnet | grep "^$MODULE/internal/testkit/"); then
+	echo "cmd/kubectl-karpnet links test kits; move what the product needs out of internal/testkit:" >&2
+	echo "$kits" >&2
+	failed=1
+fi
+
 echo "== generated docs (README.md, docs/*.md)"
 go test -count=1 ./hack/readme || failed=1
 

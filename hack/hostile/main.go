@@ -24,8 +24,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/karpnet/kubectl-karpnet/internal/ec2sim"
-	"github.com/karpnet/kubectl-karpnet/internal/hostile"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/ec2sim"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/hostile"
 )
 
 // crdPrefixes are the paths of every custom resource karpnet lists.

@@ -11,8 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"github.com/aws/smithy-go"
 
-	"github.com/karpnet/kubectl-karpnet/internal/ec2sim"
 	"github.com/karpnet/kubectl-karpnet/internal/sdkhttp"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/ec2sim"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 

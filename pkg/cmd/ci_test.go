@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/karpnet/kubectl-karpnet/internal/cischema"
-	"github.com/karpnet/kubectl-karpnet/internal/testutil"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/cischema"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/testutil"
 	"github.com/karpnet/kubectl-karpnet/pkg/demo"
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 )

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/karpnet/kubectl-karpnet/internal/cischema"
-	"github.com/karpnet/kubectl-karpnet/internal/testutil"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/cischema"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/testutil"
 )
 
 // TestContextsCIFormats checks JUnit and SARIF over several clusters: both validate, the same

@@ -18,7 +18,7 @@ import (
 	k8sfake "k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
-	"github.com/karpnet/kubectl-karpnet/internal/ec2sim"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/ec2sim"
 	"github.com/karpnet/kubectl-karpnet/pkg/collect"
 )
 

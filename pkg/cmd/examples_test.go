@@ -17,7 +17,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/karpnet/kubectl-karpnet/internal/cischema"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/cischema"
 	"github.com/karpnet/kubectl-karpnet/pkg/collect"
 	"github.com/karpnet/kubectl-karpnet/pkg/demo"
 )

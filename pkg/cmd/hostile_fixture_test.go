@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/karpnet/kubectl-karpnet/internal/ec2sim"
-	"github.com/karpnet/kubectl-karpnet/internal/hostile"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/ec2sim"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/hostile"
 	"github.com/karpnet/kubectl-karpnet/pkg/collect"
 )
 

@@ -6,8 +6,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/karpnet/kubectl-karpnet/internal/ec2sim"
-	"github.com/karpnet/kubectl-karpnet/internal/hostile"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/ec2sim"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/hostile"
 )
 
 // TestHostileKubePaging runs check against an API server whose node continue tokens cycle: the

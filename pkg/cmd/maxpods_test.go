@@ -9,8 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/karpnet/kubectl-karpnet/internal/ec2sim"
-	"github.com/karpnet/kubectl-karpnet/internal/testutil"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/ec2sim"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/testutil"
 	"github.com/karpnet/kubectl-karpnet/pkg/maxpods"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/karpnet/kubectl-karpnet/internal/ec2sim"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/ec2sim"
 )
 
 // TestAnswerBuffersComeWithRoomForTheLongestAnswer reads an answer longer than any before it:

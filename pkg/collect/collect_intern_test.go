@@ -6,8 +6,8 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/karpnet/kubectl-karpnet/internal/ec2sim"
-	"github.com/karpnet/kubectl-karpnet/internal/testutil/kubelist"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/ec2sim"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/testutil/kubelist"
 )
 
 // TestCollectSharesRepeatedStrings collects nodes decoded from an API server's answer, where

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/karpnet/kubectl-karpnet/internal/ec2sim"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/ec2sim"
 )
 
 // TestCollectDeadlineEndsAHangingEC2 reads a healthy API server and an EC2 endpoint that never

@@ -11,7 +11,7 @@ import (
 
 // ec2MaxAnswer is the most bytes karpnet reads of one EC2 answer. The largest answer it asks
 // for is a DescribeInstances page of at most 200 instances (a filter takes 200 IDs). Measured
-// in internal/ec2sim's XML: 200 nodes of the scale test (1 to 3 ENIs full of addresses, EFA
+// in internal/testkit/ec2sim's XML: 200 nodes of the scale test (1 to 3 ENIs full of addresses, EFA
 // nodes with 31 cards) are 0.96 MiB; 200 instances of 15 ENIs of 50 addresses (a c5.24xlarge
 // full of pods, see TestEC2MaxAnswerFitsLargeNodes) 14.3 MiB; 1,000 instances of 8 ENIs of 30
 // addresses 25.7 MiB. 64 MiB holds all of them with room to spare, and bounds what an endpoint

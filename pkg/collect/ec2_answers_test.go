@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/karpnet/kubectl-karpnet/internal/ec2sim"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/ec2sim"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 

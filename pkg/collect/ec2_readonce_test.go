@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/karpnet/kubectl-karpnet/internal/ec2sim"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/ec2sim"
 )
 
 // TestEachInstanceReadOnce: whether the cluster's name is given or read from the first

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/karpnet/kubectl-karpnet/internal/ec2sim"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/ec2sim"
 )
 
 // unaskedGroups is a DescribeSecurityGroups answer with n groups that no request names.

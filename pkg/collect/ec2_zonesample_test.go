@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/karpnet/kubectl-karpnet/internal/ec2sim"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/ec2sim"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/karpnet/kubectl-karpnet/internal/hostile"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/hostile"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 

@@ -10,8 +10,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/karpnet/kubectl-karpnet/internal/hostile"
-	"github.com/karpnet/kubectl-karpnet/internal/testutil/kubelist"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/hostile"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/testutil/kubelist"
 )
 
 // kubeHostile returns an API server over the Kubernetes fixtures of testdata/kube (nodes,

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/karpnet/kubectl-karpnet/hack/gendemo/cluster"
-	"github.com/karpnet/kubectl-karpnet/internal/testutil"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/testutil"
 	"github.com/karpnet/kubectl-karpnet/pkg/demo"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )

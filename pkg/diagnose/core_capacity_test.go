@@ -7,7 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/karpnet/kubectl-karpnet/internal/fixture"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/fixture"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 

@@ -13,10 +13,10 @@ const module = "github.com/karpnet/kubectl-karpnet"
 // it may depend on: imports point down, from views to the diagnosis to the snapshot.
 var purePackages = map[string][]string{
 	"pkg/snapshot": nil,
-	"pkg/diagnose": {"pkg/maxpods", "pkg/snapshot", "internal/enimaxpods"},
-	"pkg/diff":     {"pkg/diagnose", "pkg/maxpods", "pkg/snapshot", "internal/enimaxpods"},
+	"pkg/diagnose": {"pkg/maxpods", "pkg/snapshot"},
+	"pkg/diff":     {"pkg/diagnose", "pkg/maxpods", "pkg/snapshot"},
 	"pkg/maxpods":  {"pkg/snapshot"},
-	"pkg/sheet":    {"pkg/diagnose", "pkg/maxpods", "pkg/snapshot", "internal/enimaxpods"},
+	"pkg/sheet":    {"pkg/diagnose", "pkg/maxpods", "pkg/snapshot"},
 }
 
 // TestPurePackagesStayPure fails when a pure package depends on a Kubernetes client, the EC2

@@ -7,7 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/karpnet/kubectl-karpnet/internal/fixture"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/fixture"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 

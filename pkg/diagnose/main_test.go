@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/karpnet/kubectl-karpnet/internal/cmdverify"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/cmdverify"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 

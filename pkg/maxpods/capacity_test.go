@@ -8,8 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/karpnet/kubectl-karpnet/internal/enimaxpods"
-	"github.com/karpnet/kubectl-karpnet/internal/fixture"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/enimaxpods"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/fixture"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/karpnet/kubectl-karpnet/internal/cischema"
-	"github.com/karpnet/kubectl-karpnet/internal/hostiletext"
-	"github.com/karpnet/kubectl-karpnet/internal/testutil"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/cischema"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/hostiletext"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/testutil"
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 )
 

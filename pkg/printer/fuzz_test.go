@@ -12,8 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
 
-	"github.com/karpnet/kubectl-karpnet/internal/cischema"
-	"github.com/karpnet/kubectl-karpnet/internal/hostiletext"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/cischema"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/hostiletext"
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 	"github.com/karpnet/kubectl-karpnet/pkg/diff"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"

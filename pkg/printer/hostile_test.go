@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/karpnet/kubectl-karpnet/internal/hostiletext"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/hostiletext"
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 	"github.com/karpnet/kubectl-karpnet/pkg/style"
 )

@@ -5,7 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/karpnet/kubectl-karpnet/internal/fixture"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/fixture"
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )

@@ -15,7 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/karpnet/kubectl-karpnet/internal/testutil"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/testutil"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 

@@ -7,7 +7,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/karpnet/kubectl-karpnet/internal/hostiletext"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/hostiletext"
 )
 
 // initTitle runs m's Init and returns the terminal title it sets.

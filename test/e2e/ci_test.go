@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/karpnet/kubectl-karpnet/internal/cischema"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/cischema"
 )
 
 // wantCIReports runs `kubectl karpnet check -o junit` and `-o sarif` against the same cluster

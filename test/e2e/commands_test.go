@@ -19,7 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/karpnet/kubectl-karpnet/internal/cmdverify"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/cmdverify"
 	"github.com/karpnet/kubectl-karpnet/pkg/demo"
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
@@ -34,7 +34,7 @@ import (
 // checked by the real binary). kubectl commands run against this suite's API server
 // holding the objects they are about: for the demo and unit commands, built from the
 // finding's snapshot; for the worlds, the objects the world made. The AWS CLI parses each aws
-// command and calls a local endpoint that refuses it (internal/cmdverify says exactly what
+// command and calls a local endpoint that refuses it (internal/testkit/cmdverify says exactly what
 // passes). A command a tool rejects is a bug in the check that wrote it.
 func TestRemedyCommandsRunInTheRealTools(t *testing.T) {
 	start := time.Now()

@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/karpnet/kubectl-karpnet/internal/testutil"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/testutil"
 	"github.com/karpnet/kubectl-karpnet/test/e2e/harness"
 )
 

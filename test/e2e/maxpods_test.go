@@ -9,7 +9,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 
-	"github.com/karpnet/kubectl-karpnet/internal/enimaxpods"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/enimaxpods"
 )
 
 // maxPodsBatch is how many instance types one `max-pods` run is given.

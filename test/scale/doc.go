@@ -1,6 +1,6 @@
 // Package scale measures karpnet on synthetic clusters of thousands of nodes: a real
 // kube-apiserver and etcd (the end-to-end harness) hold the Nodes, NodeClaims, NodePools and
-// EC2NodeClasses, and an internal/ec2sim server answers EC2 with added latency and EC2's
+// EC2NodeClasses, and an internal/testkit/ec2sim server answers EC2 with added latency and EC2's
 // token-bucket throttling. It runs the real kubectl-karpnet binary (`check`, `describe node`)
 // and, in the same run, a per-node baseline that calls DescribeInstances once per node, and
 // reports per cluster size the EC2 requests by action, the Kubernetes requests, wall time and

@@ -11,7 +11,7 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/karpnet/kubectl-karpnet/internal/ec2sim"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/ec2sim"
 	"github.com/karpnet/kubectl-karpnet/test/e2e/harness"
 )
 

@@ -16,8 +16,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/karpnet/kubectl-karpnet/internal/ec2sim"
 	"github.com/karpnet/kubectl-karpnet/internal/kubestream"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/ec2sim"
 )
 
 // floorPageSize is the page of the node list the floor reads, karpnet's own.

@@ -47,7 +47,7 @@ func TestAssert(t *testing.T) {
 	if err := os.WriteFile(path, []byte("a\nb\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	command := "go test ./internal/testutil -run '^TestAssert$' -update"
+	command := "go test ./internal/testkit/testutil -run '^TestAssert$' -update"
 	tests := []struct {
 		name, path, got string
 		want            []string // substrings of the one failure, none for a pass

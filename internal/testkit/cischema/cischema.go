@@ -18,7 +18,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/karpnet/kubectl-karpnet/internal/aptinstall"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/aptinstall"
 )
 
 var (

@@ -5,7 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/karpnet/kubectl-karpnet/internal/testutil/kubelist"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/testutil/kubelist"
 )
 
 // LoadList returns the items of the kubectl List YAML or JSON file at path, and fails the

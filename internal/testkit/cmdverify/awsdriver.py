@@ -1,5 +1,5 @@
 # Runs AWS CLI v1 commands through awscli's own driver, for karpnet's command verifier
-# (internal/cmdverify): one JSON array of arguments (without "aws") a line on stdin, one JSON
+# (internal/testkit/cmdverify): one JSON array of arguments (without "aws") a line on stdin, one JSON
 # object a line on stdout: the exit code, what the CLI wrote to stdout and stderr, and each
 # operation botocore called after validating its parameters, with its protocol, HTTP method
 # and request URI.

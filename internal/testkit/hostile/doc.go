@@ -6,6 +6,6 @@
 // tokens that cycle or never end, raw bodies (an HTML login page with 200, a proxy's 500),
 // Status errors such as 403 Forbidden and 500 InternalError, and slow answers.
 //
-// Its EC2 counterpart is internal/ec2sim, whose hostile faults (cycling and endless
+// Its EC2 counterpart is internal/testkit/ec2sim, whose hostile faults (cycling and endless
 // NextTokens, raw bodies, instances nobody asked for, slow actions) live in that package.
 package hostile

@@ -8,8 +8,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/karpnet/kubectl-karpnet/internal/ec2sim"
-	"github.com/karpnet/kubectl-karpnet/internal/testutil/kubelist"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/ec2sim"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/testutil/kubelist"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
