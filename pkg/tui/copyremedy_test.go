@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/testutil"
+
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 	"github.com/karpnet/kubectl-karpnet/pkg/style"
 )
@@ -156,51 +158,9 @@ func readsBack(lines []string, argv []string) bool {
 		for j < len(lines)-1 && strings.HasSuffix(lines[j], `\`) {
 			j++
 		}
-		if slices.Equal(shellWords(strings.Join(lines[i:j+1], "\n")), argv) {
+		if slices.Equal(testutil.ShellWords(strings.Join(lines[i:j+1], "\n")), argv) {
 			return true
 		}
 	}
 	return false
-}
-
-// shellWords splits s into words as a POSIX shell does for the quoting ShellQuote writes:
-// blanks and newlines separate words, single quotes keep everything up to the next one, and
-// outside them a backslash keeps the next character, or with a newline is a line continuation
-// that disappears.
-func shellWords(s string) []string {
-	var words []string
-	var cur strings.Builder
-	in, quoted := false, false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quoted:
-			if c == '\'' {
-				quoted = false
-			} else {
-				cur.WriteByte(c)
-			}
-		case c == '\'':
-			quoted, in = true, true
-		case c == '\\' && i+1 < len(s):
-			i++
-			if s[i] != '\n' {
-				cur.WriteByte(s[i])
-				in = true
-			}
-		case c == ' ' || c == '\t' || c == '\n':
-			if in {
-				words = append(words, cur.String())
-				cur.Reset()
-				in = false
-			}
-		default:
-			cur.WriteByte(c)
-			in = true
-		}
-	}
-	if in {
-		words = append(words, cur.String())
-	}
-	return words
 }
