@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/karpnet/kubectl-karpnet/internal/testkit/testutil"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/shellwords"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 )
@@ -40,7 +40,7 @@ func TestWrapCommandFitsAndParsesBack(t *testing.T) {
 						}
 					}
 					text := strings.Join(lines, "\n")
-					if got := testutil.ShellWords(text); !slices.Equal(got, argv) {
+					if got := shellwords.Split(text); !slices.Equal(got, argv) {
 						t.Errorf("the wrapped command reads back as %q, want %q:\n%s", got, argv, text)
 					}
 					if one := diagnose.ShellJoin(argv); indent+width(one) <= limit && len(lines) != 1 {
@@ -100,7 +100,7 @@ func readsBack(lines []string, argv []string) bool {
 		for j < len(lines)-1 && strings.HasSuffix(lines[j], `\`) {
 			j++
 		}
-		if slices.Equal(testutil.ShellWords(strings.Join(lines[i:j+1], "\n")), argv) {
+		if slices.Equal(shellwords.Split(strings.Join(lines[i:j+1], "\n")), argv) {
 			return true
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/karpnet/kubectl-karpnet/internal/testkit/testutil"
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/shellwords"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 	"github.com/karpnet/kubectl-karpnet/pkg/style"
@@ -158,7 +158,7 @@ func readsBack(lines []string, argv []string) bool {
 		for j < len(lines)-1 && strings.HasSuffix(lines[j], `\`) {
 			j++
 		}
-		if slices.Equal(testutil.ShellWords(strings.Join(lines[i:j+1], "\n")), argv) {
+		if slices.Equal(shellwords.Split(strings.Join(lines[i:j+1], "\n")), argv) {
 			return true
 		}
 	}

@@ -1,12 +1,14 @@
-package testutil
+// Package shellwords splits text into words as a POSIX shell does, for tests that read wrapped
+// commands back.
+package shellwords
 
 import "strings"
 
-// ShellWords splits s into words as a POSIX shell does for the quoting ShellQuote writes:
+// Split splits s into words as a POSIX shell does for the quoting ShellQuote writes:
 // blanks and newlines separate words, single quotes keep everything up to the next one, and
 // outside them a backslash keeps the next character, or with a newline is a line continuation
 // that disappears.
-func ShellWords(s string) []string {
+func Split(s string) []string {
 	var words []string
 	var cur strings.Builder
 	in, quoted := false, false
