@@ -20,6 +20,7 @@ var specPrefixDelegationInactive = &Spec{
 	Severity: Warning,
 	Lower:    []Severity{Info},
 	Family:   FamilyVPCCNI,
+	Needs:    []string{snapshot.SourceAWSNode},
 	Examines: []string{SubjectNode},
 	Title:    "prefix delegation is on but the node's ENIs hold no prefix",
 	FiresWhen: "ENABLE_PREFIX_DELEGATION=true, Nitro type, node older than 10 minutes, and none of its " +
