@@ -109,6 +109,7 @@ var specIPv6PrefixMissing = &Spec{
 	ID:       "ipv6-prefix-missing",
 	Severity: Critical,
 	Family:   FamilyVPCCNI,
+	Needs:    []string{snapshot.SourceAWSNode},
 	Examines: []string{SubjectNode},
 	Title:    "an IPv6 node's primary ENI holds no /80 prefix for pods",
 	FiresWhen: "an IPv6 node (aws-node `ENABLE_IPv6=true`) that aws-node runs on, past its start-up, whose " +
