@@ -26,10 +26,12 @@ const (
 // check IDs in opts are ignored; call ValidateCheckIDs first to reject them.
 func Analyze(s *snapshot.Snapshot, opts Options) Report {
 	x := NewIndex(s)
-	all := runChecks(x, selectChecks(opts.Only, opts.Skip))
+	checks := selectChecks(opts.Only, opts.Skip)
+	all := runChecks(x, checks)
 	slices.SortFunc(all, compareFindings)
 
 	r := newReport(s)
+	r.NotRun = notRun(x, checks)
 	r.AnalysisNotes = ciliumIndexNotes(x)
 	r.Notes = append(r.Notes, r.AnalysisNotes...)
 	related := relatedSubjects(x, opts)
@@ -303,6 +305,18 @@ func describeAll(x *Index, opts Options) []NodeReport {
 		})
 	}
 	wg.Wait()
+	return out
+}
+
+// notRun lists the checks of checks that a gap keeps from running (Check.Missing), in their
+// order; nil when every one runs.
+func notRun(x *Index, checks []Check) []NotRun {
+	var out []NotRun
+	for _, c := range checks {
+		if missing := c.Missing(x); len(missing) > 0 {
+			out = append(out, NotRun{ID: c.ID, Needs: missing})
+		}
+	}
 	return out
 }
 

@@ -11,6 +11,7 @@ var specPodSubnetZoneMissing = &Spec{
 	ID:       "pod-subnet-zone-missing",
 	Severity: Critical,
 	Family:   FamilyAutoMode,
+	Needs:    []string{snapshot.SourceDescribeSubnets},
 	Examines: []string{SubjectNode},
 	Title:    "an Auto Mode NodeClass's podSubnetSelectorTerms select no subnet in the node's zone",
 	FiresWhen: "an Auto Mode node's NodeClass `podSubnetSelectorTerms` select subnets, but none in the node's " +
@@ -38,9 +39,6 @@ var specPodSubnetZoneMissing = &Spec{
 var podSubnetZoneMissing = Check{
 	Spec: specPodSubnetZoneMissing,
 	Run: func(x *Index) []Finding {
-		if x.Unavailable(snapshot.SourceDescribeSubnets) {
-			return nil
-		}
 		var out []Finding
 		for _, n := range x.checkedNodes() {
 			c, zone := n.Class, nodeZone(n)

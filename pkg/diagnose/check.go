@@ -10,8 +10,12 @@ type Check struct {
 }
 
 // Findings runs the check and stamps its findings with the check's ID, and with its severity
-// where Run left it unset.
+// where Run left it unset. A check one of whose Needs is a gap of the snapshot is not run and
+// finds nothing.
 func (c Check) Findings(x *Index) []Finding {
+	if len(c.Missing(x)) > 0 {
+		return nil
+	}
 	out := c.Run(x)
 	for i := range out {
 		out[i].ID = c.ID
@@ -38,4 +42,16 @@ func CheckIDs() []string {
 		ids = append(ids, c.ID)
 	}
 	return ids
+}
+
+// Missing returns the sources of the check's Needs the snapshot has a gap for (directly, or
+// through the gap of all of EC2), in Needs order; nil when the check can run.
+func (c Check) Missing(x *Index) []string {
+	var out []string
+	for _, source := range c.Needs {
+		if x.Unavailable(source) {
+			out = append(out, source)
+		}
+	}
+	return out
 }

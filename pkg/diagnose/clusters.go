@@ -91,6 +91,10 @@ func AnalyzeClusters(s *snapshot.Snapshot, opts func(*snapshot.Snapshot) Options
 			g.Context = ctx
 			r.Gaps = append(r.Gaps, g)
 		}
+		for _, n := range part.NotRun {
+			n.Context = ctx
+			r.NotRun = append(r.NotRun, n)
+		}
 		r.Summary = r.Summary.add(part.Summary)
 	}
 	switch all := slices.Sorted(maps.Keys(regions)); len(all) {
@@ -134,6 +138,7 @@ func (r Report) OfContext(ctx string) (part Report, ok bool) {
 	part.NodeClaims = ofContext(r.NodeClaims, ctx, func(c NodeClaimReport) string { return c.Context })
 	part.Subnets = append(part.Subnets, ofContext(r.Subnets, ctx, func(u SubnetUse) string { return u.Context })...)
 	part.Gaps = append(part.Gaps, ofContext(r.Gaps, ctx, func(g snapshot.Gap) string { return g.Context })...)
+	part.NotRun = ofContext(r.NotRun, ctx, func(n NotRun) string { return n.Context })
 	return part, true
 }
 

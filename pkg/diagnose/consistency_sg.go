@@ -13,6 +13,7 @@ var specSecurityGroupNodeToNodeBlocked = &Spec{
 	ID:       "security-group-node-to-node-blocked",
 	Severity: Warning,
 	Family:   FamilyConsistency,
+	Needs:    []string{snapshot.SourceDescribeSecurityGroups},
 	Examines: []string{SubjectNode},
 	Title:    "the node's security groups block a flow pod networking needs between nodes",
 	FiresWhen: "the groups that carry the node's pod traffic (the instance's; under custom networking its " +
@@ -55,9 +56,6 @@ var specSecurityGroupNodeToNodeBlocked = &Spec{
 var securityGroupNodeToNodeBlocked = Check{
 	Spec: specSecurityGroupNodeToNodeBlocked,
 	Run: func(x *Index) []Finding {
-		if x.Unavailable(snapshot.SourceDescribeSecurityGroups) {
-			return nil
-		}
 		var out []Finding
 		for _, n := range x.checkedNodes() {
 			if f, ok := nodeToNodeFinding(x, n); ok {

@@ -12,6 +12,7 @@ var specMaxPodsExceedsIPCapacity = &Spec{
 	ID:       "max-pods-exceeds-ip-capacity",
 	Severity: Critical,
 	Family:   FamilyCore,
+	Needs:    []string{snapshot.SourceAWSNode},
 	Examines: []string{SubjectNode},
 	Title:    "capacity.pods is above what the node's ENIs can give pods",
 	FiresWhen: "`capacity.pods` is above what the node's ENIs can ever give pods (formula below, counting what " +
@@ -86,7 +87,7 @@ var specMaxPodsExceedsIPCapacity = &Spec{
 var maxPodsExceedsIPCapacity = Check{
 	Spec: specMaxPodsExceedsIPCapacity,
 	Run: func(x *Index) []Finding {
-		if x.Snapshot.AWSNode == nil || x.Unavailable(snapshot.SourceAWSNode) {
+		if x.Snapshot.AWSNode == nil {
 			return nil
 		}
 		cni := x.CNI()

@@ -63,6 +63,7 @@ var specInstanceNotFound = &Spec{
 	ID:        "instance-not-found",
 	Severity:  Critical,
 	Family:    FamilyCore,
+	Needs:     []string{snapshot.SourceDescribeInstances},
 	Examines:  []string{SubjectNode},
 	Title:     "the node's EC2 instance does not exist",
 	FiresWhen: "EC2 returns no instance for the node's instance ID",
@@ -89,9 +90,6 @@ var specInstanceNotFound = &Spec{
 var instanceNotFound = Check{
 	Spec: specInstanceNotFound,
 	Run: func(x *Index) []Finding {
-		if x.Unavailable(snapshot.SourceDescribeInstances) {
-			return nil
-		}
 		region := x.Snapshot.Region
 		if region == "" {
 			region = "(unknown)"

@@ -13,6 +13,7 @@ var specSubnetPrefixFragmented = &Spec{
 	Severity: Critical,
 	Lower:    []Severity{Warning},
 	Family:   FamilyCore,
+	Needs:    []string{snapshot.SourceDescribeSubnets},
 	Examines: []string{SubjectSubnet},
 	Title:    "a subnet prefixes are carved from has free addresses but too few free /28 blocks",
 	FiresWhen: "judged per pool of subnets as `subnet-ip-exhaustion` is, for the pools whose next node carves " +
@@ -66,7 +67,7 @@ var specSubnetPrefixFragmented = &Spec{
 var subnetPrefixFragmented = Check{
 	Spec: specSubnetPrefixFragmented,
 	Run: func(x *Index) []Finding {
-		if x.Unavailable(snapshot.SourceDescribeSubnets) || len(x.Snapshot.AddressSubnets) == 0 {
+		if len(x.Snapshot.AddressSubnets) == 0 {
 			return nil
 		}
 		var out []Finding

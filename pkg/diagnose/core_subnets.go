@@ -71,6 +71,7 @@ var specSubnetIPExhaustion = &Spec{
 	Severity: Critical,
 	Lower:    []Severity{Warning},
 	Family:   FamilyCore,
+	Needs:    []string{snapshot.SourceDescribeSubnets},
 	Examines: []string{SubjectSubnet},
 	Title:    "the subnets new nodes or pods take addresses from cannot take the next nodes",
 	FiresWhen: "judged per pool of subnets new nodes and pods draw from: for each EC2NodeClass (or Auto Mode " +
@@ -124,9 +125,6 @@ var specSubnetIPExhaustion = &Spec{
 var subnetIPExhaustion = Check{
 	Spec: specSubnetIPExhaustion,
 	Run: func(x *Index) []Finding {
-		if x.Unavailable(snapshot.SourceDescribeSubnets) {
-			return nil
-		}
 		var out []Finding
 		for _, p := range subnetPools(x) {
 			if len(p.subnets) == 0 {

@@ -13,6 +13,7 @@ var specEFASecurityGroupSelfRuleMissing = &Spec{
 	ID:       "efa-security-group-self-rule-missing",
 	Severity: Critical,
 	Family:   FamilyEFA,
+	Needs:    []string{snapshot.SourceDescribeSecurityGroups},
 	Examines: []string{SubjectNode},
 	Title:    "no security group of an EFA interface allows all traffic to and from itself",
 	FiresWhen: "no security group of an EFA interface allows all traffic (protocol -1) both in from and out to " +
@@ -47,9 +48,6 @@ var specEFASecurityGroupSelfRuleMissing = &Spec{
 var efaSecurityGroupSelfRuleMissing = Check{
 	Spec: specEFASecurityGroupSelfRuleMissing,
 	Run: func(x *Index) []Finding {
-		if x.Unavailable(snapshot.SourceDescribeSecurityGroups) {
-			return nil
-		}
 		var out []Finding
 		for _, n := range efaNodes(x) {
 			if f, ok := efaSelfRuleFinding(x, n); ok {

@@ -50,21 +50,15 @@ type Index struct {
 	pools     []subnetPool
 	poolsOnce sync.Once
 
-	// bySubnet holds the instances with an interface in each subnet, and blockMaps each
-	// subnet's /28 block map (subnetblocks.go), made once when a check first asks.
-	bySubnet     map[string][]*snapshot.Instance
-	bySubnetOnce sync.Once
-	blockMaps    sync.Map // subnet ID -> blockMapEntry
+	// blocks holds the subnet block maps' inputs and answers (subnetblocks.go).
+	blocks blockIndex
 	// interfaces keys the interfaces read on their own by ID (Interface).
 	interfaces     map[string]*snapshot.InterfaceRecord
 	interfacesOnce sync.Once
 
-	// ciliumNodes keys the CiliumNodes by name, made once when a Cilium check first asks;
-	// ciliumList is ciliumENINodes' answer, made once for the Cilium checks.
-	ciliumNodes    map[string]*snapshot.CiliumNode
-	ciliumOnce     sync.Once
-	ciliumList     []ciliumNode
-	ciliumListOnce sync.Once
+	// cilium holds what the Cilium checks and the node sheet's Cilium section share
+	// (nodeagents_cilium.go).
+	cilium ciliumIndex
 
 	// cni and warmPool are aws-node's settings, read once instead of for every node.
 	cni      CNISettings

@@ -3,12 +3,15 @@ package diagnose
 import (
 	"fmt"
 	"strings"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
 var specNetworkACLBlocksNodeTraffic = &Spec{
 	ID:       "network-acl-blocks-node-traffic",
 	Severity: Critical,
 	Family:   FamilyJoin,
+	Needs:    []string{snapshot.SourceDescribeNetworkAcls},
 	Examines: []string{SubjectSubnet},
 	Title:    "a node subnet's network ACL denies outbound 443 or its return traffic",
 	FiresWhen: "the subnet's network ACL (its association, else the VPC's default ACL), read in rule-number order, " +

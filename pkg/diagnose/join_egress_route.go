@@ -13,6 +13,7 @@ var specSubnetNoEgressRoute = &Spec{
 	Severity: Critical,
 	Lower:    []Severity{Info},
 	Family:   FamilyJoin,
+	Needs:    []string{snapshot.SourceDescribeRouteTables},
 	Examines: []string{SubjectSubnet},
 	Title:    "a node subnet has neither a usable default route nor the VPC endpoints nodes need to join",
 	FiresWhen: "a subnet that a node, a NodeClaim without a Node or an EC2NodeClass's `status.subnets` uses has no " +

@@ -12,6 +12,7 @@ var specSecurityGroupEgressBlocked = &Spec{
 	ID:       "security-group-egress-blocked",
 	Severity: Critical,
 	Family:   FamilyJoin,
+	Needs:    []string{snapshot.SourceDescribeSecurityGroups},
 	Examines: []string{SubjectNode, SubjectNodeClaim, SubjectNodeClass},
 	Title:    "no outbound security-group rule of the nodes admits TCP 443",
 	FiresWhen: "no outbound rule in the union of the security groups an instance has (a node, a NodeClaim without a " +
@@ -47,9 +48,6 @@ var specSecurityGroupEgressBlocked = &Spec{
 var securityGroupEgressBlocked = Check{
 	Spec: specSecurityGroupEgressBlocked,
 	Run: func(x *Index) []Finding {
-		if x.Unavailable(snapshot.SourceDescribeSecurityGroups) {
-			return nil
-		}
 		var out []Finding
 		seen := map[string]bool{}
 		for _, s := range pathSubjects(x) {

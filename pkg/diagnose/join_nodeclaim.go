@@ -260,9 +260,3 @@ func registrationDeadline(c *ClaimInfo) time.Time {
 	}
 	return c.Claim.Created.Add(registrationTTL)
 }
-
-// claimsChecked reports whether the NodeClaims and Nodes were read, so a claim without a Node
-// really has none.
-func (x *Index) claimsChecked() bool {
-	return !x.Unavailable(snapshot.SourceNodeClaims) && !x.Unavailable(snapshot.SourceNodes)
-}

@@ -15,6 +15,7 @@ var specNodeClaimLaunchFailed = &Spec{
 	Severity: Critical,
 	Lower:    []Severity{Warning},
 	Family:   FamilyJoin,
+	Needs:    []string{snapshot.SourceNodes, snapshot.SourceNodeClaims},
 	Examines: []string{SubjectNodeClaim},
 	Title:    "a NodeClaim without a Node failed to launch its instance",
 	FiresWhen: "a NodeClaim with no Node has `Launched=False`, or `Launched=Unknown` with a reason other than " +
@@ -56,9 +57,6 @@ var specNodeClaimLaunchFailed = &Spec{
 var nodeClaimLaunchFailed = Check{
 	Spec: specNodeClaimLaunchFailed,
 	Run: func(x *Index) []Finding {
-		if !x.claimsChecked() {
-			return nil
-		}
 		var out []Finding
 		for _, c := range x.Claims {
 			if c.Status != ClaimLaunchFailed {

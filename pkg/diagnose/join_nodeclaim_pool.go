@@ -20,6 +20,7 @@ var specNodePoolRegistrationUnhealthy = &Spec{
 	ID:       "nodepool-registration-unhealthy",
 	Severity: Critical,
 	Family:   FamilyJoin,
+	Needs:    []string{snapshot.SourceNodePools},
 	Examines: []string{SubjectNodePool},
 	Title:    "Karpenter marked the NodePool's node registrations unhealthy",
 	FiresWhen: "the NodePool has `NodeRegistrationHealthy=False` (Karpenter v1.4+): at a NodeClaim's launch or " +
@@ -56,9 +57,6 @@ var specNodePoolRegistrationUnhealthy = &Spec{
 var nodePoolRegistrationUnhealthy = Check{
 	Spec: specNodePoolRegistrationUnhealthy,
 	Run: func(x *Index) []Finding {
-		if x.Unavailable(snapshot.SourceNodePools) {
-			return nil
-		}
 		failed := map[string][]string{}
 		for _, c := range x.Claims {
 			if c.PoolName != "" && (c.Status == ClaimLaunchFailed || c.Status == ClaimNotRegistered) {

@@ -13,6 +13,7 @@ var specNodeClaimNotRegistered = &Spec{
 	Severity: Critical,
 	Lower:    []Severity{Info},
 	Family:   FamilyJoin,
+	Needs:    []string{snapshot.SourceNodes, snapshot.SourceNodeClaims},
 	Examines: []string{SubjectNodeClaim},
 	Title:    "a NodeClaim's instance launched but never became a Node",
 	FiresWhen: "a NodeClaim with no Node has `Launched=True` for at least 5 minutes (its Launched transition, else " +
@@ -59,9 +60,6 @@ var specNodeClaimNotRegistered = &Spec{
 var nodeClaimNotRegistered = Check{
 	Spec: specNodeClaimNotRegistered,
 	Run: func(x *Index) []Finding {
-		if !x.claimsChecked() {
-			return nil
-		}
 		var out []Finding
 		for _, c := range x.Claims {
 			if c.Status != ClaimNotRegistered {

@@ -34,6 +34,7 @@ var specInstanceOrphaned = &Spec{
 	ID:       "instance-orphaned",
 	Severity: Warning,
 	Family:   FamilyJoin,
+	Needs:    []string{snapshot.SourceNodes, snapshot.SourceNodeClaims, snapshot.SourceDescribeInstances, snapshot.SourceClusterInstances},
 	Examines: []string{SubjectInstance},
 	Title:    "an instance Karpenter launched for the cluster has no NodeClaim",
 	FiresWhen: "a `pending` or `running` instance tagged `karpenter.sh/nodepool` (or `karpenter.sh/provisioner-name`) " +
@@ -76,8 +77,7 @@ var instanceOrphaned = Check{
 	Spec: specInstanceOrphaned,
 	Run: func(x *Index) []Finding {
 		s := x.Snapshot
-		if s.ClusterName == "" || !x.claimsChecked() || x.Unavailable(snapshot.SourceClusterInstances) ||
-			x.Unavailable(snapshot.SourceDescribeInstances) {
+		if s.ClusterName == "" {
 			return nil
 		}
 		named := map[string]bool{}

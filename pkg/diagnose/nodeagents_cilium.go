@@ -3,6 +3,7 @@ package diagnose
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -27,13 +28,23 @@ func (x *Index) ciliumENIMode() bool {
 	return c != nil && c.IPAM() == snapshot.CiliumIPAMENI && !x.Unavailable(snapshot.SourceCiliumNodes)
 }
 
+// ciliumIndex is what the Cilium checks and the node sheet's Cilium section share per Index,
+// each part made once when first asked: the CiliumNodes by name, and ciliumENINodes' answer.
+type ciliumIndex struct {
+	byName       map[string]*snapshot.CiliumNode
+	byNameOnce   sync.Once
+	eniNodes     []ciliumNode
+	eniNodesOnce sync.Once
+}
+
 // ciliumNodeOf returns the CiliumNode of the node (Cilium names it after the node), nil when
 // there is none.
 func (x *Index) ciliumNodeOf(n *NodeInfo) *snapshot.CiliumNode {
-	x.ciliumOnce.Do(func() {
-		x.ciliumNodes = keyed(x.Snapshot.CiliumNodes, func(v *snapshot.CiliumNode) string { return v.Name })
+	c := &x.cilium
+	c.byNameOnce.Do(func() {
+		c.byName = keyed(x.Snapshot.CiliumNodes, func(v *snapshot.CiliumNode) string { return v.Name })
 	})
-	return x.ciliumNodes[n.Name()]
+	return c.byName[n.Name()]
 }
 
 // ciliumCapacity is how many pod addresses Cilium's operator can give a node in ENI mode, as
@@ -220,7 +231,8 @@ type ciliumNode struct {
 // CiliumNode: Linux EC2 nodes that are not EKS Auto Mode nodes and whose instance runs. The
 // list is made once, for the three Cilium checks.
 func (x *Index) ciliumENINodes() []ciliumNode {
-	x.ciliumListOnce.Do(func() {
+	c := &x.cilium
+	c.eniNodesOnce.Do(func() {
 		if !x.ciliumENIMode() {
 			return
 		}
@@ -229,11 +241,11 @@ func (x *Index) ciliumENINodes() []ciliumNode {
 				continue
 			}
 			if cn := x.ciliumNodeOf(n); cn != nil {
-				x.ciliumList = append(x.ciliumList, ciliumNode{n, cn})
+				c.eniNodes = append(c.eniNodes, ciliumNode{n, cn})
 			}
 		}
 	})
-	return x.ciliumList
+	return c.eniNodes
 }
 
 // describeCilium builds the node's Cilium IPAM section; nil unless Cilium runs in ENI mode and

@@ -12,6 +12,7 @@ var specCiliumMaxPodsExceedsIPCapacity = &Spec{
 	Severity: Critical,
 	Lower:    []Severity{Warning},
 	Family:   FamilyNodeAgents,
+	Needs:    []string{snapshot.SourceCiliumNodes},
 	Examines: []string{SubjectNode},
 	Title:    "the node advertises more pods than Cilium's ENI IPAM can give addresses to",
 	FiresWhen: "Cilium runs with `ipam: eni` and the node's `capacity.pods` is above the pod addresses Cilium can give " +

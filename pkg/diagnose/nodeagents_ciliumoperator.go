@@ -10,6 +10,7 @@ var specCiliumIPAMOperatorError = &Spec{
 	ID:       "cilium-ipam-operator-error",
 	Severity: Warning,
 	Family:   FamilyNodeAgents,
+	Needs:    []string{snapshot.SourceCiliumNodes},
 	Examines: []string{SubjectNode},
 	Title:    "Cilium's operator reports an IPAM error for the node",
 	FiresWhen: "Cilium runs with `ipam: cluster-pool` or `multi-pool`, the modes whose operator writes the field, and the " +
@@ -44,8 +45,7 @@ var ciliumIPAMOperatorError = Check{
 	Spec: specCiliumIPAMOperatorError,
 	Run: func(x *Index) []Finding {
 		c := x.Snapshot.Cilium
-		if c == nil || (c.IPAM() != snapshot.CiliumIPAMClusterPool && c.IPAM() != snapshot.CiliumIPAMMultiPool) ||
-			x.Unavailable(snapshot.SourceCiliumNodes) {
+		if c == nil || c.IPAM() != snapshot.CiliumIPAMClusterPool && c.IPAM() != snapshot.CiliumIPAMMultiPool {
 			return nil
 		}
 		var out []Finding

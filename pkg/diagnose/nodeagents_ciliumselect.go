@@ -13,6 +13,7 @@ var specCiliumENISelectionMismatch = &Spec{
 	ID:       "cilium-eni-selection-mismatch",
 	Severity: Warning,
 	Family:   FamilyNodeAgents,
+	Needs:    []string{snapshot.SourceCiliumNodes},
 	Examines: []string{SubjectNode},
 	Title:    "an ENI Cilium attached is in a subnet or has security groups other than its CiliumNode asks for",
 	FiresWhen: "Cilium runs with `ipam: eni` and an interface from `first-interface-index` on (never the primary one) is " +

@@ -18,6 +18,7 @@ var specNetworkPolicyNotEnforced = &Spec{
 	ID:       "network-policy-not-enforced",
 	Severity: Warning,
 	Family:   FamilyNodeAgents,
+	Needs:    []string{snapshot.SourceCilium, snapshot.SourceCalico},
 	Examines: []string{SubjectDaemonSet, SubjectConfigMap, SubjectNode},
 	Title:    "network policies exist but nothing enforces them",
 	FiresWhen: "NetworkPolicies (or the VPC CNI's ClusterNetworkPolicies / ApplicationNetworkPolicies) exist, Cilium and " +
@@ -84,7 +85,7 @@ var networkPolicyNotEnforced = Check{
 	Run: func(x *Index) []Finding {
 		s := x.Snapshot
 		policies, total := policiesText(s.NetworkPolicies)
-		if policies == "" || s.Cilium != nil || s.Calico != "" || x.Unavailable(snapshot.SourceCalico) || x.Unavailable(snapshot.SourceCilium) {
+		if policies == "" || s.Cilium != nil || s.Calico != "" {
 			return nil
 		}
 		exist := policies + " " + plural(total, "exists", "exist")

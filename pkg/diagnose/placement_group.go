@@ -13,6 +13,7 @@ var specPlacementGroupUnavailable = &Spec{
 	ID:       "placement-group-unavailable",
 	Severity: Critical,
 	Family:   FamilyPlacement,
+	Needs:    []string{snapshot.SourceDescribePlacementGroups},
 	Examines: []string{SubjectNodeClass},
 	Title:    "an EC2NodeClass selects a placement group that does not exist or is not available",
 	FiresWhen: "an EC2NodeClass `placementGroupSelector` names a group DescribePlacementGroups did not return, " +
@@ -47,9 +48,6 @@ var specPlacementGroupUnavailable = &Spec{
 var placementGroupUnavailable = Check{
 	Spec: specPlacementGroupUnavailable,
 	Run: func(x *Index) []Finding {
-		if x.Unavailable(snapshot.SourceDescribePlacementGroups) {
-			return nil
-		}
 		var out []Finding
 		for _, c := range x.sortedClasses() {
 			if !selectsGroup(c) {

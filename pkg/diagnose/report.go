@@ -35,10 +35,22 @@ type Report struct {
 	Subnets    []SubnetUse       `json:"subnets"`
 	Findings   []Finding         `json:"findings"`
 	Gaps       []snapshot.Gap    `json:"gaps"`
+	// NotRun lists the checks Analyze did not run because a source they need (Spec.Needs) is a
+	// gap, in catalogue order; absent when every chosen check ran.
+	NotRun []NotRun `json:"notRun,omitempty"`
 	// Clusters lists the clusters of a run over several kubeconfig contexts, in the order
 	// read; absent for one cluster. Nodes, findings, NodeClaims, subnets and gaps then carry
 	// their cluster's context.
 	Clusters []ClusterReport `json:"clusters,omitempty"`
+}
+
+// NotRun is a check that was not run: the snapshot has a gap for each source of Needs, which
+// the check needs to judge at all (its Spec.Needs).
+type NotRun struct {
+	ID    string   `json:"id"`
+	Needs []string `json:"needs"`
+	// Context is the kubeconfig context of the cluster, in a report over several clusters.
+	Context string `json:"context,omitempty"`
 }
 
 // Options choose what Analyze reports.

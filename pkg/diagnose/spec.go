@@ -54,6 +54,11 @@ type Spec struct {
 	// Verified names, for each upstream fact the check encodes, the file of the ledger's pinned
 	// version it was read in (ledger.go).
 	Verified []Verified
+	// Needs names the snapshot sources (snapshot.Source* constants) without which the check
+	// cannot judge at all: when the snapshot has a gap for one of them, Analyze does not run the
+	// check and lists it in Report.NotRun. A source the check only needs for some subjects or
+	// some branches is not listed; the check handles that gap itself.
+	Needs []string
 }
 
 // Severities returns every severity the check may raise, worst first.

@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
@@ -266,10 +267,19 @@ func (m *BlockMap) largestFreeCIDR() string {
 	return ""
 }
 
+// blockIndex is what the block maps keep per Index, each part made once when first asked:
+// the instances with an interface in each subnet, and each subnet's block map.
+type blockIndex struct {
+	bySubnet     map[string][]*snapshot.Instance
+	bySubnetOnce sync.Once
+	maps         sync.Map // subnet ID -> blockMapEntry
+}
+
 // instancesIn returns the instances, not terminated, with an interface in the subnet.
 func (x *Index) instancesIn(subnetID string) []*snapshot.Instance {
-	x.bySubnetOnce.Do(func() {
-		x.bySubnet = map[string][]*snapshot.Instance{}
+	b := &x.blocks
+	b.bySubnetOnce.Do(func() {
+		b.bySubnet = map[string][]*snapshot.Instance{}
 		for i := range x.Snapshot.Instances {
 			in := &x.Snapshot.Instances[i]
 			if in.State == "terminated" {
@@ -282,12 +292,12 @@ func (x *Index) instancesIn(subnetID string) []*snapshot.Instance {
 			slices.Sort(subnets)
 			for _, id := range slices.Compact(subnets) {
 				if id != "" {
-					x.bySubnet[id] = append(x.bySubnet[id], in)
+					b.bySubnet[id] = append(b.bySubnet[id], in)
 				}
 			}
 		}
 	})
-	return x.bySubnet[subnetID]
+	return b.bySubnet[subnetID]
 }
 
 // blockMapEntry is a cached blockMapOf answer.
@@ -299,10 +309,10 @@ type blockMapEntry struct {
 // BlockMap returns the subnet's /28 block map, made once per Index; ok is false unless the
 // subnet's every interface was read and its CIDR is IPv4.
 func (x *Index) BlockMap(s *snapshot.Subnet) (BlockMap, bool) {
-	if e, ok := x.blockMaps.Load(s.ID); ok {
+	if e, ok := x.blocks.maps.Load(s.ID); ok {
 		return e.(blockMapEntry).m, e.(blockMapEntry).ok
 	}
 	m, ok := blockMapOf(x, s)
-	x.blockMaps.Store(s.ID, blockMapEntry{m, ok})
+	x.blocks.maps.Store(s.ID, blockMapEntry{m, ok})
 	return m, ok
 }

@@ -40,6 +40,7 @@ var specPodIPAllocationFailures = &Spec{
 	Severity: Critical,
 	Lower:    []Severity{Warning, Info},
 	Family:   FamilyVPCCNI,
+	Needs:    []string{snapshot.SourceEvents},
 	Examines: []string{SubjectNode},
 	Title:    "pods on the node failed to get an IP address from the VPC CNI",
 	FiresWhen: "the node has FailedCreatePodSandBox events in the last hour saying the CNI failed to assign an " +
@@ -87,9 +88,6 @@ var specPodIPAllocationFailures = &Spec{
 var podIPAllocationFailures = Check{
 	Spec: specPodIPAllocationFailures,
 	Run: func(x *Index) []Finding {
-		if x.Unavailable(snapshot.SourceEvents) {
-			return nil
-		}
 		byNode := map[string][]snapshot.SandboxFailure{}
 		since, until := x.Snapshot.Taken.Add(-allocationWindow), x.Snapshot.Taken.Add(eventClockSkew)
 		for _, f := range x.Snapshot.SandboxFailures {

@@ -8,9 +8,10 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
-// cniCustomNetworking reports whether aws-node has custom networking on and the ENIConfigs were read.
+// cniCustomNetworking reports whether aws-node has custom networking on. The checks that call
+// it need the ENIConfigs (Spec.Needs): they do not run when those were not read.
 func (x *Index) cniCustomNetworking() bool {
-	return x.vpcCNI() && x.cniSettingOn(SettingCustomNetwork) && !x.Unavailable(snapshot.SourceENIConfigs)
+	return x.vpcCNI() && x.cniSettingOn(SettingCustomNetwork)
 }
 
 // eniConfigFindings runs f, under custom networking, for every checked node with the ENIConfig
@@ -34,6 +35,7 @@ var specENIConfigMissing = &Spec{
 	ID:       "eniconfig-missing",
 	Severity: Critical,
 	Family:   FamilyVPCCNI,
+	Needs:    []string{snapshot.SourceAWSNode, snapshot.SourceENIConfigs},
 	Examines: []string{SubjectNode},
 	Title:    "custom networking is on and the node's ENIConfig does not exist",
 	FiresWhen: "AWS_VPC_K8S_CNI_CUSTOM_NETWORK_CFG=true and the ENIConfig the node selects does not exist. " +
@@ -111,6 +113,7 @@ var specENIConfigZoneMismatch = &Spec{
 	ID:        "eniconfig-zone-mismatch",
 	Severity:  Critical,
 	Family:    FamilyVPCCNI,
+	Needs:     []string{snapshot.SourceAWSNode, snapshot.SourceENIConfigs},
 	Examines:  []string{SubjectNode},
 	Title:     "the node's ENIConfig subnet is in another zone",
 	FiresWhen: "custom networking on and the node's ENIConfig `spec.subnet` is in another zone than the node",
@@ -180,6 +183,7 @@ var specENIConfigSubnetMismatch = &Spec{
 	ID:       "eniconfig-subnet-mismatch",
 	Severity: Warning,
 	Family:   FamilyVPCCNI,
+	Needs:    []string{snapshot.SourceAWSNode, snapshot.SourceENIConfigs},
 	Examines: []string{SubjectNode},
 	Title:    "secondary ENIs are not in the node's ENIConfig subnet",
 	FiresWhen: "custom networking on and a secondary ENI (card 0, device > 0, type interface) is outside the " +
@@ -239,6 +243,7 @@ var specENIConfigReferenceMissing = &Spec{
 	ID:       "eniconfig-reference-missing",
 	Severity: Critical,
 	Family:   FamilyVPCCNI,
+	Needs:    []string{snapshot.SourceAWSNode, snapshot.SourceENIConfigs},
 	Examines: []string{SubjectENIConfig},
 	Title:    "an ENIConfig in use names a subnet or security group that EC2 does not have",
 	FiresWhen: "custom networking on and an ENIConfig that nodes use names a `spec.subnet` or " +

@@ -24,6 +24,7 @@ var specENILeaked = &Spec{
 	ID:       "eni-leaked",
 	Severity: Warning,
 	Family:   FamilyVPCCNI,
+	Needs:    []string{snapshot.SourceDescribeInstances, snapshot.SourceAvailableInterfaces},
 	Examines: []string{SubjectENI},
 	Title:    "an ENI the VPC CNI or the VPC resource controller created is left available past what their cleanups take",
 	FiresWhen: "an interface of the cluster's VPCs with status `available` that the VPC CNI created (description " +
@@ -94,8 +95,7 @@ var eniLeaked = Check{
 	Spec: specENILeaked,
 	Run: func(x *Index) []Finding {
 		s := x.Snapshot
-		if len(s.AvailableVPCs) == 0 || x.Unavailable(snapshot.SourceAvailableInterfaces) ||
-			x.Unavailable(snapshot.SourceDescribeInstances) {
+		if len(s.AvailableVPCs) == 0 {
 			return nil
 		}
 		var out []Finding

@@ -14,6 +14,7 @@ var specMaxPodsBelowIPCapacity = &Spec{
 	ID:       "max-pods-below-ip-capacity",
 	Severity: Info,
 	Family:   FamilyVPCCNI,
+	Needs:    []string{snapshot.SourceAWSNode},
 	Examines: []string{SubjectNode},
 	Title:    "prefix delegation is on but max pods is the secondary-IP value",
 	FiresWhen: "ENABLE_PREFIX_DELEGATION=true, Nitro type, and capacity.pods equals the secondary-IP value (ENIs " +

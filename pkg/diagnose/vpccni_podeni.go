@@ -21,6 +21,7 @@ var specTrunkENIMissing = &Spec{
 	ID:       "trunk-eni-missing",
 	Severity: Warning,
 	Family:   FamilyVPCCNI,
+	Needs:    []string{snapshot.SourceAWSNode},
 	Examines: []string{SubjectNode},
 	Title:    "the node should have a trunk ENI for security groups for pods but has none",
 	FiresWhen: "aws-node runs on the node with ENABLE_POD_ENI=true, its type supports trunking (its NodeClaim's " +

@@ -20,6 +20,7 @@ var specPrefixDelegationInactive = &Spec{
 	Severity: Warning,
 	Lower:    []Severity{Info},
 	Family:   FamilyVPCCNI,
+	Needs:    []string{snapshot.SourceAWSNode},
 	Examines: []string{SubjectNode},
 	Title:    "prefix delegation is on but the node's ENIs hold no prefix",
 	FiresWhen: "ENABLE_PREFIX_DELEGATION=true, Nitro type, node older than 10 minutes, and none of its " +
@@ -108,6 +109,7 @@ var specIPv6PrefixMissing = &Spec{
 	ID:       "ipv6-prefix-missing",
 	Severity: Critical,
 	Family:   FamilyVPCCNI,
+	Needs:    []string{snapshot.SourceAWSNode},
 	Examines: []string{SubjectNode},
 	Title:    "an IPv6 node's primary ENI holds no /80 prefix for pods",
 	FiresWhen: "an IPv6 node (aws-node `ENABLE_IPv6=true`) that aws-node runs on, past its start-up, whose " +

@@ -61,6 +61,7 @@ var specVPCCNIVersionTooOld = &Spec{
 	ID:       "vpc-cni-version-too-old",
 	Severity: Warning,
 	Family:   FamilyVPCCNI,
+	Needs:    []string{snapshot.SourceAWSNode},
 	Examines: []string{SubjectDaemonSet},
 	Title:    "aws-node turns on a feature its VPC CNI version does not have",
 	FiresWhen: "the aws-node image version is older than a feature its env turns on needs: " +

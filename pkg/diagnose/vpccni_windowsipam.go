@@ -10,6 +10,7 @@ var specWindowsIpamNotEnabled = &Spec{
 	ID:       "windows-ipam-not-enabled",
 	Severity: Critical,
 	Family:   FamilyVPCCNI,
+	Needs:    []string{snapshot.SourceAWSNode},
 	Examines: []string{SubjectNode},
 	Title:    "a Windows node advertises no vpc.amazonaws.com/PrivateIPv4Address: Windows pods get no IP",
 	FiresWhen: "a Windows node, past its start-up, in a cluster with aws-node, that advertises no " +

@@ -10,7 +10,8 @@ import (
 
 // CatalogueMarkdown writes the checks as the catalogue table of docs/checks.md: one row per check with
 // its ID, severities, when it fires, what it does not fire on, why it matters and the remedy, with
-// what the remedy's commands change where they change objects other nodes share.
+// what the remedy's commands change where they change objects other nodes share, and the sources
+// without which the check is not run (Spec.Needs).
 func CatalogueMarkdown(w io.Writer, checks []diagnose.Check) error {
 	var b strings.Builder
 	b.WriteString("| id | severity | fires when | does not fire on | why it matters | remedy |\n")
@@ -24,8 +25,16 @@ func CatalogueMarkdown(w io.Writer, checks []diagnose.Check) error {
 		if c.Scope != "" {
 			remedy += ". *What the commands change:* " + c.Scope
 		}
+		notOn := c.NotOn
+		if len(c.Needs) > 0 {
+			needs := "*Not run without* `" + strings.Join(c.Needs, "`, `") + "`"
+			if notOn != "" {
+				needs = notOn + ". " + needs
+			}
+			notOn = needs
+		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", c.ID, strings.Join(sev, " / "),
-			cell(c.FiresWhen), cell(c.NotOn), cell(c.Why), cell(remedy))
+			cell(c.FiresWhen), cell(notOn), cell(c.Why), cell(remedy))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -40,6 +40,16 @@ func TestCIRulesAreTheCatalogue(t *testing.T) {
 			text = append(text, "What the commands change: "+plain(c.Scope))
 			md = append(md, "**What the commands change:** "+c.Scope)
 		}
+		if len(c.Needs) > 0 {
+			what := "it"
+			if len(c.Needs) > 1 {
+				what = "one of them"
+			}
+			needs := "`" + strings.Join(c.Needs, "`, `") + "`: the check is not run when karpnet could not read " + what +
+				" (the report lists it under not run)"
+			text = append(text, "Needs: "+plain(needs))
+			md = append(md, "**Needs:** "+needs)
+		}
 		md = append(md, "**Sources:**\n\n- "+strings.Join(c.Sources, "\n- "))
 		var severities []string
 		for _, s := range c.Severities() {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -25,6 +26,8 @@ type CheckDoc struct {
 	// Scope says which shared objects the remedy's commands change and whom they reach.
 	Scope   string   `json:"scope,omitempty"`
 	Sources []string `json:"sources"`
+	// Needs lists the snapshot sources without which the check is not run (Report.NotRun).
+	Needs []string `json:"needs,omitempty"`
 	// Verified lists the upstream files, at the ledger's pinned versions, the check's rules were
 	// read in.
 	Verified []VerifiedDoc `json:"verified,omitempty"`
@@ -49,7 +52,8 @@ func Docs(checks []diagnose.Check) []CheckDoc {
 	out := make([]CheckDoc, 0, len(checks))
 	for _, c := range checks {
 		d := CheckDoc{ID: c.ID, Family: string(c.Family), Title: c.Title, FiresWhen: c.FiresWhen, NotOn: c.NotOn,
-			Why: c.Why, Remedy: c.Remedy, Scope: c.Scope, Sources: append([]string{}, c.Sources...)}
+			Why: c.Why, Remedy: c.Remedy, Scope: c.Scope, Sources: append([]string{}, c.Sources...),
+			Needs: slices.Clone(c.Needs)}
 		for _, s := range c.Severities() {
 			d.Severities = append(d.Severities, s.String())
 		}
@@ -181,6 +185,14 @@ func docFields(d CheckDoc) [][2]string {
 	fields = append(fields, [2]string{"Why it matters", d.Why}, [2]string{"Remedy", d.Remedy})
 	if d.Scope != "" {
 		fields = append(fields, [2]string{"What the commands change", d.Scope})
+	}
+	if len(d.Needs) > 0 {
+		what := "it"
+		if len(d.Needs) > 1 {
+			what = "one of them"
+		}
+		fields = append(fields, [2]string{"Needs", "`" + strings.Join(d.Needs, "`, `") +
+			"`: the check is not run when karpnet could not read " + what + " (the report lists it under not run)"})
 	}
 	return fields
 }

@@ -77,7 +77,10 @@ const groupAfter = 3
 
 // findingsText writes r's findings, worst first, and its summary line.
 func findingsText(t *text, r diagnose.Report, wide bool) {
-	if len(r.Findings) == 0 {
+	switch {
+	case len(r.Findings) == 0 && len(r.NotRun) > 0:
+		t.line(t.st.OK.Mark() + " no findings: every check that ran passed")
+	case len(r.Findings) == 0:
 		t.line(t.st.OK.Mark() + " no findings: every check passed")
 	}
 	total, shown := map[string]int{}, map[string]int{}
@@ -105,6 +108,31 @@ func findingsText(t *text, r diagnose.Report, wide bool) {
 	}
 	t.blank()
 	summary(t, r.Summary, r.NodeClaims)
+	notRunText(t, r.NotRun, wide)
+}
+
+// notRunText says which checks did not run because a source they need is a gap: one line
+// naming them, or with wide one line per check naming what it needs.
+func notRunText(t *text, notRun []diagnose.NotRun, wide bool) {
+	if len(notRun) == 0 {
+		return
+	}
+	if wide {
+		for _, n := range notRun {
+			t.hanging(0, t.st.Dim.Render("not run: "), n.ID+" (needs "+strings.Join(n.Needs, ", ")+")")
+		}
+		return
+	}
+	ids := make([]string, len(notRun))
+	for i, n := range notRun {
+		ids[i] = n.ID
+	}
+	what := "checks"
+	if len(notRun) == 1 {
+		what = "check"
+	}
+	t.hanging(0, t.st.Dim.Render("not run: "), fmt.Sprintf("%d %s, for want of a source each needs: %s (-o wide names the sources)",
+		len(notRun), what, strings.Join(ids, ", ")))
 }
 
 // restOf returns the subjects of the findings of a check after its first skip.

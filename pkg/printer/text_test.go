@@ -210,3 +210,39 @@ func TestSummaryCounts(t *testing.T) {
 		})
 	}
 }
+
+// TestNotRunText: text output says which checks did not run for want of a source; wide names
+// the sources of each; a report without findings does not claim every check passed.
+func TestNotRunText(t *testing.T) {
+	r := diagnose.Report{Summary: diagnose.Summary{Nodes: 1, Clean: 1}, NotRun: []diagnose.NotRun{
+		{ID: "subnet-ip-exhaustion", Needs: []string{"ec2:DescribeSubnets"}},
+		{ID: "instance-orphaned", Needs: []string{"ec2:DescribeInstances", "ec2:DescribeInstances (cluster tag)"}},
+	}}
+	var table, wide bytes.Buffer
+	if err := PrintReport(&table, r, Table, plainStyles()); err != nil {
+		t.Fatal(err)
+	}
+	if err := PrintReport(&wide, r, Wide, plainStyles()); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"no findings: every check that ran passed",
+		"not run: 2 checks, for want of a source each needs: subnet-ip-exhaustion, instance-orphaned (-o wide names the sources)"} {
+		if !strings.Contains(strings.Join(strings.Fields(table.String()), " "), want) {
+			t.Errorf("table output lacks %q:\n%s", want, table.String())
+		}
+	}
+	for _, want := range []string{"not run: subnet-ip-exhaustion (needs ec2:DescribeSubnets)",
+		"not run: instance-orphaned (needs ec2:DescribeInstances, ec2:DescribeInstances (cluster tag))"} {
+		if !strings.Contains(strings.Join(strings.Fields(wide.String()), " "), want) {
+			t.Errorf("wide output lacks %q:\n%s", want, wide.String())
+		}
+	}
+	r.NotRun = nil
+	table.Reset()
+	if err := PrintReport(&table, r, Table, plainStyles()); err != nil {
+		t.Fatal(err)
+	}
+	if s := table.String(); strings.Contains(s, "not run") || !strings.Contains(s, "every check passed") {
+		t.Errorf("without notRun:\n%s", s)
+	}
+}
