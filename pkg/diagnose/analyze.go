@@ -110,6 +110,17 @@ func relatedSubjects(x *Index, opts Options) map[string]bool {
 				related[subnetRef(cfg.Subnet)] = true
 			}
 		}
+		// An Auto Mode node's pods take addresses from its class's pod subnets in its zone
+		// (the PodSubnets of its sheet).
+		if n.AutoMode() && n.Class != nil && len(n.Class.PodSubnetSelectorTerms) > 0 {
+			subnets, _ := podSubnetsOf(x, n.Class)
+			zone := nodeZone(n)
+			for _, s := range subnets {
+				if zone == "" || s.Zone == zone {
+					related[subnetRef(s.ID)] = true
+				}
+			}
+		}
 		if n.ClassName != "" {
 			related[n.ClassRef()] = true
 		}

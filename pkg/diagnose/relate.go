@@ -252,16 +252,25 @@ func (n NodeReport) Uses() []string {
 // exhausted pod subnet its ENIs are in, its NodePool's or its class's. A node inherits a
 // finding only through what it uses itself: a finding on a subnet reaches the subnet's class
 // (InheritedSubjects), not the class's nodes in other subnets. describe node, the TUI node
-// sheet and the node lists' inherited status all read this list. In a report over several
+// sheet and the node lists' inherited status all read this list. A data-unavailable finding is
+// in it too: what karpnet could not read bears on every node. In a report over several
 // clusters only those of n's cluster count.
-func (r Report) OnWhatUses(n NodeReport) []Finding {
-	uses := n.Uses()
+func (r Report) OnWhatUses(n NodeReport) []Finding { return r.OnWhatTheyUse([]NodeReport{n}) }
+
+// OnWhatTheyUse returns r's findings on what any of nodes uses (OnWhatUses), each once, in
+// report order: the list describe gives several nodes.
+func (r Report) OnWhatTheyUse(nodes []NodeReport) []Finding {
+	uses := map[string][]string{} // by context
+	for _, n := range nodes {
+		uses[n.Context] = append(uses[n.Context], n.Uses()...)
+	}
 	var out []Finding
 	for _, f := range r.Findings {
-		if f.Node != "" || f.Context != n.Context || f.ID == DataUnavailableID {
+		refs, ok := uses[f.Context]
+		if f.Node != "" || !ok {
 			continue
 		}
-		if slices.ContainsFunc(uses, f.ConcernsDirectly) {
+		if f.ID == DataUnavailableID || slices.ContainsFunc(refs, f.ConcernsDirectly) {
 			out = append(out, f)
 		}
 	}

@@ -129,3 +129,29 @@ func TestNodeInheritsCritical(t *testing.T) {
 	}
 	t.Fatal("no node ip-10-0-50-4 in the demo")
 }
+
+// TestDescribeNodeListsWhatTheViewsList: describe node (a report of one node) and the TUI node
+// sheet (the whole report's OnWhatUses) list the same findings on what each demo node uses.
+func TestDescribeNodeListsWhatTheViewsList(t *testing.T) {
+	s, err := demo.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := Analyze(s, Options{})
+	keys := func(fs []Finding) []string {
+		var out []string
+		for _, f := range fs {
+			out = append(out, f.ID+" "+f.Resource)
+		}
+		return out
+	}
+	for _, n := range all.Nodes {
+		one := Analyze(s, Options{Nodes: map[string]bool{n.Identity.Node: true}})
+		if len(one.Nodes) != 1 {
+			t.Fatalf("describe %s: %d nodes", n.Identity.Node, len(one.Nodes))
+		}
+		if got, want := keys(one.OnWhatTheyUse(one.Nodes)), keys(all.OnWhatUses(n)); !slices.Equal(got, want) {
+			t.Errorf("node %s: describe lists %q, the TUI node sheet %q", n.Identity.Node, got, want)
+		}
+	}
+}
