@@ -260,9 +260,14 @@ func (r Report) OnWhatUses(n NodeReport) []Finding { return r.OnWhatTheyUse([]No
 // OnWhatTheyUse returns r's findings on what any of nodes uses (OnWhatUses), each once, in
 // report order: the list describe gives several nodes.
 func (r Report) OnWhatTheyUse(nodes []NodeReport) []Finding {
-	uses := map[string][]string{} // by context
+	uses := map[string]map[string]bool{} // by context: a set, as describe may cover every node
 	for _, n := range nodes {
-		uses[n.Context] = append(uses[n.Context], n.Uses()...)
+		if uses[n.Context] == nil {
+			uses[n.Context] = map[string]bool{}
+		}
+		for _, ref := range n.Uses() {
+			uses[n.Context][ref] = true
+		}
 	}
 	var out []Finding
 	for _, f := range r.Findings {
@@ -270,7 +275,7 @@ func (r Report) OnWhatTheyUse(nodes []NodeReport) []Finding {
 		if f.Node != "" || !ok {
 			continue
 		}
-		if f.ID == DataUnavailableID || slices.ContainsFunc(refs, f.ConcernsDirectly) {
+		if f.ID == DataUnavailableID || refs[f.Subject()] || f.Resource != "" && refs[f.Resource] {
 			out = append(out, f)
 		}
 	}
