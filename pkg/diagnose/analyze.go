@@ -112,6 +112,17 @@ func relatedSubjects(x *Index, opts Options) map[string]bool {
 				related[subnetRef(cfg.Subnet)] = true
 			}
 		}
+		// An Auto Mode node's pods take addresses from its class's pod subnets in its zone
+		// (the PodSubnets of its sheet).
+		if n.AutoMode() && n.Class != nil && len(n.Class.PodSubnetSelectorTerms) > 0 {
+			subnets, _ := podSubnetsOf(x, n.Class)
+			zone := nodeZone(n)
+			for _, s := range subnets {
+				if zone == "" || s.Zone == zone {
+					related[subnetRef(s.ID)] = true
+				}
+			}
+		}
 		if n.ClassName != "" {
 			related[n.ClassRef()] = true
 		}
@@ -126,9 +137,13 @@ func relatedSubjects(x *Index, opts Options) map[string]bool {
 // status, and counts each in sum.
 func nodeReports(x *Index, opts Options, findings []Finding, sum *Summary) []NodeReport {
 	byNode := map[string][]Finding{}
+	critical := map[string]bool{} // direct subjects of the critical findings on shared subjects
 	for _, f := range findings {
-		if f.Node != "" {
+		switch {
+		case f.Node != "":
 			byNode[f.Node] = append(byNode[f.Node], f)
+		case f.Severity == Critical && f.ID != DataUnavailableID:
+			critical[f.Subject()], critical[f.Resource] = true, true
 		}
 	}
 	described := describeAll(x, opts)
@@ -142,6 +157,9 @@ func nodeReports(x *Index, opts Options, findings []Finding, sum *Summary) []Nod
 			nr.Findings = found
 		}
 		nr.Status = nodeStatus(n, nr.Findings)
+		if len(critical) > 0 && nr.Status != StatusSkipped {
+			inheritCritical(&nr, critical)
+		}
 		kind := n.Compute
 		if n.Unread != nil {
 			kind = SkippedUnread
@@ -153,6 +171,21 @@ func nodeReports(x *Index, opts Options, findings []Finding, sum *Summary) []Nod
 		out = slices.Clone(out) // a few nodes selected of many: not the room of all
 	}
 	return out
+}
+
+// inheritCritical sets nr's InheritedStatus and InheritedFrom from critical, the direct
+// subjects of the report's critical findings on shared subjects: what OnWhatUses would give,
+// without a pass over the findings for each node.
+func inheritCritical(nr *NodeReport, critical map[string]bool) {
+	for _, ref := range nr.Uses() {
+		if critical[ref] {
+			nr.InheritedFrom = append(nr.InheritedFrom, ref)
+		}
+	}
+	if len(nr.InheritedFrom) > 0 {
+		slices.Sort(nr.InheritedFrom)
+		nr.InheritedStatus = Critical.String()
+	}
 }
 
 // nodeStatus is a node's one status: skipped when it is not EC2, its worst finding's severity,
@@ -202,6 +235,10 @@ func reportSubnets(x *Index, uses []subnetUse, opts Options, related map[string]
 		for _, key := range u.classes {
 			classes = append(classes, reportClassName(key))
 		}
+		for _, name := range u.podClasses {
+			classes = append(classes, kindRef(snapshot.KindNodeClass, name))
+		}
+		classes = sortedUnique(classes)
 		use := SubnetUse{
 			ID: s.ID, CIDR: s.CIDR, Zone: s.Zone, ZoneID: s.ZoneID, AvailableIPs: s.AvailableIPs,
 			UsableIPs: usableIPs(s.CIDR), NodeClasses: classes, Nodes: nodes[s.ID], ENINodes: eniNodes[s.ID], PodSubnet: u.podSubnet,

@@ -211,7 +211,10 @@ func TestReportSubnetsAutoMode(t *testing.T) {
 		{ID: subnetAutoB, CIDR: "10.0.2.0/24", Zone: "us-west-2a", ZoneID: "usw2-az1", AvailableIPs: 200, UsableIPs: 251,
 			NodeClasses: []string{"nodeclass/default"}},
 		{ID: autoPodSubnetA, CIDR: "100.64.0.0/18", Zone: "us-west-2a", AvailableIPs: 16000, UsableIPs: 16379, PodSubnet: true,
-			ENINodes: 1}, // the node's pod ENI
+			NodeClasses: []string{"nodeclass/default"}, ENINodes: 1}, // the node's pod ENI
+		// the class's pod subnet in a zone it has no node in is one it selects all the same
+		{ID: "subnet-0pdc", CIDR: "100.64.128.0/18", Zone: "us-west-2c", AvailableIPs: 16000, UsableIPs: 16379, PodSubnet: true,
+			NodeClasses: []string{"nodeclass/default"}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Report.Subnets (-want +got):\n%s", diff)

@@ -68,11 +68,17 @@ type Finding struct {
 	// knows are here: a value the user must choose stays in the prose.
 	Commands []Command `json:"commands,omitempty"`
 	// Subjects are every subject the finding concerns, as kind/name: its own subject first
-	// (node/NAME, else its resource), then its resource, then what uses that resource: a
-	// subnet's NodeClasses and their NodePools, a NodeClass's NodePools, a NodePool's class, a
-	// NodeClaim's NodePool and class, a placement group's classes. Every sheet, view, CI
-	// report and metric reads a finding's subjects from here.
+	// (node/NAME, else its resource), then, sorted, its resource and what uses that resource: a
+	// subnet's NodeClasses (node and pod subnets) and their NodePools, a NodeClass's NodePools,
+	// a NodePool's class, a NodeClaim's NodePool and class, a placement group's classes and
+	// their NodePools, an instance's, an interface's or an ENIConfig's subnet. Nodes are not
+	// listed through what they use: views give a node the findings on its subnets, class and
+	// NodePool (Report.OnWhatUses). Every sheet, view, CI report and metric reads a finding's
+	// subjects from here.
 	Subjects []string `json:"subjects,omitempty"`
+	// InheritedSubjects are the Subjects the finding concerns only through what uses its
+	// resource (all but its own subject and its resource), in Subjects' order.
+	InheritedSubjects []string `json:"inheritedSubjects,omitempty"`
 	// Context is the kubeconfig context of the finding's cluster in a report over several
 	// clusters; empty otherwise.
 	Context string `json:"context,omitempty"`

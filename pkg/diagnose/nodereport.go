@@ -29,6 +29,11 @@ type NodeReport struct {
 	// Status is the node's worst severity; without findings it is "ok", or "initialising" or
 	// "terminating" for a node in that state, or "skipped" for a node that is not EC2.
 	Status string `json:"status"`
+	// InheritedStatus is "critical" when a finding on what the node uses (Report.OnWhatUses:
+	// its subnets, NodeClaim, NodePool or class) is critical; InheritedFrom names the subjects
+	// those findings are on, sorted. Status stays the node's own.
+	InheritedStatus string   `json:"inheritedStatus,omitempty"`
+	InheritedFrom   []string `json:"inheritedFrom,omitempty"`
 }
 
 // Lifecycle is where the node is in its life.

@@ -19,7 +19,7 @@ type subjectGraph struct {
 	// poolClass the class a NodePool names, by their refs.
 	classPools map[string][]string
 	poolClass  map[string]string
-	// claimOwners are the NodePool and class of a NodeClaim without a Node, by its ref.
+	// claimOwners are the NodePool and class of a NodeClaim, by its ref.
 	claimOwners map[string][]string
 	// groupClasses are the classes whose placement-group selector names a group, by the
 	// group's ID and by its name.
@@ -69,6 +69,19 @@ func newSubjectGraph(x *Index, uses []subnetUse) *subjectGraph {
 		}
 		g.claimOwners[c.Ref()] = owners
 	}
+	for _, n := range x.Nodes {
+		if n.Claim == nil || n.Claim.Name == "" {
+			continue
+		}
+		var owners []string
+		if n.PoolName != "" {
+			owners = append(owners, "nodepool/"+n.PoolName)
+		}
+		if ref := n.ClassRef(); ref != "" {
+			owners = append(owners, ref)
+		}
+		g.claimOwners["nodeclaim/"+n.Claim.Name] = owners
+	}
 	for _, c := range x.sortedClasses() {
 		if sel := c.PlacementGroupSelector; sel != nil {
 			for _, key := range []string{sel.ID, sel.Name} {
@@ -86,59 +99,74 @@ func newSubjectGraph(x *Index, uses []subnetUse) *subjectGraph {
 	return g
 }
 
-// of returns the subjects finding f concerns: its own subject first (its node, else its
-// resource), then its resource when it has a node, then, for a finding on a resource alone,
-// what uses that resource: a subnet's classes and their NodePools, a class's NodePools, a
-// NodePool's class, a NodeClaim's NodePool and class, a placement group's classes and their
-// NodePools, an instance's, an interface's and an ENIConfig's subnet; the rest sorted.
-func (g *subjectGraph) of(x *Index, f Finding) []string {
+// of returns the subjects finding f concerns and, of those, the ones it concerns only through
+// what uses its resource. One rule for every check: the direct subjects are its own subject (its
+// node, else its resource) and its resource; the inherited ones are what uses that resource: a
+// subnet's classes (node and pod subnets) and their NodePools, a class's NodePools, a NodePool's
+// class, a NodeClaim's NodePool and class, a placement group's classes and their NodePools, and
+// the subnet of an instance, an interface or an ENIConfig. Nodes are never listed through what
+// they use: a node inherits a finding in the views through its subnets, class and NodePool
+// (Report.OnWhatUses), so a finding on a class of 10,000 nodes names the class, not the nodes.
+// The subjects are its own first, then the rest sorted; inherited keeps that order.
+func (g *subjectGraph) of(x *Index, f Finding) (subjects, inherited []string) {
 	own := f.Subject()
 	if own == "" {
-		return nil
+		return nil, nil
 	}
 	var more []string
+	if f.ID != DataUnavailableID {
+		more = g.users(x, f.Resource)
+	}
+	more = slices.DeleteFunc(sortedUnique(more), func(s string) bool { return s == own || s == f.Resource })
+	inherited = slices.Clone(more)
 	if f.Resource != "" && f.Resource != own {
 		more = append(more, f.Resource)
+		slices.Sort(more)
 	}
-	if f.Node == "" && f.ID != DataUnavailableID {
-		kind, name, _ := strings.Cut(f.Resource, "/")
-		var classes []string
-		switch kind {
-		case SubjectSubnet:
-			classes = g.subnetClasses[name]
-		case "ec2nodeclass", SubjectNodeClass:
-			more = append(more, g.classPools[f.Resource]...)
-		case SubjectNodePool:
-			if c := g.poolClass[f.Resource]; c != "" {
-				more = append(more, c)
-			}
-		case SubjectNodeClaim:
-			more = append(more, g.claimOwners[f.Resource]...)
-		case SubjectPlacementGroup:
-			classes = g.groupClasses[name]
-			if pg := x.PlacementGroups[name]; pg != nil && len(classes) == 0 {
-				classes = slices.Concat(g.groupClasses[pg.ID], g.groupClasses[pg.Name])
-			}
-		case SubjectInstance:
-			if in := x.Instances[name]; in != nil && in.SubnetID != "" {
-				more = append(more, subnetRef(in.SubnetID))
-			}
-		case SubjectENI:
-			if e := x.Interface(name); e != nil && e.SubnetID != "" {
-				more = append(more, subnetRef(e.SubnetID))
-			}
-		case SubjectENIConfig:
-			if id := g.eniConfigSubnet[name]; id != "" {
-				more = append(more, subnetRef(id))
-			}
-		}
-		for _, c := range classes {
+	if len(inherited) == 0 {
+		inherited = nil
+	}
+	return append([]string{own}, more...), inherited
+}
+
+// users returns what uses resource (kind/name), as of's rule says, unsorted.
+func (g *subjectGraph) users(x *Index, resource string) []string {
+	kind, name, _ := strings.Cut(resource, "/")
+	var more, classes []string
+	switch kind {
+	case SubjectSubnet:
+		classes = g.subnetClasses[name]
+	case "ec2nodeclass", SubjectNodeClass:
+		more = append(more, g.classPools[resource]...)
+	case SubjectNodePool:
+		if c := g.poolClass[resource]; c != "" {
 			more = append(more, c)
-			more = append(more, g.classPools[c]...)
+		}
+	case SubjectNodeClaim:
+		more = append(more, g.claimOwners[resource]...)
+	case SubjectPlacementGroup:
+		classes = g.groupClasses[name]
+		if pg := x.PlacementGroups[name]; pg != nil && len(classes) == 0 {
+			classes = slices.Concat(g.groupClasses[pg.ID], g.groupClasses[pg.Name])
+		}
+	case SubjectInstance:
+		if in := x.Instances[name]; in != nil && in.SubnetID != "" {
+			more = append(more, subnetRef(in.SubnetID))
+		}
+	case SubjectENI:
+		if e := x.Interface(name); e != nil && e.SubnetID != "" {
+			more = append(more, subnetRef(e.SubnetID))
+		}
+	case SubjectENIConfig:
+		if id := g.eniConfigSubnet[name]; id != "" {
+			more = append(more, subnetRef(id))
 		}
 	}
-	more = slices.DeleteFunc(sortedUnique(more), func(s string) bool { return s == own })
-	return append([]string{own}, more...)
+	for _, c := range classes {
+		more = append(more, c)
+		more = append(more, g.classPools[c]...)
+	}
+	return more
 }
 
 // relateFindings sets every finding's Subjects from one subject graph of x and its subnets in
@@ -149,7 +177,7 @@ func relateFindings(x *Index, uses []subnetUse, findings []Finding) {
 	}
 	g := newSubjectGraph(x, uses)
 	for i := range findings {
-		findings[i].Subjects = g.of(x, findings[i])
+		findings[i].Subjects, findings[i].InheritedSubjects = g.of(x, findings[i])
 	}
 }
 
@@ -174,6 +202,16 @@ func (f Finding) Concerns(ref string) bool {
 	}
 	return slices.Contains(f.Subjects, ref)
 }
+
+// ConcernsDirectly reports whether ref is the finding's own subject or its resource: the
+// subjects it does not inherit.
+func (f Finding) ConcernsDirectly(ref string) bool {
+	return ref != "" && (f.Subject() == ref || f.Resource == ref)
+}
+
+// Inherits reports whether the finding concerns ref only through what uses its resource
+// (InheritedSubjects names it).
+func (f Finding) Inherits(ref string) bool { return slices.Contains(f.InheritedSubjects, ref) }
 
 // Uses returns the subjects the node's report says it uses, each once, in the order its sheet
 // names them: its NodeClaim, its subnet and its ENIs' subnets (pods' ENIs under custom
@@ -210,16 +248,34 @@ func (n NodeReport) Uses() []string {
 }
 
 // OnWhatUses returns r's findings on what node n uses (Uses), in report order: findings on a
-// shared subject (no node's own), e.g. an exhausted pod subnet its ENIs are in or a class that
-// is not Ready. In a report over several clusters only those of n's cluster count.
-func (r Report) OnWhatUses(n NodeReport) []Finding {
-	uses := n.Uses()
+// shared subject (no node's own) whose own subject or resource is one n uses, e.g. an
+// exhausted pod subnet its ENIs are in, its NodePool's or its class's. A node inherits a
+// finding only through what it uses itself: a finding on a subnet reaches the subnet's class
+// (InheritedSubjects), not the class's nodes in other subnets. describe node, the TUI node
+// sheet and the node lists' inherited status all read this list. A data-unavailable finding is
+// in it too: what karpnet could not read bears on every node. In a report over several
+// clusters only those of n's cluster count.
+func (r Report) OnWhatUses(n NodeReport) []Finding { return r.OnWhatTheyUse([]NodeReport{n}) }
+
+// OnWhatTheyUse returns r's findings on what any of nodes uses (OnWhatUses), each once, in
+// report order: the list describe gives several nodes.
+func (r Report) OnWhatTheyUse(nodes []NodeReport) []Finding {
+	uses := map[string]map[string]bool{} // by context: a set, as describe may cover every node
+	for _, n := range nodes {
+		if uses[n.Context] == nil {
+			uses[n.Context] = map[string]bool{}
+		}
+		for _, ref := range n.Uses() {
+			uses[n.Context][ref] = true
+		}
+	}
 	var out []Finding
 	for _, f := range r.Findings {
-		if f.Node != "" || f.Context != n.Context || f.ID == DataUnavailableID {
+		refs, ok := uses[f.Context]
+		if f.Node != "" || !ok {
 			continue
 		}
-		if slices.ContainsFunc(uses, f.Concerns) {
+		if f.ID == DataUnavailableID || refs[f.Subject()] || f.Resource != "" && refs[f.Resource] {
 			out = append(out, f)
 		}
 	}

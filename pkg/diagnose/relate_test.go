@@ -23,8 +23,10 @@ func TestFindingSubjects(t *testing.T) {
 		f    Finding
 		want []string
 	}{
-		{"a node finding is its node's and its resource's",
-			Finding{Node: nodeA, Resource: "subnet/" + subnetA}, []string{"node/" + nodeA, "subnet/" + subnetA}},
+		{"a finding on a node is its node's, its resource's and what uses the resource",
+			Finding{Node: nodeA, Resource: "subnet/" + subnetA}, []string{"node/" + nodeA, "ec2nodeclass/default", "nodepool/batch", "nodepool/default", "subnet/" + subnetA}},
+		{"a node finding is its node's alone",
+			Finding{Node: nodeA, Resource: "node/" + nodeA}, []string{"node/" + nodeA}},
 		{"a subnet finding is the class's that selects it and its NodePools'",
 			Finding{Resource: "subnet/" + subnetA}, []string{"subnet/" + subnetA, "ec2nodeclass/default", "nodepool/batch", "nodepool/default"}},
 		{"a subnet nothing uses is its own",
@@ -45,7 +47,8 @@ func TestFindingSubjects(t *testing.T) {
 			Finding{ID: DataUnavailableID, Resource: "ec2:DescribeSubnets"}, []string{"ec2:DescribeSubnets"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, g.of(x, tc.f)); diff != "" {
+			got, _ := g.of(x, tc.f)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("subjects mismatch (-want +got):\n%s", diff)
 			}
 		})
@@ -117,12 +120,15 @@ func TestReportSubnetsListEveryENISubnet(t *testing.T) {
 	}
 }
 
-func TestOnWhatUsesReadsTheSubjects(t *testing.T) {
+func TestOnWhatUsesReadsTheDirectSubjects(t *testing.T) {
 	n := NodeReport{Identity: Identity{Node: "n1", NodePool: "p", NodeClass: "c", NodeClaim: "p-x"},
 		Subnet: &SubnetReport{ID: "s-node"}, ENIs: []ENIReport{{ID: "eni-1", SubnetID: "s-pods"}}}
 	r := Report{Findings: []Finding{
 		{ID: "pods-full", Resource: "subnet/s-pods", Subjects: []string{"subnet/s-pods"}},
-		{ID: "class-pool", Resource: "subnet/s-other", Subjects: []string{"subnet/s-other", "ec2nodeclass/c", "nodepool/p"}},
+		// a subnet the node does not use reaches its class, not the node
+		{ID: "class-pool", Resource: "subnet/s-other", Subjects: []string{"subnet/s-other", "ec2nodeclass/c", "nodepool/p"},
+			InheritedSubjects: []string{"ec2nodeclass/c", "nodepool/p"}},
+		{ID: "class", Resource: "ec2nodeclass/c", Subjects: []string{"ec2nodeclass/c", "nodepool/p"}, InheritedSubjects: []string{"nodepool/p"}},
 		{ID: "unrelated", Resource: "subnet/s-other", Subjects: []string{"subnet/s-other"}},
 		{ID: "own", Node: "n1", Resource: "subnet/s-node", Subjects: []string{"node/n1", "subnet/s-node"}},
 		{ID: "other-node", Node: "n2", Resource: "subnet/s-node", Subjects: []string{"node/n2", "subnet/s-node"}},
@@ -132,7 +138,7 @@ func TestOnWhatUsesReadsTheSubjects(t *testing.T) {
 	for _, f := range r.OnWhatUses(n) {
 		got = append(got, f.ID)
 	}
-	if diff := cmp.Diff([]string{"pods-full", "class-pool"}, got); diff != "" {
+	if diff := cmp.Diff([]string{"pods-full", "class"}, got); diff != "" {
 		t.Errorf("findings on what n1 uses (-want +got):\n%s", diff)
 	}
 }

@@ -87,8 +87,9 @@ type SubnetUse struct {
 	// AvailableIPs is EC2's AvailableIpAddressCount; UsableIPs the CIDR's size less AWS's five.
 	AvailableIPs int32 `json:"availableIPs"`
 	UsableIPs    int64 `json:"usableIPs"`
-	// NodeClasses select the subnet in their status.subnets, or have nodes in it: EC2NodeClass
-	// names, and EKS Auto Mode NodeClasses as nodeclass/NAME.
+	// NodeClasses select the subnet in their status.subnets, have nodes in it, or (EKS Auto
+	// Mode) select it for pods in podSubnetSelectorTerms: EC2NodeClass names, and EKS Auto Mode
+	// NodeClasses as nodeclass/NAME.
 	NodeClasses []string `json:"nodeClasses,omitempty"`
 	// Nodes counts the nodes whose instance (primary ENI) is in the subnet; ENINodes the
 	// nodes whose instance is in another subnet but that have an ENI in this one (the pods'

@@ -63,6 +63,16 @@ func subnetUses(x *Index) []subnetUse {
 		markPodSubnet(pods, s.ID)
 	}
 	for _, c := range x.sortedClasses() {
+		// Every pod subnet an Auto Mode class selects is in use by it, in a zone it has nodes
+		// in or not: the report, its views and its metrics list each subnet a class selects.
+		if c.AutoMode() && len(c.PodSubnetSelectorTerms) > 0 {
+			subnets, _ := podSubnetsOf(x, c)
+			for _, s := range subnets {
+				if !slices.Contains(pods[s.ID], c.Name) {
+					pods[s.ID] = append(pods[s.ID], c.Name)
+				}
+			}
+		}
 		for _, s := range c.StatusSubnets {
 			addToSet(classesOf, s.ID, ClassKey(c.KindName(), c.Name))
 			ids[s.ID] = true

@@ -43,7 +43,7 @@ func classSheet(t *text, sh sheet.NodeClassSheet) {
 		t.para(indent, strings.Join(sh.NodePools, ", "))
 	}
 	membersSection(t, "Nodes and NodeClaims", sh.Members, "none", false)
-	subjectFindings(t, sh.Findings)
+	subjectFindings(t, sh.Resource, sh.Findings)
 	var refs []string
 	for _, p := range sh.NodePools {
 		refs = append(refs, "nodepool/"+p)

@@ -60,7 +60,7 @@ func eniSheet(t *text, sh sheet.ENISheet) {
 	for _, g := range sh.SecurityGroups {
 		t.hanging(indent, t.st.Strong.Render(g.ID)+"  ", orUnknown(g.Name))
 	}
-	subjectFindings(t, sh.Findings)
+	subjectFindings(t, "eni/"+sh.ID, sh.Findings)
 	var refs []string
 	if sh.SubnetID != "" {
 		refs = append(refs, "subnet/"+sh.SubnetID)

@@ -83,7 +83,7 @@ func groupSheet(t *text, sh sheet.PlacementGroupSheet) {
 	} else {
 		t.para(indent, strings.Join(sh.Classes, ", "))
 	}
-	subjectFindings(t, sh.Findings)
+	subjectFindings(t, "placementgroup/"+firstOf(sh.Name, sh.ID), sh.Findings)
 	references(t, append(append([]string{}, sh.Classes...), memberRefs(sh.Members)...))
 }
 

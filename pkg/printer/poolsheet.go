@@ -70,7 +70,7 @@ func poolSheet(t *text, sh sheet.NodePoolSheet) {
 	disruptionSection(t, sh.Disruption)
 	conditionsSection(t, sh.Conditions)
 	membersSection(t, "Nodes and NodeClaims", sh.Members, "none", false)
-	subjectFindings(t, sh.Findings)
+	subjectFindings(t, "nodepool/"+sh.Name, sh.Findings)
 	refs := []string{}
 	if sh.NodeClassFound && sh.NodeClassKind != "" {
 		refs = append(refs, strings.ToLower(sh.NodeClassKind)+"/"+sh.NodeClassRef.Name)

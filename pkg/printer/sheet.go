@@ -42,7 +42,7 @@ func PrintNodes(w io.Writer, r diagnose.Report, f Format, st *style.Styles) erro
 		}
 		nodeSheet(t, n)
 	}
-	related(t, r.Findings, len(r.Nodes) == 1)
+	related(t, r.OnWhatTheyUse(r.Nodes), len(r.Nodes) == 1)
 	if err := t.flush(w); err != nil {
 		return fmt.Errorf("writing the node sheets: %w", err)
 	}

@@ -161,19 +161,25 @@ func terms(list []snapshot.SelectorTerm) string {
 	return strings.Join(parts, "; ")
 }
 
-// subjectFindings writes a subject's findings with their remedies, naming each finding's node.
-func subjectFindings(t *text, list []diagnose.Finding) {
+// subjectFindings writes the findings of subject ref with their remedies, naming each finding's
+// node and, for one ref inherits (Finding.Inherits), the resource it is on.
+func subjectFindings(t *text, ref string, list []diagnose.Finding) {
 	t.header("Findings")
 	if len(list) == 0 {
 		t.line(strings.Repeat(" ", indent) + t.st.OK.Mark() + " none")
 		return
 	}
 	for _, f := range list {
-		subj := ""
+		var subj []string
 		if f.Node != "" {
-			subj = "node/" + f.Node
+			subj = append(subj, "node/"+escapeNewlines(f.Node))
 		}
-		finding(t, indent, f, subj, true)
+		if f.Inherits(ref) {
+			// A finding the subject inherits names what it is on: the class of a NodePool, the
+			// interface in a subnet.
+			subj = append(subj, "through "+escapeNewlines(f.Resource))
+		}
+		finding(t, indent, f, strings.Join(subj, "  "), true)
 	}
 }
 

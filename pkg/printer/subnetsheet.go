@@ -58,7 +58,7 @@ func subnetSheet(t *text, sh sheet.SubnetSheet) {
 	membersSection(t, "Nodes and NodeClaims in it", sh.Members, "none: no node's or NodeClaim's instance is in it", false)
 	subnetENIs(t, sh.ENIs)
 	netPath(t, sh.WayOut)
-	subjectFindings(t, sh.Findings)
+	subjectFindings(t, "subnet/"+sh.ID, sh.Findings)
 	var refs []string
 	for _, s := range sh.SelectedBy {
 		switch s.Kind {

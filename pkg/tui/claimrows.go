@@ -62,12 +62,13 @@ func claimLook(c diagnose.NodeClaimReport) string {
 	return style.LevelInitialising
 }
 
-// claimBadgeWidth is the width of the widest level badge of claim rows.
+// claimBadgeWidth is the width of the widest level badge of claim rows and of node rows that
+// show an inherited level.
 func claimBadgeWidth(rows []row, st *style.Styles) int {
 	w := 0
 	for _, r := range rows {
-		if r.claim >= 0 {
-			w = max(w, width(st.Level(r.look).Glyph+" "+r.level))
+		if r.look != "" {
+			w = max(w, width(st.Level(r.look).Glyph+" "+r.cells[colLevel]))
 		}
 	}
 	return w

@@ -67,11 +67,40 @@ func nodeLevel(n diagnose.NodeReport) string {
 	return style.LevelOK
 }
 
+// inheritedLevel returns the level cell of a node whose subnet, NodeClaim, NodePool or class
+// has a finding worse than the node's own level: the inherited status and what it comes from,
+// the subnet before the class, the NodePool and the NodeClaim, e.g. "critical (subnet)"; ""
+// when the node's own level is as bad, or it was not checked. Its sheet lists them all.
+func inheritedLevel(n diagnose.NodeReport, own string) string {
+	if n.InheritedStatus == "" || own == style.LevelSkipped || levelSeverity(n.InheritedStatus) <= levelSeverity(own) {
+		return ""
+	}
+	from := ""
+	for _, kind := range []string{"subnet", "nodeclass", "ec2nodeclass", "nodepool", "nodeclaim"} {
+		if slices.ContainsFunc(n.InheritedFrom, func(ref string) bool { return strings.HasPrefix(ref, kind+"/") }) {
+			from = strings.TrimPrefix(kind, "ec2")
+			break
+		}
+	}
+	if from == "" {
+		return n.InheritedStatus + " (inherited)"
+	}
+	return n.InheritedStatus + " (" + from + ")"
+}
+
 // newRow computes the cells, search text and group keys of node i.
 func newRow(i int, n diagnose.NodeReport) row {
 	id := n.Identity
 	r := row{node: i, claim: -1, name: rowKey(n.Context, id.Node), level: nodeLevel(n), findings: len(n.Findings)}
 	r.order = orderOf(r.level)
+	level := r.level
+	if inherited := inheritedLevel(n, r.level); inherited != "" {
+		// The worst of what the node uses shows in its level cell, marked by what it comes from:
+		// "critical (subnet)". Its order, the severity toggles and the header's counts stay its
+		// own status's, so the critical nodes are those whose own findings are.
+		r.look = n.InheritedStatus
+		level = inherited
+	}
 	subnet := ""
 	if n.Subnet != nil {
 		subnet = n.Subnet.ID
@@ -81,7 +110,7 @@ func newRow(i int, n diagnose.NodeReport) row {
 		ips = append(ips, a.Address)
 	}
 	r.cells = [numCols]string{
-		colLevel:    r.level,
+		colLevel:    level,
 		colCluster:  orDash(n.Context),
 		colName:     id.Node,
 		colPool:     poolCell(id),

@@ -82,7 +82,7 @@ func TestScreens(t *testing.T) {
 			name: "node_nodepool_back_200x60", w: 200, h: 60, load: loadedLoader(demoLoaded(t)),
 			msgs: []tea.Msg{key("down"), key("down"), key("down"), key("enter"), key("]"), key("enter"), key("esc")}, waitOn: "▸ nodepool/general",
 		},
-		{name: "subnets_80x24", w: 80, h: 24, typed: "s", waitOn: "subnets 12/12"},
+		{name: "subnets_80x24", w: 80, h: 24, typed: "s", waitOn: "subnets 13/13"},
 		{name: "explain_80x24", w: 80, h: 24, typed: "fe", waitOn: "explain › subnet-ip-exhaustion"},
 		{name: "findings_help_80x24", w: 80, h: 24, typed: "f?", waitOn: "critical only"},
 		{name: "help_80x24", w: 80, h: 24, typed: "?", waitOn: "page down"},

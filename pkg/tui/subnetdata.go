@@ -26,7 +26,7 @@ type subnetRow struct {
 	// nodes counts the nodes whose instance, or one of whose ENIs (pods' ENIs under custom
 	// networking), is in the subnet.
 	nodes int
-	// level is the worst finding on the subnet itself, or "ok".
+	// level is the worst finding whose subjects name the subnet (Finding.Subjects), or "ok".
 	level string
 	hay   string
 }
@@ -83,19 +83,27 @@ func deriveSubnets(r diagnose.Report) []subnetRow {
 		}
 	}
 	for _, f := range r.Findings {
-		id, ok := strings.CutPrefix(f.Resource, "subnet/")
-		if !ok || id == "" {
-			continue
+		// A subnet's status is the worst finding whose subjects name it, direct (on the subnet)
+		// or inherited (on an interface or instance in it).
+		subjects := f.Subjects
+		if subjects == nil { // a report made without subjects: the finding's own resource
+			subjects = []string{f.Resource}
 		}
-		i, known := at[id]
-		if !known {
-			// A subnet no node uses, named by a finding (one a NodeClass selects, say).
-			i = len(subnets)
-			at[id] = i
-			subnets = append(subnets, subnetRow{id: id, free: -1, level: style.LevelOK})
-		}
-		if f.Severity > levelSeverity(subnets[i].level) {
-			subnets[i].level = f.Severity.String()
+		for _, ref := range subjects {
+			id, ok := strings.CutPrefix(ref, "subnet/")
+			if !ok || id == "" {
+				continue
+			}
+			i, known := at[id]
+			if !known {
+				// A subnet no node uses, named by a finding (one a NodeClass selects, say).
+				i = len(subnets)
+				at[id] = i
+				subnets = append(subnets, subnetRow{id: id, free: -1, level: style.LevelOK})
+			}
+			if f.Severity > levelSeverity(subnets[i].level) {
+				subnets[i].level = f.Severity.String()
+			}
 		}
 	}
 	for i := range subnets {

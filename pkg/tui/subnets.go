@@ -32,7 +32,8 @@ func (m subnetsModel) setSize(_ theme, w, h int) screen {
 	return m
 }
 
-// apply shows the subnets sel matches; the severity toggles match a subnet's own findings.
+// apply shows the subnets sel matches; the severity toggles match a subnet's status (its worst
+// finding, direct or inherited).
 func (m subnetsModel) apply(sel selection) subnetsModel {
 	if m.d == nil {
 		return m
