@@ -80,8 +80,25 @@ func (f Finding) RemedyCommands() string {
 }
 
 // nodesAffected says how many of the nodes match keep and of which instance types, e.g.
-// "3 nodes (c5.large, m5.large)", for a command's Affects; "no node now" when none does.
-func nodesAffected(x *Index, keep func(n *NodeInfo) bool) string {
+// "3 nodes (c5.large, m5.large)", for a command's Affects; "no node now" when none does. set
+// names the nodes keep selects ("class/EC2NodeClass/default"): the answer is counted once per
+// set and analysis, however many findings' commands reach that set.
+func nodesAffected(x *Index, set string, keep func(n *NodeInfo) bool) string {
+	x.reachMu.Lock()
+	defer x.reachMu.Unlock()
+	if s, ok := x.reach[set]; ok {
+		return s
+	}
+	s := countNodes(x, keep)
+	if x.reach == nil {
+		x.reach = map[string]string{}
+	}
+	x.reach[set] = s
+	return s
+}
+
+// countNodes is nodesAffected's count, made afresh.
+func countNodes(x *Index, keep func(n *NodeInfo) bool) string {
 	count, types := 0, map[string]bool{}
 	for _, n := range x.Nodes {
 		if !keep(n) {
@@ -108,7 +125,7 @@ func groupAffects(x *Index, id string) string {
 	in := func(refs []snapshot.GroupRef) bool {
 		return slices.ContainsFunc(refs, func(g snapshot.GroupRef) bool { return g.ID == id })
 	}
-	return "every interface in " + id + ": " + nodesAffected(x, func(n *NodeInfo) bool {
+	return "every interface in " + id + ": " + nodesAffected(x, "securitygroup/"+id, func(n *NodeInfo) bool {
 		if n.Instance != nil && in(n.Instance.SecurityGroups) {
 			return true
 		}
@@ -135,7 +152,7 @@ func classReach(x *Index, n *NodeInfo) string { return classReachOf(x, n.ClassKi
 
 // classReachOf is classReach for the class of kind (EC2NodeClass or NodeClass) and name.
 func classReachOf(x *Index, kind, name string) string {
-	return kind + " " + name + " serves " + nodesAffected(x, func(m *NodeInfo) bool {
+	return kind + " " + name + " serves " + nodesAffected(x, "class/"+kind+"/"+name, func(m *NodeInfo) bool {
 		return m.ClassName == name && m.ClassKind == kind
 	})
 }

@@ -80,8 +80,8 @@ func hypervisorRequirementCommands(x *Index, n *NodeInfo) []Command {
 	return []Command{{
 		Argv:    []string{"kubectl", "patch", "nodepool", n.PoolName, "--type", "json", "-p", jsonArg([]any{op})},
 		Changes: "nodepool/" + n.PoolName,
-		Affects: "the NodePool's nodes of xen types drift and Karpenter replaces them: " + nodesAffected(x, xen) +
-			"; its other nodes stay: " + nodesAffected(x, func(m *NodeInfo) bool { return inPool(m) && !xen(m) }),
+		Affects: "the NodePool's nodes of xen types drift and Karpenter replaces them: " + nodesAffected(x, "nodepool-xen/"+n.PoolName, xen) +
+			"; its other nodes stay: " + nodesAffected(x, "nodepool-not-xen/"+n.PoolName, func(m *NodeInfo) bool { return inPool(m) && !xen(m) }),
 	}}
 }
 
@@ -313,7 +313,7 @@ func classMaxPodsPatch(x *Index, n *NodeInfo, v int64) (Command, bool) {
 		Argv:    []string{"kubectl", "patch", "ec2nodeclass", n.ClassName, "--type", "merge", "-p", jsonArg(patch)},
 		Changes: "ec2nodeclass/" + n.ClassName,
 		Affects: fmt.Sprintf("every node of EC2NodeClass %s drifts (kubelet is part of its hash) and Karpenter replaces "+
-			"it with max pods %d whatever its type: %s", n.ClassName, v, nodesAffected(x, func(m *NodeInfo) bool {
+			"it with max pods %d whatever its type: %s", n.ClassName, v, nodesAffected(x, "ec2nodeclass/"+n.ClassName, func(m *NodeInfo) bool {
 			return m.ClassName == n.ClassName && m.ClassKind != snapshot.KindNodeClass
 		})),
 	}, true

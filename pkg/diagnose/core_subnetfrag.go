@@ -187,7 +187,7 @@ func prefixReservation(x *Index, s *snapshot.Subnet, cidr string) Command {
 	return Command{Argv: []string{"aws", "ec2", "create-subnet-cidr-reservation", "--subnet-id", s.ID, "--cidr", cidr,
 		"--reservation-type", "prefix"}, Changes: "subnet/" + s.ID + ": " + cidr + " reserved for prefixes",
 		Affects: "every interface in " + s.ID + " takes single addresses from outside " + cidr + " from now on: " +
-			nodesAffected(x, func(n *NodeInfo) bool {
+			nodesAffected(x, "interfaces-in/"+s.ID, func(n *NodeInfo) bool {
 				return slices.ContainsFunc(n.instanceENIs(), func(e snapshot.ENI) bool { return e.SubnetID == s.ID })
 			})}
 }

@@ -50,6 +50,11 @@ type Index struct {
 	pools     []subnetPool
 	poolsOnce sync.Once
 
+	// reach holds nodesAffected's answers by the set they count, so that the commands of many
+	// findings on one class, pool or group count its nodes once (command.go).
+	reach   map[string]string
+	reachMu sync.Mutex
+
 	// blocks holds the subnet block maps' inputs and answers (subnetblocks.go).
 	blocks blockIndex
 	// interfaces keys the interfaces read on their own by ID (Interface).

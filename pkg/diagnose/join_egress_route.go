@@ -170,7 +170,7 @@ func egressRemedy(x *Index, subnet *snapshot.Subnet, w WayOut) (string, []Comman
 			cmds = append(cmds, Command{Argv: []string{"aws", "ec2", "modify-subnet-attribute", "--subnet-id", subnet.ID,
 				"--map-public-ip-on-launch"}, Changes: "subnet/" + subnet.ID,
 				Affects: "instances launched into " + subnet.ID + " from now on; running ones keep their addresses (" +
-					nodesAffected(x, func(n *NodeInfo) bool { return n.Subnet != nil && n.Subnet.ID == subnet.ID }) + " there now)"})
+					nodesAffected(x, "subnet/"+subnet.ID, func(n *NodeInfo) bool { return n.Subnet != nil && n.Subnet.ID == subnet.ID }) + " there now)"})
 			break
 		}
 	}
@@ -229,7 +229,7 @@ func egressRemedy(x *Index, subnet *snapshot.Subnet, w WayOut) (string, []Comman
 		if len(notes) > 0 {
 			endpoints += " (" + strings.Join(notes, "; ") + ")"
 		}
-		inVPC := nodesAffected(x, func(n *NodeInfo) bool { return n.Subnet != nil && n.Subnet.VpcID == subnet.VpcID })
+		inVPC := nodesAffected(x, "vpc/"+subnet.VpcID, func(n *NodeInfo) bool { return n.Subnet != nil && n.Subnet.VpcID == subnet.VpcID })
 		for i, c := range fixes {
 			switch {
 			case slices.Contains(c.Argv, "--private-dns-enabled"):

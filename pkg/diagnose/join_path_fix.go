@@ -67,7 +67,7 @@ func aclEntryCommands(x *Index, acl *snapshot.NetworkACL, entries []aclEntry) (c
 // filters (its associations, and for the VPC's default ACL every subnet associated with no
 // other).
 func aclAffects(x *Index, acl *snapshot.NetworkACL) string {
-	return "every subnet of network ACL " + acl.ID + ": " + nodesAffected(x, func(n *NodeInfo) bool {
+	return "every subnet of network ACL " + acl.ID + ": " + nodesAffected(x, "network-acl/"+acl.ID, func(n *NodeInfo) bool {
 		return n.Subnet != nil && x.net.networkACL(n.Subnet.ID, n.Subnet.VpcID) == acl
 	})
 }
@@ -76,7 +76,7 @@ func aclAffects(x *Index, acl *snapshot.NetworkACL) string {
 // that use it (its associations, and for the VPC's main table every subnet associated with no
 // other).
 func routeTableAffects(x *Index, t *snapshot.RouteTable) string {
-	return "every subnet of route table " + t.ID + ": " + nodesAffected(x, func(n *NodeInfo) bool {
+	return "every subnet of route table " + t.ID + ": " + nodesAffected(x, "route-table/"+t.ID, func(n *NodeInfo) bool {
 		if n.Subnet == nil {
 			return false
 		}

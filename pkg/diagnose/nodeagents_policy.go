@@ -266,7 +266,7 @@ func enableNetworkPolicyAddon(x *Index) (Command, bool) {
 		Argv: []string{"aws", "eks", "update-addon", "--cluster-name", cluster, "--addon-name", "vpc-cni",
 			"--configuration-values", jsonArg(map[string]string{"enableNetworkPolicy": "true"})},
 		Changes: "the vpc-cni add-on (" + awsNodeResource + ", " + vpcCNIConfigResource + ")",
-		Affects: "aws-node runs on " + nodesAffected(x, func(n *NodeInfo) bool { return n.VPCCNI }),
+		Affects: "aws-node runs on " + nodesAffected(x, "vpc-cni", func(n *NodeInfo) bool { return n.VPCCNI }),
 	}, true
 }
 
@@ -283,7 +283,7 @@ func policyControllerConfigMap(x *Index) (Command, string) {
 		prose += ", creating it if it does not exist"
 	}
 	affects := "the network policy controller starts turning NetworkPolicies into the agents' rules on every node of " +
-		"the VPC CNI or EKS Auto Mode: " + nodesAffected(x, func(n *NodeInfo) bool { return n.VPCCNI || n.AutoMode() })
+		"the VPC CNI or EKS Auto Mode: " + nodesAffected(x, "vpc-cni-or-auto-mode", func(n *NodeInfo) bool { return n.VPCCNI || n.AutoMode() })
 	return vpcCNIConfigTrue(x, key, affects), prose
 }
 

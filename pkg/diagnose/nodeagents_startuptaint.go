@@ -131,7 +131,7 @@ func startupTaintPatch(x *Index, p *snapshot.NodePool, key string) Command {
 		Argv:    []string{"kubectl", "patch", "nodepool", p.Name, "--type", "json", "-p", jsonArg([]any{op})},
 		Changes: "nodepool/" + p.Name,
 		Affects: "the NodePool's nodes drift and Karpenter replaces them: " +
-			nodesAffected(x, func(n *NodeInfo) bool { return n.PoolName == p.Name }),
+			nodesAffected(x, "nodepool/"+p.Name, func(n *NodeInfo) bool { return n.PoolName == p.Name }),
 	}
 }
 

@@ -64,7 +64,7 @@ var windowsIPAMNotEnabled = Check{
 					"no IP address and they stay in ContainerCreating", n.Name(), ResourceWindowsIPv4),
 				Remedy: "turn on Windows IPAM: " + windowsIPAMProse(x) + ", and attach the AmazonEKSVPCResourceController policy to the EKS cluster role",
 				Commands: []Command{vpcCNIConfigTrue(x, "enable-windows-ipam", "the VPC resource controller gives pod addresses to every Windows node: "+
-					nodesAffected(x, func(n *NodeInfo) bool { return n.Windows() }))},
+					nodesAffected(x, "windows", func(n *NodeInfo) bool { return n.Windows() }))},
 			})
 		}
 		return out
