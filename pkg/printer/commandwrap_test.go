@@ -106,22 +106,3 @@ func readsBack(lines []string, argv []string) bool {
 	}
 	return false
 }
-
-func TestProseWordsKeepQuotesWhole(t *testing.T) {
-	for _, tc := range []struct {
-		cmd  string
-		want []string
-	}{
-		{"kubectl get nodes", []string{"kubectl", "get", "nodes"}},
-		{`kubectl patch nodepool a -p '{"a": "b c"}' --type merge`, []string{"kubectl", "patch", "nodepool", "a", "-p", `'{"a": "b c"}'`, "--type", "merge"}},
-		{`aws ec2 x --filters "Name=tag:a b,Values=c"`, []string{"aws", "ec2", "x", "--filters", `"Name=tag:a b,Values=c"`}},
-	} {
-		got := proseWords(tc.cmd)
-		if !slices.Equal(got, tc.want) {
-			t.Errorf("proseWords(%q) = %q, want %q", tc.cmd, got, tc.want)
-		}
-		if strings.Join(got, " ") != tc.cmd {
-			t.Errorf("proseWords(%q) joined is %q", tc.cmd, strings.Join(got, " "))
-		}
-	}
-}

@@ -159,7 +159,9 @@ func goneNodeReport() diagnose.NodeReport {
 			ID: "instance-not-found", Severity: diagnose.Critical, Node: goneNode,
 			Message: "DescribeInstances in Region eu-west-1 returned no instance i-0deadbeefdeadbeef for " +
 				"providerID aws:///eu-west-1b/i-0deadbeefdeadbeef",
-			Remedy: "if the instance is gone, delete the stale Node (kubectl delete node " + goneNode + ")",
+			Remedy: "if the instance is gone, delete the stale Node (the command)",
+			Commands: []diagnose.Command{{Argv: []string{"kubectl", "delete", "node", goneNode},
+				Changes: "node/" + goneNode}},
 		}},
 		Status: "critical",
 	}
