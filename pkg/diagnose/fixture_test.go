@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"os"
 	"slices"
 	"testing"
 
@@ -51,6 +52,9 @@ func runCasesOver(t *testing.T, base func() *snapshot.Snapshot, c Check, cases [
 			s := base()
 			if tc.edit != nil {
 				tc.edit(s)
+			}
+			if os.Getenv("KARPNET_WRITE_WORLDS") != "" {
+				writeWorld(t, c.ID, worldName(tc), s)
 			}
 			got := c.Findings(NewIndex(s))
 			coverage.record(c.ID, len(got))
