@@ -104,7 +104,8 @@ func newSubjectGraph(x *Index, uses []subnetUse) *subjectGraph {
 // node, else its resource) and its resource; the inherited ones are what uses that resource: a
 // subnet's classes (node and pod subnets) and their NodePools, a class's NodePools, a NodePool's
 // class, a NodeClaim's NodePool and class, a placement group's classes and their NodePools, and
-// the subnet of an instance, an interface or an ENIConfig. Nodes are never listed through what
+// the subnet of an instance, an interface or an ENIConfig. A NodePool or class that the finding's
+// commands change is a direct subject too, and what uses it inherited. Nodes are never listed through what
 // they use: a node inherits a finding in the views through its subnets, class and NodePool
 // (Report.OnWhatUses), so a finding on a class of 10,000 nodes names the class, not the nodes.
 // The subjects are its own first, then the rest sorted; inherited keeps that order.
@@ -114,19 +115,49 @@ func (g *subjectGraph) of(x *Index, f Finding) (subjects, inherited []string) {
 		return nil, nil
 	}
 	var more []string
+	direct := []string{f.Resource}
 	if f.ID != DataUnavailableID {
 		more = g.users(x, f.Resource)
+		for _, ref := range changedOwners(f) {
+			direct = append(direct, ref)
+			more = append(more, g.users(x, ref)...)
+		}
 	}
-	more = slices.DeleteFunc(sortedUnique(more), func(s string) bool { return s == own || s == f.Resource })
+	more = slices.DeleteFunc(sortedUnique(more), func(s string) bool { return s == own || slices.Contains(direct, s) })
 	inherited = slices.Clone(more)
-	if f.Resource != "" && f.Resource != own {
-		more = append(more, f.Resource)
-		slices.Sort(more)
+	for _, ref := range sortedUnique(direct) {
+		if ref != "" && ref != own {
+			more = append(more, ref)
+		}
 	}
+	slices.Sort(more)
 	if len(inherited) == 0 {
 		inherited = nil
 	}
 	return append([]string{own}, more...), inherited
+}
+
+// changedOwners returns the NodePools and classes (kind/name) that f's commands change: a
+// finding on a node whose fix is a change to its NodePool or class concerns that NodePool or
+// class directly, as a finding on the class itself would.
+func changedOwners(f Finding) []string {
+	var out []string
+	for _, c := range f.Commands {
+		if c.ReadOnly {
+			continue
+		}
+		ref, _, _ := strings.Cut(c.Changes, " ")
+		ref = strings.TrimSuffix(ref, ":")
+		kind, name, ok := strings.Cut(ref, "/")
+		if !ok || name == "" {
+			continue
+		}
+		switch kind {
+		case SubjectNodePool, "ec2nodeclass", SubjectNodeClass:
+			out = append(out, ref)
+		}
+	}
+	return out
 }
 
 // users returns what uses resource (kind/name), as of's rule says, unsorted.

@@ -31,7 +31,8 @@ func findingOn(t *testing.T, r Report, id, resource string) Finding {
 
 // TestSubjectsOneRule: every finding's subjects follow one rule, whether or not it is on a
 // node: a class finding names the class's NodePools, a NodeClaim finding its NodePool and class,
-// each marked inherited; a node finding names the node only.
+// each marked inherited; a node finding names the node and the NodePool or class its commands
+// change.
 func TestSubjectsOneRule(t *testing.T) {
 	r := demoReport(t)
 	for _, c := range []struct {
@@ -50,8 +51,12 @@ func TestSubjectsOneRule(t *testing.T) {
 		// a subnet names its classes and their NodePools; an ENI its subnet
 		{"subnet-no-egress-route", "subnet/subnet-0714a16d895e97a48", []string{"subnet/subnet-0714a16d895e97a48", "ec2nodeclass/batch", "nodepool/batch"}, []string{"ec2nodeclass/batch", "nodepool/batch"}},
 		{"eni-leaked", "eni/eni-0239ee3152f11eb73", []string{"eni/eni-0239ee3152f11eb73", "subnet/subnet-020782d4fbf6deef9"}, []string{"subnet/subnet-020782d4fbf6deef9"}},
-		// a node finding names the node only: nodes never inherit upward
-		{"max-pods-exceeds-ip-capacity", "node/ip-10-0-50-20.us-west-2.compute.internal", []string{"node/ip-10-0-50-20.us-west-2.compute.internal"}, nil},
+		// a node finding whose fix changes its NodePool names that NodePool, and the pool's class inherited
+		{"max-pods-exceeds-ip-capacity", "node/ip-10-0-50-20.us-west-2.compute.internal", []string{"node/ip-10-0-50-20.us-west-2.compute.internal", "ec2nodeclass/batch", "nodepool/batch"}, []string{"ec2nodeclass/batch"}},
+		// and one whose fix is on the class names the class and its NodePools
+		{"max-pods-below-ip-capacity", "node/ip-10-0-64-138.us-west-2.compute.internal", []string{"node/ip-10-0-64-138.us-west-2.compute.internal", "ec2nodeclass/efa", "nodepool/training"}, []string{"nodepool/training"}},
+		// a node finding whose fix is on the node alone names the node only: nodes never inherit upward
+		{"instance-not-running", "node/ip-10-0-15-186.us-west-2.compute.internal", []string{"node/ip-10-0-15-186.us-west-2.compute.internal"}, nil},
 	} {
 		f := findingOn(t, r, c.id, c.resource)
 		if !slices.Equal(f.Subjects, c.subjects) || !slices.Equal(f.InheritedSubjects, c.inherited) {

@@ -87,10 +87,11 @@ func TestFindingSheetReferencesOfANode(t *testing.T) {
 	}
 	want := []string{
 		"node/" + f.Node + " open",
+		// the finding's subjects first: its fix changes the NodePool, whose class it inherits
+		"ec2nodeclass/" + n.Identity.NodeClass + " text",
+		"nodepool/" + n.Identity.NodePool + " text",
 		"nodeclaim/" + n.Identity.NodeClaim + " text",
 		"subnet/" + n.Subnet.ID + " open",
-		"nodepool/" + n.Identity.NodePool + " text",
-		"ec2nodeclass/" + n.Identity.NodeClass + " text",
 		"instance/" + n.Identity.InstanceID + " text",
 	}
 	if !slices.Equal(got, want) {

@@ -43,10 +43,10 @@ func TestFindingSheetReferencesOpenSubjectSheets(t *testing.T) {
 	}
 	want := []string{
 		"node/" + n.Identity.Node + ": node sheet",
+		"ec2nodeclass/" + n.Identity.NodeClass + ": EC2NodeClass sheet",
+		"nodepool/" + n.Identity.NodePool + ": NodePool sheet",
 		"nodeclaim/" + n.Identity.NodeClaim + ": its Node, listed above",
 		"subnet/" + n.Subnet.ID + ": subnet sheet",
-		"nodepool/" + n.Identity.NodePool + ": NodePool sheet",
-		"ec2nodeclass/" + n.Identity.NodeClass + ": EC2NodeClass sheet",
 		"instance/" + n.Identity.InstanceID + ": its Node, listed above",
 	}
 	if !slices.Equal(got, want) {
