@@ -140,7 +140,8 @@ func (o *commonOptions) completeNames(c *cobra.Command, toComplete string, src n
 func (o *commonOptions) readNames(c *cobra.Command, src nameSource) ([]string, error) {
 	switch {
 	case o.demo || underDemo(c):
-		s, err := demo.Snapshot()
+		// --context chooses the demo cluster, as it does when the command runs.
+		s, err := demo.SnapshotOf(o.configFlags.Context)
 		if err != nil {
 			return nil, err
 		}
@@ -245,9 +246,20 @@ func pagedNames(ctx context.Context, list func(context.Context, metav1.ListOptio
 // kubeconfigCompletions completes --context, --cluster and --user, by flag name.
 func (o *commonOptions) kubeconfigCompletions() map[string]cobra.CompletionFunc {
 	return map[string]cobra.CompletionFunc{
-		"context": o.completeKubeconfig(kubeconfigContexts),
+		"context": o.completeContext(),
 		"cluster": o.completeKubeconfig(kubeconfigClusters),
 		"user":    o.completeKubeconfig(kubeconfigUsers),
+	}
+}
+
+// completeContext completes --context: the kubeconfig's contexts, or the demo's under demo.
+func (o *commonOptions) completeContext() cobra.CompletionFunc {
+	fromKubeconfig := o.completeKubeconfig(kubeconfigContexts)
+	return func(c *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		if underDemo(c) {
+			return withPrefix(demo.Contexts(), toComplete), cobra.ShellCompDirectiveNoFileComp
+		}
+		return fromKubeconfig(c, args, toComplete)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/karpnet/kubectl-karpnet/pkg/demo"
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
@@ -74,6 +76,24 @@ const (
 	idList   = cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
 	compFail = cobra.ShellCompDirectiveError
 )
+
+// demoCiliumPools returns the NodePools of the demo-cilium cluster, sorted.
+func demoCiliumPools(t *testing.T) []string {
+	t.Helper()
+	s, err := demo.SnapshotOf(demo.CiliumContext)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range s.NodePools {
+		names = append(names, p.Name)
+	}
+	slices.Sort(names)
+	if len(names) == 0 {
+		t.Fatal("demo-cilium has no NodePools")
+	}
+	return names
+}
 
 func TestCompleteOffline(t *testing.T) {
 	var allIDs []string
@@ -133,6 +153,12 @@ func TestCompleteOffline(t *testing.T) {
 		{name: "max-pods types", args: []string{"max-pods", ""}, directive: noFile},
 		{name: "completion shells", args: []string{"completion", ""}, want: []string{"bash", "zsh", "fish", "powershell"}, directive: noFile},
 		{name: "subcommands", args: []string{"demo", "d"}, want: []string{"describe"}, directive: noFile},
+		{name: "demo --context offers the demo's contexts", args: []string{"demo", "--context", ""}, want: []string{"demo", "demo-cilium"}, directive: noFile},
+		{name: "demo check --context by prefix", args: []string{"demo", "check", "--context", "demo-"}, want: []string{"demo-cilium"}, directive: noFile},
+		{name: "demo --context demo-cilium describe node completes that cluster's nodes", args: []string{"demo", "--context", "demo-cilium", "describe", "node", "ip-10-1-2"},
+			want: []string{"ip-10-1-23-30.us-west-2.compute.internal", "ip-10-1-27-152.us-west-2.compute.internal"}, directive: noFile},
+		{name: "demo --context demo-cilium check --nodepool", args: []string{"demo", "--context=demo-cilium", "check", "--nodepool", ""}, want: demoCiliumPools(t), directive: noFile},
+		{name: "demo with a context it does not have offers nothing", args: []string{"demo", "--context", "prod", "describe", "node", ""}, directive: cobra.ShellCompDirectiveError},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
