@@ -102,7 +102,15 @@ func (o *describeNodeClaimOptions) notDescribed(snap *snapshot.Snapshot, report 
 	case claim == nil && snap.Unavailable(snapshot.SourceNodeClaims):
 		return collectError(fmt.Errorf("nodeclaim %q: the NodeClaims could not be read; kubectl karpnet check names the missing permission", o.name))
 	case claim == nil:
-		return usageErrorf("nodeclaim %q not found: %s", o.name, o.hints().list("NodeClaims", "list NodeClaims with kubectl get nodeclaims"))
+		next := o.hints().list("NodeClaims", "list NodeClaims with kubectl get nodeclaims")
+		names := make([]string, len(snap.NodeClaims))
+		for i := range snap.NodeClaims {
+			names[i] = snap.NodeClaims[i].Name
+		}
+		if hint := didYouMean(suggestions(o.name, names)); hint != "" {
+			next = printableLine(hint)
+		}
+		return usageErrorf("nodeclaim %q not found: %s", printableLine(o.name), next)
 	}
 	for _, n := range report.Nodes {
 		id := n.Identity

@@ -19,7 +19,11 @@ func parseFailOn(v string) (failOn, error) {
 	}
 	s, err := diagnose.ParseSeverity(v)
 	if err != nil {
-		return failOn{}, usageErrorf("--fail-on %q: use critical, warning, info or never", v)
+		next := "use critical, warning, info or never"
+		if hint := didYouMean(suggestions(v, []string{"critical", "warning", "info", "never"})); hint != "" {
+			next = hint + " (" + next + ")"
+		}
+		return failOn{}, usageErrorf("--fail-on %q: %s", printableLine(v), next)
 	}
 	return failOn{threshold: s}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -151,8 +152,11 @@ func (o *maxPodsOptions) run(ctx context.Context) error {
 			rows[i].Source, rows[i].Region = maxpods.SourceEC2, region
 		}
 		if len(unknown) > 0 {
-			return usageErrorf("EC2 does not know instance type %s in %s: check the spelling, or pass the --region "+
-				"where it is offered", strings.Join(unknown, ", "), region)
+			next := "check the spelling, or pass the --region where it is offered"
+			if hint := typeSuggestions(unknown); hint != "" {
+				next = hint + " (or pass the --region where it is offered)"
+			}
+			return usageErrorf("EC2 does not know instance type %s in %s: %s", printableLine(strings.Join(unknown, ", ")), region, next)
 		}
 	}
 	if o.output == "json" {
@@ -182,8 +186,12 @@ func (o *maxPodsOptions) describe(ctx context.Context, names []string) (map[stri
 		if o.live {
 			return nil, "", usageErrorf("no AWS Region configured: pass --region (or set AWS_REGION)")
 		}
-		return nil, "", usageErrorf("karpnet's table (%s) does not know instance type %s: pass --region (or set "+
-			"AWS_REGION) to ask EC2, or check the spelling", maxpods.OfflineDate, strings.Join(names, ", "))
+		next := "pass --region (or set AWS_REGION) to ask EC2, or check the spelling"
+		if hint := typeSuggestions(names); hint != "" {
+			next = hint + " (or pass --region, or set AWS_REGION, to ask EC2)"
+		}
+		return nil, "", usageErrorf("karpnet's table (%s) does not know instance type %s: %s", maxpods.OfflineDate,
+			printableLine(strings.Join(names, ", ")), next)
 	}
 	found, err := collect.DescribeInstanceTypes(ctx, api, region, names)
 	if err != nil {
@@ -293,4 +301,36 @@ func maxPodsLegend(d maxpods.Options) []string {
 		fmt.Sprintf("KARPENTER: its value when kubelet.maxPods is unset (RESERVED_ENIS=%d%s); ignores prefixes",
 			d.ReservedENIs, efa),
 	}
+}
+
+// typeSuggestions is "did you mean m5.large?" for names the embedded table does not know, from
+// the types it does ("m5.large for M5.LARGE, m5.xlarge for m5.xlarg" when there are several);
+// "" when none is near. Instance type names are lower case, so a name in capitals is
+// suggested in lower case.
+func typeSuggestions(names []string) string {
+	types, err := maxpods.OfflineTypes()
+	if err != nil {
+		return ""
+	}
+	known := slices.Collect(maps.Keys(types))
+	var pairs []string
+	var one []string
+	for _, name := range names {
+		s := suggestions(name, known)
+		if _, ok := types[strings.ToLower(name)]; ok {
+			s = []string{strings.ToLower(name)}
+		}
+		if len(s) == 0 {
+			continue
+		}
+		one = s
+		pairs = append(pairs, s[0]+" for "+name)
+	}
+	switch {
+	case len(pairs) == 0:
+		return ""
+	case len(names) == 1:
+		return printableLine(didYouMean(one))
+	}
+	return printableLine("did you mean " + strings.Join(pairs, ", ") + "?")
 }

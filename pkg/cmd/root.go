@@ -57,6 +57,9 @@ It only reads: Kubernetes get/list, and EC2 Describe* and Get* calls.`,
 	cmd.SetErr(streams.ErrOut)
 	cmd.SetIn(streams.In)
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		if hint := flagSuggestion(c, err); hint != "" {
+			return usageErrorf("%v: %s (see '%s --help')", err, hint, c.CommandPath())
+		}
 		return usageErrorf("%v: see '%s --help'", err, c.CommandPath())
 	})
 	o.addFlags(cmd)

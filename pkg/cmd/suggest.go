@@ -8,6 +8,7 @@ import (
 
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 )
@@ -261,4 +262,27 @@ func wrapList(items []string, width int) []string {
 		lines = append(lines, line)
 	}
 	return lines
+}
+
+// flagSuggestion is "did you mean --only?" for cobra's "unknown flag: --onyl", over the flags c
+// takes (its own and those it inherits); "" for other errors or when no flag is near.
+func flagSuggestion(c *cobra.Command, err error) string {
+	typed, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok || typed == "" {
+		return ""
+	}
+	typed, _, _ = strings.Cut(typed, "=")
+	var names []string
+	add := func(f *pflag.Flag) {
+		if !f.Hidden {
+			names = append(names, f.Name)
+		}
+	}
+	c.LocalFlags().VisitAll(add)
+	c.InheritedFlags().VisitAll(add)
+	s := suggestions(typed, names)
+	for i := range s {
+		s[i] = "--" + s[i]
+	}
+	return didYouMean(s)
 }

@@ -32,6 +32,13 @@ func TestUsageErrors(t *testing.T) {
 		{name: "described node that does not exist", args: []string{"demo", "describe", "node", "nope"}, want: []string{`node "nope" not found`}},
 		{name: "argument to demo", args: []string{"demo", demoNode}, want: []string{demoNode}},
 		{name: "argument to version", args: []string{"version", "now"}, want: []string{`"now"`}},
+		// did you mean, for flags, flag values and NodeClaims as for nodes and commands
+		{name: "misspelt flag", args: []string{"demo", "check", "--onyl", "x"}, want: []string{"unknown flag: --onyl", "did you mean --only?", "kubectl karpnet demo check --help"}},
+		{name: "misspelt flag with its value", args: []string{"demo", "check", "--fial-on=warning"}, want: []string{"unknown flag: --fial-on", "did you mean --fail-on?"}},
+		{name: "misspelt inherited flag", args: []string{"demo", "check", "--contxt", "demo"}, want: []string{"did you mean --context or --contexts?"}},
+		{name: "unknown flag far from any", args: []string{"demo", "check", "--quietly-please"}, want: []string{"unknown flag: --quietly-please: see 'kubectl karpnet demo check --help'"}},
+		{name: "short --fail-on value", args: []string{"demo", "check", "--fail-on", "warn"}, want: []string{`--fail-on "warn": did you mean warning?`, "critical, warning, info or never"}},
+		{name: "misspelt NodeClaim", args: []string{"demo", "describe", "nodeclaim", "batch-m7v4"}, want: []string{`nodeclaim "batch-m7v4" not found: did you mean batch-m7v4w?`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
