@@ -18,6 +18,8 @@ type text struct {
 	// screen lays out for a view that cuts lines at its edge, such as the TUI: a command
 	// longer than a line is wrapped with a continuation mark instead of running past it.
 	screen bool
+	// links leaves a subject sheet's "See also" out: the view lists its References as links.
+	links bool
 }
 
 // newText returns a text styled by st (nil: no colour) whose lines fit cols columns, at

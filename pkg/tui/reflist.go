@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
-	"github.com/karpnet/kubectl-karpnet/pkg/sheet"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -144,16 +143,16 @@ func (a *refAdder) add(subject string) {
 	a.refs = append(a.refs, r)
 }
 
-// members adds a subject's nodes and NodeClaims, at most maxMemberRefs, then one reference
-// that lists them all in the nodes view filtered by query.
-func (a *refAdder) members(ms []sheet.Member, query string) {
+// members adds a subject's nodes and NodeClaims (kind/name), at most maxMemberRefs, then one
+// reference that lists them all in the nodes view filtered by query.
+func (a *refAdder) members(ms []string, query string) {
 	for i, m := range ms {
 		if i == maxMemberRefs {
 			a.refs = append(a.refs, ref{subject: "+" + strconv.Itoa(len(ms)-i) + " more",
 				what: "nodes view, filtered to " + query, open: action{kind: actNodesIn, arg: query}})
 			return
 		}
-		a.add(m.Kind + "/" + m.Name)
+		a.add(m)
 	}
 }
 
@@ -194,78 +193,19 @@ func claimRefs(d *data, c diagnose.NodeClaimReport) []ref {
 	return a.refs
 }
 
-// subjectRefs are what a subnet's, NodePool's, class's or placement group's sheet names: the
-// subnets view for a subnet, the classes and pools that use the subject, and its nodes and
+// subjectRefs are what a subject's sheet names (its References): the subnets view first for
+// a subnet, then the classes, pools, subnets and placement groups it names, and its nodes and
 // NodeClaims.
-func subjectRefs(d *data, subject string) []ref {
-	x, r := d.subjects.index, d.subjects.report
-	if x == nil {
-		return nil
-	}
+func subjectRefs(d *data, subject string, sh subjectSheet) []ref {
 	a := newRefAdder(d, "", subject)
-	kind, name, _ := strings.Cut(subject, "/")
-	switch kind {
-	case "subnet":
+	if id, ok := strings.CutPrefix(subject, "subnet/"); ok {
 		a.refs = append(a.refs, ref{subject: "subnets view", what: "the subnet listed with the others; enter there lists its nodes",
-			open: action{kind: actSubnet, arg: name}})
-		sh, ok := sheet.DescribeSubnet(x, r, name)
-		if !ok {
-			break
-		}
-		for _, s := range sh.SelectedBy {
-			switch s.Kind {
-			case snapshot.KindEC2NodeClass:
-				a.add("ec2nodeclass/" + s.Name)
-			case snapshot.KindNodeClass:
-				a.add("nodeclass/" + s.Name)
-			}
-		}
-		a.members(sh.Members, name)
-	case "nodepool":
-		sh, ok := sheet.DescribeNodePool(x, r, name)
-		if !ok {
-			break
-		}
-		if sh.NodeClassRef.Name != "" {
-			a.add(classSubject(sh.NodeClassKind, sh.NodeClassRef.Name, false))
-		}
-		a.members(sh.Members, name)
-	case "ec2nodeclass", "nodeclass":
-		k := snapshot.KindEC2NodeClass
-		if kind == "nodeclass" {
-			k = snapshot.KindNodeClass
-		}
-		sh, ok := sheet.DescribeNodeClass(x, r, k, name)
-		if !ok {
-			break
-		}
-		for _, p := range sh.NodePools {
-			a.add("nodepool/" + p)
-		}
-		for _, s := range sh.StatusSubnets {
-			a.add("subnet/" + s.ID)
-		}
-		for _, s := range sh.PodSubnets {
-			a.add("subnet/" + s)
-		}
-		if g := sh.PlacementGroup; g != nil {
-			a.add("placementgroup/" + cmpOr(g.Name, g.ID))
-		}
-		a.members(sh.Members, name)
-	case "placementgroup":
-		sh, ok := sheet.DescribePlacementGroup(x, r, name)
-		if !ok {
-			break
-		}
-		for _, c := range sh.Classes {
-			a.add(c)
-		}
-		a.members(sh.Members, cmpOr(sh.Name, sh.ID))
-	case "eni":
-		if sh, ok := sheet.DescribeENI(x, r, name); ok && sh.SubnetID != "" {
-			a.add("subnet/" + sh.SubnetID)
-		}
+			open: action{kind: actSubnet, arg: id}})
 	}
+	for _, r := range sh.refs.Related {
+		a.add(r)
+	}
+	a.members(sh.refs.Members, sh.query)
 	return a.refs
 }
 

@@ -71,8 +71,8 @@ func resolveRef(d *data, context, subject string) ref {
 			}
 		}
 	case "subnet", "nodepool", "ec2nodeclass", "nodeclass", "placementgroup", "eni":
-		if _, what, ok := d.subjects.sheet(subject); ok {
-			r.what, r.open = what, action{kind: actOpenSubject, arg: subject}
+		if sh, ok := d.subjects.sheet(subject); ok {
+			r.what, r.open = sh.what, action{kind: actOpenSubject, arg: subject}
 			break
 		}
 		if d.subjects.index != nil {

@@ -21,23 +21,34 @@ type subjects struct {
 // sheetFunc renders a subject's sheet at a width with the styles.
 type sheetFunc func(width int, st *style.Styles) string
 
-// sheet returns the renderer of subject's sheet (subnet/ID, nodepool/NAME, ec2nodeclass/NAME,
-// nodeclass/NAME, placementgroup/NAME or eni/ID), and what the sheet is called; false when there is
-// no index or the snapshot does not hold the subject.
-func (s subjects) sheet(subject string) (sheetFunc, string, bool) {
+// subjectSheet is a subject's sheet as the TUI shows it: rendered without its "See also"
+// section, whose References it lists as links instead.
+type subjectSheet struct {
+	render sheetFunc
+	// what names the sheet ("subnet sheet").
+	what string
+	refs sheet.References
+	// query filters the nodes view to the subject's members.
+	query string
+}
+
+// sheet returns subject's sheet (subnet/ID, nodepool/NAME, ec2nodeclass/NAME, nodeclass/NAME,
+// placementgroup/NAME or eni/ID); false when there is no index or the snapshot does not hold
+// the subject.
+func (s subjects) sheet(subject string) (subjectSheet, bool) {
 	if s.index == nil {
-		return nil, "", false
+		return subjectSheet{}, false
 	}
 	x, r := s.index, s.report
 	kind, name, _ := strings.Cut(subject, "/")
 	switch kind {
 	case "subnet":
 		if sh, ok := sheet.DescribeSubnet(x, r, name); ok {
-			return func(w int, st *style.Styles) string { return printer.SubnetSheet(sh, w, st) }, "subnet sheet", true
+			return subjectSheet{func(w int, st *style.Styles) string { return printer.SubnetSheet(sh, w, st) }, "subnet sheet", sh.References(), name}, true
 		}
 	case "nodepool":
 		if sh, ok := sheet.DescribeNodePool(x, r, name); ok {
-			return func(w int, st *style.Styles) string { return printer.NodePoolSheet(sh, w, st) }, "NodePool sheet", true
+			return subjectSheet{func(w int, st *style.Styles) string { return printer.NodePoolSheet(sh, w, st) }, "NodePool sheet", sh.References(), name}, true
 		}
 	case "ec2nodeclass", "nodeclass":
 		k := snapshot.KindEC2NodeClass
@@ -45,16 +56,17 @@ func (s subjects) sheet(subject string) (sheetFunc, string, bool) {
 			k = snapshot.KindNodeClass
 		}
 		if sh, ok := sheet.DescribeNodeClass(x, r, k, name); ok {
-			return func(w int, st *style.Styles) string { return printer.NodeClassSheet(sh, w, st) }, k + " sheet", true
+			return subjectSheet{func(w int, st *style.Styles) string { return printer.NodeClassSheet(sh, w, st) }, k + " sheet", sh.References(), name}, true
 		}
 	case "placementgroup":
 		if sh, ok := sheet.DescribePlacementGroup(x, r, name); ok {
-			return func(w int, st *style.Styles) string { return printer.PlacementGroupSheet(sh, w, st) }, "placement group sheet", true
+			return subjectSheet{func(w int, st *style.Styles) string { return printer.PlacementGroupSheet(sh, w, st) }, "placement group sheet",
+				sh.References(), cmpOr(sh.Name, sh.ID)}, true
 		}
 	case "eni":
 		if sh, ok := sheet.DescribeENI(x, r, name); ok {
-			return func(w int, st *style.Styles) string { return printer.ENISheet(sh, w, st) }, "ENI sheet", true
+			return subjectSheet{func(w int, st *style.Styles) string { return printer.ENISheet(sh, w, st) }, "ENI sheet", sh.References(), name}, true
 		}
 	}
-	return nil, "", false
+	return subjectSheet{}, false
 }
