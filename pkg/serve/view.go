@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/kinds"
 )
 
 // view is one good collection as serve answers it: its figures rendered once, when the
@@ -227,16 +228,16 @@ func (ix ownerIndex) of(f diagnose.Finding) owner {
 		kind, name, _ := strings.Cut(ref, "/")
 		switch {
 		case name == "":
-		case kind == "nodepool":
+		case kind == kinds.NodePool:
 			pools = appendNew(pools, name)
-		case kind == "ec2nodeclass" || kind == "nodeclass":
+		case kinds.IsClass(kind):
 			classes = appendNew(classes, name)
-		case kind == "subnet":
+		case kind == kinds.Subnet:
 			subnets = appendNew(subnets, name)
 		}
 	}
 	var o owner
-	if kind, name, _ := strings.Cut(f.Resource, "/"); kind == "subnet" && name != "" {
+	if kind, name, _ := strings.Cut(f.Resource, "/"); kind == kinds.Subnet && name != "" {
 		o.subnet = name
 	} else if len(subnets) == 1 {
 		o.subnet = subnets[0]

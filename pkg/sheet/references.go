@@ -1,6 +1,6 @@
 package sheet
 
-import "strings"
+import "github.com/karpnet/kubectl-karpnet/pkg/kinds"
 
 // References are the subjects a sheet names, as kind/name, each once and never the sheet's own
 // subject: Related are what uses the subject or what it uses (classes, NodePools, subnets,
@@ -26,7 +26,7 @@ func newRefs(self string) *refs { return &refs{self: self, seen: map[string]bool
 
 // add appends kind/name to list unless name is empty or the reference is already there.
 func (a *refs) add(list *[]string, kind, name string) {
-	ref := kind + "/" + name
+	ref := kinds.Ref(kind, name)
 	if name == "" || a.seen[ref] {
 		return
 	}
@@ -42,22 +42,18 @@ func (a *refs) members(ms []Member) {
 	}
 }
 
-// classRef returns the reference kind of a class of Kubernetes kind kind (EC2NodeClass or
-// NodeClass): its kind in lower case, as findings name it.
-func classRef(kind string) string { return strings.ToLower(kind) }
-
 // References returns what the subnet's sheet names: the classes that select it, then the
 // nodes and NodeClaims in it and the nodes whose other interfaces are in it.
 func (sh SubnetSheet) References() References {
-	a := newRefs("subnet/" + sh.ID)
+	a := newRefs(kinds.Ref(kinds.Subnet, sh.ID))
 	for _, s := range sh.SelectedBy {
-		if s.Kind == "EC2NodeClass" || s.Kind == "NodeClass" {
-			a.related(classRef(s.Kind), s.Name)
+		if class := kinds.Class(s.Kind); class != "" {
+			a.related(class, s.Name)
 		}
 	}
 	a.members(sh.Members)
 	for _, e := range sh.ENIs {
-		a.add(&a.out.Members, "node", e.Node)
+		a.add(&a.out.Members, kinds.Node, e.Node)
 	}
 	return a.out
 }
@@ -65,9 +61,9 @@ func (sh SubnetSheet) References() References {
 // References returns what the NodePool's sheet names: its class when it was read, then its
 // nodes and NodeClaims.
 func (sh NodePoolSheet) References() References {
-	a := newRefs("nodepool/" + sh.Name)
-	if sh.NodeClassFound && sh.NodeClassKind != "" {
-		a.related(classRef(sh.NodeClassKind), sh.NodeClassRef.Name)
+	a := newRefs(kinds.Ref(kinds.NodePool, sh.Name))
+	if class := kinds.Class(sh.NodeClassKind); sh.NodeClassFound && class != "" {
+		a.related(class, sh.NodeClassRef.Name)
 	}
 	a.members(sh.Members)
 	return a.out
@@ -78,16 +74,16 @@ func (sh NodePoolSheet) References() References {
 func (sh NodeClassSheet) References() References {
 	a := newRefs(sh.Resource)
 	for _, p := range sh.NodePools {
-		a.related("nodepool", p)
+		a.related(kinds.NodePool, p)
 	}
 	for _, s := range sh.StatusSubnets {
-		a.related("subnet", s.ID)
+		a.related(kinds.Subnet, s.ID)
 	}
 	for _, id := range sh.PodSubnets {
-		a.related("subnet", id)
+		a.related(kinds.Subnet, id)
 	}
 	if g := sh.PlacementGroup; g != nil {
-		a.related("placementgroup", firstOf(g.Name, g.ID))
+		a.related(kinds.PlacementGroup, firstOf(g.Name, g.ID))
 	}
 	a.members(sh.Members)
 	return a.out
@@ -96,9 +92,9 @@ func (sh NodeClassSheet) References() References {
 // References returns what the placement group's sheet names: the classes that select it, then
 // the nodes and NodeClaims in it.
 func (sh PlacementGroupSheet) References() References {
-	a := newRefs("placementgroup/" + firstOf(sh.Name, sh.ID))
+	a := newRefs(kinds.Ref(kinds.PlacementGroup, firstOf(sh.Name, sh.ID)))
 	for _, c := range sh.Classes {
-		kind, name, _ := strings.Cut(c, "/")
+		kind, name, _ := kinds.Split(c)
 		a.related(kind, name)
 	}
 	a.members(sh.Members)
@@ -107,8 +103,8 @@ func (sh PlacementGroupSheet) References() References {
 
 // References returns what the interface's sheet names: its subnet.
 func (sh ENISheet) References() References {
-	a := newRefs("eni/" + sh.ID)
-	a.related("subnet", sh.SubnetID)
+	a := newRefs(kinds.Ref(kinds.ENI, sh.ID))
+	a.related(kinds.Subnet, sh.SubnetID)
 	return a.out
 }
 

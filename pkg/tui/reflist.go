@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
-	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+	"github.com/karpnet/kubectl-karpnet/pkg/kinds"
 )
 
 // maxMemberRefs is how many of a subject's nodes and NodeClaims its sheet lists as references;
@@ -133,7 +133,7 @@ func (a *refAdder) add(subject string) {
 	}
 	a.seen[subject] = true
 	r := resolveRef(a.d, a.context, subject)
-	node := "node/" + r.open.arg[strings.IndexByte(r.open.arg, 0)+1:] // the node's name without its cluster
+	node := kinds.Ref(kinds.Node, r.open.arg[strings.IndexByte(r.open.arg, 0)+1:]) // the node's name without its cluster
 	if r.open.kind == actOpenNode && a.seen[node] && subject != node {
 		if node == a.self {
 			return // this node's own NodeClaim or instance
@@ -158,23 +158,20 @@ func (a *refAdder) members(ms []string, query string) {
 
 // classSubject is the reference of a node's or NodeClaim's class.
 func classSubject(kind, name string, autoMode bool) string {
-	if autoMode || kind == snapshot.KindNodeClass {
-		return "nodeclass/" + name
-	}
-	return "ec2nodeclass/" + name
+	return kinds.ClassRef(kind, name, autoMode)
 }
 
 // nodeRefs are what a node's sheet names: its NodeClaim (when it has no sheet of its own this
 // is the node), subnets (the node's and its ENIs'), NodePool, class and placement group.
 func nodeRefs(d *data, n diagnose.NodeReport) []ref {
 	id := n.Identity
-	a := newRefAdder(d, n.Context, "node/"+id.Node)
-	a.add("instance/" + id.InstanceID)
+	a := newRefAdder(d, n.Context, kinds.Ref(kinds.Node, id.Node))
+	a.add(kinds.Ref(kinds.Instance, id.InstanceID))
 	for _, ref := range n.Uses() { // its NodeClaim, subnets, NodePool and class
 		a.add(ref)
 	}
 	if p := n.Placement; p != nil {
-		a.add("placementgroup/" + cmpOr(p.GroupName, p.GroupID))
+		a.add(kinds.Ref(kinds.PlacementGroup, cmpOr(p.GroupName, p.GroupID)))
 	}
 	return a.refs
 }
@@ -183,12 +180,12 @@ func nodeRefs(d *data, n diagnose.NodeReport) []ref {
 // placement group.
 func claimRefs(d *data, c diagnose.NodeClaimReport) []ref {
 	a := newRefAdder(d, c.Context, claimPrefix+c.Name)
-	a.add("nodepool/" + c.NodePool)
+	a.add(kinds.Ref(kinds.NodePool, c.NodePool))
 	if c.NodeClass != "" {
 		a.add(classSubject(c.NodeClassKind, c.NodeClass, false))
 	}
 	if i := c.Instance; i != nil {
-		a.add("subnet/" + i.SubnetID)
+		a.add(kinds.Ref(kinds.Subnet, i.SubnetID))
 	}
 	return a.refs
 }
@@ -198,7 +195,7 @@ func claimRefs(d *data, c diagnose.NodeClaimReport) []ref {
 // NodeClaims.
 func subjectRefs(d *data, subject string, sh subjectSheet) []ref {
 	a := newRefAdder(d, "", subject)
-	if id, ok := strings.CutPrefix(subject, "subnet/"); ok {
+	if kind, id, _ := kinds.Split(subject); kind == kinds.Subnet {
 		a.refs = append(a.refs, ref{subject: "subnets view", what: "the subnet listed with the others; enter there lists its nodes",
 			open: action{kind: actSubnet, arg: id}})
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/kinds"
 	"github.com/karpnet/kubectl-karpnet/pkg/style"
 )
 
@@ -76,9 +77,9 @@ func inheritedLevel(n diagnose.NodeReport, own string) string {
 		return ""
 	}
 	from := ""
-	for _, kind := range []string{"subnet", "nodeclass", "ec2nodeclass", "nodepool", "nodeclaim"} {
-		if slices.ContainsFunc(n.InheritedFrom, func(ref string) bool { return strings.HasPrefix(ref, kind+"/") }) {
-			from = strings.TrimPrefix(kind, "ec2")
+	for _, kind := range []string{kinds.Subnet, kinds.NodeClass, kinds.EC2NodeClass, kinds.NodePool, kinds.NodeClaim} {
+		if slices.ContainsFunc(n.InheritedFrom, func(ref string) bool { k, _, _ := kinds.Split(ref); return k == kind }) {
+			from = kinds.SubjectOf(kind)
 			break
 		}
 	}
