@@ -243,7 +243,7 @@ func (ix ownerIndex) of(f diagnose.Finding) owner {
 	}
 	var pools, classes, subnets []string
 	for _, ref := range subjects {
-		kind, name, _ := strings.Cut(ref, "/")
+		kind, name, _ := kinds.Split(ref)
 		switch {
 		case name == "":
 		case kind == kinds.NodePool:
@@ -255,7 +255,7 @@ func (ix ownerIndex) of(f diagnose.Finding) owner {
 		}
 	}
 	var o owner
-	if kind, name, _ := strings.Cut(f.Resource, "/"); kind == kinds.Subnet && name != "" {
+	if kind, name, _ := kinds.Split(f.Resource); kind == kinds.Subnet && name != "" {
 		o.subnet = name
 	} else if len(subnets) == 1 {
 		o.subnet = subnets[0]
