@@ -22,7 +22,7 @@ var layers = []struct {
 	name     string
 	packages []string
 }{
-	{"foundation: the snapshot and what every room shares", []string{"pkg/snapshot", "pkg/style", "pkg/version",
+	{"foundation: the snapshot and what every room shares", []string{"pkg/snapshot", "pkg/kinds", "pkg/style", "pkg/version",
 		"internal/answerrec", "internal/budget", "internal/memlimit", "internal/noquery", "internal/oneline", "internal/sdkhttp"}},
 	{"readers of the answers", []string{"internal/"}},
 	{"data: reading a cluster, the demo, the pod-density tables", []string{"pkg/collect", "pkg/demo", "pkg/maxpods"}},

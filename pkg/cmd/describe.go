@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/karpnet/kubectl-karpnet/pkg/kinds"
 	"github.com/karpnet/kubectl-karpnet/pkg/printer"
 )
 
@@ -46,7 +47,7 @@ func newCmdDescribeNode(common *commonOptions) *cobra.Command {
 	o := &describeOptions{commonOptions: common}
 	cmd := &cobra.Command{
 		Use:     "node NAME... | -l SELECTOR",
-		Aliases: []string{"nodes", "no"},
+		Aliases: kinds.Get(kinds.Node).Words(),
 		Short:   "Show one node's identity, addresses, subnet, security groups, ENIs, pod capacity, EFA, placement and findings",
 		Example: fmt.Sprintf(describeExample, "kubectl karpnet"),
 		RunE: func(c *cobra.Command, args []string) error {

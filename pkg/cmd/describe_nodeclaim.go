@@ -8,6 +8,7 @@ import (
 
 	"github.com/karpnet/kubectl-karpnet/pkg/collect"
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/kinds"
 	"github.com/karpnet/kubectl-karpnet/pkg/printer"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
@@ -32,7 +33,7 @@ func newCmdDescribeNodeClaim(common *commonOptions) *cobra.Command {
 	o := &describeNodeClaimOptions{commonOptions: common}
 	cmd := &cobra.Command{
 		Use:     "nodeclaim NAME",
-		Aliases: []string{"nodeclaims"},
+		Aliases: kinds.Get(kinds.NodeClaim).Words(),
 		Short:   "Show why a NodeClaim has no Node: conditions, instance, the subnet's way out, events and findings",
 		Example: fmt.Sprintf(describeNodeClaimExample, "kubectl karpnet"),
 		RunE: func(c *cobra.Command, args []string) error {

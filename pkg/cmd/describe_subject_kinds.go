@@ -8,6 +8,7 @@ import (
 
 	"github.com/karpnet/kubectl-karpnet/pkg/collect"
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/kinds"
 	"github.com/karpnet/kubectl-karpnet/pkg/printer"
 	"github.com/karpnet/kubectl-karpnet/pkg/sheet"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
@@ -19,7 +20,7 @@ func noLiveNames(context.Context, *collect.Collector) ([]string, error) { return
 // subnetKind is `describe subnet ID...`.
 func subnetKind() subjectKind {
 	k := subjectKind{
-		use: "subnet ID...", aliases: []string{"subnets"}, what: "subnet",
+		use: "subnet ID...", kind: kinds.Get(kinds.Subnet),
 		short: "Show a subnet's zone, CIDRs, free addresses, what selects it, the nodes in it, its way out and findings",
 		example: `  # A subnet's free addresses, selectors, nodes, way out and findings
   %[1]s describe subnet subnet-0714a16d895e97a48`,
@@ -40,7 +41,7 @@ func subnetKind() subjectKind {
 // ec2nodeclass alias, name one kind.
 func nodeClassKind() subjectKind {
 	k := subjectKind{
-		use: "nodeclass NAME...", aliases: []string{"nodeclasses", "ec2nodeclass", "ec2nodeclasses"}, what: "NodeClass",
+		use: "nodeclass NAME...", kind: kinds.Get(kinds.NodeClass), also: []kinds.Kind{kinds.Get(kinds.EC2NodeClass)},
 		short: "Show an EC2NodeClass or Auto Mode NodeClass: selectors and what they resolved to, interfaces, maxPods, conditions, pools, nodes and findings",
 		example: `  # An EC2NodeClass, or an EKS Auto Mode NodeClass, by name (both when both kinds have it)
   %[1]s describe nodeclass default
@@ -64,7 +65,7 @@ func nodeClassKind() subjectKind {
 	}
 	k.describe = describeWith(func(c *cobra.Command, h hints, snap *snapshot.Snapshot, x *diagnose.Index, r diagnose.Report, names []string) ([]sheet.NodeClassSheet, error) {
 		only := ""
-		if strings.HasPrefix(c.CalledAs(), "ec2nodeclass") {
+		if strings.HasPrefix(c.CalledAs(), kinds.EC2NodeClass) {
 			only = snapshot.KindEC2NodeClass
 		}
 		var out []sheet.NodeClassSheet
@@ -84,14 +85,11 @@ func nodeClassKind() subjectKind {
 	return k
 }
 
-// classArg reads a nodeclass argument: ec2nodeclass/NAME or nodeclass/NAME name one kind, a
-// bare NAME the kind only (empty: either).
+// classArg reads a nodeclass argument: ec2nodeclass/NAME or nodeclass/NAME (or their plurals)
+// name one kind, a bare NAME the kind only (empty: either).
 func classArg(arg, only string) (kind, name string) {
-	switch prefix, rest, ok := strings.Cut(arg, "/"); {
-	case ok && strings.EqualFold(prefix, "ec2nodeclass"):
-		return snapshot.KindEC2NodeClass, rest
-	case ok && strings.EqualFold(prefix, "nodeclass"):
-		return snapshot.KindNodeClass, rest
+	if k, rest := kinds.Arg(arg); kinds.IsClass(k.Name) {
+		return k.Object, rest
 	}
 	return only, arg
 }
@@ -99,7 +97,7 @@ func classArg(arg, only string) (kind, name string) {
 // nodePoolKind is `describe nodepool NAME...`.
 func nodePoolKind() subjectKind {
 	k := subjectKind{
-		use: "nodepool NAME...", aliases: []string{"nodepools"}, what: "NodePool",
+		use: "nodepool NAME...", kind: kinds.Get(kinds.NodePool),
 		short: "Show a NodePool's zone, instance-type and capacity-type requirements, class, conditions, nodes and findings",
 		example: `  # A NodePool's requirements against its class's zones, its conditions, nodes and findings
   %[1]s describe nodepool batch`,
@@ -120,7 +118,7 @@ func nodePoolKind() subjectKind {
 // placementGroupKind is `describe placementgroup NAME|ID...`.
 func placementGroupKind() subjectKind {
 	k := subjectKind{
-		use: "placementgroup NAME|ID...", aliases: []string{"placementgroups", "pg"}, what: "placement group",
+		use: "placementgroup NAME|ID...", kind: kinds.Get(kinds.PlacementGroup),
 		short: "Show a placement group's strategy, state, instances by partition or zone, the classes that select it and findings",
 		example: `  # A placement group by name or ID
   %[1]s describe placementgroup demo-training`,
@@ -143,7 +141,7 @@ func placementGroupKind() subjectKind {
 // are carved from or left available in the cluster's VPCs.
 func eniKind() subjectKind {
 	k := subjectKind{
-		use: "eni ID...", aliases: []string{"enis"}, what: "ENI",
+		use: "eni ID...", kind: kinds.Get(kinds.ENI),
 		short: "Show an ENI karpnet read on its own: subnet, addresses held, security groups it pins, creator, age and findings",
 		example: `  # An ENI left available: what it holds, the security groups it pins, who created it and when
   %[1]s describe eni eni-0239ee3152f11eb73`,
@@ -160,12 +158,17 @@ func eniKind() subjectKind {
 }
 
 // byName builds the sheet of each name with describe, or fails with the kind's error for the
-// first name it has no sheet for (sources are what the snapshot would have read it from).
+// first name it has no sheet for (sources are what the snapshot would have read it from). A
+// name may be written as a reference of the kind (subnet/ID, nodepool/NAME, pg/NAME), as
+// sheets and findings name subjects.
 func byName[S any](k *subjectKind, describe func(x *diagnose.Index, r diagnose.Report, name string) (S, bool), sources ...string,
 ) func(*cobra.Command, hints, *snapshot.Snapshot, *diagnose.Index, diagnose.Report, []string) ([]S, error) {
 	return func(_ *cobra.Command, h hints, snap *snapshot.Snapshot, x *diagnose.Index, r diagnose.Report, names []string) ([]S, error) {
 		var out []S
 		for _, n := range names {
+			if named, rest := kinds.Arg(n); named.Name == k.kind.Name {
+				n = rest
+			}
 			sh, ok := describe(x, r, n)
 			if !ok {
 				return nil, k.notFound(h, snap, n, sources...)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/karpnet/kubectl-karpnet/pkg/collect"
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/kinds"
 	"github.com/karpnet/kubectl-karpnet/pkg/printer"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 	"github.com/karpnet/kubectl-karpnet/pkg/style"
@@ -20,7 +21,10 @@ import (
 // are built and printed.
 type subjectKind struct {
 	use, short, example string
-	aliases             []string
+	// kind is the kind in the table of kinds, whose plural and aliases the command also
+	// answers to; also are other kinds it describes (a NodeClass's EC2NodeClass).
+	kind kinds.Kind
+	also []kinds.Kind
 	// names reads the kind's names for completion from a snapshot or the live cluster; nil
 	// live means they are completed only from the demo and --snapshot FILE.
 	names nameSource
@@ -28,7 +32,19 @@ type subjectKind struct {
 	// for the first one that has none; h names the commands its errors suggest. describeWith
 	// makes it from a builder and a printer of the same sheet type.
 	describe func(c *cobra.Command, h hints, snap *snapshot.Snapshot, x *diagnose.Index, r diagnose.Report, names []string) (sheetPrinter, error)
-	what     string
+}
+
+// what names the kind in messages: subnet, NodeClass, NodePool, placement group, ENI.
+func (k subjectKind) what() string { return k.kind.Object }
+
+// aliases are the other words of the command: the kind's plural and aliases, and the names,
+// plurals and aliases of the kinds it also describes.
+func (k subjectKind) aliases() []string {
+	out := k.kind.Words()
+	for _, o := range k.also {
+		out = append(append(out, o.Name), o.Words()...)
+	}
+	return out
 }
 
 // sheetPrinter writes sheets already built in format f.
@@ -63,7 +79,7 @@ func newCmdDescribeSubject(common *commonOptions, kind subjectKind) *cobra.Comma
 	o := &describeSubjectOptions{commonOptions: common, kind: kind}
 	cmd := &cobra.Command{
 		Use:     kind.use,
-		Aliases: kind.aliases,
+		Aliases: kind.aliases(),
 		Short:   kind.short,
 		Example: fmt.Sprintf(kind.example, "kubectl karpnet"),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -93,7 +109,7 @@ func (o *describeSubjectOptions) complete(args []string) error {
 		return err
 	}
 	if len(args) == 0 {
-		return usageErrorf("name at least one %s: %s", o.kind.what, o.kind.lister(o.hints()))
+		return usageErrorf("name at least one %s: %s", o.kind.what(), o.kind.lister(o.hints()))
 	}
 	o.names = args
 	o.format = printer.Table
@@ -124,21 +140,21 @@ func (o *describeSubjectOptions) run(c *cobra.Command) error {
 		return err
 	}
 	if err := print(o.Out, o.format, o.styles()); err != nil {
-		return outputError(o.kind.what+" sheet", err)
+		return outputError(o.kind.what()+" sheet", err)
 	}
 	return nil
 }
 
 // lister is the hint of a kind's errors: the command that lists its names.
 func (k subjectKind) lister(h hints) string {
-	switch k.what {
-	case "subnet":
+	switch k.kind.Name {
+	case kinds.Subnet:
 		return h.list("subnets", "list them with aws ec2 describe-subnets, or see the ones karpnet reads with kubectl karpnet check -o json")
-	case "NodeClass":
+	case kinds.NodeClass:
 		return h.list("EC2NodeClasses and NodeClasses", "list them with kubectl get ec2nodeclasses (kubectl get nodeclasses on EKS Auto Mode)")
-	case "NodePool":
+	case kinds.NodePool:
 		return h.list("NodePools", "list them with kubectl get nodepools")
-	case "ENI":
+	case kinds.ENI:
 		return h.list("ENIs", "karpnet reads an ENI on its own where prefixes are carved or when it is left available; "+
 			"see them with kubectl karpnet check -o json (networkInterfaces in --save-snapshot), or list them with aws ec2 describe-network-interfaces")
 	}
@@ -151,15 +167,15 @@ func (k subjectKind) notFound(h hints, snap *snapshot.Snapshot, name string, sou
 	for _, s := range sources {
 		if snap.Unavailable(s) {
 			return collectError(fmt.Errorf("%s %q: %s could not be read; kubectl karpnet check names the missing permission",
-				strings.ToLower(k.what), printableLine(name), s))
+				strings.ToLower(k.what()), printableLine(name), s))
 		}
 	}
 	if k.names.offline != nil {
 		if hint := didYouMean(suggestions(name, k.names.offline(snap))); hint != "" {
-			return usageErrorf("%s %q not found: %s", strings.ToLower(k.what), printableLine(name), printableLine(hint))
+			return usageErrorf("%s %q not found: %s", strings.ToLower(k.what()), printableLine(name), printableLine(hint))
 		}
 	}
-	return usageErrorf("%s %q not found: %s", strings.ToLower(k.what), printableLine(name), k.lister(h))
+	return usageErrorf("%s %q not found: %s", strings.ToLower(k.what()), printableLine(name), k.lister(h))
 }
 
 // containsString reports whether s holds v.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/karpnet/kubectl-karpnet/pkg/collect"
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/kinds"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -111,20 +112,20 @@ func (s selection) options(snap *snapshot.Snapshot, only, skip []string) (diagno
 	}
 	opts.Resources = map[string]bool{}
 	if s.nodePool != "" {
-		opts.Resources["nodepool/"+s.nodePool] = true
+		opts.Resources[kinds.Ref(kinds.NodePool, s.nodePool)] = true
 		// The pool's EC2NodeClass or NodeClass is part of it even when the pool has no node
 		// (yet): a class that is not Ready is why it launches none.
 		for _, p := range snap.NodePools {
 			if p.Name == s.nodePool && p.NodeClassRef.Name != "" {
 				if kind := poolClassKind(p.NodeClassRef); kind != "" {
-					opts.Resources[kind+"/"+p.NodeClassRef.Name] = true
+					opts.Resources[kinds.Ref(kind, p.NodeClassRef.Name)] = true
 				}
 			}
 		}
 	}
 	if s.nodeClass != "" {
-		opts.Resources["ec2nodeclass/"+s.nodeClass] = true
-		opts.Resources["nodeclass/"+s.nodeClass] = true
+		opts.Resources[kinds.Ref(kinds.EC2NodeClass, s.nodeClass)] = true
+		opts.Resources[kinds.Ref(kinds.NodeClass, s.nodeClass)] = true
 	}
 	return opts, nil
 }
@@ -134,9 +135,9 @@ func (s selection) options(snap *snapshot.Snapshot, only, skip []string) (diagno
 func poolClassKind(ref snapshot.NodeClassRef) string {
 	switch {
 	case ref.Kind == "" || ref.Kind == snapshot.KindEC2NodeClass:
-		return "ec2nodeclass"
+		return kinds.EC2NodeClass
 	case ref.Kind == snapshot.KindNodeClass && (ref.Group == "" || ref.Group == snapshot.AutoModeGroup):
-		return "nodeclass"
+		return kinds.NodeClass
 	}
 	return ""
 }

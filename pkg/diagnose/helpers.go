@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/karpnet/kubectl-karpnet/pkg/kinds"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -53,10 +54,10 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // nodeRef returns the resource name of a node, node/NAME.
-func nodeRef(name string) string { return "node/" + name }
+func nodeRef(name string) string { return kinds.Ref(kinds.Node, name) }
 
 // subnetRef returns the resource name of a subnet, subnet/ID.
-func subnetRef(id string) string { return "subnet/" + id }
+func subnetRef(id string) string { return kinds.Ref(kinds.Subnet, id) }
 
 // findCondition returns the condition of the given type, or nil.
 func findCondition(conds []snapshot.Condition, conditionType string) *snapshot.Condition {

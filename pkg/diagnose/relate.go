@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/karpnet/kubectl-karpnet/pkg/kinds"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -167,7 +168,7 @@ func (g *subjectGraph) users(x *Index, resource string) []string {
 	switch kind {
 	case SubjectSubnet:
 		classes = g.subnetClasses[name]
-	case "ec2nodeclass", SubjectNodeClass:
+	case kinds.EC2NodeClass, kinds.NodeClass:
 		more = append(more, g.classPools[resource]...)
 	case SubjectNodePool:
 		if c := g.poolClass[resource]; c != "" {

@@ -59,6 +59,20 @@ type Spec struct {
 	// check and lists it in Report.NotRun. A source the check only needs for some subjects or
 	// some branches is not listed; the check handles that gap itself.
 	Needs []string
+	// Grouped is true for a check whose findings can come by the hundred (a cluster can leak
+	// ENIs in bulk): text output shows the first few of them in full and names the rest's
+	// subjects in one line; -o wide, JSON and every other view show each one.
+	Grouped bool
+}
+
+// SpecOf returns the catalogue entry of check id; false for an ID no built-in check has.
+func SpecOf(id string) (*Spec, bool) {
+	for _, c := range Checks() {
+		if c.ID == id {
+			return c.Spec, true
+		}
+	}
+	return nil, false
 }
 
 // Severities returns every severity the check may raise, worst first.

@@ -1,28 +1,28 @@
 package diagnose
 
-import "strings"
+import "github.com/karpnet/kubectl-karpnet/pkg/kinds"
 
-// The kinds of subject a check examines (Spec.Examines). A finding's subject is its node when
-// it names one, else its resource; the kind is the resource's kind, with EC2NodeClasses and
-// Auto Mode NodeClasses both SubjectNodeClass.
+// The kinds of subject a check examines (Spec.Examines), from the one table of kinds (package
+// kinds). A finding's subject is its node when it names one, else its resource; the kind is
+// the resource's kind, with EC2NodeClasses and Auto Mode NodeClasses both SubjectNodeClass.
 const (
-	SubjectNode           = "node"
-	SubjectSubnet         = "subnet"
-	SubjectNodeClass      = "nodeclass"
-	SubjectNodePool       = "nodepool"
-	SubjectNodeClaim      = "nodeclaim"
-	SubjectPlacementGroup = "placementgroup"
-	SubjectInstance       = "instance"
-	SubjectENIConfig      = "eniconfig"
+	SubjectNode           = kinds.Node
+	SubjectSubnet         = kinds.Subnet
+	SubjectNodeClass      = kinds.NodeClass
+	SubjectNodePool       = kinds.NodePool
+	SubjectNodeClaim      = kinds.NodeClaim
+	SubjectPlacementGroup = kinds.PlacementGroup
+	SubjectInstance       = kinds.Instance
+	SubjectENIConfig      = kinds.ENIConfig
 	// SubjectENI is a network interface karpnet read on its own (eni/ID).
-	SubjectENI = "eni"
+	SubjectENI = kinds.ENI
 	// SubjectDaemonSet is the aws-node DaemonSet (daemonset/kube-system/aws-node).
-	SubjectDaemonSet = "daemonset"
+	SubjectDaemonSet = kinds.DaemonSet
 	// SubjectConfigMap is a ConfigMap of settings (configmap/kube-system/amazon-vpc-cni).
-	SubjectConfigMap = "configmap"
+	SubjectConfigMap = kinds.ConfigMap
 	// SubjectSource is a source karpnet reads (a Gap's Source, e.g. ec2:DescribeSubnets): the
 	// subject of data-unavailable.
-	SubjectSource = "source"
+	SubjectSource = kinds.Source
 )
 
 // DataUnavailableID is the ID of the check that turns every Gap into a finding.
@@ -46,11 +46,8 @@ func (f Finding) SubjectKind() string {
 	case f.Node != "":
 		return SubjectNode
 	}
-	kind, _, _ := strings.Cut(f.Resource, "/")
-	if kind == "ec2nodeclass" {
-		return SubjectNodeClass
-	}
-	return kind
+	kind, _, _ := kinds.Split(f.Resource)
+	return kinds.SubjectOf(kind)
 }
 
 // SelectedChecks returns the catalogue's checks that a run with --only only and --skip skip

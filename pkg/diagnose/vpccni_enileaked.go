@@ -26,7 +26,9 @@ var specENILeaked = &Spec{
 	Family:   FamilyVPCCNI,
 	Needs:    []string{snapshot.SourceDescribeInstances, snapshot.SourceAvailableInterfaces},
 	Examines: []string{SubjectENI},
-	Title:    "an ENI the VPC CNI or the VPC resource controller created is left available past what their cleanups take",
+	// A node or controller that leaks leaks on every launch: hundreds of findings, one per ENI.
+	Grouped: true,
+	Title:   "an ENI the VPC CNI or the VPC resource controller created is left available past what their cleanups take",
 	FiresWhen: "an interface of the cluster's VPCs with status `available` that the VPC CNI created (description " +
 		"`aws-K8S-i-...` and tag `node.k8s.amazonaws.com/instance_id`, whatever its instance's state), or the VPC " +
 		"resource controller created (tag `eks:eni:owner=eks-vpc-resource-controller`) for an instance or trunk that is " +

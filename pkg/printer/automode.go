@@ -9,14 +9,14 @@ import (
 
 // autoCapacity writes the pod capacity of an EKS Auto Mode node: capacity.pods is the figure
 // EKS set, and the IP capacity only karpnet's estimate of a formula EKS does not publish.
-func autoCapacity(t *text, c *diagnose.CapacityReport) {
-	estimate := strconv.FormatInt(c.IPCapacity, 10)
-	if c.Estimate {
+func autoCapacity(t *text, c *diagnose.CapacityReport, ips PodIPs) {
+	estimate := strconv.FormatInt(ips.IPs, 10)
+	if ips.Estimate {
 		estimate = "about " + estimate + " (estimate)"
 	}
 	t.kvs(indent, []kv{
 		{"capacity.pods", strconv.FormatInt(c.Pods, 10) + " (set by EKS Auto Mode)"},
-		{"IP capacity", estimate},
+		{ips.Label, estimate},
 		{"Formula", orUnknown(c.Formula)},
 		{"Default-card ENIs", strconv.Itoa(int(c.DefaultCardENIs))},
 		{"IPv4 per ENI", strconv.Itoa(int(c.IPv4PerENI))},

@@ -17,7 +17,7 @@ const CiliumIPAMHeader = "Cilium IPAM (ENI mode)"
 // ciliumIPAM writes the Cilium IPAM section of a node whose pods take addresses of ENIs
 // Cilium attaches, in place of the VPC CNI's pod capacity; found says which checks fired on
 // the node, to mark the pod count Cilium cannot address.
-func ciliumIPAM(t *text, c *diagnose.CiliumReport, found map[string]bool) {
+func ciliumIPAM(t *text, c *diagnose.CiliumReport, ips PodIPs, found map[string]bool) {
 	t.header(CiliumIPAMHeader)
 	first := "unset (the operator gives the node no address)"
 	if c.FirstInterfaceIndex != nil {
@@ -37,7 +37,7 @@ func ciliumIPAM(t *text, c *diagnose.CiliumReport, found map[string]bool) {
 		{"Security groups", ciliumSelection(c.SecurityGroups, c.SecurityGroupTags, "the primary interface's")},
 		{"Prefix delegation", yesNo(c.PrefixDelegation)},
 	}
-	if c.Formula != "" {
+	if ips.Known {
 		hostNet := fmt.Sprintf("%d (%s)", c.HostNetworkPods, strings.Join(c.HostNetwork, ", "))
 		switch {
 		case len(c.HostNetwork) == 0 && c.HostNetworkPods > 0:
@@ -45,10 +45,10 @@ func ciliumIPAM(t *text, c *diagnose.CiliumReport, found map[string]bool) {
 		case len(c.HostNetwork) == 0:
 			hostNet = "0"
 		}
-		pairs = append(pairs, kv{"capacity.pods", pods}, kv{"Pod IPs", strconv.FormatInt(c.PodIPs, 10)},
+		pairs = append(pairs, kv{"capacity.pods", pods}, kv{ips.Label, strconv.FormatInt(ips.IPs, 10)},
 			kv{"Host-network pods", hostNet}, kv{"Formula", c.Formula})
 	} else {
-		pairs = append(pairs, kv{"Pod IPs", "unknown (no instance type limits or usable interface index)"})
+		pairs = append(pairs, kv{ips.Label, "unknown (no instance type limits or usable interface index)"})
 	}
 	if c.OperatorError != "" {
 		pairs = append(pairs, kv{"Operator error", t.offending(c.OperatorError)})

@@ -44,20 +44,7 @@ func classSheet(t *text, sh sheet.NodeClassSheet) {
 	}
 	membersSection(t, "Nodes and NodeClaims", sh.Members, "none", false)
 	subjectFindings(t, sh.Resource, sh.Findings)
-	var refs []string
-	for _, p := range sh.NodePools {
-		refs = append(refs, "nodepool/"+p)
-	}
-	for _, s := range sh.StatusSubnets {
-		refs = append(refs, "subnet/"+s.ID)
-	}
-	for _, id := range sh.PodSubnets {
-		refs = append(refs, "subnet/"+id)
-	}
-	if g := sh.PlacementGroup; g != nil {
-		refs = append(refs, "placementgroup/"+orUnknown(firstOf(g.Name, g.ID)))
-	}
-	references(t, append(refs, memberRefs(sh.Members)...))
+	references(t, sh.References())
 }
 
 // classSettings are the class's selectors and settings, as label: value pairs.

@@ -61,11 +61,7 @@ func eniSheet(t *text, sh sheet.ENISheet) {
 		t.hanging(indent, t.st.Strong.Render(g.ID)+"  ", orUnknown(g.Name))
 	}
 	subjectFindings(t, "eni/"+sh.ID, sh.Findings)
-	var refs []string
-	if sh.SubnetID != "" {
-		refs = append(refs, "subnet/"+sh.SubnetID)
-	}
-	references(t, refs)
+	references(t, sh.References())
 }
 
 // listOrNone joins a list with commas, or says none.

@@ -52,3 +52,29 @@ func TestLeakedENIsGrouped(t *testing.T) {
 		t.Errorf("four findings are grouped:\n%s", four)
 	}
 }
+
+// TestGroupingFollowsTheSpec: text output groups the findings of exactly the checks whose Spec
+// says Grouped (eni-leaked among them), whatever their ID.
+func TestGroupingFollowsTheSpec(t *testing.T) {
+	groupedIDs := 0
+	for _, c := range diagnose.Checks() {
+		var r diagnose.Report
+		for i := range groupAfter + 3 {
+			r.Findings = append(r.Findings, diagnose.Finding{ID: c.ID, Severity: c.Severity,
+				Resource: fmt.Sprintf("subnet/subnet-%d", i), Message: fmt.Sprintf("finding %d", i)})
+		}
+		var b bytes.Buffer
+		if err := PrintReport(&b, r, Table, nil); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(b.String(), "more "+c.ID+" findings"); got != c.Spec.Grouped {
+			t.Errorf("%s: grouped %v, want Spec.Grouped %v:\n%s", c.ID, got, c.Spec.Grouped, b.String())
+		}
+		if c.Spec.Grouped {
+			groupedIDs++
+		}
+	}
+	if spec, ok := diagnose.SpecOf("eni-leaked"); !ok || !spec.Grouped || groupedIDs == 0 {
+		t.Error("eni-leaked's Spec does not say Grouped")
+	}
+}

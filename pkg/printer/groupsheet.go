@@ -84,7 +84,7 @@ func groupSheet(t *text, sh sheet.PlacementGroupSheet) {
 		t.para(indent, strings.Join(sh.Classes, ", "))
 	}
 	subjectFindings(t, "placementgroup/"+firstOf(sh.Name, sh.ID), sh.Findings)
-	references(t, append(append([]string{}, sh.Classes...), memberRefs(sh.Members)...))
+	references(t, sh.References())
 }
 
 // spreadBar draws n of a spread group's SpreadPerZone places in a zone as filled cells.

@@ -14,8 +14,16 @@ const minSheetWidth = 40
 // (diagnose.Report.OnWhatUses), its strings escaped and cut as PrintReport does. st colours
 // the text; nil means no colour.
 func NodeSheet(n diagnose.NodeReport, uses []diagnose.Finding, width int, st *style.Styles) string {
+	text, _ := NodeSheetSections(n, uses, width, st)
+	return text
+}
+
+// NodeSheetSections returns NodeSheet's text and its sections in order (Identity, Addresses,
+// ..., Pod capacity or Cilium IPAM, ..., Findings), each with the line its header is on: what a
+// view jumps between, without reading the text back.
+func NodeSheetSections(n diagnose.NodeReport, uses []diagnose.Finding, width int, st *style.Styles) (string, []Section) {
 	t := newScreen(st, width)
 	nodeSheet(t, style.PrintableCopy(n))
 	related(t, style.PrintableCopy(uses), true)
-	return t.b.String()
+	return t.b.String(), t.sections
 }

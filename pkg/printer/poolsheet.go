@@ -71,11 +71,7 @@ func poolSheet(t *text, sh sheet.NodePoolSheet) {
 	conditionsSection(t, sh.Conditions)
 	membersSection(t, "Nodes and NodeClaims", sh.Members, "none", false)
 	subjectFindings(t, "nodepool/"+sh.Name, sh.Findings)
-	refs := []string{}
-	if sh.NodeClassFound && sh.NodeClassKind != "" {
-		refs = append(refs, strings.ToLower(sh.NodeClassKind)+"/"+sh.NodeClassRef.Name)
-	}
-	references(t, append(refs, memberRefs(sh.Members)...))
+	references(t, sh.References())
 }
 
 // disruptionSection renders spec.disruption: the consolidation policy and each budget, "at

@@ -67,13 +67,16 @@ func reportText(t *text, r diagnose.Report, wide bool) {
 	}
 }
 
-// groupedChecks are the checks whose findings, when there are more than groupAfter+1, text
-// output lists as groupAfter findings and one line naming the rest's subjects; wide lists
-// every one. A cluster can leak ENIs by the hundred.
-var groupedChecks = map[string]bool{"eni-leaked": true}
-
-// groupAfter is how many findings of a grouped check text output shows in full.
+// groupAfter is how many findings of a grouped check (Spec.Grouped) text output shows in full
+// when it has more than groupAfter+1; one line names the rest's subjects, and wide lists every
+// one.
 const groupAfter = 3
+
+// grouped reports whether the findings of check id are grouped in text output: its Spec says so.
+func grouped(id string) bool {
+	spec, ok := diagnose.SpecOf(id)
+	return ok && spec.Grouped
+}
 
 // findingsText writes r's findings, worst first, and its summary line.
 func findingsText(t *text, r diagnose.Report, wide bool) {
@@ -83,13 +86,15 @@ func findingsText(t *text, r diagnose.Report, wide bool) {
 	case len(r.Findings) == 0:
 		t.line(t.st.OK.Mark() + " no findings: every check passed")
 	}
-	total, shown := map[string]int{}, map[string]int{}
+	total, shown, group := map[string]int{}, map[string]int{}, map[string]bool{}
 	for _, f := range r.Findings {
-		total[f.ID]++
+		if total[f.ID]++; total[f.ID] == 1 {
+			group[f.ID] = !wide && grouped(f.ID)
+		}
 	}
 	first := true
 	for _, f := range r.Findings {
-		group := !wide && groupedChecks[f.ID] && total[f.ID] > groupAfter+1
+		group := group[f.ID] && total[f.ID] > groupAfter+1
 		if group && shown[f.ID] > groupAfter {
 			continue
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/kinds"
 )
 
 // SARIF 2.1.0 constants: the schema the log names, and karpnet's home.
@@ -182,7 +183,7 @@ func sarifResultOf(f diagnose.Finding, ruleIndex int) sarifResult {
 	}
 	logical := []sarifLogicalLoc{subjectLocation(f.Subject(), f.SubjectKind())}
 	if f.Node != "" && f.Resource != "" && f.Resource != f.Subject() {
-		kind, _, _ := strings.Cut(f.Resource, "/")
+		kind, _, _ := kinds.Split(f.Resource)
 		logical = append(logical, subjectLocation(f.Resource, kind))
 	}
 	key := f.Key()
@@ -209,7 +210,7 @@ func sarifResultOf(f diagnose.Finding, ruleIndex int) sarifResult {
 // subjectLocation names subject ref (kind/name, or a source) as a logical location.
 func subjectLocation(ref, kind string) sarifLogicalLoc {
 	name := ref
-	if k, n, ok := strings.Cut(ref, "/"); ok && (k == kind || kind == diagnose.SubjectNodeClass && k == "ec2nodeclass") {
+	if k, n, ok := kinds.Split(ref); ok && (k == kind || kinds.SubjectOf(k) == kind) {
 		name = n
 	}
 	return sarifLogicalLoc{Name: name, FullyQualifiedName: ref, Kind: kind}

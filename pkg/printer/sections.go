@@ -87,19 +87,19 @@ func first(s []string, n int) string {
 	return fmt.Sprintf("%s +%d more", strings.Join(s[:n], ", "), len(s)-n)
 }
 
-func capacity(t *text, c *diagnose.CapacityReport) {
+func capacity(t *text, c *diagnose.CapacityReport, ips PodIPs) {
 	t.header("Pod capacity")
 	if c == nil {
 		t.para(indent, noData)
 		return
 	}
 	if c.AutoMode {
-		autoCapacity(t, c)
+		autoCapacity(t, c, ips)
 		return
 	}
 	t.kvs(indent, []kv{
 		{"capacity.pods", strconv.FormatInt(c.Pods, 10)},
-		{"IP capacity", strconv.FormatInt(c.IPCapacity, 10)},
+		{ips.Label, strconv.FormatInt(ips.IPs, 10)},
 		{"Formula", orUnknown(c.Formula)},
 		{"Default-card ENIs", strconv.Itoa(int(c.DefaultCardENIs))},
 		{"IPv4 per ENI", strconv.Itoa(int(c.IPv4PerENI))},

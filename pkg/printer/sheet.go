@@ -87,10 +87,12 @@ func nodeSheet(t *text, n diagnose.NodeReport) {
 	netPath(t, n.WayOut)
 	securityGroups(t, n.SecurityGroups, kind)
 	enis(t, n.ENIs)
+	// The figure the PODS/IPS column shows too: one function for both.
+	ips, _ := NodePodIPs(n)
 	if n.Cilium != nil {
-		ciliumIPAM(t, n.Cilium, found)
+		ciliumIPAM(t, n.Cilium, ips, found)
 	} else {
-		capacity(t, n.Capacity)
+		capacity(t, n.Capacity, ips)
 	}
 	if n.Identity.AutoMode {
 		autoMode(t, n.AutoMode)

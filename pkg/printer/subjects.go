@@ -51,10 +51,11 @@ func printSheets[T any](w io.Writer, sheets []T, f Format, st *style.Styles, wha
 
 // sheetsText renders sheets as text whose lines fit width columns (at least 40; zero or less
 // means st's Width, and that zero Width), their strings escaped as PrintReport does; screen
-// wraps long commands, for a view that cuts lines at its edge.
+// wraps long commands and leaves out the "See also" section, for a view that cuts lines at its
+// edge and lists a sheet's References as links of its own.
 func sheetsText[T any](sheets []T, width int, screen bool, st *style.Styles, render func(*text, T)) string {
 	t := newText(st, width)
-	t.screen = screen
+	t.screen, t.links = screen, screen
 	for i, sh := range sheets {
 		if i > 0 {
 			t.blank()
@@ -183,30 +184,15 @@ func subjectFindings(t *text, ref string, list []diagnose.Finding) {
 	}
 }
 
-// references writes the describe commands that open the subjects a sheet mentions.
-func references(t *text, refs []string) {
-	seen := map[string]bool{}
-	var list []string
-	for _, r := range refs {
-		if r != "" && !seen[r] {
-			seen[r] = true
-			list = append(list, r)
-		}
-	}
-	if len(list) == 0 {
+// references writes the describe commands that open the subjects a sheet names (its
+// References), unless the text is for a view that lists them as links (text.links).
+func references(t *text, refs sheet.References) {
+	list := refs.All()
+	if len(list) == 0 || t.links {
 		return
 	}
 	t.header("See also (describe KIND NAME)")
 	for _, l := range pack(list, "  ", t.limit()-indent) {
 		t.para(indent, l)
 	}
-}
-
-// memberRefs returns kind/name of each member.
-func memberRefs(list []sheet.Member) []string {
-	out := make([]string, len(list))
-	for i, m := range list {
-		out[i] = m.Kind + "/" + m.Name
-	}
-	return out
 }

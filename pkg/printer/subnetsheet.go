@@ -59,18 +59,7 @@ func subnetSheet(t *text, sh sheet.SubnetSheet) {
 	subnetENIs(t, sh.ENIs)
 	netPath(t, sh.WayOut)
 	subjectFindings(t, "subnet/"+sh.ID, sh.Findings)
-	var refs []string
-	for _, s := range sh.SelectedBy {
-		switch s.Kind {
-		case "EC2NodeClass", "NodeClass":
-			refs = append(refs, strings.ToLower(s.Kind)+"/"+s.Name)
-		}
-	}
-	refs = append(refs, memberRefs(sh.Members)...)
-	for _, e := range sh.ENIs {
-		refs = append(refs, "node/"+e.Node)
-	}
-	references(t, refs)
+	references(t, sh.References())
 }
 
 // freeIPs renders "200 of 251 usable (79% free) ▕████░░░░▏", the bar filled for the addresses

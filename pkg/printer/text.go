@@ -18,6 +18,17 @@ type text struct {
 	// screen lays out for a view that cuts lines at its edge, such as the TUI: a command
 	// longer than a line is wrapped with a continuation mark instead of running past it.
 	screen bool
+	// links leaves a subject sheet's "See also" out: the view lists its References as links.
+	links bool
+	// lines counts the lines written; sections are the headers written, with their lines.
+	lines    int
+	sections []Section
+}
+
+// Section is a section of a rendered sheet: its header, and the line it is on (from 0).
+type Section struct {
+	Header string
+	Line   int
 }
 
 // newText returns a text styled by st (nil: no colour) whose lines fit cols columns, at
@@ -59,13 +70,17 @@ type kv struct {
 func (t *text) line(s string) {
 	t.b.WriteString(escapeNewlines(strings.TrimRight(s, " ")))
 	t.b.WriteByte('\n')
+	t.lines++
 }
 
 // escapeNewlines returns s with its newlines shown as \n: a name that heads a line stays on it.
 func escapeNewlines(s string) string { return strings.ReplaceAll(s, "\n", `\n`) }
 
 // blank writes an empty line.
-func (t *text) blank() { t.b.WriteByte('\n') }
+func (t *text) blank() {
+	t.b.WriteByte('\n')
+	t.lines++
+}
 
 // para writes plain s wrapped to the line limit, every line indented by indent spaces.
 func (t *text) para(indent int, s string) {
@@ -116,7 +131,10 @@ func (t *text) kvs(indent int, pairs []kv) {
 }
 
 // header writes a section header.
-func (t *text) header(title string) { t.line(t.st.Header.Render(title)) }
+func (t *text) header(title string) {
+	t.sections = append(t.sections, Section{Header: title, Line: t.lines})
+	t.line(t.st.Header.Render(title))
+}
 
 // fields writes label/value pairs side by side, two spaces apart, on as few lines as fit. A
 // pair too wide for one line gets lines of its own, wrapped.

@@ -62,6 +62,9 @@ var (
 	descGaps = prometheus.NewDesc("karpnet_gaps",
 		"Sources the latest good collection could not read (each a data-unavailable finding), by source (\"ec2 in REGION\" for one Region's EC2).",
 		[]string{"source"}, nil)
+	descNotRun = prometheus.NewDesc("karpnet_check_not_run",
+		"Checks the latest good collection did not run because a source each needs could not be read (check's notRun), always 1, by check and by source it needs (as karpnet_gaps names it).",
+		[]string{"check", "source"}, nil)
 	descStale = prometheus.NewDesc("karpnet_data_stale",
 		"1 when the data served is not the latest attempt's: no collection has succeeded yet, the last one failed, or the one under way has run past its deadline (--collection-timeout) plus 5 s; else 0.",
 		nil, nil)
@@ -176,7 +179,7 @@ type figureMetrics struct{ f *figures }
 func (m figureMetrics) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descFindings, descPoolFindings, descClassFindings, descSubnetFindings,
 		descNodeFindings, descNodes, descNodeInfo, descNodeMaxPods, descNodePodIPs, descSubnetFree, descSubnetSize,
-		descSubnetFreeBlocks, descGaps} {
+		descSubnetFreeBlocks, descGaps, descNotRun} {
 		ch <- d
 	}
 }
@@ -223,6 +226,9 @@ func (m figureMetrics) Collect(ch chan<- prometheus.Metric) {
 	}
 	for source, n := range v.gaps {
 		gauge(descGaps, float64(n), source)
+	}
+	for k := range v.notRun {
+		gauge(descNotRun, 1, k.check, k.source)
 	}
 }
 

@@ -232,6 +232,8 @@ func TestPerNodeFindingsAndGaps(t *testing.T) {
 		},
 	}
 	r.Gaps = append(r.Gaps, gap("ec2:DescribeSubnets"), gap("ec2:DescribeSubnets"), gap("nodepools.karpenter.sh"))
+	r.NotRun = []diagnose.NotRun{{ID: "subnet-ip-exhaustion", Needs: []string{"ec2:DescribeSubnets"}},
+		{ID: "nodepool-zone-unavailable", Needs: []string{"ec2:DescribeSubnets", "nodepools.karpenter.sh"}}}
 	s := New(Options{Collect: (&script{steps: []step{{report: r}}}).collect, NodeMetrics: true})
 	if err := s.CollectOnce(t.Context()); err != nil {
 		t.Fatal(err)
@@ -253,6 +255,12 @@ func TestPerNodeFindingsAndGaps(t *testing.T) {
 	}
 	wantValue(t, s, "karpnet_gaps", map[string]string{"source": "ec2:DescribeSubnets"}, 2)
 	wantValue(t, s, "karpnet_gaps", map[string]string{"source": "nodepools.karpenter.sh"}, 1)
+	// Each check not run, once per source it needs that could not be read.
+	wantValue(t, s, "karpnet_check_not_run", map[string]string{"check": "subnet-ip-exhaustion", "source": "ec2:DescribeSubnets"}, 1)
+	wantValue(t, s, "karpnet_check_not_run", map[string]string{"check": "nodepool-zone-unavailable", "source": "nodepools.karpenter.sh"}, 1)
+	if ms, _ := series(t, s, "karpnet_check_not_run"); len(ms) != 3 {
+		t.Errorf("karpnet_check_not_run: %d series, want 3", len(ms))
+	}
 }
 
 func TestUntrustedLabelValuesNeverBreakAScrape(t *testing.T) {

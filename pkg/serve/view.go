@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/kinds"
 )
 
 // view is one good collection as serve answers it: its figures rendered once, when the
@@ -24,6 +25,8 @@ type view struct {
 	// bySeverity counts findings by severity and gaps the sources not read, for the log line.
 	bySeverity map[string]int
 	gaps       int
+	// notRun counts the checks not run for want of a source, for the log line.
+	notRun int
 }
 
 // figures are one collection's counts as the metrics show them.
@@ -46,7 +49,11 @@ type figures struct {
 	// skipped); gaps counts the sources that could not be read.
 	statuses map[string]int
 	gaps     map[string]int
+	// notRun holds each check not run with each source it needs that could not be read.
+	notRun map[notRunKey]bool
 }
+
+type notRunKey struct{ check, source string }
 
 // otherSubject is the nodepool and nodeclass label of the findings whose NodePool or class
 // is not one the collection read (a NodeClaim's or a node's label naming one that does not
@@ -88,7 +95,8 @@ func newView(c Collection, perNode, withBody bool) *view {
 	r := c.Report
 	f := &figures{findings: map[findingKey]int{}, poolFindings: map[subjectFindingKey]int{},
 		classFindings: map[subjectFindingKey]int{}, subnetFindings: map[subjectFindingKey]int{},
-		statuses: map[string]int{}, gaps: map[string]int{}, subnets: map[subnetKey]subnetFacts{}}
+		statuses: map[string]int{}, gaps: map[string]int{}, subnets: map[subnetKey]subnetFacts{},
+		notRun: map[notRunKey]bool{}}
 	if perNode {
 		f.nodeFindings = map[nodeFindingKey]int{}
 	}
@@ -151,6 +159,12 @@ func newView(c Collection, perNode, withBody bool) *view {
 		f.gaps[g.Subject()]++
 	}
 	v.gaps = len(r.Gaps)
+	for _, n := range r.NotRun {
+		for _, source := range n.Needs {
+			f.notRun[notRunKey{check: n.ID, source: source}] = true
+		}
+	}
+	v.notRun = len(r.NotRun)
 	v.exposition = f.render()
 	if withBody {
 		v.body = renderReport(&r)
@@ -177,7 +191,8 @@ func (set names) label(name string) string {
 	return otherSubject
 }
 
-// summary is the collection's part of the log line: nodes, findings by severity, gaps.
+// summary is the collection's part of the log line: nodes, findings by severity, gaps and the
+// checks they kept from running.
 func (v *view) summary() string {
 	var parts []string
 	for _, s := range []string{"critical", "warning", "info"} {
@@ -189,7 +204,11 @@ func (v *view) summary() string {
 	if len(parts) > 0 {
 		findings += " (" + strings.Join(parts, ", ") + ")"
 	}
-	return fmt.Sprintf("%d nodes, %s, %d gaps", v.nodeCount, findings, v.gaps)
+	line := fmt.Sprintf("%d nodes, %s, %d gaps", v.nodeCount, findings, v.gaps)
+	if v.notRun > 0 {
+		line += fmt.Sprintf(" (%d checks not run)", v.notRun)
+	}
+	return line
 }
 
 // owner is the NodePool, NodeClass and subnet a finding belongs to; "" where none applies.
@@ -224,19 +243,19 @@ func (ix ownerIndex) of(f diagnose.Finding) owner {
 	}
 	var pools, classes, subnets []string
 	for _, ref := range subjects {
-		kind, name, _ := strings.Cut(ref, "/")
+		kind, name, _ := kinds.Split(ref)
 		switch {
 		case name == "":
-		case kind == "nodepool":
+		case kind == kinds.NodePool:
 			pools = appendNew(pools, name)
-		case kind == "ec2nodeclass" || kind == "nodeclass":
+		case kinds.IsClass(kind):
 			classes = appendNew(classes, name)
-		case kind == "subnet":
+		case kind == kinds.Subnet:
 			subnets = appendNew(subnets, name)
 		}
 	}
 	var o owner
-	if kind, name, _ := strings.Cut(f.Resource, "/"); kind == "subnet" && name != "" {
+	if kind, name, _ := kinds.Split(f.Resource); kind == kinds.Subnet && name != "" {
 		o.subnet = name
 	} else if len(subnets) == 1 {
 		o.subnet = subnets[0]

@@ -52,13 +52,21 @@ func (m findingsModel) setSize(_ theme, w, h int) screen {
 	return m
 }
 
-// resolvedLines is how many lines the resolved line takes under the list of groups: one when
-// findings resolved and the view has room for it beside a group.
+// resolvedLines is how many lines take the place of groups under their list: the resolved
+// line when findings resolved and the checks-not-run line when checks did not run, each when
+// the view has room for it beside a group.
 func (m findingsModel) resolvedLines() int {
-	if m.d == nil || len(m.d.changes.resolved) == 0 || m.height < 3 {
+	if m.d == nil {
 		return 0
 	}
-	return 1
+	n := 0
+	if len(m.d.changes.resolved) > 0 && m.height >= 3 {
+		n++
+	}
+	if len(m.d.report.NotRun) > 0 && m.height >= 3+n {
+		n++
+	}
+	return n
 }
 
 // apply shows the groups, and the opened group's findings, that sel matches.
@@ -177,8 +185,13 @@ func (m findingsModel) view(th theme) string {
 			fit(g.id, l.id, true), l.count, m.counts[i], l.nodes, g.nodes, first)
 		b.WriteString("\n" + cursorLine(th, line, i == m.list.cursor, m.width))
 	}
-	if m.resolvedLines() > 0 {
+	foot := m.resolvedLines()
+	if foot > 0 && len(m.d.changes.resolved) > 0 {
 		b.WriteString("\n" + fit("  "+resolvedLine(th, m.d.changes), m.width, false))
+		foot--
+	}
+	if foot > 0 {
+		b.WriteString("\n" + fit("  "+notRunLine(th, m.d.report.NotRun), m.width, false))
 	}
 	return b.String()
 }
@@ -229,6 +242,17 @@ func resolvedLine(th theme, c changes) string {
 	}
 	return th.OK.Style.Render(fmt.Sprintf("%s %d resolved since %s:", th.OK.Glyph, len(c.resolved), at)) + " " +
 		strings.Join(names, ", ")
+}
+
+// notRunLine names the checks that did not run and the sources each needs that could not be
+// read, as check -o wide does: "not run: 2 checks: sg-missing-cluster-tag (needs ...), ...".
+func notRunLine(th theme, notRun []diagnose.NotRun) string {
+	parts := make([]string, len(notRun))
+	for i, n := range notRun {
+		parts[i] = n.ID + " (needs " + strings.Join(n.Needs, ", ") + ")"
+	}
+	return th.Dim.Render("not run: "+countOf(len(notRun), "check", "checks")+", for want of a source each needs:") + " " +
+		strings.Join(parts, ", ")
 }
 
 // cursorLine prefixes line with the cursor marker, cuts it to w columns and highlights it

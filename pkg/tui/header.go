@@ -41,6 +41,10 @@ func headerView(th theme, title string, d *data, clock time.Time, w, stripLines 
 		}
 	}
 	counts = append(counts, th.Dim.Render(countOf(len(r.Findings), "finding", "findings")))
+	if len(r.NotRun) > 0 {
+		// Checks that could not judge for want of a source: their silence is no all-clear.
+		counts = append(counts, th.Warning.Style.Render(countOf(len(r.NotRun), "check", "checks")+" not run (f)"))
+	}
 	more, _ := packLine(counts, "  ", w, 2)
 	lines = append(lines, more...)
 	lines = append(lines, subnetStrip(th, d.subnets, w, stripLines)...)

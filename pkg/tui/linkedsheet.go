@@ -18,7 +18,7 @@ type linkedSheet struct {
 	links  refList
 	th     theme
 	vp     viewport.Model
-	// refsAt is the line of the content the first reference is on.
+	// refsAt is the line of the content the first reference is on; 0 without references.
 	refsAt int
 }
 
@@ -39,6 +39,7 @@ func (s linkedSheet) lay(th theme, w, h int, body, tail func(cols int, th theme)
 	s.vp.Width, s.vp.Height = w, max(h, 1)
 	cols := min(w-1, maxSheet)
 	content := strings.TrimRight(body(cols, th), "\n")
+	s.refsAt = 0
 	if refs := strings.TrimRight(s.links.block(th, cols, refsHint), "\n"); refs != "" {
 		// A blank line, then the References heading, then the references.
 		s.refsAt = strings.Count(content, "\n") + 3

@@ -33,7 +33,7 @@ func (m Model) do(act action) Model {
 		return m.openSheet(claimSheet(act.arg), back)
 	case actOpenSubject:
 		m, back := m.leaveSheet()
-		return m.openSheet(subjectSheet(act.arg), back)
+		return m.openSheet(subjectPage(act.arg), back)
 	}
 	return m
 }

@@ -4,8 +4,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 	"github.com/karpnet/kubectl-karpnet/pkg/printer"
 )
@@ -26,7 +24,8 @@ func nodeTabs() []tab {
 		{"Capacity", "Cap", "Pod capacity", printer.CiliumIPAMHeader},
 		{"EFA & placement", "EFA", "EFA", ""},
 		{"Findings", "Find", "Findings", ""},
-		{"References", "Refs", "References", ""},
+		{"References", "Refs", "References", ""}, // the TUI's own, after the sheet: last
+
 	}
 }
 
@@ -89,27 +88,29 @@ func (m nodeModel) narrow(selection) screen { return m }
 func (m nodeModel) where() string { return "node/" + m.name() }
 
 // render lays the sheet out for a w by h area, the tab bar's line included, keeping the scroll
-// position.
+// position. The tabs are the sections the printer says it wrote, at the lines it wrote them,
+// then the References the sheet lists.
 func (m nodeModel) render(th theme, w, h int) nodeModel {
-	var sheet string
-	m.linkedSheet, sheet = m.lay(th, w, h-1, func(cols int, th theme) string { return printer.NodeSheet(m.report, m.uses, cols, th.Styles) }, nil)
+	var written []printer.Section
+	m.linkedSheet, _ = m.lay(th, w, h-1, func(cols int, th theme) string {
+		text, sections := printer.NodeSheetSections(m.report, m.uses, cols, th.Styles)
+		written = sections
+		return text
+	}, nil)
 	m.sections = m.sections[:0:0]
 	tabs := nodeTabs()
-	for i, l := range strings.Split(sheet, "\n") {
-		plain := ansi.Strip(l)
+	for _, sec := range written {
 		for _, t := range tabs {
-			if startsSection(plain, t.header) || t.alt != "" && startsSection(plain, t.alt) {
-				m.sections = append(m.sections, section{tab: t, line: i})
+			if sec.Header == t.header || t.alt != "" && sec.Header == t.alt {
+				m.sections = append(m.sections, section{tab: t, line: sec.Line})
 			}
 		}
 	}
+	if m.refsAt > 0 {
+		m.sections = append(m.sections, section{tab: tabs[len(tabs)-1], line: m.refsAt - 1})
+	}
 	m.tab = min(m.tab, max(len(m.sections)-1, 0))
 	return m
-}
-
-// startsSection reports whether a sheet line is the header of a section.
-func startsSection(line, header string) bool {
-	return line == header || strings.HasPrefix(line, header+"  ")
 }
 
 // name returns the node's name.

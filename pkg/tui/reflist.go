@@ -5,8 +5,7 @@ import (
 	"strings"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
-	"github.com/karpnet/kubectl-karpnet/pkg/sheet"
-	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
+	"github.com/karpnet/kubectl-karpnet/pkg/kinds"
 )
 
 // maxMemberRefs is how many of a subject's nodes and NodeClaims its sheet lists as references;
@@ -134,7 +133,7 @@ func (a *refAdder) add(subject string) {
 	}
 	a.seen[subject] = true
 	r := resolveRef(a.d, a.context, subject)
-	node := "node/" + r.open.arg[strings.IndexByte(r.open.arg, 0)+1:] // the node's name without its cluster
+	node := kinds.Ref(kinds.Node, r.open.arg[strings.IndexByte(r.open.arg, 0)+1:]) // the node's name without its cluster
 	if r.open.kind == actOpenNode && a.seen[node] && subject != node {
 		if node == a.self {
 			return // this node's own NodeClaim or instance
@@ -144,38 +143,35 @@ func (a *refAdder) add(subject string) {
 	a.refs = append(a.refs, r)
 }
 
-// members adds a subject's nodes and NodeClaims, at most maxMemberRefs, then one reference
-// that lists them all in the nodes view filtered by query.
-func (a *refAdder) members(ms []sheet.Member, query string) {
+// members adds a subject's nodes and NodeClaims (kind/name), at most maxMemberRefs, then one
+// reference that lists them all in the nodes view filtered by query.
+func (a *refAdder) members(ms []string, query string) {
 	for i, m := range ms {
 		if i == maxMemberRefs {
 			a.refs = append(a.refs, ref{subject: "+" + strconv.Itoa(len(ms)-i) + " more",
 				what: "nodes view, filtered to " + query, open: action{kind: actNodesIn, arg: query}})
 			return
 		}
-		a.add(m.Kind + "/" + m.Name)
+		a.add(m)
 	}
 }
 
 // classSubject is the reference of a node's or NodeClaim's class.
 func classSubject(kind, name string, autoMode bool) string {
-	if autoMode || kind == snapshot.KindNodeClass {
-		return "nodeclass/" + name
-	}
-	return "ec2nodeclass/" + name
+	return kinds.ClassRef(kind, name, autoMode)
 }
 
 // nodeRefs are what a node's sheet names: its NodeClaim (when it has no sheet of its own this
 // is the node), subnets (the node's and its ENIs'), NodePool, class and placement group.
 func nodeRefs(d *data, n diagnose.NodeReport) []ref {
 	id := n.Identity
-	a := newRefAdder(d, n.Context, "node/"+id.Node)
-	a.add("instance/" + id.InstanceID)
+	a := newRefAdder(d, n.Context, kinds.Ref(kinds.Node, id.Node))
+	a.add(kinds.Ref(kinds.Instance, id.InstanceID))
 	for _, ref := range n.Uses() { // its NodeClaim, subnets, NodePool and class
 		a.add(ref)
 	}
 	if p := n.Placement; p != nil {
-		a.add("placementgroup/" + cmpOr(p.GroupName, p.GroupID))
+		a.add(kinds.Ref(kinds.PlacementGroup, cmpOr(p.GroupName, p.GroupID)))
 	}
 	return a.refs
 }
@@ -184,88 +180,29 @@ func nodeRefs(d *data, n diagnose.NodeReport) []ref {
 // placement group.
 func claimRefs(d *data, c diagnose.NodeClaimReport) []ref {
 	a := newRefAdder(d, c.Context, claimPrefix+c.Name)
-	a.add("nodepool/" + c.NodePool)
+	a.add(kinds.Ref(kinds.NodePool, c.NodePool))
 	if c.NodeClass != "" {
 		a.add(classSubject(c.NodeClassKind, c.NodeClass, false))
 	}
 	if i := c.Instance; i != nil {
-		a.add("subnet/" + i.SubnetID)
+		a.add(kinds.Ref(kinds.Subnet, i.SubnetID))
 	}
 	return a.refs
 }
 
-// subjectRefs are what a subnet's, NodePool's, class's or placement group's sheet names: the
-// subnets view for a subnet, the classes and pools that use the subject, and its nodes and
+// subjectRefs are what a subject's sheet names (its References): the subnets view first for
+// a subnet, then the classes, pools, subnets and placement groups it names, and its nodes and
 // NodeClaims.
-func subjectRefs(d *data, subject string) []ref {
-	x, r := d.subjects.index, d.subjects.report
-	if x == nil {
-		return nil
-	}
+func subjectRefs(d *data, subject string, sh subjectSheet) []ref {
 	a := newRefAdder(d, "", subject)
-	kind, name, _ := strings.Cut(subject, "/")
-	switch kind {
-	case "subnet":
+	if kind, id, _ := kinds.Split(subject); kind == kinds.Subnet {
 		a.refs = append(a.refs, ref{subject: "subnets view", what: "the subnet listed with the others; enter there lists its nodes",
-			open: action{kind: actSubnet, arg: name}})
-		sh, ok := sheet.DescribeSubnet(x, r, name)
-		if !ok {
-			break
-		}
-		for _, s := range sh.SelectedBy {
-			switch s.Kind {
-			case snapshot.KindEC2NodeClass:
-				a.add("ec2nodeclass/" + s.Name)
-			case snapshot.KindNodeClass:
-				a.add("nodeclass/" + s.Name)
-			}
-		}
-		a.members(sh.Members, name)
-	case "nodepool":
-		sh, ok := sheet.DescribeNodePool(x, r, name)
-		if !ok {
-			break
-		}
-		if sh.NodeClassRef.Name != "" {
-			a.add(classSubject(sh.NodeClassKind, sh.NodeClassRef.Name, false))
-		}
-		a.members(sh.Members, name)
-	case "ec2nodeclass", "nodeclass":
-		k := snapshot.KindEC2NodeClass
-		if kind == "nodeclass" {
-			k = snapshot.KindNodeClass
-		}
-		sh, ok := sheet.DescribeNodeClass(x, r, k, name)
-		if !ok {
-			break
-		}
-		for _, p := range sh.NodePools {
-			a.add("nodepool/" + p)
-		}
-		for _, s := range sh.StatusSubnets {
-			a.add("subnet/" + s.ID)
-		}
-		for _, s := range sh.PodSubnets {
-			a.add("subnet/" + s)
-		}
-		if g := sh.PlacementGroup; g != nil {
-			a.add("placementgroup/" + cmpOr(g.Name, g.ID))
-		}
-		a.members(sh.Members, name)
-	case "placementgroup":
-		sh, ok := sheet.DescribePlacementGroup(x, r, name)
-		if !ok {
-			break
-		}
-		for _, c := range sh.Classes {
-			a.add(c)
-		}
-		a.members(sh.Members, cmpOr(sh.Name, sh.ID))
-	case "eni":
-		if sh, ok := sheet.DescribeENI(x, r, name); ok && sh.SubnetID != "" {
-			a.add("subnet/" + sh.SubnetID)
-		}
+			open: action{kind: actSubnet, arg: id}})
 	}
+	for _, r := range sh.refs.Related {
+		a.add(r)
+	}
+	a.members(sh.refs.Members, sh.query)
 	return a.refs
 }
 

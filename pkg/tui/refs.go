@@ -1,9 +1,8 @@
 package tui
 
 import (
-	"strings"
-
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/kinds"
 )
 
 // ref is one subject a finding names, as kind/name, with what following it does: open is the
@@ -39,27 +38,27 @@ func findingRefs(d *data, f diagnose.Finding) []ref {
 		id := n.Identity
 		a.add(claimPrefix + id.NodeClaim)
 		if n.Subnet != nil {
-			a.add("subnet/" + n.Subnet.ID)
+			a.add(kinds.Ref(kinds.Subnet, n.Subnet.ID))
 		}
-		a.add("nodepool/" + id.NodePool)
+		a.add(kinds.Ref(kinds.NodePool, id.NodePool))
 		if id.NodeClass != "" {
 			a.add(classSubject(id.NodeClassKind, id.NodeClass, id.AutoMode))
 		}
-		a.add("instance/" + id.InstanceID)
+		a.add(kinds.Ref(kinds.Instance, id.InstanceID))
 	}
 	return a.refs
 }
 
 // resolveRef says what following subject shows in d.
 func resolveRef(d *data, context, subject string) ref {
-	kind, name, _ := strings.Cut(subject, "/")
+	kind, name, _ := kinds.Split(subject)
 	r := ref{subject: subject, what: "no sheet here yet"}
-	switch kind {
-	case "node":
+	switch {
+	case kind == kinds.Node:
 		if _, ok := d.node(rowKey(context, name)); ok {
 			r.what, r.open = "node sheet", action{kind: actOpenNode, arg: rowKey(context, name)}
 		}
-	case "nodeclaim":
+	case kind == kinds.NodeClaim:
 		if _, ok := d.claim(rowKey(context, subject)); ok {
 			r.what, r.open = "NodeClaim sheet", action{kind: actOpenClaim, arg: rowKey(context, subject)}
 			break
@@ -70,15 +69,15 @@ func resolveRef(d *data, context, subject string) ref {
 				break
 			}
 		}
-	case "subnet", "nodepool", "ec2nodeclass", "nodeclass", "placementgroup", "eni":
-		if _, what, ok := d.subjects.sheet(subject); ok {
-			r.what, r.open = what, action{kind: actOpenSubject, arg: subject}
+	case kinds.Get(kind).Sheet:
+		if sh, ok := d.subjects.sheet(subject); ok {
+			r.what, r.open = sh.what, action{kind: actOpenSubject, arg: subject}
 			break
 		}
 		if d.subjects.index != nil {
 			r.what = "not in the snapshot"
 		}
-		if kind != "subnet" {
+		if kind != kinds.Subnet {
 			break
 		}
 		for _, s := range d.subnets {
@@ -86,7 +85,7 @@ func resolveRef(d *data, context, subject string) ref {
 				r.what, r.open = "subnets view, filtered to it", action{kind: actSubnet, arg: name}
 			}
 		}
-	case "instance":
+	case kind == kinds.Instance:
 		for _, n := range d.report.Nodes {
 			if n.Identity.InstanceID == name && n.Context == context {
 				r.what, r.open = "its Node's sheet (node/"+n.Identity.Node+")", action{kind: actOpenNode, arg: rowKey(context, n.Identity.Node)}

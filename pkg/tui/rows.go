@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/kinds"
+	"github.com/karpnet/kubectl-karpnet/pkg/printer"
 	"github.com/karpnet/kubectl-karpnet/pkg/style"
 )
 
@@ -76,9 +78,9 @@ func inheritedLevel(n diagnose.NodeReport, own string) string {
 		return ""
 	}
 	from := ""
-	for _, kind := range []string{"subnet", "nodeclass", "ec2nodeclass", "nodepool", "nodeclaim"} {
-		if slices.ContainsFunc(n.InheritedFrom, func(ref string) bool { return strings.HasPrefix(ref, kind+"/") }) {
-			from = strings.TrimPrefix(kind, "ec2")
+	for _, kind := range []string{kinds.Subnet, kinds.NodeClass, kinds.EC2NodeClass, kinds.NodePool, kinds.NodeClaim} {
+		if slices.ContainsFunc(n.InheritedFrom, func(ref string) bool { k, _, _ := kinds.Split(ref); return k == kind }) {
+			from = kinds.SubjectOf(kind)
 			break
 		}
 	}
@@ -119,7 +121,7 @@ func newRow(i int, n diagnose.NodeReport) row {
 		colSubnet:   orDash(subnet),
 		colIP:       orDash(strings.Join(ips, ",")),
 		colENIs:     enis(n),
-		colPods:     pods(n.Capacity),
+		colPods:     pods(n),
 		colEFA:      efaCount(n.EFA),
 		colPG:       placementGroup(n.Placement),
 		colFindings: strconv.Itoa(len(n.Findings)),
@@ -178,24 +180,13 @@ func enis(n diagnose.NodeReport) string {
 	return none
 }
 
-// pods renders capacity.pods over the IP capacity, which is marked "~" when it is only
-// karpnet's estimate (EKS Auto Mode sets max pods by a formula it does not publish), "w" on a
-// Windows node (its vpc.amazonaws.com/PrivateIPv4Address), and is "v6" on an IPv6 node, whose
-// pods take addresses of a /80 prefix.
-func pods(c *diagnose.CapacityReport) string {
-	if c == nil {
-		return none
+// pods renders the node's pods over the pod IPs its sheet's capacity section shows (Cilium's
+// pod IPs on a Cilium ENI-mode node, else the IP capacity), marked as PodIPs.Cell marks them.
+func pods(n diagnose.NodeReport) string {
+	if p, ok := printer.NodePodIPs(n); ok {
+		return p.Cell()
 	}
-	capacity := strconv.FormatInt(c.IPCapacity, 10)
-	switch {
-	case c.Estimate:
-		capacity = "~" + capacity
-	case c.IPFamily == diagnose.IPv6 && c.IPCapacity > 0:
-		capacity = "v6" // a /80 prefix: no IP ceiling
-	case c.Windows:
-		capacity += "w" // vpc.amazonaws.com/PrivateIPv4Address
-	}
-	return strconv.FormatInt(c.Pods, 10) + "/" + capacity
+	return none
 }
 
 // efaCount renders attached EFA interfaces, or a dash when the type has none.

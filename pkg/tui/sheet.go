@@ -159,30 +159,19 @@ func claimSheet(name string) pageFinder {
 	}
 }
 
-// seeAlso heads the list of related subjects `describe` prints at the end of a sheet.
-const seeAlso = "See also (describe KIND NAME)"
-
-// subjectSheet finds the sheet of subject (subnet/ID, nodepool/NAME, ec2nodeclass/NAME,
-// nodeclass/NAME or placementgroup/NAME), as `kubectl karpnet describe` prints it, with its
-// references (on a subnet's sheet the subnets view first, selected), in the snapshot the
-// report was analysed from.
-func subjectSheet(subject string) pageFinder {
+// subjectPage finds the sheet of subject (subnet/ID, nodepool/NAME, ec2nodeclass/NAME,
+// nodeclass/NAME, placementgroup/NAME or eni/ID), as `kubectl karpnet describe` prints it but
+// for its "See also", whose references it lists below the sheet (on a subnet's sheet the
+// subnets view first, selected), in the snapshot the report was analysed from.
+func subjectPage(subject string) pageFinder {
 	return func(d *data) (sheetPage, bool) {
-		sheet, _, ok := d.subjects.sheet(subject)
+		sh, ok := d.subjects.sheet(subject)
 		if !ok {
 			return sheetPage{}, false
 		}
-		refs := subjectRefs(d, subject)
 		return sheetPage{
-			where: subject, refs: refs, manual: !strings.HasPrefix(subject, "subnet/"),
-			body: func(cols int, th theme) string {
-				s := strings.TrimRight(sheet(cols, th.Styles), "\n")
-				if i := strings.Index(s, seeAlso); i >= 0 && len(refs) > 0 {
-					// The printed sheet's "See also" names what the References below can open.
-					s = s[:strings.LastIndex(s[:i], "\n")+1]
-				}
-				return s
-			},
+			where: subject, refs: subjectRefs(d, subject, sh), manual: !strings.HasPrefix(subject, "subnet/"),
+			body: func(cols int, th theme) string { return strings.TrimRight(sh.render(cols, th.Styles), "\n") },
 		}, true
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
-	"github.com/karpnet/kubectl-karpnet/pkg/sheet"
 )
 
 // links returns the references of the active sheet.
@@ -165,9 +164,9 @@ func TestClaimSheetReferencesItsNodePool(t *testing.T) {
 
 func TestMembersBeyondTheCapListTheNodes(t *testing.T) {
 	a := newRefAdder(&data{}, "", "subnet/subnet-1")
-	var ms []sheet.Member
+	var ms []string
 	for i := range maxMemberRefs + 5 {
-		ms = append(ms, sheet.Member{Kind: "node", Name: fmt.Sprintf("n%d", i)})
+		ms = append(ms, fmt.Sprintf("node/n%d", i))
 	}
 	a.members(ms, "subnet-1")
 	if len(a.refs) != maxMemberRefs+1 {

@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/printer"
 )
 
 // sortBy is the order of the nodes table.
@@ -44,7 +44,7 @@ func sortOrder(d *data, s sortBy) []int {
 			return c
 		}
 		if s == sortPods {
-			return comparePods(capacityOf(d, ra), capacityOf(d, rb))
+			return comparePods(podIPsOf(d, ra), podIPsOf(d, rb))
 		}
 		return compareCells(sortCell(ra, s), sortCell(rb, s))
 	})
@@ -72,28 +72,25 @@ func compareCells(a, b string) int {
 	return naturalCompare(a, b)
 }
 
-// capacityOf returns the capacity of r's node, nil for a NodeClaim row or an unknown capacity.
-func capacityOf(d *data, r *row) *diagnose.CapacityReport {
+// podIPsOf returns the pods and pod IPs of r's node as its PODS/IPS cell shows them; the zero
+// PodIPs for a NodeClaim row or an unknown capacity.
+func podIPsOf(d *data, r *row) printer.PodIPs {
 	if r.node < 0 {
-		return nil
+		return printer.PodIPs{}
 	}
-	return d.report.Nodes[r.node].Capacity
+	p, _ := printer.NodePodIPs(d.report.Nodes[r.node])
+	return p
 }
 
-// comparePods orders capacities by pods over IP capacity, highest first; a capacity without an
-// IP ceiling (unknown, or IPv6) comes last.
-func comparePods(a, b *diagnose.CapacityReport) int {
-	ka, kb := ratioKnown(a), ratioKnown(b)
+// comparePods orders nodes by pods over pod IPs, highest first; one without an IPv4 ceiling
+// (unknown, or IPv6) comes last.
+func comparePods(a, b printer.PodIPs) int {
+	ka, kb := a.Ceiling(), b.Ceiling()
 	if c := compareLast(!ka, !kb); c != 0 || !ka {
 		return c
 	}
-	// a.Pods/a.IPCapacity > b.Pods/b.IPCapacity, without division.
-	return cmp.Compare(b.Pods*a.IPCapacity, a.Pods*b.IPCapacity)
-}
-
-// ratioKnown reports whether c has a pods/IP ratio.
-func ratioKnown(c *diagnose.CapacityReport) bool {
-	return c != nil && c.IPCapacity > 0 && c.IPFamily != diagnose.IPv6
+	// a.Pods/a.IPs > b.Pods/b.IPs, without division.
+	return cmp.Compare(b.Pods*a.IPs, a.Pods*b.IPs)
 }
 
 // compareLast orders a value marked last after one that is not.

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/printer"
 )
 
 // shownRows returns the rows the nodes table shows, in order.
@@ -80,22 +80,23 @@ func TestSortOrders(t *testing.T) {
 }
 
 func TestSortPodsRatio(t *testing.T) {
-	capOf := func(pods, ips int64) *diagnose.CapacityReport {
-		return &diagnose.CapacityReport{Pods: pods, IPCapacity: ips}
+	capOf := func(pods, ips int64) printer.PodIPs {
+		return printer.PodIPs{Pods: pods, IPs: ips, Known: true}
 	}
-	v6 := &diagnose.CapacityReport{Pods: 110, IPCapacity: 1 << 20, IPFamily: diagnose.IPv6}
+	v6 := printer.PodIPs{Pods: 110, IPs: 1 << 20, Known: true, IPv6: true}
 	for _, tc := range []struct {
 		name string
-		a, b *diagnose.CapacityReport
+		a, b printer.PodIPs
 		want int
 	}{
 		{"higher ratio first", capOf(110, 29), capOf(29, 29), -1},
 		{"lower ratio after", capOf(10, 29), capOf(29, 29), 1},
 		{"equal ratios tie", capOf(10, 20), capOf(20, 40), 0},
-		{"unknown last", nil, capOf(1, 29), 1},
+		{"unknown last", printer.PodIPs{}, capOf(1, 29), 1},
+		{"Cilium's unknown figure last", printer.PodIPs{Pods: 29, IPs: 16}, capOf(1, 29), 1},
 		{"no IP ceiling last", v6, capOf(1, 29), 1},
 		{"zero IP capacity last", capOf(110, 0), capOf(1, 29), 1},
-		{"two unknown tie", nil, v6, 0},
+		{"two unknown tie", printer.PodIPs{}, v6, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := comparePods(tc.a, tc.b); got != tc.want {

@@ -77,12 +77,15 @@ func TestResolveRefSubjectsWithoutSheets(t *testing.T) {
 	if r := resolveRef(d, "", leaked); r.what != "ENI sheet" || r.open.kind != actOpenSubject {
 		t.Errorf("%s: got %q %+v, want the ENI sheet", leaked, r.what, r.open)
 	}
-	render, _, ok := d.subjects.sheet(leaked)
+	sh, ok := d.subjects.sheet(leaked)
 	if !ok {
 		t.Fatalf("%s has no sheet", leaked)
 	}
-	if got := render(80, nil); !strings.Contains(got, "Security groups it pins (1)") || !strings.Contains(got, "subnet/subnet-020782d4fbf6deef9") {
+	if got := sh.render(80, nil); !strings.Contains(got, "Security groups it pins (1)") || !strings.Contains(got, "subnet-020782d4fbf6deef9") {
 		t.Errorf("the ENI sheet lacks the groups it pins or its subnet:\n%s", got)
+	}
+	if got := sh.refs.All(); !slices.Equal(got, []string{"subnet/subnet-020782d4fbf6deef9"}) {
+		t.Errorf("the ENI sheet's references are %v, want its subnet", got)
 	}
 }
 

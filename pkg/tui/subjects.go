@@ -1,12 +1,10 @@
 package tui
 
 import (
-	"strings"
-
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/kinds"
 	"github.com/karpnet/kubectl-karpnet/pkg/printer"
 	"github.com/karpnet/kubectl-karpnet/pkg/sheet"
-	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 	"github.com/karpnet/kubectl-karpnet/pkg/style"
 )
 
@@ -21,40 +19,49 @@ type subjects struct {
 // sheetFunc renders a subject's sheet at a width with the styles.
 type sheetFunc func(width int, st *style.Styles) string
 
-// sheet returns the renderer of subject's sheet (subnet/ID, nodepool/NAME, ec2nodeclass/NAME,
-// nodeclass/NAME, placementgroup/NAME or eni/ID), and what the sheet is called; false when there is
-// no index or the snapshot does not hold the subject.
-func (s subjects) sheet(subject string) (sheetFunc, string, bool) {
+// subjectSheet is a subject's sheet as the TUI shows it: rendered without its "See also"
+// section, whose References it lists as links instead.
+type subjectSheet struct {
+	render sheetFunc
+	// what names the sheet ("subnet sheet").
+	what string
+	refs sheet.References
+	// query filters the nodes view to the subject's members.
+	query string
+}
+
+// sheet returns subject's sheet (subnet/ID, nodepool/NAME, ec2nodeclass/NAME, nodeclass/NAME,
+// placementgroup/NAME or eni/ID); false when there is no index or the snapshot does not hold
+// the subject.
+func (s subjects) sheet(subject string) (subjectSheet, bool) {
 	if s.index == nil {
-		return nil, "", false
+		return subjectSheet{}, false
 	}
 	x, r := s.index, s.report
-	kind, name, _ := strings.Cut(subject, "/")
+	kind, name, _ := kinds.Split(subject)
 	switch kind {
-	case "subnet":
+	case kinds.Subnet:
 		if sh, ok := sheet.DescribeSubnet(x, r, name); ok {
-			return func(w int, st *style.Styles) string { return printer.SubnetSheet(sh, w, st) }, "subnet sheet", true
+			return subjectSheet{func(w int, st *style.Styles) string { return printer.SubnetSheet(sh, w, st) }, "subnet sheet", sh.References(), name}, true
 		}
-	case "nodepool":
+	case kinds.NodePool:
 		if sh, ok := sheet.DescribeNodePool(x, r, name); ok {
-			return func(w int, st *style.Styles) string { return printer.NodePoolSheet(sh, w, st) }, "NodePool sheet", true
+			return subjectSheet{func(w int, st *style.Styles) string { return printer.NodePoolSheet(sh, w, st) }, "NodePool sheet", sh.References(), name}, true
 		}
-	case "ec2nodeclass", "nodeclass":
-		k := snapshot.KindEC2NodeClass
-		if kind == "nodeclass" {
-			k = snapshot.KindNodeClass
-		}
+	case kinds.EC2NodeClass, kinds.NodeClass:
+		k := kinds.Get(kind).Object
 		if sh, ok := sheet.DescribeNodeClass(x, r, k, name); ok {
-			return func(w int, st *style.Styles) string { return printer.NodeClassSheet(sh, w, st) }, k + " sheet", true
+			return subjectSheet{func(w int, st *style.Styles) string { return printer.NodeClassSheet(sh, w, st) }, k + " sheet", sh.References(), name}, true
 		}
-	case "placementgroup":
+	case kinds.PlacementGroup:
 		if sh, ok := sheet.DescribePlacementGroup(x, r, name); ok {
-			return func(w int, st *style.Styles) string { return printer.PlacementGroupSheet(sh, w, st) }, "placement group sheet", true
+			return subjectSheet{func(w int, st *style.Styles) string { return printer.PlacementGroupSheet(sh, w, st) }, "placement group sheet",
+				sh.References(), cmpOr(sh.Name, sh.ID)}, true
 		}
-	case "eni":
+	case kinds.ENI:
 		if sh, ok := sheet.DescribeENI(x, r, name); ok {
-			return func(w int, st *style.Styles) string { return printer.ENISheet(sh, w, st) }, "ENI sheet", true
+			return subjectSheet{func(w int, st *style.Styles) string { return printer.ENISheet(sh, w, st) }, "ENI sheet", sh.References(), name}, true
 		}
 	}
-	return nil, "", false
+	return subjectSheet{}, false
 }

@@ -65,7 +65,7 @@ func (m subnetsModel) update(k keyMap, msg tea.KeyMsg, _ selection) (screen, act
 	switch {
 	case key.Matches(msg, k.Open):
 		if id, ok := m.selectedID(); ok {
-			if _, _, sheet := m.d.subjects.sheet("subnet/" + id); sheet {
+			if _, sheet := m.d.subjects.sheet("subnet/" + id); sheet {
 				return m, action{kind: actOpenSubject, arg: "subnet/" + id}
 			}
 			return m, action{kind: actNodesIn, arg: id}
