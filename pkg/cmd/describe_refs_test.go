@@ -35,3 +35,23 @@ func TestDescribeReadsReferences(t *testing.T) {
 	r := run(t, "demo", "describe", "nodepool", "subnet/"+demoNoWayOutSubnet)
 	wantCode(t, r, ExitUsage)
 }
+
+// TestDescribeReferenceOfAnotherKind: a reference to a subject of another kind says which kind
+// it names and how to describe it; a class reference of the other class kind suggests the class
+// that exists.
+func TestDescribeReferenceOfAnotherKind(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"nodeclass", "nodeclass/default"}, `nodeclass "nodeclass/default" not found: did you mean ec2nodeclass/default?`},
+		{[]string{"nodeclass", "ec2nodeclass/web"}, `nodeclass "ec2nodeclass/web" not found: did you mean nodeclass/web?`},
+		{[]string{"nodepool", "ec2nodeclass/default"}, "ec2nodeclass/default names an EC2NodeClass: run kubectl karpnet demo describe nodeclass default"},
+		{[]string{"subnet", "node/" + demoNode}, "node/" + demoNode + " names a node: run kubectl karpnet demo describe node " + demoNode},
+		{[]string{"subnet", "instance/i-0abc"}, "instance/i-0abc names an instance, which has no sheet of its own: kubectl karpnet demo check -o json"},
+	} {
+		r := run(t, append([]string{"demo", "describe"}, tt.args...)...)
+		wantCode(t, r, ExitUsage)
+		wantOneErrorLine(t, r, tt.want)
+	}
+}

@@ -170,6 +170,9 @@ func (k subjectKind) notFound(h hints, snap *snapshot.Snapshot, name string, sou
 				strings.ToLower(k.what()), printableLine(name), s))
 		}
 	}
+	if hint := k.otherKind(h, snap, name); hint != "" {
+		return usageErrorf("%s %q not found: %s", strings.ToLower(k.what()), printableLine(name), printableLine(hint))
+	}
 	if k.names.offline != nil {
 		if hint := didYouMean(suggestions(name, k.names.offline(snap))); hint != "" {
 			return usageErrorf("%s %q not found: %s", strings.ToLower(k.what()), printableLine(name), printableLine(hint))
@@ -186,4 +189,46 @@ func containsString(s []string, v string) bool {
 		}
 	}
 	return false
+}
+
+// otherKind is the hint for a name written as a reference to a subject of another kind:
+// "did you mean ec2nodeclass/default?" for nodeclass/default when only the EC2NodeClass exists,
+// or, for nodepool ec2nodeclass/default, the describe command of the kind the reference names;
+// "" when name is no reference or one of k's own kind.
+func (k subjectKind) otherKind(h hints, snap *snapshot.Snapshot, name string) string {
+	named, rest := kinds.Arg(name)
+	switch {
+	case named.Name == "" || rest == "":
+		return ""
+	case kinds.IsClass(named.Name) && k.kind.Subject == kinds.NodeClass:
+		other := kinds.EC2NodeClass
+		if named.Name == kinds.EC2NodeClass {
+			other = kinds.NodeClass
+		}
+		for i := range snap.NodeClasses {
+			c := &snap.NodeClasses[i]
+			if c.Name == rest && c.AutoMode() == (other == kinds.NodeClass) {
+				return didYouMean([]string{kinds.Ref(other, rest)})
+			}
+		}
+		return ""
+	case named.Subject == k.kind.Subject:
+		return ""
+	}
+	word := named.Name
+	if kinds.IsClass(word) {
+		word = kinds.NodeClass
+	}
+	if !named.Sheet && word != kinds.Node && word != kinds.NodeClaim {
+		return fmt.Sprintf("%s names %s, which has no sheet of its own: %s check -o json lists the findings on it", name, article(named.Object), h.karpnet())
+	}
+	return fmt.Sprintf("%s names %s: run %s describe %s %s", name, article(named.Object), h.karpnet(), word, rest)
+}
+
+// article puts "a" or "an" before what, by its first letter: an EC2NodeClass, a NodePool.
+func article(what string) string {
+	if what != "" && strings.ContainsRune("aeiouAEIOU", rune(what[0])) {
+		return "an " + what
+	}
+	return "a " + what
 }
