@@ -20,6 +20,9 @@ const (
 	SubjectDaemonSet = "daemonset"
 	// SubjectConfigMap is a ConfigMap of settings (configmap/kube-system/amazon-vpc-cni).
 	SubjectConfigMap = "configmap"
+	// SubjectZone is an availability zone (zone/us-west-2b): the subject of findings about what
+	// fails in one zone across its subnets and NodePools.
+	SubjectZone = "zone"
 	// SubjectSource is a source karpnet reads (a Gap's Source, e.g. ec2:DescribeSubnets): the
 	// subject of data-unavailable.
 	SubjectSource = "source"
