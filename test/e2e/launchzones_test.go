@@ -112,7 +112,7 @@ func TestSGPUnsupportedTypes(t *testing.T) {
 	if diff := cmpDiff(want, rep.set()); diff != "" {
 		t.Fatalf("findings (-want +got):\n%s\nstdout:\n%s", diff, r.stdout)
 	}
-	for _, p := range []string{"c8in.large (Karpenter pod-eni 8)", "1 SecurityGroupPolicy (default/payments)"} {
+	for _, p := range []string{"NodePool network admits 13 instance types", "c8in.2xlarge (Karpenter pod-eni 38)", "1 SecurityGroupPolicy (default/payments)"} {
 		if m := message(rep, "sgp-unsupported-types"); !strings.Contains(m, p) {
 			t.Errorf("message lacks %q: %s", p, m)
 		}
