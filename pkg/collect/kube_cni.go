@@ -152,12 +152,13 @@ func kubeFlagOn(args []string, name string) bool {
 var kubeSecurityGroupPoliciesGVR = schema.GroupVersionResource{Group: "vpcresources.k8s.aws", Version: "v1beta1", Resource: "securitygrouppolicies"}
 
 // kubeSecurityGroupPolicies counts the SecurityGroupPolicies, one page from the watch cache
-// with the first names, when aws-node turns on security groups for pods; otherwise nothing is
+// with the first names, when aws-node turns on security groups for pods and the run reads every
+// node (they concern NodePools, not the nodes a scoped run asks about); otherwise nothing is
 // read. A list answered NotFound (the CRD is not installed) means there are none; Forbidden or
 // a server error is a Gap.
-func (c *Collector) kubeSecurityGroupPolicies(ctx context.Context, s *snapshot.Snapshot, _ Scope) error {
+func (c *Collector) kubeSecurityGroupPolicies(ctx context.Context, s *snapshot.Snapshot, scope Scope) error {
 	s.SecurityGroupPolicies = nil
-	if !strings.EqualFold(strings.TrimSpace(s.AWSNode.Setting(kubePodENIEnv, "false")), "true") {
+	if scope.narrowed() || !strings.EqualFold(strings.TrimSpace(s.AWSNode.Setting(kubePodENIEnv, "false")), "true") {
 		return nil
 	}
 	opts := metav1.ListOptions{Limit: c.kubePageSize(), ResourceVersion: "0"}

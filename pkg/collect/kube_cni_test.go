@@ -85,7 +85,7 @@ func TestKubeCNINodes(t *testing.T) {
 }
 
 // TestKubeSecurityGroupPolicies counts the SecurityGroupPolicies only when aws-node turns on
-// security groups for pods; a CRD that is not installed means none.
+// security groups for pods and the run reads every node; a CRD that is not installed means none.
 func TestKubeSecurityGroupPolicies(t *testing.T) {
 	sgp := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "vpcresources.k8s.aws/v1beta1", "kind": "SecurityGroupPolicy",
@@ -97,13 +97,15 @@ func TestKubeSecurityGroupPolicies(t *testing.T) {
 		name     string
 		podENI   string
 		served   []schema.GroupVersionResource
+		scope    Scope
 		want     []snapshot.PolicyCount
 		requests int
 	}{
-		{"security groups for pods off: nothing is read", "false", served, nil, 0},
-		{"on: the policies are counted", "true", served, []snapshot.PolicyCount{{Kind: snapshot.KindSecurityGroupPolicy,
+		{"security groups for pods off: nothing is read", "false", served, Scope{}, nil, 0},
+		{"on: the policies are counted", "true", served, Scope{}, []snapshot.PolicyCount{{Kind: snapshot.KindSecurityGroupPolicy,
 			Count: 1, Names: []string{"shop/payments"}}}, 1},
-		{"on without the CRD: none, no gap", "true", nil, nil, 1},
+		{"on without the CRD: none, no gap", "true", nil, Scope{}, nil, 1},
+		{"a run scoped to some nodes reads none", "true", served, Scope{Names: []string{"ip-10-0-1-10"}}, nil, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var objs []runtime.Object
@@ -112,7 +114,7 @@ func TestKubeSecurityGroupPolicies(t *testing.T) {
 			}
 			dyn := kubeDynamic(tc.served, objs...)
 			s := &snapshot.Snapshot{AWSNode: &snapshot.AWSNode{Env: map[string]string{"ENABLE_POD_ENI": tc.podENI}}}
-			if err := (&Collector{Dynamic: dyn}).kubeSecurityGroupPolicies(t.Context(), s, Scope{}); err != nil {
+			if err := (&Collector{Dynamic: dyn}).kubeSecurityGroupPolicies(t.Context(), s, tc.scope); err != nil {
 				t.Fatalf("kubeSecurityGroupPolicies: %v", err)
 			}
 			if diff := cmp.Diff(tc.want, s.SecurityGroupPolicies); diff != "" {
