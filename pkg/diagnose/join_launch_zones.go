@@ -141,12 +141,10 @@ var launchFailuresByZone = Check{
 	},
 }
 
-// launchFailure is one NodeClaim's failed launch: when, and what it names. count is 1: a
-// NodeClaim is one launch Karpenter could not make, however often it retried or its event
-// repeated.
+// launchFailure is one NodeClaim's failed launch: when, and what it names. A NodeClaim counts
+// once, however often Karpenter retried it or its event repeated.
 type launchFailure struct {
 	claim, pool string
-	count       int
 	last        time.Time
 	text        string
 	zoneLabel   string
@@ -164,7 +162,7 @@ func (x *Index) countLaunchFailures(get func(string) *zoneLaunches) {
 		}
 		f := byClaim[e.Name]
 		if f == nil {
-			f = &launchFailure{claim: e.Name, count: 1}
+			f = &launchFailure{claim: e.Name}
 			byClaim[e.Name] = f
 		}
 		f.text += " " + e.Message
@@ -179,7 +177,7 @@ func (x *Index) countLaunchFailures(get func(string) *zoneLaunches) {
 		}
 		f := byClaim[c.Name()]
 		if f == nil {
-			f = &launchFailure{claim: c.Name(), count: 1}
+			f = &launchFailure{claim: c.Name()}
 			byClaim[c.Name()] = f
 		}
 		f.pool, f.zoneLabel = c.PoolName, c.Claim.Labels[corev1.LabelTopologyZone]
@@ -193,16 +191,16 @@ func (x *Index) countLaunchFailures(get func(string) *zoneLaunches) {
 		}
 		for zone, seg := range x.failureZones(f) {
 			z := get(zone)
-			z.claims += f.count
+			z.claims++
 			z.last = maxTime(z.last, f.last)
 			if f.pool != "" {
 				z.pools[f.pool] = true
 			}
 			for _, s := range seg.subnets {
-				z.subnets[s] += f.count
+				z.subnets[s]++
 			}
 			for _, code := range seg.codes {
-				z.codes[code] += f.count
+				z.codes[code]++
 			}
 			for _, t := range seg.types {
 				z.types[t] = true
