@@ -138,10 +138,11 @@ func sgpPoolFinding(x *Index, p *snapshot.NodePool, bad []maxpods.PodENIType, sg
 	reqs, rejected := sgpExclusions(bad)
 	return Finding{
 		Resource: "nodepool/" + p.Name,
-		Message: fmt.Sprintf("NodePool %s admits %s that Karpenter gives vpc.amazonaws.com/pod-eni capacity but the VPC "+
-			"resource controller's limits table (%s) does not trunk: %s; with %s, pods they select may get such a node, "+
-			"which the controller gives no trunk ENI, and stay Pending", p.Name, countText(len(bad), "instance type", "instance types"),
-			strings.TrimPrefix(src.Controller, "aws/amazon-vpc-resource-controller-k8s "), abbreviate(names, 5), policies),
+		Message: fmt.Sprintf("NodePool %s admits %s that Karpenter %s gives vpc.amazonaws.com/pod-eni capacity but the VPC "+
+			"resource controller %s does not trunk (its pkg/aws/vpc/limits.go): %s; with %s, pods they select may get such "+
+			"a node, which the controller gives no trunk ENI, and stay Pending", p.Name,
+			countText(len(bad), "instance type", "instance types"), sourceVersion(src.Karpenter),
+			sourceVersion(src.Controller), abbreviate(names, 5), policies),
 		Remedy: fmt.Sprintf("keep those types out of NodePool %s (the command adds %s), or run a VPC resource controller "+
 			"whose limits table lists them (EKS runs it in the control plane, at a version karpnet cannot read: a newer "+
 			"one may trunk them; its node events say \"not supported yet by the vpc resource controller\" when it does not)",
@@ -190,4 +191,13 @@ func requirementsText(reqs []snapshot.Requirement) string {
 		parts = append(parts, fmt.Sprintf("%s %s [%s]", r.Key, r.Operator, abbreviate(r.Values, 8)))
 	}
 	return strings.Join(parts, " and ")
+}
+
+// sourceVersion is the version in a source line of the embedded table ("REPO VERSION PATH ..."),
+// or "" when it has none.
+func sourceVersion(src string) string {
+	if f := strings.Fields(src); len(f) > 1 {
+		return f[1]
+	}
+	return ""
 }

@@ -43,8 +43,8 @@ func TestSGPUnsupportedTypes(t *testing.T) {
 			name: "a NodePool admitting the newest Intel families fires",
 			edit: intel8,
 			want: []Finding{{ID: "sgp-unsupported-types", Severity: Warning, Resource: "nodepool/default",
-				Message: "NodePool default admits 8 instance types that Karpenter gives vpc.amazonaws.com/pod-eni capacity but " +
-					"the VPC resource controller's limits table (v1.7.19 pkg/aws/vpc/limits.go (Limits)) does not trunk: " +
+				Message: "NodePool default admits 8 instance types that Karpenter v1.14.1 gives vpc.amazonaws.com/pod-eni capacity " +
+					"but the VPC resource controller v1.7.19 does not trunk (its pkg/aws/vpc/limits.go): " +
 					"c8ib.large (Karpenter pod-eni 8), c8in.large (Karpenter pod-eni 8), c8ine.large (Karpenter pod-eni 8), " +
 					"m8ib.large (Karpenter pod-eni 8), m8in.large (Karpenter pod-eni 8) and 3 more; with 2 " +
 					"SecurityGroupPolicies (shop/payments, shop/orders), pods they select may get such a node, which the " +
@@ -62,8 +62,8 @@ func TestSGPUnsupportedTypes(t *testing.T) {
 			name: "a family with trunked types is excluded type by type",
 			edit: edits(withSGPs, poolRequires(req(labelInstanceFamily, "In", "c7i"))),
 			want: []Finding{{ID: "sgp-unsupported-types", Severity: Warning, Resource: "nodepool/default",
-				Message: "NodePool default admits 1 instance type that Karpenter gives vpc.amazonaws.com/pod-eni capacity but " +
-					"the VPC resource controller's limits table (v1.7.19 pkg/aws/vpc/limits.go (Limits)) does not trunk: " +
+				Message: "NodePool default admits 1 instance type that Karpenter v1.14.1 gives vpc.amazonaws.com/pod-eni capacity " +
+					"but the VPC resource controller v1.7.19 does not trunk (its pkg/aws/vpc/limits.go): " +
 					"c7i.32xlarge (Karpenter pod-eni 107); with 2 SecurityGroupPolicies (shop/payments, shop/orders), pods " +
 					"they select may get such a node, which the controller gives no trunk ENI, and stay Pending",
 				Remedy: "keep those types out of NodePool default (the command adds node.kubernetes.io/instance-type NotIn " +
