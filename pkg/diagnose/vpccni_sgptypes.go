@@ -71,7 +71,7 @@ var sgpUnsupportedTypes = Check{
 	Spec: specSGPUnsupportedTypes,
 	Run: func(x *Index) []Finding {
 		sgps := sgpCount(x.Snapshot)
-		if sgps.Count == 0 {
+		if sgps.Count <= 0 {
 			return nil
 		}
 		var out []Finding
