@@ -108,7 +108,7 @@ func (c *Collector) kubeAfterNodes(ctx context.Context, s *snapshot.Snapshot, sc
 	groups := [][]func(context.Context, *snapshot.Snapshot, Scope) error{
 		{karpenter},
 		// Whether a missing ENIConfig CRD matters, and whether CNINodes are read, depends on aws-node.
-		{c.kubeAWSNode, c.kubeENIConfigs, c.kubeCNINodes},
+		{c.kubeAWSNode, c.kubeENIConfigs, c.kubeCNINodes, c.kubeSecurityGroupPolicies},
 		{c.kubeSandboxFailures, c.kubeKarpenterEvents, c.kubeNodeAgentEvents},
 		{c.kubeCilium},
 	}
@@ -134,6 +134,7 @@ func (c *Collector) kubeAfterNodes(ctx context.Context, s *snapshot.Snapshot, sc
 		s.NodeClasses = append(s.NodeClasses, p.NodeClasses...)
 		s.ENIConfigs = append(s.ENIConfigs, p.ENIConfigs...)
 		s.CNINodes = append(s.CNINodes, p.CNINodes...)
+		s.SecurityGroupPolicies = append(s.SecurityGroupPolicies, p.SecurityGroupPolicies...)
 		s.CiliumNodes = append(s.CiliumNodes, p.CiliumNodes...)
 		s.SandboxFailures = append(s.SandboxFailures, p.SandboxFailures...)
 		s.Events = append(s.Events, p.Events...)

@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/karpnet/kubectl-karpnet/internal/kubeobj"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
@@ -144,4 +145,37 @@ func kubeFlagOn(args []string, name string) bool {
 		}
 	}
 	return on
+}
+
+// kubeSecurityGroupPoliciesGVR is the VPC resource controller's SecurityGroupPolicy
+// (vpcresources.k8s.aws/v1beta1, config/crd/bases/vpcresources.k8s.aws_securitygrouppolicies.yaml).
+var kubeSecurityGroupPoliciesGVR = schema.GroupVersionResource{Group: "vpcresources.k8s.aws", Version: "v1beta1", Resource: "securitygrouppolicies"}
+
+// kubeSecurityGroupPolicies counts the SecurityGroupPolicies, one page from the watch cache
+// with the first names, when aws-node turns on security groups for pods and the run reads every
+// node (they concern NodePools, not the nodes a scoped run asks about); otherwise nothing is
+// read. A list answered NotFound (the CRD is not installed) means there are none; Forbidden or
+// a server error is a Gap.
+func (c *Collector) kubeSecurityGroupPolicies(ctx context.Context, s *snapshot.Snapshot, scope Scope) error {
+	s.SecurityGroupPolicies = nil
+	if scope.narrowed() || !strings.EqualFold(strings.TrimSpace(s.AWSNode.Setting(kubePodENIEnv, "false")), "true") {
+		return nil
+	}
+	opts := metav1.ListOptions{Limit: c.kubePageSize(), ResourceVersion: "0"}
+	l, err := c.Dynamic.Resource(kubeSecurityGroupPoliciesGVR).List(ctx, opts)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return c.kubeFail(s, snapshot.SourceSecurityGroupPolicies, "list", snapshot.SourceSecurityGroupPolicies, err)
+	}
+	count := snapshot.PolicyCount{Kind: snapshot.KindSecurityGroupPolicy}
+	for _, it := range l.Items[:min(len(l.Items), kubePolicyNames)] {
+		count.Names = append(count.Names, it.GetNamespace()+"/"+it.GetName())
+	}
+	kubeCountRest(s, snapshot.SourceSecurityGroupPolicies, &count, len(l.Items), l.GetRemainingItemCount(), l.GetContinue())
+	if count.Count > 0 {
+		s.SecurityGroupPolicies = []snapshot.PolicyCount{count}
+	}
+	return nil
 }

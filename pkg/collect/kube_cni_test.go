@@ -83,3 +83,49 @@ func TestKubeCNINodes(t *testing.T) {
 		})
 	}
 }
+
+// TestKubeSecurityGroupPolicies counts the SecurityGroupPolicies only when aws-node turns on
+// security groups for pods and the run reads every node; a CRD that is not installed means none.
+func TestKubeSecurityGroupPolicies(t *testing.T) {
+	sgp := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "vpcresources.k8s.aws/v1beta1", "kind": "SecurityGroupPolicy",
+		"metadata": map[string]any{"name": "payments", "namespace": "shop"},
+		"spec":     map[string]any{"securityGroups": map[string]any{"groupIds": []any{"sg-0abc"}}},
+	}}
+	served := []schema.GroupVersionResource{kubeSecurityGroupPoliciesGVR}
+	for _, tc := range []struct {
+		name     string
+		podENI   string
+		served   []schema.GroupVersionResource
+		scope    Scope
+		want     []snapshot.PolicyCount
+		requests int
+	}{
+		{"security groups for pods off: nothing is read", "false", served, Scope{}, nil, 0},
+		{"on: the policies are counted", "true", served, Scope{}, []snapshot.PolicyCount{{Kind: snapshot.KindSecurityGroupPolicy,
+			Count: 1, Names: []string{"shop/payments"}}}, 1},
+		{"on without the CRD: none, no gap", "true", nil, Scope{}, nil, 1},
+		{"a run scoped to some nodes reads none", "true", served, Scope{Names: []string{"ip-10-0-1-10"}}, nil, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var objs []runtime.Object
+			if len(tc.served) > 0 {
+				objs = append(objs, sgp.DeepCopy())
+			}
+			dyn := kubeDynamic(tc.served, objs...)
+			s := &snapshot.Snapshot{AWSNode: &snapshot.AWSNode{Env: map[string]string{"ENABLE_POD_ENI": tc.podENI}}}
+			if err := (&Collector{Dynamic: dyn}).kubeSecurityGroupPolicies(t.Context(), s, tc.scope); err != nil {
+				t.Fatalf("kubeSecurityGroupPolicies: %v", err)
+			}
+			if diff := cmp.Diff(tc.want, s.SecurityGroupPolicies); diff != "" {
+				t.Errorf("SecurityGroupPolicies (-want +got):\n%s", diff)
+			}
+			if len(s.Gaps) != 0 {
+				t.Errorf("gaps %+v, want none", s.Gaps)
+			}
+			if got := len(dyn.Actions()); got != tc.requests {
+				t.Errorf("got %d requests, want %d", got, tc.requests)
+			}
+		})
+	}
+}

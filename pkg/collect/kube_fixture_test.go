@@ -85,7 +85,7 @@ func kubeListKinds(gvrs []schema.GroupVersionResource) map[schema.GroupVersionRe
 	kinds := map[string]string{
 		"nodeclaims": "NodeClaimList", "nodepools": "NodePoolList",
 		"ec2nodeclasses": "EC2NodeClassList", "eniconfigs": "ENIConfigList", "cninodes": "CNINodeList", "ciliumnodes": "CiliumNodeList",
-		"clusternetworkpolicies": "ClusterNetworkPolicyList", "applicationnetworkpolicies": "ApplicationNetworkPolicyList",
+		"clusternetworkpolicies": "ClusterNetworkPolicyList", "securitygrouppolicies": "SecurityGroupPolicyList", "applicationnetworkpolicies": "ApplicationNetworkPolicyList",
 	}
 	out := make(map[schema.GroupVersionResource]string, len(gvrs))
 	for _, g := range gvrs {
@@ -99,7 +99,7 @@ func kubeAllGVRs() []schema.GroupVersionResource {
 	return []schema.GroupVersionResource{
 		kubeNodeClaimsV1, kubeNodePoolsV1, kubeNodeClassesV1,
 		kubeNodeClaimsV1beta1, kubeNodePoolsV1beta1, kubeNodeClassesV1b1, kubeENIConfigsV1, kubeCNINodesV1alpha1, kubeCiliumNodesV2,
-		kubeClusterNetworkPoliciesGVR, kubeApplicationNetworkPoliciesGVR,
+		kubeClusterNetworkPoliciesGVR, kubeApplicationNetworkPoliciesGVR, kubeSecurityGroupPoliciesGVR,
 	}
 }
 

@@ -72,17 +72,32 @@ func hypervisorRequirementCommands(x *Index, n *NodeInfo) []Command {
 	if n.Pool == nil {
 		return nil
 	}
-	req := map[string]any{"key": labelInstanceHypervisor, "operator": string(corev1.NodeSelectorOpNotIn),
-		"values": []string{hypervisorXen}}
-	op := map[string]any{"op": "add", "path": "/spec/template/spec/requirements/-", "value": req}
-	inPool := func(m *NodeInfo) bool { return m.PoolName == n.PoolName }
-	xen := func(m *NodeInfo) bool { return inPool(m) && m.Type != nil && m.Type.Hypervisor == hypervisorXen }
-	return []Command{{
-		Argv:    []string{"kubectl", "patch", "nodepool", n.PoolName, "--type", "json", "-p", jsonArg([]any{op})},
-		Changes: "nodepool/" + n.PoolName,
-		Affects: "the NodePool's nodes of xen types drift and Karpenter replaces them: " + nodesAffected(x, "nodepool-xen/"+n.PoolName, xen) +
-			"; its other nodes stay: " + nodesAffected(x, "nodepool-not-xen/"+n.PoolName, func(m *NodeInfo) bool { return inPool(m) && !xen(m) }),
-	}}
+	req := snapshot.Requirement{Key: labelInstanceHypervisor, Operator: string(corev1.NodeSelectorOpNotIn), Values: []string{hypervisorXen}}
+	xen := func(m *NodeInfo) bool { return m.Type != nil && m.Type.Hypervisor == hypervisorXen }
+	return []Command{poolRequirementCommand(x, n.PoolName, []snapshot.Requirement{req}, "of xen types", "xen", xen)}
+}
+
+// poolRequirementCommand is the kubectl JSON patch that appends reqs to NodePool pool's
+// requirements, a list every NodePool has (spec.template.spec.requirements is required by the
+// karpenter.sh CRD at v1 and v1beta1), so the append applies even to an empty one.
+// Requirements are no part of the NodePool's hash: only the NodeClaims whose labels the new
+// requirements reject drift and are replaced (kubernetes-sigs/karpenter drift.go,
+// areRequirementsDrifted). rejected tells those of the pool's nodes, what names them in
+// Affects ("of xen types") and set keys their count.
+func poolRequirementCommand(x *Index, pool string, reqs []snapshot.Requirement, what, set string, rejected func(*NodeInfo) bool) Command {
+	var ops []any
+	for _, r := range reqs {
+		req := map[string]any{"key": r.Key, "operator": r.Operator, "values": r.Values}
+		ops = append(ops, map[string]any{"op": "add", "path": "/spec/template/spec/requirements/-", "value": req})
+	}
+	inPool := func(m *NodeInfo) bool { return m.PoolName == pool }
+	drift := func(m *NodeInfo) bool { return inPool(m) && rejected(m) }
+	return Command{
+		Argv:    []string{"kubectl", "patch", "nodepool", pool, "--type", "json", "-p", jsonArg(ops)},
+		Changes: "nodepool/" + pool,
+		Affects: "the NodePool's nodes " + what + " drift and Karpenter replaces them: " + nodesAffected(x, "nodepool-"+set+"/"+pool, drift) +
+			"; its other nodes stay: " + nodesAffected(x, "nodepool-not-"+set+"/"+pool, func(m *NodeInfo) bool { return inPool(m) && !rejected(m) }),
+	}
 }
 
 // prefixDelegationOption offers prefix delegation on a Nitro type that runs without it.

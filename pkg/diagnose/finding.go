@@ -71,7 +71,8 @@ type Finding struct {
 	// (node/NAME, else its resource), then, sorted, its resource and what uses that resource: a
 	// subnet's NodeClasses (node and pod subnets) and their NodePools, a NodeClass's NodePools,
 	// a NodePool's class, a NodeClaim's NodePool and class, a placement group's classes and
-	// their NodePools, an instance's, an interface's or an ENIConfig's subnet. Nodes are not
+	// their NodePools, an instance's, an interface's or an ENIConfig's subnet, a zone's subnets in
+	// use with their classes and NodePools. Nodes are not
 	// listed through what they use: views give a node the findings on its subnets, class and
 	// NodePool (Report.OnWhatUses). Every sheet, view, CI report and metric reads a finding's
 	// subjects from here.

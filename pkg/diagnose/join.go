@@ -6,6 +6,7 @@ package diagnose
 func joinChecks() []Check {
 	return []Check{
 		nodeClaimLaunchFailed,
+		launchFailuresByZone,
 		nodeClaimNotRegistered,
 		nodePoolRegistrationUnhealthy,
 		subnetNoEgressRoute,

@@ -105,8 +105,9 @@ func newSubjectGraph(x *Index, uses []subnetUse) *subjectGraph {
 // node, else its resource) and its resource; the inherited ones are what uses that resource: a
 // subnet's classes (node and pod subnets) and their NodePools, a class's NodePools, a NodePool's
 // class, a NodeClaim's NodePool and class, a placement group's classes and their NodePools, and
-// the subnet of an instance, an interface or an ENIConfig. A NodePool or class that the finding's
-// commands change is a direct subject too, and what uses it inherited. Nodes are never listed through what
+// the subnet of an instance, an interface or an ENIConfig, and a zone's subnets in use with
+// their classes and NodePools. A NodePool or class that the finding's commands change is a
+// direct subject too, and what uses it inherited. Nodes are never listed through what
 // they use: a node inherits a finding in the views through its subnets, class and NodePool
 // (Report.OnWhatUses), so a finding on a class of 10,000 nodes names the class, not the nodes.
 // The subjects are its own first, then the rest sorted; inherited keeps that order.
@@ -192,6 +193,13 @@ func (g *subjectGraph) users(x *Index, resource string) []string {
 	case SubjectENIConfig:
 		if id := g.eniConfigSubnet[name]; id != "" {
 			more = append(more, subnetRef(id))
+		}
+	case SubjectZone:
+		for _, id := range sortedKeys(g.subnetClasses) {
+			if s := x.Subnets[id]; s != nil && s.Zone == name {
+				more = append(more, subnetRef(id))
+				classes = append(classes, g.subnetClasses[id]...)
+			}
 		}
 	}
 	for _, c := range classes {

@@ -43,6 +43,10 @@ func TestFindingSubjects(t *testing.T) {
 			Finding{Resource: "instance/" + instanceA}, []string{"instance/" + instanceA, "subnet/" + subnetA}},
 		{"an ENIConfig finding is its pod subnet's",
 			Finding{Resource: "eniconfig/us-west-2a"}, []string{"eniconfig/us-west-2a", "subnet/subnet-0pods"}},
+		{"a zone finding is its subnets' in use, their classes' and NodePools'",
+			Finding{Resource: "zone/us-west-2a"}, []string{"zone/us-west-2a", "ec2nodeclass/default", "nodepool/batch", "nodepool/default", "subnet/" + subnetA}},
+		{"a zone without subnets in use is its own",
+			Finding{Resource: "zone/us-west-2c"}, []string{"zone/us-west-2c"}},
 		{"data-unavailable is its source's alone",
 			Finding{ID: DataUnavailableID, Resource: "ec2:DescribeSubnets"}, []string{"ec2:DescribeSubnets"}},
 	} {

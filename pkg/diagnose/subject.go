@@ -20,6 +20,9 @@ const (
 	SubjectDaemonSet = kinds.DaemonSet
 	// SubjectConfigMap is a ConfigMap of settings (configmap/kube-system/amazon-vpc-cni).
 	SubjectConfigMap = kinds.ConfigMap
+	// SubjectZone is an availability zone (zone/us-west-2b): the subject of findings about what
+	// fails in one zone across its subnets and NodePools.
+	SubjectZone = kinds.Zone
 	// SubjectSource is a source karpnet reads (a Gap's Source, e.g. ec2:DescribeSubnets): the
 	// subject of data-unavailable.
 	SubjectSource = kinds.Source

@@ -20,6 +20,7 @@ func cniChecks() []Check {
 		eniConfigSubnetMismatch,
 		eniConfigReferenceMissing,
 		trunkENIMissing,
+		sgpUnsupportedTypes,
 		windowsIPAMNotEnabled,
 		vpcCNIVersionTooOld,
 		nodeNetworkNotReady,

@@ -26,6 +26,9 @@ const (
 	DaemonSet = "daemonset"
 	// ConfigMap is a ConfigMap of settings (configmap/kube-system/amazon-vpc-cni).
 	ConfigMap = "configmap"
+	// Zone is an availability zone (zone/us-west-2b), the subject of what fails across one
+	// zone's subnets and NodePools.
+	Zone = "zone"
 	// Source is a source karpnet reads (a gap's, e.g. ec2:DescribeSubnets).
 	Source = "source"
 )
@@ -65,6 +68,7 @@ var table = []Kind{
 	{Name: ENIConfig, Subject: ENIConfig, Object: "ENIConfig", Plural: "eniconfigs"},
 	{Name: DaemonSet, Subject: DaemonSet, Object: "DaemonSet", Plural: "daemonsets", Aliases: []string{"ds"}},
 	{Name: ConfigMap, Subject: ConfigMap, Object: "ConfigMap", Plural: "configmaps", Aliases: []string{"cm"}},
+	{Name: Zone, Subject: Zone, Object: "zone", Plural: "zones"},
 	{Name: Source, Subject: Source, Object: "source", Plural: "sources"},
 }
 

@@ -30,7 +30,8 @@ const SourceBound = "answers past karpnet's bounds"
 // SourceBound.
 var listSources = map[string]string{
 	"nodes": SourceNodes, "nodeClaims": SourceNodeClaims, "nodePools": SourceNodePools, "nodeClasses": SourceNodeClasses,
-	"eniConfigs": SourceENIConfigs, "cniNodes": SourceCNINodes, "ciliumNodes": SourceCiliumNodes,
+	"eniConfigs": SourceENIConfigs, "cniNodes": SourceCNINodes,
+	"securityGroupPolicies": SourceSecurityGroupPolicies, "ciliumNodes": SourceCiliumNodes,
 	"sandboxFailures": SourceEvents, "events": SourceEvents, "nodeEvents": SourceEvents,
 	"networkPolicies": SourceNetworkPolicies, "instances": SourceDescribeInstances, "subnets": SourceDescribeSubnets,
 	"securityGroups": SourceDescribeSecurityGroups, "placementGroups": SourceDescribePlacementGroups,

@@ -37,6 +37,9 @@ const (
 	KindNetworkPolicy            = "NetworkPolicy"
 	KindClusterNetworkPolicy     = "ClusterNetworkPolicy"
 	KindApplicationNetworkPolicy = "ApplicationNetworkPolicy"
+	// KindSecurityGroupPolicy is the VPC resource controller's policy of security groups for
+	// pods (vpcresources.k8s.aws/v1beta1); it is counted in Snapshot.SecurityGroupPolicies.
+	KindSecurityGroupPolicy = "SecurityGroupPolicy"
 )
 
 // PolicyCount is how many policies of a kind exist (at least: a list is read in one page and

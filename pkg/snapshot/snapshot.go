@@ -53,6 +53,10 @@ type Snapshot struct {
 	AWSNode     *AWSNode       `json:"awsNode,omitempty"`
 	// CNINodes are read only when aws-node turns on security groups for pods.
 	CNINodes []CNINode `json:"cniNodes,omitempty"`
+	// SecurityGroupPolicies counts the VPC resource controller's SecurityGroupPolicies (one page,
+	// the first names), read only when aws-node turns on security groups for pods; empty when
+	// there are none or they were not read.
+	SecurityGroupPolicies []PolicyCount `json:"securityGroupPolicies,omitempty"`
 	// Cilium is its agent DaemonSet and settings when it runs; CiliumNodes are read only when
 	// it allocates pod addresses from ENIs (cilium-config ipam: eni).
 	Cilium          *Cilium          `json:"cilium,omitempty"`

@@ -34,13 +34,15 @@ const (
 	SourceAutoNodeClasses = "nodeclasses.eks.amazonaws.com"
 	SourceENIConfigs      = "eniconfigs.crd.k8s.amazonaws.com"
 	SourceCNINodes        = "cninodes.vpcresources.k8s.aws"
-	SourceAWSNode         = "daemonsets.apps kube-system/aws-node"
-	SourceCilium          = "daemonsets.apps kube-system/cilium"
-	SourceCiliumConfig    = "configmaps kube-system/cilium-config"
-	SourceCiliumNodes     = "ciliumnodes.cilium.io"
-	SourceCiliumOperator  = "deployments.apps kube-system/cilium-operator"
-	SourceDaemonSets      = "daemonsets.apps"
-	SourceNetworkPolicies = "networkpolicies.networking.k8s.io"
+	// SourceSecurityGroupPolicies is the VPC resource controller's SecurityGroupPolicy list.
+	SourceSecurityGroupPolicies = "securitygrouppolicies.vpcresources.k8s.aws"
+	SourceAWSNode               = "daemonsets.apps kube-system/aws-node"
+	SourceCilium                = "daemonsets.apps kube-system/cilium"
+	SourceCiliumConfig          = "configmaps kube-system/cilium-config"
+	SourceCiliumNodes           = "ciliumnodes.cilium.io"
+	SourceCiliumOperator        = "deployments.apps kube-system/cilium-operator"
+	SourceDaemonSets            = "daemonsets.apps"
+	SourceNetworkPolicies       = "networkpolicies.networking.k8s.io"
 	// SourceClusterNetworkPolicies and SourceApplicationNetworkPolicies are the VPC CNI's
 	// policy kinds, read where NetworkPolicies are counted and none exists.
 	SourceClusterNetworkPolicies     = "clusternetworkpolicies.networking.k8s.aws"

@@ -111,13 +111,14 @@ func kubeLoadManifest(name string) ([]*unstructured.Unstructured, error) {
 	return objs, nil
 }
 
-// installVPCCRDs creates the CRDs every EKS cluster with the VPC CNI has, ENIConfig and
-// CNINode, and Cilium's CiliumNode, and waits until they are served.
+// installVPCCRDs creates the CRDs every EKS cluster with the VPC CNI has, ENIConfig,
+// CNINode and SecurityGroupPolicy, and Cilium's CiliumNode, and waits until they are served.
 func (k *Kube) installVPCCRDs(ctx context.Context) error {
 	for _, c := range []struct {
 		file string
 		gvr  schema.GroupVersionResource
-	}{{"crds/eniconfig.yaml", kubeENIConfigsGVR}, {"crds/cninode.yaml", kubeCNINodesGVR}, {"crds/ciliumnode.yaml", kubeCiliumNodesGVR}} {
+	}{{"crds/eniconfig.yaml", kubeENIConfigsGVR}, {"crds/cninode.yaml", kubeCNINodesGVR}, {"crds/securitygrouppolicy.yaml", kubeSGPsGVR},
+		{"crds/ciliumnode.yaml", kubeCiliumNodesGVR}} {
 		crds, err := kubeLoadManifest(c.file)
 		if err != nil {
 			return err

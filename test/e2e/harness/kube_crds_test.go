@@ -83,6 +83,7 @@ func TestKubeVPCManifests(t *testing.T) {
 	}{
 		{"crds/eniconfig.yaml", "eniconfigs.crd.k8s.amazonaws.com", kubeENIConfigsGVR},
 		{"crds/cninode.yaml", "cninodes.vpcresources.k8s.aws", kubeCNINodesGVR},
+		{"crds/securitygrouppolicy.yaml", "securitygrouppolicies.vpcresources.k8s.aws", kubeSGPsGVR},
 		{"crds/ciliumnode.yaml", "ciliumnodes.cilium.io", kubeCiliumNodesGVR},
 	} {
 		crds, err := kubeLoadManifest(c.file)

@@ -24,12 +24,13 @@ var (
 	kubeENIConfigsGVR      = schema.GroupVersionResource{Group: "crd.k8s.amazonaws.com", Version: "v1alpha1", Resource: "eniconfigs"}
 	kubeCNINodesGVR        = schema.GroupVersionResource{Group: "vpcresources.k8s.aws", Version: "v1alpha1", Resource: "cninodes"}
 	kubeCiliumNodesGVR     = schema.GroupVersionResource{Group: "cilium.io", Version: "v2", Resource: "ciliumnodes"}
+	kubeSGPsGVR            = schema.GroupVersionResource{Group: "vpcresources.k8s.aws", Version: "v1beta1", Resource: "securitygrouppolicies"}
 	kubeConfigMapsGVR      = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
 	kubeNetworkPoliciesGVR = schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1", Resource: "networkpolicies"}
 )
 
 // Reset deletes every Node, NodeClaim, NodePool, EC2NodeClass (at whichever version is
-// served), EKS Auto Mode NodeClass (when its CRD is installed), ENIConfig, CNINode, CiliumNode,
+// served), EKS Auto Mode NodeClass (when its CRD is installed), ENIConfig, CNINode, SecurityGroupPolicy, CiliumNode,
 // the DaemonSets of every namespace (karpnet lists them all in Cilium's ENI mode), the
 // kube-system/cilium-operator Deployment, the ConfigMaps cilium-config and
 // amazon-vpc-cni, the NetworkPolicies and the Events of all namespaces, clearing finalizers
@@ -54,6 +55,7 @@ func (k *Kube) Reset(ctx context.Context) error {
 		{kubeNodesGVR, "", ""},
 		{kubeENIConfigsGVR, "", ""},
 		{kubeCNINodesGVR, "", ""},
+		{kubeSGPsGVR, metav1.NamespaceAll, ""},
 		{kubeCiliumNodesGVR, "", ""},
 		{kubeDaemonSetsGVR, metav1.NamespaceAll, ""},
 		{kubeDeploymentsGVR, metav1.NamespaceSystem, "metadata.name=cilium-operator"},
