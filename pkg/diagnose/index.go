@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose/wayout"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -34,7 +35,7 @@ type Index struct {
 	ENIConfigs  map[string]*snapshot.ENIConfig
 
 	// net keys the route tables, NAT gateways, VPC endpoints and network ACLs (join_path.go).
-	net *netIndex
+	net *wayout.Net
 
 	// checked is checkedNodes' answer, made once for every check that asks.
 	checked     []*NodeInfo
@@ -133,10 +134,10 @@ func NewIndex(s *snapshot.Snapshot) *Index {
 		NodePools:       keyed(s.NodePools, func(v *snapshot.NodePool) string { return v.Name }),
 		NodeClasses:     keyed(s.NodeClasses, func(v *snapshot.EC2NodeClass) string { return ClassKey(v.KindName(), v.Name) }),
 		ENIConfigs:      keyed(s.ENIConfigs, func(v *snapshot.ENIConfig) string { return v.Name }),
-		net:             newNetIndex(s),
 		cni:             CNISettingsFrom(s.AWSNode),
 		warmPool:        warmSettingsOf(s.AWSNode),
 	}
+	x.net = wayout.New(s, x.Subnets)
 	for i := range s.PlacementGroups {
 		if pg := &s.PlacementGroups[i]; pg.Name != "" {
 			if _, ok := x.PlacementGroups[pg.Name]; !ok {

@@ -1,50 +1,50 @@
 package diagnose
 
 import (
-	"net/netip"
 	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose/wayout"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
 func TestWayOut(t *testing.T) {
-	noPublic := publicIPv4{why: "no public IPv4"}
+	noPublic := wayout.PublicIPv4{Why: "no public IPv4"}
 	allMissing := []string{"ec2", "ecr.api", "ecr.dkr", "s3", "sts"}
 	cases := []struct {
 		name          string
 		edit          func(*snapshot.Snapshot)
-		pub           publicIPv4
+		pub           wayout.PublicIPv4
 		verdict       string
 		reason        string
 		missing       []string
 		defaultRoutes int
 	}{
-		{name: "no route table read is unknown", edit: func(*snapshot.Snapshot) {}, verdict: WayOutUnknown,
+		{name: "no route table read is unknown", edit: func(*snapshot.Snapshot) {}, verdict: wayout.WayOutUnknown,
 			reason: "no route table of the subnet's VPC was read"},
 		{name: "route tables gap is unknown", edit: edits(withoutDefaultRoute, gap(snapshot.SourceDescribeRouteTables)),
-			verdict: WayOutUnknown, reason: "the route tables were not read"},
-		{name: "available public NAT gateway", edit: withNATPath, verdict: WayOutRoute, defaultRoutes: 1,
+			verdict: wayout.WayOutUnknown, reason: "the route tables were not read"},
+		{name: "available public NAT gateway", edit: withNATPath, verdict: wayout.WayOutRoute, defaultRoutes: 1,
 			reason: "route 0.0.0.0/0 -> nat-0aaa (" + natNote + ")"},
 		{name: "a NAT gateway on the main table that routes to itself is no way out", edit: natOnMainTable,
-			verdict: WayOutNone, defaultRoutes: 1, missing: allMissing,
+			verdict: wayout.WayOutNone, defaultRoutes: 1, missing: allMissing,
 			reason: "default route 0.0.0.0/0 -> nat-0aaa (public NAT gateway in subnet-0public (203.0.113.20), whose " +
 				"route table rtb-0main (the VPC's main table) has no internet gateway route (0.0.0.0/0 -> nat-0aaa)) " +
 				"unusable; VPC endpoints missing: ec2, ecr.api, ecr.dkr, s3, sts"},
 		{name: "a NAT gateway whose route table has no default route is no way out", edit: natPublicRoute("", ""),
-			verdict: WayOutNone, defaultRoutes: 1, missing: allMissing,
+			verdict: wayout.WayOutNone, defaultRoutes: 1, missing: allMissing,
 			reason: "default route 0.0.0.0/0 -> nat-0aaa (public NAT gateway in subnet-0public (203.0.113.20), whose " +
 				"route table rtb-0public has no internet gateway route) unusable; VPC endpoints missing: ec2, ecr.api, " +
 				"ecr.dkr, s3, sts"},
 		{name: "a NAT gateway whose internet gateway route is a blackhole is no way out",
-			edit: natPublicRoute(igwA, snapshot.RouteBlackhole), verdict: WayOutNone, defaultRoutes: 1, missing: allMissing,
+			edit: natPublicRoute(igwA, snapshot.RouteBlackhole), verdict: wayout.WayOutNone, defaultRoutes: 1, missing: allMissing,
 			reason: "default route 0.0.0.0/0 -> nat-0aaa (public NAT gateway in subnet-0public (203.0.113.20), whose " +
 				"route table rtb-0public has no internet gateway route (0.0.0.0/0 -> igw-0a is a blackhole)) unusable; " +
 				"VPC endpoints missing: ec2, ecr.api, ecr.dkr, s3, sts"},
 		{name: "a NAT gateway behind a firewall endpoint is assumed",
-			edit: natPublicRoute("vpce-0fw", snapshot.RouteActive), verdict: WayOutAssumed, defaultRoutes: 1,
+			edit: natPublicRoute("vpce-0fw", snapshot.RouteActive), verdict: wayout.WayOutAssumed, defaultRoutes: 1,
 			reason: "route 0.0.0.0/0 -> nat-0aaa: public NAT gateway in subnet-0public (203.0.113.20), whose route " +
 				"table rtb-0public sends 0.0.0.0/0 to vpce-0fw (Gateway Load Balancer or Network Firewall endpoint): " +
 				"karpnet cannot follow it and assumes it leads to the internet"},
@@ -53,7 +53,7 @@ func TestWayOut(t *testing.T) {
 				s.RouteTables = s.RouteTables[:1]
 				s.RouteTables[0].Main, s.RouteTables[0].SubnetIDs = false, []string{subnetA}
 				s.NATGateways[0].PublicIP = ""
-			}), verdict: WayOutRoute, defaultRoutes: 1,
+			}), verdict: wayout.WayOutRoute, defaultRoutes: 1,
 			reason: "route 0.0.0.0/0 -> nat-0aaa (public NAT gateway in subnet-0public, available; its subnet's route " +
 				"table was not read (assumed to route to an internet gateway))"},
 		{name: "a NAT gateway whose subnet's network ACL drops the replies is no way out", edit: edits(withNATPath,
@@ -64,7 +64,7 @@ func TestWayOut(t *testing.T) {
 						{RuleNumber: 110, Protocol: "6", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0", FromPort: 32768, ToPort: 65535},
 						{RuleNumber: 100, Egress: true, Protocol: "-1", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0"},
 					}})
-			}), verdict: WayOutNone, defaultRoutes: 1, missing: allMissing,
+			}), verdict: wayout.WayOutNone, defaultRoutes: 1, missing: allMissing,
 			reason: "default route 0.0.0.0/0 -> nat-0aaa (public NAT gateway in subnet-0public (203.0.113.20), whose " +
 				"subnet's network ACL acl-0public drops the traffic it forwards: inbound TCP replies from the internet " +
 				"(0.0.0.0/0) to the NAT gateway's ports 1024-65535 denied on 1024-32767 by rule * (rule 100 allows all " +
@@ -72,19 +72,19 @@ func TestWayOut(t *testing.T) {
 		{name: "explicit association wins over the main table", edit: edits(withoutDefaultRoute, func(s *snapshot.Snapshot) {
 			s.RouteTables = append(s.RouteTables, snapshot.RouteTable{ID: "rtb-0own", VpcID: vpcA, SubnetIDs: []string{subnetA},
 				Routes: []snapshot.Route{{Destination: "0.0.0.0/0", Target: natA, State: snapshot.RouteActive}}})
-		}), verdict: WayOutRoute, defaultRoutes: 1,
+		}), verdict: wayout.WayOutRoute, defaultRoutes: 1,
 			reason: "route 0.0.0.0/0 -> nat-0aaa (" + natNote + ")"},
-		{name: "no default route and no endpoints", edit: withoutDefaultRoute, verdict: WayOutNone,
+		{name: "no default route and no endpoints", edit: withoutDefaultRoute, verdict: wayout.WayOutNone,
 			missing: []string{"ec2", "ecr.api", "ecr.dkr", "s3", "sts"},
 			reason:  "no default route; VPC endpoints missing: ec2, ecr.api, ecr.dkr, s3, sts"},
 		{name: "endpoints gap is unknown", edit: edits(withoutDefaultRoute, gap(snapshot.SourceDescribeVpcEndpoints)),
-			verdict: WayOutUnknown, reason: "no usable default route, and the VPC endpoints were not read"},
-		{name: "every endpoint is a way out", edit: edits(withoutDefaultRoute, withEndpoints), verdict: WayOutEndpoints,
+			verdict: wayout.WayOutUnknown, reason: "no usable default route, and the VPC endpoints were not read"},
+		{name: "every endpoint is a way out", edit: edits(withoutDefaultRoute, withEndpoints), verdict: wayout.WayOutEndpoints,
 			reason: "no default route; the VPC has an endpoint for each of ec2, ecr.api, ecr.dkr, s3, sts (EKS API " +
 				"assumed reachable through the cluster's private endpoint)"},
 		{name: "an s3 interface endpoint does too", edit: edits(withoutDefaultRoute, withEndpoints, func(s *snapshot.Snapshot) {
 			s.VPCEndpoints[4].Type, s.VPCEndpoints[4].PrivateDNS, s.VPCEndpoints[4].RouteTableIDs = "Interface", true, nil
-		}), verdict: WayOutEndpoints,
+		}), verdict: wayout.WayOutEndpoints,
 			reason: "no default route; the VPC has an endpoint for each of ec2, ecr.api, ecr.dkr, s3, sts (EKS API " +
 				"assumed reachable through the cluster's private endpoint)"},
 		{name: "unusable endpoints are named with why", edit: edits(withoutDefaultRoute, withEndpoints, func(s *snapshot.Snapshot) {
@@ -92,73 +92,73 @@ func TestWayOut(t *testing.T) {
 			s.VPCEndpoints[2].State = "pending"
 			s.VPCEndpoints[3].ServiceName = "com.amazonaws.eu-west-1.sts"
 			s.VPCEndpoints[4].RouteTableIDs = []string{"rtb-0other"}
-		}), verdict: WayOutNone,
+		}), verdict: wayout.WayOutNone,
 			missing: []string{"ecr.api (vpce-ecr.api has private DNS off)", "ecr.dkr (vpce-ecr.dkr is pending)",
 				"s3 (vpce-s3 is a gateway endpoint not associated with route table rtb-0main)", "sts"},
 			reason: "no default route; VPC endpoints missing: ecr.api (vpce-ecr.api has private DNS off), ecr.dkr " +
 				"(vpce-ecr.dkr is pending), s3 (vpce-s3 is a gateway endpoint not associated with route table rtb-0main), sts"},
 		{name: "internet gateway with a public IPv4", edit: defaultRoute("igw-0a", snapshot.RouteActive),
-			pub: publicIPv4{true, "public"}, verdict: WayOutRoute, defaultRoutes: 1,
+			pub: wayout.PublicIPv4{Has: true, Why: "public"}, verdict: wayout.WayOutRoute, defaultRoutes: 1,
 			reason: "route 0.0.0.0/0 -> igw-0a (internet gateway; public)"},
 		{name: "internet gateway without a public IPv4", edit: defaultRoute("igw-0a", snapshot.RouteActive), pub: noPublic,
-			verdict: WayOutNone, defaultRoutes: 1, missing: []string{"ec2", "ecr.api", "ecr.dkr", "s3", "sts"},
+			verdict: wayout.WayOutNone, defaultRoutes: 1, missing: []string{"ec2", "ecr.api", "ecr.dkr", "s3", "sts"},
 			reason: "default route 0.0.0.0/0 -> igw-0a (internet gateway, but no public IPv4) unusable; VPC endpoints " +
 				"missing: ec2, ecr.api, ecr.dkr, s3, sts"},
-		{name: "blackhole", edit: edits(defaultRoute(natA, snapshot.RouteBlackhole), withEndpoints), verdict: WayOutEndpoints,
+		{name: "blackhole", edit: edits(defaultRoute(natA, snapshot.RouteBlackhole), withEndpoints), verdict: wayout.WayOutEndpoints,
 			defaultRoutes: 1,
 			reason: "default route 0.0.0.0/0 -> nat-0aaa (blackhole: its target is gone) unusable; the VPC has an " +
 				"endpoint for each of ec2, ecr.api, ecr.dkr, s3, sts (EKS API assumed reachable through the cluster's private endpoint)"},
 		{name: "deleted NAT gateway", edit: edits(withNATPath, func(s *snapshot.Snapshot) { s.NATGateways[0].State = "deleted" }),
-			verdict: WayOutNone, defaultRoutes: 1, missing: []string{"ec2", "ecr.api", "ecr.dkr", "s3", "sts"},
+			verdict: wayout.WayOutNone, defaultRoutes: 1, missing: []string{"ec2", "ecr.api", "ecr.dkr", "s3", "sts"},
 			reason: "default route 0.0.0.0/0 -> nat-0aaa (NAT gateway is deleted, not available) unusable; VPC " +
 				"endpoints missing: ec2, ecr.api, ecr.dkr, s3, sts"},
 		{name: "a private NAT gateway whose subnet routes to an internet gateway is no way out (the gateway drops it)",
-			edit: edits(withPrivateNAT(igwA), withEndpoints), verdict: WayOutEndpoints, defaultRoutes: 1,
+			edit: edits(withPrivateNAT(igwA), withEndpoints), verdict: wayout.WayOutEndpoints, defaultRoutes: 1,
 			reason: "default route 0.0.0.0/0 -> nat-0aaa (private NAT gateway in subnet-0public, whose route table " +
 				"rtb-0public sends 0.0.0.0/0 to igw-0a: an internet gateway drops a private NAT gateway's traffic) " +
 				"unusable; the VPC has an endpoint for each of ec2, ecr.api, ecr.dkr, s3, sts (EKS API assumed " +
 				"reachable through the cluster's private endpoint)"},
 		{name: "a private NAT gateway whose subnet routes to a transit gateway is assumed",
-			edit: withPrivateNAT("tgw-0egress"), verdict: WayOutAssumed, defaultRoutes: 1,
+			edit: withPrivateNAT("tgw-0egress"), verdict: wayout.WayOutAssumed, defaultRoutes: 1,
 			reason: "route 0.0.0.0/0 -> nat-0aaa: private NAT gateway in subnet-0public, whose route table rtb-0public " +
 				"sends 0.0.0.0/0 to tgw-0egress (transit gateway): karpnet cannot follow it and assumes it leads to a " +
 				"network that reaches the internet or the endpoints (a central egress VPC, on-premises)"},
 		{name: "a private NAT gateway whose subnet routes to a virtual private gateway is assumed",
-			edit: withPrivateNAT("vgw-0onprem"), verdict: WayOutAssumed, defaultRoutes: 1,
+			edit: withPrivateNAT("vgw-0onprem"), verdict: wayout.WayOutAssumed, defaultRoutes: 1,
 			reason: "route 0.0.0.0/0 -> nat-0aaa: private NAT gateway in subnet-0public, whose route table rtb-0public " +
 				"sends 0.0.0.0/0 to vgw-0onprem (virtual private gateway): karpnet cannot follow it and assumes it " +
 				"leads to a network that reaches the internet or the endpoints (a central egress VPC, on-premises)"},
 		{name: "a private NAT gateway whose subnet has no default route is no way out",
-			edit: withPrivateNAT(""), verdict: WayOutNone, defaultRoutes: 1, missing: allMissing,
+			edit: withPrivateNAT(""), verdict: wayout.WayOutNone, defaultRoutes: 1, missing: allMissing,
 			reason: "default route 0.0.0.0/0 -> nat-0aaa (private NAT gateway in subnet-0public, whose route table " +
 				"rtb-0public has no default route to a transit or virtual private gateway) unusable; VPC endpoints " +
 				"missing: ec2, ecr.api, ecr.dkr, s3, sts"},
 		{name: "a regional NAT gateway goes out through its own route table", edit: withRegionalNAT,
-			verdict: WayOutRoute, defaultRoutes: 1,
+			verdict: wayout.WayOutRoute, defaultRoutes: 1,
 			reason: "route 0.0.0.0/0 -> nat-0regional (regional public NAT gateway (203.0.113.30), available, whose " +
 				"route table rtb-0natregional sends 0.0.0.0/0 to igw-0a)"},
 		{name: "a regional NAT gateway whose own table lost its internet gateway route is no way out",
-			edit: regionalNATRoute(""), verdict: WayOutNone, defaultRoutes: 1, missing: allMissing,
+			edit: regionalNATRoute(""), verdict: wayout.WayOutNone, defaultRoutes: 1, missing: allMissing,
 			reason: "default route 0.0.0.0/0 -> nat-0regional (regional public NAT gateway (203.0.113.30), whose route " +
 				"table rtb-0natregional has no internet gateway route) unusable; VPC endpoints missing: ec2, ecr.api, " +
 				"ecr.dkr, s3, sts"},
 		{name: "a regional NAT gateway whose table was not read is kept", edit: edits(withRegionalNAT,
-			func(s *snapshot.Snapshot) { s.RouteTables = s.RouteTables[:1] }), verdict: WayOutRoute, defaultRoutes: 1,
+			func(s *snapshot.Snapshot) { s.RouteTables = s.RouteTables[:1] }), verdict: wayout.WayOutRoute, defaultRoutes: 1,
 			reason: "route 0.0.0.0/0 -> nat-0regional (regional public NAT gateway (203.0.113.30), available; its route " +
 				"table rtb-0natregional was not read (assumed to route to an internet gateway))"},
 		{name: "a NAT gateway without a subnet in a snapshot that did not keep its mode is kept, no empty subnet",
 			edit: edits(withRegionalNAT, func(s *snapshot.Snapshot) {
 				g := &s.NATGateways[0]
 				g.AvailabilityMode, g.RouteTableID, g.AutoProvisionZones, g.Zones, g.ZoneIDs = "", "", "", nil, nil
-			}), verdict: WayOutRoute, defaultRoutes: 1,
+			}), verdict: wayout.WayOutRoute, defaultRoutes: 1,
 			reason: "route 0.0.0.0/0 -> nat-0regional (public NAT gateway (203.0.113.30), available, in no subnet (a " +
 				"regional NAT gateway read without its route table; assumed to route to an internet gateway))"},
 		{name: "a regional NAT gateway with zones by hand serves the zones it has an address in",
-			edit: regionalNATZones("us-west-2a", "us-west-2c"), verdict: WayOutRoute, defaultRoutes: 1,
+			edit: regionalNATZones("us-west-2a", "us-west-2c"), verdict: wayout.WayOutRoute, defaultRoutes: 1,
 			reason: "route 0.0.0.0/0 -> nat-0regional (regional public NAT gateway (203.0.113.30), available, whose " +
 				"route table rtb-0natregional sends 0.0.0.0/0 to igw-0a)"},
 		{name: "a regional NAT gateway with zones by hand does not serve another zone",
-			edit: regionalNATZones("us-west-2b", "us-west-2c"), verdict: WayOutNone, defaultRoutes: 1, missing: allMissing,
+			edit: regionalNATZones("us-west-2b", "us-west-2c"), verdict: wayout.WayOutNone, defaultRoutes: 1, missing: allMissing,
 			reason: "default route 0.0.0.0/0 -> nat-0regional (regional public NAT gateway (203.0.113.30), whose zones " +
 				"are managed by hand (AutoProvisionZones disabled), has no address in us-west-2a: it serves us-west-2b, " +
 				"us-west-2c only) unusable; VPC endpoints missing: ec2, ecr.api, ecr.dkr, s3, sts"},
@@ -166,44 +166,44 @@ func TestWayOut(t *testing.T) {
 			edit: edits(regionalNATZones(), func(s *snapshot.Snapshot) {
 				s.NATGateways[0].ZoneIDs = []string{"usw2-az2"}
 				s.Subnets[0].ZoneID = ""
-			}), verdict: WayOutRoute, defaultRoutes: 1,
+			}), verdict: wayout.WayOutRoute, defaultRoutes: 1,
 			reason: "route 0.0.0.0/0 -> nat-0regional (regional public NAT gateway (203.0.113.30), available, whose " +
 				"route table rtb-0natregional sends 0.0.0.0/0 to igw-0a)"},
 		{name: "a regional NAT gateway with zones by hand compared by ID",
 			edit: edits(regionalNATZones(), func(s *snapshot.Snapshot) {
 				s.NATGateways[0].ZoneIDs = []string{"usw2-az2"}
 				s.Subnets[0].Zone = ""
-			}), verdict: WayOutNone, defaultRoutes: 1, missing: allMissing,
+			}), verdict: wayout.WayOutNone, defaultRoutes: 1, missing: allMissing,
 			reason: "default route 0.0.0.0/0 -> nat-0regional (regional public NAT gateway (203.0.113.30), whose zones " +
 				"are managed by hand (AutoProvisionZones disabled), has no address in usw2-az1: it serves usw2-az2 " +
 				"only) unusable; VPC endpoints missing: ec2, ecr.api, ecr.dkr, s3, sts"},
 		{name: "a NAT gateway whose subnet's network ACL admits both sides is a way out",
-			edit: edits(withNATPath, natSubnetOwnACL(natSubnetHardened...)), verdict: WayOutRoute, defaultRoutes: 1,
+			edit: edits(withNATPath, natSubnetOwnACL(natSubnetHardened...)), verdict: wayout.WayOutRoute, defaultRoutes: 1,
 			reason: "route 0.0.0.0/0 -> nat-0aaa (" + natNote + ")"},
 		{name: "a NAT gateway whose subnet's network ACL does not admit the nodes' 443 is no way out",
-			edit: edits(withNATPath, natSubnetOwnACL(natSubnetHardened[1:]...)), verdict: WayOutNone, defaultRoutes: 1,
+			edit: edits(withNATPath, natSubnetOwnACL(natSubnetHardened[1:]...)), verdict: wayout.WayOutNone, defaultRoutes: 1,
 			missing: allMissing,
 			reason: "default route 0.0.0.0/0 -> nat-0aaa (public NAT gateway in subnet-0public (203.0.113.20), whose " +
 				"subnet's network ACL acl-0natsubnet drops the traffic it forwards: inbound TCP 443 from the nodes' " +
 				"subnet subnet-0aaa (10.0.1.0/24) denied by rule 32767) unusable; VPC endpoints missing: ec2, ecr.api, " +
 				"ecr.dkr, s3, sts"},
 		{name: "a NAT gateway whose subnet's network ACL does not let the replies out to the nodes is no way out",
-			edit: edits(withNATPath, natSubnetOwnACL(natSubnetHardened[:3]...)), verdict: WayOutNone, defaultRoutes: 1,
+			edit: edits(withNATPath, natSubnetOwnACL(natSubnetHardened[:3]...)), verdict: wayout.WayOutNone, defaultRoutes: 1,
 			missing: allMissing,
 			reason: "default route 0.0.0.0/0 -> nat-0aaa (public NAT gateway in subnet-0public (203.0.113.20), whose " +
 				"subnet's network ACL acl-0natsubnet drops the traffic it forwards: outbound TCP replies to the nodes' " +
 				"subnet subnet-0aaa (10.0.1.0/24) on the Linux ephemeral ports 32768-60999 denied on 32768-60999 by " +
 				"rule 32767) unusable; VPC endpoints missing: ec2, ecr.api, ecr.dkr, s3, sts"},
-		{name: "transit gateway is assumed", edit: defaultRoute("tgw-0a", snapshot.RouteActive), verdict: WayOutAssumed,
+		{name: "transit gateway is assumed", edit: defaultRoute("tgw-0a", snapshot.RouteActive), verdict: wayout.WayOutAssumed,
 			defaultRoutes: 1, reason: "route 0.0.0.0/0 -> tgw-0a: transit gateway: karpnet cannot follow it and " +
 				"assumes it leads to the internet or to the endpoints"},
 		{name: "IPv6 subnet out through an egress-only gateway", edit: edits(withoutDefaultRoute, func(s *snapshot.Snapshot) {
 			s.Subnets[0].IPv6CIDRs = []string{"2600:1f14::/64"}
 			s.RouteTables[0].Routes = append(s.RouteTables[0].Routes, snapshot.Route{Destination: "::/0", Target: "eigw-0a"})
-		}), verdict: WayOutRoute, defaultRoutes: 1, reason: "route ::/0 -> eigw-0a (egress-only internet gateway, IPv6 only)"},
+		}), verdict: wayout.WayOutRoute, defaultRoutes: 1, reason: "route ::/0 -> eigw-0a (egress-only internet gateway, IPv6 only)"},
 		{name: "an IPv4 subnet ignores ::/0", edit: edits(withoutDefaultRoute, withEndpoints, func(s *snapshot.Snapshot) {
 			s.RouteTables[0].Routes = append(s.RouteTables[0].Routes, snapshot.Route{Destination: "::/0", Target: "eigw-0a"})
-		}), verdict: WayOutEndpoints,
+		}), verdict: wayout.WayOutEndpoints,
 			reason: "no default route; the VPC has an endpoint for each of ec2, ecr.api, ecr.dkr, s3, sts (EKS API " +
 				"assumed reachable through the cluster's private endpoint)"},
 	}
@@ -213,7 +213,7 @@ func TestWayOut(t *testing.T) {
 			tc.edit(s)
 			x := NewIndex(s)
 			sub := x.Subnets[subnetA]
-			got := wayOut(x, sub, tc.pub, false)
+			got := x.net.Decide(sub, tc.pub, false)
 			if got.Verdict != tc.verdict || got.Reason != tc.reason {
 				t.Errorf("got verdict %s, reason\n %q\nwant %s,\n %q", got.Verdict, got.Reason, tc.verdict, tc.reason)
 			}
@@ -222,145 +222,6 @@ func TestWayOut(t *testing.T) {
 			}
 			if len(got.DefaultRoutes) != tc.defaultRoutes {
 				t.Errorf("got %d default routes, want %d", len(got.DefaultRoutes), tc.defaultRoutes)
-			}
-		})
-	}
-}
-
-func TestSubnetRegion(t *testing.T) {
-	for zone, want := range map[string]string{
-		"us-west-2a":              "us-west-2",
-		"us-west-2-lax-1a":        "us-west-2",
-		"us-east-1-wl1-bos-wlz-1": "us-east-1",
-		"us-gov-west-1a":          "us-gov-west-1",
-		"cn-north-1a":             "cn-north-1",
-		"":                        "eu-west-1",
-		"weird":                   "eu-west-1",
-	} {
-		if got := subnetRegion(&snapshot.Subnet{Zone: zone}, "eu-west-1"); got != want {
-			t.Errorf("subnetRegion(%q) = %q, want %q", zone, got, want)
-		}
-	}
-}
-
-func TestServiceIs(t *testing.T) {
-	for _, tc := range []struct {
-		name, region, svc string
-		want              bool
-	}{
-		{"com.amazonaws.us-west-2.ecr.api", "us-west-2", "ecr.api", true},
-		{"cn.com.amazonaws.cn-north-1.ecr.dkr", "cn-north-1", "ecr.dkr", true},
-		{"com.amazonaws.us-west-2.ecr.api", "us-east-1", "ecr.api", false},
-		{"com.amazonaws.us-west-2.ecr.api", "", "ecr.api", true},
-		{"com.amazonaws.us-west-2.api", "us-west-2", "ecr.api", false},
-		{"com.amazonaws.us-west-2.s3-global.accesspoint", "us-west-2", "s3", false},
-		{"com.amazonaws.vpce.us-west-2.vpce-svc-0123", "us-west-2", "sts", false},
-	} {
-		if got := serviceIs(tc.name, tc.region, tc.svc); got != tc.want {
-			t.Errorf("serviceIs(%q, %q, %q) = %v, want %v", tc.name, tc.region, tc.svc, got, tc.want)
-		}
-	}
-}
-
-func TestACLDenied(t *testing.T) {
-	hardened := []snapshot.ACLEntry{
-		{RuleNumber: 100, Egress: true, Protocol: "6", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0", FromPort: 443, ToPort: 443},
-		{RuleNumber: 100, Protocol: "6", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0", FromPort: 1024, ToPort: 65535},
-		{RuleNumber: 32767, Egress: true, Protocol: "-1", Action: snapshot.ACLDeny, CIDR: "0.0.0.0/0"},
-		{RuleNumber: 32767, Protocol: "-1", Action: snapshot.ACLDeny, CIDR: "0.0.0.0/0"},
-	}
-	// vpcAnd443 is the common mistake: inbound all from the VPC CIDR and TCP 443 from anywhere.
-	vpcAnd443 := []snapshot.ACLEntry{
-		{RuleNumber: 100, Protocol: "-1", Action: snapshot.ACLAllow, CIDR: "10.0.0.0/16"},
-		{RuleNumber: 110, Protocol: "6", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0", FromPort: 443, ToPort: 443},
-	}
-	endpointPeer := aclPeer{name: "endpoints", kind: peerCIDR, cidr: netip.MustParsePrefix("10.0.3.0/24")}
-	cases := []struct {
-		name    string
-		entries []snapshot.ACLEntry
-		peer    aclPeer // the zero peer is judged leniently
-		egress  bool
-		lo, hi  int32
-		want    []string
-		passed  []int32
-	}{
-		{name: "default ACL out", entries: defaultACL().Entries, egress: true, lo: 443, hi: 443},
-		{name: "default ACL in", entries: defaultACL().Entries, lo: 32768, hi: 60999},
-		{name: "hardened out", entries: hardened, egress: true, lo: 443, hi: 443},
-		{name: "hardened in", entries: hardened, lo: 32768, hi: 60999},
-		{name: "no entries deny by the last rule", egress: true, lo: 443, hi: 443, want: []string{"443 by rule *"}},
-		{name: "a lower deny wins over a later allow", entries: append([]snapshot.ACLEntry{
-			{RuleNumber: 50, Protocol: "6", Action: snapshot.ACLDeny, CIDR: "0.0.0.0/0", FromPort: 40000, ToPort: 50000},
-		}, hardened...), lo: 32768, hi: 60999, want: []string{"40000-50000 by rule 50"}},
-		{name: "a narrow allow leaves the rest to the last rule", entries: []snapshot.ACLEntry{
-			{RuleNumber: 200, Protocol: "6", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0", FromPort: 32768, ToPort: 40000},
-			{RuleNumber: 32767, Protocol: "-1", Action: snapshot.ACLDeny, CIDR: "0.0.0.0/0"},
-		}, lo: 32768, hi: 60999, want: []string{"40001-60999 by rule 32767"}},
-		{name: "a deny of one CIDR does not count (lenient)", entries: append([]snapshot.ACLEntry{
-			{RuleNumber: 10, Egress: true, Protocol: "-1", Action: snapshot.ACLDeny, CIDR: "192.0.2.0/24"},
-		}, hardened...), egress: true, lo: 443, hi: 443},
-		{name: "an allow of one CIDR counts (lenient)", entries: []snapshot.ACLEntry{
-			{RuleNumber: 10, Egress: true, Protocol: "6", Action: snapshot.ACLAllow, CIDR: "10.0.0.0/16", FromPort: 443, ToPort: 443},
-		}, egress: true, lo: 443, hi: 443},
-		{name: "UDP and IPv6 entries do not admit TCP", entries: []snapshot.ACLEntry{
-			{RuleNumber: 10, Egress: true, Protocol: "17", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0"},
-			{RuleNumber: 20, Egress: true, Protocol: "-1", Action: snapshot.ACLAllow, IPv6CIDR: "::/0"},
-		}, egress: true, lo: 443, hi: 443, want: []string{"443 by rule *"}},
-
-		// The internet as the peer: only wide public CIDRs count.
-		{name: "internet: the default ACL admits replies", entries: defaultACL().Entries, peer: peerInternet,
-			lo: 32768, hi: 60999},
-		{name: "internet: 1024-65535 from 0.0.0.0/0 admits replies", entries: hardened, peer: peerInternet,
-			lo: 32768, hi: 60999},
-		{name: "internet: allow all from the VPC and 443 from anywhere drop the replies", entries: vpcAnd443,
-			peer: peerInternet, lo: 32768, hi: 60999, want: []string{"32768-60999 by rule *"}, passed: []int32{100}},
-		{name: "internet: RFC 1918 and narrow public ranges do not admit it", entries: []snapshot.ACLEntry{
-			{RuleNumber: 100, Protocol: "-1", Action: snapshot.ACLAllow, CIDR: "10.0.0.0/8"},
-			{RuleNumber: 110, Protocol: "-1", Action: snapshot.ACLAllow, CIDR: "172.16.0.0/12"},
-			{RuleNumber: 120, Protocol: "6", Action: snapshot.ACLAllow, CIDR: "52.94.0.0/16", FromPort: 1024, ToPort: 65535},
-		}, peer: peerInternet, lo: 32768, hi: 60999, want: []string{"32768-60999 by rule *"}, passed: []int32{100, 110, 120}},
-		{name: "internet: two public halves admit it", entries: []snapshot.ACLEntry{
-			{RuleNumber: 100, Egress: true, Protocol: "6", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/1", FromPort: 443, ToPort: 443},
-		}, peer: peerInternet, egress: true, lo: 443, hi: 443},
-		{name: "internet: a /24 blocklist does not block it", entries: append([]snapshot.ACLEntry{
-			{RuleNumber: 10, Egress: true, Protocol: "-1", Action: snapshot.ACLDeny, CIDR: "198.51.100.0/24"},
-		}, hardened...), peer: peerInternet, egress: true, lo: 443, hi: 443},
-		{name: "internet: a deny of 0.0.0.0/0 blocks it", entries: append([]snapshot.ACLEntry{
-			{RuleNumber: 10, Egress: true, Protocol: "6", Action: snapshot.ACLDeny, CIDR: "0.0.0.0/0", FromPort: 443, ToPort: 443},
-		}, hardened...), peer: peerInternet, egress: true, lo: 443, hi: 443, want: []string{"443 by rule 10"}},
-		{name: "internet: outbound to the VPC and 1024-65535 anywhere drop 443", entries: []snapshot.ACLEntry{
-			{RuleNumber: 100, Egress: true, Protocol: "-1", Action: snapshot.ACLAllow, CIDR: "10.0.0.0/16"},
-			{RuleNumber: 110, Egress: true, Protocol: "6", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0", FromPort: 1024, ToPort: 65535},
-		}, peer: peerInternet, egress: true, lo: 443, hi: 443, want: []string{"443 by rule *"}, passed: []int32{100}},
-
-		// An endpoint subnet as the peer: an allow overlapping it counts, a deny only holding it.
-		{name: "endpoints: allow all from the VPC admits replies", entries: vpcAnd443, peer: endpointPeer,
-			lo: 32768, hi: 60999},
-		{name: "endpoints: an allow of another subnet does not", entries: []snapshot.ACLEntry{
-			{RuleNumber: 100, Protocol: "-1", Action: snapshot.ACLAllow, CIDR: "10.0.9.0/24"},
-		}, peer: endpointPeer, lo: 32768, hi: 60999, want: []string{"32768-60999 by rule *"}, passed: []int32{100}},
-		{name: "endpoints: a deny of part of the subnet does not count, of all of it does", entries: []snapshot.ACLEntry{
-			{RuleNumber: 10, Protocol: "-1", Action: snapshot.ACLDeny, CIDR: "10.0.3.128/25"},
-			{RuleNumber: 20, Protocol: "6", Action: snapshot.ACLDeny, CIDR: "10.0.0.0/16", FromPort: 40000, ToPort: 40010},
-			{RuleNumber: 100, Protocol: "-1", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0"},
-		}, peer: endpointPeer, lo: 32768, hi: 60999, want: []string{"40000-40010 by rule 20"}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			var got []string
-			denied, passed := aclDenied(&snapshot.NetworkACL{Entries: tc.entries}, tc.egress, tc.lo, tc.hi, tc.peer)
-			for _, d := range denied {
-				got = append(got, d.String())
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("denied (-want +got):\n%s", diff)
-			}
-			var rules []int32
-			for _, e := range passed {
-				rules = append(rules, e.RuleNumber)
-			}
-			if diff := cmp.Diff(tc.passed, rules); diff != "" {
-				t.Errorf("allow rules passed over (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -378,13 +239,13 @@ func TestDescribeWayOut(t *testing.T) {
 			s.NetworkACLs[0].Entries = s.NetworkACLs[0].Entries[:2]
 		}))
 		x := NewIndex(s)
-		want := &WayOut{SubnetID: subnetA, RouteTable: tableMain, MainTable: true, Verdict: WayOutEndpoints,
+		want := &wayout.WayOut{SubnetID: subnetA, RouteTable: tableMain, MainTable: true, Verdict: wayout.WayOutEndpoints,
 			Reason: "no default route; the VPC has an endpoint for each of ec2, ecr.api, ecr.dkr, s3, sts (EKS API " +
 				"assumed reachable through the cluster's private endpoint)",
-			Endpoints: []string{"ec2", "ecr.api", "ecr.dkr", "s3", "sts"}, NetworkACL: aclA, NACLVerdict: NACLBlocks,
+			Endpoints: []string{"ec2", "ecr.api", "ecr.dkr", "s3", "sts"}, NetworkACL: aclA, NACLVerdict: wayout.NACLBlocks,
 			NACLReason: "inbound TCP replies from the VPC endpoints in subnet-0aaa (10.0.1.0/24) to the Linux ephemeral " +
 				"ports 32768-60999 denied on 32768-60999 by rule *"}
-		if diff := cmp.Diff(want, Describe(x, x.Nodes[0]).WayOut, cmp.AllowUnexported(WayOut{})); diff != "" {
+		if diff := cmp.Diff(want, Describe(x, x.Nodes[0]).WayOut, cmp.AllowUnexported(wayout.WayOut{})); diff != "" {
 			t.Errorf("way out (-want +got):\n%s", diff)
 		}
 	})
@@ -397,15 +258,22 @@ func TestFollowNATWindowsReplies(t *testing.T) {
 		CIDR: "10.0.0.0/16", FromPort: 32768, ToPort: 60999}
 	s := edited(healthy(), edits(withNATPath, natSubnetOwnACL(append(slices.Clone(natSubnetHardened[:3]), linuxOnly)...)))
 	x := NewIndex(s)
-	g := x.net.nat[natA]
-	if on := followNAT(x, g, natClient{subnet: x.Subnets[subnetA]}); !on.usable {
-		t.Errorf("Linux nodes: NAT gateway unusable (%s), want usable", on.note)
+	nat := func(windows bool) wayout.DefaultRoute {
+		t.Helper()
+		w := x.net.Decide(x.Subnets[subnetA], wayout.PublicIPv4{Why: "no public IPv4"}, windows)
+		if len(w.DefaultRoutes) != 1 || w.DefaultRoutes[0].Target != natA {
+			t.Fatalf("default routes %+v, want one to %s", w.DefaultRoutes, natA)
+		}
+		return w.DefaultRoutes[0]
 	}
-	on := followNAT(x, g, natClient{subnet: x.Subnets[subnetA], windows: true})
+	if on := nat(false); !on.Usable {
+		t.Errorf("Linux nodes: NAT gateway unusable (%s), want usable", on.Note)
+	}
+	on := nat(true)
 	want := "public NAT gateway in subnet-0public (203.0.113.20), whose subnet's network ACL acl-0natsubnet drops the " +
 		"traffic it forwards: outbound TCP replies to the nodes' subnet subnet-0aaa (10.0.1.0/24) on the Windows " +
 		"ephemeral ports 49152-65535 denied on 61000-65535 by rule 32767"
-	if on.usable || on.note != want {
-		t.Errorf("Windows nodes: usable %v, note\n %q\nwant unusable,\n %q", on.usable, on.note, want)
+	if on.Usable || on.Note != want {
+		t.Errorf("Windows nodes: usable %v, note\n %q\nwant unusable,\n %q", on.Usable, on.Note, want)
 	}
 }

@@ -1,5 +1,7 @@
 package diagnose
 
+import "github.com/karpnet/kubectl-karpnet/pkg/diagnose/wayout"
+
 // NodeReport is one node's whole networking picture, as `describe node` shows it and as the
 // "nodes" list of a Report carries it. Sections that could not be computed are nil.
 type NodeReport struct {
@@ -24,8 +26,8 @@ type NodeReport struct {
 	AutoMode *AutoModeReport `json:"autoMode,omitempty"`
 	// WayOut is how the node's subnet gets out (route, endpoints, network ACL); nil unless the
 	// route tables of its VPC were read.
-	WayOut   *WayOut   `json:"wayOut,omitempty"`
-	Findings []Finding `json:"findings"`
+	WayOut   *wayout.WayOut `json:"wayOut,omitempty"`
+	Findings []Finding      `json:"findings"`
 	// Status is the node's worst severity; without findings it is "ok", or "initialising" or
 	// "terminating" for a node in that state, or "skipped" for a node that is not EC2.
 	Status string `json:"status"`

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose/wayout"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -45,7 +46,7 @@ type SubnetSheet struct {
 	ENIs []SubnetENI `json:"enis"`
 	// WayOut is the subnet's way out, for an instance launched into it; nil when the route
 	// tables were not read.
-	WayOut   *diagnose.WayOut   `json:"wayOut,omitempty"`
+	WayOut   *wayout.WayOut     `json:"wayOut,omitempty"`
 	Findings []diagnose.Finding `json:"findings"`
 }
 
