@@ -13,11 +13,12 @@ const module = "github.com/karpnet/kubectl-karpnet"
 // it may depend on: imports point down, from views to the diagnosis to the snapshot.
 var purePackages = map[string][]string{
 	"pkg/snapshot":        nil,
-	"pkg/diagnose":        {"pkg/diagnose/wayout", "pkg/maxpods", "pkg/snapshot"},
+	"pkg/diagnose":        {"pkg/diagnose/blocks", "pkg/diagnose/wayout", "pkg/maxpods", "pkg/snapshot"},
+	"pkg/diagnose/blocks": {"pkg/snapshot"},
 	"pkg/diagnose/wayout": {"pkg/snapshot"},
-	"pkg/diff":            {"pkg/diagnose", "pkg/diagnose/wayout", "pkg/maxpods", "pkg/snapshot"},
+	"pkg/diff":            {"pkg/diagnose", "pkg/diagnose/blocks", "pkg/diagnose/wayout", "pkg/maxpods", "pkg/snapshot"},
 	"pkg/maxpods":         {"pkg/snapshot"},
-	"pkg/sheet":           {"pkg/diagnose", "pkg/diagnose/wayout", "pkg/maxpods", "pkg/snapshot"},
+	"pkg/sheet":           {"pkg/diagnose", "pkg/diagnose/blocks", "pkg/diagnose/wayout", "pkg/maxpods", "pkg/snapshot"},
 }
 
 // TestPurePackagesStayPure fails when a pure package depends on a Kubernetes client, the EC2

@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose/blocks"
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose/wayout"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
@@ -56,8 +57,8 @@ type Index struct {
 	reach   map[string]string
 	reachMu sync.Mutex
 
-	// blocks holds the subnet block maps' inputs and answers (subnetblocks.go).
-	blocks blockIndex
+	// blocks holds the subnet block maps' inputs and answers (pkg/diagnose/blocks).
+	blocks *blocks.Index
 	// interfaces keys the interfaces read on their own by ID (Interface).
 	interfaces     map[string]*snapshot.InterfaceRecord
 	interfacesOnce sync.Once
@@ -138,6 +139,7 @@ func NewIndex(s *snapshot.Snapshot) *Index {
 		warmPool:        warmSettingsOf(s.AWSNode),
 	}
 	x.net = wayout.New(s, x.Subnets)
+	x.blocks = blocks.New(s)
 	for i := range s.PlacementGroups {
 		if pg := &s.PlacementGroups[i]; pg.Name != "" {
 			if _, ok := x.PlacementGroups[pg.Name]; !ok {
@@ -237,6 +239,14 @@ func looksLikeEC2(node *corev1.Node) bool {
 
 // Unavailable reports whether source could not be read (see snapshot.Snapshot.Unavailable).
 func (x *Index) Unavailable(source string) bool { return x.Snapshot.Unavailable(source) }
+
+// BlockMap is a subnet's /28 block map (pkg/diagnose/blocks), named here for the views that
+// embed it.
+type BlockMap = blocks.Map
+
+// BlockMap returns the subnet's /28 block map, made once per Index; ok is false unless the
+// subnet's every interface was read and its CIDR is IPv4.
+func (x *Index) BlockMap(s *snapshot.Subnet) (BlockMap, bool) { return x.blocks.Map(s) }
 
 // Setting returns an aws-node (VPC CNI) env setting, or def.
 func (x *Index) Setting(name, def string) string { return x.Snapshot.AWSNode.Setting(name, def) }

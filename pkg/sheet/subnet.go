@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose/blocks"
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose/wayout"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
@@ -128,11 +129,11 @@ func (b *SubnetBlocks) Blocks() int {
 // BlockChars are the characters of a block map, by block state: plain characters that read
 // without colour.
 var BlockChars = map[string]byte{
-	diagnose.BlockFree:       '.',
-	diagnose.BlockPrefixFree: '+',
-	diagnose.BlockPartly:     'o',
-	diagnose.BlockFull:       '#',
-	diagnose.BlockReserved:   'x',
+	blocks.Free:       '.',
+	blocks.PrefixFree: '+',
+	blocks.Partly:     'o',
+	blocks.Full:       '#',
+	blocks.Reserved:   'x',
 }
 
 // subnetBlocks maps subnet s's /28 blocks; nil unless its every interface was read.
