@@ -9,16 +9,21 @@ import (
 
 const module = "github.com/karpnet/kubectl-karpnet"
 
+// models are the packages below pkg/diagnose that hold its models, each reading the snapshot
+// (and maxpods' figures) only.
+var models = []string{"pkg/diagnose/blocks", "pkg/diagnose/subnetcap", "pkg/diagnose/wayout"}
+
 // purePackages are the packages of pure data and logic, each with the packages of this module
-// it may depend on: imports point down, from views to the diagnosis to the snapshot.
+// it may depend on: imports point down, from views to the diagnosis to its models to the snapshot.
 var purePackages = map[string][]string{
-	"pkg/snapshot":        nil,
-	"pkg/diagnose":        {"pkg/diagnose/blocks", "pkg/diagnose/wayout", "pkg/maxpods", "pkg/snapshot"},
-	"pkg/diagnose/blocks": {"pkg/snapshot"},
-	"pkg/diagnose/wayout": {"pkg/snapshot"},
-	"pkg/diff":            {"pkg/diagnose", "pkg/diagnose/blocks", "pkg/diagnose/wayout", "pkg/maxpods", "pkg/snapshot"},
-	"pkg/maxpods":         {"pkg/snapshot"},
-	"pkg/sheet":           {"pkg/diagnose", "pkg/diagnose/blocks", "pkg/diagnose/wayout", "pkg/maxpods", "pkg/snapshot"},
+	"pkg/snapshot":           nil,
+	"pkg/diagnose":           append([]string{"pkg/maxpods", "pkg/snapshot"}, models...),
+	"pkg/diagnose/blocks":    {"pkg/snapshot"},
+	"pkg/diagnose/subnetcap": {"pkg/maxpods", "pkg/snapshot"},
+	"pkg/diagnose/wayout":    {"pkg/snapshot"},
+	"pkg/diff":               append([]string{"pkg/diagnose", "pkg/maxpods", "pkg/snapshot"}, models...),
+	"pkg/maxpods":            {"pkg/snapshot"},
+	"pkg/sheet":              append([]string{"pkg/diagnose", "pkg/maxpods", "pkg/snapshot"}, models...),
 }
 
 // TestPurePackagesStayPure fails when a pure package depends on a Kubernetes client, the EC2

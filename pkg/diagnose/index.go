@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose/blocks"
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose/subnetcap"
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose/wayout"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
@@ -49,7 +50,7 @@ type Index struct {
 	pathsOnce sync.Once
 	// pools is subnetPools' answer, made once for subnet-ip-exhaustion and
 	// subnet-prefix-fragmented.
-	pools     []subnetPool
+	pools     []subnetcap.Pool
 	poolsOnce sync.Once
 
 	// reach holds nodesAffected's answers by the set they count, so that the commands of many
@@ -69,7 +70,7 @@ type Index struct {
 
 	// cni and warmPool are aws-node's settings, read once instead of for every node.
 	cni      CNISettings
-	warmPool warmSettings
+	warmPool subnetcap.Warm
 }
 
 // NodeInfo is one node joined with everything karpnet knows about it. Pointers are nil when
@@ -136,7 +137,7 @@ func NewIndex(s *snapshot.Snapshot) *Index {
 		NodeClasses:     keyed(s.NodeClasses, func(v *snapshot.EC2NodeClass) string { return ClassKey(v.KindName(), v.Name) }),
 		ENIConfigs:      keyed(s.ENIConfigs, func(v *snapshot.ENIConfig) string { return v.Name }),
 		cni:             CNISettingsFrom(s.AWSNode),
-		warmPool:        warmSettingsOf(s.AWSNode),
+		warmPool:        subnetcap.WarmOf(s.AWSNode),
 	}
 	x.net = wayout.New(s, x.Subnets)
 	x.blocks = blocks.New(s)

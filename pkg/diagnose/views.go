@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose/subnetcap"
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose/wayout"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
@@ -8,7 +9,7 @@ import (
 // What the subject sheets (pkg/sheet) and other views built on an Index may ask of it.
 
 // TagRoleCNI is the subnet tag the VPC CNI's subnet discovery looks for (value "1").
-const TagRoleCNI = tagRoleCNI
+const TagRoleCNI = subnetcap.TagRoleCNI
 
 // AWSReservedIPs is the number of addresses AWS reserves in every subnet.
 const AWSReservedIPs = awsReservedIPs

@@ -1,4 +1,4 @@
-package diagnose
+package subnetcap
 
 import (
 	"strings"
@@ -20,10 +20,8 @@ func TestPrimaryWarmCountsTheFurtherENIs(t *testing.T) {
 		{"2", 19, "the primary ENI's 9 secondary IPs and 1 more ENI of 10)"},
 		{"3", 29, "the primary ENI's 9 secondary IPs and 2 more ENIs of 10)"},
 	} {
-		s := healthy()
-		s.AWSNode.Env[SettingWarmENITarget] = tc.target
-		x := NewIndex(s)
-		take, text := primaryWarm(x, CNISettingsFrom(s.AWSNode), typ)
+		a := &snapshot.AWSNode{Env: map[string]string{snapshot.EnvWarmENITarget: tc.target}}
+		take, text := WarmOf(a).PrimaryWarm(false, typ)
 		if take != tc.take || !strings.HasSuffix(text, tc.text) {
 			t.Errorf("WARM_ENI_TARGET=%s: got %d, %q; want %d and a text ending %q", tc.target, take, text, tc.take, tc.text)
 		}
