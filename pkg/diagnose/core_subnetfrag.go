@@ -64,7 +64,7 @@ var specSubnetPrefixFragmented = &Spec{
 // subnetPrefixFragmented finds the subnets prefixes are carved from that have free addresses
 // but too few free aligned /28 blocks for the next nodes. It judges the pools of
 // subnet-ip-exhaustion's model whose growth carves prefixes, against each subnet's block map
-// (subnetblocks.go), which exists only for subnets whose every interface was read.
+// (pkg/diagnose/blocks), which exists only for subnets whose every interface was read.
 var subnetPrefixFragmented = Check{
 	Spec: specSubnetPrefixFragmented,
 	Run: func(x *Index) []Finding {

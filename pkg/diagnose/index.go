@@ -36,7 +36,7 @@ type Index struct {
 	NodeClasses map[string]*snapshot.EC2NodeClass
 	ENIConfigs  map[string]*snapshot.ENIConfig
 
-	// net keys the route tables, NAT gateways, VPC endpoints and network ACLs (join_path.go).
+	// net keys the route tables, NAT gateways, VPC endpoints and network ACLs (pkg/diagnose/wayout).
 	net *wayout.Net
 
 	// checked is checkedNodes' answer, made once for every check that asks.
