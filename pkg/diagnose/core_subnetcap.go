@@ -264,42 +264,28 @@ func classPrefixes(c *snapshot.EC2NodeClass) (int64, string) {
 	return subnetcap.ClassPrefixes(c, classLabel(c))
 }
 
-// launchTake is what one node like n takes of its subnet at once: its launch, and the
-// addresses ipamd puts on the primary ENI at start when aws-node gives pods addresses of this
-// subnet. IPv6, Windows, Auto Mode and custom-networking nodes, and nodes aws-node does not
-// run on, take only their launch here.
+// launchTake is what one node like n takes of its subnet at once (subnetcap.CNI.LaunchTake).
 func launchTake(x *Index, cni CNISettings, n *NodeInfo) (int64, string) {
-	base, from := subnetcap.LaunchBase(n.Class)
-	switch {
-	case n.IPv6():
-		return base, from + "; IPv6 pods take no IPv4 address"
-	case n.AutoMode() || n.Windows() || !n.VPCCNI || n.Type == nil:
-		return base, from
-	case cni.CustomNetworking:
-		return base, from + "; its pods take ENIConfig subnet addresses"
-	case x.primaryExcluded(n):
-		return base, from + "; its subnet is tagged " + subnetcap.TagRoleCNI + "=0, so pods take discovered subnets' addresses"
-	}
-	warm, warmFrom := x.warmPool.PrimaryWarm(cni.PrefixDelegation, n.Type)
-	return base + warm, fmt.Sprintf("%s + %s of this %s", from, warmFrom, n.Type.Name)
+	return capCNI(x, cni).LaunchTake(capNode(x, n))
 }
 
-// launchBlocks is the /28 prefixes one node like n carves from its subnet at once: its
-// class's ipPrefixCount, and with prefix delegation the warm prefixes ipamd puts on the
-// primary ENI at start when aws-node gives pods addresses of this subnet (as launchTake).
+// launchBlocks is the /28 prefixes one node like n carves from its subnet at once
+// (subnetcap.CNI.LaunchBlocks).
 func launchBlocks(x *Index, cni CNISettings, n *NodeInfo) (int64, string) {
-	k, from := classPrefixes(n.Class)
-	switch {
-	case n.IPv6(), n.AutoMode(), n.Windows(), !n.VPCCNI, n.Type == nil, cni.CustomNetworking, x.primaryExcluded(n):
-		return k, from
+	return capCNI(x, cni).LaunchBlocks(capNode(x, n))
+}
+
+// capNode is n as the subnet capacity model reads it.
+func capNode(x *Index, n *NodeInfo) subnetcap.Node {
+	c := subnetcap.Node{Class: n.Class, Type: n.Type, IPv6: n.IPv6(), AutoMode: n.AutoMode(), Windows: n.Windows(),
+		VPCCNI: n.VPCCNI, PrimaryExcluded: x.primaryExcluded(n)}
+	if n.Class != nil {
+		c.ClassLabel = classLabel(n.Class)
 	}
-	warm := x.warmPool.WarmPrefixes(cni.PrefixDelegation, n.Type)
-	if warm == 0 {
-		return k, from
-	}
-	why := fmt.Sprintf("%s at start on %s", countText(warm, "warm /28 prefix", "warm /28 prefixes"), subnetcap.AType(n.Type.Name))
-	if from != "" {
-		why = from + " + " + why
-	}
-	return k + warm, why
+	return c
+}
+
+// capCNI is aws-node's settings as the subnet capacity model reads them.
+func capCNI(x *Index, cni CNISettings) subnetcap.CNI {
+	return subnetcap.CNI{Warm: x.warmPool, PrefixDelegation: cni.PrefixDelegation, CustomNetworking: cni.CustomNetworking}
 }

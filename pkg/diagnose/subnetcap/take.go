@@ -36,6 +36,66 @@ func LaunchBase(c *snapshot.EC2NodeClass) (int64, string) {
 	return take, strings.Join(parts, " + ")
 }
 
+// Node is what the take model reads of one node like the next: its class (nil without one,
+// ClassLabel naming it) and instance type (nil when unknown), and whether its pods take
+// addresses of its own subnet.
+type Node struct {
+	Class      *snapshot.EC2NodeClass
+	ClassLabel string
+	Type       *snapshot.InstanceType
+	// IPv6, AutoMode and Windows are the node's; VPCCNI tells whether aws-node runs on it, and
+	// PrimaryExcluded whether subnet discovery keeps its pods off its own subnet (tagged
+	// kubernetes.io/role/cni=0 and honoured by the VPC CNI's release).
+	IPv6, AutoMode, Windows, VPCCNI, PrimaryExcluded bool
+}
+
+// CNI is what aws-node's settings say of a node's take: its warm pool, prefix delegation and
+// custom networking.
+type CNI struct {
+	Warm                               Warm
+	PrefixDelegation, CustomNetworking bool
+}
+
+// LaunchTake is what one node like n takes of its subnet at once: its launch, and the
+// addresses ipamd puts on the primary ENI at start when aws-node gives pods addresses of this
+// subnet. IPv6, Windows, Auto Mode and custom-networking nodes, and nodes aws-node does not
+// run on, take only their launch here.
+func (c CNI) LaunchTake(n Node) (int64, string) {
+	base, from := LaunchBase(n.Class)
+	switch {
+	case n.IPv6:
+		return base, from + "; IPv6 pods take no IPv4 address"
+	case n.AutoMode || n.Windows || !n.VPCCNI || n.Type == nil:
+		return base, from
+	case c.CustomNetworking:
+		return base, from + "; its pods take ENIConfig subnet addresses"
+	case n.PrimaryExcluded:
+		return base, from + "; its subnet is tagged " + TagRoleCNI + "=0, so pods take discovered subnets' addresses"
+	}
+	warm, warmFrom := c.Warm.PrimaryWarm(c.PrefixDelegation, n.Type)
+	return base + warm, fmt.Sprintf("%s + %s of this %s", from, warmFrom, n.Type.Name)
+}
+
+// LaunchBlocks is the /28 prefixes one node like n carves from its subnet at once: its
+// class's ipPrefixCount, and with prefix delegation the warm prefixes ipamd puts on the
+// primary ENI at start when aws-node gives pods addresses of this subnet (as LaunchTake).
+func (c CNI) LaunchBlocks(n Node) (int64, string) {
+	k, from := ClassPrefixes(n.Class, n.ClassLabel)
+	switch {
+	case n.IPv6, n.AutoMode, n.Windows, !n.VPCCNI, n.Type == nil, c.CustomNetworking, n.PrimaryExcluded:
+		return k, from
+	}
+	warm := c.Warm.WarmPrefixes(c.PrefixDelegation, n.Type)
+	if warm == 0 {
+		return k, from
+	}
+	why := fmt.Sprintf("%s at start on %s", countText(warm, "warm /28 prefix", "warm /28 prefixes"), AType(n.Type.Name))
+	if from != "" {
+		why = from + " + " + why
+	}
+	return k + warm, why
+}
+
 // ClassPrefixes is the /28 prefixes the launch of a class's node carves from its subnet
 // (spec.ipPrefixCount); label names the class in the text.
 func ClassPrefixes(c *snapshot.EC2NodeClass, label string) (int64, string) {
