@@ -20,7 +20,6 @@ var (
 	withNATPath         = fixture.WithNATPath
 	natOnMainTable      = fixture.NATOnMainTable
 	natPublicRoute      = fixture.NATPublicRoute
-	defaultACL          = fixture.DefaultACL
 	withoutDefaultRoute = fixture.WithoutDefaultRoute
 	withEndpoints       = fixture.WithEndpoints
 	defaultRoute        = fixture.DefaultRoute

@@ -6,16 +6,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/fixture"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
-
-// allowAllEntries are a VPC's default network ACL's: allow all both ways, then the implicit deny.
-var allowAllEntries = []snapshot.ACLEntry{
-	{RuleNumber: 100, Egress: true, Protocol: "-1", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0"},
-	{RuleNumber: 32767, Egress: true, Protocol: "-1", Action: snapshot.ACLDeny, CIDR: "0.0.0.0/0"},
-	{RuleNumber: 100, Protocol: "-1", Action: snapshot.ACLAllow, CIDR: "0.0.0.0/0"},
-	{RuleNumber: 32767, Protocol: "-1", Action: snapshot.ACLDeny, CIDR: "0.0.0.0/0"},
-}
 
 func TestSubnetRegion(t *testing.T) {
 	for zone, want := range map[string]string{
@@ -74,8 +67,8 @@ func TestACLDenied(t *testing.T) {
 		want    []string
 		passed  []int32
 	}{
-		{name: "default ACL out", entries: allowAllEntries, egress: true, lo: 443, hi: 443},
-		{name: "default ACL in", entries: allowAllEntries, lo: 32768, hi: 60999},
+		{name: "default ACL out", entries: fixture.DefaultACL().Entries, egress: true, lo: 443, hi: 443},
+		{name: "default ACL in", entries: fixture.DefaultACL().Entries, lo: 32768, hi: 60999},
 		{name: "hardened out", entries: hardened, egress: true, lo: 443, hi: 443},
 		{name: "hardened in", entries: hardened, lo: 32768, hi: 60999},
 		{name: "no entries deny by the last rule", egress: true, lo: 443, hi: 443, want: []string{"443 by rule *"}},
@@ -98,7 +91,7 @@ func TestACLDenied(t *testing.T) {
 		}, egress: true, lo: 443, hi: 443, want: []string{"443 by rule *"}},
 
 		// The internet as the peer: only wide public CIDRs count.
-		{name: "internet: the default ACL admits replies", entries: allowAllEntries, peer: peerInternet,
+		{name: "internet: the default ACL admits replies", entries: fixture.DefaultACL().Entries, peer: peerInternet,
 			lo: 32768, hi: 60999},
 		{name: "internet: 1024-65535 from 0.0.0.0/0 admits replies", entries: hardened, peer: peerInternet,
 			lo: 32768, hi: 60999},
