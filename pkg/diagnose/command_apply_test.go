@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose/wayout"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -55,7 +56,7 @@ func applyAWS(t *testing.T, s *snapshot.Snapshot, cmds []Command) {
 			}
 			var from, to int
 			if _, perr := fmtSscanf(opt["--port-range"], "From=%d,To=%d", &from, &to); err != nil || perr != nil ||
-				rule < 1 || rule > aclMaxRule || egress == flags["--ingress"] {
+				rule < 1 || rule > wayout.ACLMaxRule || egress == flags["--ingress"] {
 				t.Fatalf("applyAWS: %s: malformed entry", c)
 			}
 			acl.Entries = append(acl.Entries, snapshot.ACLEntry{RuleNumber: int32(rule), Egress: egress,

@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose/subnetcap"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -18,64 +19,38 @@ import (
 // ENI's secondary IPs; WARM_IP_TARGET / MINIMUM_IP_TARGET; WARM_PREFIX_TARGET with /28
 // prefixes) and grows with pods. The next node is judged against both: what it takes at once
 // (critical when no subnet of the zone has that much left) and, over time, what the class's
-// nodes really hold now (warning when fewer than poolWarnNodes more fit).
-
-// poolWarnNodes is how many more nodes a pool must fit before it is not worth a warning.
-const poolWarnNodes = 5
-
-// tagRoleCNI marks the subnets the VPC CNI's subnet discovery may put pods' ENIs in.
-const tagRoleCNI = "kubernetes.io/role/cni"
-
-// subnetPool is a set of subnets one kind of growth draws from, with what the next node takes
-// of it.
-type subnetPool struct {
-	// what names the pool for messages, e.g. "EC2NodeClass default in us-west-2a".
-	what string
-	// subnets are the pool's subnets, roomiest first.
-	subnets []*snapshot.Subnet
-	// first is what the next node takes at once (launch and warm pool), each what one more
-	// node takes over time (never less than first); the texts say how they were estimated.
-	first, each         int64
-	firstFrom, eachFrom string
-	remedy              string
-	// blocksFirst and blocksEach are the /28 prefixes among first and each (0 when the pool's
-	// growth carves none), blocksFrom says where they come from; fallback marks growth that
-	// takes single addresses when no block is free (EKS Auto Mode's ipv4PrefixSize Auto).
-	blocksFirst, blocksEach int64
-	blocksFrom              string
-	fallback                bool
-}
+// nodes really hold now (warning when fewer than subnetcap.PoolWarnNodes more fit).
 
 // finding judges the pool: critical when its roomiest subnet cannot take the next node's
-// first addresses, warning when fewer than poolWarnNodes more nodes fit in all of it.
-func (p subnetPool) finding() (Finding, bool) {
-	best := p.subnets[0]
-	f := Finding{Resource: subnetRef(best.ID), Remedy: p.remedy}
-	if int64(best.AvailableIPs) < p.first {
+// first addresses, warning when fewer than subnetcap.PoolWarnNodes more nodes fit in all of it.
+func poolFinding(p subnetcap.Pool) (Finding, bool) {
+	best := p.Subnets[0]
+	f := Finding{Resource: subnetRef(best.ID), Remedy: p.Remedy}
+	if int64(best.AvailableIPs) < p.First {
 		where, others := "its only subnet "+subnetText(best), ""
-		if len(p.subnets) > 1 {
+		if len(p.Subnets) > 1 {
 			where = "its roomiest subnet " + subnetText(best)
 			var rest []string
-			for _, s := range p.subnets[1:] {
+			for _, s := range p.Subnets[1:] {
 				rest = append(rest, subnetText(s))
 			}
 			others = "; its other subnets: " + strings.Join(rest, ", ")
 		}
 		f.Severity = Critical
 		f.Message = fmt.Sprintf("%s can take no more node: %s has fewer free addresses than the %d the next node "+
-			"takes at once (%s)%s", p.what, where, p.first, p.firstFrom, others)
+			"takes at once (%s)%s", p.What, where, p.First, p.FirstFrom, others)
 		return f, true
 	}
 	var fit int64
-	for _, s := range p.subnets {
-		fit += int64(max(s.AvailableIPs, 0)) / max(p.each, 1)
+	for _, s := range p.Subnets {
+		fit += int64(max(s.AvailableIPs, 0)) / max(p.Each, 1)
 	}
-	if fit >= poolWarnNodes {
+	if fit >= subnetcap.PoolWarnNodes {
 		return Finding{}, false
 	}
 	f.Severity = Warning
 	f.Message = fmt.Sprintf("only %s of %s fit in %s: each takes about %s (%s)",
-		countText(fit, "more node", "more nodes"), p.what, poolSubnets(p.subnets), countText(p.each, "address", "addresses"), p.eachFrom)
+		countText(fit, "more node", "more nodes"), p.What, poolSubnets(p.Subnets), countText(p.Each, "address", "addresses"), p.EachFrom)
 	return f, true
 }
 
@@ -100,13 +75,13 @@ func poolSubnets(subnets []*snapshot.Subnet) string {
 	return "its subnets " + strings.Join(parts, ", ")
 }
 
-// byRoom sorts subnets roomiest first, then by ID, as Karpenter and the VPC CNI choose them.
-func byRoom(subnets []*snapshot.Subnet) []*snapshot.Subnet {
-	slices.SortFunc(subnets, func(a, b *snapshot.Subnet) int {
-		return cmp.Or(cmp.Compare(b.AvailableIPs, a.AvailableIPs), strings.Compare(a.ID, b.ID))
-	})
-	return slices.CompactFunc(subnets, func(a, b *snapshot.Subnet) bool { return a.ID == b.ID })
-}
+// Warm-pool settings of aws-node.
+const (
+	SettingWarmENITarget    = snapshot.EnvWarmENITarget
+	SettingWarmIPTarget     = snapshot.EnvWarmIPTarget
+	SettingMinimumIPTarget  = snapshot.EnvMinimumIPTarget
+	SettingWarmPrefixTarget = snapshot.EnvWarmPrefixTarget
+)
 
 // subnetPools returns every pool karpnet judges: for each class that a NodePool uses, and for
 // each node group of nodes without a class, one pool per zone of the subnets new nodes launch
@@ -114,19 +89,19 @@ func byRoom(subnets []*snapshot.Subnet) []*snapshot.Subnet {
 // subnet discovery may put pods' ENIs in, per zone; and the pod subnets of Auto Mode classes.
 // A subnet no class, node group or CNI path would use for new nodes is in no pool. They are
 // made once per Index; callers do not change them.
-func subnetPools(x *Index) []subnetPool {
+func subnetPools(x *Index) []subnetcap.Pool {
 	x.poolsOnce.Do(func() { x.pools = makeSubnetPools(x) })
 	return x.pools
 }
 
 // makeSubnetPools makes subnetPools' answer.
-func makeSubnetPools(x *Index) []subnetPool {
+func makeSubnetPools(x *Index) []subnetcap.Pool {
 	cni := x.CNI()
 	discovered := map[string][]*snapshot.Subnet{}
 	for _, s := range x.discoveredSubnets() {
 		discovered[s.Zone] = append(discovered[s.Zone], s)
 	}
-	var pools []subnetPool
+	var pools []subnetcap.Pool
 	for _, g := range launchGroups(x) {
 		for _, zone := range sortedKeys(g.subnets) {
 			pools = append(pools, nodeSubnetPool(x, cni, g, zone, len(discovered[zone]) > 0))
@@ -223,48 +198,48 @@ func poolAllowsZone(p *snapshot.NodePool, zone, zoneID string) bool {
 // nodeSubnetPool is the pool of the subnets a launch group puts its next node into in a zone.
 // With subnet discovery and a discovered subnet in the zone, later ENIs go to the roomiest of
 // the zone's pod subnets, so each node takes only its launch here.
-func nodeSubnetPool(x *Index, cni CNISettings, g launchGroup, zone string, discovery bool) subnetPool {
-	p := subnetPool{what: g.label + " in " + zone, subnets: byRoom(slices.Clone(g.subnets[zone]))}
+func nodeSubnetPool(x *Index, cni CNISettings, g launchGroup, zone string, discovery bool) subnetcap.Pool {
+	p := subnetcap.Pool{What: g.label + " in " + zone, Subnets: subnetcap.ByRoom(slices.Clone(g.subnets[zone]))}
 	ref := zoneNodes(g.nodes, zone)
 	if len(ref) == 0 {
 		ref = g.nodes
 	}
-	p.first, p.firstFrom = launchBase(g.class)
-	p.firstFrom = "no node of it runs yet, so only the launch is counted: " + p.firstFrom
+	p.First, p.FirstFrom = subnetcap.LaunchBase(g.class)
+	p.FirstFrom = "no node of it runs yet, so only the launch is counted: " + p.FirstFrom
 	for i, n := range ref {
-		if take, from := launchTake(x, cni, n); i == 0 || take > p.first {
-			p.first, p.firstFrom = take, from
+		if take, from := launchTake(x, cni, n); i == 0 || take > p.First {
+			p.First, p.FirstFrom = take, from
 		}
 	}
-	p.each, p.eachFrom = p.first, "as much as the next node takes at once: "+p.firstFrom
+	p.Each, p.EachFrom = p.First, "as much as the next node takes at once: "+p.FirstFrom
 	if !discovery && len(ref) > 0 {
 		held := make([]int64, 0, len(ref))
 		for _, n := range ref {
-			held = append(held, heldIn(n, func(id string) bool { return id == n.Instance.SubnetID }))
+			held = append(held, subnetcap.HeldIn(n.instanceENIs(), func(id string) bool { return id == n.Instance.SubnetID }))
 		}
-		if m := median(held); m > p.first {
-			p.each, p.eachFrom = m, fmt.Sprintf("what its nodes hold in their subnet now, as the CNI grows with pods: the "+
+		if m := subnetcap.Median(held); m > p.First {
+			p.Each, p.EachFrom = m, fmt.Sprintf("what its nodes hold in their subnet now, as the CNI grows with pods: the "+
 				"median of %s", countText(len(held), "node", "nodes"))
 		}
 	}
-	p.remedy = nodeSubnetRemedy(x, cni, g, zone)
-	p.blocksFirst, p.blocksFrom = classPrefixes(g.class)
+	p.Remedy = nodeSubnetRemedy(x, cni, g, zone)
+	p.BlocksFirst, p.BlocksFrom = classPrefixes(g.class)
 	for _, n := range ref {
-		if k, from := launchBlocks(x, cni, n); k > p.blocksFirst {
-			p.blocksFirst, p.blocksFrom = k, from
+		if k, from := launchBlocks(x, cni, n); k > p.BlocksFirst {
+			p.BlocksFirst, p.BlocksFrom = k, from
 		}
 	}
 	if g.class != nil && g.class.AutoMode() && g.class.IPv4PrefixSize != ipv4PrefixSizeSecondaryIP &&
 		len(g.class.PodSubnetSelectorTerms) == 0 {
-		p.blocksFirst, p.blocksFrom, p.fallback = max(p.blocksFirst, 1), "Auto Mode carves its pods' /28 prefixes from the node subnet", true
+		p.BlocksFirst, p.BlocksFrom, p.Fallback = max(p.BlocksFirst, 1), "Auto Mode carves its pods' /28 prefixes from the node subnet", true
 	}
-	p.blocksEach = p.blocksFirst
-	if !discovery && p.blocksFirst > 0 {
+	p.BlocksEach = p.BlocksFirst
+	if !discovery && p.BlocksFirst > 0 {
 		held := make([]int64, 0, len(ref))
 		for _, n := range ref {
-			held = append(held, prefixesIn(n, func(id string) bool { return id == n.Instance.SubnetID }))
+			held = append(held, subnetcap.PrefixesIn(n.instanceENIs(), func(id string) bool { return id == n.Instance.SubnetID }))
 		}
-		p.blocksEach = max(p.blocksEach, median(held))
+		p.BlocksEach = max(p.BlocksEach, subnetcap.Median(held))
 	}
 	return p
 }
@@ -280,40 +255,37 @@ func zoneNodes(nodes []*NodeInfo, zone string) []*NodeInfo {
 	return out
 }
 
-// heldIn counts the addresses a node's ENIs hold in the subnets in selects: each ENI's private
-// IPs and 16 for each /28 prefix.
-func heldIn(n *NodeInfo, in func(subnet string) bool) int64 {
-	var held int64
-	for _, e := range n.instanceENIs() {
-		if !in(e.SubnetID) {
-			continue
-		}
-		ips := int64(len(e.PrivateIPs))
-		if ips == 0 && e.PrimaryIP != "" {
-			ips = 1
-		}
-		held += ips + prefixIPs*int64(len(e.IPv4Prefixes))
+// classPrefixes is the /28 prefixes the launch of a class's node carves from its subnet
+// (spec.ipPrefixCount); none without a class.
+func classPrefixes(c *snapshot.EC2NodeClass) (int64, string) {
+	if c == nil {
+		return 0, ""
 	}
-	return held
+	return subnetcap.ClassPrefixes(c, classLabel(c))
 }
 
-// prefixesIn counts the /28 prefixes a node's ENIs hold in the subnets in selects.
-func prefixesIn(n *NodeInfo, in func(subnet string) bool) int64 {
-	var k int64
-	for _, e := range n.instanceENIs() {
-		if in(e.SubnetID) {
-			k += int64(len(e.IPv4Prefixes))
-		}
-	}
-	return k
+// launchTake is what one node like n takes of its subnet at once (subnetcap.CNI.LaunchTake).
+func launchTake(x *Index, cni CNISettings, n *NodeInfo) (int64, string) {
+	return capCNI(x, cni).LaunchTake(capNode(x, n))
 }
 
-// median returns the median of vs (the upper one of two), 0 for none.
-func median(vs []int64) int64 {
-	if len(vs) == 0 {
-		return 0
+// launchBlocks is the /28 prefixes one node like n carves from its subnet at once
+// (subnetcap.CNI.LaunchBlocks).
+func launchBlocks(x *Index, cni CNISettings, n *NodeInfo) (int64, string) {
+	return capCNI(x, cni).LaunchBlocks(capNode(x, n))
+}
+
+// capNode is n as the subnet capacity model reads it.
+func capNode(x *Index, n *NodeInfo) subnetcap.Node {
+	c := subnetcap.Node{Class: n.Class, Type: n.Type, IPv6: n.IPv6(), AutoMode: n.AutoMode(), Windows: n.Windows(),
+		VPCCNI: n.VPCCNI, PrimaryExcluded: x.primaryExcluded(n)}
+	if n.Class != nil {
+		c.ClassLabel = classLabel(n.Class)
 	}
-	s := slices.Clone(vs)
-	slices.Sort(s)
-	return s[len(s)/2]
+	return c
+}
+
+// capCNI is aws-node's settings as the subnet capacity model reads them.
+func capCNI(x *Index, cni CNISettings) subnetcap.CNI {
+	return subnetcap.CNI{Warm: x.warmPool, PrefixDelegation: cni.PrefixDelegation, CustomNetworking: cni.CustomNetworking}
 }

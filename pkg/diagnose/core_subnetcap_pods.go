@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose/subnetcap"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -30,7 +31,7 @@ func (x *Index) discoveredSubnets() []*snapshot.Subnet {
 	var out []*snapshot.Subnet
 	for _, id := range sortedKeys(x.Subnets) {
 		// The tag may be on subnets of other VPCs too: the CNI looks in the node's VPC only.
-		if s := x.Subnets[id]; s.Tags[tagRoleCNI] == "1" && (s.VpcID == "" || len(vpcs) == 0 || vpcs[s.VpcID]) {
+		if s := x.Subnets[id]; s.Tags[subnetcap.TagRoleCNI] == "1" && (s.VpcID == "" || len(vpcs) == 0 || vpcs[s.VpcID]) {
 			out = append(out, s)
 		}
 	}
@@ -40,7 +41,7 @@ func (x *Index) discoveredSubnets() []*snapshot.Subnet {
 // eniConfigPools are the ENIConfig subnets that VPC CNI nodes take pod addresses from under
 // custom networking: the next node's first pod ENI there, and what the ENIConfig's nodes hold
 // in it now.
-func eniConfigPools(x *Index, cni CNISettings) []subnetPool {
+func eniConfigPools(x *Index, cni CNISettings) []subnetcap.Pool {
 	if !cni.CustomNetworking {
 		return nil
 	}
@@ -53,24 +54,24 @@ func eniConfigPools(x *Index, cni CNISettings) []subnetPool {
 			users[cfg.Name] = append(users[cfg.Name], n)
 		}
 	}
-	var out []subnetPool
+	var out []subnetcap.Pool
 	for _, name := range sortedKeys(users) {
 		cfg := x.ENIConfigs[name]
 		s := x.Subnets[cfg.Subnet]
-		p := subnetPool{what: fmt.Sprintf("the pod subnet of ENIConfig %s", name), subnets: []*snapshot.Subnet{s},
-			remedy: fmt.Sprintf("point ENIConfig %s (spec.subnet) at a larger pod subnet, or "+
+		p := subnetcap.Pool{What: fmt.Sprintf("the pod subnet of ENIConfig %s", name), Subnets: []*snapshot.Subnet{s},
+			Remedy: fmt.Sprintf("point ENIConfig %s (spec.subnet) at a larger pod subnet, or "+
 				"add a secondary CIDR to the VPC for a new one in %s", name, s.Zone)}
-		p.first, p.firstFrom = largestFirstENI(x, cni, users[name])
-		p.each, p.eachFrom = p.first, "as much as its first pod ENI: "+p.firstFrom
+		p.First, p.FirstFrom = largestFirstENI(x, cni, users[name])
+		p.Each, p.EachFrom = p.First, "as much as its first pod ENI: "+p.FirstFrom
 		held := make([]int64, 0, len(users[name]))
 		for _, n := range users[name] {
-			held = append(held, heldIn(n, func(id string) bool { return id == s.ID }))
+			held = append(held, subnetcap.HeldIn(n.instanceENIs(), func(id string) bool { return id == s.ID }))
 		}
-		if m := median(held); m > p.first {
-			p.each, p.eachFrom = m, fmt.Sprintf("what its nodes hold there now: the median of %s",
+		if m := subnetcap.Median(held); m > p.First {
+			p.Each, p.EachFrom = m, fmt.Sprintf("what its nodes hold there now: the median of %s",
 				countText(len(held), "node", "nodes"))
 		}
-		p.podPrefixes(x, cni, users[name], func(id string) bool { return id == s.ID })
+		podPrefixes(x, &p, cni, users[name], func(id string) bool { return id == s.ID })
 		out = append(out, p)
 	}
 	return out
@@ -79,17 +80,17 @@ func eniConfigPools(x *Index, cni CNISettings) []subnetPool {
 // podPrefixes sets the /28 prefixes a pod-subnet pool's next node takes with prefix
 // delegation: the warm prefixes of its first pod ENI there, for the largest warm take among
 // nodes, and over time the median of what they hold in the subnets in selects.
-func (p *subnetPool) podPrefixes(x *Index, cni CNISettings, nodes []*NodeInfo, in func(string) bool) {
+func podPrefixes(x *Index, p *subnetcap.Pool, cni CNISettings, nodes []*NodeInfo, in func(string) bool) {
 	held := make([]int64, 0, len(nodes))
 	for _, n := range nodes {
-		if k := warmPrefixes(x, cni, n.Type); k > p.blocksFirst {
-			p.blocksFirst = k
-			p.blocksFrom = fmt.Sprintf("%s on %s's first pod ENI", countText(k, "warm /28 prefix", "warm /28 prefixes"), aType(n.Type.Name))
+		if k := x.warmPool.WarmPrefixes(cni.PrefixDelegation, n.Type); k > p.BlocksFirst {
+			p.BlocksFirst = k
+			p.BlocksFrom = fmt.Sprintf("%s on %s's first pod ENI", countText(k, "warm /28 prefix", "warm /28 prefixes"), subnetcap.AType(n.Type.Name))
 		}
-		held = append(held, prefixesIn(n, in))
+		held = append(held, subnetcap.PrefixesIn(n.instanceENIs(), in))
 	}
-	if p.blocksFirst > 0 {
-		p.blocksEach = max(p.blocksFirst, median(held))
+	if p.BlocksFirst > 0 {
+		p.BlocksEach = max(p.BlocksFirst, subnetcap.Median(held))
 	}
 }
 
@@ -98,7 +99,7 @@ func largestFirstENI(x *Index, cni CNISettings, nodes []*NodeInfo) (int64, strin
 	var take int64
 	var from string
 	for _, n := range nodes {
-		if t, f := firstENI(x, cni, n.Type); t > take {
+		if t, f := x.warmPool.FirstENI(cni.PrefixDelegation, n.Type); t > take {
 			take, from = t, f
 		}
 	}
@@ -109,7 +110,7 @@ func largestFirstENI(x *Index, cni CNISettings, nodes []*NodeInfo) (int64, strin
 // discovery is on, the subnet is tagged kubernetes.io/role/cni=0, and the release honours the
 // tag on the primary subnet (1.22.0 and later).
 func (x *Index) primaryExcluded(n *NodeInfo) bool {
-	if n.Subnet == nil || n.Subnet.Tags[tagRoleCNI] != "0" || !x.subnetDiscoveryOn() {
+	if n.Subnet == nil || n.Subnet.Tags[subnetcap.TagRoleCNI] != "0" || !x.subnetDiscoveryOn() {
 		return false
 	}
 	v, ok := parseCNIVersion(x.Snapshot.AWSNode.Image)
@@ -120,8 +121,8 @@ func (x *Index) primaryExcluded(n *NodeInfo) bool {
 // VPC CNI may put the zone's pod ENIs in: the discovered subnets and the nodes' own unless
 // tagged kubernetes.io/role/cni=0 (the roomiest wins). The next node takes a first pod ENI
 // there; over time what its nodes hold beyond their launch.
-func discoveryPools(x *Index, cni CNISettings, discovered map[string][]*snapshot.Subnet) []subnetPool {
-	var out []subnetPool
+func discoveryPools(x *Index, cni CNISettings, discovered map[string][]*snapshot.Subnet) []subnetcap.Pool {
+	var out []subnetcap.Pool
 	for _, zone := range sortedKeys(discovered) {
 		var nodes []*NodeInfo
 		members := slices.Clone(discovered[zone])
@@ -141,22 +142,22 @@ func discoveryPools(x *Index, cni CNISettings, discovered map[string][]*snapshot
 		for _, s := range members {
 			in[s.ID] = true
 		}
-		p := subnetPool{what: "the pod subnets of " + zone + " (subnet discovery: " + tagRoleCNI + "=1 and the nodes' own)",
-			subnets: byRoom(members),
-			remedy: fmt.Sprintf("tag another subnet of %s with %s=1 (from a secondary VPC CIDR if the VPC is full), so the "+
-				"VPC CNI puts pods' ENIs there", zone, tagRoleCNI)}
-		p.first, p.firstFrom = largestFirstENI(x, cni, nodes)
-		p.each, p.eachFrom = p.first, "as much as its first pod ENI: "+p.firstFrom
+		p := subnetcap.Pool{What: "the pod subnets of " + zone + " (subnet discovery: " + subnetcap.TagRoleCNI + "=1 and the nodes' own)",
+			Subnets: subnetcap.ByRoom(members),
+			Remedy: fmt.Sprintf("tag another subnet of %s with %s=1 (from a secondary VPC CIDR if the VPC is full), so the "+
+				"VPC CNI puts pods' ENIs there", zone, subnetcap.TagRoleCNI)}
+		p.First, p.FirstFrom = largestFirstENI(x, cni, nodes)
+		p.Each, p.EachFrom = p.First, "as much as its first pod ENI: "+p.FirstFrom
 		held := make([]int64, 0, len(nodes))
 		for _, n := range nodes {
 			launch, _ := launchTake(x, cni, n)
-			held = append(held, max(heldIn(n, func(id string) bool { return in[id] })-launch, 0))
+			held = append(held, max(subnetcap.HeldIn(n.instanceENIs(), func(id string) bool { return in[id] })-launch, 0))
 		}
-		if m := median(held); m > p.first {
-			p.each, p.eachFrom = m, fmt.Sprintf("what the zone's nodes hold there beyond their launch: the median of %s",
+		if m := subnetcap.Median(held); m > p.First {
+			p.Each, p.EachFrom = m, fmt.Sprintf("what the zone's nodes hold there beyond their launch: the median of %s",
 				countText(len(held), "node", "nodes"))
 		}
-		p.podPrefixes(x, cni, nodes, func(id string) bool { return in[id] })
+		podPrefixes(x, &p, cni, nodes, func(id string) bool { return in[id] })
 		out = append(out, p)
 	}
 	return out
@@ -165,7 +166,7 @@ func discoveryPools(x *Index, cni CNISettings, discovered map[string][]*snapshot
 // autoPodPools are, per EKS Auto Mode NodeClass with pod subnets and zone of its nodes, the
 // pod subnets its nodes take pod addresses from: each node its estimated pod IPs, no more than
 // its capacity.pods.
-func autoPodPools(x *Index) []subnetPool {
+func autoPodPools(x *Index) []subnetcap.Pool {
 	type key struct{ class, zone string }
 	nodes := map[key][]*NodeInfo{}
 	for _, n := range x.checkedNodes() {
@@ -179,7 +180,7 @@ func autoPodPools(x *Index) []subnetPool {
 		keys = append(keys, k)
 	}
 	slices.SortFunc(keys, func(a, b key) int { return strings.Compare(a.class+"/"+a.zone, b.class+"/"+b.zone) })
-	var out []subnetPool
+	var out []subnetcap.Pool
 	for _, k := range keys {
 		c := nodes[k][0].Class
 		subnets, _ := podSubnetsOf(x, c)
@@ -187,8 +188,8 @@ func autoPodPools(x *Index) []subnetPool {
 		if len(subnets) == 0 {
 			continue // pod-subnet-zone-missing
 		}
-		p := subnetPool{what: fmt.Sprintf("the pod subnets of %s in %s", classLabel(c), k.zone), subnets: byRoom(subnets),
-			remedy: fmt.Sprintf("add pod subnets in %s to spec.podSubnetSelectorTerms of NodeClass %s, or add a secondary "+
+		p := subnetcap.Pool{What: fmt.Sprintf("the pod subnets of %s in %s", classLabel(c), k.zone), Subnets: subnetcap.ByRoom(subnets),
+			Remedy: fmt.Sprintf("add pod subnets in %s to spec.podSubnetSelectorTerms of NodeClass %s, or add a secondary "+
 				"CIDR to the VPC for a new one; secondary-IP mode (spec.advancedNetworking.ipv4PrefixSize: \"32\") takes "+
 				"single addresses instead of /28 prefixes", k.zone, c.Name)}
 		for _, n := range nodes[k] {
@@ -196,15 +197,15 @@ func autoPodPools(x *Index) []subnetPool {
 			if pods, ok := podsCapacity(n); ok && pods > 0 {
 				need = min(need, pods)
 			}
-			if need > p.first {
-				p.first, p.firstFrom = need, fmt.Sprintf("%s's estimated pod IPs, no more than its capacity.pods", aType(n.Type.Name))
+			if need > p.First {
+				p.First, p.FirstFrom = need, fmt.Sprintf("%s's estimated pod IPs, no more than its capacity.pods", subnetcap.AType(n.Type.Name))
 			}
 		}
-		p.each, p.eachFrom = p.first, p.firstFrom
+		p.Each, p.EachFrom = p.First, p.FirstFrom
 		if c.IPv4PrefixSize != ipv4PrefixSizeSecondaryIP {
-			p.blocksFirst = (p.first + prefixIPs - 1) / prefixIPs
-			p.blocksEach, p.fallback = p.blocksFirst, true
-			p.blocksFrom = "Auto Mode carves the pods' addresses as /28 prefixes: " + p.firstFrom
+			p.BlocksFirst = (p.First + prefixIPs - 1) / prefixIPs
+			p.BlocksEach, p.Fallback = p.BlocksFirst, true
+			p.BlocksFrom = "Auto Mode carves the pods' addresses as /28 prefixes: " + p.FirstFrom
 		}
 		out = append(out, p)
 	}
@@ -227,7 +228,7 @@ func nodeSubnetRemedy(x *Index, cni CNISettings, g launchGroup, zone string) str
 	case !x.vpcCNI() || cni.CustomNetworking:
 		return remedy
 	}
-	remedy += fmt.Sprintf("; subnet discovery puts pods' ENIs in subnets tagged %s=1 (VPC CNI 1.18+)", tagRoleCNI)
+	remedy += fmt.Sprintf("; subnet discovery puts pods' ENIs in subnets tagged %s=1 (VPC CNI 1.18+)", subnetcap.TagRoleCNI)
 	if !cni.PrefixDelegation {
 		remedy += fmt.Sprintf(", and prefix delegation (aws-node %s=true) packs pod addresses into /28 prefixes", SettingPrefixDelegation)
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose/subnetcap"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -63,7 +64,7 @@ var specSubnetPrefixFragmented = &Spec{
 // subnetPrefixFragmented finds the subnets prefixes are carved from that have free addresses
 // but too few free aligned /28 blocks for the next nodes. It judges the pools of
 // subnet-ip-exhaustion's model whose growth carves prefixes, against each subnet's block map
-// (subnetblocks.go), which exists only for subnets whose every interface was read.
+// (pkg/diagnose/blocks), which exists only for subnets whose every interface was read.
 var subnetPrefixFragmented = Check{
 	Spec: specSubnetPrefixFragmented,
 	Run: func(x *Index) []Finding {
@@ -73,10 +74,10 @@ var subnetPrefixFragmented = Check{
 		var out []Finding
 		seen := map[string]int{} // subnet reference -> index in out
 		for _, p := range subnetPools(x) {
-			if len(p.subnets) == 0 || p.blocksFirst <= 0 {
+			if len(p.Subnets) == 0 || p.BlocksFirst <= 0 {
 				continue
 			}
-			f, ok := p.fragmented(x)
+			f, ok := poolFragmented(x, p)
 			if !ok {
 				continue
 			}
@@ -95,50 +96,50 @@ var subnetPrefixFragmented = Check{
 
 // fragmented judges a prefix-carving pool by its subnets' block maps: critical when the
 // subnet its next node goes to has room for the node's prefixes in addresses but not in free
-// blocks; warning when its free blocks fit fewer than poolWarnNodes more nodes while its
+// blocks; warning when its free blocks fit fewer than subnetcap.PoolWarnNodes more nodes while its
 // addresses would fit them, or when the growth falls back to single addresses (Auto Mode).
-func (p subnetPool) fragmented(x *Index) (Finding, bool) {
-	next := p.subnets[0]
-	if m, ok := x.BlockMap(next); ok && int64(m.Free) < p.blocksFirst &&
-		int64(max(next.AvailableIPs, 0)) >= p.blocksFirst*prefixIPs {
+func poolFragmented(x *Index, p subnetcap.Pool) (Finding, bool) {
+	next := p.Subnets[0]
+	if m, ok := x.BlockMap(next); ok && int64(m.Free) < p.BlocksFirst &&
+		int64(max(next.AvailableIPs, 0)) >= p.BlocksFirst*prefixIPs {
 		f := Finding{Resource: subnetRef(next.ID), Severity: Critical}
-		if p.fallback {
+		if p.Fallback {
 			f.Severity = Warning
 		}
 		f.Message = fmt.Sprintf("%s carves /28 prefixes from %s, where its next node goes (the most free addresses): %s, "+
-			"%s; the next node carves %s at once (%s)", p.what, next.ID, blockFigures(next, m),
-			countText(m.Free, "free /28 block", "free /28 blocks"), countText(p.blocksFirst, "prefix", "prefixes"), p.blocksFrom)
-		if p.fallback {
+			"%s; the next node carves %s at once (%s)", p.What, next.ID, blockFigures(next, m),
+			countText(m.Free, "free /28 block", "free /28 blocks"), countText(p.BlocksFirst, "prefix", "prefixes"), p.BlocksFrom)
+		if p.Fallback {
 			f.Message += "; Auto Mode then gives pods single addresses, fewer per ENI"
 		}
-		f.Remedy, f.Commands = fragmentRemedy(x, next, m, p.remedy)
+		f.Remedy, f.Commands = fragmentRemedy(x, next, m, p.Remedy)
 		return f, true
 	}
 	var blocks, fitAddrs int64
 	var maps []string
 	var worst *snapshot.Subnet
 	var worstMap BlockMap
-	for _, s := range p.subnets {
+	for _, s := range p.Subnets {
 		m, ok := x.BlockMap(s)
 		if !ok {
 			return Finding{}, false // a subnet not read in full: its blocks are unknown
 		}
 		blocks += int64(m.Free)
-		fitAddrs += int64(max(s.AvailableIPs, 0)) / max(p.blocksEach*prefixIPs, 1)
+		fitAddrs += int64(max(s.AvailableIPs, 0)) / max(p.BlocksEach*prefixIPs, 1)
 		maps = append(maps, fmt.Sprintf("%s: %s, %s", s.ID, blockFigures(s, m), countText(m.Free, "free /28 block", "free /28 blocks")))
 		if worst == nil || m.Free < worstMap.Free {
 			worst, worstMap = s, m
 		}
 	}
-	fit := blocks / max(p.blocksEach, 1)
-	if fit >= poolWarnNodes || fitAddrs < poolWarnNodes {
+	fit := blocks / max(p.BlocksEach, 1)
+	if fit >= subnetcap.PoolWarnNodes || fitAddrs < subnetcap.PoolWarnNodes {
 		return Finding{}, false
 	}
 	f := Finding{Resource: subnetRef(worst.ID), Severity: Warning}
 	f.Message = fmt.Sprintf("only %s of %s fit in the free /28 blocks of %s (%s), each carving %s (%s), although "+
-		"the free addresses would fit %d", countText(fit, "more node", "more nodes"), p.what, plural(len(p.subnets), "its subnet", "its subnets"),
-		strings.Join(maps, "; "), countText(p.blocksEach, "prefix", "prefixes"), p.blocksFrom, fitAddrs)
-	f.Remedy, f.Commands = fragmentRemedy(x, worst, worstMap, p.remedy)
+		"the free addresses would fit %d", countText(fit, "more node", "more nodes"), p.What, plural(len(p.Subnets), "its subnet", "its subnets"),
+		strings.Join(maps, "; "), countText(p.BlocksEach, "prefix", "prefixes"), p.BlocksFrom, fitAddrs)
+	f.Remedy, f.Commands = fragmentRemedy(x, worst, worstMap, p.Remedy)
 	return f, true
 }
 

@@ -127,10 +127,10 @@ var subnetIPExhaustion = Check{
 	Run: func(x *Index) []Finding {
 		var out []Finding
 		for _, p := range subnetPools(x) {
-			if len(p.subnets) == 0 {
+			if len(p.Subnets) == 0 {
 				continue
 			}
-			if f, ok := p.finding(); ok {
+			if f, ok := poolFinding(p); ok {
 				out = append(out, f)
 			}
 		}

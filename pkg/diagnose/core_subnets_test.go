@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose/subnetcap"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -203,13 +204,13 @@ func TestSubnetIPExhaustion(t *testing.T) {
 func discoveredSubnet(free int32) func(*snapshot.Snapshot) {
 	return func(s *snapshot.Snapshot) {
 		s.Subnets = append(s.Subnets, snapshot.Subnet{ID: "subnet-0cni", CIDR: "100.64.0.0/24", Zone: "us-west-2a",
-			AvailableIPs: free, Tags: map[string]string{tagRoleCNI: "1"}})
+			AvailableIPs: free, Tags: map[string]string{subnetcap.TagRoleCNI: "1"}})
 	}
 }
 
 // tagNodeSubnet tags the healthy node's subnet kubernetes.io/role/cni=v.
 func tagNodeSubnet(v string) func(*snapshot.Snapshot) {
-	return func(s *snapshot.Snapshot) { s.Subnets[0].Tags = map[string]string{tagRoleCNI: v} }
+	return func(s *snapshot.Snapshot) { s.Subnets[0].Tags = map[string]string{subnetcap.TagRoleCNI: v} }
 }
 
 // cniImage gives aws-node the VPC CNI release tag.

@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose/wayout"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -48,6 +49,16 @@ func Describe(x *Index, n *NodeInfo) NodeReport {
 	r.Placement = describePlacement(x, n)
 	r.WayOut = describeWayOut(x, n)
 	return r
+}
+
+// describeWayOut is the way out of the node's subnet for `describe node`, for its instance
+// (public IPv4 or not) and its OS's return ports; nil unless the subnet's route table is
+// known.
+func describeWayOut(x *Index, n *NodeInfo) *wayout.WayOut {
+	if n.Instance == nil || n.Subnet == nil {
+		return nil
+	}
+	return x.net.Describe(n.Subnet, wayout.InstancePublicIP(n.Instance), n.Windows())
 }
 
 func describeIdentity(n *NodeInfo) Identity {

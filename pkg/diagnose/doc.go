@@ -19,10 +19,21 @@
 // Each family's list of checks, in catalogue order, is in core.go, vpccni.go, nodeagents.go,
 // efa.go, placement.go, consistency.go, automode.go and join.go; Checks joins them. Each check's
 // Spec sits right above the Check value that pairs it with its Run, in the same file
-// (layout_test.go holds files to that). The models some families share live in files of that
-// family: the node subnets' way out (join_path*.go, read by the printer as WayOut) and the
-// subnet capacity model (core_subnetcap*.go); files of machinery every family shares (the
-// index, lifecycle, platform, capacity math, subnet blocks, the report) have neutral names.
+// (layout_test.go holds files to that). Files of machinery every family shares (the index,
+// lifecycle, platform, capacity math, the report) have neutral names.
+//
+// The models. What several checks and the views share, and that reads the snapshot only, lives
+// in packages below this one, which never import it (TestPurePackagesStayPure): wayout (a
+// subnet's way out: route tables, NAT gateways, VPC endpoints, network ACLs, and the changes
+// that repair them), blocks (a subnet's /28 block map), subnetcap (what the next node takes of a
+// subnet and the pool of subnets it draws from) and view (the report's data types that carry no
+// finding: a node's sections, the subnets listed, the checks not run). The Index builds the
+// wayout and blocks indexes once per analysis; the checks read them through it, and turn the
+// models' answers into findings: the join checks build a way out's commands with the nodes each
+// change reaches (join_path_fix.go) and pick its subjects (join_path_subjects.go), the subnet
+// checks assemble the capacity pools from the Index's nodes, classes and NodePools
+// (core_subnetcap*.go). Report, NodeReport, NodeClaimReport and Summary stay here, next to the
+// Finding and Severity they carry and count; the view types keep their names here as aliases.
 //
 // Remedies. A finding's Remedy is prose; the commands it proposes are Commands, one argument
 // vector each (Command.Argv), with the objects a command Changes, whom a change to a shared
@@ -36,5 +47,6 @@
 // ledger_stale.go tells which checks a cluster running a newer version may have outgrown.
 //
 // The views. views.go is what the views built on an analysed Index (pkg/sheet and pkg/tui)
-// may ask of it; pkg/printer reads the Report only.
+// may ask of it; pkg/printer reads the Report only, and the model types it renders (a WayOut,
+// a block map) from their packages.
 package diagnose

@@ -78,20 +78,10 @@ func runCasesOver(t *testing.T, base func() *snapshot.Snapshot, c Check, cases [
 }
 
 // gap returns an edit that records a Gap for source.
-func gap(source string) func(*snapshot.Snapshot) {
-	return func(s *snapshot.Snapshot) {
-		s.Gaps = append(s.Gaps, snapshot.Gap{Source: source, Reason: "UnauthorizedOperation", Remedy: "allow " + source})
-	}
-}
+func gap(source string) func(*snapshot.Snapshot) { return fixture.Gap(source) }
 
 // edits combines edits in order.
-func edits(fs ...func(*snapshot.Snapshot)) func(*snapshot.Snapshot) {
-	return func(s *snapshot.Snapshot) {
-		for _, f := range fs {
-			f(s)
-		}
-	}
-}
+func edits(fs ...func(*snapshot.Snapshot)) func(*snapshot.Snapshot) { return fixture.Edits(fs...) }
 
 // edited applies edit to s and returns it.
 func edited(s *snapshot.Snapshot, edit func(*snapshot.Snapshot)) *snapshot.Snapshot {

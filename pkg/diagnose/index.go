@@ -7,6 +7,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose/blocks"
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose/subnetcap"
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose/wayout"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -33,8 +36,8 @@ type Index struct {
 	NodeClasses map[string]*snapshot.EC2NodeClass
 	ENIConfigs  map[string]*snapshot.ENIConfig
 
-	// net keys the route tables, NAT gateways, VPC endpoints and network ACLs (join_path.go).
-	net *netIndex
+	// net keys the route tables, NAT gateways, VPC endpoints and network ACLs (pkg/diagnose/wayout).
+	net *wayout.Net
 
 	// checked is checkedNodes' answer, made once for every check that asks.
 	checked     []*NodeInfo
@@ -47,7 +50,7 @@ type Index struct {
 	pathsOnce sync.Once
 	// pools is subnetPools' answer, made once for subnet-ip-exhaustion and
 	// subnet-prefix-fragmented.
-	pools     []subnetPool
+	pools     []subnetcap.Pool
 	poolsOnce sync.Once
 
 	// reach holds nodesAffected's answers by the set they count, so that the commands of many
@@ -55,8 +58,8 @@ type Index struct {
 	reach   map[string]string
 	reachMu sync.Mutex
 
-	// blocks holds the subnet block maps' inputs and answers (subnetblocks.go).
-	blocks blockIndex
+	// blocks holds the subnet block maps' inputs and answers (pkg/diagnose/blocks).
+	blocks *blocks.Index
 	// interfaces keys the interfaces read on their own by ID (Interface).
 	interfaces     map[string]*snapshot.InterfaceRecord
 	interfacesOnce sync.Once
@@ -67,7 +70,7 @@ type Index struct {
 
 	// cni and warmPool are aws-node's settings, read once instead of for every node.
 	cni      CNISettings
-	warmPool warmSettings
+	warmPool subnetcap.Warm
 }
 
 // NodeInfo is one node joined with everything karpnet knows about it. Pointers are nil when
@@ -133,10 +136,11 @@ func NewIndex(s *snapshot.Snapshot) *Index {
 		NodePools:       keyed(s.NodePools, func(v *snapshot.NodePool) string { return v.Name }),
 		NodeClasses:     keyed(s.NodeClasses, func(v *snapshot.EC2NodeClass) string { return ClassKey(v.KindName(), v.Name) }),
 		ENIConfigs:      keyed(s.ENIConfigs, func(v *snapshot.ENIConfig) string { return v.Name }),
-		net:             newNetIndex(s),
 		cni:             CNISettingsFrom(s.AWSNode),
-		warmPool:        warmSettingsOf(s.AWSNode),
+		warmPool:        subnetcap.WarmOf(s.AWSNode),
 	}
+	x.net = wayout.New(s, x.Subnets)
+	x.blocks = blocks.New(s)
 	for i := range s.PlacementGroups {
 		if pg := &s.PlacementGroups[i]; pg.Name != "" {
 			if _, ok := x.PlacementGroups[pg.Name]; !ok {
@@ -236,6 +240,14 @@ func looksLikeEC2(node *corev1.Node) bool {
 
 // Unavailable reports whether source could not be read (see snapshot.Snapshot.Unavailable).
 func (x *Index) Unavailable(source string) bool { return x.Snapshot.Unavailable(source) }
+
+// BlockMap is a subnet's /28 block map (pkg/diagnose/blocks), named here for the views that
+// embed it.
+type BlockMap = blocks.Map
+
+// BlockMap returns the subnet's /28 block map, made once per Index; ok is false unless the
+// subnet's every interface was read and its CIDR is IPv4.
+func (x *Index) BlockMap(s *snapshot.Subnet) (BlockMap, bool) { return x.blocks.Map(s) }
 
 // Setting returns an aws-node (VPC CNI) env setting, or def.
 func (x *Index) Setting(name, def string) string { return x.Snapshot.AWSNode.Setting(name, def) }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose/wayout"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -71,16 +72,17 @@ var networkACLBlocksNodeTraffic = Check{
 		groups := map[string]*group{}
 		var order []string
 		for _, s := range pathSubjects(x) {
-			w := wayOut(x, s.subnet, s.pub, s.windows)
-			id, verdict, reason := naclVerdict(x, s.subnet, s.windows, &w)
-			if verdict != NACLBlocks {
+			w := x.net.Decide(s.subnet, s.pub, s.windows)
+			id, verdict, reason := x.net.NACL(s.subnet, s.windows, &w)
+			if verdict != wayout.NACLBlocks {
 				continue
 			}
 			key := s.subnet.ID + "\x00" + reason
 			g := groups[key]
 			if g == nil {
 				g = &group{subnet: s.subnet.ID, acl: id, reason: reason}
-				_, g.fixes, g.missing = naclFixCommands(x, s.subnet, s.windows, &w)
+				_, changes, missing := x.net.NACLFix(s.subnet, s.windows, &w)
+				g.fixes, g.missing = wayOutCommands(x, changes), missing
 				groups[key] = g
 				order = append(order, key)
 			}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose/wayout"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -101,14 +102,14 @@ var subnetNoEgressRoute = Check{
 	Run: func(x *Index) []Finding {
 		type group struct {
 			subnet *snapshot.Subnet
-			w      WayOut
+			w      wayout.WayOut
 			users  []string
 		}
 		groups := map[string]*group{}
 		var order []string
 		for _, s := range pathSubjects(x) {
-			w := wayOut(x, s.subnet, s.pub, s.windows)
-			if w.Verdict != WayOutNone && w.Verdict != WayOutAssumed {
+			w := x.net.Decide(s.subnet, s.pub, s.windows)
+			if w.Verdict != wayout.WayOutNone && w.Verdict != wayout.WayOutAssumed {
 				continue
 			}
 			key := s.subnet.ID + "\x00" + w.Verdict + "\x00" + w.Reason
@@ -128,7 +129,7 @@ var subnetNoEgressRoute = Check{
 				table += " (the VPC's main table)"
 			}
 			users := "used by " + abbreviate(sortedUnique(g.users), 5)
-			if g.w.Verdict == WayOutAssumed {
+			if g.w.Verdict == wayout.WayOutAssumed {
 				out = append(out, Finding{
 					Severity: Info, Resource: subnetRef(g.subnet.ID),
 					Message: fmt.Sprintf("subnet %s (%s) gets out only by %s; %s", g.subnet.ID, table, g.w.Reason, users),
@@ -156,15 +157,15 @@ var subnetNoEgressRoute = Check{
 // available public NAT gateway of its VPC (replacing an unusable route), or, for a private
 // cluster, create or repair the missing VPC endpoints. The ways are alternatives: the prose
 // says so, and names the commands of each.
-func egressRemedy(x *Index, subnet *snapshot.Subnet, w WayOut) (string, []Command) {
+func egressRemedy(x *Index, subnet *snapshot.Subnet, w wayout.WayOut) (string, []Command) {
 	var ways []string
 	var cmds []Command
-	if fix, fixes := natFix(x, w); fix != "" {
+	if fix, changes := x.net.NATFix(w); fix != "" {
 		ways = append(ways, fix)
-		cmds = append(cmds, fixes...)
+		cmds = append(cmds, wayOutCommands(x, changes)...)
 	}
 	for _, r := range w.DefaultRoutes {
-		if r.Kind == routeInternet && !r.Usable {
+		if r.Kind == wayout.RouteInternet && !r.Usable {
 			ways = append(ways, "give the new nodes a public IPv4 address: spec.associatePublicIPAddress: true on the "+
 				"EC2NodeClass, or the subnet's MapPublicIpOnLaunch (the modify-subnet-attribute command)")
 			cmds = append(cmds, Command{Argv: []string{"aws", "ec2", "modify-subnet-attribute", "--subnet-id", subnet.ID,
@@ -177,18 +178,18 @@ func egressRemedy(x *Index, subnet *snapshot.Subnet, w WayOut) (string, []Comman
 	nat := ""
 	for i := range x.Snapshot.NATGateways {
 		g := &x.Snapshot.NATGateways[i]
-		if g.VpcID == subnet.VpcID && natAvailablePublic(g) && followNAT(x, g, w.client(x)).usable {
+		if g.VpcID == subnet.VpcID && x.net.PublicNATWayOut(g, w) {
 			nat = g.ID
 			break
 		}
 	}
-	replace := slices.ContainsFunc(w.DefaultRoutes, func(r DefaultRoute) bool { return r.Destination == "0.0.0.0/0" })
-	table := x.net.tableByID[w.RouteTable]
+	replace := slices.ContainsFunc(w.DefaultRoutes, func(r wayout.DefaultRoute) bool { return r.Destination == "0.0.0.0/0" })
+	table := x.net.TableByID(w.RouteTable)
 	switch {
 	case nat != "" && table != nil:
 		ways = append(ways, fmt.Sprintf("send 0.0.0.0/0 of %s to NAT gateway %s (the %s command)", w.RouteTable, nat,
 			map[bool]string{false: "create-route", true: "replace-route"}[replace]))
-		cmds = append(cmds, routeCommand(x, table, replace, "--nat-gateway-id", nat))
+		cmds = append(cmds, wayOutCommand(x, wayout.RouteChange(table, replace, "--nat-gateway-id", nat)))
 	default:
 		// No usable NAT gateway exists: its ID is known only once the user has created one.
 		op := map[bool]string{false: "CreateRoute", true: "ReplaceRoute"}[replace]
@@ -196,17 +197,17 @@ func egressRemedy(x *Index, subnet *snapshot.Subnet, w WayOut) (string, []Comman
 			"then send 0.0.0.0/0 of %s to it (EC2 %s)", subnet.VpcID, w.RouteTable, op))
 	}
 	if len(w.MissingEndpoints) > 0 {
+		fixes := wayOutCommands(x, w.Fixes())
 		verbs := map[string]bool{}
-		for _, c := range w.fixes {
+		for _, c := range fixes {
 			verbs[c.Argv[2]] = true
 		}
 		endpoints := "for a private cluster, add the missing VPC endpoints"
 		if len(verbs) > 0 {
 			endpoints += " (the " + strings.Join(sortedKeys(verbs), " and ") + " " +
-				plural(len(w.fixes), "command", "commands") + ")"
+				plural(len(fixes), "command", "commands") + ")"
 		}
 		var notes []string
-		fixes := slices.Clone(w.fixes)
 		if slices.ContainsFunc(fixes, func(c Command) bool { return slices.Contains(c.Argv, "Interface") }) {
 			if g := endpointGroup(x, subnet); g != "" {
 				for i, c := range fixes {
@@ -222,7 +223,7 @@ func egressRemedy(x *Index, subnet *snapshot.Subnet, w WayOut) (string, []Comman
 					"VPC's default security group; add --security-group-ids with yours if that one does not")
 			}
 		}
-		if created := len(w.fixes); created < len(w.MissingEndpoints) {
+		if created := len(fixes); created < len(w.MissingEndpoints) {
 			notes = append(notes, "the Region is not known, so some endpoints have no command: their service name is "+
 				"com.amazonaws. followed by the cluster's Region and the service")
 		}

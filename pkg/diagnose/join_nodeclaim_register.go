@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose/wayout"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -164,16 +165,16 @@ func notRegisteredCause(x *Index, c *ClaimInfo) string {
 		return ""
 	}
 	var causes []string
-	w := wayOut(x, c.Subnet, instancePublicIP(c.Instance), c.windows())
-	switch cause := natCause(x, w); {
-	case w.Verdict != WayOutNone:
+	w := x.net.Decide(c.Subnet, wayout.InstancePublicIP(c.Instance), c.windows())
+	switch cause := x.net.NATCause(w); {
+	case w.Verdict != wayout.WayOutNone:
 	case cause != "":
 		causes = append(causes, fmt.Sprintf("%s, and no VPC endpoints stand in for it (missing: %s)", cause,
 			strings.Join(w.MissingEndpoints, ", ")))
 	default:
 		causes = append(causes, fmt.Sprintf("subnet %s has no way out: %s", c.Subnet.ID, w.Reason))
 	}
-	if _, verdict, reason := naclVerdict(x, c.Subnet, c.windows(), &w); verdict == NACLBlocks {
+	if _, verdict, reason := x.net.NACL(c.Subnet, c.windows(), &w); verdict == wayout.NACLBlocks {
 		causes = append(causes, "its network ACL blocks "+reason)
 	}
 	if groups := groupIDs(c.Instance.SecurityGroups); len(groups) > 0 && !x.Unavailable(snapshot.SourceDescribeSecurityGroups) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose/wayout"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -36,8 +37,8 @@ type NodeClaimReport struct {
 	Events []snapshot.KubeEvent `json:"events,omitempty"`
 	// WayOut is how the instance's subnet gets out (route, endpoints, network ACL); nil
 	// unless the claim has an instance and the route tables of its VPC were read.
-	WayOut   *WayOut   `json:"wayOut,omitempty"`
-	Findings []Finding `json:"findings"`
+	WayOut   *wayout.WayOut `json:"wayOut,omitempty"`
+	Findings []Finding      `json:"findings"`
 }
 
 // ClaimInstance is the EC2 instance of a NodeClaim without a Node.
@@ -111,4 +112,13 @@ func claimReports(x *Index, claims []*ClaimInfo, findings []Finding) []NodeClaim
 // registered.
 func claimNotJoined(status string) bool {
 	return status == ClaimLaunchFailed || status == ClaimNotRegistered
+}
+
+// claimWayOut is the way out of the subnet of a NodeClaim's instance, as describeWayOut is a
+// node's: nil unless the claim has an instance in a known subnet whose route table is known.
+func claimWayOut(x *Index, c *ClaimInfo) *wayout.WayOut {
+	if c.Instance == nil || c.Subnet == nil {
+		return nil
+	}
+	return x.net.Describe(c.Subnet, wayout.InstancePublicIP(c.Instance), c.windows())
 }

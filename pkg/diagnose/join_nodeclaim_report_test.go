@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose/wayout"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -85,12 +86,12 @@ func TestReportNodeClaimWayOut(t *testing.T) {
 		if len(r.NodeClaims) != 1 {
 			t.Fatalf("got %d NodeClaim reports, want 1", len(r.NodeClaims))
 		}
-		want := &WayOut{SubnetID: subnetA, RouteTable: tableMain, MainTable: true, Verdict: WayOutRoute,
+		want := &wayout.WayOut{SubnetID: subnetA, RouteTable: tableMain, MainTable: true, Verdict: wayout.WayOutRoute,
 			Reason:        "route 0.0.0.0/0 -> " + natA + " (" + natNote + ")",
-			DefaultRoutes: []DefaultRoute{{Destination: "0.0.0.0/0", Target: natA, Kind: routeNAT, Usable: true, Note: natNote}},
-			NetworkACL:    aclA, NACLVerdict: NACLAllows}
+			DefaultRoutes: []wayout.DefaultRoute{{Destination: "0.0.0.0/0", Target: natA, Kind: wayout.RouteNAT, Usable: true, Note: natNote}},
+			NetworkACL:    aclA, NACLVerdict: wayout.NACLAllows}
 		got := r.NodeClaims[0].WayOut
-		if diff := cmp.Diff(want, got, cmp.AllowUnexported(WayOut{}), cmpopts.IgnoreFields(WayOut{}, "NACLReason")); diff != "" {
+		if diff := cmp.Diff(want, got, cmp.AllowUnexported(wayout.WayOut{}), cmpopts.IgnoreFields(wayout.WayOut{}, "NACLReason")); diff != "" {
 			t.Errorf("way out (-want +got):\n%s", diff)
 		}
 	})

@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose/wayout"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -17,7 +18,7 @@ type pathSubject struct {
 	// resource name.
 	label, ref string
 	subnet     *snapshot.Subnet
-	pub        publicIPv4
+	pub        wayout.PublicIPv4
 	windows    bool
 	// groups are the security groups its instances have or get.
 	groups []string
@@ -49,7 +50,7 @@ func makePathSubjects(x *Index) []pathSubject {
 			continue
 		}
 		out = append(out, pathSubject{label: "node " + n.Name(), ref: nodeRef(n.Name()), subnet: n.Subnet,
-			pub: instancePublicIP(n.Instance), windows: n.Windows(), groups: groupIDs(n.Instance.SecurityGroups)})
+			pub: wayout.InstancePublicIP(n.Instance), windows: n.Windows(), groups: groupIDs(n.Instance.SecurityGroups)})
 	}
 	var claims []*snapshot.NodeClaim
 	for i := range x.Snapshot.NodeClaims {
@@ -69,7 +70,7 @@ func makePathSubjects(x *Index) []pathSubject {
 			continue
 		}
 		out = append(out, pathSubject{label: "NodeClaim " + c.Name, ref: kindRef("NodeClaim", c.Name),
-			subnet: x.Subnets[in.SubnetID], pub: instancePublicIP(in),
+			subnet: x.Subnets[in.SubnetID], pub: wayout.InstancePublicIP(in),
 			windows: c.Labels[corev1.LabelOSStable] == OSWindows, groups: groupIDs(in.SecurityGroups)})
 	}
 	for _, c := range x.sortedClasses() {
@@ -97,4 +98,20 @@ func groupIDs(refs []snapshot.GroupRef) []string {
 		ids = append(ids, g.ID)
 	}
 	return sortedUnique(ids)
+}
+
+// newNodesPublicIP says whether instances a NodeClass launches into subnet get a public IPv4
+// address: the class's associatePublicIPAddress when set, else the subnet's
+// MapPublicIPOnLaunch.
+func newNodesPublicIP(c *snapshot.EC2NodeClass, subnet *snapshot.Subnet) wayout.PublicIPv4 {
+	if c != nil && c.AssociatePublicIPAddress != nil {
+		if *c.AssociatePublicIPAddress {
+			return wayout.PublicIPv4{Has: true, Why: classLabel(c) + " sets associatePublicIPAddress: true"}
+		}
+		return wayout.PublicIPv4{Has: false, Why: classLabel(c) + " sets associatePublicIPAddress: false"}
+	}
+	if subnet.MapPublicIPOnLaunch {
+		return wayout.PublicIPv4{Has: true, Why: "the subnet maps a public IPv4 address on launch"}
+	}
+	return wayout.PublicIPv4{Has: false, Why: "new instances get no public IPv4 address (MapPublicIPOnLaunch off)"}
 }

@@ -4,11 +4,12 @@ import (
 	"net/netip"
 	"slices"
 
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose/blocks"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
 // awsReservedIPs is the number of addresses AWS reserves in every subnet.
-const awsReservedIPs = 5
+const awsReservedIPs = blocks.AWSReservedIPs
 
 // subnetUse is one subnet that nodes use, a class selects, or pods take addresses from.
 type subnetUse struct {

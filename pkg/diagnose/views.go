@@ -1,13 +1,15 @@
 package diagnose
 
 import (
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose/subnetcap"
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose/wayout"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
 // What the subject sheets (pkg/sheet) and other views built on an Index may ask of it.
 
 // TagRoleCNI is the subnet tag the VPC CNI's subnet discovery looks for (value "1").
-const TagRoleCNI = tagRoleCNI
+const TagRoleCNI = subnetcap.TagRoleCNI
 
 // AWSReservedIPs is the number of addresses AWS reserves in every subnet.
 const AWSReservedIPs = awsReservedIPs
@@ -51,16 +53,10 @@ func UsableIPs(cidr string) int64 { return usableIPs(cidr) }
 
 // SubnetWayOut is the way out of subnet s for an instance launched into it, as a node's report
 // shows its own: nil when its route table is not known.
-func (x *Index) SubnetWayOut(s *snapshot.Subnet) *WayOut {
-	if t, _ := x.net.routeTable(s.ID, s.VpcID); t == nil {
-		return nil
-	}
-	pub := publicIPv4{false, "subnet " + s.ID + " gives instances no public IPv4 address"}
+func (x *Index) SubnetWayOut(s *snapshot.Subnet) *wayout.WayOut {
+	pub := wayout.PublicIPv4{Has: false, Why: "subnet " + s.ID + " gives instances no public IPv4 address"}
 	if s.MapPublicIPOnLaunch {
-		pub = publicIPv4{true, "subnet " + s.ID + " gives instances a public IPv4 address at launch"}
+		pub = wayout.PublicIPv4{Has: true, Why: "subnet " + s.ID + " gives instances a public IPv4 address at launch"}
 	}
-	w := wayOut(x, s, pub, false)
-	w.NetworkACL, w.NACLVerdict, w.NACLReason = naclVerdict(x, s, false, &w)
-	w.fixes = nil
-	return &w
+	return x.net.Describe(s, pub, false)
 }

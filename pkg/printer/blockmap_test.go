@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose/blocks"
 	"github.com/karpnet/kubectl-karpnet/pkg/sheet"
 )
 
@@ -55,9 +56,9 @@ func TestBlockMapCells(t *testing.T) {
 func TestBlockMapLargeSubnet(t *testing.T) {
 	states := make([]string, 8192) // a /15
 	for i := range states {
-		states[i] = diagnose.BlockFree
+		states[i] = blocks.Free
 	}
-	states[0], states[8191] = diagnose.BlockReserved, diagnose.BlockReserved
+	states[0], states[8191] = blocks.Reserved, blocks.Reserved
 	m := diagnose.BlockMap{CIDR: "10.0.0.0/15", States: states, Free: 8190, Reserved: 2, LargestFreeRun: 8190,
 		IgnoredReservations: []string{"scr-0all 0.0.0.0/0"}}
 	b := &sheet.SubnetBlocks{BlockMap: m, Map: "x" + strings.Repeat(".", 8190) + "x"}

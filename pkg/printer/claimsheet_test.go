@@ -11,6 +11,7 @@ import (
 
 	"github.com/karpnet/kubectl-karpnet/internal/testkit/testutil"
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose/wayout"
 )
 
 func TestNodeClaimSheetGolden(t *testing.T) {
@@ -45,7 +46,7 @@ func TestNodeClaimSheetJSONIsTheClaim(t *testing.T) {
 	if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
 		t.Fatalf("decoding %s: %v", buf.String(), err)
 	}
-	if diff := cmp.Diff(publicClaim(unregClaimReport()), got, cmp.AllowUnexported(diagnose.WayOut{})); diff != "" {
+	if diff := cmp.Diff(publicClaim(unregClaimReport()), got, cmp.AllowUnexported(wayout.WayOut{})); diff != "" {
 		t.Errorf("JSON round trip (-want +got):\n%s", diff)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose/wayout"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -77,12 +78,12 @@ func unregEvents(launched time.Time) []snapshot.KubeEvent {
 
 // blockedWayOut is a private subnet's way out: a blackholed NAT route, endpoints missing, and
 // a network ACL that denies the return traffic.
-func blockedWayOut() *diagnose.WayOut {
-	return &diagnose.WayOut{
+func blockedWayOut() *wayout.WayOut {
+	return &wayout.WayOut{
 		SubnetID: privateSubnet, RouteTable: "rtb-0aa11bb22cc33dd44",
-		DefaultRoutes: []diagnose.DefaultRoute{{Destination: "0.0.0.0/0", Target: "nat-0123456789abcdef0",
+		DefaultRoutes: []wayout.DefaultRoute{{Destination: "0.0.0.0/0", Target: "nat-0123456789abcdef0",
 			Kind: "blackhole", Note: "blackhole: its target is gone"}},
-		Verdict: diagnose.WayOutNone,
+		Verdict: wayout.WayOutNone,
 		Reason: "default route 0.0.0.0/0 -> nat-0123456789abcdef0 (blackhole: its target is gone) unusable; " +
 			"VPC endpoints missing: ecr.api, ecr.dkr, s3, sts",
 		Endpoints:        []string{"ec2"},
@@ -128,9 +129,9 @@ func wayOutNodeReport() diagnose.NodeReport {
 // no default route, that gets out through VPC endpoints; its network ACL allows.
 func endpointsNodeReport() diagnose.NodeReport {
 	n := gpuNodeReport()
-	n.WayOut = &diagnose.WayOut{
+	n.WayOut = &wayout.WayOut{
 		SubnetID: gpuSubnet, RouteTable: "rtb-0main0000000000001", MainTable: true,
-		Verdict: diagnose.WayOutEndpoints,
+		Verdict: wayout.WayOutEndpoints,
 		Reason: "no default route; the VPC has an endpoint for each of ec2, ecr.api, ecr.dkr, s3, sts (EKS API " +
 			"assumed reachable through the cluster's private endpoint)",
 		Endpoints:  []string{"ec2", "ecr.api", "ecr.dkr", "s3", "sts"},

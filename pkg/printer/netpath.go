@@ -4,14 +4,14 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose/wayout"
 )
 
 // netPath writes the "Network path" section: how the subnet gets out to what a node needs to
 // join (its route table and default routes, the verdict, the VPC endpoints found and missing)
 // and whether its network ACL lets that traffic through. Nothing is written when w is nil:
 // the route tables were not read, which says nothing about the path.
-func netPath(t *text, w *diagnose.WayOut) {
+func netPath(t *text, w *wayout.WayOut) {
 	if w == nil {
 		return
 	}

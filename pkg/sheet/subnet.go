@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose/blocks"
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose/wayout"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
@@ -45,7 +47,7 @@ type SubnetSheet struct {
 	ENIs []SubnetENI `json:"enis"`
 	// WayOut is the subnet's way out, for an instance launched into it; nil when the route
 	// tables were not read.
-	WayOut   *diagnose.WayOut   `json:"wayOut,omitempty"`
+	WayOut   *wayout.WayOut     `json:"wayOut,omitempty"`
 	Findings []diagnose.Finding `json:"findings"`
 }
 
@@ -127,11 +129,11 @@ func (b *SubnetBlocks) Blocks() int {
 // BlockChars are the characters of a block map, by block state: plain characters that read
 // without colour.
 var BlockChars = map[string]byte{
-	diagnose.BlockFree:       '.',
-	diagnose.BlockPrefixFree: '+',
-	diagnose.BlockPartly:     'o',
-	diagnose.BlockFull:       '#',
-	diagnose.BlockReserved:   'x',
+	blocks.Free:       '.',
+	blocks.PrefixFree: '+',
+	blocks.Partly:     'o',
+	blocks.Full:       '#',
+	blocks.Reserved:   'x',
 }
 
 // subnetBlocks maps subnet s's /28 blocks; nil unless its every interface was read.

@@ -1,4 +1,4 @@
-package diagnose
+package wayout
 
 import (
 	"fmt"
@@ -111,15 +111,15 @@ func tcpProtocol(p string) bool {
 	return p == "-1" || p == "6" || strings.EqualFold(p, "tcp") || strings.EqualFold(p, "all")
 }
 
-// naclVerdict evaluates the subnet's network ACL for a node's HTTPS traffic along its way
+// NACL evaluates the subnet's network ACL for a node's HTTPS traffic along its way
 // out w: outbound TCP 443 to the peers the traffic goes to, and the inbound replies from them
 // on the ephemeral ports (windows picks Windows' range). It returns the ACL's ID, the verdict
 // and, when it blocks, which rule drops which direction.
-func naclVerdict(x *Index, subnet *snapshot.Subnet, windows bool, w *WayOut) (id, verdict, reason string) {
-	if x.Unavailable(snapshot.SourceDescribeNetworkAcls) {
+func (n *Net) NACL(subnet *snapshot.Subnet, windows bool, w *WayOut) (id, verdict, reason string) {
+	if n.s.Unavailable(snapshot.SourceDescribeNetworkAcls) {
 		return "", NACLUnknown, "the network ACLs were not read"
 	}
-	acl := x.net.networkACL(subnet.ID, subnet.VpcID)
+	acl := n.NetworkACL(subnet.ID, subnet.VpcID)
 	if acl == nil {
 		return "", NACLUnknown, "no network ACL of the subnet's VPC was read"
 	}
@@ -128,7 +128,7 @@ func naclVerdict(x *Index, subnet *snapshot.Subnet, windows bool, w *WayOut) (id
 		lo, hi, os = windowsEphemeralFrom, windowsEphemeralTo, "Windows"
 	}
 	var problems []string
-	for _, peer := range aclPeers(x, subnet, w) {
+	for _, peer := range n.aclPeers(subnet, w) {
 		if out, passed := aclDenied(acl, true, 443, 443, peer); len(out) > 0 {
 			problems = append(problems, fmt.Sprintf("outbound TCP 443 to %s denied by rule %s%s", peer.name, out[0].rule,
 				passedText(passed, "to")))

@@ -1,4 +1,4 @@
-package diagnose
+package wayout
 
 import (
 	"fmt"
@@ -22,7 +22,7 @@ type natOnward struct {
 	// says how to make it one ("" when the fix is to route elsewhere), with commands the
 	// commands that do it where karpnet knows every value they need.
 	cause, fix string
-	commands   []Command
+	commands   []Change
 }
 
 // natReplyFrom and natReplyTo are the ports a NAT gateway takes for its connections, on which
@@ -88,10 +88,10 @@ func natWhere(g *snapshot.NATGateway) string {
 // A zonal gateway's subnet's network ACL must admit the node subnet's TCP 443 in and let the
 // replies out to the nodes' ephemeral ports, and for a public gateway let the forwarded traffic
 // out to the internet on TCP 443 and its replies in on the gateway's ports 1024-65535.
-func followNAT(x *Index, g *snapshot.NATGateway, c natClient) natOnward {
+func (n *Net) followNAT(g *snapshot.NATGateway, c natClient) natOnward {
 	where := natWhere(g)
 	vpc := g.VpcID
-	if sn := x.Subnets[g.SubnetID]; vpc == "" && sn != nil {
+	if sn := n.subnets[g.SubnetID]; vpc == "" && sn != nil {
 		vpc = sn.VpcID
 	}
 	regional := natRegional(g)
@@ -113,9 +113,9 @@ func followNAT(x *Index, g *snapshot.NATGateway, c natClient) natOnward {
 	var t *snapshot.RouteTable
 	var main bool
 	if regional {
-		t = x.net.tableByID[g.RouteTableID]
+		t = n.tableByID[g.RouteTableID]
 	} else {
-		t, main = x.net.routeTable(g.SubnetID, vpc)
+		t, main = n.RouteTable(g.SubnetID, vpc)
 	}
 	if t == nil {
 		what := "its subnet's route table was not read"
@@ -149,7 +149,7 @@ func followNAT(x *Index, g *snapshot.NATGateway, c natClient) natOnward {
 	}
 	none := natOnward{note: where + ", whose " + table + " has no " + noun,
 		cause: subject + "whose " + table + " has no " + noun}
-	none.fix, none.commands = natRouteFix(x, g, vpc, t, main, def)
+	none.fix, none.commands = n.natRouteFix(g, vpc, t, main, def)
 	if !regional {
 		none.cause = subject + "without " + want + " (" + table + ")"
 	}
@@ -185,7 +185,7 @@ func followNAT(x *Index, g *snapshot.NATGateway, c natClient) natOnward {
 	if regional {
 		return onward
 	}
-	return natSubnetACL(x, g, vpc, c, onward, prefix == "igw")
+	return n.natSubnetACL(g, vpc, c, onward, prefix == "igw")
 }
 
 // natIn is "in subnet-x " for a NAT gateway in a subnet, else "".
@@ -241,7 +241,7 @@ func natZoneServed(g *snapshot.NATGateway, c natClient) (natOnward, bool) {
 // gateway to the transit gateway that leads to the egress VPC or on-premises. The gateway is
 // named when a route table of the VPC routes to one; else the fix says so in prose, with no
 // command (karpnet reads no internet or transit gateways).
-func natRouteFix(x *Index, g *snapshot.NATGateway, vpc string, t *snapshot.RouteTable, main bool, def *snapshot.Route) (string, []Command) {
+func (n *Net) natRouteFix(g *snapshot.NATGateway, vpc string, t *snapshot.RouteTable, main bool, def *snapshot.Route) (string, []Change) {
 	op := "CreateRoute"
 	if def != nil {
 		op = "ReplaceRoute"
@@ -253,13 +253,13 @@ func natRouteFix(x *Index, g *snapshot.NATGateway, vpc string, t *snapshot.Route
 	if natPrivate(g) {
 		to := "route " + where + " to the transit gateway (or virtual private gateway) that leads to your egress VPC " +
 			"or on-premises network"
-		if tgw := vpcRouteTarget(x, vpc, "tgw-"); tgw != "" {
+		if tgw := n.vpcRouteTarget(vpc, "tgw-"); tgw != "" {
 			return fmt.Sprintf("%s (the command; %s is the transit gateway other route tables of %s use)", to, tgw, vpc),
-				[]Command{routeCommand(x, t, def != nil, "--transit-gateway-id", tgw)}
+				[]Change{RouteChange(t, def != nil, "--transit-gateway-id", tgw)}
 		}
 		return fmt.Sprintf("%s: a 0.0.0.0/0 route of %s to it (EC2 %s; no route table of %s names one)", to, t.ID, op, vpc), nil
 	}
-	igw := vpcRouteTarget(x, vpc, "igw-")
+	igw := n.vpcRouteTarget(vpc, "igw-")
 	if main && !natRegional(g) {
 		to := "the internet gateway attached to " + vpc + " (no route table of it names one)"
 		if igw != "" {
@@ -269,7 +269,7 @@ func natRouteFix(x *Index, g *snapshot.NATGateway, vpc string, t *snapshot.Route
 				"internet gateway: create one in %s (the command), then, with the ID of the table it creates (unknown "+
 				"until then), a 0.0.0.0/0 route to %s (EC2 CreateRoute) and the table's association with %s (EC2 "+
 				"AssociateRouteTable)", g.SubnetID, g.ID, vpc, to, g.SubnetID),
-			[]Command{{Argv: []string{"aws", "ec2", "create-route-table", "--vpc-id", vpc}, Changes: "vpc/" + vpc +
+			[]Change{{Argv: []string{"aws", "ec2", "create-route-table", "--vpc-id", vpc}, Changes: "vpc/" + vpc +
 				": a new route table, used by no subnet until it is associated", Affects: "no node now"}}
 	}
 	if igw == "" {
@@ -277,13 +277,13 @@ func natRouteFix(x *Index, g *snapshot.NATGateway, vpc string, t *snapshot.Route
 			"no route table of %s names one)", where, vpc, t.ID, op, vpc), nil
 	}
 	return fmt.Sprintf("route %s to internet gateway %s (the command)", where, igw),
-		[]Command{routeCommand(x, t, def != nil, "--gateway-id", igw)}
+		[]Change{RouteChange(t, def != nil, "--gateway-id", igw)}
 }
 
 // vpcRouteTarget returns a target with prefix (igw-, tgw-) some route table of the VPC routes to
 // and that is not a blackhole, or "" when none does.
-func vpcRouteTarget(x *Index, vpc, prefix string) string {
-	for _, t := range x.Snapshot.RouteTables {
+func (n *Net) vpcRouteTarget(vpc, prefix string) string {
+	for _, t := range n.s.RouteTables {
 		if t.VpcID != vpc {
 			continue
 		}
@@ -296,15 +296,15 @@ func vpcRouteTarget(x *Index, vpc, prefix string) string {
 	return ""
 }
 
-// natCause names, for a subnet without a way out, the NAT gateway its default route goes to
+// NATCause names, for a subnet without a way out, the NAT gateway its default route goes to
 // and why that gateway does not get the traffic out; "" when no such NAT gateway is the cause.
-func natCause(x *Index, w WayOut) string {
+func (n *Net) NATCause(w WayOut) string {
 	for _, r := range w.DefaultRoutes {
-		if r.Kind != routeNAT || r.Usable {
+		if r.Kind != RouteNAT || r.Usable {
 			continue
 		}
-		if g := x.net.nat[r.Target]; g != nil && natAvailable(g) {
-			if on := followNAT(x, g, w.client(x)); on.cause != "" {
+		if g := n.nat[r.Target]; g != nil && natAvailable(g) {
+			if on := n.followNAT(g, n.client(w)); on.cause != "" {
 				return "its subnet routes to " + g.ID + ", " + on.cause
 			}
 		}
@@ -312,15 +312,15 @@ func natCause(x *Index, w WayOut) string {
 	return ""
 }
 
-// natFix says how to make the NAT gateway a subnet's default route goes to a way out, "" when
+// NATFix says how to make the NAT gateway a subnet's default route goes to a way out, "" when
 // the default route goes to no available NAT gateway whose onward path is the problem.
-func natFix(x *Index, w WayOut) (string, []Command) {
+func (n *Net) NATFix(w WayOut) (string, []Change) {
 	for _, r := range w.DefaultRoutes {
-		if r.Kind != routeNAT || r.Usable {
+		if r.Kind != RouteNAT || r.Usable {
 			continue
 		}
-		if g := x.net.nat[r.Target]; g != nil && natAvailable(g) {
-			if on := followNAT(x, g, w.client(x)); on.fix != "" {
+		if g := n.nat[r.Target]; g != nil && natAvailable(g) {
+			if on := n.followNAT(g, n.client(w)); on.fix != "" {
 				return on.fix, on.commands
 			}
 		}
@@ -333,7 +333,8 @@ func natAvailable(g *snapshot.NATGateway) bool {
 	return strings.EqualFold(g.State, "available")
 }
 
-// natAvailablePublic reports whether a NAT gateway is available and public.
-func natAvailablePublic(g *snapshot.NATGateway) bool {
-	return natAvailable(g) && !natPrivate(g)
+// PublicNATWayOut reports whether a NAT gateway is available, public, and a way out for the
+// node subnet of w (its route table and its subnet's network ACL take the traffic on).
+func (n *Net) PublicNATWayOut(g *snapshot.NATGateway, w WayOut) bool {
+	return natAvailable(g) && !natPrivate(g) && n.followNAT(g, n.client(w)).usable
 }

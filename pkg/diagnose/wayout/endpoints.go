@@ -1,4 +1,4 @@
-package diagnose
+package wayout
 
 import (
 	"fmt"
@@ -22,13 +22,13 @@ func joinServices() []string { return []string{"ec2", "ecr.api", "ecr.dkr", "s3"
 // fixes the aws commands that would make them usable. An interface endpoint must be
 // available with private DNS on; S3 may instead be a gateway endpoint associated with the
 // subnet's route table.
-func endpointsFor(x *Index, subnet *snapshot.Subnet, table string) (found, missing []string, fixes []Command) {
-	region := subnetRegion(subnet, x.Snapshot.Region)
+func (n *Net) endpointsFor(subnet *snapshot.Subnet, table string) (found, missing []string, fixes []Change) {
+	region := subnetRegion(subnet, n.s.Region)
 	for _, svc := range joinServices() {
 		var why []string
-		var fix *Command
+		var fix *Change
 		ok := false
-		for _, e := range x.net.endpoints[subnet.VpcID] {
+		for _, e := range n.endpoints[subnet.VpcID] {
 			if !serviceIs(e.ServiceName, region, svc) {
 				continue
 			}
@@ -56,34 +56,34 @@ func endpointsFor(x *Index, subnet *snapshot.Subnet, table string) (found, missi
 				// The service name holds the Region: without it there is no command to give.
 				continue
 			}
-			fix = createEndpointCommand(subnet, region, svc, table)
+			fix = createEndpointChange(subnet, region, svc, table)
 		}
 		fixes = append(fixes, *fix)
 	}
 	return found, missing, fixes
 }
 
-// createEndpointCommand is the aws command that creates the endpoint for svc a node in subnet
+// createEndpointChange is the aws command that creates the endpoint for svc a node in subnet
 // needs: a gateway endpoint on the route table for S3, an interface endpoint with private DNS
 // in the subnet for the others. An interface endpoint gets no --security-group-ids: karpnet
 // cannot name a group that admits TCP 443 from the nodes, and without one EC2 gives the
 // endpoint's network interfaces the VPC's default security group (EC2 CreateVpcEndpoint,
 // SecurityGroupIds); the remedy's prose says what the group must admit.
-func createEndpointCommand(subnet *snapshot.Subnet, region, svc, table string) *Command {
+func createEndpointChange(subnet *snapshot.Subnet, region, svc, table string) *Change {
 	name := "com.amazonaws." + region + "." + svc
 	if svc == "s3" {
-		return &Command{Argv: []string{"aws", "ec2", "create-vpc-endpoint", "--vpc-id", subnet.VpcID,
+		return &Change{Argv: []string{"aws", "ec2", "create-vpc-endpoint", "--vpc-id", subnet.VpcID,
 			"--vpc-endpoint-type", "Gateway", "--service-name", name, "--route-table-ids", table},
 			Changes: "vpc/" + subnet.VpcID + ": a gateway endpoint for " + name + " on route table " + table}
 	}
-	return &Command{Argv: []string{"aws", "ec2", "create-vpc-endpoint", "--vpc-id", subnet.VpcID,
+	return &Change{Argv: []string{"aws", "ec2", "create-vpc-endpoint", "--vpc-id", subnet.VpcID,
 		"--vpc-endpoint-type", "Interface", "--service-name", name, "--subnet-ids", subnet.ID, "--private-dns-enabled"},
 		Changes: "vpc/" + subnet.VpcID + ": an interface endpoint for " + name + " in " + subnet.ID}
 }
 
 // endpointProblem says why an endpoint for svc does not serve a subnet whose route table is
 // table, and the command that fixes it when one does (nil when none does); "" when it serves it.
-func endpointProblem(e *snapshot.VPCEndpoint, svc, table string) (problem string, fix *Command) {
+func endpointProblem(e *snapshot.VPCEndpoint, svc, table string) (problem string, fix *Change) {
 	if !strings.EqualFold(e.State, "available") {
 		return "is " + e.State, nil
 	}
@@ -91,13 +91,13 @@ func endpointProblem(e *snapshot.VPCEndpoint, svc, table string) (problem string
 	case strings.EqualFold(e.Type, "Gateway") && svc == "s3":
 		if !slices.Contains(e.RouteTableIDs, table) {
 			return "is a gateway endpoint not associated with route table " + table,
-				&Command{Argv: []string{"aws", "ec2", "modify-vpc-endpoint", "--vpc-endpoint-id", e.ID,
+				&Change{Argv: []string{"aws", "ec2", "modify-vpc-endpoint", "--vpc-endpoint-id", e.ID,
 					"--add-route-table-ids", table}, Changes: "vpc-endpoint/" + e.ID}
 		}
 	case strings.EqualFold(e.Type, "Gateway") || strings.EqualFold(e.Type, "GatewayLoadBalancer"):
 		return "is a " + e.Type + " endpoint", nil
 	case !e.PrivateDNS:
-		return "has private DNS off", &Command{Argv: []string{"aws", "ec2", "modify-vpc-endpoint", "--vpc-endpoint-id",
+		return "has private DNS off", &Change{Argv: []string{"aws", "ec2", "modify-vpc-endpoint", "--vpc-endpoint-id",
 			e.ID, "--private-dns-enabled"}, Changes: "vpc-endpoint/" + e.ID}
 	}
 	return "", nil

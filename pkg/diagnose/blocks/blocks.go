@@ -1,4 +1,4 @@
-package diagnose
+package blocks
 
 import (
 	"cmp"
@@ -10,37 +10,33 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
-// A subnet's /28 blocks. EC2 carves an IPv4 prefix for prefix delegation (or an
-// ipPrefixCount) from an aligned /28 block of the subnet none of whose addresses is in use,
-// outside the five addresses AWS reserves and outside explicit CIDR reservations; a prefix
-// reservation keeps its blocks for prefixes (EC2 User Guide, "Assign prefixes to network
-// interfaces"; VPC User Guide, "Subnet CIDR reservations"). A subnet can so have hundreds of
-// free addresses and no free block.
-
-// Block states of a BlockMap.
+// Block states of a Map.
 const (
-	// BlockFree: no address of the block is held; a prefix can be carved from it.
-	BlockFree = "free"
-	// BlockPrefixFree: free, inside a prefix reservation (kept for prefixes).
-	BlockPrefixFree = "free-for-prefixes"
-	// BlockPartly: some of its addresses are held, so no prefix fits.
-	BlockPartly = "partly"
-	// BlockFull: a prefix or sixteen addresses hold all of it.
-	BlockFull = "full"
-	// BlockReserved: AWS's reserved addresses or an explicit CIDR reservation are in it.
-	BlockReserved = "reserved"
+	// Free: no address of the block is held; a prefix can be carved from it.
+	Free = "free"
+	// PrefixFree: free, inside a prefix reservation (kept for prefixes).
+	PrefixFree = "free-for-prefixes"
+	// Partly: some of its addresses are held, so no prefix fits.
+	Partly = "partly"
+	// Full: a prefix or sixteen addresses hold all of it.
+	Full = "full"
+	// Reserved: AWS's reserved addresses or an explicit CIDR reservation are in it.
+	Reserved = "reserved"
 )
 
 // blockSize is the number of IPv4 addresses of a /28 block.
 const blockSize = 16
 
-// BlockMap is a subnet's IPv4 CIDR cut into aligned /28 blocks, with what holds each.
-type BlockMap struct {
+// AWSReservedIPs is the number of addresses AWS reserves in every subnet.
+const AWSReservedIPs = 5
+
+// Map is a subnet's IPv4 CIDR cut into aligned /28 blocks, with what holds each.
+type Map struct {
 	SubnetID string `json:"subnetID"`
 	CIDR     string `json:"cidr"`
 	// States is one state per block, in address order.
 	States []string `json:"-"`
-	// Free counts the blocks a prefix can be carved from (BlockFree and BlockPrefixFree);
+	// Free counts the blocks a prefix can be carved from (Free and PrefixFree);
 	// Partly, Full and Reserved the others; LargestFreeRun the longest run of free blocks,
 	// LargestFreeCIDR the largest aligned CIDR of free blocks not yet reserved for prefixes
 	// ("" when there is none).
@@ -54,7 +50,7 @@ type BlockMap struct {
 	FreeAddresses int64 `json:"freeAddresses"`
 	// Example is a held address in a partly used block and what holds it, to show what
 	// fragments the subnet.
-	Example *BlockHolder `json:"example,omitempty"`
+	Example *Holder `json:"example,omitempty"`
 	// IgnoredReservations are the subnet's CIDR reservations (ID and CIDR) that are not within
 	// its CIDR, which EC2 never makes: they reserve none of its blocks.
 	IgnoredReservations []string `json:"ignoredReservations,omitempty"`
@@ -62,30 +58,30 @@ type BlockMap struct {
 	base netip.Addr
 }
 
-// BlockHolder is an address and the interface that holds it.
-type BlockHolder struct {
+// Holder is an address and the interface that holds it.
+type Holder struct {
 	Address     string `json:"address"`
 	ENI         string `json:"eni"`
 	Description string `json:"description,omitempty"`
 }
 
-// blockMapOf maps the subnet's /28 blocks from every interface known to be in it (the
+// mapOf maps the subnet's /28 blocks from every interface known to be in it (the
 // nodes' instances' ENIs and the interfaces read on their own) and its CIDR reservations. ok
 // is false unless the subnet's every interface was read (snapshot AddressSubnets) and its
 // CIDR is an IPv4 CIDR of 16 addresses or more.
-func blockMapOf(x *Index, s *snapshot.Subnet) (m BlockMap, ok bool) {
-	if !slices.Contains(x.Snapshot.AddressSubnets, s.ID) {
-		return BlockMap{}, false
+func (x *Index) mapOf(s *snapshot.Subnet) (m Map, ok bool) {
+	if !slices.Contains(x.s.AddressSubnets, s.ID) {
+		return Map{}, false
 	}
 	p, err := netip.ParsePrefix(s.CIDR)
 	if err != nil || !p.Addr().Is4() || p.Bits() > 28 || p.Bits() < 8 {
-		return BlockMap{}, false
+		return Map{}, false
 	}
 	p = p.Masked()
 	size := 1 << (32 - p.Bits())
-	m = BlockMap{SubnetID: s.ID, CIDR: p.String(), base: p.Addr(), States: make([]string, size/blockSize)}
+	m = Map{SubnetID: s.ID, CIDR: p.String(), base: p.Addr(), States: make([]string, size/blockSize)}
 	held := make([]uint8, size/blockSize)
-	first := make([]*BlockHolder, size/blockSize)
+	first := make([]*Holder, size/blockSize)
 	hold := func(addr string, eni, desc string) {
 		i, ok := m.offset(addr)
 		if !ok {
@@ -96,7 +92,7 @@ func blockMapOf(x *Index, s *snapshot.Subnet) (m BlockMap, ok bool) {
 			held[b]++
 		}
 		if first[b] == nil {
-			first[b] = &BlockHolder{Address: addr, ENI: eni, Description: desc}
+			first[b] = &Holder{Address: addr, ENI: eni, Description: desc}
 		}
 	}
 	holdPrefix := func(cidr string) {
@@ -114,7 +110,7 @@ func blockMapOf(x *Index, s *snapshot.Subnet) (m BlockMap, ok bool) {
 		}
 	}
 	seen := map[string]bool{}
-	for _, in := range x.instancesIn(s.ID) {
+	for _, in := range x.InstancesIn(s.ID) {
 		for _, e := range in.ENIs {
 			if e.SubnetID != s.ID && !(e.SubnetID == "" && in.SubnetID == s.ID && e.DeviceIndex == 0) {
 				continue
@@ -135,8 +131,8 @@ func blockMapOf(x *Index, s *snapshot.Subnet) (m BlockMap, ok bool) {
 			hold(in.PrivateIP, in.ID, "instance "+in.ID)
 		}
 	}
-	for i := range x.Snapshot.Interfaces {
-		e := &x.Snapshot.Interfaces[i]
+	for i := range x.s.Interfaces {
+		e := &x.s.Interfaces[i]
 		if e.SubnetID != s.ID || seen[e.ID] {
 			continue
 		}
@@ -149,8 +145,8 @@ func blockMapOf(x *Index, s *snapshot.Subnet) (m BlockMap, ok bool) {
 		}
 	}
 	reserved := make([]string, len(held))
-	reserved[0], reserved[len(reserved)-1] = BlockReserved, BlockReserved
-	for _, r := range x.Snapshot.CIDRReservations {
+	reserved[0], reserved[len(reserved)-1] = Reserved, Reserved
+	for _, r := range x.s.CIDRReservations {
 		q, err := netip.ParsePrefix(r.CIDR)
 		if r.SubnetID != s.ID || err != nil || !q.Addr().Is4() {
 			continue
@@ -166,11 +162,11 @@ func blockMapOf(x *Index, s *snapshot.Subnet) (m BlockMap, ok bool) {
 		hi := lo + (1 << (32 - q.Bits())) - 1
 		for b := lo / blockSize; b <= hi/blockSize && b < len(reserved); b++ {
 			switch {
-			case reserved[b] == BlockReserved:
+			case reserved[b] == Reserved:
 			case strings.EqualFold(r.Type, snapshot.ReservationPrefix) && q.Bits() <= 28:
-				reserved[b] = BlockPrefixFree
+				reserved[b] = PrefixFree
 			default:
-				reserved[b] = BlockReserved
+				reserved[b] = Reserved
 			}
 		}
 	}
@@ -180,28 +176,28 @@ func blockMapOf(x *Index, s *snapshot.Subnet) (m BlockMap, ok bool) {
 		heldAddrs += int64(held[b])
 		switch {
 		case held[b] >= blockSize:
-			m.States[b] = BlockFull
-		case reserved[b] == BlockReserved:
-			m.States[b] = BlockReserved
+			m.States[b] = Full
+		case reserved[b] == Reserved:
+			m.States[b] = Reserved
 		case held[b] > 0:
-			m.States[b] = BlockPartly
+			m.States[b] = Partly
 			if m.Example == nil {
 				m.Example = first[b]
 			}
-		case reserved[b] == BlockPrefixFree:
-			m.States[b] = BlockPrefixFree
+		case reserved[b] == PrefixFree:
+			m.States[b] = PrefixFree
 		default:
-			m.States[b] = BlockFree
+			m.States[b] = Free
 		}
 		switch m.States[b] {
-		case BlockFree, BlockPrefixFree:
+		case Free, PrefixFree:
 			m.Free++
 			run++
 			m.LargestFreeRun = max(m.LargestFreeRun, run)
-		case BlockPartly:
+		case Partly:
 			m.Partly++
 			run = 0
-		case BlockFull:
+		case Full:
 			m.Full++
 			run = 0
 		default:
@@ -210,12 +206,12 @@ func blockMapOf(x *Index, s *snapshot.Subnet) (m BlockMap, ok bool) {
 		}
 	}
 	m.LargestFreeCIDR = m.largestFreeCIDR()
-	m.FreeAddresses = max(int64(size)-awsReservedIPs-heldAddrs, 0)
+	m.FreeAddresses = max(int64(size)-AWSReservedIPs-heldAddrs, 0)
 	return m, true
 }
 
 // offset returns an address's offset from the start of the map's CIDR.
-func (m *BlockMap) offset(addr string) (int, bool) {
+func (m *Map) offset(addr string) (int, bool) {
 	a, err := netip.ParseAddr(addr)
 	if err != nil || !a.Is4() {
 		return 0, false
@@ -230,7 +226,7 @@ func (m *BlockMap) offset(addr string) (int, bool) {
 }
 
 // BlockAddr returns the first address of block b of the map's CIDR.
-func (m *BlockMap) BlockAddr(b int) netip.Addr {
+func (m *Map) BlockAddr(b int) netip.Addr {
 	base := m.base
 	if !base.IsValid() {
 		p, err := netip.ParsePrefix(m.CIDR)
@@ -246,8 +242,8 @@ func (m *BlockMap) BlockAddr(b int) netip.Addr {
 
 // largestFreeCIDR returns the largest aligned CIDR whose blocks are all free and not reserved
 // for prefixes, the lowest of equals; "" when there is none.
-func (m *BlockMap) largestFreeCIDR() string {
-	free := func(b int) bool { return m.States[b] == BlockFree }
+func (m *Map) largestFreeCIDR() string {
+	free := func(b int) bool { return m.States[b] == Free }
 	for n := len(m.States); n >= 1; n /= 2 {
 		for start := 0; start+n <= len(m.States); start += n {
 			all := true
@@ -267,21 +263,25 @@ func (m *BlockMap) largestFreeCIDR() string {
 	return ""
 }
 
-// blockIndex is what the block maps keep per Index, each part made once when first asked:
-// the instances with an interface in each subnet, and each subnet's block map.
-type blockIndex struct {
+// Index is what the block maps of one snapshot keep, each part made once when first asked:
+// the instances with an interface in each subnet, and each subnet's block map. It is safe for
+// concurrent use.
+type Index struct {
+	s            *snapshot.Snapshot
 	bySubnet     map[string][]*snapshot.Instance
 	bySubnetOnce sync.Once
-	maps         sync.Map // subnet ID -> blockMapEntry
+	maps         sync.Map // subnet ID -> mapEntry
 }
 
-// instancesIn returns the instances, not terminated, with an interface in the subnet.
-func (x *Index) instancesIn(subnetID string) []*snapshot.Instance {
-	b := &x.blocks
-	b.bySubnetOnce.Do(func() {
-		b.bySubnet = map[string][]*snapshot.Instance{}
-		for i := range x.Snapshot.Instances {
-			in := &x.Snapshot.Instances[i]
+// New returns the block maps' index of s; it maps nothing until asked.
+func New(s *snapshot.Snapshot) *Index { return &Index{s: s} }
+
+// InstancesIn returns the instances, not terminated, with an interface in the subnet.
+func (x *Index) InstancesIn(subnetID string) []*snapshot.Instance {
+	x.bySubnetOnce.Do(func() {
+		x.bySubnet = map[string][]*snapshot.Instance{}
+		for i := range x.s.Instances {
+			in := &x.s.Instances[i]
 			if in.State == "terminated" {
 				continue
 			}
@@ -292,27 +292,27 @@ func (x *Index) instancesIn(subnetID string) []*snapshot.Instance {
 			slices.Sort(subnets)
 			for _, id := range slices.Compact(subnets) {
 				if id != "" {
-					b.bySubnet[id] = append(b.bySubnet[id], in)
+					x.bySubnet[id] = append(x.bySubnet[id], in)
 				}
 			}
 		}
 	})
-	return b.bySubnet[subnetID]
+	return x.bySubnet[subnetID]
 }
 
-// blockMapEntry is a cached blockMapOf answer.
-type blockMapEntry struct {
-	m  BlockMap
+// mapEntry is a cached mapOf answer.
+type mapEntry struct {
+	m  Map
 	ok bool
 }
 
-// BlockMap returns the subnet's /28 block map, made once per Index; ok is false unless the
+// Map returns the subnet's /28 block map, made once per Index; ok is false unless the
 // subnet's every interface was read and its CIDR is IPv4.
-func (x *Index) BlockMap(s *snapshot.Subnet) (BlockMap, bool) {
-	if e, ok := x.blocks.maps.Load(s.ID); ok {
-		return e.(blockMapEntry).m, e.(blockMapEntry).ok
+func (x *Index) Map(s *snapshot.Subnet) (Map, bool) {
+	if e, ok := x.maps.Load(s.ID); ok {
+		return e.(mapEntry).m, e.(mapEntry).ok
 	}
-	m, ok := blockMapOf(x, s)
-	x.blocks.maps.Store(s.ID, blockMapEntry{m, ok})
+	m, ok := x.mapOf(s)
+	x.maps.Store(s.ID, mapEntry{m, ok})
 	return m, ok
 }

@@ -1,36 +1,37 @@
-package diagnose
+package blocks
 
 import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/karpnet/kubectl-karpnet/internal/testkit/fixture"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
 func TestBlockMap(t *testing.T) {
-	s := healthy() // subnetA 10.0.1.0/24; the node holds 10.0.1.10 and 10.0.1.200
-	s.AddressSubnets = []string{subnetA}
+	s := fixture.Healthy() // fixture.SubnetA 10.0.1.0/24; the node holds 10.0.1.10 and 10.0.1.200
+	s.AddressSubnets = []string{fixture.SubnetA}
 	s.Instances[0].ENIs[0].IPv4Prefixes = []string{"10.0.1.64/28"}
 	s.Interfaces = []snapshot.InterfaceRecord{
-		{ID: "eni-lambda", SubnetID: subnetA, Status: "in-use", Description: "AWS Lambda VPC ENI-fn",
+		{ID: "eni-lambda", SubnetID: fixture.SubnetA, Status: "in-use", Description: "AWS Lambda VPC ENI-fn",
 			PrivateIPs: []string{"10.0.1.37"}},
-		{ID: "eni-0primary" + instanceA[len(instanceA)-4:], SubnetID: subnetA, PrivateIPs: []string{"10.0.1.10"}}, // the node's own, read again
+		{ID: "eni-0primary" + fixture.InstanceA[len(fixture.InstanceA)-4:], SubnetID: fixture.SubnetA, PrivateIPs: []string{"10.0.1.10"}}, // the node's own, read again
 		{ID: "eni-other-subnet", SubnetID: "subnet-other", PrivateIPs: []string{"10.0.1.20"}},
 	}
 	s.CIDRReservations = []snapshot.CIDRReservation{
-		{ID: "scr-1", SubnetID: subnetA, CIDR: "10.0.1.128/27", Type: snapshot.ReservationExplicit},
-		{ID: "scr-2", SubnetID: subnetA, CIDR: "10.0.1.224/28", Type: snapshot.ReservationPrefix},
+		{ID: "scr-1", SubnetID: fixture.SubnetA, CIDR: "10.0.1.128/27", Type: snapshot.ReservationExplicit},
+		{ID: "scr-2", SubnetID: fixture.SubnetA, CIDR: "10.0.1.224/28", Type: snapshot.ReservationPrefix},
 	}
-	x := NewIndex(s)
-	m, ok := x.BlockMap(x.Subnets[subnetA])
+	x := New(s)
+	m, ok := x.Map(&s.Subnets[0])
 	if !ok {
-		t.Fatal("BlockMap: not ok for a subnet read in full")
+		t.Fatal("Map: not ok for a subnet read in full")
 	}
 	want := []string{
-		BlockReserved, BlockFree, BlockPartly /* .37 */, BlockFree, BlockFull /* .64/28 */, BlockFree, BlockFree, BlockFree,
-		BlockReserved, BlockReserved /* explicit .128/27 */, BlockFree, BlockFree, BlockPartly /* .200 */, BlockFree,
-		BlockPrefixFree, BlockReserved, /* .240: AWS's broadcast address */
+		Reserved, Free, Partly /* .37 */, Free, Full /* .64/28 */, Free, Free, Free,
+		Reserved, Reserved /* explicit .128/27 */, Free, Free, Partly /* .200 */, Free,
+		PrefixFree, Reserved, /* .240: AWS's broadcast address */
 	}
 	if diff := cmp.Diff(want, m.States); diff != "" {
 		t.Errorf("States (-want +got):\n%s", diff)
@@ -55,16 +56,22 @@ func TestBlockMap(t *testing.T) {
 		edit func(*snapshot.Snapshot)
 	}{
 		{"subnet not read in full", func(s *snapshot.Snapshot) { s.AddressSubnets = nil }},
-		{"IPv6 CIDR", func(s *snapshot.Snapshot) { s.AddressSubnets, s.Subnets[0].CIDR = []string{subnetA}, "2600:1f14::/64" }},
-		{"CIDR smaller than a block", func(s *snapshot.Snapshot) { s.AddressSubnets, s.Subnets[0].CIDR = []string{subnetA}, "10.0.1.0/29" }},
-		{"CIDR that does not parse", func(s *snapshot.Snapshot) { s.AddressSubnets, s.Subnets[0].CIDR = []string{subnetA}, "10.0.1.0/33" }},
+		{"IPv6 CIDR", func(s *snapshot.Snapshot) {
+			s.AddressSubnets, s.Subnets[0].CIDR = []string{fixture.SubnetA}, "2600:1f14::/64"
+		}},
+		{"CIDR smaller than a block", func(s *snapshot.Snapshot) {
+			s.AddressSubnets, s.Subnets[0].CIDR = []string{fixture.SubnetA}, "10.0.1.0/29"
+		}},
+		{"CIDR that does not parse", func(s *snapshot.Snapshot) {
+			s.AddressSubnets, s.Subnets[0].CIDR = []string{fixture.SubnetA}, "10.0.1.0/33"
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := healthy()
+			s := fixture.Healthy()
 			tc.edit(s)
-			x := NewIndex(s)
-			if _, ok := x.BlockMap(x.Subnets[subnetA]); ok {
-				t.Error("BlockMap ok, want not ok")
+			x := New(s)
+			if _, ok := x.Map(&s.Subnets[0]); ok {
+				t.Error("Map ok, want not ok")
 			}
 		})
 	}
@@ -74,22 +81,22 @@ func TestBlockMap(t *testing.T) {
 // reservation is a range of the subnet's own addresses); 0.0.0.0/0, the VPC's CIDR or a
 // neighbour's range reserve none of its blocks and are named as ignored.
 func TestBlockMapReservationsOutsideTheSubnet(t *testing.T) {
-	s := healthy()
-	s.AddressSubnets = []string{subnetA}
+	s := fixture.Healthy()
+	s.AddressSubnets = []string{fixture.SubnetA}
 	s.Subnets[0].CIDR = "10.0.0.0/19"
 	s.Instances[0].ENIs[0].PrivateIPs = nil
 	s.Instances[0].ENIs[0].PrimaryIP = ""
 	s.Instances[0].PrivateIP = ""
 	s.CIDRReservations = []snapshot.CIDRReservation{
-		{ID: "scr-0all", SubnetID: subnetA, CIDR: "0.0.0.0/0", Type: snapshot.ReservationExplicit},
-		{ID: "scr-0vpc", SubnetID: subnetA, CIDR: "10.0.0.0/16", Type: snapshot.ReservationPrefix},
-		{ID: "scr-0next", SubnetID: subnetA, CIDR: "10.0.32.0/28", Type: snapshot.ReservationExplicit},
-		{ID: "scr-0own", SubnetID: subnetA, CIDR: "10.0.0.16/28", Type: snapshot.ReservationExplicit},
+		{ID: "scr-0all", SubnetID: fixture.SubnetA, CIDR: "0.0.0.0/0", Type: snapshot.ReservationExplicit},
+		{ID: "scr-0vpc", SubnetID: fixture.SubnetA, CIDR: "10.0.0.0/16", Type: snapshot.ReservationPrefix},
+		{ID: "scr-0next", SubnetID: fixture.SubnetA, CIDR: "10.0.32.0/28", Type: snapshot.ReservationExplicit},
+		{ID: "scr-0own", SubnetID: fixture.SubnetA, CIDR: "10.0.0.16/28", Type: snapshot.ReservationExplicit},
 	}
-	x := NewIndex(s)
-	m, ok := x.BlockMap(x.Subnets[subnetA])
+	x := New(s)
+	m, ok := x.Map(&s.Subnets[0])
 	if !ok {
-		t.Fatal("BlockMap: not ok")
+		t.Fatal("Map: not ok")
 	}
 	// 512 blocks: AWS's first and last, and the one reservation within the subnet.
 	if m.Reserved != 3 || m.Free != 509 || m.FreeAddresses != 8192-5 {

@@ -1,4 +1,4 @@
-package diagnose
+package wayout
 
 import (
 	"fmt"
@@ -33,16 +33,21 @@ type WayOut struct {
 	NACLVerdict string `json:"naclVerdict,omitempty"`
 	NACLReason  string `json:"naclReason,omitempty"`
 
-	// fixes are the commands that create or repair the missing endpoints.
-	fixes []Command
+	// fixes are the changes that create or repair the missing endpoints.
+	fixes []Change
 	// windows is whether the way out was decided for Windows nodes (their replies come back to
 	// other ports).
 	windows bool
 }
 
+// Fixes are the changes that create or repair the endpoints the way out misses, in the order
+// of MissingEndpoints (a service whose Region is not known has none); nil on a WayOut made by
+// Describe.
+func (w WayOut) Fixes() []Change { return w.fixes }
+
 // client is the node subnet the way out was decided for, as followNAT takes it.
-func (w WayOut) client(x *Index) natClient {
-	return natClient{subnet: x.Subnets[w.SubnetID], windows: w.windows}
+func (n *Net) client(w WayOut) natClient {
+	return natClient{subnet: n.subnets[w.SubnetID], windows: w.windows}
 }
 
 // DefaultRoute is one default route of a subnet's route table, classified.
@@ -78,16 +83,20 @@ const (
 
 // Kinds of default route.
 const (
-	routeInternet   = "internet"
-	routeNAT        = "nat"
-	routeEgressOnly = "egress-only"
-	routeBlackhole  = "blackhole"
-	routeAssumed    = "assumed"
+	RouteInternet   = "internet"
+	RouteNAT        = "nat"
+	RouteEgressOnly = "egress-only"
+	RouteBlackhole  = "blackhole"
+	RouteAssumed    = "assumed"
 )
 
-// netIndex keys the snapshot's route tables, NAT gateways, VPC endpoints and network ACLs by
-// what the way-out analysis looks them up by.
-type netIndex struct {
+// Net is a snapshot's route tables, NAT gateways, VPC endpoints and network ACLs keyed by what
+// the way-out analysis looks them up by, with the snapshot (its Region, which sources were
+// read) and its subnets by ID. It is built once per analysis and read by many goroutines.
+type Net struct {
+	s       *snapshot.Snapshot
+	subnets map[string]*snapshot.Subnet
+
 	tableOfSubnet map[string]*snapshot.RouteTable
 	tableByID     map[string]*snapshot.RouteTable
 	mainTable     map[string]*snapshot.RouteTable // by VPC
@@ -97,8 +106,9 @@ type netIndex struct {
 	defaultACL    map[string]*snapshot.NetworkACL // by VPC
 }
 
-func newNetIndex(s *snapshot.Snapshot) *netIndex {
-	ni := &netIndex{
+// New keys the snapshot s for the way-out analysis; subnets are its subnets by ID.
+func New(s *snapshot.Snapshot, subnets map[string]*snapshot.Subnet) *Net {
+	n := &Net{s: s, subnets: subnets,
 		tableOfSubnet: map[string]*snapshot.RouteTable{}, mainTable: map[string]*snapshot.RouteTable{},
 		tableByID: map[string]*snapshot.RouteTable{},
 		nat:       map[string]*snapshot.NATGateway{}, endpoints: map[string][]*snapshot.VPCEndpoint{},
@@ -106,75 +116,83 @@ func newNetIndex(s *snapshot.Snapshot) *netIndex {
 	}
 	for i := range s.RouteTables {
 		t := &s.RouteTables[i]
-		ni.tableByID[t.ID] = t
+		n.tableByID[t.ID] = t
 		if t.Main && t.VpcID != "" {
-			ni.mainTable[t.VpcID] = t
+			n.mainTable[t.VpcID] = t
 		}
 		for _, id := range t.SubnetIDs {
-			ni.tableOfSubnet[id] = t
+			n.tableOfSubnet[id] = t
 		}
 	}
 	for i := range s.NATGateways {
-		ni.nat[s.NATGateways[i].ID] = &s.NATGateways[i]
+		n.nat[s.NATGateways[i].ID] = &s.NATGateways[i]
 	}
 	for i := range s.VPCEndpoints {
 		e := &s.VPCEndpoints[i]
-		ni.endpoints[e.VpcID] = append(ni.endpoints[e.VpcID], e)
+		n.endpoints[e.VpcID] = append(n.endpoints[e.VpcID], e)
 	}
 	for i := range s.NetworkACLs {
 		a := &s.NetworkACLs[i]
 		if a.Default && a.VpcID != "" {
-			ni.defaultACL[a.VpcID] = a
+			n.defaultACL[a.VpcID] = a
 		}
 		for _, id := range a.SubnetIDs {
-			ni.aclOfSubnet[id] = a
+			n.aclOfSubnet[id] = a
 		}
 	}
-	return ni
+	return n
 }
 
-// routeTable returns the subnet's effective route table: its explicit association, else its
+// RouteTable returns the subnet's effective route table: its explicit association, else its
 // VPC's main table; nil when neither is known. main is true for the main table.
-func (ni *netIndex) routeTable(subnetID, vpcID string) (t *snapshot.RouteTable, main bool) {
-	if t := ni.tableOfSubnet[subnetID]; t != nil {
+func (n *Net) RouteTable(subnetID, vpcID string) (t *snapshot.RouteTable, main bool) {
+	if t := n.tableOfSubnet[subnetID]; t != nil {
 		return t, false
 	}
 	if vpcID == "" {
 		return nil, false
 	}
-	t = ni.mainTable[vpcID]
+	t = n.mainTable[vpcID]
 	return t, t != nil
 }
 
-// networkACL returns the subnet's network ACL: its association, else its VPC's default ACL.
-func (ni *netIndex) networkACL(subnetID, vpcID string) *snapshot.NetworkACL {
-	if a := ni.aclOfSubnet[subnetID]; a != nil {
+// NetworkACL returns the subnet's network ACL: its association, else its VPC's default ACL.
+func (n *Net) NetworkACL(subnetID, vpcID string) *snapshot.NetworkACL {
+	if a := n.aclOfSubnet[subnetID]; a != nil {
 		return a
 	}
 	if vpcID == "" {
 		return nil
 	}
-	return ni.defaultACL[vpcID]
+	return n.defaultACL[vpcID]
 }
 
-// publicIPv4 says whether the instances a way out is decided for have a public IPv4 address,
+// TableByID returns the route table with the ID, nil when it was not read.
+func (n *Net) TableByID(id string) *snapshot.RouteTable { return n.tableByID[id] }
+
+// NAT returns the NAT gateway with the ID, nil when it was not read.
+func (n *Net) NAT(id string) *snapshot.NATGateway { return n.nat[id] }
+
+// Endpoints returns the VPC endpoints of the VPC, in the snapshot's order.
+func (n *Net) Endpoints(vpcID string) []*snapshot.VPCEndpoint { return n.endpoints[vpcID] }
+
+// PublicIPv4 says whether the instances a way out is decided for have a public IPv4 address,
 // and why (for messages).
-type publicIPv4 struct {
-	has bool
-	why string
+type PublicIPv4 struct {
+	Has bool
+	Why string
 }
 
-// wayOut decides how the nodes of subnet get out, for instances with or without a public
+// Decide decides how the nodes of subnet get out, for instances with or without a public
 // IPv4 address, Windows or not (the ports a NAT gateway's subnet must let their replies out
-// to). The network ACL verdict of the subnet itself is left to naclVerdict.
-func wayOut(x *Index, subnet *snapshot.Subnet, pub publicIPv4, windows bool) WayOut {
-	ni := x.net
+// to). The network ACL verdict of the subnet itself is left to NACL.
+func (n *Net) Decide(subnet *snapshot.Subnet, pub PublicIPv4, windows bool) WayOut {
 	w := WayOut{SubnetID: subnet.ID, Verdict: WayOutUnknown, windows: windows}
-	if x.Unavailable(snapshot.SourceDescribeRouteTables) {
+	if n.s.Unavailable(snapshot.SourceDescribeRouteTables) {
 		w.Reason = "the route tables were not read"
 		return w
 	}
-	t, main := ni.routeTable(subnet.ID, subnet.VpcID)
+	t, main := n.RouteTable(subnet.ID, subnet.VpcID)
 	if t == nil {
 		w.Reason = "no route table of the subnet's VPC was read"
 		return w
@@ -185,13 +203,13 @@ func wayOut(x *Index, subnet *snapshot.Subnet, pub publicIPv4, windows bool) Way
 		if r.Destination != "0.0.0.0/0" && !(ipv6 && r.Destination == "::/0") {
 			continue
 		}
-		w.DefaultRoutes = append(w.DefaultRoutes, classifyRoute(x, r, pub, natClient{subnet: subnet, windows: windows}))
+		w.DefaultRoutes = append(w.DefaultRoutes, n.classifyRoute(r, pub, natClient{subnet: subnet, windows: windows}))
 	}
 	slices.SortStableFunc(w.DefaultRoutes, func(a, b DefaultRoute) int { return strings.Compare(a.Destination, b.Destination) })
 	var assumed []string
 	for _, r := range w.DefaultRoutes {
 		switch {
-		case r.Usable && r.Kind != routeAssumed:
+		case r.Usable && r.Kind != RouteAssumed:
 			w.Verdict, w.Reason = WayOutRoute, fmt.Sprintf("route %s -> %s (%s)", r.Destination, r.Target, r.Note)
 			return w
 		case r.Usable:
@@ -202,11 +220,11 @@ func wayOut(x *Index, subnet *snapshot.Subnet, pub publicIPv4, windows bool) Way
 		w.Verdict, w.Reason = WayOutAssumed, strings.Join(assumed, "; ")
 		return w
 	}
-	if x.Unavailable(snapshot.SourceDescribeVpcEndpoints) {
+	if n.s.Unavailable(snapshot.SourceDescribeVpcEndpoints) {
 		w.Reason = "no usable default route, and the VPC endpoints were not read"
 		return w
 	}
-	w.Endpoints, w.MissingEndpoints, w.fixes = endpointsFor(x, subnet, t.ID)
+	w.Endpoints, w.MissingEndpoints, w.fixes = n.endpointsFor(subnet, t.ID)
 	routes := "no default route"
 	if len(w.DefaultRoutes) > 0 {
 		var bad []string
@@ -227,46 +245,46 @@ func wayOut(x *Index, subnet *snapshot.Subnet, pub publicIPv4, windows bool) Way
 }
 
 // classifyRoute decides whether a default route gets the instances of the node subnet c out.
-func classifyRoute(x *Index, r snapshot.Route, pub publicIPv4, c natClient) DefaultRoute {
+func (n *Net) classifyRoute(r snapshot.Route, pub PublicIPv4, c natClient) DefaultRoute {
 	d := DefaultRoute{Destination: r.Destination, Target: r.Target}
 	if r.State == snapshot.RouteBlackhole {
-		d.Kind, d.Note = routeBlackhole, "blackhole: its target is gone"
+		d.Kind, d.Note = RouteBlackhole, "blackhole: its target is gone"
 		return d
 	}
 	prefix, _, _ := strings.Cut(r.Target, "-")
 	switch prefix {
 	case "igw":
-		d.Kind = routeInternet
+		d.Kind = RouteInternet
 		switch {
 		case r.Destination == "::/0":
 			d.Usable, d.Note = true, "internet gateway, IPv6"
-		case pub.has:
-			d.Usable, d.Note = true, "internet gateway; "+pub.why
+		case pub.Has:
+			d.Usable, d.Note = true, "internet gateway; "+pub.Why
 		default:
-			d.Note = "internet gateway, but " + pub.why
+			d.Note = "internet gateway, but " + pub.Why
 		}
 	case "eigw":
-		d.Kind = routeEgressOnly
+		d.Kind = RouteEgressOnly
 		d.Usable, d.Note = r.Destination == "::/0", "egress-only internet gateway, IPv6 only"
 	case "nat":
-		d.Kind = routeNAT
-		g := x.net.nat[r.Target]
+		d.Kind = RouteNAT
+		g := n.nat[r.Target]
 		switch {
-		case g == nil && x.Unavailable(snapshot.SourceDescribeNatGateways):
-			d.Kind, d.Usable, d.Note = routeAssumed, true, "NAT gateway not read; assumed available and public"
+		case g == nil && n.s.Unavailable(snapshot.SourceDescribeNatGateways):
+			d.Kind, d.Usable, d.Note = RouteAssumed, true, "NAT gateway not read; assumed available and public"
 		case g == nil:
 			d.Note = "NAT gateway " + r.Target + " does not exist"
 		case !strings.EqualFold(g.State, "available"):
 			d.Note = "NAT gateway is " + g.State + ", not available"
 		default:
-			on := followNAT(x, g, c)
+			on := n.followNAT(g, c)
 			d.Usable, d.Note = on.usable, on.note
 			if on.assumed {
-				d.Kind = routeAssumed
+				d.Kind = RouteAssumed
 			}
 		}
 	default:
-		d.Kind, d.Usable, d.Note = routeAssumed, true, assumedTarget(prefix)+
+		d.Kind, d.Usable, d.Note = RouteAssumed, true, assumedTarget(prefix)+
 			": karpnet cannot follow it and assumes it leads to the internet or to the endpoints"
 	}
 	return d
@@ -295,57 +313,23 @@ func assumedTarget(prefix string) string {
 	return "target"
 }
 
-// newNodesPublicIP says whether instances a NodeClass launches into subnet get a public IPv4
-// address: the class's associatePublicIPAddress when set, else the subnet's
-// MapPublicIPOnLaunch.
-func newNodesPublicIP(c *snapshot.EC2NodeClass, subnet *snapshot.Subnet) publicIPv4 {
-	if c != nil && c.AssociatePublicIPAddress != nil {
-		if *c.AssociatePublicIPAddress {
-			return publicIPv4{true, classLabel(c) + " sets associatePublicIPAddress: true"}
-		}
-		return publicIPv4{false, classLabel(c) + " sets associatePublicIPAddress: false"}
-	}
-	if subnet.MapPublicIPOnLaunch {
-		return publicIPv4{true, "the subnet maps a public IPv4 address on launch"}
-	}
-	return publicIPv4{false, "new instances get no public IPv4 address (MapPublicIPOnLaunch off)"}
-}
-
-// instancePublicIP says whether an instance has a public IPv4 address.
-func instancePublicIP(in *snapshot.Instance) publicIPv4 {
+// InstancePublicIP says whether an instance has a public IPv4 address.
+func InstancePublicIP(in *snapshot.Instance) PublicIPv4 {
 	if in.PublicIP != "" {
-		return publicIPv4{true, "instance " + in.ID + " has public IPv4 " + in.PublicIP}
+		return PublicIPv4{true, "instance " + in.ID + " has public IPv4 " + in.PublicIP}
 	}
-	return publicIPv4{false, "instance " + in.ID + " has no public IPv4 address"}
+	return PublicIPv4{false, "instance " + in.ID + " has no public IPv4 address"}
 }
 
-// describeWayOut is the way out of the node's subnet for `describe node`, for its instance
-// (public IPv4 or not) and its OS's return ports; nil unless the subnet's route table is
-// known.
-func describeWayOut(x *Index, n *NodeInfo) *WayOut {
-	if n.Instance == nil || n.Subnet == nil {
+// Describe is the way out of subnet for instances with or without a public IPv4 address,
+// Windows or not, with its network ACL verdict, as `describe node` and the NodeClaim and subnet
+// sheets show it: nil when the subnet's route table is not known, and without fixes.
+func (n *Net) Describe(subnet *snapshot.Subnet, pub PublicIPv4, windows bool) *WayOut {
+	if t, _ := n.RouteTable(subnet.ID, subnet.VpcID); t == nil {
 		return nil
 	}
-	if t, _ := x.net.routeTable(n.Subnet.ID, n.Subnet.VpcID); t == nil {
-		return nil
-	}
-	w := wayOut(x, n.Subnet, instancePublicIP(n.Instance), n.Windows())
-	w.NetworkACL, w.NACLVerdict, w.NACLReason = naclVerdict(x, n.Subnet, n.Windows(), &w)
-	w.fixes = nil
-	return &w
-}
-
-// claimWayOut is the way out of the subnet of a NodeClaim's instance, as describeWayOut is a
-// node's: nil unless the claim has an instance in a known subnet whose route table is known.
-func claimWayOut(x *Index, c *ClaimInfo) *WayOut {
-	if c.Instance == nil || c.Subnet == nil {
-		return nil
-	}
-	if t, _ := x.net.routeTable(c.Subnet.ID, c.Subnet.VpcID); t == nil {
-		return nil
-	}
-	w := wayOut(x, c.Subnet, instancePublicIP(c.Instance), c.windows())
-	w.NetworkACL, w.NACLVerdict, w.NACLReason = naclVerdict(x, c.Subnet, c.windows(), &w)
+	w := n.Decide(subnet, pub, windows)
+	w.NetworkACL, w.NACLVerdict, w.NACLReason = n.NACL(subnet, windows, &w)
 	w.fixes = nil
 	return &w
 }

@@ -1,4 +1,4 @@
-package diagnose
+package wayout
 
 import (
 	"net/netip"
@@ -93,29 +93,29 @@ var (
 // subnets of the VPC's interface endpoints for the join services when they are the way out
 // (an endpoint in a subnet that was not read is judged leniently; the S3 gateway endpoint's
 // public prefix list is not judged); otherwise a peer judged leniently.
-func aclPeers(x *Index, subnet *snapshot.Subnet, w *WayOut) []aclPeer {
+func (n *Net) aclPeers(subnet *snapshot.Subnet, w *WayOut) []aclPeer {
 	if w == nil {
 		return []aclPeer{peerAnywhere}
 	}
 	switch w.Verdict {
 	case WayOutRoute:
 		for _, r := range w.DefaultRoutes {
-			if r.Usable && r.Kind != routeAssumed && r.Destination == "0.0.0.0/0" {
+			if r.Usable && r.Kind != RouteAssumed && r.Destination == "0.0.0.0/0" {
 				return []aclPeer{peerInternet}
 			}
 		}
 	case WayOutEndpoints:
-		return endpointPeers(x, subnet)
+		return n.endpointPeers(subnet)
 	}
 	return []aclPeer{peerAnywhere}
 }
 
 // endpointPeers returns the subnets of the subnet's VPC's available interface endpoints for
 // the join services, sorted, one peer each.
-func endpointPeers(x *Index, subnet *snapshot.Subnet) []aclPeer {
-	region := subnetRegion(subnet, x.Snapshot.Region)
+func (n *Net) endpointPeers(subnet *snapshot.Subnet) []aclPeer {
+	region := subnetRegion(subnet, n.s.Region)
 	var ids []string
-	for _, e := range x.net.endpoints[subnet.VpcID] {
+	for _, e := range n.endpoints[subnet.VpcID] {
 		if !strings.EqualFold(e.Type, "Interface") || !strings.EqualFold(e.State, "available") {
 			continue
 		}
@@ -126,7 +126,7 @@ func endpointPeers(x *Index, subnet *snapshot.Subnet) []aclPeer {
 	var out []aclPeer
 	unknown := false
 	for _, id := range sortedUnique(ids) {
-		sn := x.Subnets[id]
+		sn := n.subnets[id]
 		p, err := netip.ParsePrefix(strings.TrimSpace(cidrOf(sn)))
 		if err != nil || !p.Addr().Is4() {
 			unknown = true

@@ -1,4 +1,4 @@
-package diagnose
+package wayout
 
 import (
 	"fmt"
@@ -16,11 +16,11 @@ import (
 // the internet and the replies in on the gateway's ports 1024-65535 (VPC User Guide, "Network
 // ACLs", "Ephemeral ports"). It returns onward unchanged when the ACL lets all of it through or
 // was not read, else a natOnward that names each denied direction and its rule.
-func natSubnetACL(x *Index, g *snapshot.NATGateway, vpc string, c natClient, onward natOnward, internet bool) natOnward {
-	if x.Unavailable(snapshot.SourceDescribeNetworkAcls) {
+func (n *Net) natSubnetACL(g *snapshot.NATGateway, vpc string, c natClient, onward natOnward, internet bool) natOnward {
+	if n.s.Unavailable(snapshot.SourceDescribeNetworkAcls) {
 		return onward
 	}
-	acl := x.net.networkACL(g.SubnetID, vpc)
+	acl := n.NetworkACL(g.SubnetID, vpc)
 	if acl == nil {
 		return onward
 	}
@@ -60,7 +60,7 @@ func natSubnetACL(x *Index, g *snapshot.NATGateway, vpc string, c natClient, onw
 	if len(problems) == 0 {
 		return onward
 	}
-	cmds, missing := aclEntryCommands(x, acl, entries)
+	cmds, missing := aclEntryChanges(acl, entries)
 	fix := fmt.Sprintf("allow it in network ACL %s of %s with entries numbered below the denying rules (the commands)",
 		acl.ID, g.SubnetID)
 	if len(missing) > 0 {
