@@ -121,6 +121,25 @@ func (o *maxPodsOptions) complete(args []string) error {
 // run computes the max pods of the types, from the embedded table for the types it knows
 // (unless --live) and from EC2 for the others, and prints them.
 func (o *maxPodsOptions) run(ctx context.Context) error {
+	rows, err := o.rows(ctx)
+	if err != nil {
+		return err
+	}
+	if o.output == "json" {
+		if err := writeMaxPodsJSON(o.Out, rows); err != nil {
+			return outputError("max pods", err)
+		}
+		return nil
+	}
+	if err := writeMaxPodsTable(o.Out, rows, o.density); err != nil {
+		return outputError("max pods table", err)
+	}
+	return nil
+}
+
+// rows computes the max pods of the types, from the embedded table for the types it knows
+// (unless --live) and from EC2 for the others.
+func (o *maxPodsOptions) rows(ctx context.Context) ([]maxpods.Row, error) {
 	rows := make([]maxpods.Row, len(o.types))
 	var ask []string
 	for i, name := range o.types {
@@ -135,7 +154,7 @@ func (o *maxPodsOptions) run(ctx context.Context) error {
 	if len(ask) > 0 {
 		found, region, err := o.describe(ctx, ask)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		var unknown []string
 		for i, name := range o.types {
@@ -151,20 +170,11 @@ func (o *maxPodsOptions) run(ctx context.Context) error {
 			rows[i].Source, rows[i].Region = maxpods.SourceEC2, region
 		}
 		if len(unknown) > 0 {
-			return usageErrorf("EC2 does not know instance type %s in %s: check the spelling, or pass the --region "+
+			return nil, usageErrorf("EC2 does not know instance type %s in %s: check the spelling, or pass the --region "+
 				"where it is offered", strings.Join(unknown, ", "), region)
 		}
 	}
-	if o.output == "json" {
-		if err := writeMaxPodsJSON(o.Out, rows); err != nil {
-			return outputError("max pods", err)
-		}
-		return nil
-	}
-	if err := writeMaxPodsTable(o.Out, rows, o.density); err != nil {
-		return outputError("max pods table", err)
-	}
-	return nil
+	return rows, nil
 }
 
 // describe reads instance types from EC2 (DescribeInstanceTypes), by name, and says in which
