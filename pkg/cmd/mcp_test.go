@@ -195,7 +195,7 @@ func TestMCPDemoTools(t *testing.T) {
 		const node = "ip-10-0-50-20.us-west-2.compute.internal"
 		var a struct {
 			Sheets []struct {
-				Name    string             `json:"name"`
+				Name    string              `json:"name"`
 				Data    diagnose.NodeReport `json:"data"`
 				Related []diagnose.Finding  `json:"related"`
 			} `json:"sheets"`
