@@ -53,8 +53,10 @@ func (bigSource) Describe(_ context.Context, kind string, names []string, select
 	return out, nil
 }
 
-func (bigSource) Explain(ids []string) ([]printer.CheckDoc, error) { return printer.Docs(diagnose.Checks()), nil }
-func (bigSource) ExplainText(ids []string) (string, error)         { return "", nil }
+func (bigSource) Explain(ids []string) ([]printer.CheckDoc, error) {
+	return printer.Docs(diagnose.Checks()), nil
+}
+func (bigSource) ExplainText(ids []string) (string, error) { return "", nil }
 
 func (bigSource) Diff(context.Context, string, string) (diff.Diff, error) {
 	var d diff.Diff
