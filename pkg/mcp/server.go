@@ -151,9 +151,18 @@ func logged[In any](log io.Writer, name string, h func(context.Context, In) (any
 			return nil, nil, fmt.Errorf("%s", msg)
 		}
 		fmt.Fprintf(log, "%s mcp: %s answered in %s\n", time.Now().UTC().Format(time.RFC3339), name, took)
+		if t, ok := out.(texter); ok && t.text() != "" {
+			// A sheet asked for as text is the answer's text as karpnet prints it; the data
+			// (which holds it too) stays the structured content.
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: t.text()}}}, out, nil
+		}
 		return nil, out, nil
 	}
 }
+
+// texter is an answer whose text content is not its JSON: sheets and entries asked for as
+// text.
+type texter interface{ text() string }
 
 // oneLine makes an error's message one line: an assistant reads it whole.
 func oneLine(s string) string {

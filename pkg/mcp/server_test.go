@@ -48,7 +48,7 @@ func (bigSource) Describe(_ context.Context, kind string, names []string, select
 	}
 	out := make([]Sheet, 50)
 	for i := range out {
-		out[i] = Sheet{Name: fmt.Sprintf("node-%04d", i), Text: strings.Repeat("t", 2000)}
+		out[i] = Sheet{Name: fmt.Sprintf("node-%04d", i), Data: json.RawMessage(`"` + strings.Repeat("t", 2000) + `"`)}
 	}
 	return out, nil
 }

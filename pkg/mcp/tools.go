@@ -220,6 +220,21 @@ func (t tools) describe(ctx context.Context, a DescribeArgs) (any, error) {
 	return describeResult(kind, sheets[lo:hi], p), nil
 }
 
+// text is the sheets' texts, when they were asked for as text, and how to read more.
+func (r DescribeResult) text() string {
+	var parts []string
+	for _, s := range r.Items {
+		if s.Text == "" {
+			return ""
+		}
+		parts = append(parts, strings.TrimRight(s.Text, "\n"))
+	}
+	if r.Next != "" {
+		parts = append(parts, r.Next)
+	}
+	return strings.Join(parts, "\n\n") + "\n"
+}
+
 func describeResult(kind string, sheets []Sheet, p Page) DescribeResult {
 	if sheets == nil {
 		sheets = []Sheet{}
@@ -243,6 +258,9 @@ type ExplainResult struct {
 	List   []CheckLine        `json:"list,omitempty"`
 	Text   string             `json:"text,omitempty"`
 }
+
+// text is the entries as explain prints them, when they were asked for as text.
+func (r ExplainResult) text() string { return r.Text }
 
 // CheckLine is a check in the list: what explain --list prints.
 type CheckLine struct {
