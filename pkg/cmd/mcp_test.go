@@ -32,15 +32,26 @@ const maxAnswer = 64 << 10
 // closes.
 func startMCP(t *testing.T, args ...string) *sdk.ClientSession {
 	t.Helper()
-	o, _, errOut := newTestOptions()
+	o, _, _ := newTestOptions()
+	cs, _ := startMCPWith(t, o, args...)
+	return cs
+}
+
+// startMCPWith is startMCP over o, whose ErrOut must be a bytes.Buffer. The exit code comes on
+// the channel once the session is closed.
+func startMCPWith(t *testing.T, o *commonOptions, args ...string) (*sdk.ClientSession, <-chan int) {
+	t.Helper()
+	errOut := o.ErrOut
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	o.In, o.Out = inR, outW
 	ctx, cancel := context.WithCancel(t.Context())
-	code := make(chan int, 1)
+	code, exited := make(chan int, 1), make(chan int, 1)
 	go func() {
-		code <- execute(ctx, o, args)
+		c := execute(ctx, o, args)
 		outW.Close()
+		code <- c
+		exited <- c
 	}()
 	client := sdk.NewClient(&sdk.Implementation{Name: "karpnet-test", Version: "1"}, nil)
 	cs, err := client.Connect(ctx, &sdk.IOTransport{Reader: outR, Writer: inW}, nil)
@@ -57,7 +68,28 @@ func startMCP(t *testing.T, args ...string) *sdk.ClientSession {
 		}
 		cancel()
 	})
-	return cs
+	return cs, exited
+}
+
+// runMCPExample runs an example of mcp: a client lists the tools and calls check, then
+// closes the session; stdout holds check's answer.
+func runMCPExample(t *testing.T, o *commonOptions, args []string) result {
+	t.Helper()
+	cs, exited := startMCPWith(t, o, args...)
+	tools, err := cs.ListTools(t.Context(), nil)
+	if err != nil || len(tools.Tools) == 0 {
+		t.Fatalf("tools/list: %v", err)
+	}
+	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "check", Arguments: map[string]any{"limit": 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := toolText(t, res)
+	if res.IsError {
+		t.Fatalf("check: %s", text)
+	}
+	cs.Close()
+	return result{code: <-exited, stdout: text, stderr: bufString(o.ErrOut)}
 }
 
 // call calls a tool and returns its text answer, failing the test on a tool error.
