@@ -23,8 +23,7 @@ type bigSource struct {
 
 func (b bigSource) Check(_ context.Context, sel Selection, _ bool) (diagnose.Report, error) {
 	if b.panicOn == "check" {
-		var m map[string]int
-		m["x"]++
+		panic("a fault in the source")
 	}
 	var r diagnose.Report
 	for i := range 5000 {
