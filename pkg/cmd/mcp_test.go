@@ -12,6 +12,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/karpnet/kubectl-karpnet/pkg/collect"
 	"github.com/karpnet/kubectl-karpnet/pkg/demo"
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose"
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
@@ -400,6 +401,55 @@ func TestMCPFlags(t *testing.T) {
 		wantCode(t, r, ExitUsage)
 		if !strings.Contains(r.stderr, c.want) || r.stdout != "" {
 			t.Errorf("%v: stdout %q, stderr %q; want %q", c.args, r.stdout, r.stderr, c.want)
+		}
+	}
+}
+
+// TestMCPLiveReadsOnceAndOnlyReads: over a live cluster the server collects as check does,
+// once: the next calls, and a refresh inside the request budget's 15s floor, answer from that
+// collection. Every request it makes is a Kubernetes get or list and an EC2 Describe or Get.
+func TestMCPLiveReadsOnceAndOnlyReads(t *testing.T) {
+	c := newLiveCluster(t)
+	o := c.options()
+	builds := 0
+	build := o.newCollector
+	o.newCollector = func(ctx context.Context, o *commonOptions) (*collect.Collector, error) {
+		builds++
+		return build(ctx, o)
+	}
+	cs, _ := startMCPWith(t, o, "mcp")
+	var a checkAnswer
+	decode(t, call(t, cs, "check", nil), &a)
+	if a.Summary.Context != "live" || a.Summary.Nodes.Nodes != 2 {
+		t.Fatalf("check: %+v", a.Summary)
+	}
+	requests := c.sim.Total()
+	if requests == 0 {
+		t.Fatal("no EC2 request: the cluster was not read")
+	}
+	call(t, cs, "check", map[string]any{"refresh": true, "minSeverity": "warning"})
+	call(t, cs, "describe", map[string]any{"kind": "node", "selector": "karpenter.sh/nodepool"})
+	old := filepath.Join(t.TempDir(), "old.json")
+	s, _ := demo.SnapshotOf("")
+	writeTestSnapshot(t, old, s)
+	var d struct {
+		New struct{ Source string } `json:"new"`
+	}
+	decode(t, call(t, cs, "diff", map[string]any{"old": old}), &d)
+	if d.New.Source != liveSource {
+		t.Errorf("diff's new side: %q, want %q", d.New.Source, liveSource)
+	}
+	if got := c.sim.Total(); got != requests || builds != 1 {
+		t.Errorf("after three more calls: %d EC2 requests (want %d), %d collectors built (want 1)", got, requests, builds)
+	}
+	for _, req := range c.sim.Requests() {
+		if !strings.HasPrefix(req.Action, "Describe") && !strings.HasPrefix(req.Action, "Get") {
+			t.Errorf("EC2 %s: not a read", req.Action)
+		}
+	}
+	for _, act := range append(c.kube.Actions(), c.dyn.Actions()...) {
+		if v := act.GetVerb(); v != "get" && v != "list" {
+			t.Errorf("Kubernetes %s %s: not a read", v, act.GetResource().Resource)
 		}
 	}
 }
