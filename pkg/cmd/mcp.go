@@ -86,9 +86,11 @@ func (o *mcpOptions) run(ctx context.Context) error {
 	case o.maxAge < budget.Floor:
 		return usageErrorf("--max-age %s is below %s: collections share EC2's request budget with Karpenter", o.maxAge, budget.Floor)
 	}
-	// Standard output is the protocol's: nothing else may write there.
-	out := o.Out
-	o.Out = io.Discard
+	// Standard output is the protocol's: nothing else may write there. Standard error takes
+	// the tool calls' lines and the collections' notes, which may come at once.
+	out, errOut := o.Out, o.ErrOut
+	o.Out, o.ErrOut = io.Discard, &syncWriter{w: errOut}
+	defer func() { o.Out, o.ErrOut = out, errOut }()
 	o.machineOutput = true
 	what := "the current context"
 	switch {
@@ -109,6 +111,18 @@ func (o *mcpOptions) run(ctx context.Context) error {
 		return collectError(fmt.Errorf("mcp: %w", err))
 	}
 	return nil
+}
+
+// syncWriter serialises the writes of concurrent tool calls.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(b []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(b)
 }
 
 // nopWriteCloser is standard output for the transport, which closes what it writes to.
@@ -336,11 +350,8 @@ func (s *mcpSource) ExplainText(ids []string) (string, error) {
 
 // explainChecks returns the checks of ids as explain reads them, every check for none.
 func (s *mcpSource) explainChecks(ids []string) ([]diagnose.Check, error) {
-	o := &explainOptions{commonOptions: s.o}
-	if err := o.complete(ids); err != nil {
-		return nil, withList(err)
-	}
-	return o.checks, nil
+	checks, err := checksNamed(ids)
+	return checks, withList(err)
 }
 
 func (s *mcpSource) Diff(ctx context.Context, old, new string) (diff.Diff, error) {

@@ -3,11 +3,13 @@ package cmd
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -451,5 +453,41 @@ func TestMCPLiveReadsOnceAndOnlyReads(t *testing.T) {
 		if v := act.GetVerb(); v != "get" && v != "list" {
 			t.Errorf("Kubernetes %s %s: not a read", v, act.GetResource().Resource)
 		}
+	}
+}
+
+// TestMCPConcurrentCalls: an assistant may call tools at once; the answers are the ones each
+// would get alone.
+func TestMCPConcurrentCalls(t *testing.T) {
+	cs := startMCP(t, "demo", "mcp")
+	calls := []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"check", map[string]any{"minSeverity": "critical", "limit": 1}, "instance-not-found"},
+		{"describe", map[string]any{"kind": "subnet", "names": []string{"subnet-0c8ae009df552f60f"}}, `"availableIPs":12`},
+		{"explain", map[string]any{"ids": []string{"subnet-ip-exhaustion"}}, `"id":"subnet-ip-exhaustion"`},
+		{"max-pods", map[string]any{"types": []string{"m5.large"}}, `"secondaryIP":29`},
+	}
+	errs := make(chan string, 4*len(calls))
+	var wg sync.WaitGroup
+	for range 4 {
+		for _, c := range calls {
+			wg.Go(func() {
+				res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: c.tool, Arguments: c.args})
+				switch {
+				case err != nil:
+					errs <- fmt.Sprintf("%s: %v", c.tool, err)
+				case res.IsError || !strings.Contains(res.Content[0].(*sdk.TextContent).Text, c.want):
+					errs <- fmt.Sprintf("%s: %.200s", c.tool, res.Content[0].(*sdk.TextContent).Text)
+				}
+			})
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }

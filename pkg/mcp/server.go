@@ -12,6 +12,7 @@ import (
 	"io"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -89,6 +90,8 @@ func NewServer(src Source, o Options) *sdk.Server {
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
+	// Tool calls run concurrently; each logs one whole line.
+	o.Log = &lineWriter{w: o.Log}
 	ins := instructions
 	if o.Demo {
 		ins += "\nThis server serves karpnet's embedded demo cluster, not a real one."
@@ -163,6 +166,18 @@ func logged[In any](log io.Writer, name string, h func(context.Context, In) (any
 // texter is an answer whose text content is not its JSON: sheets and entries asked for as
 // text.
 type texter interface{ text() string }
+
+// lineWriter serialises the writes of concurrent tool calls.
+type lineWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lineWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}
 
 // oneLine makes an error's message one line: an assistant reads it whole.
 func oneLine(s string) string {

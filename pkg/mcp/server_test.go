@@ -150,6 +150,12 @@ func TestLimitsOnALargeCluster(t *testing.T) {
 	if !strings.Contains(text, `"total":4,"offset":2,"returned":2}`) || !strings.Contains(text, `"name":"c"`) || strings.Contains(text, `"name":"a"`) {
 		t.Errorf("named page: %s", text)
 	}
+	// Past the last name, the page is empty: the source is not asked for no names (which
+	// would be every node).
+	text, _ = callText(t, cs, "describe", map[string]any{"kind": "node", "names": []string{"a"}, "offset": 5})
+	if !strings.Contains(text, `"total":1,"offset":5,"returned":0}`) || !strings.Contains(text, `"sheets":[]`) {
+		t.Errorf("page past the end: %s", text)
+	}
 }
 
 // TestPanicIsAToolError: a fault in one answer is that call's error; the server goes on.

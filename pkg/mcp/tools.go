@@ -206,6 +206,9 @@ func (t tools) describe(ctx context.Context, a DescribeArgs) (any, error) {
 			}
 		}
 		lo, hi, p := page(len(compact), a.Offset, limit)
+		if lo == hi {
+			return describeResult(kind, nil, p), nil
+		}
 		sheets, err := t.src.Describe(ctx, kind, compact[lo:hi], "", text, a.Refresh)
 		if err != nil {
 			return nil, err
@@ -222,6 +225,9 @@ func (t tools) describe(ctx context.Context, a DescribeArgs) (any, error) {
 
 // text is the sheets' texts, when they were asked for as text, and how to read more.
 func (r DescribeResult) text() string {
+	if len(r.Items) == 0 {
+		return ""
+	}
 	var parts []string
 	for _, s := range r.Items {
 		if s.Text == "" {
