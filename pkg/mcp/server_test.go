@@ -111,7 +111,7 @@ func TestLimitsOnALargeCluster(t *testing.T) {
 		{"check", map[string]any{"minSeverity": "critical", "offset": 490}, 10, `"total":500,"offset":490,"returned":10}`},
 		{"describe", map[string]any{"kind": "node", "selector": "a=b"}, 3, `"nextOffset":3`},
 		{"describe", map[string]any{"kind": "node", "selector": "a=b", "limit": 20, "offset": 40}, 10, `"total":50,"offset":40,"returned":10}`},
-		{"diff", map[string]any{"old": "x"}, 20, `call diff again with offset 20`},
+		{"diff", map[string]any{"old": "x"}, 10, `call diff again with offset 10`},
 	} {
 		text, isErr := callText(t, cs, c.tool, c.args)
 		if isErr {

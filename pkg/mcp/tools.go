@@ -23,7 +23,7 @@ const (
 	maxFindings     = 100
 	defaultSheets   = 3
 	maxSheets       = 20
-	defaultChanges  = 20
+	defaultChanges  = 10
 	maxChanges      = 100
 	maxTypes        = 50
 	maxExplain      = 10
@@ -305,7 +305,7 @@ func (t tools) explain(_ context.Context, a ExplainArgs) (any, error) {
 type DiffArgs struct {
 	Old    string `json:"old" jsonschema:"path of the older snapshot file (check --save-snapshot FILE)"`
 	New    string `json:"new,omitempty" jsonschema:"path of the newer snapshot file; leave out to compare with the cluster now"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"items per list (findings added, resolved, changed; nodes), 1 to 100 (default 20)"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"items per list (findings added, resolved, changed; nodes), 1 to 100 (default 10)"`
 	Offset int    `json:"offset,omitempty" jsonschema:"skip this many items of each list"`
 }
 
