@@ -26,6 +26,9 @@ const checkExample = `  # Check every node; exit 1 if any finding is critical
   # Only the subnet checks, as JSON for a pipeline
   %[1]s check --only subnet-ip-exhaustion,subnet-not-selected -o json
 
+  # What matters now: criticals and warnings only (the summary line still counts every finding)
+  %[1]s check --min-severity warning
+
   # A JUnit report for CI, failing on warnings; SARIF for code scanning
   %[1]s check -o junit --fail-on warning > karpnet-junit.xml
   %[1]s check -o sarif > karpnet.sarif
@@ -44,7 +47,10 @@ type checkOptions struct {
 	failOn    string
 	only      []string
 	skip      []string
-	watch     time.Duration
+	// minSeverity is --min-severity: the findings listed; floor is what complete made of it.
+	minSeverity string
+	floor       diagnose.Severity
+	watch       time.Duration
 	// allowUnreachable lets a run over several clusters exit on the findings alone when some
 	// (not all) of them could not be read.
 	allowUnreachable bool
@@ -60,7 +66,7 @@ type checkOptions struct {
 }
 
 func newCmdCheck(common *commonOptions) *cobra.Command {
-	o := &checkOptions{commonOptions: common, output: "table", failOn: "critical"}
+	o := &checkOptions{commonOptions: common, output: "table", failOn: "critical", minSeverity: "info"}
 	cmd := &cobra.Command{
 		Use:   "check [NODE...]",
 		Short: "Flag misconfigured node networking, with stable finding IDs and exit codes",
@@ -97,10 +103,13 @@ exits 130.`,
 	f.StringVar(&o.failOn, "fail-on", o.failOn, "exit 1 when a finding is at or above this severity: critical, warning, info or never")
 	f.StringSliceVar(&o.only, "only", o.only, "run only these check IDs (comma-separated)")
 	f.StringSliceVar(&o.skip, "skip", o.skip, "skip these check IDs (comma-separated)")
+	f.StringVar(&o.minSeverity, "min-severity", o.minSeverity, "list only findings at or above this severity, in every format: critical, warning or info (the summary still counts every finding; --fail-on judges every finding)")
 	f.BoolVar(&o.allowUnreachable, "allow-unreachable", o.allowUnreachable,
 		"with --contexts or --all-contexts, a cluster that cannot be read is a data-unavailable warning instead of exit 3 (exit 3 still when none can be read)")
 	addWatchFlag(f, &o.watch)
 	registerCheckCompletion(cmd, o)
+	registerFlagCompletion(cmd, "min-severity", valueCompletion(
+		diagnose.Critical.String(), diagnose.Warning.String(), diagnose.Info.String()))
 	return cmd
 }
 
@@ -116,6 +125,9 @@ func (o *checkOptions) complete(args []string) error {
 	}
 	o.machineOutput = o.format != printer.Table && o.format != printer.Wide
 	if o.failure, err = parseFailOn(o.failOn); err != nil {
+		return err
+	}
+	if o.floor, err = parseMinSeverity(o.minSeverity); err != nil {
 		return err
 	}
 	if len(o.only) > 0 && len(o.skip) > 0 {
@@ -147,7 +159,7 @@ func (o *checkOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	err = printer.PrintCheck(o.Out, report, o.format, o.styles(), o.ci())
+	err = printer.PrintCheck(o.Out, listed(report, o.floor), o.format, o.styles(), o.ci())
 	switch {
 	case readerLeft(o.Out, err):
 		// The reader had what it wanted (| head): the exit code is still the report's, so a
@@ -230,9 +242,9 @@ func (o *checkOptions) watchFrom(ctx context.Context, prev diagnose.Report) erro
 			continue
 		}
 		if o.format == printer.JSON || o.format == printer.YAML {
-			err = printer.PrintReport(o.Out, next, o.format, st)
+			err = printer.PrintReport(o.Out, listed(next, o.floor), o.format, st)
 		} else {
-			d := diff.Compare(prev, next,
+			d := diff.Compare(listed(prev, o.floor), listed(next, o.floor),
 				diff.Side{Source: fmt.Sprintf("collection %d", shown)}, diff.Side{Source: fmt.Sprintf("collection %d", n)})
 			fmt.Fprintln(o.Out)
 			err = printer.PrintDiff(o.Out, d, printer.Table, st)

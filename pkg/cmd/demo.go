@@ -15,7 +15,8 @@ deliberate faults among mostly healthy nodes. Without a subcommand it opens the 
 (on a terminal; elsewhere use demo check).`,
 		Example: `  kubectl karpnet demo
   kubectl karpnet demo check -o wide
-  kubectl karpnet demo describe node ip-10-0-64-138.us-west-2.compute.internal`,
+  kubectl karpnet demo describe node ip-10-0-64-138.us-west-2.compute.internal
+  kubectl karpnet demo mcp`,
 		Args: subcommandArgs,
 		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
 			common.demo = true
@@ -25,6 +26,6 @@ deliberate faults among mostly healthy nodes. Without a subcommand it opens the 
 	tuiCmd := newCmdTUI(common)
 	cmd.RunE = tuiCmd.RunE
 	cmd.Flags().AddFlag(tuiCmd.Flags().Lookup("watch"))
-	cmd.AddCommand(newCmdCheck(common), newCmdDescribe(common), newCmdServe(common), tuiCmd)
+	cmd.AddCommand(newCmdCheck(common), newCmdDescribe(common), newCmdServe(common), newCmdMCP(common), tuiCmd)
 	return cmd
 }

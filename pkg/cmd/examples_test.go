@@ -274,6 +274,8 @@ func (ex *example) run(t *testing.T) {
 	switch {
 	case leaf.Name() == "serve":
 		r = runServeExample(t, o, args)
+	case leaf.Name() == "mcp":
+		r = runMCPExample(t, o, args)
 	case leaf.Name() == "tui" || leaf.Name() == "demo" || !leaf.HasParent():
 		r = runTUIExample(t, o, args)
 	default:

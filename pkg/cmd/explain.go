@@ -78,21 +78,30 @@ func (o *explainOptions) complete(args []string) error {
 	default:
 		return usageErrorf("-o/--output %q: use json, yaml or markdown, or leave it out for text", o.output)
 	}
-	if err := checkIDsError("", args); err != nil {
-		return err
+	var err error
+	o.checks, err = checksNamed(args)
+	return err
+}
+
+// checksNamed returns the checks of ids, in their order, every check when there is none; an
+// unknown ID is a usage error with "did you mean".
+func checksNamed(ids []string) ([]diagnose.Check, error) {
+	if err := checkIDsError("", ids); err != nil {
+		return nil, err
 	}
-	o.checks = diagnose.Checks()
-	if len(args) > 0 {
-		byID := map[string]diagnose.Check{}
-		for _, c := range o.checks {
-			byID[c.ID] = c
-		}
-		o.checks = o.checks[:0:0]
-		for _, id := range args {
-			o.checks = append(o.checks, byID[id])
-		}
+	checks := diagnose.Checks()
+	if len(ids) == 0 {
+		return checks, nil
 	}
-	return nil
+	byID := map[string]diagnose.Check{}
+	for _, c := range checks {
+		byID[c.ID] = c
+	}
+	out := make([]diagnose.Check, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, byID[id])
+	}
+	return out, nil
 }
 
 // run prints the entries, or the list.

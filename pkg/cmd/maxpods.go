@@ -122,6 +122,25 @@ func (o *maxPodsOptions) complete(args []string) error {
 // run computes the max pods of the types, from the embedded table for the types it knows
 // (unless --live) and from EC2 for the others, and prints them.
 func (o *maxPodsOptions) run(ctx context.Context) error {
+	rows, err := o.rows(ctx)
+	if err != nil {
+		return err
+	}
+	if o.output == "json" {
+		if err := writeMaxPodsJSON(o.Out, rows); err != nil {
+			return outputError("max pods", err)
+		}
+		return nil
+	}
+	if err := writeMaxPodsTable(o.Out, rows, o.density); err != nil {
+		return outputError("max pods table", err)
+	}
+	return nil
+}
+
+// rows computes the max pods of the types, from the embedded table for the types it knows
+// (unless --live) and from EC2 for the others.
+func (o *maxPodsOptions) rows(ctx context.Context) ([]maxpods.Row, error) {
 	rows := make([]maxpods.Row, len(o.types))
 	var ask []string
 	for i, name := range o.types {
@@ -136,7 +155,7 @@ func (o *maxPodsOptions) run(ctx context.Context) error {
 	if len(ask) > 0 {
 		found, region, err := o.describe(ctx, ask)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		var unknown []string
 		for i, name := range o.types {
@@ -156,19 +175,10 @@ func (o *maxPodsOptions) run(ctx context.Context) error {
 			if hint := typeSuggestions(unknown); hint != "" {
 				next = hint + " (or pass the --region where it is offered)"
 			}
-			return usageErrorf("EC2 does not know instance type %s in %s: %s", printableLine(strings.Join(unknown, ", ")), region, next)
+			return nil, usageErrorf("EC2 does not know instance type %s in %s: %s", printableLine(strings.Join(unknown, ", ")), region, next)
 		}
 	}
-	if o.output == "json" {
-		if err := writeMaxPodsJSON(o.Out, rows); err != nil {
-			return outputError("max pods", err)
-		}
-		return nil
-	}
-	if err := writeMaxPodsTable(o.Out, rows, o.density); err != nil {
-		return outputError("max pods table", err)
-	}
-	return nil
+	return rows, nil
 }
 
 // describe reads instance types from EC2 (DescribeInstanceTypes), by name, and says in which

@@ -48,5 +48,5 @@ func clustersText(t *text, r diagnose.Report, wide bool) {
 		line += ", " + t.st.Critical.Style.Render(fmt.Sprintf("%d unreachable", unreachable))
 	}
 	t.line(line + ":")
-	summary(t, r.Summary, r.NodeClaims)
+	summary(t, r.Summary, r.NodeClaims, r.Findings)
 }

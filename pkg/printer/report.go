@@ -112,7 +112,7 @@ func findingsText(t *text, r diagnose.Report, wide bool) {
 		finding(t, 0, f, subject(f), wide)
 	}
 	t.blank()
-	summary(t, r.Summary, r.NodeClaims)
+	summary(t, r.Summary, r.NodeClaims, r.Findings)
 	notRunText(t, r.NotRun, wide)
 }
 
@@ -195,8 +195,11 @@ func subject(f diagnose.Finding) string {
 
 // summary writes "N nodes: O ok, W with warnings, C with criticals, ..." from the summary's
 // counts by status, whose parts add up to N (the report's nodes[]), with non-zero problem
-// counts coloured, then the NodeClaims without a Node (claimSummary).
-func summary(t *text, s diagnose.Summary, claims []diagnose.NodeClaimReport) {
+// counts coloured, then the NodeClaims without a Node (claimSummary), then the findings by
+// severity ("; findings: 1 critical, 2 warning"): a finding on a subnet or a class is on no
+// node's status. listed are the findings the report lists; a severity the summary counts more
+// of was left out of the list (check --min-severity), which the line says.
+func summary(t *text, s diagnose.Summary, claims []diagnose.NodeClaimReport, listed []diagnose.Finding) {
 	count := func(n int, what string, lvl style.Level) string {
 		txt := fmt.Sprintf("%d %s", n, what)
 		if n == 0 {
@@ -231,9 +234,42 @@ func summary(t *text, s diagnose.Summary, claims []diagnose.NodeClaimReport) {
 	for i := range parts[:len(parts)-1] {
 		parts[i] += ","
 	}
+	if found := findingCounts(t, s, listed); len(found) > 0 {
+		// One part, so that a wrapped line breaks before the counts, not among them.
+		parts[len(parts)-1] += ";"
+		parts = append(parts, "findings: "+strings.Join(found, " "))
+	}
 	for _, l := range pack(parts, " ", t.limit()) {
 		t.line(l)
 	}
+}
+
+// findingCounts are the parts of the summary line that count the findings by severity, worst
+// first and only those there are ("1 critical,", "2 warning"), then those of them the list
+// leaves out ("(4 info not listed)"); none without findings.
+func findingCounts(t *text, s diagnose.Summary, listed []diagnose.Finding) []string {
+	shown := map[string]int{}
+	for _, f := range listed {
+		shown[f.Severity.String()]++
+	}
+	var parts, hidden []string
+	for sev := diagnose.Critical; sev >= diagnose.Info; sev-- {
+		n := max(s.Findings[sev.String()], shown[sev.String()])
+		if n == 0 {
+			continue
+		}
+		parts = append(parts, t.st.Level(sev.String()).Style.Render(fmt.Sprintf("%d %s", n, sev)))
+		if left := n - shown[sev.String()]; left > 0 {
+			hidden = append(hidden, fmt.Sprintf("%d %s", left, sev))
+		}
+	}
+	for i := range parts[:max(len(parts)-1, 0)] {
+		parts[i] += ","
+	}
+	if len(hidden) > 0 {
+		parts = append(parts, "("+strings.Join(hidden, ", ")+" not listed)")
+	}
+	return parts
 }
 
 // skippedKinds says what the skipped nodes are, e.g. "1 Fargate, 1 hybrid"; "not EC2" for

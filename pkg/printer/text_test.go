@@ -144,8 +144,22 @@ func TestSummaryCounts(t *testing.T) {
 		name    string
 		summary diagnose.Summary
 		claims  []diagnose.NodeClaimReport
+		listed  []diagnose.Finding
 		want    string
 	}{
+		{
+			// A critical finding on a subnet is on no node's status: the line still counts it.
+			name:    "a critical finding on no node",
+			summary: diagnose.Summary{Nodes: 2, Clean: 2, Findings: map[string]int{"critical": 1, "warning": 0, "info": 0}},
+			listed:  []diagnose.Finding{{ID: "subnet-ip-exhaustion", Severity: diagnose.Critical, Resource: "subnet/subnet-1"}},
+			want:    "2 nodes: 2 ok, 0 with warnings, 0 with criticals; findings: 1 critical",
+		},
+		{
+			name:    "findings the list leaves out",
+			summary: diagnose.Summary{Nodes: 1, WithCritical: 1, Findings: map[string]int{"critical": 1, "warning": 2, "info": 4}},
+			listed:  []diagnose.Finding{{ID: "instance-not-found", Severity: diagnose.Critical, Node: "a"}},
+			want:    "1 node: 0 ok, 0 with warnings, 1 with criticals;\nfindings: 1 critical, 2 warning, 4 info (2 warning, 4 info not listed)",
+		},
 		{
 			name:    "one node",
 			summary: diagnose.Summary{Nodes: 1, Clean: 1},
@@ -203,7 +217,7 @@ func TestSummaryCounts(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tx := &text{st: plainStyles()}
-			summary(tx, tt.summary, tt.claims)
+			summary(tx, tt.summary, tt.claims, tt.listed)
 			if got := strings.TrimSuffix(tx.b.String(), "\n"); got != tt.want {
 				t.Errorf("summary = %q, want %q", got, tt.want)
 			}
