@@ -10,6 +10,7 @@ func agentChecks() []Check {
 		ciliumIPAMOperatorError,
 		nodePoolStartupTaintMissing,
 		networkPolicyNotEnforced,
+		policyAgentVersionMismatch,
 		instanceNetworkAllowanceExceeded,
 		connectionTrackingNotInherited,
 	}
