@@ -11,6 +11,8 @@ func joinChecks() []Check {
 		subnetNoEgressRoute,
 		securityGroupEgressBlocked,
 		networkACLBlocksNodeTraffic,
+		vpcDNSDisabled,
+		dhcpOptionsCustomDNS,
 		instanceOrphaned,
 	}
 }

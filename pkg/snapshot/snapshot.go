@@ -69,6 +69,10 @@ type Snapshot struct {
 	// Calico is the namespace of the calico-node DaemonSet when karpnet looked for one (beside
 	// the policies) and found it: Calico then enforces the policies beside the VPC CNI.
 	Calico string `json:"calico,omitempty"`
+	// CoreDNS are the kube-system pods labelled k8s-app=kube-dns; PolicyAgentPods the aws-node
+	// pods, read only when aws-node's network policy agent is on and policies exist (dns.go).
+	CoreDNS         []SystemPod `json:"coreDNS,omitempty"`
+	PolicyAgentPods []SystemPod `json:"policyAgentPods,omitempty"`
 	// Events are the Events about NodeClaims and NodePools.
 	Events []KubeEvent `json:"events,omitempty"`
 	// NodeEvents are the EKS node monitoring agent's Events about nodes whose instance went
@@ -86,6 +90,9 @@ type Snapshot struct {
 	NATGateways  []NATGateway  `json:"natGateways,omitempty"`
 	VPCEndpoints []VPCEndpoint `json:"vpcEndpoints,omitempty"`
 	NetworkACLs  []NetworkACL  `json:"networkACLs,omitempty"`
+	// The DNS of the cluster's VPCs (dns.go): each VPC's DNS attributes and DHCP options set.
+	VPCs        []VPC         `json:"vpcs,omitempty"`
+	DHCPOptions []DHCPOptions `json:"dhcpOptions,omitempty"`
 	// What else holds addresses (interfaces.go): the interfaces of the subnets prefixes are
 	// carved from (AddressSubnets lists the subnets whose every interface and CIDR reservation
 	// was read) that are not the instances' own, and the interfaces left available in the
