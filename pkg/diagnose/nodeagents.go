@@ -11,6 +11,8 @@ func agentChecks() []Check {
 		nodePoolStartupTaintMissing,
 		networkPolicyNotEnforced,
 		policyAgentVersionMismatch,
+		policyAgentUnhealthy,
+		coreDNSConcentrated,
 		instanceNetworkAllowanceExceeded,
 		connectionTrackingNotInherited,
 	}
