@@ -60,8 +60,9 @@ func (r *ec2Result) dnsTasks(ctx context.Context, g *errgroup.Group, call ec2Cal
 					}
 				}
 			})
+			// One call at a time: this task holds one of the ec2Concurrency slots of g.
 			var inner errgroup.Group
-			inner.SetLimit(2)
+			inner.SetLimit(1)
 			if len(sets) > 0 {
 				inner.Go(func() error {
 					opts, err := call.dhcpOptions(ctx, sets.sorted())
