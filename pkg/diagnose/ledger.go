@@ -103,7 +103,7 @@ const (
 
 // versionFacts are the release facts checks compare versions with, each with where it was read.
 var versionFacts = []VersionFact{
-	{UpstreamVPCCNI, ipamdSocketSince, "CHANGELOG.md (v1.23.0)", "v1.23.0",
+	{UpstreamVPCCNI, ipamdSocketSince, "CHANGELOG.md (the v1.23.0 warning)", "v1.23.0",
 		"v1.23.0 must run with network policy agent v1.4.1: #3739 moves ipamd's gRPC server from a TCP port to a Unix " +
 			"domain socket"},
 	{UpstreamVPCCNI, ipamdSocketSince, "pkg/ipamd/rpc_handler.go (ipamdGRPCSocketPath, runRPCHandlerWithSocketPath)", "v1.23.0",
