@@ -58,8 +58,9 @@ type Snapshot struct {
 	Cilium          *Cilium          `json:"cilium,omitempty"`
 	CiliumNodes     []CiliumNode     `json:"ciliumNodes,omitempty"`
 	SandboxFailures []SandboxFailure `json:"sandboxFailures,omitempty"`
-	// NetworkPolicies counts the policies of each kind, read only where nothing may enforce
-	// them (policy.go); VPCCNIConfig holds the amazon-vpc-cni ConfigMap's keys karpnet reads,
+	// NetworkPolicies counts the policies of each kind, read where nothing may enforce them
+	// (policy.go), and one NetworkPolicy where aws-node's agent enforces them, to tell whether any
+	// exists (dns.go); VPCCNIConfig holds the amazon-vpc-cni ConfigMap's keys karpnet reads,
 	// read when EKS Auto Mode nodes run or aws-node's network policy agent is on, and
 	// VPCCNIConfigState says whether karpnet read it and found it (ConfigMapFound,
 	// ConfigMapNotFound; empty when it was not read, as in snapshots of older versions).
