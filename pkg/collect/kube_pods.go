@@ -17,6 +17,9 @@ import (
 // the agent and the controller are on, one NetworkPolicy is listed to tell.
 func (c *Collector) kubeSystemPods(ctx context.Context, s *snapshot.Snapshot) error {
 	pods, err := c.kubeListPods(ctx, snapshot.CoreDNSSelector)
+	if apierrors.IsNotFound(err) {
+		err = nil // a list answered NotFound: the API server serves no pods, so there are none
+	}
 	if err != nil {
 		if err := c.kubeFail(s, snapshot.SourceCoreDNSPods, "list", "pods in kube-system", err); err != nil {
 			return err
@@ -47,6 +50,9 @@ func (c *Collector) kubeSystemPods(ctx context.Context, s *snapshot.Snapshot) er
 		return nil
 	}
 	pods, err = c.kubeListPods(ctx, snapshot.AWSNodeSelector)
+	if apierrors.IsNotFound(err) {
+		err = nil
+	}
 	if err != nil {
 		if err := c.kubeFail(s, snapshot.SourceAWSNodePods, "list", "pods in kube-system", err); err != nil {
 			return err
