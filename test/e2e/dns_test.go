@@ -134,6 +134,36 @@ func TestDNSPathAndPolicyAgent(t *testing.T) {
 		t.Errorf("findings with CoreDNS on one node (-want +got):\n%s", diff)
 	}
 
+	// The node's aws-node pod with its agent crash-looping, as the kubelet reports it.
+	agentPod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "aws-node-x7k2p", Namespace: "kube-system",
+		Labels: map[string]string{"k8s-app": "aws-node"}}, Spec: corev1.PodSpec{NodeName: "ip-10-0-0-10" + dom,
+		Containers: []corev1.Container{{Name: "aws-node", Image: "amazon-k8s-cni:v1.23.1"},
+			{Name: "aws-eks-nodeagent", Image: "aws-network-policy-agent:v1.4.2"}}}}
+	agentPod, err := w.kube.CoreV1().Pods("kube-system").Create(t.Context(), agentPod, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("creating the aws-node pod: %v", err)
+	}
+	agentPod.Status = corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{
+		{Name: "aws-node", Ready: true, Image: "amazon-k8s-cni:v1.23.1"},
+		{Name: "aws-eks-nodeagent", RestartCount: 9, Image: "aws-network-policy-agent:v1.4.2",
+			State:                corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff"}},
+			LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{Reason: "Error", ExitCode: 1}}},
+	}}
+	if _, err := w.kube.CoreV1().Pods("kube-system").UpdateStatus(t.Context(), agentPod, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("writing the aws-node pod's status: %v", err)
+	}
+	rep = check()
+	want = []finding{
+		{"coredns-replicas-concentrated", "warning", "", "deployment/kube-system/coredns"},
+		{"network-policy-agent-unhealthy", "warning", "ip-10-0-0-10" + dom, "node/ip-10-0-0-10" + dom},
+	}
+	if diff := cmpDiff(want, rep.set()); diff != "" {
+		t.Errorf("findings with the agent crash-looping (-want +got):\n%s", diff)
+	}
+	if err := w.kube.CoreV1().Pods("kube-system").Delete(t.Context(), "aws-node-x7k2p", metav1.DeleteOptions{GracePeriodSeconds: new(int64)}); err != nil {
+		t.Fatalf("deleting the aws-node pod: %v", err)
+	}
+
 	// An agent before v1.4.1 beside VPC CNI v1.23.1, policies on: critical.
 	if err := w.kube.AppsV1().DaemonSets("kube-system").Delete(t.Context(), "aws-node", metav1.DeleteOptions{}); err != nil {
 		t.Fatalf("deleting aws-node: %v", err)
