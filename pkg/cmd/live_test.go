@@ -34,10 +34,11 @@ func TestLiveHealthyCluster(t *testing.T) {
 
 	// Requests must not grow per node: ceil(N/200) DescribeInstances, one call per other kind,
 	// one of each network kind and one DescribeNetworkInterfaces of the available interfaces
-	// per 200 VPCs, and one DescribeInstances by cluster tag (nothing carves prefixes, so no
-	// subnet is read for its addresses).
+	// per 200 VPCs, one DescribeInstances by cluster tag (nothing carves prefixes, so no
+	// subnet is read for its addresses), and the VPC's DNS: a DescribeVpcs and its two
+	// attributes (no DHCP options set).
 	const nodes, vpcs = 2, 1
-	budget := (nodes+199)/200 + 4 + 5*((vpcs+199)/200) + 1
+	budget := (nodes+199)/200 + 4 + 5*((vpcs+199)/200) + 1 + (vpcs+199)/200 + 2*vpcs
 	if got := c.sim.Total(); got == 0 || got > budget {
 		t.Errorf("EC2 requests: got %d, want between 1 and %d", got, budget)
 	}

@@ -280,6 +280,18 @@ func (c *BudgetedEC2) DescribeNetworkAcls(ctx context.Context, in *ec2.DescribeN
 	return budgeted(c, ctx, in, optFns, c.api.DescribeNetworkAcls)
 }
 
+func (c *BudgetedEC2) DescribeVpcs(ctx context.Context, in *ec2.DescribeVpcsInput, optFns ...func(*ec2.Options)) (*ec2.DescribeVpcsOutput, error) {
+	return budgeted(c, ctx, in, optFns, c.api.DescribeVpcs)
+}
+
+func (c *BudgetedEC2) DescribeVpcAttribute(ctx context.Context, in *ec2.DescribeVpcAttributeInput, optFns ...func(*ec2.Options)) (*ec2.DescribeVpcAttributeOutput, error) {
+	return budgeted(c, ctx, in, optFns, c.api.DescribeVpcAttribute)
+}
+
+func (c *BudgetedEC2) DescribeDhcpOptions(ctx context.Context, in *ec2.DescribeDhcpOptionsInput, optFns ...func(*ec2.Options)) (*ec2.DescribeDhcpOptionsOutput, error) {
+	return budgeted(c, ctx, in, optFns, c.api.DescribeDhcpOptions)
+}
+
 func (c *BudgetedEC2) DescribeNetworkInterfaces(ctx context.Context, in *ec2.DescribeNetworkInterfacesInput, optFns ...func(*ec2.Options)) (*ec2.DescribeNetworkInterfacesOutput, error) {
 	return budgeted(c, ctx, in, optFns, c.api.DescribeNetworkInterfaces)
 }

@@ -27,6 +27,9 @@ type EC2API interface {
 	DescribeVpcEndpoints(context.Context, *ec2.DescribeVpcEndpointsInput, ...func(*ec2.Options)) (*ec2.DescribeVpcEndpointsOutput, error)
 	DescribeNetworkAcls(context.Context, *ec2.DescribeNetworkAclsInput, ...func(*ec2.Options)) (*ec2.DescribeNetworkAclsOutput, error)
 	DescribeNetworkInterfaces(context.Context, *ec2.DescribeNetworkInterfacesInput, ...func(*ec2.Options)) (*ec2.DescribeNetworkInterfacesOutput, error)
+	DescribeVpcs(context.Context, *ec2.DescribeVpcsInput, ...func(*ec2.Options)) (*ec2.DescribeVpcsOutput, error)
+	DescribeVpcAttribute(context.Context, *ec2.DescribeVpcAttributeInput, ...func(*ec2.Options)) (*ec2.DescribeVpcAttributeOutput, error)
+	DescribeDhcpOptions(context.Context, *ec2.DescribeDhcpOptionsInput, ...func(*ec2.Options)) (*ec2.DescribeDhcpOptionsOutput, error)
 	GetSubnetCidrReservations(context.Context, *ec2.GetSubnetCidrReservationsInput, ...func(*ec2.Options)) (*ec2.GetSubnetCidrReservationsOutput, error)
 }
 
@@ -41,6 +44,7 @@ type ec2Result struct {
 	placementGroups []snapshot.PlacementGroup
 	instanceTypes   []snapshot.InstanceType
 	network         ec2Network
+	dns             ec2DNS
 	addresses       ec2Addresses
 	failures        []ec2Failure
 	// regionSubnets are the subnets read, by the Region they were read in.
@@ -173,6 +177,7 @@ func (r *ec2Result) fill(s *snapshot.Snapshot, instances []snapshot.Instance) {
 	s.PlacementGroups = ec2SortUnique(r.placementGroups, func(v snapshot.PlacementGroup) string { return cmp.Or(v.ID, v.Name) })
 	s.InstanceTypes = ec2SortUnique(r.instanceTypes, func(v snapshot.InstanceType) string { return v.Name })
 	r.fillNetwork(s)
+	r.fillDNS(s)
 	r.fillAddresses(s)
 	slices.SortStableFunc(r.failures, func(a, b ec2Failure) int { return strings.Compare(a.gap.Source, b.gap.Source) })
 	s.Gaps = append(s.Gaps, ec2Gaps(r.failures, r.main)...)

@@ -77,6 +77,8 @@ func TestCollectEC2Converts(t *testing.T) {
 	want.PlacementGroups = []snapshot.PlacementGroup{pg}
 	want.Subnets = []snapshot.Subnet{subnet}
 	want.AvailableVPCs = []string{"vpc-1"}
+	on := true
+	want.VPCs = []snapshot.VPC{{ID: "vpc-1", DHCPOptionsID: snapshot.DefaultDHCPOptions, DNSSupport: &on, DNSHostnames: &on}}
 	if diff := cmp.Diff(want, s); diff != "" {
 		t.Errorf("snapshot (-want +got):\n%s", diff)
 	}
@@ -130,6 +132,18 @@ func (ec2OddAPI) DescribeVpcEndpoints(context.Context, *ec2.DescribeVpcEndpoints
 func (ec2OddAPI) DescribeNetworkAcls(context.Context, *ec2.DescribeNetworkAclsInput, ...func(*ec2.Options)) (*ec2.DescribeNetworkAclsOutput, error) {
 	return &ec2.DescribeNetworkAclsOutput{NetworkAcls: []types.NetworkAcl{{}, {NetworkAclId: aws.String("acl-a"), VpcId: aws.String("vpc-a"),
 		Associations: []types.NetworkAclAssociation{{}}, Entries: []types.NetworkAclEntry{{}, {PortRange: &types.PortRange{}}}}}}, nil
+}
+
+func (ec2OddAPI) DescribeVpcs(context.Context, *ec2.DescribeVpcsInput, ...func(*ec2.Options)) (*ec2.DescribeVpcsOutput, error) {
+	return &ec2.DescribeVpcsOutput{}, nil
+}
+
+func (ec2OddAPI) DescribeVpcAttribute(context.Context, *ec2.DescribeVpcAttributeInput, ...func(*ec2.Options)) (*ec2.DescribeVpcAttributeOutput, error) {
+	return &ec2.DescribeVpcAttributeOutput{}, nil
+}
+
+func (ec2OddAPI) DescribeDhcpOptions(context.Context, *ec2.DescribeDhcpOptionsInput, ...func(*ec2.Options)) (*ec2.DescribeDhcpOptionsOutput, error) {
+	return &ec2.DescribeDhcpOptionsOutput{}, nil
 }
 
 func (ec2OddAPI) DescribeNetworkInterfaces(context.Context, *ec2.DescribeNetworkInterfacesInput, ...func(*ec2.Options)) (*ec2.DescribeNetworkInterfacesOutput, error) {

@@ -47,7 +47,7 @@ func (e *ec2Read) describeRegion(ctx context.Context, s *snapshot.Snapshot, regi
 	// subnet the references name is in, and the prefix subnets, once the subnets are read.
 	vpcs := ec2VPCsOf(nil, instances)
 	var both sync.WaitGroup
-	both.Go(func() { e.describeVPCs(ctx, call, vpcs, nil, known, perSubnet) })
+	both.Go(func() { e.describeVPCs(ctx, call, vpcs, nil, known, perSubnet, true) })
 	e.result.describeReferences(ctx, call, refs)
 	both.Wait()
 	if !e.result.stopped(region) {
@@ -58,7 +58,7 @@ func (e *ec2Read) describeRegion(ctx context.Context, s *snapshot.Snapshot, regi
 			prefix = ec2PrefixSubnets(s, read)
 		}
 		if len(more) > 0 || len(prefix) > 0 {
-			e.describeVPCs(ctx, call, more, prefix, known, perSubnet)
+			e.describeVPCs(ctx, call, more, prefix, known, perSubnet, false)
 		}
 		vpcs = append(vpcs, more...)
 	}
@@ -66,7 +66,7 @@ func (e *ec2Read) describeRegion(ctx context.Context, s *snapshot.Snapshot, regi
 	if cluster != nil {
 		found = <-cluster
 		if extra := ec2Without(ec2VPCsOf(nil, found), vpcs); len(extra) > 0 && !e.result.stopped(region) {
-			e.describeVPCs(ctx, call, extra, nil, known, nil)
+			e.describeVPCs(ctx, call, extra, nil, known, nil, true)
 			vpcs = append(vpcs, extra...)
 		}
 	}
@@ -85,13 +85,18 @@ func (e *ec2Read) describeRegion(ctx context.Context, s *snapshot.Snapshot, regi
 // describeVPCs reads, all at once bounded by ec2Concurrency, the way out of vpcs, the
 // interfaces left available in them (not in a run scoped to some nodes: like the search for
 // the cluster's instances, they are the cluster's, not the nodes'), and every interface and
-// CIDR reservation of the prefix subnets.
-func (e *ec2Read) describeVPCs(ctx context.Context, call ec2Call, vpcs, prefix []string, known map[string]bool, perSubnet map[string]int) {
+// CIDR reservation of the prefix subnets; with dns, the DNS of the VPCs (instances' VPCs, where
+// nodes resolve, not those only a subnet of an ENIConfig or a class is in), also not in a run
+// scoped to some nodes.
+func (e *ec2Read) describeVPCs(ctx context.Context, call ec2Call, vpcs, prefix []string, known map[string]bool, perSubnet map[string]int, dns bool) {
 	var g errgroup.Group
 	g.SetLimit(ec2Concurrency)
 	e.result.networkTasks(ctx, &g, call, vpcs)
 	if !e.scoped {
 		e.result.availableTasks(ctx, &g, call, vpcs, known)
+	}
+	if dns && !e.scoped {
+		e.result.dnsTasks(ctx, &g, call, vpcs)
 	}
 	e.result.subnetAddressTasks(ctx, &g, call, prefix, known, perSubnet)
 	_ = g.Wait() // tasks report through r.add and never return an error

@@ -46,10 +46,11 @@ func TestCollectEC2Batches(t *testing.T) {
 				t.Errorf("DescribeInstances batch sizes (-want +got):\n%s", diff)
 			}
 			// ceil(nodes/200) DescribeInstances, one call for each other kind, one of each
-			// network kind and one for the available interfaces of the one VPC; no cluster
-			// name, so no search by cluster tag; nothing carves prefixes, so no subnet is read
-			// for its addresses.
-			if got, limit := w.sim.Total(), (tt.nodes+199)/200+4+4+1; got > limit {
+			// network kind and one for the available interfaces of the one VPC, its DescribeVpcs
+			// and its two DNS attributes (no DHCP options set: none read); no cluster name, so no
+			// search by cluster tag; nothing carves prefixes, so no subnet is read for its
+			// addresses.
+			if got, limit := w.sim.Total(), (tt.nodes+199)/200+4+4+1+3; got > limit {
 				t.Errorf("got %d requests, want at most %d", got, limit)
 			}
 			for _, action := range []string{ec2sim.DescribeSubnets, ec2sim.DescribeSecurityGroups,

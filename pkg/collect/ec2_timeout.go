@@ -77,6 +77,18 @@ func (t ec2RequestTimeout) DescribeNetworkAcls(ctx context.Context, in *ec2.Desc
 	return ec2Bounded(ctx, t, "DescribeNetworkAcls", in, opts, t.api.DescribeNetworkAcls)
 }
 
+func (t ec2RequestTimeout) DescribeVpcs(ctx context.Context, in *ec2.DescribeVpcsInput, opts ...func(*ec2.Options)) (*ec2.DescribeVpcsOutput, error) {
+	return ec2Bounded(ctx, t, "DescribeVpcs", in, opts, t.api.DescribeVpcs)
+}
+
+func (t ec2RequestTimeout) DescribeVpcAttribute(ctx context.Context, in *ec2.DescribeVpcAttributeInput, opts ...func(*ec2.Options)) (*ec2.DescribeVpcAttributeOutput, error) {
+	return ec2Bounded(ctx, t, "DescribeVpcAttribute", in, opts, t.api.DescribeVpcAttribute)
+}
+
+func (t ec2RequestTimeout) DescribeDhcpOptions(ctx context.Context, in *ec2.DescribeDhcpOptionsInput, opts ...func(*ec2.Options)) (*ec2.DescribeDhcpOptionsOutput, error) {
+	return ec2Bounded(ctx, t, "DescribeDhcpOptions", in, opts, t.api.DescribeDhcpOptions)
+}
+
 func (t ec2RequestTimeout) DescribeNetworkInterfaces(ctx context.Context, in *ec2.DescribeNetworkInterfacesInput, opts ...func(*ec2.Options)) (*ec2.DescribeNetworkInterfacesOutput, error) {
 	return ec2Bounded(ctx, t, "DescribeNetworkInterfaces", in, opts, t.api.DescribeNetworkInterfaces)
 }

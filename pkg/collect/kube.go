@@ -151,6 +151,9 @@ func (c *Collector) kubeAfterNodes(ctx context.Context, s *snapshot.Snapshot, sc
 		if err := c.kubePolicies(ctx, s); err != nil {
 			return err
 		}
+		if err := c.kubeSystemPods(ctx, s); err != nil {
+			return err
+		}
 	}
 	kubeKeepReadAnnotations(s)
 	if kubeScoped(scope) {

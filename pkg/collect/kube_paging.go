@@ -6,12 +6,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// kubeMaxPages is the most pages karpnet follows in one Kubernetes list. The node list is the
-// only one read in pages (custom resources and events come from the watch cache in one
-// answer): 100,000 nodes, past the largest EKS clusters, are 200 pages of 500, so 1,000 pages
-// leave five times that, while a server whose continue tokens never end costs at most 1,000
-// requests (20 s at the 50 requests per second karpnet allows itself) instead of a run that
-// never ends.
+// kubeMaxPages is the most pages karpnet follows in one Kubernetes list. The node list and
+// kube-system's pods by label are the only ones read in pages (custom resources and events
+// come from the watch cache in one answer): 100,000 nodes, past the largest EKS clusters, are
+// 200 pages of 500, so 1,000 pages leave five times that, while a server whose continue tokens
+// never end costs at most 1,000 requests (20 s at the 50 requests per second karpnet allows
+// itself) instead of a run that never ends.
 const kubeMaxPages = 1000
 
 // kubePagingError is a list whose continue tokens would not end: a token came back that had

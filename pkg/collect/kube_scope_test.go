@@ -160,10 +160,12 @@ func TestCollectKubePagination(t *testing.T) {
 			"nodes": 2, "events": 12, "nodeclaims": 2, "nodepools": 2, "ec2nodeclasses": 2, "eniconfigs": 1,
 			// aws-node's policy agent is off and no NetworkPolicy exists: the VPC CNI's own kinds are counted.
 			"networkpolicies": 1, "clusternetworkpolicies": 1, "applicationnetworkpolicies": 1,
+			// The CoreDNS pods, by label (none in the fixture: one page).
+			"pods": 1,
 		}},
 		{"default page size", 0, 500, map[string]int{
 			"nodes": 1, "events": 4, "nodeclaims": 1, "nodepools": 1, "ec2nodeclasses": 1, "eniconfigs": 1,
-			"networkpolicies": 1, "clusternetworkpolicies": 1, "applicationnetworkpolicies": 1,
+			"networkpolicies": 1, "clusternetworkpolicies": 1, "applicationnetworkpolicies": 1, "pods": 1,
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -258,6 +258,18 @@ func (p ec2Paced) DescribeNetworkAcls(ctx context.Context, in *ec2.DescribeNetwo
 	return ec2PacedCall(ctx, p, in, opts, p.api.DescribeNetworkAcls)
 }
 
+func (p ec2Paced) DescribeVpcs(ctx context.Context, in *ec2.DescribeVpcsInput, opts ...func(*ec2.Options)) (*ec2.DescribeVpcsOutput, error) {
+	return ec2PacedCall(ctx, p, in, opts, p.api.DescribeVpcs)
+}
+
+func (p ec2Paced) DescribeVpcAttribute(ctx context.Context, in *ec2.DescribeVpcAttributeInput, opts ...func(*ec2.Options)) (*ec2.DescribeVpcAttributeOutput, error) {
+	return ec2PacedCall(ctx, p, in, opts, p.api.DescribeVpcAttribute)
+}
+
+func (p ec2Paced) DescribeDhcpOptions(ctx context.Context, in *ec2.DescribeDhcpOptionsInput, opts ...func(*ec2.Options)) (*ec2.DescribeDhcpOptionsOutput, error) {
+	return ec2PacedCall(ctx, p, in, opts, p.api.DescribeDhcpOptions)
+}
+
 func (p ec2Paced) DescribeNetworkInterfaces(ctx context.Context, in *ec2.DescribeNetworkInterfacesInput, opts ...func(*ec2.Options)) (*ec2.DescribeNetworkInterfacesOutput, error) {
 	return ec2PacedCall(ctx, p, in, opts, p.api.DescribeNetworkInterfaces)
 }

@@ -12,6 +12,8 @@ func joinChecks() []Check {
 		subnetNoEgressRoute,
 		securityGroupEgressBlocked,
 		networkACLBlocksNodeTraffic,
+		vpcDNSDisabled,
+		dhcpOptionsCustomDNS,
 		instanceOrphaned,
 	}
 }

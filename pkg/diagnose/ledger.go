@@ -80,3 +80,46 @@ type Verified struct {
 	File    string
 	Fact    string
 }
+
+// VersionFact is one fact about an upstream release that a check compares a cluster's images
+// with: from Since on, Project behaves as Fact says, as read in File at the ledger's pin (or the
+// tag Read names, for a fact about an older release).
+type VersionFact struct {
+	Project Upstream
+	Since   string
+	File    string
+	Read    string
+	Fact    string
+}
+
+// The releases the network policy agent check pairs (policyAgentPairing).
+const (
+	// ipamdSocketSince is the VPC CNI release whose ipamd serves its gRPC API on a Unix socket
+	// instead of TCP 127.0.0.1:50051.
+	ipamdSocketSince = "1.23.0"
+	// agentSocketSince is the network policy agent release that dials ipamd on that socket.
+	agentSocketSince = "1.4.1"
+)
+
+// versionFacts are the release facts checks compare versions with, each with where it was read.
+var versionFacts = []VersionFact{
+	{UpstreamVPCCNI, ipamdSocketSince, "CHANGELOG.md (the v1.23.0 warning)", "v1.23.0",
+		"v1.23.0 must run with network policy agent v1.4.1: #3739 moves ipamd's gRPC server from a TCP port to a Unix " +
+			"domain socket"},
+	{UpstreamVPCCNI, ipamdSocketSince, "pkg/ipamd/rpc_handler.go (ipamdGRPCSocketPath, runRPCHandlerWithSocketPath)", "v1.23.0",
+		"ipamd listens on unix:/var/run/aws-node/ipamd.sock only; v1.22.4 listens on tcp 127.0.0.1:50051 only (ipamdgRPCaddress)"},
+	{UpstreamVPCCNI, ipamdSocketSince, "charts/aws-vpc-cni/values.yaml (nodeAgent.image.tag)", "v1.23.0",
+		"the v1.23.0 chart pairs image v1.23.0 with the agent's v1.4.1"},
+	{UpstreamPolicyAgent, agentSocketSince, "main.go (LOCAL_IPAMD_ADDRESS, getNetworkPolicyConfigsFromIpamd)", "v1.4.1",
+		"the agent dials ipamd at unix:///var/run/aws-node/ipamd.sock (v1.4.0: 127.0.0.1:50051) and, with " +
+			"--enable-network-policy, exits when it gets no network policy mode from ipamd (lo.Must2) before it serves " +
+			"npa.sock; with the flag off it never calls ipamd"},
+	{UpstreamVPCCNI, ipamdSocketSince, "cmd/routed-eni-cni-plugin/cni.go (add)", "v1.23.0",
+		"when ipamd has a network policy mode (NETWORK_POLICY_ENFORCING_MODE, \"standard\" in the manifest), every pod's " +
+			"ADD dials the agent's npa.sock and fails with \"failed to setup network policy\" when it cannot"},
+}
+
+// VersionFacts returns the release facts checks compare versions with.
+func VersionFacts() []VersionFact {
+	return append([]VersionFact(nil), versionFacts...)
+}

@@ -10,6 +10,9 @@ func agentChecks() []Check {
 		ciliumIPAMOperatorError,
 		nodePoolStartupTaintMissing,
 		networkPolicyNotEnforced,
+		policyAgentVersionMismatch,
+		policyAgentUnhealthy,
+		coreDNSConcentrated,
 		instanceNetworkAllowanceExceeded,
 		connectionTrackingNotInherited,
 	}

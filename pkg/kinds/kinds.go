@@ -26,6 +26,10 @@ const (
 	DaemonSet = "daemonset"
 	// ConfigMap is a ConfigMap of settings (configmap/kube-system/amazon-vpc-cni).
 	ConfigMap = "configmap"
+	// VPC is a VPC (vpc/vpc-0abc), the subject of its DNS settings.
+	VPC = "vpc"
+	// Deployment is a Deployment (deployment/kube-system/coredns).
+	Deployment = "deployment"
 	// Zone is an availability zone (zone/us-west-2b), the subject of what fails across one
 	// zone's subnets and NodePools.
 	Zone = "zone"
@@ -68,6 +72,8 @@ var table = []Kind{
 	{Name: ENIConfig, Subject: ENIConfig, Object: "ENIConfig", Plural: "eniconfigs"},
 	{Name: DaemonSet, Subject: DaemonSet, Object: "DaemonSet", Plural: "daemonsets", Aliases: []string{"ds"}},
 	{Name: ConfigMap, Subject: ConfigMap, Object: "ConfigMap", Plural: "configmaps", Aliases: []string{"cm"}},
+	{Name: VPC, Subject: VPC, Object: "VPC", Plural: "vpcs"},
+	{Name: Deployment, Subject: Deployment, Object: "Deployment", Plural: "deployments", Aliases: []string{"deploy"}},
 	{Name: Zone, Subject: Zone, Object: "zone", Plural: "zones"},
 	{Name: Source, Subject: Source, Object: "source", Plural: "sources"},
 }

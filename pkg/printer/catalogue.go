@@ -50,7 +50,8 @@ func cell(text string) string {
 }
 
 // LedgerMarkdown writes the ledger of docs/checks.md: each upstream project with its repository,
-// the version every check's rules were verified against, and how many checks name a file of it.
+// the version every check's rules were verified against, and how many checks name a file of it;
+// then the release facts that checks compare versions with.
 func LedgerMarkdown(w io.Writer, checks []diagnose.Check) error {
 	uses := map[diagnose.Upstream]int{}
 	for _, c := range checks {
@@ -67,6 +68,12 @@ func LedgerMarkdown(w io.Writer, checks []diagnose.Check) error {
 	b.WriteString("|---|---|---|---|\n")
 	for _, p := range diagnose.Ledger() {
 		fmt.Fprintf(&b, "| %s | %s | %s | %d |\n", p.Project, p.Repository, p.Version, uses[p.Project])
+	}
+	b.WriteString("\nThe release facts checks compare a cluster's images with, each read at the tag named:\n\n")
+	b.WriteString("| upstream | from release | file (tag) | fact |\n")
+	b.WriteString("|---|---|---|---|\n")
+	for _, f := range diagnose.VersionFacts() {
+		fmt.Fprintf(&b, "| %s | %s | %s (%s) | %s |\n", f.Project, f.Since, f.File, f.Read, f.Fact)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -57,7 +57,8 @@ func TestExplainVerified(t *testing.T) {
 	}
 }
 
-// TestLedgerMarkdown: the ledger table lists every pin with its version and how many checks name it.
+// TestLedgerMarkdown: the ledger table lists every pin with its version and how many checks name it,
+// then the release facts.
 func TestLedgerMarkdown(t *testing.T) {
 	spec := &diagnose.Spec{ID: "example-check", Verified: []diagnose.Verified{
 		{Project: diagnose.UpstreamCilium, File: "a", Fact: "b"}, {Project: diagnose.UpstreamCilium, File: "c", Fact: "d"}}}
@@ -69,7 +70,12 @@ func TestLedgerMarkdown(t *testing.T) {
 	if !strings.Contains(b.String(), "| cilium | cilium/cilium | "+pin.Version+" | 1 |\n") {
 		t.Errorf("ledger lacks Cilium's row counting one check:\n%s", b.String())
 	}
-	if n := strings.Count(b.String(), "\n"); n != len(diagnose.Ledger())+2 {
-		t.Errorf("ledger has %d lines, want a header, a rule and %d pins", n, len(diagnose.Ledger()))
+	pins, facts, _ := strings.Cut(b.String(), "\n\n")
+	if n := strings.Count(pins, "\n"); n != len(diagnose.Ledger())+1 {
+		t.Errorf("ledger has %d lines, want a header, a rule and %d pins:\n%s", n+1, len(diagnose.Ledger()), pins)
+	}
+	// Then the release facts: a sentence, a header, a rule and one row each.
+	if n := strings.Count(facts, "\n"); n != len(diagnose.VersionFacts())+4 {
+		t.Errorf("release facts have %d lines, want a sentence, a header, a rule and %d facts:\n%s", n, len(diagnose.VersionFacts()), facts)
 	}
 }

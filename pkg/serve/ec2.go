@@ -65,6 +65,18 @@ func (c *countingEC2) DescribeNetworkAcls(ctx context.Context, in *ec2.DescribeN
 	return c.api.DescribeNetworkAcls(ctx, in, c.opts(optFns)...)
 }
 
+func (c *countingEC2) DescribeVpcs(ctx context.Context, in *ec2.DescribeVpcsInput, optFns ...func(*ec2.Options)) (*ec2.DescribeVpcsOutput, error) {
+	return c.api.DescribeVpcs(ctx, in, c.opts(optFns)...)
+}
+
+func (c *countingEC2) DescribeVpcAttribute(ctx context.Context, in *ec2.DescribeVpcAttributeInput, optFns ...func(*ec2.Options)) (*ec2.DescribeVpcAttributeOutput, error) {
+	return c.api.DescribeVpcAttribute(ctx, in, c.opts(optFns)...)
+}
+
+func (c *countingEC2) DescribeDhcpOptions(ctx context.Context, in *ec2.DescribeDhcpOptionsInput, optFns ...func(*ec2.Options)) (*ec2.DescribeDhcpOptionsOutput, error) {
+	return c.api.DescribeDhcpOptions(ctx, in, c.opts(optFns)...)
+}
+
 func (c *countingEC2) DescribeNetworkInterfaces(ctx context.Context, in *ec2.DescribeNetworkInterfacesInput, optFns ...func(*ec2.Options)) (*ec2.DescribeNetworkInterfacesOutput, error) {
 	return c.api.DescribeNetworkInterfaces(ctx, in, c.opts(optFns)...)
 }

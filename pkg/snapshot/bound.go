@@ -39,6 +39,8 @@ var listSources = map[string]string{
 	"natGateways": SourceDescribeNatGateways, "vpcEndpoints": SourceDescribeVpcEndpoints,
 	"networkACLs": SourceDescribeNetworkAcls, "networkInterfaces": SourceSubnetInterfaces,
 	"cidrReservations": SourceCIDRReservations, "interfaceOwners": SourceInterfaceOwners,
+	"vpcs": SourceDescribeVpcs, "dhcpOptions": SourceDescribeDhcpOptions, "coreDNS": SourceCoreDNSPods,
+	"policyAgentPods": SourceAWSNodePods,
 }
 
 // Bound holds a live snapshot to the bounds Read takes (see above), in every cluster of a

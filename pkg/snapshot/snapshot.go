@@ -62,8 +62,9 @@ type Snapshot struct {
 	Cilium          *Cilium          `json:"cilium,omitempty"`
 	CiliumNodes     []CiliumNode     `json:"ciliumNodes,omitempty"`
 	SandboxFailures []SandboxFailure `json:"sandboxFailures,omitempty"`
-	// NetworkPolicies counts the policies of each kind, read only where nothing may enforce
-	// them (policy.go); VPCCNIConfig holds the amazon-vpc-cni ConfigMap's keys karpnet reads,
+	// NetworkPolicies counts the policies of each kind, read where nothing may enforce them
+	// (policy.go), and one NetworkPolicy where aws-node's agent enforces them, to tell whether any
+	// exists (dns.go); VPCCNIConfig holds the amazon-vpc-cni ConfigMap's keys karpnet reads,
 	// read when EKS Auto Mode nodes run or aws-node's network policy agent is on, and
 	// VPCCNIConfigState says whether karpnet read it and found it (ConfigMapFound,
 	// ConfigMapNotFound; empty when it was not read, as in snapshots of older versions).
@@ -73,6 +74,10 @@ type Snapshot struct {
 	// Calico is the namespace of the calico-node DaemonSet when karpnet looked for one (beside
 	// the policies) and found it: Calico then enforces the policies beside the VPC CNI.
 	Calico string `json:"calico,omitempty"`
+	// CoreDNS are the kube-system pods labelled k8s-app=kube-dns; PolicyAgentPods the aws-node
+	// pods, read only when aws-node's network policy agent is on and policies exist (dns.go).
+	CoreDNS         []SystemPod `json:"coreDNS,omitempty"`
+	PolicyAgentPods []SystemPod `json:"policyAgentPods,omitempty"`
 	// Events are the Events about NodeClaims and NodePools.
 	Events []KubeEvent `json:"events,omitempty"`
 	// NodeEvents are the EKS node monitoring agent's Events about nodes whose instance went
@@ -90,6 +95,9 @@ type Snapshot struct {
 	NATGateways  []NATGateway  `json:"natGateways,omitempty"`
 	VPCEndpoints []VPCEndpoint `json:"vpcEndpoints,omitempty"`
 	NetworkACLs  []NetworkACL  `json:"networkACLs,omitempty"`
+	// The DNS of the cluster's VPCs (dns.go): each VPC's DNS attributes and DHCP options set.
+	VPCs        []VPC         `json:"vpcs,omitempty"`
+	DHCPOptions []DHCPOptions `json:"dhcpOptions,omitempty"`
 	// What else holds addresses (interfaces.go): the interfaces of the subnets prefixes are
 	// carved from (AddressSubnets lists the subnets whose every interface and CIDR reservation
 	// was read) that are not the instances' own, and the interfaces left available in the

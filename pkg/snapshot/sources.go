@@ -16,6 +16,11 @@ const (
 	SourceDescribeNatGateways  = "ec2:DescribeNatGateways"
 	SourceDescribeVpcEndpoints = "ec2:DescribeVpcEndpoints"
 	SourceDescribeNetworkAcls  = "ec2:DescribeNetworkAcls"
+	// SourceDescribeVpcs reads the VPCs' DHCP options sets, SourceVPCAttributes their
+	// enableDnsSupport and enableDnsHostnames, SourceDescribeDhcpOptions the sets.
+	SourceDescribeVpcs        = "ec2:DescribeVpcs"
+	SourceVPCAttributes       = "ec2:DescribeVpcAttribute"
+	SourceDescribeDhcpOptions = "ec2:DescribeDhcpOptions"
 	// SourceSubnetInterfaces is the DescribeNetworkInterfaces by subnet that reads every
 	// interface of the subnets prefixes are carved from, SourceCIDRReservations their
 	// reservations, SourceAvailableInterfaces the DescribeNetworkInterfaces of the interfaces
@@ -49,7 +54,10 @@ const (
 	SourceApplicationNetworkPolicies = "applicationnetworkpolicies.networking.k8s.aws"
 	SourceVPCCNIConfig               = "configmaps kube-system/amazon-vpc-cni"
 	SourceCalico                     = "daemonsets.apps calico-node"
-	SourceEvents                     = "events"
+	// SourceCoreDNSPods and SourceAWSNodePods are kube-system's pods by label.
+	SourceCoreDNSPods = "pods kube-system k8s-app=kube-dns"
+	SourceAWSNodePods = "pods kube-system k8s-app=aws-node"
+	SourceEvents      = "events"
 )
 
 // Unavailable reports whether the snapshot has a Gap for source, directly or through the

@@ -83,6 +83,10 @@ func (v *validator) kubernetes(s *Snapshot) {
 	s.NodeEvents = keep(s.NodeEvents, func(i int, e *KubeEvent) bool {
 		return v.num(SourceEvents, elem("nodeEvents", i, e.Name), ".count", int64(e.Count), 0, maxCount)
 	})
+	s.PolicyAgentPods = keep(s.PolicyAgentPods, func(i int, p *SystemPod) bool {
+		return p.Agent == nil || v.num(SourceAWSNodePods, elem("policyAgentPods", i, p.Name), ".agent.restarts",
+			int64(p.Agent.Restarts), 0, maxCount)
+	})
 }
 
 // ec2 checks the numbers of what was read from EC2. In a live run an instance's interface

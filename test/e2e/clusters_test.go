@@ -172,6 +172,7 @@ func newBravoCluster(t *testing.T, alpha *world, kube *harness.Kube) []string {
 		t.Fatalf("creating the second VPC: %v", err)
 	}
 	w.vpcID = aws.ToString(vpc.Vpc.VpcId)
+	w.dnsHostnames(w.vpcID)
 	w.natWayOut(w.vpcID, "10.1.255.240/28")
 	sn := subnetRef{id: w.subnet("10.1.0.0/20", "us-west-2a"), zone: "us-west-2a"}
 	sgs := []string{w.securityGroup("eks-cluster-sg-bravo", true)}

@@ -27,6 +27,7 @@ func consistencyWorld(t *testing.T) {
 		t.Fatalf("creating the peered VPC: %v", err)
 	}
 	peered := subnetRef{w.createSubnet(aws.ToString(peer.Vpc.VpcId), "172.16.0.0/20", "us-west-2a"), "us-west-2a"}
+	w.dnsHostnames(aws.ToString(peer.Vpc.VpcId))
 	w.natWayOut(aws.ToString(peer.Vpc.VpcId), "172.16.255.240/28")
 
 	w.nodeClass(nodeClassSpec{name: "default", subnets: []subnetRef{a, b}, sgs: sgs})

@@ -56,8 +56,19 @@ func newWorld(t *testing.T, crds harness.CRDSet) *world {
 		t.Fatalf("creating the VPC: %v", err)
 	}
 	w.vpcID = aws.ToString(vpc.Vpc.VpcId)
+	w.dnsHostnames(w.vpcID)
 	w.natWayOut(w.vpcID, "10.0.255.240/28")
 	return w
+}
+
+// dnsHostnames turns enableDnsHostnames on in a VPC, as EKS's templates, eksctl and
+// terraform-aws-eks create a cluster VPC (EC2, and moto, create one with it off).
+func (w *world) dnsHostnames(vpcID string) {
+	w.t.Helper()
+	if _, err := w.ec2.ModifyVpcAttribute(w.t.Context(), &ec2.ModifyVpcAttributeInput{VpcId: aws.String(vpcID),
+		EnableDnsHostnames: &ec2types.AttributeBooleanValue{Value: aws.Bool(true)}}); err != nil {
+		w.t.Fatalf("turning DNS hostnames on in %s: %v", vpcID, err)
+	}
 }
 
 // natWayOut gives a VPC's main route table a default route through an available public NAT

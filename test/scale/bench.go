@@ -18,15 +18,22 @@ import (
 // endpoints, network ACLs and the interfaces left available): ceil(n/200) + ceil(n/1000) + 5 +
 // 5*ceil(vpcs/200). The benchmark's aws-node is in secondary-IP mode and no EC2NodeClass sets
 // ipPrefixCount, so no subnet has its every interface read.
-func EC2Budget(n int) int { return (n+199)/200 + (n+999)/1000 + 5 + 5*((benchVPCs+199)/200) }
+func EC2Budget(n int) int {
+	return (n+199)/200 + (n+999)/1000 + 5 + 5*((benchVPCs+199)/200) + dnsCalls(benchVPCs)
+}
+
+// dnsCalls is what the DNS of v VPCs costs: a DescribeVpcs and a DescribeDhcpOptions per 200,
+// and two DescribeVpcAttribute calls for each of the first 20.
+func dnsCalls(v int) int { return 2*((v+199)/200) + 2*min(v, 20) }
 
 // benchVPCs is how many VPCs the benchmark's cluster has.
 const benchVPCs = 1
 
-// KubeBudget is the most Kubernetes requests `check` may make over n nodes: ceil(n/500)+16
-// (15 on a cluster whose watch cache answers the node list whole, aws-node's policy agent
-// off and no policy: NetworkPolicies and the VPC CNI's two kinds are then listed).
-func KubeBudget(n int) int { return (n+499)/500 + 16 }
+// KubeBudget is the most Kubernetes requests `check` may make over n nodes: ceil(n/500)+17
+// (16 on a cluster whose watch cache answers the node list whole, aws-node's policy agent
+// off and no policy: NetworkPolicies and the VPC CNI's two kinds are then listed, and the
+// CoreDNS pods).
+func KubeBudget(n int) int { return (n+499)/500 + 17 }
 
 // Describe budgets for one node on any cluster: EC2 as for check's calls of one kind each,
 // with the 4 network calls and without the search by cluster tag or the read of the interfaces

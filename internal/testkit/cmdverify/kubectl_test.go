@@ -22,6 +22,7 @@ func testSnapshot() *snapshot.Snapshot {
 		NodeClasses:       []snapshot.EC2NodeClass{{Name: "default", SubnetSelectorTerms: []snapshot.SelectorTerm{{ID: "subnet-0abc"}}}},
 		VPCCNIConfig:      map[string]string{"enable-network-policy-controller": "false"},
 		VPCCNIConfigState: snapshot.ConfigMapFound,
+		PolicyAgentPods:   []snapshot.SystemPod{{Name: "aws-node-x7k2p", Node: "ip-10-0-0-10.us-west-2.compute.internal"}},
 	}
 }
 

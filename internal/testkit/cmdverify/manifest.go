@@ -81,8 +81,28 @@ func manifest(s *snapshot.Snapshot, r Ref) ([]map[string]any, error) {
 		if r.Namespace == "kube-system" && r.Name == "cilium-operator" && s.Cilium != nil {
 			return standInDeployment(r.Namespace, r.Name), nil
 		}
+	case "Pod":
+		for _, p := range s.PolicyAgentPods {
+			if r.Namespace == "kube-system" && p.Name == r.Name {
+				return standInPod(r.Namespace, r.Name, "aws-node", snapshot.NodeAgentContainer), nil
+			}
+		}
 	}
 	return nil, missing
+}
+
+// standInPod is a kube-system pod karpnet read with the given containers, and its service
+// account, for `kubectl logs POD -c CONTAINER`.
+func standInPod(namespace, name string, containers ...string) []map[string]any {
+	var specs []any
+	for _, c := range containers {
+		specs = append(specs, map[string]any{"name": c, "image": "public.ecr.aws/docker/library/busybox:1.37"})
+	}
+	return []map[string]any{
+		{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": map[string]any{"name": "aws-node", "namespace": namespace}},
+		{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{"name": name, "namespace": namespace},
+			"spec": map[string]any{"serviceAccountName": "aws-node", "automountServiceAccountToken": false, "containers": specs}},
+	}
 }
 
 // stringMap returns m as a JSON object, empty (not null) when m is nil.

@@ -32,6 +32,9 @@ func TestManifests(t *testing.T) {
 		{"logs of a Deployment: a stand-in and its pod",
 			[]string{"kubectl", "-n", "kube-system", "logs", "deploy/cilium-operator"},
 			nil, "the snapshot holds no Deployment kube-system/cilium-operator"},
+		{"logs of an aws-node pod karpnet read: a stand-in with the agent container",
+			[]string{"kubectl", "-n", "kube-system", "logs", "aws-node-x7k2p", "-c", "aws-eks-nodeagent", "--previous"},
+			[]string{`"kind":"Pod"`, `"name":"aws-eks-nodeagent"`}, ""},
 		{"an object the snapshot lacks",
 			[]string{"kubectl", "delete", "nodeclaim", "general-gone"}, nil, "the snapshot holds no NodeClaim general-gone"},
 	} {

@@ -149,6 +149,9 @@ func (s *Server) describe(action string, q query) (any, *apiError) {
 	if body, err, ok := s.describeNetwork(action, q); ok {
 		return body, err
 	}
+	if body, err, ok := s.describeDNS(action, q); ok {
+		return body, err
+	}
 	if body, err, ok := s.describeAddresses(action, q); ok {
 		return body, err
 	}

@@ -131,6 +131,12 @@ func withNextToken(body any, next string) any {
 	case describeNetworkAclsResponse:
 		b.NextToken = next
 		return b
+	case describeVpcsResponse:
+		b.NextToken = next
+		return b
+	case describeDhcpOptionsResponse:
+		b.NextToken = next
+		return b
 	case describeNetworkInterfacesResponse:
 		b.NextToken = next
 		return b

@@ -39,6 +39,9 @@ type Server struct {
 	natGateways map[string]snapshot.NATGateway
 	endpoints   map[string]snapshot.VPCEndpoint
 	acls        map[string]snapshot.NetworkACL
+	// The DNS of the VPCs (dns.go).
+	vpcs map[string]snapshot.VPC
+	dhcp map[string]snapshot.DHCPOptions
 	// What else holds addresses (interfaces.go): interfaces of their own and subnet CIDR
 	// reservations; enis caches every interface DescribeNetworkInterfaces answers, the
 	// instances' own included, and is nil after a change.
@@ -101,6 +104,8 @@ func New() *Server {
 		natGateways: map[string]snapshot.NATGateway{},
 		endpoints:   map[string]snapshot.VPCEndpoint{},
 		acls:        map[string]snapshot.NetworkACL{},
+		vpcs:        map[string]snapshot.VPC{},
+		dhcp:        map[string]snapshot.DHCPOptions{},
 
 		interfaces:   map[string]snapshot.InterfaceRecord{},
 		reservations: map[string]snapshot.CIDRReservation{},
@@ -155,6 +160,8 @@ func (s *Server) AddSnapshot(snap *snapshot.Snapshot) {
 	s.AddNATGateways(snap.NATGateways...)
 	s.AddVPCEndpoints(snap.VPCEndpoints...)
 	s.AddNetworkACLs(snap.NetworkACLs...)
+	s.AddVPCs(snap.VPCs...)
+	s.AddDHCPOptions(snap.DHCPOptions...)
 	s.AddInterfaces(snap.Interfaces...)
 	s.AddCIDRReservations(snap.CIDRReservations...)
 }

@@ -101,7 +101,7 @@ func kubeWriteKubeconfig(path, url, user, token string) error {
 func kubeViewerRules() []rbacv1.PolicyRule {
 	read := []string{"get", "list", "watch"}
 	return []rbacv1.PolicyRule{
-		{APIGroups: []string{""}, Resources: []string{"nodes", "events"}, Verbs: read},
+		{APIGroups: []string{""}, Resources: []string{"nodes", "events", "pods"}, Verbs: read},
 		{APIGroups: []string{"events.k8s.io"}, Resources: []string{"events"}, Verbs: read},
 		{APIGroups: []string{"apps"}, Resources: []string{"daemonsets"}, Verbs: read},
 		{APIGroups: []string{"crd.k8s.amazonaws.com"}, Resources: []string{"eniconfigs"}, Verbs: read},
