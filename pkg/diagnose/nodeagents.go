@@ -12,5 +12,6 @@ func agentChecks() []Check {
 		networkPolicyNotEnforced,
 		instanceNetworkAllowanceExceeded,
 		connectionTrackingNotInherited,
+		imdsHopLimitBlocksPods,
 	}
 }

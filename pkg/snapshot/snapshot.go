@@ -69,6 +69,15 @@ type Snapshot struct {
 	// Calico is the namespace of the calico-node DaemonSet when karpnet looked for one (beside
 	// the policies) and found it: Calico then enforces the policies beside the VPC CNI.
 	Calico string `json:"calico,omitempty"`
+	// Agents are the node agent DaemonSets of kube-system found (AgentNames), with the pods of
+	// those whose status says some pod is not ready; AgentsRead is true when kube-system's
+	// DaemonSets were listed (a gap says why when they could not be).
+	Agents     []Agent `json:"agents,omitempty"`
+	AgentsRead bool    `json:"agentsRead,omitempty"`
+	// IMDSPods are the pods that need the instance metadata service from off the host network
+	// (agents.go); IMDSPodsRead is true when the pods were listed.
+	IMDSPods     []IMDSPod `json:"imdsPods,omitempty"`
+	IMDSPodsRead bool      `json:"imdsPodsRead,omitempty"`
 	// Events are the Events about NodeClaims and NodePools.
 	Events []KubeEvent `json:"events,omitempty"`
 	// NodeEvents are the EKS node monitoring agent's Events about nodes whose instance went
