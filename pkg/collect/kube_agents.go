@@ -14,8 +14,8 @@ import (
 
 // kubeAgents lists the DaemonSets of kube-system (one request a page, from the API server's
 // watch cache) and keeps the node agents of snapshot.AgentNames, with their scheduling and
-// status. The pods of an agent are listed (by its selector, paged) only when its status is not
-// current or counts fewer pods ready than scheduled: a healthy cluster costs one request. A
+// status. The pods of an agent are listed (by its selector, paged) only when its status is
+// current and counts fewer pods ready than scheduled: a healthy cluster costs one request. A
 // run scoped to some nodes reads none of it.
 func (c *Collector) kubeAgents(ctx context.Context, s *snapshot.Snapshot, scope Scope) error {
 	if kubeScoped(scope) {
@@ -50,8 +50,8 @@ func (c *Collector) kubeAgents(ctx context.Context, s *snapshot.Snapshot, scope 
 	slices.SortFunc(agents, func(a, b snapshot.Agent) int { return strings.Compare(a.Name, b.Name) })
 	for i := range agents {
 		a := &agents[i]
-		if a.Desired != nil && *a.Ready >= *a.Desired {
-			continue
+		if a.Desired == nil || *a.Ready >= *a.Desired {
+			continue // all ready, or nothing current to go by
 		}
 		sel, err := metav1.LabelSelectorAsSelector(selectors[a.Name])
 		if err != nil || sel.Empty() {

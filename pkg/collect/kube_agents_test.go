@@ -49,8 +49,11 @@ func TestKubeAgents(t *testing.T) {
 		return p
 	}
 	other := kubeAgentDS("ebs-csi-node", 2, 0)
+	stale := kubeAgentDS("kube-proxy", 2, 0)
+	stale.Status.ObservedGeneration = 1
 	kube := k8sfake.NewClientset(
-		kubeAgentDS("aws-node", 2, 2), kubeAgentDS("eks-pod-identity-agent", 2, 1), other,
+		kubeAgentDS("aws-node", 2, 2), kubeAgentDS("eks-pod-identity-agent", 2, 1), other, stale,
+		pod("kube-proxy-a", "kube-proxy", "node-a", false, ""),
 		pod("aws-node-a", "aws-node", "node-a", true, ""),
 		pod("eks-pod-identity-agent-b", "eks-pod-identity-agent", "node-b", false, "CrashLoopBackOff"),
 		pod("eks-pod-identity-agent-a", "eks-pod-identity-agent", "node-a", true, ""),
@@ -67,6 +70,7 @@ func TestKubeAgents(t *testing.T) {
 			{Name: "eks-pod-identity-agent-a", Node: "node-a", Phase: "Running", Ready: true, Created: created},
 			{Name: "eks-pod-identity-agent-b", Node: "node-b", Phase: "Running", Created: created, Reason: "CrashLoopBackOff"},
 		}},
+		{Name: "kube-proxy", Scheduling: sched},
 	}
 	if !s.AgentsRead || len(s.Gaps) > 0 {
 		t.Fatalf("AgentsRead %v, gaps %v", s.AgentsRead, s.Gaps)

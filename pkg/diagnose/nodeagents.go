@@ -13,5 +13,7 @@ func agentChecks() []Check {
 		instanceNetworkAllowanceExceeded,
 		connectionTrackingNotInherited,
 		imdsHopLimitBlocksPods,
+		nodePoolAgentExcluded,
+		nodeAgentNotRunning,
 	}
 }

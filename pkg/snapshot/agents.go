@@ -27,7 +27,7 @@ type Agent struct {
 	Desired *int32 `json:"desired,omitempty"`
 	Ready   *int32 `json:"ready,omitempty"`
 	// PodsRead is true when the DaemonSet's pods were listed (by its selector), which karpnet
-	// does only when its status is not current or counts fewer pods ready than scheduled; Pods
+	// does only when its status is current and counts fewer pods ready than scheduled; Pods
 	// are then those pods, in node order.
 	PodsRead bool       `json:"podsRead,omitempty"`
 	Pods     []AgentPod `json:"pods,omitempty"`
