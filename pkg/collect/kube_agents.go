@@ -3,6 +3,7 @@ package collect
 import (
 	"cmp"
 	"context"
+	"errors"
 	"slices"
 	"strings"
 
@@ -58,6 +59,11 @@ func (c *Collector) kubeAgents(ctx context.Context, s *snapshot.Snapshot, scope 
 			continue // a DaemonSet the API server admitted has a selector; nothing to list by otherwise
 		}
 		pods, err := c.kubeAgentPods(ctx, sel.String())
+		if errors.Is(err, errKubeTooManyPods) {
+			s.Gaps = append(s.Gaps, kubeTooManyPodsGap(snapshot.SourceAgentPods, "pods of kube-system/"+a.Name,
+				"read the DaemonSet's pods that are not ready by hand (their node and events)"))
+			continue
+		}
 		if err != nil {
 			if err := c.kubeFail(s, snapshot.SourceAgentPods, "list", "pods in kube-system", err); err != nil {
 				return err
@@ -70,11 +76,11 @@ func (c *Collector) kubeAgents(ctx context.Context, s *snapshot.Snapshot, scope 
 	return nil
 }
 
-// kubeAgentPods lists the pods of kube-system that selector selects, paged, keeping what says
-// whether each is up on its node.
+// kubeAgentPods lists the pods of kube-system that selector selects, paged (at most
+// kubePodPages pages), keeping what says whether each is up on its node.
 func (c *Collector) kubeAgentPods(ctx context.Context, selector string) ([]snapshot.AgentPod, error) {
 	var out []snapshot.AgentPod
-	err := kubePaginate(metav1.ListOptions{Limit: c.kubePageSize(), LabelSelector: selector, ResourceVersion: "0"},
+	err := c.kubePodPaginate(metav1.ListOptions{Limit: c.kubePageSize(), LabelSelector: selector, ResourceVersion: "0"},
 		func(opts metav1.ListOptions) (string, error) {
 			list, err := c.Kube.CoreV1().Pods(snapshot.AgentNamespace).List(ctx, opts)
 			if err != nil {

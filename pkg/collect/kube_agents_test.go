@@ -1,6 +1,7 @@
 package collect
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -140,5 +141,31 @@ func TestKubeIMDSPods(t *testing.T) {
 	want := []snapshot.IMDSPod{{Namespace: "kube-system", Name: "lbc-a", Node: "node-a", Why: "image aws-load-balancer-controller"}}
 	if d := cmp.Diff(want, s.IMDSPods); d != "" || !s.IMDSPodsRead {
 		t.Errorf("IMDS pods (-want +got):\n%s (read %v)", d, s.IMDSPodsRead)
+	}
+}
+
+// TestKubeIMDSPodsStopAtTheBound reads no more than kubePodPages pages of 500 pods: past them
+// a gap says so and no pod is kept.
+func TestKubeIMDSPodsStopAtTheBound(t *testing.T) {
+	kube := k8sfake.NewClientset()
+	lbc := []corev1.Container{{Name: "c", Image: "public.ecr.aws/eks/aws-load-balancer-controller:v2.13.0"}}
+	for i := range kubePodPages*kubeDefaultPageSize + 1 {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("p-%05d", i)},
+			Spec: corev1.PodSpec{NodeName: "node-a", Containers: lbc}, Status: corev1.PodStatus{Phase: corev1.PodRunning}}
+		if err := kube.Tracker().Add(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pager := &kubePager{tracker: kube.Tracker()}
+	kube.PrependReactor("list", "pods", pager.react)
+	s := &snapshot.Snapshot{}
+	if err := (&Collector{Kube: kube}).kubeIMDSPods(t.Context(), s, Scope{}); err != nil {
+		t.Fatal(err)
+	}
+	if s.IMDSPodsRead || len(s.IMDSPods) != 0 || len(s.Gaps) != 1 || s.Gaps[0].Source != snapshot.SourceIMDSPods {
+		t.Errorf("read %v, %d pods, gaps %v; want a gap and nothing kept", s.IMDSPodsRead, len(s.IMDSPods), s.Gaps)
+	}
+	if len(pager.calls) != kubePodPages {
+		t.Errorf("%d requests, want %d", len(pager.calls), kubePodPages)
 	}
 }

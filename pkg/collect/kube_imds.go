@@ -3,6 +3,7 @@ package collect
 import (
 	"cmp"
 	"context"
+	"errors"
 	"slices"
 	"strings"
 
@@ -14,15 +15,15 @@ import (
 
 // kubeIMDSPods lists the pods off the host network of every namespace (field selector
 // spec.hostNetwork=false, paged, from the API server's watch cache) and keeps those bound to a
-// node that need the instance metadata service (kubeIMDSNeed). A run scoped to some nodes
-// reads none.
+// node that need the instance metadata service (kubeIMDSNeed). At most kubePodPages pages are
+// read: past them a gap says so and none is kept. A run scoped to some nodes reads none.
 func (c *Collector) kubeIMDSPods(ctx context.Context, s *snapshot.Snapshot, scope Scope) error {
 	if kubeScoped(scope) {
 		return nil
 	}
 	var out []snapshot.IMDSPod
 	opts := metav1.ListOptions{Limit: c.kubePageSize(), FieldSelector: "spec.hostNetwork=false", ResourceVersion: "0"}
-	err := kubePaginate(opts, func(opts metav1.ListOptions) (string, error) {
+	err := c.kubePodPaginate(opts, func(opts metav1.ListOptions) (string, error) {
 		list, err := c.Kube.CoreV1().Pods(metav1.NamespaceAll).List(ctx, opts)
 		if err != nil {
 			return "", err
@@ -38,6 +39,12 @@ func (c *Collector) kubeIMDSPods(ctx context.Context, s *snapshot.Snapshot, scop
 		}
 		return list.Continue, nil
 	})
+	if errors.Is(err, errKubeTooManyPods) {
+		s.Gaps = append(s.Gaps, kubeTooManyPodsGap(snapshot.SourceIMDSPods, "pods off the host network",
+			"judge by hand the workloads that call AWS APIs off the host network: whether their pods' env has IRSA or EKS "+
+				"Pod Identity variables, and whether their nodes' EC2NodeClass sets spec.metadataOptions.httpPutResponseHopLimit 2"))
+		return nil
+	}
 	if err != nil {
 		return c.kubeFail(s, snapshot.SourceIMDSPods, "list", "pods in all namespaces", err)
 	}

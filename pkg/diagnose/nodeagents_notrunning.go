@@ -23,7 +23,7 @@ var specNodeAgentNotRunning = &Spec{
 	NotOn: "nodes and agent pods younger than 5 minutes (an agent starting on a new node); nodes the DaemonSet does not " +
 		"admit (nodepool-agent-excluded reports a pool's taints); a CNI agent on a node whose conditions already say its " +
 		"network is down (node-network-not-ready reports it); Windows, Fargate, hybrid and EKS Auto Mode nodes; nodes " +
-		"being deleted; a DaemonSet whose status the controller has not written for its spec; runs scoped to some nodes, " +
+		"being deleted; an agent whose pods karpnet could not read (a gap says why); a DaemonSet whose status the controller has not written for its spec; runs scoped to some nodes, " +
 		"which read no agent",
 	Why: "a node without its CNI never becomes Ready; without kube-proxy its pods reach no Service; without the Pod " +
 		"Identity agent pods with an association get no credentials from 169.254.170.23 (aws/eks-pod-identity-agent#159)",
