@@ -15,6 +15,7 @@ import (
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
@@ -212,10 +213,13 @@ func TestServeDeployManifests(t *testing.T) {
 		t.Errorf("check as serviceaccount karpnet/karpnet: %d nodes, gaps %+v; want %d nodes and no gap (the ClusterRole grants every read)",
 			len(rep.Nodes), rep.Gaps, len(c.nodes))
 	}
-	// The role is no more than that: it cannot read pods, nor write nodes.
+	// The role is no more than that: it cannot read secrets, nor get a pod by name, nor write nodes.
 	cs := kubeClientFor(t, kubeconfig)
-	if _, err := cs.CoreV1().Pods("").List(t.Context(), metav1.ListOptions{}); err == nil {
-		t.Error("serviceaccount karpnet/karpnet can list pods; want forbidden (karpnet never reads pods)")
+	if _, err := cs.CoreV1().Secrets("").List(t.Context(), metav1.ListOptions{}); err == nil {
+		t.Error("serviceaccount karpnet/karpnet can list secrets; want forbidden (karpnet never reads them)")
+	}
+	if _, err := cs.CoreV1().Pods("kube-system").Get(t.Context(), "x", metav1.GetOptions{}); !apierrors.IsForbidden(err) {
+		t.Errorf("serviceaccount karpnet/karpnet gets a pod by name: %v; want forbidden (karpnet only lists pods)", err)
 	}
 	if _, err := cs.CoreV1().Nodes().Create(t.Context(), &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "x"}}, metav1.CreateOptions{}); err == nil {
 		t.Error("serviceaccount karpnet/karpnet can create nodes; want forbidden (read-only)")

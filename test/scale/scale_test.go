@@ -78,15 +78,17 @@ func TestSmoke(t *testing.T) {
 	}
 	// Events are listed four times, each from the watch cache in one request: sandbox
 	// failures, the events about NodeClaims and about NodePools (a field selector cannot name
-	// two kinds), and the node monitoring agent's about nodes.
+	// two kinds), and the node monitoring agent's about nodes. Pods are listed once, those off
+	// the host network (the benchmark's cluster has none): no pod is read otherwise, as the
+	// aws-node DaemonSet's status counts no pod not ready.
 	for key, n := range r.Check.Kube {
 		most := 1
 		if key == "list events" {
 			most = 4
 		}
-		if strings.HasSuffix(key, " pods") || (strings.HasPrefix(key, "list ") && key != "list nodes" && n > most) {
+		if strings.HasSuffix(key, " pods") && key != "list pods" || (strings.HasPrefix(key, "list ") && key != "list nodes" && n > most) {
 			t.Errorf("check made %d %q requests: only the node list may take more than one request (events four), "+
-				"and pods are never read", n, key)
+				"and pods are only listed, once", n, key)
 		}
 	}
 	if r.Check.Throttled != 0 {

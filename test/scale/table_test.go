@@ -28,7 +28,7 @@ func TestWriteTable(t *testing.T) {
 	got := b.String()
 	for _, want := range []string{
 		"EC2: 50ms latency per request, throttle on (100 burst, 20/s)",
-		"26 (40)", "11 (26)", "1.80s", "204 MiB", "5000/10", "270.00s", "252 MiB", "150x",
+		"26 (40)", "11 (28)", "1.80s", "204 MiB", "5000/10", "270.00s", "252 MiB", "150x",
 		"5000 nodes: check EC2 DescribeInstances=25 DescribeSubnets=1; Kubernetes list nodeclaims=1 list nodes=10; " +
 			"findings subnet-not-selected=1; gaps 0; seeded in 15.00s; etcd 300 MiB (peak 310 MiB), kube-apiserver 900 MiB (peak 1000 MiB)",
 		"5000 nodes: describe node EC2 DescribeInstances=1; Kubernetes get nodes=1",
@@ -41,7 +41,7 @@ func TestWriteTable(t *testing.T) {
 }
 
 func TestBudgets(t *testing.T) {
-	for _, tt := range []struct{ n, ec2, kube int }{{1, 12, 17}, {500, 14, 17}, {501, 14, 18}, {5000, 40, 26}, {10000, 70, 36}} {
+	for _, tt := range []struct{ n, ec2, kube int }{{1, 12, 19}, {500, 14, 19}, {501, 14, 20}, {5000, 40, 28}, {10000, 70, 38}} {
 		if got := EC2Budget(tt.n); got != tt.ec2 {
 			t.Errorf("EC2Budget(%d) = %d, want %d", tt.n, got, tt.ec2)
 		}
