@@ -65,6 +65,8 @@ var specNodePoolAgentExcluded = &Spec{
 		"https://docs.aws.amazon.com/eks/latest/userguide/pod-id-agent-setup.html (the agent at 169.254.170.23 on each node)",
 	},
 	Verified: []Verified{
+		{UpstreamKubernetes, "staging/src/k8s.io/api/core/v1/toleration.go (Toleration.ToleratesTaint)",
+			"a toleration matches a taint when its effect is empty or the same, its key empty or the same, and its operator Exists (any value) or Equal/empty (the same value); Lt and Gt compare numbers when comparison operators are on"},
 		{UpstreamKarpenterCore, "pkg/scheduling/taints.go (KnownEphemeralTaintKeyPrefixes, IsKnownEphemeralTaint)",
 			"taints whose key begins readiness.k8s.io/ (the Node Readiness Controller's) are ephemeral: Karpenter does not count them against pods while the node initialises"},
 		{UpstreamKarpenterCore, "pkg/apis/v1/nodepool.go (NodeClaimTemplateSpec.Taints, StartupTaints)",

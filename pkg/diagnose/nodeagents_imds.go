@@ -45,7 +45,7 @@ var specIMDSHopLimitBlocksPods = &Spec{
 		"https://docs.aws.amazon.com/eks/latest/userguide/specify-service-account-role.html (IRSA: the webhook sets the credentials when the pod is created)",
 		"https://docs.aws.amazon.com/eks/latest/userguide/pod-id-how-it-works.html (EKS Pod Identity: the container credential provider)",
 		"https://docs.aws.amazon.com/eks/latest/userguide/pod-id-agent-setup.html (the agent at 169.254.170.23)",
-		"https://kubernetes.io/docs/concepts/overview/working-with-objects/field-selectors/ (spec.hostNetwork is a pod field selector)",
+		"kubernetes/kubernetes pkg/apis/core/v1/conversion.go, pkg/registry/core/pod/strategy.go (spec.hostNetwork is a pod field selector)",
 	},
 	Verified: []Verified{
 		{UpstreamKarpenter, "pkg/apis/v1/ec2nodeclass.go (EC2NodeClassSpec.MetadataOptions, MetadataOptions)",
@@ -58,6 +58,8 @@ var specIMDSHopLimitBlocksPods = &Spec{
 			"DescribeInstances gives each instance's metadataOptions: HttpEndpoint, HttpPutResponseHopLimit (the hops the metadata token may travel), HttpTokens (required: IMDSv1 is off)"},
 		{UpstreamEC2API, "deserializers.go (awsEc2query_deserializeDocumentInstanceMetadataOptionsResponse)",
 			"the XML elements are metadataOptions/httpEndpoint, httpPutResponseHopLimit, httpTokens"},
+		{UpstreamKubernetes, "pkg/apis/core/v1/conversion.go (the Pod field label conversion), pkg/registry/core/pod/strategy.go (ToSelectableFields)",
+			"spec.hostNetwork is a field selector pods support, its value the pod's hostNetwork as true or false"},
 		{UpstreamAWSDocs, "eks/latest/userguide/specify-service-account-role.html",
 			"a service account is annotated eks.amazonaws.com/role-arn; the mutating webhook applies the credential variables only to pods created after, not to running ones"},
 		{UpstreamAWSDocs, "eks/latest/userguide/pod-id-how-it-works.html, pod-id-agent-setup.html",
