@@ -2,6 +2,7 @@ package collect
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -87,6 +88,9 @@ func TestKubeAgents(t *testing.T) {
 }
 
 func TestKubeIMDSNeed(t *testing.T) {
+	if !slices.IsSorted(kubeCredentialEnv) || !slices.IsSorted(kubeIMDSImages) {
+		t.Fatal("kubeCredentialEnv and kubeIMDSImages must be sorted")
+	}
 	env := func(kv ...string) []corev1.EnvVar {
 		var out []corev1.EnvVar
 		for i := 0; i < len(kv); i += 2 {

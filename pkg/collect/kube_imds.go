@@ -66,9 +66,11 @@ var kubeIMDSImages = []string{"aws-for-fluent-bit", "aws-load-balancer-controlle
 // kubeCredentialEnv are the variables that give an AWS SDK credentials before it falls back
 // to IMDS: IRSA's (the EKS Pod Identity Webhook writes AWS_ROLE_ARN and
 // AWS_WEB_IDENTITY_TOKEN_FILE), EKS Pod Identity's (AWS_CONTAINER_CREDENTIALS_FULL_URI, the
-// agent at 169.254.170.23), and static or shared credentials.
-var kubeCredentialEnv = []string{"AWS_ACCESS_KEY_ID", "AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
-	"AWS_PROFILE", "AWS_ROLE_ARN", "AWS_SHARED_CREDENTIALS_FILE", "AWS_WEB_IDENTITY_TOKEN_FILE"}
+// agent at 169.254.170.23), and static, shared or configured credentials. Sorted: looked up by
+// binary search.
+var kubeCredentialEnv = []string{"AWS_ACCESS_KEY_ID", "AWS_CONFIG_FILE", "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE",
+	"AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_PROFILE", "AWS_ROLE_ARN",
+	"AWS_SHARED_CREDENTIALS_FILE", "AWS_WEB_IDENTITY_TOKEN_FILE"}
 
 // kubeIMDSNeed decides, conservatively, whether a pod needs IMDS, and says why: one of its
 // containers runs an image of kubeIMDSImages (or the EBS CSI controller), or sets AWS_REGION or

@@ -23,7 +23,8 @@ var specIMDSHopLimitBlocksPods = &Spec{
 		"metadata (aws-load-balancer-controller, cloudwatch-agent, aws-for-fluent-bit, aws-otel-collector, the EBS CSI " +
 		"driver's controller) or sets `AWS_REGION`/`AWS_DEFAULT_REGION` for an AWS SDK, and no container has IRSA " +
 		"(`AWS_ROLE_ARN`, `AWS_WEB_IDENTITY_TOKEN_FILE`), EKS Pod Identity (`AWS_CONTAINER_CREDENTIALS_FULL_URI`) or " +
-		"static or shared credentials in its env, nor env from a Secret",
+		"static, shared or configured credentials (`AWS_ACCESS_KEY_ID`, `AWS_PROFILE`, `AWS_SHARED_CREDENTIALS_FILE`, " +
+		"`AWS_CONFIG_FILE`) in its env, nor env from a Secret",
 	NotOn: "pods on the host network; pods with IRSA or EKS Pod Identity credentials in their env (the webhooks write them " +
 		"into the pod when it is created: karpnet reads neither service accounts nor Pod Identity associations, which are " +
 		"in the EKS API, so a pod created before its service account was annotated or associated is judged as it runs); " +

@@ -34,6 +34,10 @@ var specNodeAgentNotRunning = &Spec{
 		"https://docs.aws.amazon.com/eks/latest/userguide/pod-id-agent-setup.html (the agent at 169.254.170.23 on each node)",
 	},
 	Verified: []Verified{
+		{UpstreamKubernetes, "staging/src/k8s.io/api/apps/v1/types.go (DaemonSetStatus)",
+			"desiredNumberScheduled counts the nodes that should run the daemon pod, numberReady those of them with a daemon pod Ready, observedGeneration the generation the controller last observed"},
+		{UpstreamKubernetes, "staging/src/k8s.io/api/core/v1/toleration.go (Toleration.ToleratesTaint)",
+			"a toleration matches a taint by effect, key and operator (Exists any value, Equal the same value)"},
 		{UpstreamAWSDocs, "eks/latest/userguide/pod-id-agent-setup.html",
 			"the EKS Pod Identity agent runs on each node and answers pods at 169.254.170.23 (IPv4) and [fd00:ec2::23] (IPv6)"},
 	},
