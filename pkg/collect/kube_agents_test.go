@@ -142,7 +142,8 @@ func TestKubeIMDSPods(t *testing.T) {
 	if err := (&Collector{Kube: kube}).kubeIMDSPods(t.Context(), s, Scope{}); err != nil {
 		t.Fatal(err)
 	}
-	want := []snapshot.IMDSPod{{Namespace: "kube-system", Name: "lbc-a", Node: "node-a", Why: "image aws-load-balancer-controller"}}
+	want := []snapshot.IMDSPod{{Namespace: "kube-system", Name: "lbc-a", Node: "node-a", Why: "image aws-load-balancer-controller",
+		Scheduling: &snapshot.Scheduling{}}}
 	if d := cmp.Diff(want, s.IMDSPods); d != "" || !s.IMDSPodsRead {
 		t.Errorf("IMDS pods (-want +got):\n%s (read %v)", d, s.IMDSPodsRead)
 	}

@@ -34,7 +34,8 @@ func (c *Collector) kubeIMDSPods(ctx context.Context, s *snapshot.Snapshot, scop
 				continue
 			}
 			if why, ok := kubeIMDSNeed(&p.Spec); ok {
-				out = append(out, snapshot.IMDSPod{Namespace: p.Namespace, Name: p.Name, Node: p.Spec.NodeName, Why: why})
+				out = append(out, snapshot.IMDSPod{Namespace: p.Namespace, Name: p.Name, Node: p.Spec.NodeName, Why: why,
+					Scheduling: kubeScheduling(p.Spec)})
 			}
 		}
 		return list.Continue, nil

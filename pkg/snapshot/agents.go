@@ -58,4 +58,7 @@ type IMDSPod struct {
 	// Why is what makes karpnet take the pod to need IMDS: "image NAME" (the image's
 	// repository) or "AWS_REGION set" (the variable set).
 	Why string `json:"why"`
+	// Scheduling is the pod's nodeSelector, node affinity and tolerations: where else it may
+	// be scheduled.
+	Scheduling *Scheduling `json:"scheduling,omitempty"`
 }
