@@ -56,6 +56,7 @@ var specNodePoolAgentExcluded = &Spec{
 		"agent only where its own tolerations and affinity allow: a node without its CNI never becomes Ready and is " +
 		"replaced again and again, without kube-proxy its pods reach no Service, and without the Pod Identity agent pods " +
 		"with an association get no credentials (169.254.170.23 answers nothing)",
+	Needs: []string{snapshot.SourceAgents},
 	Remedy: "add a toleration of the taint to the DaemonSet (through the EKS add-on's configuration values or its Helm " +
 		"values, so an update keeps it), or widen its node affinity",
 	Sources: []string{

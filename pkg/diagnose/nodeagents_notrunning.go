@@ -27,8 +27,8 @@ var specNodeAgentNotRunning = &Spec{
 		"which read no agent",
 	Why: "a node without its CNI never becomes Ready; without kube-proxy its pods reach no Service; without the Pod " +
 		"Identity agent pods with an association get no credentials from 169.254.170.23 (aws/eks-pod-identity-agent#159)",
+	Needs:  []string{snapshot.SourceAgents},
 	Remedy: "read the events and logs of the node's agent pod, or the DaemonSet's events when it placed none",
-	Needs:  []string{snapshot.SourceAgentPods},
 	Sources: []string{
 		"aws/eks-pod-identity-agent#159, terraform-aws-modules/terraform-aws-eks#3621, aws/karpenter-provider-aws#6359",
 		"https://docs.aws.amazon.com/eks/latest/userguide/pod-id-agent-setup.html (the agent at 169.254.170.23 on each node)",
