@@ -112,7 +112,11 @@ func TestIMDSAndNodeAgents(t *testing.T) {
 	w.awsNode(map[string]string{"WARM_ENI_TARGET": "1"})
 	w.awsNodeStatus(3)
 	zones := []string{"us-west-2a"}
-	w.nodeClass(nodeClassSpec{name: "default", subnets: []subnetRef{a}, sgs: sgs})
+	// The class as the API server stores it under Karpenter's CRD, with its metadataOptions
+	// default (the suite's CRDs keep the fields without their defaults).
+	w.nodeClass(nodeClassSpec{name: "default", subnets: []subnetRef{a}, sgs: sgs, spec: map[string]any{
+		"metadataOptions": map[string]any{"httpEndpoint": "enabled", "httpProtocolIPv6": "disabled",
+			"httpPutResponseHopLimit": int64(1), "httpTokens": "required"}}})
 	w.nodePool("general", "v1", "default", zones, 0)
 	w.nodePool("gpu", "v1", "default", zones, 0)
 	w.poolTaint("gpu", corev1.Taint{Key: "nvidia.com/gpu", Value: "true", Effect: corev1.TaintEffectNoSchedule})
