@@ -21,6 +21,10 @@ func Instance(in types.Instance) snapshot.Instance {
 		CapacityReservationID: aws.ToString(in.CapacityReservationId),
 		StateTransitionReason: aws.ToString(in.StateTransitionReason),
 	}
+	if m := in.MetadataOptions; m != nil {
+		v.MetadataOptions = snapshot.MetadataOptions{HTTPEndpoint: string(m.HttpEndpoint), HTTPTokens: string(m.HttpTokens),
+			HTTPPutResponseHopLimit: aws.ToInt32(m.HttpPutResponseHopLimit)}
+	}
 	if in.LaunchTime != nil {
 		v.LaunchTime = in.LaunchTime.UTC()
 	}

@@ -14,7 +14,7 @@ import (
 )
 
 // A DescribeInstances answer of 1,000 instances is about 6 MB of XML, most of it elements
-// karpnet never reads (block devices, metadata options, DNS names), and the SDK's decoder,
+// karpnet never reads (block devices, DNS names), and the SDK's decoder,
 // built on encoding/xml, spends about 185 µs of CPU an instance on it: at 100,000 nodes that
 // is most of a collection's CPU. ReadInstances reads the same answer in one pass over its
 // bytes into snapshot.Instance (no SDK record in between), with the reservations' owners and
@@ -151,6 +151,19 @@ func (r *reader) instance(name []byte, empty bool, v *snapshot.Instance) bool {
 			})
 		case "placement":
 			r.placement(name, empty, v)
+		case "metadataoptions":
+			r.children(name, empty, func(name []byte, empty bool) {
+				switch string(r.lower(name)) {
+				case "httpendpoint":
+					v.MetadataOptions.HTTPEndpoint = r.sharedValue(name, empty)
+				case "httptokens":
+					v.MetadataOptions.HTTPTokens = r.sharedValue(name, empty)
+				case "httpputresponsehoplimit":
+					v.MetadataOptions.HTTPPutResponseHopLimit = r.int32(name, empty)
+				default:
+					r.skip(name, empty)
+				}
+			})
 		case "groupset":
 			v.SecurityGroups = r.groups(name, empty, v.SecurityGroups)
 		case "tagset":

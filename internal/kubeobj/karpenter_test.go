@@ -268,3 +268,25 @@ func TestDecodeCiliumNodeWrongShapes(t *testing.T) {
 		}
 	}
 }
+
+func TestMetadataOptions(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		in   map[string]any
+		want *snapshot.MetadataOptions
+	}{
+		{"absent", nil, nil},
+		{"the CRD's default", map[string]any{"httpEndpoint": "enabled", "httpProtocolIPv6": "disabled",
+			"httpPutResponseHopLimit": int64(1), "httpTokens": "required"},
+			&snapshot.MetadataOptions{HTTPEndpoint: "enabled", HTTPTokens: "required", HTTPPutResponseHopLimit: 1}},
+		{"hop limit 2 from JSON", map[string]any{"httpPutResponseHopLimit": float64(2)}, &snapshot.MetadataOptions{HTTPPutResponseHopLimit: 2}},
+		{"a hop limit of the wrong type", map[string]any{"httpPutResponseHopLimit": "2", "httpTokens": "optional"},
+			&snapshot.MetadataOptions{HTTPTokens: "optional"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, metadataOptions(tc.in)); diff != "" {
+				t.Errorf("metadataOptions mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

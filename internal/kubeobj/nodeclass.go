@@ -24,6 +24,7 @@ func DecodeNodeClass(u *unstructured.Unstructured) snapshot.EC2NodeClass {
 		NetworkInterfaces:          networkInterfaces(o),
 		Kubelet:                    kubelet(object(o, "spec", "kubelet")),
 		ConnectionTracking:         connectionTracking(object(o, "spec", "connectionTracking")),
+		MetadataOptions:            metadataOptions(object(o, "spec", "metadataOptions")),
 		Conditions:                 conditions(o),
 	}
 	if pg := object(o, "spec", "placementGroupSelector"); pg != nil {
@@ -118,6 +119,18 @@ func DecodeENIConfig(u *unstructured.Unstructured) snapshot.ENIConfig {
 		Subnet:         str(u.Object, "spec", "subnet"),
 		SecurityGroups: strs(u.Object, "spec", "securityGroups"),
 	}
+}
+
+// metadataOptions reads spec.metadataOptions; nil when the class has none.
+func metadataOptions(m map[string]any) *snapshot.MetadataOptions {
+	if m == nil {
+		return nil
+	}
+	out := &snapshot.MetadataOptions{HTTPEndpoint: str(m, "httpEndpoint"), HTTPTokens: str(m, "httpTokens")}
+	if v := int32At(m, "httpPutResponseHopLimit"); v != nil {
+		out.HTTPPutResponseHopLimit = *v
+	}
+	return out
 }
 
 // connectionTracking reads spec.connectionTracking; nil when it sets no timeout.

@@ -111,6 +111,7 @@ func (c *Collector) kubeAfterNodes(ctx context.Context, s *snapshot.Snapshot, sc
 		{c.kubeAWSNode, c.kubeENIConfigs, c.kubeCNINodes, c.kubeSecurityGroupPolicies},
 		{c.kubeSandboxFailures, c.kubeKarpenterEvents, c.kubeNodeAgentEvents},
 		{c.kubeCilium},
+		{c.kubeAgents, c.kubeIMDSPods},
 	}
 	parts := make([]*snapshot.Snapshot, len(groups))
 	g, gctx := errgroup.WithContext(ctx)
@@ -145,6 +146,12 @@ func (c *Collector) kubeAfterNodes(ctx context.Context, s *snapshot.Snapshot, sc
 		}
 		if p.Cilium != nil {
 			s.Cilium = p.Cilium
+		}
+		if p.AgentsRead {
+			s.Agents, s.AgentsRead = p.Agents, true
+		}
+		if p.IMDSPodsRead {
+			s.IMDSPods, s.IMDSPodsRead = p.IMDSPods, true
 		}
 	}
 	if !kubeScoped(scope) { // whether policies are enforced is the cluster's, not the nodes asked about

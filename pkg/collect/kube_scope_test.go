@@ -155,17 +155,20 @@ func TestCollectKubePagination(t *testing.T) {
 	}{
 		// Events are listed four times (sandbox failures, NodeClaims, NodePools, the node
 		// monitoring agent's); the fake ignores field selectors, so each list pages through all
-		// five events.
+		// five events. kube-system's DaemonSets and the pods off the host network are listed once
+		// each (the fixture has none of either); no agent's status counts a pod not ready, so no
+		// agent's pods are listed.
 		{"pages of two", 2, 2, map[string]int{
 			"nodes": 2, "events": 12, "nodeclaims": 2, "nodepools": 2, "ec2nodeclasses": 2, "eniconfigs": 1,
 			// aws-node's policy agent is off and no NetworkPolicy exists: the VPC CNI's own kinds are counted.
 			"networkpolicies": 1, "clusternetworkpolicies": 1, "applicationnetworkpolicies": 1,
 			// The CoreDNS pods, by label (none in the fixture: one page).
-			"pods": 1,
+			"daemonsets": 1, "pods": 2,
 		}},
 		{"default page size", 0, 500, map[string]int{
 			"nodes": 1, "events": 4, "nodeclaims": 1, "nodepools": 1, "ec2nodeclasses": 1, "eniconfigs": 1,
-			"networkpolicies": 1, "clusternetworkpolicies": 1, "applicationnetworkpolicies": 1, "pods": 1,
+			"networkpolicies": 1, "clusternetworkpolicies": 1, "applicationnetworkpolicies": 1,
+			"daemonsets": 1, "pods": 2,
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -25,6 +25,9 @@ const (
 	// UpstreamClientGo is client-go, whose event recorder (tools/record) writes the events
 	// checks read, as the node monitoring agent records them.
 	UpstreamClientGo Upstream = "client-go"
+	// UpstreamKubernetes is Kubernetes itself: the API server's pod field selectors and the
+	// core/v1 API types' toleration matching (k8s.io/api, its staging module).
+	UpstreamKubernetes Upstream = "kubernetes"
 	// UpstreamAWSDocs is the AWS documentation (EC2, VPC and EKS user guides and API reference),
 	// which has no versions: its entries name the page and the day it was read.
 	UpstreamAWSDocs Upstream = "aws-docs"
@@ -55,6 +58,7 @@ var ledger = []Pin{
 	{UpstreamMonitoringAgent, "aws/eks-node-monitoring-agent", "v1.7.0", "eks-node-monitoring-agent"},
 	{UpstreamEC2API, "github.com/aws/aws-sdk-go-v2/service/ec2", "v1.344.3", ""},
 	{UpstreamClientGo, "k8s.io/client-go", "v0.37.2", ""},
+	{UpstreamKubernetes, "kubernetes/kubernetes", "v1.37.2 (k8s.io/api v0.37.2)", ""},
 	{UpstreamAWSDocs, "docs.aws.amazon.com", "2026-12-07", ""},
 }
 

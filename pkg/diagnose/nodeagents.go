@@ -15,5 +15,8 @@ func agentChecks() []Check {
 		coreDNSConcentrated,
 		instanceNetworkAllowanceExceeded,
 		connectionTrackingNotInherited,
+		imdsHopLimitBlocksPods,
+		nodePoolAgentExcluded,
+		nodeAgentNotRunning,
 	}
 }

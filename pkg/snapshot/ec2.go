@@ -26,6 +26,22 @@ type Instance struct {
 	// stateTransitionReason, "This might be an empty string"); on a terminated instance EC2 writes
 	// it as "User initiated (2026-12-07 15:04:05 GMT)", the time the termination was asked for.
 	StateTransitionReason string `json:"stateTransitionReason,omitempty"`
+	// MetadataOptions are the instance's IMDS settings (DescribeInstances metadataOptions);
+	// zero when EC2 gave none, as in snapshots written before karpnet read them.
+	MetadataOptions MetadataOptions `json:"metadataOptions,omitzero"`
+}
+
+// MetadataOptions are an instance's, or an EC2NodeClass's spec.metadataOptions', settings of
+// the instance metadata service. Empty strings and a zero hop limit are unknown (EC2 gave none,
+// or the class does not set it).
+type MetadataOptions struct {
+	// HTTPEndpoint is enabled or disabled.
+	HTTPEndpoint string `json:"httpEndpoint,omitempty"`
+	// HTTPTokens is required (IMDSv2 only) or optional.
+	HTTPTokens string `json:"httpTokens,omitempty"`
+	// HTTPPutResponseHopLimit is how many network hops the IMDSv2 token's PUT response may
+	// travel: 1 reaches the host's network namespace only, not a container's behind it.
+	HTTPPutResponseHopLimit int32 `json:"httpPutResponseHopLimit,omitempty"`
 }
 
 // GroupRef names a security group by ID and name.

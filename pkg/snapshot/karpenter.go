@@ -181,6 +181,10 @@ type EC2NodeClass struct {
 	// ConnectionTracking is spec.connectionTracking (Karpenter v1.13+), which Karpenter applies
 	// to the interfaces of its launch template.
 	ConnectionTracking *ConnectionTracking `json:"connectionTracking,omitempty"`
+	// MetadataOptions is spec.metadataOptions as the API server stores it (with the CRD's
+	// defaults filled in); nil when the class does not have it (an Auto Mode NodeClass, or a
+	// snapshot written before karpnet read it).
+	MetadataOptions *MetadataOptions `json:"metadataOptions,omitempty"`
 
 	// PodSubnetSelectorTerms and PodSecurityGroupSelectorTerms are an Auto Mode NodeClass's
 	// pod subnets and their security groups; IPv4PrefixSize is its

@@ -78,6 +78,15 @@ type Snapshot struct {
 	// pods, read only when aws-node's network policy agent is on and policies exist (dns.go).
 	CoreDNS         []SystemPod `json:"coreDNS,omitempty"`
 	PolicyAgentPods []SystemPod `json:"policyAgentPods,omitempty"`
+	// Agents are the node agent DaemonSets of kube-system found (AgentNames), with the pods of
+	// those whose status says some pod is not ready; AgentsRead is true when kube-system's
+	// DaemonSets were listed (a gap says why when they could not be).
+	Agents     []Agent `json:"agents,omitempty"`
+	AgentsRead bool    `json:"agentsRead,omitempty"`
+	// IMDSPods are the pods that need the instance metadata service from off the host network
+	// (agents.go); IMDSPodsRead is true when the pods were listed.
+	IMDSPods     []IMDSPod `json:"imdsPods,omitempty"`
+	IMDSPodsRead bool      `json:"imdsPodsRead,omitempty"`
 	// Events are the Events about NodeClaims and NodePools.
 	Events []KubeEvent `json:"events,omitempty"`
 	// NodeEvents are the EKS node monitoring agent's Events about nodes whose instance went

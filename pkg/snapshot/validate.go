@@ -21,6 +21,7 @@ const (
 	maxParts    = 7       // partitions of a partition placement group
 	maxVCPUs    = 4096
 	maxACLRule  = 32767 // network ACL rule numbers: 1 to 32766, and 32767 for the last "*"
+	maxHops     = 64    // IMDS httpPutResponseHopLimit: 1 to 64 (0 unknown)
 )
 
 // validate refuses numbers out of range, naming the field, e.g. "nodes[3].status.capacity.pods:
@@ -64,6 +65,10 @@ func (v *validator) kubernetes(s *Snapshot) {
 			v.ptr(SourceNodeClasses, at, ".kubelet.podsPerCore", &c.Kubelet.PodsPerCore, maxCount)
 		}
 		v.ptr(SourceNodeClasses, at, ".ipPrefixCount", &c.IPPrefixCount, maxPerType)
+		if m := c.MetadataOptions; m != nil && !v.num(SourceNodeClasses, at, ".metadataOptions.httpPutResponseHopLimit",
+			int64(m.HTTPPutResponseHopLimit), 0, maxHops) {
+			m.HTTPPutResponseHopLimit = 0
+		}
 		c.NetworkInterfaces = keep(c.NetworkInterfaces, func(j int, ni *NetworkInterface) bool {
 			at := at.in(".networkInterfaces", j, "")
 			ok := v.num(SourceNodeClasses, at, ".networkCardIndex", int64(ni.NetworkCardIndex), 0, maxIndex)
@@ -73,6 +78,15 @@ func (v *validator) kubernetes(s *Snapshot) {
 	}
 	if a := s.AWSNode; a != nil {
 		v.ptr(SourceAWSNode, loc{list: "awsNode", i: -1}, ".desiredNumberScheduled", &a.DesiredNumberScheduled, maxCount)
+	}
+	for i := range s.Agents {
+		a := &s.Agents[i]
+		at := elem("agents", i, a.Name)
+		v.ptr(SourceAgents, at, ".desired", &a.Desired, maxCount)
+		v.ptr(SourceAgents, at, ".ready", &a.Ready, maxCount)
+		if (a.Desired == nil) != (a.Ready == nil) {
+			a.Desired, a.Ready = nil, nil // judged together: one without the other says nothing
+		}
 	}
 	s.SandboxFailures = keep(s.SandboxFailures, func(i int, f *SandboxFailure) bool {
 		return v.num(SourceEvents, elem("sandboxFailures", i, f.Pod), ".count", int64(f.Count), 0, maxCount)
@@ -106,6 +120,9 @@ func (v *validator) ec2(s *Snapshot) {
 		at := elem("instances", i, in.ID)
 		if !v.num(instances, at, ".placement.partitionNumber", int64(in.Placement.PartitionNumber), 0, maxParts) {
 			in.Placement.PartitionNumber = 0
+		}
+		if !v.num(instances, at, ".metadataOptions.httpPutResponseHopLimit", int64(in.MetadataOptions.HTTPPutResponseHopLimit), 0, maxHops) {
+			in.MetadataOptions.HTTPPutResponseHopLimit = 0
 		}
 		in.ENIs = keep(in.ENIs, func(j int, e *ENI) bool {
 			at := at.in(".enis", j, e.ID)

@@ -78,16 +78,21 @@ func TestSmoke(t *testing.T) {
 	}
 	// Events are listed four times, each from the watch cache in one request: sandbox
 	// failures, the events about NodeClaims and about NodePools (a field selector cannot name
-	// two kinds), and the node monitoring agent's about nodes. Pods are listed once: CoreDNS's,
-	// by label (aws-node's only where its policy agent enforces policies, not here).
+	// two kinds), and the node monitoring agent's about nodes. Pods are listed twice: CoreDNS's,
+	// by label (aws-node's only where its policy agent enforces policies, not here), and those
+	// off the host network (the benchmark's cluster has none); no agent's pods are read, as the
+	// aws-node DaemonSet's status counts no pod not ready.
 	for key, n := range r.Check.Kube {
 		most := 1
-		if key == "list events" {
+		switch key {
+		case "list events":
 			most = 4
+		case "list pods":
+			most = 2
 		}
 		if strings.HasSuffix(key, " pods") && key != "list pods" || (strings.HasPrefix(key, "list ") && key != "list nodes" && n > most) {
 			t.Errorf("check made %d %q requests: only the node list may take more than one request (events four), "+
-				"and pods are only listed, once", n, key)
+				"and pods are only listed, twice", n, key)
 		}
 	}
 	if r.Check.Throttled != 0 {

@@ -28,7 +28,7 @@ func TestWriteTable(t *testing.T) {
 	got := b.String()
 	for _, want := range []string{
 		"EC2: 50ms latency per request, throttle on (100 burst, 20/s)",
-		"26 (44)", "11 (27)", "1.80s", "204 MiB", "5000/10", "270.00s", "252 MiB", "150x",
+		"26 (44)", "11 (29)", "1.80s", "204 MiB", "5000/10", "270.00s", "252 MiB", "150x",
 		"5000 nodes: check EC2 DescribeInstances=25 DescribeSubnets=1; Kubernetes list nodeclaims=1 list nodes=10; " +
 			"findings subnet-not-selected=1; gaps 0; seeded in 15.00s; etcd 300 MiB (peak 310 MiB), kube-apiserver 900 MiB (peak 1000 MiB)",
 		"5000 nodes: describe node EC2 DescribeInstances=1; Kubernetes get nodes=1",
@@ -41,7 +41,7 @@ func TestWriteTable(t *testing.T) {
 }
 
 func TestBudgets(t *testing.T) {
-	for _, tt := range []struct{ n, ec2, kube int }{{1, 16, 18}, {500, 18, 18}, {501, 18, 19}, {5000, 44, 27}, {10000, 74, 37}} {
+	for _, tt := range []struct{ n, ec2, kube int }{{1, 16, 20}, {500, 18, 20}, {501, 18, 21}, {5000, 44, 29}, {10000, 74, 39}} {
 		if got := EC2Budget(tt.n); got != tt.ec2 {
 			t.Errorf("EC2Budget(%d) = %d, want %d", tt.n, got, tt.ec2)
 		}

@@ -64,6 +64,10 @@ func toXMLInstance(in snapshot.Instance) xmlInstance {
 		Tags:      toXMLTags(in.Tags),
 		Lifecycle: in.Lifecycle, CapacityRes: in.CapacityReservationID, Reason: in.StateTransitionReason,
 	}
+	if m := in.MetadataOptions; m != (snapshot.MetadataOptions{}) {
+		x.MetadataOptions = &xmlMetadata{State: "applied", HTTPTokens: m.HTTPTokens, HopLimit: m.HTTPPutResponseHopLimit,
+			HTTPEndpoint: m.HTTPEndpoint}
+	}
 	if x.Placement.Tenancy == "" {
 		x.Placement.Tenancy = "default"
 	}

@@ -48,7 +48,8 @@ func EveryFieldInstances() []snapshot.Instance {
 			ID: "i-0a1", Type: "p5.48xlarge", State: "running", Zone: "us-west-2a", ZoneID: "usw2-az1",
 			VpcID: "vpc-1", SubnetID: "subnet-a", PrivateIP: "10.0.1.10", PublicIP: "54.1.2.3", LaunchTime: launch,
 			Lifecycle: "spot", CapacityReservationID: "cr-123",
-			SecurityGroups: []snapshot.GroupRef{{ID: "sg-2", Name: "node"}, {ID: "sg-1", Name: "cluster & <shared>"}},
+			MetadataOptions: snapshot.MetadataOptions{HTTPEndpoint: "enabled", HTTPTokens: "required", HTTPPutResponseHopLimit: 1},
+			SecurityGroups:  []snapshot.GroupRef{{ID: "sg-2", Name: "node"}, {ID: "sg-1", Name: "cluster & <shared>"}},
 			Tags: map[string]string{"kubernetes.io/cluster/prod": "owned", "karpenter.sh/nodepool": "gpu",
 				"Name": `a "quoted" 'name' & <more>`, "unicode": "zoë ☃"},
 			Placement: snapshot.Placement{GroupName: "pg-cluster", GroupID: "pg-1", PartitionNumber: 3, Tenancy: "default"},
@@ -64,7 +65,8 @@ func EveryFieldInstances() []snapshot.Instance {
 			},
 		},
 		{ID: "i-0b2", Type: "m5.large", State: "shutting-down", Zone: "us-west-2b", SubnetID: "subnet-b", PrivateIP: "10.0.3.9",
-			StateTransitionReason: "User initiated (2026-11-30 09:01:02 GMT)"},
+			StateTransitionReason: "User initiated (2026-11-30 09:01:02 GMT)",
+			MetadataOptions:       snapshot.MetadataOptions{HTTPTokens: "optional", HTTPPutResponseHopLimit: 2}},
 		{ID: "i-0c3", Type: "c7g.xlarge", State: "pending"},
 	}
 }

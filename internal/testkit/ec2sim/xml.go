@@ -36,6 +36,14 @@ type describeInstancesResponse struct {
 	NextToken    string               `xml:"nextToken,omitempty"`
 }
 
+// xmlMetadata is an instance's metadataOptions, in EC2's order.
+type xmlMetadata struct {
+	State        string `xml:"state"`
+	HTTPTokens   string `xml:"httpTokens,omitempty"`
+	HopLimit     int32  `xml:"httpPutResponseHopLimit,omitempty"`
+	HTTPEndpoint string `xml:"httpEndpoint,omitempty"`
+}
+
 type xmlReservation struct {
 	ReservationID string            `xml:"reservationId"`
 	OwnerID       string            `xml:"ownerId"`
@@ -58,6 +66,7 @@ type xmlInstance struct {
 	Tags              *set[xmlTag]   `xml:"tagSet"`
 	Lifecycle         string         `xml:"instanceLifecycle,omitempty"`
 	CapacityRes       string         `xml:"capacityReservationId,omitempty"`
+	MetadataOptions   *xmlMetadata   `xml:"metadataOptions,omitempty"`
 }
 
 type xmlState struct {

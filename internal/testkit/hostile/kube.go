@@ -46,11 +46,15 @@ type Request struct {
 // NewKube returns a server holding objects. Each kind is served under the plural of its kind
 // (lower case, "s" or "es" added): Node at /api/v1/nodes, NodeClaim at
 // /apis/karpenter.sh/v1/nodeclaims, a namespaced kind under /namespaces/NS/ as well. Nodes,
-// events and DaemonSets are served even when there are none, as every API server does.
+// events, pods and DaemonSets are served even when there are none, as every API server does
+// (pods and DaemonSets in kube-system too).
 func NewKube(objects ...unstructured.Unstructured) *Kube {
 	k := &Kube{collections: map[string]*collection{}, faults: map[string]*fault{}}
-	for _, builtin := range [][2]string{{"v1", "Node"}, {"v1", "Event"}, {"apps/v1", "DaemonSet"}} {
+	for _, builtin := range [][2]string{{"v1", "Node"}, {"v1", "Event"}, {"v1", "Pod"}, {"apps/v1", "DaemonSet"}} {
 		k.collection(listPath(builtin[0], builtin[1], ""), builtin[0], builtin[1])
+	}
+	for _, builtin := range [][2]string{{"v1", "Pod"}, {"apps/v1", "DaemonSet"}} {
+		k.collection(listPath(builtin[0], builtin[1], "kube-system"), builtin[0], builtin[1])
 	}
 	for i := range objects {
 		k.add(objects[i].DeepCopy().Object)
