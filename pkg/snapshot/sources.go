@@ -47,9 +47,9 @@ const (
 	SourceCiliumNodes           = "ciliumnodes.cilium.io"
 	SourceCiliumOperator        = "deployments.apps kube-system/cilium-operator"
 	SourceDaemonSets            = "daemonsets.apps"
-	SourceAgents          = "daemonsets.apps in kube-system"
-	SourceAgentPods       = "pods of kube-system's node agents"
-	SourceIMDSPods        = "pods off the host network"
+	SourceAgents                = "daemonsets.apps in kube-system"
+	SourceAgentPods             = "pods of kube-system's node agents"
+	SourceIMDSPods              = "pods off the host network"
 	SourceNetworkPolicies       = "networkpolicies.networking.k8s.io"
 	// SourceClusterNetworkPolicies and SourceApplicationNetworkPolicies are the VPC CNI's
 	// policy kinds, read where NetworkPolicies are counted and none exists.
