@@ -5,9 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
 	"net"
 	"net/http"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
@@ -42,6 +46,8 @@ var figureFuncs = map[string]func() (string, error){
 	"ec2-get-action-list":  func() (string, error) { return codeList(ec2Actions("Get")), nil },
 	// The subject kinds findings can name that have no sheet of their own.
 	"kinds-without-sheet": func() (string, error) { return withoutSheet(), nil },
+	// The sources karpnet reads, each a karpnet_gaps series when it cannot be read.
+	"gap-sources": gapSources,
 	// `demo serve`'s series, from its /metrics.
 	"demo-nodes":                func() (string, error) { s, err := demoSeries(); return strconv.Itoa(s.nodes), err },
 	"demo-series":               func() (string, error) { s, err := demoSeries(); return strconv.Itoa(s.total), err },
@@ -96,6 +102,38 @@ func ec2Actions(prefixes ...string) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// sourcesFile declares the sources karpnet reads, as the Source* constants of pkg/snapshot.
+const sourcesFile = "pkg/snapshot/sources.go"
+
+// figureRoot is the repository root, which gap-sources reads sourcesFile from.
+var figureRoot = "."
+
+// gapSources counts the Source* constants of sourcesFile: the values a gap's source takes.
+func gapSources() (string, error) {
+	f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(figureRoot, filepath.FromSlash(sourcesFile)), nil, 0)
+	if err != nil {
+		return "", err
+	}
+	n := 0
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.CONST {
+			continue
+		}
+		for _, spec := range g.Specs {
+			for _, name := range spec.(*ast.ValueSpec).Names {
+				if strings.HasPrefix(name.Name, "Source") {
+					n++
+				}
+			}
+		}
+	}
+	if n == 0 {
+		return "", fmt.Errorf("%s declares no Source* constant", sourcesFile)
+	}
+	return strconv.Itoa(n), nil
 }
 
 // codeList lists words as code: `a`, `b` and `c`.

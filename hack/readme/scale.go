@@ -22,6 +22,7 @@ const resultsFile = "test/scale/results.json"
 // its prose, the summary of its sample report, then the scale figures between their markers, when
 // the file has them.
 func renderFile(root string, file []byte) ([]byte, error) {
+	figureRoot = root
 	out, err := render(file)
 	if err != nil {
 		return nil, err
