@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -39,9 +38,9 @@ type k9sPlugin struct {
 }
 
 var k9sDir = sync.OnceValues(func() (string, error) {
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goBin); err != nil {
-		goBin = "go"
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		return "", &downloadError{"no go command on PATH: " + err.Error()}
 	}
 	// Outside any module, so that the download does not touch this module's go.mod.
 	c := exec.Command(goBin, "mod", "download", "-json", k9sModule)
