@@ -18,11 +18,19 @@ const (
 // resultsFile is the benchmarks' results file, relative to the repository root.
 const resultsFile = "test/scale/results.json"
 
-// renderFile renders a Markdown file of the repository at root: render's parts, then the scale
-// figures between their markers, when the file has them.
+// renderFile renders a Markdown file of the repository at root: render's parts, the figures in
+// its prose, the summary of its sample report, then the scale figures between their markers, when
+// the file has them.
 func renderFile(root string, file []byte) ([]byte, error) {
+	figureRoot = root
 	out, err := render(file)
 	if err != nil {
+		return nil, err
+	}
+	if out, err = renderFigures(out); err != nil {
+		return nil, err
+	}
+	if out, err = renderSampleSummary(out); err != nil {
 		return nil, err
 	}
 	return renderScale(root, out)
