@@ -30,6 +30,10 @@ func enis(t *text, list []diagnose.ENIReport) {
 			strconv.Itoa(len(e.IPv4Prefixes)), strconv.Itoa(len(e.SecurityGroups)),
 		})
 	}
+	if tableWidth(indent, rows, 2) > t.limit() {
+		// On a narrow sheet the longest heading gives way before the table loses its columns.
+		rows[0][6] = "PFX"
+	}
 	table(t, indent, rows)
 	for _, e := range list {
 		if len(e.PrivateIPs)+len(e.IPv4Prefixes)+len(e.SecurityGroups) == 0 {
@@ -45,14 +49,14 @@ func enis(t *text, list []diagnose.ENIReport) {
 // is 24 columns, so only an odd value makes its own row wider.
 const maxColumn = 24
 
-// table writes rows as columns two spaces apart, the first row as styled headings. A row that
-// would pass the line limit is wrapped rather than cut.
+// table writes rows as columns two spaces apart, the first row as styled headings; one space
+// apart when that keeps the table within the line limit and two would not. A row that would
+// still pass the line limit is wrapped rather than cut.
 func table(t *text, ind int, rows [][]string) {
-	widths := make([]int, len(rows[0]))
-	for _, r := range rows {
-		for i, c := range r {
-			widths[i] = max(widths[i], min(width(c), maxColumn))
-		}
+	widths := tableWidths(rows)
+	sep := "  "
+	if tableWidth(ind, rows, 2) > t.limit() && tableWidth(ind, rows, 1) <= t.limit() {
+		sep = " "
 	}
 	prefix := strings.Repeat(" ", ind)
 	for ri, r := range rows {
@@ -63,7 +67,7 @@ func table(t *text, ind int, rows [][]string) {
 				c = t.st.Label.Render(c)
 			}
 			if i < len(r)-1 {
-				c = pad(c, widths[i]) + "  "
+				c = pad(c, widths[i]) + sep
 			}
 			b.WriteString(c)
 			plain += width(c)
@@ -74,6 +78,30 @@ func table(t *text, ind int, rows [][]string) {
 		}
 		t.line(prefix + b.String())
 	}
+}
+
+// tableWidths are the widths of rows' columns, each at most maxColumn.
+func tableWidths(rows [][]string) []int {
+	widths := make([]int, len(rows[0]))
+	for _, r := range rows {
+		for i, c := range r {
+			widths[i] = max(widths[i], min(width(c), maxColumn))
+		}
+	}
+	return widths
+}
+
+// tableWidth is the widest line table writes of rows at indent ind with columns gap spaces
+// apart.
+func tableWidth(ind int, rows [][]string, gap int) int {
+	w := ind
+	for i, c := range tableWidths(rows) {
+		if i > 0 {
+			w += gap
+		}
+		w += c
+	}
+	return w
 }
 
 // first lists up to n items of s, then "+N more"; "none" when s is empty.

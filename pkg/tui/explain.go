@@ -63,7 +63,7 @@ func (m explainModel) narrow(selection) screen { return m }
 // keys returns the explain view's bindings.
 func (m explainModel) keys(k keyMap) helpKeys {
 	return helpKeys{
-		short: []key.Binding{k.Up, k.Down, k.PageDown, k.Back, k.Help, k.Quit},
+		short: append(k.scrollKeys(!m.vp.AtBottom(), !m.vp.AtTop()), k.Back, k.Help, k.Quit),
 		full:  [][]key.Binding{k.moveKeys(), {k.Back}, k.viewKeys()},
 	}
 }

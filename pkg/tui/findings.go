@@ -24,6 +24,8 @@ type findingsModel struct {
 	width int
 	// height is the lines the view has; the list of groups leaves one for the resolved line.
 	height int
+	// sel is the selection last narrowed to: a new one puts the cursors on the first rows.
+	sel selection
 }
 
 // newFindingsModel lists no groups until setData.
@@ -35,7 +37,7 @@ func (m findingsModel) setData(d *data, sel selection) (screen, action) {
 	if m.open >= 0 && m.d != nil {
 		openID = m.d.groups[m.open].id
 	}
-	m.d, m.open = d, -1
+	m.d, m.open, m.sel = d, -1, sel
 	for i, g := range d.groups {
 		if g.id == openID {
 			m.open = i
@@ -101,8 +103,15 @@ func (m findingsModel) apply(sel selection) findingsModel {
 	return m
 }
 
-// narrow applies sel to the groups and the opened group.
-func (m findingsModel) narrow(sel selection) screen { return m.apply(sel) }
+// narrow applies sel to the groups and the opened group; a selection other than the last puts
+// the cursors on the first rows.
+func (m findingsModel) narrow(sel selection) screen {
+	if sel != m.sel {
+		m.sel = sel
+		m.list.cursor, m.list.offset, m.inner.cursor, m.inner.offset = 0, 0, 0, 0
+	}
+	return m.apply(sel)
+}
 
 // active returns the list the cursor keys move.
 func (m *findingsModel) active() *cursorList {
@@ -207,7 +216,7 @@ type groupColumns struct {
 const minMessage = 32
 
 // groupLayout sizes the groups list to the width: the check column as wide as the longest
-// check ID shown (at most 33), the counts as wide as their headers; below 120 columns the
+// check ID shown, the counts as wide as their headers; below 120 columns the
 // count header is "N" and the check column gives way (down to 16, IDs cut with an ellipsis)
 // until the first message has minMessage columns.
 func (m findingsModel) groupLayout() groupColumns {
@@ -215,7 +224,7 @@ func (m findingsModel) groupLayout() groupColumns {
 	for _, i := range m.groups {
 		l.id = max(l.id, len(m.d.groups[i].id))
 	}
-	l.id = min(max(l.id, len("CHECK")), 33)
+	l.id = max(l.id, len("CHECK"))
 	if m.width >= 120 {
 		return l
 	}

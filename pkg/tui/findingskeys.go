@@ -10,16 +10,25 @@ import (
 // keys returns the findings view's bindings.
 // In an opened group, y and Y copy the remedy of the finding under the cursor.
 func (m findingsModel) keys(k keyMap) helpKeys {
+	_, selected := m.selectedCheck()
+	var explain []key.Binding
+	if selected {
+		explain = []key.Binding{k.Explain}
+	}
 	if m.open >= 0 {
+		short := k.listKeys(m.inner, selected)
+		if selected {
+			short = append(short, k.findingCopyKeys()...)
+		}
 		return helpKeys{
-			short: append(append([]key.Binding{k.Down, k.Open}, k.findingCopyKeys()...), k.Explain, k.Back, k.Filter, k.Help, k.Quit),
+			short: append(append(short, explain...), k.Back, k.Filter, k.Help, k.Quit),
 			full: [][]key.Binding{k.moveKeys(), append(append([]key.Binding{k.Open, k.Explain}, k.findingCopyKeys()...), k.Back),
-				k.narrowKeys(), k.viewKeys()},
+				k.narrowKeys(), k.otherViewKeys(k.Findings)},
 		}
 	}
 	return helpKeys{
-		short: []key.Binding{k.Down, k.Open, k.Explain, k.Back, k.Filter, k.Help, k.Quit},
-		full:  [][]key.Binding{k.moveKeys(), append([]key.Binding{k.Open, k.Explain, k.Back}, k.narrowKeys()...), k.viewKeys()},
+		short: append(append(k.listKeys(m.list, selected), explain...), k.Back, k.Filter, k.Help, k.Quit),
+		full:  [][]key.Binding{k.moveKeys(), append([]key.Binding{k.Open, k.Explain, k.Back}, k.narrowKeys()...), k.otherViewKeys(k.Findings)},
 	}
 }
 

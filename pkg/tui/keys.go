@@ -105,14 +105,35 @@ func (k keyMap) narrowKeys() []key.Binding {
 	return []key.Binding{k.Filter, k.Critical, k.Warning, k.Info}
 }
 
-// sheetKeys are a sheet's bindings: short, the sheet's own keys in the footer, after Down and
-// before the reference keys; full, its own keys in the full help, after the reference keys.
-func (k keyMap) sheetKeys(short, full []key.Binding) helpKeys {
-	short = append(append([]key.Binding{k.Down}, short...), brief(k.NextRef, "links"), brief(k.OpenRef, "follow"), k.Back, k.Refresh, k.Help, k.Quit)
+// sheetKeys are a sheet's bindings: short, the sheet's own keys in the footer, after the
+// scroll key and before the reference keys; full, its own keys in the full help, after the
+// reference keys. The footer names only what does something here: the scroll key the sheet
+// can move by, the link keys when a reference can be opened, follow when one is selected.
+func (k keyMap) sheetKeys(s linkedSheet, short, full []key.Binding) helpKeys {
+	lead := k.scrollKeys(!s.vp.AtBottom(), !s.vp.AtTop())
+	if s.links.openable() {
+		short = append(short, brief(k.NextRef, "links"))
+	}
+	if s.links.pick >= 0 {
+		short = append(short, brief(k.OpenRef, "follow"))
+	}
+	short = append(append(lead, short...), k.Back, k.Refresh, k.Help, k.Quit)
 	return helpKeys{
 		short: short,
 		full:  [][]key.Binding{k.moveKeys(), append([]key.Binding{k.NextRef, k.PrevRef, k.OpenRef, k.Back}, full...), k.viewKeys()},
 	}
+}
+
+// scrollKeys is the cursor key the footer names: down while something is below, else up while
+// something is above, else none.
+func (k keyMap) scrollKeys(down, up bool) []key.Binding {
+	switch {
+	case down:
+		return []key.Binding{k.Down}
+	case up:
+		return []key.Binding{k.Up}
+	}
+	return nil
 }
 
 // findingCopyKeys are the keys that copy a finding's remedy: its commands, and its prose.
@@ -128,4 +149,25 @@ func (k keyMap) passKeys() []key.Binding {
 // viewKeys switch views, refresh, show help and quit.
 func (k keyMap) viewKeys() []key.Binding {
 	return []key.Binding{k.Nodes, k.Findings, k.Subnets, k.Refresh, k.Help, k.Quit}
+}
+
+// otherViewKeys are viewKeys but own, the key of the view already shown.
+func (k keyMap) otherViewKeys(own key.Binding) []key.Binding {
+	var keys []key.Binding
+	for _, b := range k.viewKeys() {
+		if b.Keys()[0] != own.Keys()[0] {
+			keys = append(keys, b)
+		}
+	}
+	return keys
+}
+
+// listKeys are the cursor key and Enter a list's footer names: the key the cursor can move by
+// and open when a row is under the cursor.
+func (k keyMap) listKeys(l cursorList, open bool) []key.Binding {
+	keys := k.scrollKeys(l.canMove(1), l.canMove(-1))
+	if open {
+		keys = append(keys, k.Open)
+	}
+	return keys
 }

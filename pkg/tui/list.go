@@ -46,6 +46,16 @@ func (l *cursorList) nearest(i, step int) int {
 	return min(max(i, 0), max(l.n-1, 0))
 }
 
+// canMove reports whether a selectable line lies beyond the cursor in direction step.
+func (l *cursorList) canMove(step int) bool {
+	for j := l.cursor + step; j >= 0 && j < l.n; j += step {
+		if l.selectable(j) {
+			return true
+		}
+	}
+	return false
+}
+
 // top and bottom move to the first and last selectable line.
 func (l *cursorList) top()    { l.cursor, l.offset = 0, 0; l.move(0) }
 func (l *cursorList) bottom() { l.cursor = max(l.n-1, 0); l.move(0) }

@@ -78,7 +78,8 @@ func (m nodeModel) setSize(th theme, w, h int) screen {
 	if !m.opened {
 		return m
 	}
-	return m.render(th, w, h)
+	// The sheet is laid out again for the new width: its sections move, and the tab bar follows.
+	return m.render(th, w, h).scrolled()
 }
 
 // narrow leaves the sheet as it is: the selection narrows lists only.
@@ -127,7 +128,9 @@ func (m nodeModel) jump(delta int) nodeModel {
 }
 
 // scrolled updates the active tab after the viewport moved: the last section started above
-// the top line, or a later one already chosen when the sheet cannot scroll further.
+// the top line; at the bottom of the sheet, References while a reference is selected (it is
+// on screen), or a later section already chosen (jumped to) when the sheet cannot scroll
+// further.
 func (m nodeModel) scrolled() nodeModel {
 	at := 0
 	for i, s := range m.sections {
@@ -135,7 +138,12 @@ func (m nodeModel) scrolled() nodeModel {
 			at = i
 		}
 	}
-	if !(m.vp.AtBottom() && m.tab > at) {
+	switch last := len(m.sections) - 1; {
+	case !m.vp.AtBottom():
+		m.tab = at
+	case m.links.pick >= 0 && m.refsAt > 0 && last >= 0 && m.sections[last].tab.header == "References":
+		m.tab = last
+	case m.tab <= at:
 		m.tab = at
 	}
 	return m

@@ -7,7 +7,11 @@ import (
 
 // keys returns the node view's bindings.
 func (m nodeModel) keys(k keyMap) helpKeys {
-	return k.sheetKeys([]key.Binding{brief(k.NextTab, "section")}, []key.Binding{k.NextTab, k.PrevTab, k.Copy})
+	var short []key.Binding
+	if len(m.sections) > 1 {
+		short = append(short, brief(k.NextTab, "section"))
+	}
+	return k.sheetKeys(m.linkedSheet, short, []key.Binding{k.NextTab, k.PrevTab, k.Copy})
 }
 
 // brief returns b with a shorter description, for a footer that must fit 80 columns.

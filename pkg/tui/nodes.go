@@ -35,6 +35,8 @@ type nodesModel struct {
 	narrowed []narrowing
 	// nodes and claims count the nodes and the NodeClaims without a Node shown.
 	nodes, claims int
+	// sel is the selection last narrowed to: a new one puts the cursor on the first row.
+	sel selection
 }
 
 // narrowing is the rows a selection matched, in display order.
@@ -62,7 +64,7 @@ func (m *nodesModel) narrowFrom(sel selection) (rows []int, exact bool) {
 // setData shows a new report, keeping the cursor on the same node when it is still there.
 func (m nodesModel) setData(d *data, sel selection) (screen, action) {
 	name, _ := m.selectedName()
-	m.d = d
+	m.d, m.sel = d, sel
 	m.layout = newLayout(d, m.width)
 	m.order, m.narrowed = groupOrder(d.rows, sortOrder(d, m.sort), m.group), nil
 	return m.apply(sel, name), action{}
@@ -94,8 +96,15 @@ func (m nodesModel) cycleSort(sel selection) nodesModel {
 	return m.apply(sel, name)
 }
 
-// narrow applies sel, keeping the cursor on the node under it.
+// narrow applies sel: a selection other than the last (a filter typed, a severity toggled)
+// puts the cursor on the first row; the same one (coming back to the table) keeps it on the
+// node under it.
 func (m nodesModel) narrow(sel selection) screen {
+	if sel != m.sel {
+		m.sel = sel
+		m.list.cursor, m.list.offset = 0, 0
+		return m.apply(sel, "")
+	}
 	name, _ := m.selectedName()
 	return m.apply(sel, name)
 }
@@ -103,10 +112,20 @@ func (m nodesModel) narrow(sel selection) screen {
 // keys returns the nodes table's bindings.
 func (m nodesModel) keys(k keyMap) helpKeys {
 	return helpKeys{
-		short: []key.Binding{k.Down, k.Open, k.Filter, k.Group, k.Findings, k.Subnets, k.Help, k.Quit},
+		short: append(k.listKeys(m.list, m.selectable()), k.Filter, k.Group, k.Findings, k.Subnets, k.Help, k.Quit),
 		full: [][]key.Binding{k.moveKeys(), append([]key.Binding{k.Open, k.Back}, append(k.narrowKeys(), k.Group, k.Sort)...),
-			append([]key.Binding{k.Copy}, k.viewKeys()...)},
+			append(append([]key.Binding{k.Copy}, k.otherViewKeys(k.Nodes)...), m.legend()...)},
 	}
+}
+
+// legend explains, in the full help, the mark of an inherited status when the level column
+// shows glyphs and a row carries it.
+func (m nodesModel) legend() []key.Binding {
+	if m.d == nil || glyphWidth(m.d) == 1 || m.layout.widths[colLevel] > glyphWidth(m.d) {
+		return nil
+	}
+	// A key no terminal sends: the binding is a line of the legend, never pressed.
+	return []key.Binding{key.NewBinding(key.WithKeys("legend:inherited"), key.WithHelp("✖"+inheritedMark, "inherited status"))}
 }
 
 // update groups, opens the node under the cursor and moves the cursor.
@@ -241,6 +260,12 @@ func (m nodesModel) selectedName() (string, bool) {
 	return m.d.rows[m.lines[i].row].name, true
 }
 
+// selectable reports whether a node or NodeClaim is under the cursor.
+func (m nodesModel) selectable() bool {
+	_, ok := m.selectedName()
+	return ok
+}
+
 // shown counts the nodes the table shows.
 func (m nodesModel) shown() int {
 	nodes, _ := m.shownKinds()
@@ -259,7 +284,7 @@ func (m nodesModel) view(th theme) string {
 	}
 	b.WriteString(strings.Repeat(" ", markerCols))
 	var hb strings.Builder
-	m.layout.line(&hb, th, &headings, "", true)
+	m.layout.line(&hb, th, &headings, "", false, true)
 	b.WriteString(th.Label.Render(hb.String()))
 	if len(m.lines) == 0 {
 		b.WriteString("\n" + th.Dim.Render("  no nodes match: esc clears the filter, 1/2/3 toggle severities"))
@@ -279,7 +304,7 @@ func (m nodesModel) view(th theme) string {
 			rb.WriteString("  ")
 		}
 		r := &m.d.rows[l.row]
-		m.layout.line(&rb, th, &r.cells, r.look, false)
+		m.layout.line(&rb, th, &r.cells, r.look, r.inherited, false)
 		if i == m.list.cursor {
 			b.WriteString(th.Selected.Render(ansi.Strip(rb.String())))
 			continue

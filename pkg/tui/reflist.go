@@ -48,6 +48,16 @@ func (l refList) set(refs []ref) refList {
 	return l
 }
 
+// openable reports whether a reference can be selected and opened.
+func (l refList) openable() bool {
+	for _, r := range l.refs {
+		if r.openable() {
+			return true
+		}
+	}
+	return false
+}
+
 // cycle selects the openable reference delta steps away, wrapping around; with none selected
 // it selects the first (or, going back, the last).
 func (l refList) cycle(delta int) refList {

@@ -43,8 +43,11 @@ type row struct {
 	name  string
 	level string
 	// look is the level whose glyph and colour the level cell takes; empty means level.
-	look  string
-	order levelOrder
+	look string
+	// inherited marks a node whose level cell shows a status it inherits from its subnet,
+	// class, NodePool or NodeClaim rather than its own findings' (see inheritedMark).
+	inherited bool
+	order     levelOrder
 	// findings counts the node's findings.
 	findings int
 	cells    [numCols]string
@@ -100,7 +103,7 @@ func newRow(i int, n diagnose.NodeReport) row {
 		// The worst of what the node uses shows in its level cell, marked by what it comes from:
 		// "critical (subnet)". Its order, the severity toggles and the header's counts stay its
 		// own status's, so the critical nodes are those whose own findings are.
-		r.look = n.InheritedStatus
+		r.look, r.inherited = n.InheritedStatus, true
 		level = inherited
 	}
 	subnet := ""

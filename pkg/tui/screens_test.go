@@ -44,6 +44,13 @@ func TestScreens(t *testing.T) {
 	}{
 		{name: "start_80x24", w: 80, h: 24},
 		{name: "start_200x60", w: 200, h: 60},
+		{name: "start_160x40", w: 160, h: 40},
+		{name: "findings_160x40", w: 160, h: 40, typed: "f", waitOn: "findings 19/19"},
+		{name: "subnets_160x40", w: 160, h: 40, typed: "s", waitOn: "subnets 13/13"},
+		{
+			name: "node_enis_80x24", w: 80, h: 24, load: loadedLoader(demoLoaded(t)),
+			msgs: []tea.Msg{key("enter"), key("}"), key("}"), key("}")}, waitOn: "[ENIs]",
+		},
 		{name: "filter_80x24", w: 80, h: 24, typed: "/general", waitOn: "nodes 19/36"},
 		{name: "drilldown_80x24", w: 80, h: 24, msgs: []tea.Msg{key("down"), key("down"), key("down"), key("enter")}, waitOn: "[Overview]"},
 		{name: "drilldown_200x60", w: 200, h: 60, msgs: []tea.Msg{key("down"), key("down"), key("down"), key("enter")}, waitOn: "[Overview]"},
@@ -87,7 +94,7 @@ func TestScreens(t *testing.T) {
 		{name: "findings_help_80x24", w: 80, h: 24, typed: "f?", waitOn: "critical only"},
 		{name: "help_80x24", w: 80, h: 24, typed: "?", waitOn: "page down"},
 		{name: "claims_200x60", w: 200, h: 60, claims: true, msgs: []tea.Msg{key("G")}, waitOn: "▸ ✖ not registered"},
-		{name: "claims_80x24", w: 80, h: 24, claims: true, msgs: []tea.Msg{key("G")}, waitOn: "▸ ✖  nodeclaim/general-h4k8s"},
+		{name: "claims_80x24", w: 80, h: 24, claims: true, msgs: []tea.Msg{key("G")}, waitOn: "▸ ✖   nodeclaim/general-h4k8s"},
 		{name: "claim_sheet_120x40", w: 120, h: 40, claims: true, msgs: []tea.Msg{key("G"), key("enter")}, waitOn: "Provider ID:"},
 		{name: "refresh_error_80x24", w: 80, h: 24, load: flakyLoader(r), typed: "r", waitOn: "refresh failed"},
 	}

@@ -98,7 +98,7 @@ func (m sheetModel) keys(k keyMap) helpKeys {
 	if m.page.copy != "" {
 		full = append(full, k.Copy)
 	}
-	return k.sheetKeys(short, full)
+	return k.sheetKeys(m.linkedSheet, short, full)
 }
 
 // update explains a finding's check, scrolls the sheet, selects a reference (scrolling to it)

@@ -17,11 +17,13 @@ type subnetsModel struct {
 	shown []int
 	list  cursorList
 	width int
+	// sel is the selection last narrowed to: a new one puts the cursor on the first row.
+	sel selection
 }
 
 // setData shows a new report's subnets.
 func (m subnetsModel) setData(d *data, sel selection) (screen, action) {
-	m.d = d
+	m.d, m.sel = d, sel
 	return m.apply(sel), action{}
 }
 
@@ -48,14 +50,21 @@ func (m subnetsModel) apply(sel selection) subnetsModel {
 	return m
 }
 
-// narrow applies sel to the subnets.
-func (m subnetsModel) narrow(sel selection) screen { return m.apply(sel) }
+// narrow applies sel to the subnets; a selection other than the last puts the cursor on the
+// first row.
+func (m subnetsModel) narrow(sel selection) screen {
+	if sel != m.sel {
+		m.sel = sel
+		m.list.cursor, m.list.offset = 0, 0
+	}
+	return m.apply(sel)
+}
 
 // keys returns the subnets view's bindings.
 func (m subnetsModel) keys(k keyMap) helpKeys {
 	return helpKeys{
-		short: []key.Binding{k.Down, k.Open, k.Back, k.Filter, k.Nodes, k.Help, k.Quit},
-		full:  [][]key.Binding{k.moveKeys(), append([]key.Binding{k.Open, k.Back}, k.narrowKeys()...), k.viewKeys()},
+		short: append(k.listKeys(m.list, len(m.shown) > 0), k.Back, k.Filter, k.Nodes, k.Help, k.Quit),
+		full:  [][]key.Binding{k.moveKeys(), append([]key.Binding{k.Open, k.Back}, k.narrowKeys()...), k.otherViewKeys(k.Subnets)},
 	}
 }
 
@@ -115,9 +124,18 @@ func (m subnetsModel) view(th theme) string {
 		}
 		return ""
 	}
+	// The classes column shows when it has room for a few characters beside the counts; a
+	// node count is never followed by a cut name.
+	classes := m.width-subnetFixed(wide, barCells) >= len(gap)+minClasses
+	tail := func(c string) string {
+		if classes {
+			return "  " + c
+		}
+		return ""
+	}
 	var b strings.Builder
-	head := fmt.Sprintf("    %-24s  %-10s  %s%-*s  %-16s  %5s  %s", "SUBNET", "ZONE", cidr("CIDR"),
-		barCells+2, "USED", "FREE", "NODES", "NODECLASSES")
+	head := fmt.Sprintf("    %-24s  %-10s  %s%-*s  %-16s  %5s%s", "SUBNET", "ZONE", cidr("CIDR"),
+		barCells+2, "USED", "FREE", "NODES", tail("NODECLASSES"))
 	b.WriteString(th.Label.Render(fit(head, m.width, false)))
 	if len(m.shown) == 0 {
 		b.WriteString("\n" + th.Dim.Render("  no subnets match"))
@@ -125,13 +143,26 @@ func (m subnetsModel) view(th theme) string {
 	from, to := m.list.visible()
 	for i := from; i < to; i++ {
 		s := m.d.subnets[m.shown[i]]
-		classes := strings.Join(s.classes, ",")
-		if classes == "" {
-			classes = none
+		names := strings.Join(s.classes, ",")
+		if names == "" {
+			names = none
 		}
-		line := fmt.Sprintf("%s %-24s  %-10s  %s%s  %-16s  %5d  %s", th.Level(s.level).Mark(), s.id,
-			orDash(s.zone), cidr(orDash(s.cidr)), bar(th, s, barCells), freeText(s), s.nodes, classes)
+		line := fmt.Sprintf("%s %-24s  %-10s  %s%s  %-16s  %5d%s", th.Level(s.level).Mark(), s.id,
+			orDash(s.zone), cidr(orDash(s.cidr)), bar(th, s, barCells), freeText(s), s.nodes, tail(names))
 		b.WriteString("\n" + cursorLine(th, line, i == m.list.cursor, m.width))
 	}
 	return b.String()
+}
+
+// minClasses is the fewest columns the subnets view gives its classes column.
+const minClasses = 8
+
+// subnetFixed is the width of a subnets view line up to its node count: the cursor and glyph,
+// the subnet, zone, CIDR when wide, the bar, free addresses and the count.
+func subnetFixed(wide bool, barCells int) int {
+	w := 4 + 24 + 2 + 10 + 2 + barCells + 2 + 2 + 16 + 2 + 5
+	if wide {
+		w += 18 + 2
+	}
+	return w
 }

@@ -42,9 +42,16 @@ const (
 	markerCols = 2
 	// minName is the narrowest the name column gets before other columns give way.
 	minName = 24
-	// wideBadge is the screen width from which the level column names the level.
-	wideBadge = 120
+	// corePrio is the lowest priority of the columns a screen keeps before the name column
+	// grows to its full width: the rest (subnet, pods, EFA, placement group) and the level's
+	// name come only after every name shows whole.
+	corePrio = 6
 )
+
+// inheritedMark follows the level glyph of a node whose level cell shows an inherited
+// status (a critical on its subnet, class or NodePool), so that without colour, or with the
+// glyph alone, it is told from a node whose own findings are critical: "✖^" against "✖".
+const inheritedMark = "^"
 
 // layout is which columns show at a screen width, and how wide each is.
 type layout struct {
@@ -52,32 +59,43 @@ type layout struct {
 	widths [numCols]int
 }
 
-// newLayout fits columns into width: by priority, each at most its natural width, the name
-// column taking what is left up to its own width.
+// newLayout fits columns into width: the core columns by priority, each at most its natural
+// width, with the name column at minName; then the name column grows to its full width;
+// then the other columns by priority while they fit; then the level column names the level
+// ("✖ critical (subnet)") when that fits too; what is left goes to the name column, up to its
+// own width. A node name or a core column is never cut while a lesser column shows.
 func newLayout(d *data, width int) layout {
 	var l layout
 	cols := columns()
 	for c := range numCols {
 		l.widths[c] = min(d.widths[c], cols[c].max)
 	}
-	l.widths[colLevel] = 1
-	if width >= wideBadge {
-		l.widths[colLevel] = d.widths[colLevel]
-	}
+	l.widths[colLevel] = glyphWidth(d)
 	name := l.widths[colName]
 	l.widths[colName] = min(name, minName)
 	used := markerCols + l.widths[colLevel] + len(gap) + l.widths[colName]
 	chosen := [numCols]bool{colLevel: true, colName: true}
-	for prio := 1; prio <= 10; prio++ {
-		for c := range numCols {
-			if c == colCluster && len(d.report.Clusters) < 2 {
-				continue // one cluster: no column for it
-			}
-			if cols[c].prio == prio && used+len(gap)+l.widths[c] <= width {
-				chosen[c] = true
-				used += len(gap) + l.widths[c]
+	add := func(from, to int) {
+		for prio := from; prio <= to; prio++ {
+			for c := range numCols {
+				if c == colCluster && len(d.report.Clusters) < 2 {
+					continue // one cluster: no column for it
+				}
+				if cols[c].prio == prio && !chosen[c] && used+len(gap)+l.widths[c] <= width {
+					chosen[c] = true
+					used += len(gap) + l.widths[c]
+				}
 			}
 		}
+	}
+	add(1, corePrio)
+	grow := min(name-l.widths[colName], max(width-used, 0))
+	l.widths[colName] += grow
+	used += grow
+	add(corePrio+1, 10)
+	if badge := d.widths[colLevel]; l.widths[colName] == name && used-l.widths[colLevel]+badge <= width {
+		used += badge - l.widths[colLevel]
+		l.widths[colLevel] = badge
 	}
 	l.widths[colName] = max(min(name, l.widths[colName]+width-used), 1)
 	for c := range numCols {
@@ -88,9 +106,20 @@ func newLayout(d *data, width int) layout {
 	return l
 }
 
+// glyphWidth is the width of the level column when it shows glyphs only: the glyph, and the
+// inherited mark when a row carries it.
+func glyphWidth(d *data) int {
+	for _, r := range d.rows {
+		if r.inherited {
+			return 1 + width(inheritedMark)
+		}
+	}
+	return 1
+}
+
 // line renders cells in the layout's columns, styling the level cell with th: with the glyph
 // and colour of level look, or of the cell's own level when look is empty.
-func (l layout) line(b *strings.Builder, th theme, cells *[numCols]string, look string, heading bool) {
+func (l layout) line(b *strings.Builder, th theme, cells *[numCols]string, look string, inherited, heading bool) {
 	for i, c := range l.show {
 		if i > 0 {
 			b.WriteString(gap)
@@ -102,8 +131,11 @@ func (l layout) line(b *strings.Builder, th theme, cells *[numCols]string, look 
 				lvl = th.Level(look)
 				lvl.Name = cell
 			}
-			if l.widths[c] == 1 {
+			if l.widths[c] <= 1+width(inheritedMark) {
 				cell = lvl.Mark()
+				if inherited {
+					cell += lvl.Style.Render(inheritedMark)
+				}
 			} else {
 				cell = lvl.Badge()
 			}

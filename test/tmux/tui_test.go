@@ -279,3 +279,36 @@ func TestWatchMarksNewAndResolvedFindings(t *testing.T) {
 	s.keys("q")
 	s.waitFor("the program to exit 0", contains("EXITED 0"))
 }
+
+// TestDemoTUIAt80And160Columns: in a real terminal without colour, at 80 columns a node whose
+// status is only inherited reads ✖^ beside a node's own ✖, the node sheet's ENI table keeps
+// its headings on one line and the subnets view's node counts end their lines; at 160 columns
+// node names show whole.
+func TestDemoTUIAt80And160Columns(t *testing.T) {
+	s := start(t, 80, 40, "demo")
+	scr := s.waitFor("the nodes view", contains("nodes 36/36"))
+	if !regexp.MustCompile(`(?m)^  ✖\^ +ip-10-0-`).MatchString(scr) || !regexp.MustCompile(`(?m)^[▸ ] ✖ +ip-10-0-50-20`).MatchString(scr) {
+		t.Errorf("80 columns: want inherited criticals marked ✖^ and %s's own ✖:\n%s", brokenNode, scr)
+	}
+	s.keys("Enter")
+	s.waitFor("the node sheet", contains("[Overview]"))
+	s.keys("Right", "Right", "Right")
+	s.waitFor("the ENI table on one line", contains("[ENIs]", "CARD DEV ENI                   TYPE      SUBNET                   IPS PFX SGS"))
+	s.keys("Escape")
+	s.waitFor("the nodes view again", contains("nodes 36/36"))
+	s.keys("s")
+	scr = s.waitFor("the subnets view", contains("subnets 13/13"))
+	if !regexp.MustCompile(`(?m)^▸ ✖ subnet-0c8ae009df552f60f .* free +10$`).MatchString(scr) || strings.Contains(scr, "NODES…") {
+		t.Errorf("80 columns: want the node count ending the subnet's line:\n%s", scr)
+	}
+	s.keys("q")
+	s.waitFor("the program to exit 0", contains("EXITED 0"))
+
+	wide := start(t, 160, 40, "demo")
+	scr = wide.waitFor("the nodes view", contains("nodes 36/36"))
+	for _, name := range []string{brokenNode, healthyNode} {
+		if !strings.Contains(scr, name+" ") {
+			t.Errorf("160 columns: %s is cut:\n%s", name, scr)
+		}
+	}
+}
