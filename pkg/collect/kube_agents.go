@@ -60,7 +60,7 @@ func (c *Collector) kubeAgents(ctx context.Context, s *snapshot.Snapshot, scope 
 		}
 		pods, err := c.kubeAgentPods(ctx, sel.String())
 		if errors.Is(err, errKubeTooManyPods) {
-			s.Gaps = append(s.Gaps, kubeTooManyPodsGap(snapshot.SourceAgentPods, "pods of kube-system/"+a.Name,
+			s.Notes = append(s.Notes, kubeTooManyPodsNote("node-agent-not-running for kube-system/"+a.Name, "pods of kube-system/"+a.Name,
 				"read the DaemonSet's pods that are not ready by hand (their node and events)"))
 			continue
 		}

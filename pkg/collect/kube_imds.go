@@ -41,7 +41,7 @@ func (c *Collector) kubeIMDSPods(ctx context.Context, s *snapshot.Snapshot, scop
 		return list.Continue, nil
 	})
 	if errors.Is(err, errKubeTooManyPods) {
-		s.Gaps = append(s.Gaps, kubeTooManyPodsGap(snapshot.SourceIMDSPods, "pods off the host network",
+		s.Notes = append(s.Notes, kubeTooManyPodsNote("imds-hop-limit-blocks-pods", "pods off the host network",
 			"judge by hand the workloads that call AWS APIs off the host network: whether their pods' env has IRSA or EKS "+
 				"Pod Identity variables, and whether their nodes' EC2NodeClass sets spec.metadataOptions.httpPutResponseHopLimit 2"))
 		return nil

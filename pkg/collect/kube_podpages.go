@@ -5,8 +5,6 @@ import (
 	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
 // kubePodPages is the most pages of kubeDefaultPageSize pods karpnet reads in one list of pods
@@ -33,12 +31,11 @@ func (c *Collector) kubePodPaginate(opts metav1.ListOptions, page func(metav1.Li
 	})
 }
 
-// kubeTooManyPodsGap is the gap of a list of pods stopped at kubePodPages: what was read of it
-// is dropped, as a part would judge some nodes and not others.
-func kubeTooManyPodsGap(source, what, remedy string) snapshot.Gap {
-	return snapshot.Gap{
-		Source: source,
-		Reason: fmt.Sprintf("more than %d %s: karpnet stops reading there", kubePodPages*kubeDefaultPageSize, what),
-		Remedy: remedy,
-	}
+// kubeTooManyPodsNote is the note of a list of pods stopped at kubePodPages: what was read of it
+// is dropped, as a part would judge some nodes and not others, and the checks of those pods
+// say nothing. A note, not a gap: a cluster of a few hundred nodes has that many pods every day,
+// and a warning on every run would be a false alarm.
+func kubeTooManyPodsNote(check, what, byHand string) string {
+	return fmt.Sprintf("%s not judged: more than %d %s, where karpnet stops reading pods; %s",
+		check, kubePodPages*kubeDefaultPageSize, what, byHand)
 }
