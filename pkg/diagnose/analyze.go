@@ -12,15 +12,6 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
-// The NodeReport statuses besides a severity name: a node without findings is ok,
-// initialising or terminating; a node that is not EC2 is skipped.
-const (
-	StatusOK           = "ok"
-	StatusSkipped      = "skipped"
-	StatusInitialising = "initialising"
-	StatusTerminating  = "terminating"
-)
-
 // Analyze runs the chosen checks over s and returns a deterministic Report: findings sorted by
 // severity, ID, node and resource, and one NodeReport per selected node in name order. Unknown
 // check IDs in opts are ignored; call ValidateCheckIDs first to reject them.
@@ -51,7 +42,7 @@ func Analyze(s *snapshot.Snapshot, opts Options) Report {
 	r.Subnets = reportSubnets(x, uses, opts, related)
 	r.NodeClaims = claimReports(x, claims, r.Findings)
 	for _, c := range claims {
-		r.Summary.countClaim(c.Status)
+		r.Summary.CountClaim(c.Status)
 	}
 	return r
 }
@@ -164,7 +155,7 @@ func nodeReports(x *Index, opts Options, findings []Finding, sum *Summary) []Nod
 		if n.Unread != nil {
 			kind = SkippedUnread
 		}
-		sum.countNode(nr.Status, kind, n.Terminating(), n.Initialising())
+		sum.CountNode(nr.Status, kind, n.Terminating(), n.Initialising())
 		out = append(out, nr)
 	}
 	if len(out) < cap(out)/2 {
@@ -265,12 +256,12 @@ func keep(f Finding, opts Options, related map[string]bool) bool {
 	}
 }
 
-// compareFindings orders findings as Finding.less does.
+// compareFindings orders findings as Finding.Less does.
 func compareFindings(a, b Finding) int {
 	switch {
-	case a.less(b):
+	case a.Less(b):
 		return -1
-	case b.less(a):
+	case b.Less(a):
 		return 1
 	}
 	return 0

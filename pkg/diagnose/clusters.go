@@ -3,30 +3,9 @@ package diagnose
 import (
 	"maps"
 	"slices"
-	"time"
 
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
-
-// StatusUnreachable is the status of a cluster whose API server could not be read at all.
-const StatusUnreachable = "unreachable"
-
-// ClusterReport is one cluster of a report over several kubeconfig contexts.
-type ClusterReport struct {
-	Context string `json:"context"`
-	// ClusterName is the EKS cluster's name, Cluster its API server URL.
-	ClusterName string `json:"clusterName,omitempty"`
-	Cluster     string `json:"cluster,omitempty"`
-	Region      string `json:"region,omitempty"`
-	// Account is the AWS account EC2 was read in, when known (see snapshot.Snapshot.Account).
-	Account string    `json:"account,omitempty"`
-	Taken   time.Time `json:"taken"`
-	// Status is the cluster's worst finding's severity, ok without findings, or unreachable
-	// when its API server could not be read; Gap then says why.
-	Status  string  `json:"status"`
-	Gap     string  `json:"gap,omitempty"`
-	Summary Summary `json:"summary"`
-}
 
 // AnalyzeAll is Analyze for a snapshot of one cluster, and AnalyzeClusters with opts for
 // every cluster of a snapshot of several.
@@ -95,7 +74,7 @@ func AnalyzeClusters(s *snapshot.Snapshot, opts func(*snapshot.Snapshot) Options
 			n.Context = ctx
 			r.NotRun = append(r.NotRun, n)
 		}
-		r.Summary = r.Summary.add(part.Summary)
+		r.Summary = r.Summary.Add(part.Summary)
 	}
 	switch all := slices.Sorted(maps.Keys(regions)); len(all) {
 	case 0:
@@ -116,39 +95,6 @@ func withContext(findings []Finding, ctx string) []Finding {
 	for i, f := range findings {
 		f.Context = ctx
 		out[i] = f
-	}
-	return out
-}
-
-// OfContext returns the part of a report over several clusters that is about the cluster of
-// ctx: its nodes, findings, NodeClaims, subnets and gaps, its summary and its entry of
-// Clusters (as the report's only one), with Context, Cluster and Region set from it. ok is
-// false when the report has no such cluster.
-func (r Report) OfContext(ctx string) (part Report, ok bool) {
-	i := slices.IndexFunc(r.Clusters, func(c ClusterReport) bool { return c.Context == ctx })
-	if i < 0 {
-		return Report{}, false
-	}
-	c := r.Clusters[i]
-	part = Report{Kind: r.Kind, APIVersion: r.APIVersion, Taken: c.Taken, Context: c.Context, Cluster: c.Cluster,
-		Region: c.Region, Summary: c.Summary, Nodes: []NodeReport{}, Subnets: []SubnetUse{}, Findings: []Finding{},
-		Gaps: []snapshot.Gap{}, Clusters: []ClusterReport{c}}
-	part.Nodes = append(part.Nodes, ofContext(r.Nodes, ctx, func(n NodeReport) string { return n.Context })...)
-	part.Findings = append(part.Findings, ofContext(r.Findings, ctx, func(f Finding) string { return f.Context })...)
-	part.NodeClaims = ofContext(r.NodeClaims, ctx, func(c NodeClaimReport) string { return c.Context })
-	part.Subnets = append(part.Subnets, ofContext(r.Subnets, ctx, func(u SubnetUse) string { return u.Context })...)
-	part.Gaps = append(part.Gaps, ofContext(r.Gaps, ctx, func(g snapshot.Gap) string { return g.Context })...)
-	part.NotRun = ofContext(r.NotRun, ctx, func(n NotRun) string { return n.Context })
-	return part, true
-}
-
-// ofContext returns the items whose context is ctx, in order; nil for none.
-func ofContext[T any](items []T, ctx string, context func(T) string) []T {
-	var out []T
-	for _, v := range items {
-		if context(v) == ctx {
-			out = append(out, v)
-		}
 	}
 	return out
 }

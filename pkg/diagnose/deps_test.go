@@ -11,7 +11,7 @@ const module = "github.com/karpnet/kubectl-karpnet"
 
 // models are the packages below pkg/diagnose that hold its models and the report's plain view
 // types, each reading the snapshot (and maxpods' figures) at most.
-var models = []string{"pkg/diagnose/blocks", "pkg/diagnose/subnetcap", "pkg/diagnose/view", "pkg/diagnose/wayout"}
+var models = []string{"pkg/diagnose/blocks", "pkg/diagnose/report", "pkg/diagnose/subnetcap", "pkg/diagnose/view", "pkg/diagnose/wayout"}
 
 // purePackages are the packages of pure data and logic, each with the packages of this module
 // it may depend on: imports point down, from views to the diagnosis to its models to the snapshot.
@@ -20,6 +20,7 @@ var purePackages = map[string][]string{
 	"pkg/snapshot":           nil,
 	"pkg/diagnose":           append([]string{"pkg/kinds", "pkg/maxpods", "pkg/snapshot"}, models...),
 	"pkg/diagnose/blocks":    {"pkg/snapshot"},
+	"pkg/diagnose/report":    {"pkg/diagnose/view", "pkg/diagnose/wayout", "pkg/kinds", "pkg/snapshot"},
 	"pkg/diagnose/subnetcap": {"pkg/maxpods", "pkg/snapshot"},
 	"pkg/diagnose/view":      nil,
 	"pkg/diagnose/wayout":    {"pkg/snapshot"},

@@ -9,9 +9,9 @@
 // The engine. Analyze (analyze.go) builds an Index over the snapshot (index.go: nodes joined to
 // their NodeClaim, NodePool, class, instance and subnets), runs the selected checks (check.go),
 // derives each finding's Subjects once from how subjects hang together (relate.go), and builds
-// the node reports (describe.go, nodereport.go) and the Summary (summary.go). A check is a Spec
-// (spec.go), its catalogue entry, paired with a Run over the Index; findings carry Commands
-// (command.go) next to their Remedy prose.
+// the node reports (describe.go) and the Summary (package report). A check is a Spec (spec.go),
+// its catalogue entry, paired with a Run over the Index; findings carry Commands (built in
+// command.go) next to their Remedy prose.
 //
 // The checks. Files that hold checks are named after the checks' catalogue family: core_,
 // vpccni_, nodeagents_ (Cilium's ENI IPAM, the CNI agents' startup taints, the network policy
@@ -26,14 +26,17 @@
 // in packages below this one, which never import it (TestPurePackagesStayPure): wayout (a
 // subnet's way out: route tables, NAT gateways, VPC endpoints, network ACLs, and the changes
 // that repair them), blocks (a subnet's /28 block map), subnetcap (what the next node takes of a
-// subnet and the pool of subnets it draws from) and view (the report's data types that carry no
-// finding: a node's sections, the subnets listed, the checks not run). The Index builds the
+// subnet and the pool of subnets it draws from), view (the report's data types that carry no
+// finding: a node's sections, the subnets listed, the checks not run) and report (the Report,
+// its NodeReports, NodeClaimReports, ClusterReports and Summary, the Finding and Severity they
+// carry and count, and a remedy's Command). The Index builds the
 // wayout and blocks indexes once per analysis; the checks read them through it, and turn the
 // models' answers into findings: the join checks build a way out's commands with the nodes each
 // change reaches (join_path_fix.go) and pick its subjects (join_path_subjects.go), the subnet
 // checks assemble the capacity pools from the Index's nodes, classes and NodePools
-// (core_subnetcap*.go). Report, NodeReport, NodeClaimReport and Summary stay here, next to the
-// Finding and Severity they carry and count; the view types keep their names here as aliases.
+// (core_subnetcap*.go). The report's and the view's types keep their names here as aliases,
+// so the checks and the views name them as diagnose.Finding, diagnose.Report and so on; the
+// engine fills them (analyze.go, describe.go) and builds a remedy's commands (command.go).
 //
 // Remedies. A finding's Remedy is prose; the commands it proposes are Commands, one argument
 // vector each (Command.Argv), with the objects a command Changes, whom a change to a shared

@@ -9,27 +9,6 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
-// The statuses of a NodeClaim without a Node, as NodeClaimReport.Status carries them.
-const (
-	// ClaimLaunchFailed: Launched is False, or Unknown with a reason other than Karpenter's
-	// initial AwaitingReconciliation (Karpenter v1 keeps Launched=Unknown with the EC2 error
-	// as reason and message when a launch fails).
-	ClaimLaunchFailed = "launch failed"
-	// ClaimLaunching: Launched is Unknown (or not set yet) without an error reason.
-	ClaimLaunching = "launching"
-	// ClaimRegistering: Launched is True, Registered is not, and the launch is less than
-	// registrationGrace old.
-	ClaimRegistering = "registering"
-	// ClaimNotRegistered: Launched is True, Registered is not, and the launch is at least
-	// registrationGrace old (or its instance is already terminated or gone).
-	ClaimNotRegistered = "not registered"
-	// ClaimNodeDeleted: Registered is True but the Node is gone (deleted under the claim, or
-	// listed before the claim's Node appeared); Karpenter's garbage collection handles it.
-	ClaimNodeDeleted = "node deleted"
-	// ClaimDeleting: the NodeClaim has a deletionTimestamp: Karpenter is removing it.
-	ClaimDeleting = "deleting"
-)
-
 // Karpenter's NodeClaim condition types and the reason its conditions start with.
 const (
 	condLaunched      = "Launched"

@@ -10,48 +10,6 @@ import (
 	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
 
-// NodeClaimReport is one NodeClaim that has no Node, as the "nodeClaims" list of a Report
-// carries it: a subject of its own, since no node row shows it.
-type NodeClaimReport struct {
-	// Context is the claim's kubeconfig context in a report over several clusters.
-	Context   string `json:"context,omitempty"`
-	Name      string `json:"name"`
-	NodePool  string `json:"nodePool,omitempty"`
-	NodeClass string `json:"nodeClass,omitempty"`
-	// NodeClassKind is NodeClass for an EKS Auto Mode claim; empty means an EC2NodeClass.
-	NodeClassKind string `json:"nodeClassKind,omitempty"`
-	// Created is the claim's creationTimestamp; AgeSeconds is the snapshot's time less it
-	// (0 when the creation is unknown).
-	Created    time.Time `json:"created,omitzero"`
-	AgeSeconds int64     `json:"ageSeconds"`
-	// Status is "launch failed", "not registered", "launching", "registering", "node deleted"
-	// or "deleting" (see the Claim* constants).
-	Status     string `json:"status"`
-	ProviderID string `json:"providerID,omitempty"`
-	// Instance is the claim's EC2 instance, when its providerID names one DescribeInstances
-	// returned.
-	Instance *ClaimInstance `json:"instance,omitempty"`
-	// Conditions are the claim's status conditions as Karpenter wrote them.
-	Conditions []snapshot.Condition `json:"conditions,omitempty"`
-	// Events are Karpenter's events on the claim, oldest first.
-	Events []snapshot.KubeEvent `json:"events,omitempty"`
-	// WayOut is how the instance's subnet gets out (route, endpoints, network ACL); nil
-	// unless the claim has an instance and the route tables of its VPC were read.
-	WayOut   *wayout.WayOut `json:"wayOut,omitempty"`
-	Findings []Finding      `json:"findings"`
-}
-
-// ClaimInstance is the EC2 instance of a NodeClaim without a Node.
-type ClaimInstance struct {
-	ID         string    `json:"id"`
-	State      string    `json:"state,omitempty"`
-	Type       string    `json:"type,omitempty"`
-	Zone       string    `json:"zone,omitempty"`
-	SubnetID   string    `json:"subnetID,omitempty"`
-	PrivateIP  string    `json:"privateIP,omitempty"`
-	LaunchTime time.Time `json:"launchTime,omitzero"`
-}
-
 // selectedClaims returns the NodeClaims without a Node that a report limited by opts shows:
 // all of them when no nodes are selected, else those named in opts.Resources (nodeclaim/NAME)
 // or of a NodePool named there (nodepool/NAME).
@@ -106,12 +64,6 @@ func claimReports(x *Index, claims []*ClaimInfo, findings []Finding) []NodeClaim
 		return cmp.Or(cmp.Compare(wb, wa), strings.Compare(a.Name, b.Name))
 	})
 	return out
-}
-
-// claimNotJoined reports whether a claim's status is a failure to join: launch failed or not
-// registered.
-func claimNotJoined(status string) bool {
-	return status == ClaimLaunchFailed || status == ClaimNotRegistered
 }
 
 // claimWayOut is the way out of the subnet of a NodeClaim's instance, as describeWayOut is a

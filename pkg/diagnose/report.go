@@ -1,49 +1,9 @@
 package diagnose
 
 import (
-	"time"
-
+	"github.com/karpnet/kubectl-karpnet/pkg/diagnose/report"
 	"github.com/karpnet/kubectl-karpnet/pkg/diagnose/view"
-	"github.com/karpnet/kubectl-karpnet/pkg/snapshot"
 )
-
-// Report kind and API version: the JSON/YAML output is a public interface.
-const (
-	ReportKind       = "Report"
-	ReportAPIVersion = "karpnet/v1alpha1"
-)
-
-// Report is the result of Analyze: what was checked and what was found.
-type Report struct {
-	Kind       string    `json:"kind"`
-	APIVersion string    `json:"apiVersion"`
-	Taken      time.Time `json:"taken"`
-	Context    string    `json:"context,omitempty"`
-	Cluster    string    `json:"cluster,omitempty"`
-	Region     string    `json:"region,omitempty"`
-	// Regions lists every Region EC2 was read in when the nodes are in more than one.
-	Regions []string `json:"regions,omitempty"`
-	// Notes are what collection wants the reader to know, e.g. that the AWS configuration's
-	// Region was not the nodes'.
-	Notes []string `json:"notes,omitempty"`
-	// AnalysisNotes are the notes of Notes the analysis added (a CiliumNode's
-	// first-interface-index out of range), for a text report to say beside the snapshot's.
-	AnalysisNotes []string     `json:"-"`
-	Summary       Summary      `json:"summary"`
-	Nodes         []NodeReport `json:"nodes"`
-	// NodeClaims are the NodeClaims that have no Node, worst first; absent when there are none.
-	NodeClaims []NodeClaimReport `json:"nodeClaims,omitempty"`
-	Subnets    []SubnetUse       `json:"subnets"`
-	Findings   []Finding         `json:"findings"`
-	Gaps       []snapshot.Gap    `json:"gaps"`
-	// NotRun lists the checks Analyze did not run because a source they need (Spec.Needs) is a
-	// gap, in catalogue order; absent when every chosen check ran.
-	NotRun []NotRun `json:"notRun,omitempty"`
-	// Clusters lists the clusters of a run over several kubeconfig contexts, in the order
-	// read; absent for one cluster. Nodes, findings, NodeClaims, subnets and gaps then carry
-	// their cluster's context.
-	Clusters []ClusterReport `json:"clusters,omitempty"`
-}
 
 // Options choose what Analyze reports.
 type Options struct {
@@ -57,20 +17,81 @@ type Options struct {
 	Skip []string
 }
 
-// Worst returns the most severe severity among findings, and false when there are none.
-func Worst(findings []Finding) (Severity, bool) {
-	if len(findings) == 0 {
-		return Info, false
-	}
-	w := Info
-	for _, f := range findings {
-		w = max(w, f.Severity)
-	}
-	return w, true
-}
-
 // NotRun and SubnetUse are the report's checks not run and subnets (pkg/diagnose/view).
 type (
 	NotRun    = view.NotRun
 	SubnetUse = view.SubnetUse
 )
+
+// The report and its findings (pkg/diagnose/report), named here for the checks that make
+// them and the views that read them.
+type (
+	Report          = report.Report
+	NodeReport      = report.NodeReport
+	NodeClaimReport = report.NodeClaimReport
+	ClaimInstance   = report.ClaimInstance
+	ClusterReport   = report.ClusterReport
+	Summary         = report.Summary
+	Finding         = report.Finding
+	FindingKey      = report.FindingKey
+	Severity        = report.Severity
+	Command         = report.Command
+)
+
+// Report kind and API version: the JSON/YAML output is a public interface.
+const (
+	ReportKind       = report.ReportKind
+	ReportAPIVersion = report.ReportAPIVersion
+)
+
+// The severities, from least to most severe. The zero value is no severity: a check's Run
+// leaves a finding's severity unset when it is the check's own.
+const (
+	severityUnset Severity = 0
+	Info                   = report.Info
+	Warning                = report.Warning
+	Critical               = report.Critical
+)
+
+// The NodeReport statuses besides a severity name: a node without findings is ok,
+// initialising or terminating; a node that is not EC2 is skipped. A cluster whose API server
+// could not be read at all is unreachable.
+const (
+	StatusOK           = report.StatusOK
+	StatusSkipped      = report.StatusSkipped
+	StatusInitialising = report.StatusInitialising
+	StatusTerminating  = report.StatusTerminating
+	StatusUnreachable  = report.StatusUnreachable
+)
+
+// The statuses of a NodeClaim without a Node, as NodeClaimReport.Status carries them.
+const (
+	ClaimLaunchFailed  = report.ClaimLaunchFailed
+	ClaimLaunching     = report.ClaimLaunching
+	ClaimRegistering   = report.ClaimRegistering
+	ClaimNotRegistered = report.ClaimNotRegistered
+	ClaimNodeDeleted   = report.ClaimNodeDeleted
+	ClaimDeleting      = report.ClaimDeleting
+)
+
+// DataUnavailableID is the ID of the check that turns every Gap into a finding.
+const DataUnavailableID = report.DataUnavailableID
+
+// ParseSeverity parses "info", "warning" or "critical", in any case.
+func ParseSeverity(name string) (Severity, error) { return report.ParseSeverity(name) }
+
+// Worst returns the most severe severity among findings, and false when there are none.
+func Worst(findings []Finding) (Severity, bool) { return report.Worst(findings) }
+
+// NodeStatuses returns every node status, in the order views print them: the checked
+// statuses from ok to critical, then skipped.
+func NodeStatuses() []string { return report.NodeStatuses() }
+
+// ShellJoin renders argv for a POSIX shell, each argument quoted by ShellQuote.
+func ShellJoin(argv []string) string { return report.ShellJoin(argv) }
+
+// ShellQuote quotes s for a POSIX shell (report.ShellQuote).
+func ShellQuote(s string) string { return report.ShellQuote(s) }
+
+// newSummary returns a Summary with every status and severity counted at zero.
+func newSummary() Summary { return report.NewSummary() }

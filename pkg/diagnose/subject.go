@@ -28,31 +28,6 @@ const (
 	SubjectSource = kinds.Source
 )
 
-// DataUnavailableID is the ID of the check that turns every Gap into a finding.
-const DataUnavailableID = "data-unavailable"
-
-// Subject names what the finding is about: node/NAME when it concerns one node, else its
-// resource (kind/name, or the source for data-unavailable).
-func (f Finding) Subject() string {
-	if f.Node != "" {
-		return nodeRef(f.Node)
-	}
-	return f.Resource
-}
-
-// SubjectKind returns the kind of the finding's subject, one of the Subject constants (or the
-// resource's own kind for a resource karpnet does not know).
-func (f Finding) SubjectKind() string {
-	switch {
-	case f.ID == DataUnavailableID:
-		return SubjectSource
-	case f.Node != "":
-		return SubjectNode
-	}
-	kind, _, _ := kinds.Split(f.Resource)
-	return kinds.SubjectOf(kind)
-}
-
 // SelectedChecks returns the catalogue's checks that a run with --only only and --skip skip
 // runs, in catalogue order.
 func SelectedChecks(only, skip []string) []Check { return selectChecks(only, skip) }

@@ -5,6 +5,6 @@
 // interface.
 //
 // It imports nothing of this module. pkg/diagnose fills them (describe.go, analyze.go) and
-// names them in its Report and NodeReport, which carry the findings; pkg/printer, pkg/sheet,
-// pkg/tui and pkg/serve read them through those.
+// package report names them in its Report and NodeReport, which carry the findings;
+// pkg/printer, pkg/sheet, pkg/tui and pkg/serve read them through those.
 package view

@@ -1,6 +1,8 @@
-package diagnose
+package report
 
-import "maps"
+import (
+	"maps"
+)
 
 // Summary is the one set of counts every view prints: the text summary line, the TUI header,
 // the JSON and YAML summary and serve's karpnet_nodes. The nodes the report lists (nodes[]) are
@@ -46,8 +48,8 @@ func NodeStatuses() []string {
 	return []string{StatusOK, StatusInitialising, StatusTerminating, Info.String(), Warning.String(), Critical.String(), StatusSkipped}
 }
 
-// newSummary returns a Summary with every status and severity counted at zero.
-func newSummary() Summary {
+// NewSummary returns a Summary with every status and severity counted at zero.
+func NewSummary() Summary {
 	s := Summary{Statuses: map[string]int{}, Findings: map[string]int{}}
 	for _, st := range NodeStatuses() {
 		s.Statuses[st] = 0
@@ -58,9 +60,9 @@ func newSummary() Summary {
 	return s
 }
 
-// countNode counts one listed node of status st; compute is its kind when skipped, and
+// CountNode counts one listed node of status st; compute is its kind when skipped, and
 // terminating and initialising its lifecycle, counted whatever its findings.
-func (s *Summary) countNode(st, compute string, terminating, initialising bool) {
+func (s *Summary) CountNode(st, compute string, terminating, initialising bool) {
 	s.Listed++
 	s.Statuses[st]++
 	switch st {
@@ -89,10 +91,10 @@ func (s *Summary) countNode(st, compute string, terminating, initialising bool) 
 	}
 }
 
-// countClaim counts one NodeClaim without a Node of status st.
-func (s *Summary) countClaim(st string) {
+// CountClaim counts one NodeClaim without a Node of status st.
+func (s *Summary) CountClaim(st string) {
 	s.NodeClaimsWithoutNode++
-	if claimNotJoined(st) {
+	if ClaimNotJoined(st) {
 		s.NodeClaimsNotJoined++
 	}
 	if s.NodeClaimsByStatus == nil {
@@ -101,8 +103,8 @@ func (s *Summary) countClaim(st string) {
 	s.NodeClaimsByStatus[st]++
 }
 
-// add returns s with every count of b added.
-func (s Summary) add(b Summary) Summary {
+// Add returns s with every count of b added.
+func (s Summary) Add(b Summary) Summary {
 	s.Listed += b.Listed
 	s.Nodes += b.Nodes
 	s.Clean += b.Clean
@@ -142,7 +144,7 @@ func (s Summary) ByStatus() map[string]int {
 	if s.Statuses != nil {
 		return s.Statuses
 	}
-	out := newSummary().Statuses
+	out := NewSummary().Statuses
 	out[StatusOK], out[Info.String()], out[Warning.String()] = s.Clean, s.WithInfo, s.WithWarnings
 	out[Critical.String()], out[StatusSkipped] = s.WithCritical, s.Skipped
 	return out

@@ -1,54 +1,11 @@
-package diagnose
+package report
 
 import (
-	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/karpnet/kubectl-karpnet/pkg/kinds"
 )
-
-// Severity ranks a finding. The zero value is Info.
-type Severity int
-
-// The severities, from least to most severe. The zero value is no severity: a check's Run
-// leaves a finding's severity unset when it is the check's own.
-const (
-	severityUnset Severity = iota
-	Info
-	Warning
-	Critical
-)
-
-var severityNames = [...]string{"info", "warning", "critical"}
-
-// String returns "info", "warning" or "critical".
-func (s Severity) String() string {
-	if s < Info || s > Critical {
-		return fmt.Sprintf("severity(%d)", int(s))
-	}
-	return severityNames[s-Info]
-}
-
-// MarshalText makes JSON and YAML carry the severity's name.
-func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
-
-// UnmarshalText parses a severity name.
-func (s *Severity) UnmarshalText(b []byte) error {
-	v, err := ParseSeverity(string(b))
-	if err != nil {
-		return err
-	}
-	*s = v
-	return nil
-}
-
-// ParseSeverity parses "info", "warning" or "critical", in any case.
-func ParseSeverity(name string) (Severity, error) {
-	for i, n := range severityNames {
-		if strings.EqualFold(name, n) {
-			return Info + Severity(i), nil
-		}
-	}
-	return Info, fmt.Errorf("unknown severity %q: use info, warning or critical", name)
-}
 
 // Finding is one problem a check found about one node or one resource.
 type Finding struct {
@@ -85,8 +42,8 @@ type Finding struct {
 	Context string `json:"context,omitempty"`
 }
 
-// less orders findings by severity (worst first), then ID, node and resource.
-func (f Finding) less(g Finding) bool {
+// Less orders findings by severity (worst first), then ID, node and resource.
+func (f Finding) Less(g Finding) bool {
 	if f.Severity != g.Severity {
 		return f.Severity > g.Severity
 	}
@@ -112,4 +69,58 @@ type FindingKey struct {
 // Key returns f's FindingKey.
 func (f Finding) Key() FindingKey {
 	return FindingKey{ID: f.ID, Node: f.Node, Resource: f.Resource}
+}
+
+// DataUnavailableID is the ID of the check that turns every Gap into a finding.
+const DataUnavailableID = "data-unavailable"
+
+// Subject names what the finding is about: node/NAME when it concerns one node, else its
+// resource (kind/name, or the source for data-unavailable).
+func (f Finding) Subject() string {
+	if f.Node != "" {
+		return kinds.Ref(kinds.Node, f.Node)
+	}
+	return f.Resource
+}
+
+// SubjectKind returns the kind of the finding's subject, one of the Subject constants (or the
+// resource's own kind for a resource karpnet does not know).
+func (f Finding) SubjectKind() string {
+	switch {
+	case f.ID == DataUnavailableID:
+		return kinds.Source
+	case f.Node != "":
+		return kinds.Node
+	}
+	kind, _, _ := kinds.Split(f.Resource)
+	return kinds.SubjectOf(kind)
+}
+
+// Concerns reports whether the finding concerns subject ref: Subjects names it, or, for a
+// finding made without Subjects, its subject or resource is ref.
+func (f Finding) Concerns(ref string) bool {
+	if f.Subjects == nil {
+		return f.Subject() == ref || f.Resource == ref
+	}
+	return slices.Contains(f.Subjects, ref)
+}
+
+// ConcernsDirectly reports whether ref is the finding's own subject or its resource: the
+// subjects it does not inherit.
+func (f Finding) ConcernsDirectly(ref string) bool {
+	return ref != "" && (f.Subject() == ref || f.Resource == ref)
+}
+
+// Inherits reports whether the finding concerns ref only through what uses its resource
+// (InheritedSubjects names it).
+func (f Finding) Inherits(ref string) bool { return slices.Contains(f.InheritedSubjects, ref) }
+
+// RemedyCommands renders a finding's commands, one per line, for the views that append them
+// to the remedy's prose; "" when there are none.
+func (f Finding) RemedyCommands() string {
+	lines := make([]string, len(f.Commands))
+	for i, c := range f.Commands {
+		lines[i] = c.String()
+	}
+	return strings.Join(lines, "\n")
 }
