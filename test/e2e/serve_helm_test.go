@@ -245,7 +245,7 @@ func TestServeHelmChart(t *testing.T) {
 	for _, c := range []struct {
 		verb, resource, want string
 	}{{"list", "nodes", "yes"}, {"list", "events", "yes"}, {"get", "daemonsets.apps/aws-node", "yes"},
-		{"list", "pods", "no"}, {"create", "nodes", "no"}} {
+		{"list", "pods", "yes"}, {"get", "pods/x", "no"}, {"list", "secrets", "no"}, {"create", "nodes", "no"}} {
 		out, _ := exec.CommandContext(t.Context(), "kubectl", "--kubeconfig", env.kube.AdminKubeconfig, "auth", "can-i",
 			c.verb, c.resource, "--as", sa, "-n", "kube-system").Output()
 		if got := strings.TrimSpace(string(out)); got != c.want {

@@ -27,6 +27,10 @@ import (
 //go:embed awsdriver.py
 var awsDriver string
 
+// restXMLPath matches the paths of the REST-XML services a command may call, which begin with
+// their API version (Route 53: /2013-04-01/...), to answer them in their own error format.
+var restXMLPath = regexp.MustCompile(`^/\d{4}-\d{2}-\d{2}/`)
+
 // RefusalCode is the error code the local endpoint answers every AWS call with.
 const RefusalCode = "KarpnetVerifierRefused"
 
@@ -191,6 +195,14 @@ func (a *AWS) refuse(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/xml")
 		w.WriteHeader(http.StatusBadRequest)
 		fmt.Fprintf(w, "<Response><Errors><Error><Code>%s</Code><Message>%s</Message></Error></Errors><RequestID>0</RequestID></Response>",
+			RefusalCode, message)
+		return
+	}
+	if req.Target == "" && restXMLPath.MatchString(req.Path) {
+		// A REST-XML service (Route 53's paths start with its API version, /2013-04-01/).
+		w.Header().Set("Content-Type", "text/xml")
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(w, "<ErrorResponse><Error><Type>Sender</Type><Code>%s</Code><Message>%s</Message></Error><RequestId>0</RequestId></ErrorResponse>",
 			RefusalCode, message)
 		return
 	}

@@ -40,6 +40,7 @@ func TestAWSVerify(t *testing.T) {
 		{[]string{"aws", "eks", "update-addon", "--cluster-name", "demo", "--addon-name", "vpc-cni",
 			"--configuration-values", `{"enableNetworkPolicy":"true"}`}, "UpdateAddon"},
 		{[]string{"aws", "eks", "describe-addon-versions", "--addon-name", "vpc-cni"}, "DescribeAddonVersions"},
+		{[]string{"aws", "route53", "list-hosted-zones-by-vpc", "--vpc-id", "vpc-0abc", "--vpc-region", "us-west-2"}, "ListHostedZonesByVPC"},
 		{[]string{"aws", "ec2", "create-route", "--route-table-id", "rtb-0abc", "--destination-cidr-block", "0.0.0.0/0",
 			"--nat-gateway-id", "nat-0abc"}, "CreateRoute"},
 		{[]string{"aws", "ec2", "create-network-acl-entry", "--network-acl-id", "acl-0abc", "--ingress", "--rule-number", "90",

@@ -87,6 +87,13 @@ func manifest(s *snapshot.Snapshot, r Ref) ([]map[string]any, error) {
 				return standInPod(r.Namespace, r.Name, "aws-node", snapshot.NodeAgentContainer), nil
 			}
 		}
+		for _, a := range s.Agents {
+			for _, p := range a.Pods {
+				if r.Namespace == "kube-system" && p.Name == r.Name {
+					return standInPod(r.Namespace, r.Name, a.Name), nil
+				}
+			}
+		}
 	}
 	return nil, missing
 }

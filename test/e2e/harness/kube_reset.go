@@ -27,13 +27,15 @@ var (
 	kubeSGPsGVR            = schema.GroupVersionResource{Group: "vpcresources.k8s.aws", Version: "v1beta1", Resource: "securitygrouppolicies"}
 	kubeConfigMapsGVR      = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
 	kubeNetworkPoliciesGVR = schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1", Resource: "networkpolicies"}
+	kubePodsGVR            = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
 )
 
 // Reset deletes every Node, NodeClaim, NodePool, EC2NodeClass (at whichever version is
 // served), EKS Auto Mode NodeClass (when its CRD is installed), ENIConfig, CNINode, SecurityGroupPolicy, CiliumNode,
 // the DaemonSets of every namespace (karpnet lists them all in Cilium's ENI mode), the
 // kube-system/cilium-operator Deployment, the ConfigMaps cilium-config and
-// amazon-vpc-cni, the NetworkPolicies and the Events of all namespaces, clearing finalizers
+// amazon-vpc-cni, the NetworkPolicies, the Pods (at once: no kubelet confirms a graceful
+// deletion here) and the Events of all namespaces, clearing finalizers
 // first, and waits until they are gone. The CRDs stay.
 func (k *Kube) Reset(ctx context.Context) error {
 	for _, gr := range kubeKarpenterResources() {
@@ -62,6 +64,7 @@ func (k *Kube) Reset(ctx context.Context) error {
 		{kubeConfigMapsGVR, metav1.NamespaceSystem, "metadata.name=cilium-config"},
 		{kubeConfigMapsGVR, metav1.NamespaceSystem, "metadata.name=amazon-vpc-cni"},
 		{kubeNetworkPoliciesGVR, metav1.NamespaceAll, ""},
+		{kubePodsGVR, metav1.NamespaceAll, ""},
 		{kubeEventsGVR, metav1.NamespaceAll, ""},
 	} {
 		if _, err := k.deleteAll(ctx, t.gvr, t.namespace, t.selector); err != nil {
@@ -96,9 +99,13 @@ func (k *Kube) deleteAll(ctx context.Context, gvr schema.GroupVersionResource, n
 		}
 	}
 	background := metav1.DeletePropagationBackground
+	del := metav1.DeleteOptions{PropagationPolicy: &background}
+	if gvr == kubePodsGVR {
+		now := int64(0)
+		del.GracePeriodSeconds = &now // a pod bound to a node waits for its kubelet otherwise
+	}
 	for _, ns := range namespaces {
-		err := k.dynamic.Resource(gvr).Namespace(ns).DeleteCollection(ctx,
-			metav1.DeleteOptions{PropagationPolicy: &background}, opts)
+		err := k.dynamic.Resource(gvr).Namespace(ns).DeleteCollection(ctx, del, opts)
 		if err != nil {
 			return true, fmt.Errorf("deleting %s in %q: %w", gvr.Resource, ns, err)
 		}
