@@ -47,23 +47,34 @@ func (g *guard) Read(p []byte) (int, error) {
 
 func (g *guard) read(p []byte) (int, error) {
 	n, err := g.r.Read(p)
-	for i, c := range p[:n] {
+	for i := 0; i < n; {
 		if g.inString {
-			switch {
-			case g.escaped:
+			if g.escaped {
 				g.escaped = false
-			case c == '\\':
+			} else if run := plainRun(p[i:n]); run > 0 {
+				// A run of bytes that neither end the string nor escape: counted at once.
+				if g.str+run > MaxString {
+					i += MaxString - g.str
+					g.str = MaxString + 1
+					return i, refuse("a string at byte %d is longer than 1 MiB, which no snapshot karpnet writes holds", g.n+int64(i)-int64(g.str))
+				}
+				g.str += run
+				i += run
+				continue
+			} else if p[i] == '\\' {
 				g.escaped = true
-			case c == '"':
+			} else { // '"'
 				g.inString = false
+				i++
 				continue
 			}
 			if g.str++; g.str > MaxString {
 				return i, refuse("a string at byte %d is longer than 1 MiB, which no snapshot karpnet writes holds", g.n+int64(i)-int64(g.str))
 			}
+			i++
 			continue
 		}
-		switch c {
+		switch p[i] {
 		case '"':
 			g.inString, g.str, g.space = true, 0, 0
 		case ' ', '\t', '\n', '\r':
@@ -73,6 +84,7 @@ func (g *guard) read(p []byte) (int, error) {
 		default:
 			g.space = 0
 		}
+		i++
 	}
 	g.n += int64(n)
 	if g.packed != nil && g.n > bombFloor && g.n > maxRatio*g.packed.n {
@@ -82,6 +94,17 @@ func (g *guard) read(p []byte) (int, error) {
 		return n, refuse("the snapshot is larger than %s uncompressed: pass --snapshot-max-size to read a larger one", sizeText(g.max))
 	}
 	return n, err
+}
+
+// plainRun is how many bytes text starts with that are neither '"' nor '\\'. Strings are
+// short: a loop is quicker than bytes.IndexByte's call.
+func plainRun(text []byte) int {
+	for i, c := range text {
+		if c == '"' || c == '\\' {
+			return i
+		}
+	}
+	return len(text)
 }
 
 // A gzipped snapshot may expand at most maxRatio times once past its first bombFloor bytes. Snapshots

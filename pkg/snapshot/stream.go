@@ -121,8 +121,9 @@ func leadIn(text []byte) int {
 
 // syntaxAt says where in the stream the text read from offset start on goes wrong. The value
 // there is decoded again on its own, whose offsets are the file's less start; when it decodes,
-// the error was between values, where json.Decoder's offset is the file's already.
-func (rc *recorder) syntaxAt(start int64, err *json.SyntaxError) error {
+// the error was between values, where json.Decoder's offset is the file's less base, the
+// offset in the file of the decoder's first byte.
+func (rc *recorder) syntaxAt(start, base int64, err *json.SyntaxError) error {
 	if start >= rc.base && start-rc.base <= int64(len(rc.buf)) {
 		text := rc.buf[start-rc.base:]
 		skip := leadIn(text)
@@ -133,8 +134,14 @@ func (rc *recorder) syntaxAt(start int64, err *json.SyntaxError) error {
 		if errors.As(rerr, &syn) {
 			return fmt.Errorf("not valid JSON at byte %d: %v", start+syn.Offset, syn)
 		}
+		// The value is good, so the ',' or ':' before it is what is wrong (a list that
+		// starts with a comma): json.Decoder counts that offset from what it scanned, not
+		// from the file's start, so it is said here as json.Unmarshal says it.
+		if skip > 0 && (text[skip-1] == ',' || text[skip-1] == ':') && strings.HasPrefix(err.Error(), "invalid character") {
+			return fmt.Errorf("not valid JSON at byte %d: %v", start, err)
+		}
 	}
-	return fmt.Errorf("not valid JSON at byte %d: %v", err.Offset, err)
+	return fmt.Errorf("not valid JSON at byte %d: %v", base+err.Offset, err)
 }
 
 // streamDecoder decodes one snapshot document from a stream.
@@ -145,7 +152,18 @@ type streamDecoder struct {
 	in   interner
 	// maxElems bounds every list (MaxElements); maxBytes is the size bound it follows from.
 	maxElems, maxBytes int64
+	// base is the offset in the file of dec's first byte: a list's elements are split and
+	// decoded apart from dec (stream_parallel.go), and dec is then made again where they end.
+	base int64
+	// spare is text a batch of elements is done with, for the next to reuse.
+	spare []byte
+	// nest is the '{' and '[' the decoder is inside, outermost first: what a decoder made
+	// again is given first, to be inside them too.
+	nest []byte
 }
+
+// offset is the decoder's offset in the file.
+func (d *streamDecoder) offset() int64 { return d.base + d.dec.InputOffset() }
 
 // decodeSnapshot decodes the document of r into s, interning the strings of every node,
 // NodeClaim and instance as it is decoded.
@@ -163,6 +181,7 @@ func decodeSnapshot(r io.Reader, maxBytes int64, s *Snapshot) error {
 		}
 		return fmt.Errorf("malformed: field %q holds a JSON %s", "", jsonKind(tok))
 	}
+	d.nest = append(d.nest, '{')
 	if err := d.object(reflect.ValueOf(s).Elem(), "", ""); err != nil {
 		return err
 	}
@@ -190,13 +209,13 @@ func (d *streamDecoder) end() error {
 
 // token reads the next token, turning the end of the input into "truncated".
 func (d *streamDecoder) token() (json.Token, error) {
-	start := d.dec.InputOffset()
+	start := d.offset()
 	d.rec.mark(start)
 	tok, err := d.dec.Token()
 	if err != nil {
 		var syn *json.SyntaxError
 		if errors.As(err, &syn) {
-			return nil, d.rec.syntaxAt(start, syn)
+			return nil, d.rec.syntaxAt(start, d.base, syn)
 		}
 		return nil, readErr(err)
 	}
@@ -251,7 +270,21 @@ func (d *streamDecoder) list(v reflect.Value, path, at string) error {
 	}
 	v.Set(reflect.MakeSlice(v.Type(), 0, 0))
 	snapshots := v.Type().Elem() == reflect.TypeFor[Snapshot]()
-	for i := 0; d.dec.More(); i++ {
+	d.nest = append(d.nest, '[')
+	apart := !snapshots && !sequential.Load()
+	for i := 0; ; i++ {
+		if apart {
+			// As many elements as split and decode apart. One that does not (malformed, or
+			// not an object) is decoded below, and the rest of the list with it.
+			n, whole, err := d.elements(v, i)
+			if err != nil {
+				return err
+			}
+			i, apart = n, whole
+		}
+		if !d.dec.More() {
+			break
+		}
 		if int64(i) >= d.maxElems {
 			return refuse("%s holds more than %s elements, the most a snapshot of at most %s holds (one per %d KiB): pass --snapshot-max-size to read a larger one",
 				at, thousands(d.maxElems), sizeText(d.maxBytes), bytesPerElement>>10)
@@ -267,14 +300,23 @@ func (d *streamDecoder) list(v reflect.Value, path, at string) error {
 			if tok != json.Delim('{') {
 				return fmt.Errorf("malformed: field %q holds a JSON %s", path, jsonKind(tok))
 			}
+			d.nest = append(d.nest, '{')
 			if err := d.object(elem, path, place{at: at, i: i}.String()); err != nil {
 				return err
 			}
+			d.nest = d.nest[:len(d.nest)-1]
 			continue
 		}
 		if err := d.element(elem.Addr().Interface(), path, place{at: at, i: i}); err != nil {
 			return err
 		}
+	}
+	d.nest = d.nest[:len(d.nest)-1]
+	if v.Cap() > v.Len()+v.Len()/8 {
+		// Appending doubles the list's array: what it read is kept in one just its size.
+		exact := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+		reflect.Copy(exact, v)
+		v.Set(exact)
 	}
 	_, err = d.token() // ']'
 	return err
@@ -301,7 +343,7 @@ func (d *streamDecoder) element(p any, path string, at place) error {
 // value's text once to find its end and once to decode it, as json.Unmarshal does; the text
 // is looked at again only to say what is wrong with it.
 func (d *streamDecoder) value(p any, path string, at place) error {
-	start := d.dec.InputOffset()
+	start := d.offset()
 	d.rec.mark(start)
 	if p == nil {
 		p = &d.skip
@@ -314,7 +356,7 @@ func (d *streamDecoder) value(p any, path string, at place) error {
 	var syn *json.SyntaxError
 	switch {
 	case errors.As(err, &syn):
-		return d.rec.syntaxAt(start, syn)
+		return d.rec.syntaxAt(start, d.base, syn)
 	case d.rec.err != nil && (errors.Is(err, d.rec.err) || errors.Is(err, io.ErrUnexpectedEOF)):
 		return readErr(err) // the input failed or ended, not the value
 	}
@@ -322,7 +364,7 @@ func (d *streamDecoder) value(p any, path string, at place) error {
 	if errors.As(err, &typ) {
 		return fmt.Errorf("malformed: field %q holds a JSON %s", joinPath(path, typ.Field), typ.Value)
 	}
-	if raw, ok := d.rec.since(start, d.dec.InputOffset()); ok {
+	if raw, ok := d.rec.since(start, d.offset()); ok {
 		return valueError(raw, err, at.String())
 	}
 	return readErr(err)
