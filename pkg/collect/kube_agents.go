@@ -80,17 +80,7 @@ func (c *Collector) kubeAgents(ctx context.Context, s *snapshot.Snapshot, scope 
 // kubePodPages pages), keeping what says whether each is up on its node.
 func (c *Collector) kubeAgentPods(ctx context.Context, selector string) ([]snapshot.AgentPod, error) {
 	var out []snapshot.AgentPod
-	err := c.kubePodPaginate(metav1.ListOptions{Limit: c.kubePageSize(), LabelSelector: selector, ResourceVersion: "0"},
-		func(opts metav1.ListOptions) (string, error) {
-			list, err := c.Kube.CoreV1().Pods(snapshot.AgentNamespace).List(ctx, opts)
-			if err != nil {
-				return "", err
-			}
-			for i := range list.Items {
-				out = append(out, kubeAgentPod(&list.Items[i]))
-			}
-			return list.Continue, nil
-		})
+	err := c.kubeEachPod(ctx, selector, c.kubePodPaginate, func(p *corev1.Pod) { out = append(out, kubeAgentPod(p)) })
 	slices.SortFunc(out, func(a, b snapshot.AgentPod) int {
 		return cmp.Or(strings.Compare(a.Node, b.Node), strings.Compare(a.Name, b.Name))
 	})

@@ -74,16 +74,25 @@ func (c *Collector) kubeSystemPods(ctx context.Context, s *snapshot.Snapshot) er
 // what was read before a failure is returned with it.
 func (c *Collector) kubeListPods(ctx context.Context, selector string) ([]corev1.Pod, error) {
 	var out []corev1.Pod
+	err := c.kubeEachPod(ctx, selector, kubePaginate, func(p *corev1.Pod) { out = append(out, *p) })
+	return out, err
+}
+
+// kubeEachPod hands each pod of kube-system that selector selects to keep, page by page from
+// the watch cache, paging with paginate (kubePaginate, or the bounded c.kubePodPaginate).
+func (c *Collector) kubeEachPod(ctx context.Context, selector string,
+	paginate func(metav1.ListOptions, func(metav1.ListOptions) (string, error)) error, keep func(*corev1.Pod)) error {
 	opts := metav1.ListOptions{LabelSelector: selector, Limit: c.kubePageSize(), ResourceVersion: "0"}
-	err := kubePaginate(opts, func(opts metav1.ListOptions) (string, error) {
+	return paginate(opts, func(opts metav1.ListOptions) (string, error) {
 		list, err := c.Kube.CoreV1().Pods(kubeAWSNodeNamespace).List(ctx, opts)
 		if err != nil {
 			return "", err
 		}
-		out = append(out, list.Items...)
+		for i := range list.Items {
+			keep(&list.Items[i])
+		}
 		return list.Continue, nil
 	})
-	return out, err
 }
 
 // kubeSystemPod keeps a pod's name, node, phase and Ready condition.
