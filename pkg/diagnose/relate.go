@@ -145,18 +145,14 @@ func (g *subjectGraph) of(x *Index, f Finding) (subjects, inherited []string) {
 func changedOwners(f Finding) []string {
 	var out []string
 	for _, c := range f.Commands {
-		if c.ReadOnly {
+		// kubectl patch KIND NAME ...: the object is in the argument vector, the data the
+		// command is built from, not in the Changes text.
+		if c.ReadOnly || len(c.Argv) < 4 || c.Argv[0] != "kubectl" || c.Argv[1] != "patch" {
 			continue
 		}
-		ref, _, _ := strings.Cut(c.Changes, " ")
-		ref = strings.TrimSuffix(ref, ":")
-		kind, name, ok := strings.Cut(ref, "/")
-		if !ok || name == "" {
-			continue
-		}
-		switch kind {
-		case SubjectNodePool, "ec2nodeclass", SubjectNodeClass:
-			out = append(out, ref)
+		k, ok := kinds.Lookup(c.Argv[2])
+		if ok && (k.Name == kinds.NodePool || kinds.IsClass(k.Name)) && c.Argv[3] != "" {
+			out = append(out, kinds.Ref(k.Name, c.Argv[3]))
 		}
 	}
 	return out
