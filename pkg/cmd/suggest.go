@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -264,14 +265,14 @@ func wrapList(items []string, width int) []string {
 	return lines
 }
 
-// flagSuggestion is "did you mean --only?" for cobra's "unknown flag: --onyl", over the flags c
+// flagSuggestion is "did you mean --only?" for pflag's unknown flag --onyl, over the flags c
 // takes (its own and those it inherits); "" for other errors or when no flag is near.
 func flagSuggestion(c *cobra.Command, err error) string {
-	typed, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
-	if !ok || typed == "" {
-		return ""
+	var unknown *pflag.NotExistError
+	if !errors.As(err, &unknown) || unknown.GetSpecifiedShortnames() != "" || unknown.GetSpecifiedName() == "" {
+		return "" // not an unknown long flag (a shorthand letter has no near name worth suggesting)
 	}
-	typed, _, _ = strings.Cut(typed, "=")
+	typed := unknown.GetSpecifiedName()
 	var names []string
 	add := func(f *pflag.Flag) {
 		if !f.Hidden {
