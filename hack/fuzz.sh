@@ -20,6 +20,7 @@ targets=(
 	"./pkg/snapshot FuzzRead"
 	"./pkg/snapshot FuzzParseProviderID"
 	"./pkg/snapshot FuzzIsReport"
+	"./pkg/snapshot FuzzPlan"
 	"./pkg/diff FuzzCompare"
 	"./pkg/diagnose FuzzSnapshotFields"
 	"./pkg/diagnose FuzzTransitionTime"

@@ -242,6 +242,7 @@ func (d *streamDecoder) start(t reflect.Type, j *job, vals reflect.Value) {
 		j.vals = reflect.MakeSlice(t, len(j.spans), len(j.spans))
 	}
 	j.failed = make([]bool, len(j.spans))
+	plan := planFor(t.Elem())
 	var next atomic.Int64
 	work := func() {
 		for {
@@ -250,7 +251,14 @@ func (d *streamDecoder) start(t reflect.Type, j *job, vals reflect.Value) {
 				return
 			}
 			sp := j.spans[k]
-			j.failed[k] = json.Unmarshal(j.text[sp.start:sp.end], j.vals.Index(k).Addr().Interface()) != nil
+			text, elem := j.text[sp.start:sp.end], j.vals.Index(k)
+			if plan != nil {
+				if decodePlanned(plan, text, elem.Addr().UnsafePointer()) {
+					continue
+				}
+				elem.SetZero()
+			}
+			j.failed[k] = json.Unmarshal(text, elem.Addr().Interface()) != nil
 		}
 	}
 	for range min(runtime.GOMAXPROCS(0), len(j.spans)) {
