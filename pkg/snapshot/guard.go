@@ -74,6 +74,13 @@ func (g *guard) read(p []byte) (int, error) {
 			i++
 			continue
 		}
+		if !guardBytes[p[i]] {
+			// Neither a quote nor white space: runs of them go at once.
+			g.space = 0
+			for i++; i < n && !guardBytes[p[i]]; i++ {
+			}
+			continue
+		}
 		switch p[i] {
 		case '"':
 			g.inString, g.str, g.space = true, 0, 0
@@ -95,6 +102,9 @@ func (g *guard) read(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// guardBytes are the bytes outside strings the guard looks at: quotes and white space.
+var guardBytes = [256]bool{'"': true, ' ': true, '\t': true, '\n': true, '\r': true}
 
 // plainRun is how many bytes text starts with that are neither '"' nor '\\'. Strings are
 // short: a loop is quicker than bytes.IndexByte's call.

@@ -11,6 +11,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // TestInternKeepsValuesAndSharesCopies interns a decoded snapshot: it must equal the same file
@@ -188,6 +189,43 @@ func TestInternSharesEqualResourceLists(t *testing.T) {
 	for i := 1; i < len(n); i++ {
 		if !same(n[0].Status.Allocatable, n[i].Status.Allocatable) {
 			t.Errorf("node %d's allocatable list %v is a map of its own, want the one of node 0", i, n[i].Status.Allocatable)
+		}
+	}
+}
+
+// TestInternSharesANodesOwnValues: a node's own values, seen once each in the whole cluster,
+// are one copy in its node, its NodeClaim and its instance (interner.one): the host name of the
+// node's name, label and addresses and of the claim's nodeName, the providerID of node and
+// claim, the address of the node, the instance and its primary interface.
+func TestInternSharesANodesOwnValues(t *testing.T) {
+	const name, ip, id = "ip-10-0-9-9.us-west-2.compute.internal", "10.0.9.9", "aws:///us-west-2a/i-0aaaaaaaaaaaaaaa9"
+	fresh := func(s string) string { return string([]byte(s)) }
+	s := &Snapshot{
+		Nodes: []corev1.Node{{
+			ObjectMeta: metav1.ObjectMeta{Name: fresh(name), Labels: map[string]string{"kubernetes.io/hostname": fresh(name)}},
+			Spec:       corev1.NodeSpec{ProviderID: fresh(id)},
+			Status: corev1.NodeStatus{Addresses: []corev1.NodeAddress{
+				{Type: corev1.NodeInternalIP, Address: fresh(ip)}, {Type: corev1.NodeInternalDNS, Address: fresh(name)}}},
+		}},
+		NodeClaims: []NodeClaim{{Name: "general-abcde", NodeName: fresh(name), ProviderID: fresh(id)}},
+		Instances: []Instance{{ID: "i-0aaaaaaaaaaaaaaa9", PrivateIP: fresh(ip), Tags: map[string]string{"Name": fresh(name)},
+			ENIs: []ENI{{PrimaryIP: fresh(ip), PrivateIPs: []string{fresh(ip), "10.0.9.10"}}}}},
+	}
+	s.Intern()
+	n, c, v := s.Nodes[0], s.NodeClaims[0], s.Instances[0]
+	for what, got := range map[string]string{"hostname label": n.Labels["kubernetes.io/hostname"], "InternalDNS address": n.Status.Addresses[1].Address,
+		"claim's nodeName": c.NodeName, "instance's Name tag": v.Tags["Name"]} {
+		if !sameCopy(got, n.Name) {
+			t.Errorf("the %s is a copy of the node's name of its own", what)
+		}
+	}
+	if !sameCopy(c.ProviderID, n.Spec.ProviderID) {
+		t.Error("the claim's providerID is a copy of the node's of its own")
+	}
+	for what, got := range map[string]string{"instance's address": v.PrivateIP, "primary interface's": v.ENIs[0].PrimaryIP,
+		"primary interface's first address": v.ENIs[0].PrivateIPs[0]} {
+		if !sameCopy(got, n.Status.Addresses[0].Address) {
+			t.Errorf("the %s is a copy of the node's address of its own", what)
 		}
 	}
 }

@@ -81,6 +81,10 @@ func (s *splitter) object(i int) (int, bool) {
 	depth := 0
 	for {
 		for i < len(s.buf) {
+			if !splitBytes[s.buf[i]] {
+				i++
+				continue
+			}
 			switch s.buf[i] {
 			case '{', '[':
 				depth++
@@ -103,6 +107,9 @@ func (s *splitter) object(i int) (int, bool) {
 		}
 	}
 }
+
+// splitBytes are the bytes the split looks at: brackets and quotes.
+var splitBytes = [256]bool{'{': true, '[': true, '}': true, ']': true, '"': true}
 
 // closeQuote returns the index of the '"' that ends the string whose text starts at text[i].
 func closeQuote(text []byte, i int) (int, bool) {
