@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"strconv"
@@ -30,6 +31,8 @@ type guard struct {
 	str, space        int
 	// refused is the refusal once the guard has refused.
 	refused *guardError
+	// byteByByte turns quick off, as the tests compare.
+	byteByByte bool
 }
 
 // Read passes text on until the guard refuses it; from then on every Read returns the refusal
@@ -48,6 +51,10 @@ func (g *guard) Read(p []byte) (int, error) {
 func (g *guard) read(p []byte) (int, error) {
 	n, err := g.r.Read(p)
 	for i := 0; i < n; {
+		if j, ok := g.quick(p[:n], i); ok {
+			i = j
+			continue
+		}
 		if g.inString {
 			if g.escaped {
 				g.escaped = false
@@ -74,24 +81,27 @@ func (g *guard) read(p []byte) (int, error) {
 			i++
 			continue
 		}
-		if !guardBytes[p[i]] {
-			// Neither a quote nor white space: runs of them go at once.
+		switch c := p[i]; {
+		case c == '"':
+			g.inString, g.str, g.space = true, 0, 0
+			i++
+		case guardBytes[c]: // white space: a run at a time
+			j := i + 1
+			for j < n && guardBytes[p[j]] && p[j] != '"' {
+				j++
+			}
+			if g.space+j-i > MaxString {
+				k := i + MaxString - g.space // the byte past 1 MiB of it
+				g.space = MaxString + 1
+				return k, refuse("more than 1 MiB of whitespace at byte %d, which no snapshot karpnet writes holds", g.n+int64(k)-int64(g.space))
+			}
+			g.space += j - i
+			i = j
+		default: // neither a quote nor white space: a run at a time
 			g.space = 0
 			for i++; i < n && !guardBytes[p[i]]; i++ {
 			}
-			continue
 		}
-		switch p[i] {
-		case '"':
-			g.inString, g.str, g.space = true, 0, 0
-		case ' ', '\t', '\n', '\r':
-			if g.space++; g.space > MaxString {
-				return i, refuse("more than 1 MiB of whitespace at byte %d, which no snapshot karpnet writes holds", g.n+int64(i)-int64(g.space))
-			}
-		default:
-			g.space = 0
-		}
-		i++
 	}
 	g.n += int64(n)
 	if g.packed != nil && g.n > bombFloor && g.n > maxRatio*g.packed.n {
@@ -101,6 +111,49 @@ func (g *guard) read(p []byte) (int, error) {
 		return n, refuse("the snapshot is larger than %s uncompressed: pass --snapshot-max-size to read a larger one", sizeText(g.max))
 	}
 	return n, err
+}
+
+// quick passes what p holds from i to the next quote at once when it cannot break a bound,
+// which is all of a snapshot karpnet writes: a string without escapes, or the text between
+// two strings. It returns where it stopped, and false when the byte at i needs a closer look.
+func (g *guard) quick(p []byte, i int) (int, bool) {
+	if g.escaped || g.byteByByte {
+		return i, false
+	}
+	q := bytes.IndexByte(p[i:], '"')
+	end := len(p)
+	if q >= 0 {
+		end = i + q
+	}
+	seg := p[i:end]
+	if g.inString {
+		if g.str+len(seg) > MaxString || bytes.IndexByte(seg, '\\') >= 0 {
+			return i, false
+		}
+		g.str += len(seg)
+		if q >= 0 {
+			g.inString = false
+			end++
+		}
+		return end, true
+	}
+	if g.space+len(seg) > MaxString {
+		return i, false
+	}
+	t := len(seg)
+	for t > 0 && guardBytes[seg[t-1]] {
+		t--
+	}
+	if t == 0 {
+		g.space += len(seg)
+	} else {
+		g.space = len(seg) - t
+	}
+	if q >= 0 {
+		g.inString, g.str, g.space = true, 0, 0
+		end++
+	}
+	return end, true
 }
 
 // guardBytes are the bytes outside strings the guard looks at: quotes and white space.

@@ -52,6 +52,11 @@ func TestInternKeepsValuesAndSharesCopies(t *testing.T) {
 		if !sameCopy(v, b.Labels[k]) {
 			t.Errorf("label %s of two nodes: %q and %q are two copies, want one", k, v, b.Labels[k])
 		}
+		for kb := range b.Labels {
+			if kb == k && !sameCopy(k, kb) {
+				t.Errorf("label key %s of two nodes is two copies, want one", k)
+			}
+		}
 	}
 	ia, ib := got.Instances[len(got.Instances)-2], got.Instances[len(got.Instances)-1]
 	if !sameCopy(ia.Zone, ib.Zone) || !sameCopy(ia.Type, ib.Type) || !sameCopy(ia.SubnetID, ib.SubnetID) {
@@ -194,38 +199,29 @@ func TestInternSharesEqualResourceLists(t *testing.T) {
 }
 
 // TestInternSharesANodesOwnValues: a node's own values, seen once each in the whole cluster,
-// are one copy in its node, its NodeClaim and its instance (interner.one): the host name of the
-// node's name, label and addresses and of the claim's nodeName, the providerID of node and
-// claim, the address of the node, the instance and its primary interface.
+// are one copy within it: the host name of its name, label and address, the address of an
+// instance and of its primary interface.
 func TestInternSharesANodesOwnValues(t *testing.T) {
-	const name, ip, id = "ip-10-0-9-9.us-west-2.compute.internal", "10.0.9.9", "aws:///us-west-2a/i-0aaaaaaaaaaaaaaa9"
+	const name, ip = "ip-10-0-9-9.us-west-2.compute.internal", "10.0.9.9"
 	fresh := func(s string) string { return string([]byte(s)) }
 	s := &Snapshot{
 		Nodes: []corev1.Node{{
-			ObjectMeta: metav1.ObjectMeta{Name: fresh(name), Labels: map[string]string{"kubernetes.io/hostname": fresh(name)}},
-			Spec:       corev1.NodeSpec{ProviderID: fresh(id)},
+			ObjectMeta: metav1.ObjectMeta{Name: fresh(name), Labels: map[string]string{corev1.LabelHostname: fresh(name)}},
 			Status: corev1.NodeStatus{Addresses: []corev1.NodeAddress{
 				{Type: corev1.NodeInternalIP, Address: fresh(ip)}, {Type: corev1.NodeInternalDNS, Address: fresh(name)}}},
 		}},
-		NodeClaims: []NodeClaim{{Name: "general-abcde", NodeName: fresh(name), ProviderID: fresh(id)}},
-		Instances: []Instance{{ID: "i-0aaaaaaaaaaaaaaa9", PrivateIP: fresh(ip), Tags: map[string]string{"Name": fresh(name)},
+		Instances: []Instance{{ID: "i-0aaaaaaaaaaaaaaa9", PrivateIP: fresh(ip),
 			ENIs: []ENI{{PrimaryIP: fresh(ip), PrivateIPs: []string{fresh(ip), "10.0.9.10"}}}}},
 	}
 	s.Intern()
-	n, c, v := s.Nodes[0], s.NodeClaims[0], s.Instances[0]
-	for what, got := range map[string]string{"hostname label": n.Labels["kubernetes.io/hostname"], "InternalDNS address": n.Status.Addresses[1].Address,
-		"claim's nodeName": c.NodeName, "instance's Name tag": v.Tags["Name"]} {
-		if !sameCopy(got, n.Name) {
-			t.Errorf("the %s is a copy of the node's name of its own", what)
-		}
+	n, v := s.Nodes[0], s.Instances[0]
+	if !sameCopy(n.Labels[corev1.LabelHostname], n.Name) || !sameCopy(n.Status.Addresses[1].Address, n.Name) {
+		t.Error("the node's hostname label or InternalDNS address is a copy of its name of its own")
 	}
-	if !sameCopy(c.ProviderID, n.Spec.ProviderID) {
-		t.Error("the claim's providerID is a copy of the node's of its own")
+	if !sameCopy(v.ENIs[0].PrimaryIP, v.PrivateIP) || !sameCopy(v.ENIs[0].PrivateIPs[0], v.PrivateIP) {
+		t.Error("the primary interface's address is a copy of the instance's of its own")
 	}
-	for what, got := range map[string]string{"instance's address": v.PrivateIP, "primary interface's": v.ENIs[0].PrimaryIP,
-		"primary interface's first address": v.ENIs[0].PrivateIPs[0]} {
-		if !sameCopy(got, n.Status.Addresses[0].Address) {
-			t.Errorf("the %s is a copy of the node's address of its own", what)
-		}
+	if n.Status.Addresses[0].Address != ip || v.ENIs[0].PrivateIPs[1] != "10.0.9.10" {
+		t.Error("interning changed a value")
 	}
 }

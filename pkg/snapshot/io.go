@@ -74,7 +74,7 @@ func ReadLimited(r io.Reader, maxBytes int64) (*Snapshot, error) {
 // runs of whitespace.
 func readStream(r io.Reader, maxBytes int64, s *Snapshot) error {
 	br := bufio.NewReaderSize(r, 64<<10)
-	g := &guard{r: br, max: maxBytes}
+	g := &guard{r: br, max: maxBytes, byteByByte: sequential.Load()}
 	var zr *gzip.Reader
 	var ms *members
 	if isGzip(br) {

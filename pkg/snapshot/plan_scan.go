@@ -57,6 +57,12 @@ func (s *scanner) rawString() (raw []byte, escaped, ok bool) {
 	start := s.i + 1
 	ascii := true
 	for i := start; i < len(s.b); i++ {
+		for i < len(s.b) && plainByte[s.b[i]] {
+			i++
+		}
+		if i == len(s.b) {
+			break
+		}
 		c := s.b[i]
 		switch {
 		case c == '"':
@@ -92,6 +98,15 @@ func (s *scanner) rawString() (raw []byte, escaped, ok bool) {
 	}
 	return nil, false, false
 }
+
+// plainByte are the bytes a string holds as they are: not '"' or '\\', not control
+// characters, ASCII.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
