@@ -58,6 +58,7 @@ var (
 	unmarshalerType     = reflect.TypeFor[json.Unmarshaler]()
 	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
 	stringMapType       = reflect.TypeFor[map[string]string]()
+	stringsType         = reflect.TypeFor[[]string]()
 )
 
 func (c *compiler) compile(t reflect.Type) decoder {
@@ -250,6 +251,9 @@ func (c *compiler) pointer(t reflect.Type) decoder {
 
 // slice counts the array's elements first and makes the slice just that long.
 func (c *compiler) slice(t reflect.Type) decoder {
+	if t == stringsType {
+		return decodeStrings
+	}
 	elem := c.compile(t.Elem())
 	size := t.Elem().Size()
 	return func(s *scanner, p unsafe.Pointer) bool {
@@ -316,6 +320,31 @@ func (c *compiler) mapOf(t reflect.Type) decoder {
 			return true
 		})
 	}
+}
+
+// decodeStrings decodes an array of strings into a slice just its length, read once: into a
+// buffer of a few first, then into the slice.
+func decodeStrings(s *scanner, p unsafe.Pointer) bool {
+	switch s.next() {
+	case 'n':
+		*(*[]string)(p) = nil
+		return null(s)
+	case '[':
+	default:
+		return false
+	}
+	var buf [32]string
+	vals := buf[:0]
+	_, ok := s.items(func(int) bool {
+		var v string
+		if !decodeString(s, unsafe.Pointer(&v)) {
+			return false
+		}
+		vals = append(vals, v)
+		return true
+	})
+	*(*[]string)(p) = append(make([]string, 0, len(vals)), vals...)
+	return ok
 }
 
 func decodeStringMap(s *scanner, p unsafe.Pointer) bool {
