@@ -20,11 +20,9 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"runtime/metrics"
 	"runtime/pprof"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -214,55 +212,6 @@ func runMeasure(ctx context.Context, launcher, self, file string) (figures, erro
 	return f, nil
 }
 
-// heapSampler records the highest live heap seen between start and stop, every millisecond.
-type heapSampler struct {
-	mu   sync.Mutex
-	peak uint64
-	done chan struct{}
-	wg   sync.WaitGroup
-}
-
-func liveHeap() uint64 {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	metrics.Read(s)
-	return s[0].Value.Uint64()
-}
-
-func startSampler() *heapSampler {
-	h := &heapSampler{done: make(chan struct{}), peak: liveHeap()}
-	h.wg.Add(1)
-	go func() {
-		defer h.wg.Done()
-		t := time.NewTicker(time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-h.done:
-				return
-			case <-t.C:
-				if v := liveHeap(); v > h.peak {
-					h.mu.Lock()
-					h.peak = v
-					h.mu.Unlock()
-				}
-			}
-		}
-	}()
-	return h
-}
-
-func (h *heapSampler) stop() uint64 {
-	close(h.done)
-	h.wg.Wait()
-	return max(h.peak, liveHeap())
-}
-
-// afterGC returns the live heap once garbage is collected.
-func afterGC() uint64 {
-	runtime.GC()
-	return liveHeap()
-}
-
 // countingDiscard counts what the printer writes.
 type countingDiscard struct{ n uint64 }
 
@@ -274,7 +223,7 @@ func measureInProcess(file, memprofile string, w io.Writer) error {
 	var f figures
 	runtime.GC()
 
-	h, start := startSampler(), time.Now()
+	h, start := scale.StartHeapSampler(), time.Now()
 	in, err := os.Open(file)
 	if err != nil {
 		return err
@@ -284,14 +233,14 @@ func measureInProcess(file, memprofile string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	f.Read, f.PeakRead = time.Since(start), h.stop()
-	f.HeapRead = afterGC()
+	f.Read, f.PeakRead = time.Since(start), h.Stop()
+	f.HeapRead = scale.LiveHeap()
 	f.SoftLimit, _ = memlimit.Fit(0)
 
-	h, start = startSampler(), time.Now()
+	h, start = scale.StartHeapSampler(), time.Now()
 	r := diagnose.Analyze(s, diagnose.Options{})
-	f.Analyze, f.PeakAnalyze = time.Since(start), h.stop()
-	f.HeapAnalyze = afterGC()
+	f.Analyze, f.PeakAnalyze = time.Since(start), h.Stop()
+	f.HeapAnalyze = scale.LiveHeap()
 	if memprofile != "" {
 		if err := writeHeapProfile(memprofile); err != nil {
 			return err
@@ -300,13 +249,13 @@ func measureInProcess(file, memprofile string, w io.Writer) error {
 
 	s = nil // the report holds what printing needs, and check lets the snapshot go too
 
-	h, start = startSampler(), time.Now()
+	h, start = scale.StartHeapSampler(), time.Now()
 	var out countingDiscard
 	if err := printer.PrintCheck(&out, r, printer.JSON, style.New(lipgloss.NewRenderer(io.Discard)), printer.CI{}); err != nil {
 		return err
 	}
-	f.Print, f.PeakPrint = time.Since(start), h.stop()
-	f.HeapPrint = afterGC()
+	f.Print, f.PeakPrint = time.Since(start), h.Stop()
+	f.HeapPrint = scale.LiveHeap()
 
 	f.Nodes, f.Findings, f.ReportBytes = len(r.Nodes), len(r.Findings), out.n
 	runtime.KeepAlive(r)
