@@ -323,10 +323,12 @@ func describeAll(x *Index, opts Options) []NodeReport {
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), (len(x.Nodes)+batch-1)/batch) {
 		wg.Go(func() {
+			shared := newSharedSections()
 			for start := int(next.Add(batch)) - batch; start < len(x.Nodes); start = int(next.Add(batch)) - batch {
 				for i := start; i < min(start+batch, len(x.Nodes)); i++ {
 					if n := x.Nodes[i]; opts.Nodes == nil || opts.Nodes[n.Name()] {
 						out[i] = Describe(x, n)
+						shared.share(&out[i])
 					}
 				}
 			}

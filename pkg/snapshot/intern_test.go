@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -223,5 +225,73 @@ func TestInternSharesANodesOwnValues(t *testing.T) {
 	}
 	if n.Status.Addresses[0].Address != ip || v.ENIs[0].PrivateIPs[1] != "10.0.9.10" {
 		t.Error("interning changed a value")
+	}
+}
+
+// TestInternSharesEqualClaimLabels: NodeClaims whose labels (or requests, or capacity) are
+// equal share one map; a claim with other labels keeps its own, and so does one with a value
+// Bound may cut.
+func TestInternSharesEqualClaimLabels(t *testing.T) {
+	labels := func(zone string) map[string]string {
+		return map[string]string{"karpenter.sh/nodepool": "general", "topology.kubernetes.io/zone": zone,
+			"node.kubernetes.io/instance-type": "m5.large"}
+	}
+	long := labels("us-west-2a")
+	long["note"] = strings.Repeat("x", 1<<16)
+	s := &Snapshot{NodeClaims: []NodeClaim{
+		{Name: "a", Labels: labels("us-west-2a"), Requests: map[string]string{"cpu": "1"}},
+		{Name: "b", Labels: labels("us-west-2a"), Requests: map[string]string{"cpu": "1"}},
+		{Name: "c", Labels: labels("us-west-2b"), Requests: map[string]string{"cpu": "2"}},
+		{Name: "d", Labels: long},
+		{Name: "e", Labels: maps.Clone(long)},
+	}}
+	want := decoded(t, *s)
+	s.Intern()
+	if !reflect.DeepEqual(*s, want) {
+		t.Fatal("interning changed the NodeClaims' values")
+	}
+	same := func(a, b map[string]string) bool {
+		return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+	}
+	c := s.NodeClaims
+	if !same(c[0].Labels, c[1].Labels) || !same(c[0].Requests, c[1].Requests) {
+		t.Error("two NodeClaims with equal labels and requests keep a map each, want one")
+	}
+	if same(c[0].Labels, c[2].Labels) || same(c[0].Requests, c[2].Requests) {
+		t.Error("NodeClaims with other labels or requests share a map")
+	}
+	if same(c[3].Labels, c[4].Labels) {
+		t.Error("labels with a value of 64 KiB are shared: Bound, cutting it for one NodeClaim, would cut it for both")
+	}
+}
+
+// TestInternSharesEqualSecurityGroupLists: instances and interfaces with equal security group
+// lists share one, cut to its length, so that appending to one never writes into another's.
+func TestInternSharesEqualSecurityGroupLists(t *testing.T) {
+	groups := func(ids ...string) []GroupRef {
+		out := make([]GroupRef, 0, 8)
+		for _, id := range ids {
+			out = append(out, GroupRef{ID: id, Name: "name-" + id})
+		}
+		return out
+	}
+	s := &Snapshot{Instances: []Instance{
+		{ID: "i-1", SecurityGroups: groups("sg-1", "sg-2"), ENIs: []ENI{{ID: "eni-1", SecurityGroups: groups("sg-1", "sg-2")}}},
+		{ID: "i-2", SecurityGroups: groups("sg-1", "sg-2"), ENIs: []ENI{{ID: "eni-2", SecurityGroups: groups("sg-2", "sg-1")}}},
+	}}
+	want := decoded(t, *s)
+	s.Intern()
+	if !reflect.DeepEqual(*s, want) {
+		t.Fatal("interning changed the instances' values")
+	}
+	a, b := s.Instances[0], s.Instances[1]
+	if &a.SecurityGroups[0] != &b.SecurityGroups[0] || &a.SecurityGroups[0] != &a.ENIs[0].SecurityGroups[0] {
+		t.Error("equal security group lists are kept apart, want one")
+	}
+	if &b.ENIs[0].SecurityGroups[0] == &a.SecurityGroups[0] {
+		t.Error("lists in another order are shared")
+	}
+	if cap(a.SecurityGroups) != len(a.SecurityGroups) {
+		t.Errorf("a shared list has room past its end (%d of %d): an append would write into the others", len(a.SecurityGroups), cap(a.SecurityGroups))
 	}
 }

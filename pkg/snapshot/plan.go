@@ -347,6 +347,8 @@ func decodeStrings(s *scanner, p unsafe.Pointer) bool {
 	return ok
 }
 
+// decodeStringMap decodes an object of strings into a map made for just its members, read
+// once: into a buffer of a few members first, then into the map.
 func decodeStringMap(s *scanner, p unsafe.Pointer) bool {
 	switch s.next() {
 	case 'n':
@@ -356,23 +358,32 @@ func decodeStringMap(s *scanner, p unsafe.Pointer) bool {
 	default:
 		return false
 	}
-	m := *(*map[string]string)(p)
-	if m == nil {
-		n, ok := s.count()
-		if !ok {
-			return false
-		}
-		m = make(map[string]string, n)
-		*(*map[string]string)(p) = m
+	type member struct {
+		key []byte
+		val string
 	}
-	return s.members(func(key []byte) bool {
+	var buf [32]member
+	members := buf[:0]
+	ok := s.members(func(key []byte) bool {
 		var v string
 		if !decodeString(s, unsafe.Pointer(&v)) {
 			return false
 		}
-		m[string(key)] = v
+		members = append(members, member{key, v})
 		return true
 	})
+	if !ok {
+		return false
+	}
+	m := *(*map[string]string)(p)
+	if m == nil {
+		m = make(map[string]string, len(members))
+		*(*map[string]string)(p) = m
+	}
+	for _, kv := range members {
+		m[string(kv.key)] = kv.val
+	}
+	return true
 }
 
 // planField is a struct field a key names: its offset from the struct's start (through embedded
