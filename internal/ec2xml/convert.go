@@ -174,8 +174,9 @@ func finishENI(e *snapshot.ENI, listed []listedIP) {
 		e.PrivateIPs = append(make([]string, 0, 1+len(secondary)), e.PrimaryIP)
 		e.PrivateIPs = append(e.PrivateIPs, secondary...)
 	} else if len(secondary) > 0 {
-		e.PrivateIPs = secondary
+		e.PrivateIPs = slices.Clip(secondary)
 	}
+	snapshot.Pack(e.PrivateIPs)
 	sortGroups(e.SecurityGroups)
 	slices.Sort(e.IPv4Prefixes)
 	slices.Sort(e.IPv6Prefixes)

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"unsafe"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -379,5 +380,28 @@ func (x *Interner) Instance(v *Instance) {
 		x.mu.Lock()
 		internInstance(x.in, v)
 		x.mu.Unlock()
+	}
+}
+
+// Pack makes the strings of ss one allocation, in place: an interface's 15 or 50 addresses are
+// an allocation each (16 bytes for an address of 9 to 15) when made apart. Values do not
+// change.
+func Pack(ss []string) {
+	size := 0
+	for _, s := range ss {
+		size += len(s)
+	}
+	if len(ss) < 2 || size == 0 {
+		return
+	}
+	text := make([]byte, 0, size)
+	for _, s := range ss {
+		text = append(text, s...)
+	}
+	all := unsafe.String(unsafe.SliceData(text), len(text))
+	off := 0
+	for i, s := range ss {
+		ss[i] = all[off : off+len(s)]
+		off += len(s)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
@@ -293,5 +294,20 @@ func TestInternSharesEqualSecurityGroupLists(t *testing.T) {
 	}
 	if cap(a.SecurityGroups) != len(a.SecurityGroups) {
 		t.Errorf("a shared list has room past its end (%d of %d): an append would write into the others", len(a.SecurityGroups), cap(a.SecurityGroups))
+	}
+}
+
+// TestPack: packed strings keep their values and share one allocation.
+func TestPack(t *testing.T) {
+	ss := []string{string([]byte("10.0.0.1")), "", string([]byte("10.0.0.12")), string([]byte("10.0.0.123"))}
+	want := slices.Clone(ss)
+	Pack(ss)
+	if !slices.Equal(ss, want) {
+		t.Fatalf("Pack changed the values: %q, want %q", ss, want)
+	}
+	first := unsafe.StringData(ss[0])
+	if unsafe.StringData(ss[2]) != (*byte)(unsafe.Add(unsafe.Pointer(first), 8)) ||
+		unsafe.StringData(ss[3]) != (*byte)(unsafe.Add(unsafe.Pointer(first), 17)) {
+		t.Error("packed strings are not one allocation, one after another")
 	}
 }

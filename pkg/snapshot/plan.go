@@ -322,8 +322,9 @@ func (c *compiler) mapOf(t reflect.Type) decoder {
 	}
 }
 
-// decodeStrings decodes an array of strings into a slice just its length, read once: into a
-// buffer of a few first, then into the slice.
+// decodeStrings decodes an array of strings into a slice just its length, read once, the
+// strings in one allocation: an interface's 15 or 50 addresses are one string each (16 bytes
+// for an address of 9 to 15) when made apart.
 func decodeStrings(s *scanner, p unsafe.Pointer) bool {
 	switch s.next() {
 	case 'n':
@@ -333,18 +334,59 @@ func decodeStrings(s *scanner, p unsafe.Pointer) bool {
 	default:
 		return false
 	}
-	var buf [32]string
-	vals := buf[:0]
+	type item struct {
+		raw []byte // the string's text when it needs no unquoting
+		val string // else its value
+	}
+	var buf [32]item
+	items := buf[:0]
+	size := 0
 	_, ok := s.items(func(int) bool {
-		var v string
-		if !decodeString(s, unsafe.Pointer(&v)) {
+		switch s.next() {
+		case 'n':
+			items = append(items, item{}) // null leaves the element empty
+			return null(s)
+		case '"':
+		default:
 			return false
 		}
-		vals = append(vals, v)
+		start := s.i
+		raw, escaped, ok := s.rawString()
+		if !ok {
+			return false
+		}
+		if escaped {
+			var v string
+			if json.Unmarshal(s.b[start:s.i], &v) != nil {
+				return false
+			}
+			items = append(items, item{val: v})
+			return true
+		}
+		items = append(items, item{raw: raw})
+		size += len(raw)
 		return true
 	})
-	*(*[]string)(p) = append(make([]string, 0, len(vals)), vals...)
-	return ok
+	if !ok {
+		return false
+	}
+	text := make([]byte, 0, size)
+	for _, it := range items {
+		text = append(text, it.raw...)
+	}
+	all := unsafe.String(unsafe.SliceData(text), len(text))
+	out := make([]string, len(items))
+	off := 0
+	for i, it := range items {
+		if it.raw == nil {
+			out[i] = it.val
+			continue
+		}
+		out[i] = all[off : off+len(it.raw)]
+		off += len(it.raw)
+	}
+	*(*[]string)(p) = out
+	return true
 }
 
 // decodeStringMap decodes an object of strings into a map made for just its members, read
