@@ -69,9 +69,10 @@ func Fit(held int64) (limit, live int64) {
 func fitLimit(live int64) int64 { return live + live*3/4 + 64<<20 }
 
 // NodeBytes is about what one node holds once read, with its NodeClaim and its instance, and
-// some room: 604 MiB live for 100,000 nodes (6.2 KiB a node, measured after reading, see
-// docs/scale.md).
-const NodeBytes = 7 << 10
+// some room: 474 MiB live for 100,000 nodes of the scale cluster (4.9 KiB a node, measured
+// after reading, see docs/scale.md; 604 MiB before NodeClaims with equal labels shared a map),
+// and a node of a real cluster carries more conditions, labels and annotations.
+const NodeBytes = 6 << 10
 
 // During keeps the limit fitted while a large cluster is being read, until stop is called.
 // Every quarter second it sets the limit to the larger of two: 1.5 times the live heap of the

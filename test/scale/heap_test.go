@@ -47,13 +47,13 @@ func measureHeap(tb testing.TB, text []byte, n int) heapPerNode {
 }
 
 // The heap a node may take, per step: about a sixth above what 2,000 nodes took when these were
-// set (5,830 B read, 2,600 B report, go1.26.8), so that a change that holds a field more per
+// set (4,890 B read, 1,950 B report, go1.26.8), so that a change that holds a field more per
 // node fails here, not in a cluster. The peak of so small a cluster is mostly the collector's
-// room (it lets the heap grow to twice what is live: 25,500 B a node here, 11,900 at 10,000
-// nodes): its bound catches a step that holds a copy of the snapshot.
+// room (it lets the heap grow to twice what is live: 24,700 B a node here, about 9,000 at
+// 10,000 nodes): its bound catches a step that holds a copy of the snapshot.
 const (
-	maxReadBytesPerNode   = 6800
-	maxReportBytesPerNode = 3100
+	maxReadBytesPerNode   = 5700
+	maxReportBytesPerNode = 2300
 	maxPeakBytesPerNode   = 30000
 )
 
