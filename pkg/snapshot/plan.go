@@ -152,8 +152,9 @@ func decodeBool(s *scanner, p unsafe.Pointer) bool {
 	return false
 }
 
-func decodeInt(t reflect.Type) decoder {
-	bits := t.Bits()
+// number decodes a JSON number (null leaves it as it was) with parse, which checks its range for
+// the field, and store, which writes it at the field's size.
+func number[T any](parse func(text string) (T, error), store func(p unsafe.Pointer, n T)) decoder {
 	return func(s *scanner, p unsafe.Pointer) bool {
 		if s.next() == 'n' {
 			return null(s)
@@ -162,73 +163,52 @@ func decodeInt(t reflect.Type) decoder {
 		if !ok {
 			return false
 		}
-		n, err := strconv.ParseInt(text, 10, bits)
+		n, err := parse(text)
 		if err != nil {
 			return false
 		}
-		switch bits {
-		case 8:
-			*(*int8)(p) = int8(n)
-		case 16:
-			*(*int16)(p) = int16(n)
-		case 32:
-			*(*int32)(p) = int32(n)
-		default:
-			*(*int64)(p) = n
-		}
+		store(p, n)
 		return true
 	}
 }
 
+func decodeInt(t reflect.Type) decoder {
+	bits := t.Bits()
+	return number(func(text string) (int64, error) { return strconv.ParseInt(text, 10, bits) },
+		func(p unsafe.Pointer, n int64) { storeBits(p, uint64(n), bits) })
+}
+
 func decodeUint(t reflect.Type) decoder {
 	bits := t.Bits()
-	return func(s *scanner, p unsafe.Pointer) bool {
-		if s.next() == 'n' {
-			return null(s)
-		}
-		text, ok := s.number()
-		if !ok {
-			return false
-		}
-		n, err := strconv.ParseUint(text, 10, bits)
-		if err != nil {
-			return false
-		}
-		switch bits {
-		case 8:
-			*(*uint8)(p) = uint8(n)
-		case 16:
-			*(*uint16)(p) = uint16(n)
-		case 32:
-			*(*uint32)(p) = uint32(n)
-		default:
-			*(*uint64)(p) = n
-		}
-		return true
+	return number(func(text string) (uint64, error) { return strconv.ParseUint(text, 10, bits) },
+		func(p unsafe.Pointer, n uint64) { storeBits(p, n, bits) })
+}
+
+// storeBits writes the low bits of v at p, an integer of that many bits: an int8 of -1 and a
+// uint8 of 255 are the same byte.
+func storeBits(p unsafe.Pointer, v uint64, bits int) {
+	switch bits {
+	case 8:
+		*(*uint8)(p) = uint8(v)
+	case 16:
+		*(*uint16)(p) = uint16(v)
+	case 32:
+		*(*uint32)(p) = uint32(v)
+	default:
+		*(*uint64)(p) = v
 	}
 }
 
 func decodeFloat(t reflect.Type) decoder {
 	bits := t.Bits()
-	return func(s *scanner, p unsafe.Pointer) bool {
-		if s.next() == 'n' {
-			return null(s)
-		}
-		text, ok := s.number()
-		if !ok {
-			return false
-		}
-		n, err := strconv.ParseFloat(text, bits)
-		if err != nil {
-			return false
-		}
-		if bits == 32 {
-			*(*float32)(p) = float32(n)
-		} else {
-			*(*float64)(p) = n
-		}
-		return true
-	}
+	return number(func(text string) (float64, error) { return strconv.ParseFloat(text, bits) },
+		func(p unsafe.Pointer, n float64) {
+			if bits == 32 {
+				*(*float32)(p) = float32(n)
+			} else {
+				*(*float64)(p) = n
+			}
+		})
 }
 
 // pointer sets nil for null, else decodes into what the pointer points to, made when nil.
